@@ -33,3 +33,15 @@ def pmix_proto_library(name, src, deps = [], visibility = None):
         deps = deps + ["//bazel:protobuf_lite"],
         visibility = visibility,
     )
+
+def pmix_cc_test(name, srcs, deps = [], copts = [], **kwargs):
+    """A doctest unit test. Linked statically: the library's objects are built
+    with hidden visibility, so they cannot be linked as shared libraries."""
+    native.cc_test(
+        name = name,
+        srcs = srcs,
+        copts = PMIX_COPTS + copts,
+        deps = deps + ["//bazel:doctest_main"],
+        linkstatic = True,
+        **kwargs
+    )

@@ -1,0 +1,50 @@
+// What every server actor may read: the server's identity and settings,
+// fixed at PMIx_server_init, and the services actors use (host module, the
+// up-call gate). Shared, never mutated after init.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "common/value.hpp"
+
+namespace pmix::host {
+class module;
+}
+
+namespace pmix::actors {
+
+// Closed at finalize, before the actor system goes away: a host callback that
+// arrives after that is dropped instead of touching a dead system.
+class upcall_gate {
+ public:
+  template <class F>
+  void run_if_open(F&& f) {
+    std::lock_guard<std::mutex> guard{mutex_};
+    if (open_) f();
+  }
+  void close() {
+    std::lock_guard<std::mutex> guard{mutex_};
+    open_ = false;
+  }
+
+ private:
+  std::mutex mutex_;
+  bool open_ = true;
+};
+
+struct server_context {
+  proc_id server;             // PMIX_SERVER_NSPACE / PMIX_SERVER_RANK
+  std::string hostname;       // this node's name, as job maps name it
+  std::string uri;            // what clients get in PMIX_SERVER_URI41
+  std::string tmpdir;         // PMIX_SERVER_TMPDIR
+  bool allow_clones = false;  // PMIX_ALLOW_CLIENT_CLONES
+  std::shared_ptr<host::module> host;
+  std::shared_ptr<upcall_gate> gate = std::make_shared<upcall_gate>();
+};
+
+using context_ptr = std::shared_ptr<const server_context>;
+
+}  // namespace pmix::actors

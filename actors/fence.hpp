@@ -1,0 +1,88 @@
+// The server's collective trackers for PMIx_Fence (plain state owned by the
+// server actor; tests/actors/fence_test drives it without actors).
+//
+// A tracker is identified by its canonical participant set. It expects one
+// contribution from every participant that runs on this node; when all have
+// arrived it either completes here (every participant is local) or is handed
+// to the host's fence_nb. A participant that leaves before contributing
+// (finalized or died) fails the tracker instead of leaving it hanging.
+#pragma once
+
+#include <pmix_common.h>
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "actors/messages.hpp"
+#include "common/value.hpp"
+
+namespace pmix::actors {
+
+// What the server knows about a namespace's placement.
+struct nspace_locality {
+  std::vector<rank_t> local_ranks;  // sorted
+  std::optional<std::uint32_t> job_size;
+};
+
+struct fence_tracker {
+  using reply_fn = std::function<void(const fence_result&)>;
+
+  std::uint64_t id = 0;
+  std::vector<proc_id> procs;  // canonical
+  info_list info;
+  bool collect = false;
+  bool all_local = false;
+  bool host_called = false;
+  std::set<proc_id> expected;  // local participants
+  std::set<proc_id> arrived;
+  std::vector<reply_fn> replies;
+  std::string data;  // serialized wire::ModexData of the local contributions
+
+  bool ready() const;
+  // Names `p` (explicitly or through a wildcard).
+  bool includes(const proc_id& p) const;
+};
+
+class fence_book {
+ public:
+  using locality_fn = std::function<const nspace_locality*(const std::string& nspace)>;
+
+  explicit fence_book(locality_fn locality) : locality_(std::move(locality)) {}
+
+  // Sorted, duplicates removed, explicit ranks dropped where a wildcard of
+  // the same namespace is present. Empty input stays empty.
+  static std::vector<proc_id> canonical(std::vector<proc_id> procs);
+
+  // Records a contribution. On success returns the tracker (which may now be
+  // ready()); on error returns nullptr and sets `status` (the caller replies
+  // to this contributor alone): PMIX_ERR_BAD_PARAM when the contributor is
+  // not a participant or the collect flag differs from the other participants'.
+  fence_tracker* contribute(const fence_msg& msg, fence_tracker::reply_fn reply,
+                            pmix_status_t& status);
+
+  fence_tracker* find(std::uint64_t id);
+  // Delivers `result` to every contributor and forgets the tracker.
+  void complete(std::uint64_t id, const fence_result& result);
+
+  // Trackers that still wait for `p` (expected, not arrived).
+  std::vector<std::uint64_t> waiting_for(const proc_id& p) const;
+  // Trackers naming a participant of `nspace`.
+  std::vector<std::uint64_t> naming(const std::string& nspace) const;
+
+  std::size_t size() const { return trackers_.size(); }
+
+ private:
+  void expect_locals(fence_tracker& t) const;
+  bool compute_all_local(const fence_tracker& t) const;
+
+  locality_fn locality_;
+  std::map<std::vector<proc_id>, std::uint64_t> by_procs_;
+  std::map<std::uint64_t, fence_tracker> trackers_;
+  std::uint64_t next_id_ = 1;
+};
+
+}  // namespace pmix::actors

@@ -1,0 +1,209 @@
+#include "actors/job_layout.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "common/regex/regex.hpp"
+#include "protocol/codec.hpp"
+
+namespace pmix::actors {
+namespace {
+
+// The text of a map value: a string, a regex or a byte object.
+const std::string* map_text(const value& v) { return v.as_string(); }
+
+void add_if_absent(info_list& list, const char* key, value v) {
+  if (find(list, key) == nullptr) list.push_back(info{key, std::move(v), 0});
+}
+
+std::string join_ranks(const std::vector<rank_t>& ranks) {
+  std::string out;
+  for (auto r : ranks) {
+    if (!out.empty()) out += ',';
+    out += std::to_string(r);
+  }
+  return out;
+}
+
+}  // namespace
+
+bool job_layout::is_local(rank_t r) const {
+  return std::binary_search(local_ranks.begin(), local_ranks.end(), r);
+}
+
+bool job_layout::all_local() const {
+  return job_size.has_value() && local_ranks.size() == *job_size;
+}
+
+pmix_status_t compute_layout(const info_list& info, int nlocalprocs, const std::string& hostname,
+                             job_layout& out, std::string& error) {
+  out = job_layout{};
+  const std::string* node_map = nullptr;
+  const std::string* proc_map = nullptr;
+  const std::string* local_peers = nullptr;
+  for (const auto& i : info) {
+    if (i.key == PMIX_NODE_MAP) {
+      node_map = map_text(i.val);
+      if (node_map == nullptr) {
+        error = "PMIX_NODE_MAP must be a string or regex";
+        return PMIX_ERR_BAD_PARAM;
+      }
+    } else if (i.key == PMIX_PROC_MAP) {
+      proc_map = map_text(i.val);
+      if (proc_map == nullptr) {
+        error = "PMIX_PROC_MAP must be a string or regex";
+        return PMIX_ERR_BAD_PARAM;
+      }
+    } else if (i.key == PMIX_LOCAL_PEERS) {
+      local_peers = i.val.as_string();
+    } else if (i.key == PMIX_JOB_SIZE) {
+      if (auto n = i.val.as_uint()) out.job_size = static_cast<std::uint32_t>(*n);
+      out.job_info.push_back(i);
+    } else if (i.key == PMIX_PROC_DATA) {
+      const auto* arr = i.val.as_array();
+      if (arr == nullptr || arr->type != PMIX_INFO || arr->elements.empty()) {
+        error = "PMIX_PROC_DATA must be a data array of PMIX_INFO";
+        return PMIX_ERR_BAD_PARAM;
+      }
+      const auto* first = arr->elements[0].as_info();
+      std::optional<std::uint64_t> rank;
+      if (first != nullptr && first->key == PMIX_RANK) rank = first->val.as_uint();
+      if (!rank || *rank >= rank_valid_limit) {
+        error = "PMIX_PROC_DATA must start with a valid PMIX_RANK";
+        return PMIX_ERR_BAD_PARAM;
+      }
+      auto& dest = out.rank_info[static_cast<rank_t>(*rank)];
+      for (std::size_t k = 1; k < arr->elements.size(); ++k) {
+        if (const auto* e = arr->elements[k].as_info()) dest.push_back(*e);
+      }
+    } else {
+      out.job_info.push_back(i);
+    }
+  }
+  if (node_map != nullptr) {
+    auto nodes = regex::parse_node_map(*node_map);
+    if (!nodes.ok()) {
+      error = "PMIX_NODE_MAP: " + nodes.error().what;
+      return PMIX_ERR_BAD_PARAM;
+    }
+    out.nodes = std::move(nodes).value();
+  }
+  if (proc_map != nullptr) {
+    auto ranks = regex::parse_proc_map(*proc_map);
+    if (!ranks.ok()) {
+      error = "PMIX_PROC_MAP: " + ranks.error().what;
+      return PMIX_ERR_BAD_PARAM;
+    }
+    out.node_ranks = std::move(ranks).value();
+  }
+  if (!out.nodes.empty() && !out.node_ranks.empty() && out.nodes.size() != out.node_ranks.size()) {
+    error = "PMIX_NODE_MAP names " + std::to_string(out.nodes.size()) + " nodes but PMIX_PROC_MAP " +
+            std::to_string(out.node_ranks.size());
+    return PMIX_ERR_BAD_PARAM;
+  }
+  for (std::size_t n = 0; n < out.nodes.size(); ++n)
+    if (out.nodes[n] == hostname) {
+      out.local_node = static_cast<int>(n);
+      break;
+    }
+  std::set<rank_t> locals;
+  if (local_peers != nullptr) {
+    auto parsed = regex::parse_proc_map(*local_peers);
+    if (!parsed.ok() || parsed.value().size() > 1) {
+      error = "PMIX_LOCAL_PEERS must be a comma-separated list of ranks";
+      return PMIX_ERR_BAD_PARAM;
+    }
+    if (!parsed.value().empty()) locals.insert(parsed.value()[0].begin(), parsed.value()[0].end());
+  } else if (out.local_node >= 0 && static_cast<std::size_t>(out.local_node) < out.node_ranks.size()) {
+    const auto& mine = out.node_ranks[static_cast<std::size_t>(out.local_node)];
+    locals.insert(mine.begin(), mine.end());
+  } else if (out.nodes.empty() && out.node_ranks.size() == 1) {
+    // A proc map without a node map describes this node alone.
+    locals.insert(out.node_ranks[0].begin(), out.node_ranks[0].end());
+  }
+  out.local_ranks.assign(locals.begin(), locals.end());
+  if (!out.job_size && !out.node_ranks.empty()) {
+    std::size_t total = 0;
+    for (const auto& n : out.node_ranks) total += n.size();
+    out.job_size = static_cast<std::uint32_t>(total);
+  }
+  if (!out.job_size && out.nodes.empty() && out.node_ranks.empty() && nlocalprocs > 0 &&
+      local_peers == nullptr) {
+    // Nothing but nlocalprocs: a single-node job of that many ranks.
+    out.job_size = static_cast<std::uint32_t>(nlocalprocs);
+    for (int r = 0; r < nlocalprocs; ++r) out.local_ranks.push_back(static_cast<rank_t>(r));
+  }
+  return PMIX_SUCCESS;
+}
+
+std::string serialize_job_info(const std::string& nspace, const job_layout& layout,
+                               const std::string& hostname) {
+  info_list job = layout.job_info;
+  if (layout.job_size) {
+    add_if_absent(job, PMIX_JOB_SIZE, value::unsigned_(PMIX_UINT32, *layout.job_size));
+    add_if_absent(job, PMIX_UNIV_SIZE, value::unsigned_(PMIX_UINT32, *layout.job_size));
+    add_if_absent(job, PMIX_MAX_PROCS, value::unsigned_(PMIX_UINT32, *layout.job_size));
+  }
+  add_if_absent(job, PMIX_JOBID, value::string(nspace));
+  add_if_absent(job, PMIX_NSPACE, value::string(nspace));
+  add_if_absent(job, PMIX_LOCAL_SIZE,
+                value::unsigned_(PMIX_UINT32, static_cast<std::uint32_t>(layout.local_ranks.size())));
+  add_if_absent(job, PMIX_LOCAL_PEERS, value::string(join_ranks(layout.local_ranks)));
+  if (!layout.local_ranks.empty())
+    add_if_absent(job, PMIX_LOCALLDR, value::unsigned_(PMIX_PROC_RANK, layout.local_ranks.front()));
+  add_if_absent(job, PMIX_HOSTNAME, value::string(hostname));
+  if (!layout.nodes.empty()) {
+    add_if_absent(job, PMIX_NUM_NODES,
+                  value::unsigned_(PMIX_UINT32, static_cast<std::uint32_t>(layout.nodes.size())));
+    std::string list;
+    for (const auto& n : layout.nodes) {
+      if (!list.empty()) list += ',';
+      list += n;
+    }
+    add_if_absent(job, PMIX_NODE_LIST, value::string(std::move(list)));
+  } else {
+    add_if_absent(job, PMIX_NUM_NODES, value::unsigned_(PMIX_UINT32, 1));
+  }
+  if (layout.local_node >= 0)
+    add_if_absent(job, PMIX_NODEID,
+                  value::unsigned_(PMIX_UINT32, static_cast<std::uint32_t>(layout.local_node)));
+  add_if_absent(job, PMIX_APPNUM, value::unsigned_(PMIX_UINT32, 0));
+
+  // Per-rank derived data: where each rank runs and its index on that node.
+  std::map<rank_t, info_list> ranks = layout.rank_info;
+  for (std::size_t n = 0; n < layout.node_ranks.size(); ++n) {
+    const auto& on_node = layout.node_ranks[n];
+    for (std::size_t k = 0; k < on_node.size(); ++k) {
+      auto& list = ranks[on_node[k]];
+      if (n < layout.nodes.size()) add_if_absent(list, PMIX_HOSTNAME, value::string(layout.nodes[n]));
+      add_if_absent(list, PMIX_NODEID, value::unsigned_(PMIX_UINT32, static_cast<std::uint32_t>(n)));
+      add_if_absent(list, PMIX_LOCAL_RANK, value::unsigned_(PMIX_UINT16, static_cast<std::uint16_t>(k)));
+      add_if_absent(list, PMIX_NODE_RANK, value::unsigned_(PMIX_UINT16, static_cast<std::uint16_t>(k)));
+    }
+  }
+  if (layout.node_ranks.empty()) {
+    // No proc map: the local ranks are numbered on this node in rank order.
+    for (std::size_t k = 0; k < layout.local_ranks.size(); ++k) {
+      auto& list = ranks[layout.local_ranks[k]];
+      add_if_absent(list, PMIX_HOSTNAME, value::string(hostname));
+      add_if_absent(list, PMIX_LOCAL_RANK, value::unsigned_(PMIX_UINT16, static_cast<std::uint16_t>(k)));
+      add_if_absent(list, PMIX_NODE_RANK, value::unsigned_(PMIX_UINT16, static_cast<std::uint16_t>(k)));
+    }
+  }
+  for (auto& [rank, list] : ranks) {
+    add_if_absent(list, PMIX_GLOBAL_RANK, value::unsigned_(PMIX_PROC_RANK, rank));
+    add_if_absent(list, PMIX_APPNUM, value::unsigned_(PMIX_UINT32, 0));
+  }
+
+  wire::JobInfo out;
+  out.set_nspace(nspace);
+  protocol::to_wire(job, out.mutable_info());
+  for (const auto& [rank, list] : ranks) {
+    auto* r = out.add_ranks();
+    r->set_rank(rank);
+    protocol::to_wire(list, r->mutable_info());
+  }
+  return out.SerializeAsString();
+}
+
+}  // namespace pmix::actors

@@ -1,0 +1,196 @@
+// Every message the server's actors exchange, in one place (style.md #7).
+//
+// Requests from the C facade carry a reply_to<> channel; requests between
+// actors use CAF's request/response and name their reply type here. Messages
+// stay inside one process for now, so they are whitelisted rather than
+// inspected (CAF_ALLOW_UNSAFE_MESSAGE_TYPE at the end of this file).
+#pragma once
+
+#include <pmix_common.h>
+#include <sys/types.h>
+
+#include <caf/allowed_unsafe_message_type.hpp>
+#include <caf/atom.hpp>
+#include <caf/actor.hpp>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "actors/reply.hpp"
+#include "common/value.hpp"
+#include "transport/connection.hpp"
+
+namespace pmix::actors {
+
+using env_list = std::vector<std::string>;  // "NAME=value" entries
+
+// ---- from the C facade to the server actor -------------------------------
+
+struct register_nspace_msg {
+  std::string nspace;
+  int nlocalprocs = 0;
+  info_list info;
+  reply_to<no_result> done;
+};
+
+struct deregister_nspace_msg {
+  std::string nspace;
+  reply_to<no_result> done;
+};
+
+struct register_client_msg {
+  proc_id proc;
+  uid_t uid = 0;
+  gid_t gid = 0;
+  void* server_object = nullptr;
+  reply_to<no_result> done;
+};
+
+struct deregister_client_msg {
+  proc_id proc;
+  reply_to<no_result> done;
+};
+
+struct setup_fork_msg {
+  proc_id proc;
+  reply_to<env_list> done;
+};
+
+// Test-only introspection (tools/ and tests/, not part of the PMIx API).
+struct server_snapshot {
+  struct rank_view {
+    rank_t rank = 0;
+    bool registered = false;
+    int proc_cnt = 0;
+    int peers = 0;            // peer actors this rank still owns (live + tombstone)
+    int tombstones = 0;       // finalized peers kept at peerid
+    bool has_peerid = false;
+  };
+  struct nspace_view {
+    std::string name;
+    int nlocalprocs = 0;
+    int nfinalized = 0;
+    bool local_app_fini_fired = false;
+    std::vector<rank_view> ranks;
+  };
+  std::vector<nspace_view> nspaces;
+  std::size_t fences_in_flight = 0;
+  std::size_t connections = 0;
+};
+
+struct snapshot_msg {
+  reply_to<server_snapshot> done;
+};
+
+// ---- between peer, server, namespace and rank actors -----------------------
+
+enum class peer_role { client, tool };
+
+// A new connection's handshake. Reply: connect_result.
+struct connect_msg {
+  proc_id proc;
+  transport::peer_credentials cred;
+  peer_role role = peer_role::client;
+  caf::actor peer;
+  std::uint64_t peer_index = 0;  // the connection id: the spec's peer index
+};
+
+struct connect_result {
+  pmix_status_t status = PMIX_SUCCESS;
+  caf::actor rank;     // the rank actor serving this proc
+  std::shared_ptr<const std::string> job;  // serialized wire::JobInfo
+  void* server_object = nullptr;
+};
+
+// The client sent FINALIZE_CMD. Reply: pmix_status_t (after client_finalized).
+struct peer_finalize_msg {
+  caf::actor peer;
+};
+
+// A peer's socket is gone (after finalize or abnormally).
+struct peer_lost_msg {
+  caf::actor peer;
+  bool finalized = false;
+};
+
+// From a rank actor to a peer it no longer needs: the peer terminates.
+struct release_msg {};
+
+// From a rank actor to the server actor: whether the rank has a live process.
+struct rank_state_msg {
+  proc_id proc;
+  bool live = false;
+  pmix_status_t reason = PMIX_SUCCESS;  // why it is gone when !live
+};
+
+// From a rank actor to its namespace: nfinalized changes by `delta`.
+struct finalized_count_msg {
+  int delta = 0;
+};
+
+// A fence contribution. Reply: fence_result.
+struct fence_msg {
+  proc_id from;
+  std::vector<proc_id> procs;
+  info_list info;
+  bool collect = false;
+  std::string data;  // the contributor's serialized wire::RankData when collecting
+};
+
+struct fence_result {
+  pmix_status_t status = PMIX_SUCCESS;
+  std::shared_ptr<const std::string> data;  // serialized wire::ModexData
+};
+
+// A direct-modex request for `target`'s committed data. Reply: get_result.
+struct get_msg {
+  proc_id from;
+  proc_id target;
+  std::string key;
+  info_list info;
+};
+
+struct get_result {
+  pmix_status_t status = PMIX_SUCCESS;
+  std::string data;  // serialized wire::RankData
+};
+
+// The result of a host up-call, sent by its callback trampoline to the actor
+// that made the up-call.
+struct upcall_result {
+  std::uint64_t id = 0;
+  pmix_status_t status = PMIX_SUCCESS;
+  std::string data;
+};
+
+// Namespace and rank teardown (from the server actor downwards). Reply: bool.
+struct deregister_msg {};
+
+// Introspection of a namespace / rank. Replies: nspace_view / rank_view.
+struct view_msg {};
+
+}  // namespace pmix::actors
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::register_nspace_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::deregister_nspace_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::register_client_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::deregister_client_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::setup_fork_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::snapshot_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::server_snapshot::nspace_view)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::server_snapshot::rank_view)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::connect_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::connect_result)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::peer_finalize_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::peer_lost_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::release_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::rank_state_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::finalized_count_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::fence_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::fence_result)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::get_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::get_result)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::upcall_result)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::deregister_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::view_msg)

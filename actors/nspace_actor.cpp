@@ -1,0 +1,144 @@
+#include "actors/nspace_actor.hpp"
+
+#include "actors/rank_actor.hpp"
+#include "common/log.hpp"
+
+namespace pmix::actors {
+
+const char* nspace_state::name = "pmix.nspace";
+
+caf::actor nspace_state::rank_actor_for(caf::stateful_actor<nspace_state>* self, rank_t r) {
+  auto it = ranks.find(r);
+  if (it != ranks.end()) return it->second;
+  auto a = self->spawn<caf::linked>(rank_actor, proc_id{nspace, r},
+                                    caf::actor_cast<caf::actor>(self), server, ctx);
+  ranks.emplace(r, a);
+  return a;
+}
+
+void nspace_state::check_all_finalized() {
+  if (local_app_fini_fired || nlocalprocs <= 0 || nfinalized < nlocalprocs) return;
+  local_app_fini_fired = true;
+  log::debug("nspace", nspace, ": all ", nlocalprocs, " local processes finalized");
+}
+
+namespace {
+
+using self_ptr = caf::stateful_actor<nspace_state>*;
+
+// Asks every rank actor for something and combines the answers.
+template <class Reply, class Combine, class Done>
+void fan_out(self_ptr self, const caf::message& msg, Combine combine, Done done) {
+  auto& st = self->state;
+  auto remaining = std::make_shared<std::size_t>(st.ranks.size());
+  auto finish = std::make_shared<Done>(std::move(done));
+  if (*remaining == 0) return (*finish)();
+  for (auto& [rank, actor] : st.ranks)
+    self->request(actor, caf::infinite, msg)
+        .then(
+            [=](Reply& r) {
+              combine(r);
+              if (--*remaining == 0) (*finish)();
+            },
+            [=](caf::error&) {
+              if (--*remaining == 0) (*finish)();
+            });
+}
+
+}  // namespace
+
+caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string nspace,
+                           int nlocalprocs, job_layout layout, caf::actor server, context_ptr ctx) {
+  auto& st = self->state;
+  st.nspace = std::move(nspace);
+  st.nlocalprocs = nlocalprocs;
+  st.layout = std::move(layout);
+  st.server = std::move(server);
+  st.ctx = std::move(ctx);
+  st.job = std::make_shared<const std::string>(
+      serialize_job_info(st.nspace, st.layout, st.ctx->hostname));
+  self->set_default_handler(caf::drop);
+  return {
+      [=](register_client_msg& msg) {
+        auto a = self->state.rank_actor_for(self, msg.proc.rank);
+        self->send(a, std::move(msg));
+      },
+      [=](deregister_client_msg& msg) {
+        auto& st = self->state;
+        auto it = st.ranks.find(msg.proc.rank);
+        if (it == st.ranks.end()) return msg.done->deliver(PMIX_ERR_NOT_FOUND);
+        auto a = it->second;
+        st.ranks.erase(it);
+        auto done = msg.done;
+        self->unlink_from(a);
+        self->request(a, caf::infinite, deregister_msg{})
+            .then([done](bool) { done->deliver(PMIX_SUCCESS); },
+                  [done](caf::error&) { done->deliver(PMIX_SUCCESS); });
+      },
+      [=](connect_msg& msg) -> caf::result<connect_result> {
+        auto& st = self->state;
+        const auto r = msg.proc.rank;
+        if (r >= rank_valid_limit || (st.layout.job_size && r >= *st.layout.job_size &&
+                                      st.ranks.count(r) == 0)) {
+          log::error("nspace", st.nspace, ": connection for rank ", r, " which this job does not have");
+          return connect_result{PMIX_ERR_NOT_FOUND, {}, {}, nullptr};
+        }
+        auto rp = self->make_response_promise();
+        auto job = st.job;
+        self->request(st.rank_actor_for(self, r), caf::infinite, std::move(msg))
+            .then(
+                [rp, job](connect_result& res) mutable {
+                  res.job = job;
+                  rp.deliver(std::move(res));
+                },
+                [rp](caf::error&) mutable {
+                  rp.deliver(connect_result{PMIX_ERR_UNREACH, {}, {}, nullptr});
+                });
+        return rp;
+      },
+      [=](get_msg& msg) -> caf::result<get_result> {
+        auto& st = self->state;
+        if (msg.target.rank >= rank_valid_limit) return get_result{PMIX_ERR_BAD_PARAM, {}};
+        auto rp = self->make_response_promise();
+        self->request(st.rank_actor_for(self, msg.target.rank), caf::infinite, std::move(msg))
+            .then([rp](get_result& r) mutable { rp.deliver(std::move(r)); },
+                  [rp](caf::error&) mutable { rp.deliver(get_result{PMIX_ERR_NOT_FOUND, {}}); });
+        return rp;
+      },
+      [=](const finalized_count_msg& msg) {
+        auto& st = self->state;
+        st.nfinalized += msg.delta;
+        st.check_all_finalized();
+      },
+      [=](const view_msg&) -> caf::result<server_snapshot::nspace_view> {
+        auto& st = self->state;
+        auto view = std::make_shared<server_snapshot::nspace_view>();
+        view->name = st.nspace;
+        view->nlocalprocs = st.nlocalprocs;
+        view->nfinalized = st.nfinalized;
+        view->local_app_fini_fired = st.local_app_fini_fired;
+        auto rp = self->make_response_promise();
+        fan_out<server_snapshot::rank_view>(
+            self, caf::make_message(view_msg{}),
+            [view](server_snapshot::rank_view& r) { view->ranks.push_back(r); },
+            [view, rp]() mutable { rp.deliver(*view); });
+        return rp;
+      },
+      [=](const deregister_msg&) -> caf::result<bool> {
+        auto& st = self->state;
+        auto rp = self->make_response_promise();
+        st.check_all_finalized();
+        for (auto& [rank, a] : st.ranks) self->unlink_from(a);
+        fan_out<bool>(
+            self, caf::make_message(deregister_msg{}), [](bool) {},
+            [=]() mutable {
+              self->state.ranks.clear();
+              rp.deliver(true);
+              self->quit();
+            });
+        return rp;
+      },
+  };
+}
+
+}  // namespace pmix::actors

@@ -1,0 +1,43 @@
+// One actor per registered namespace: the spec's pmix_namespace_t (004).
+//
+// It owns the job-scoped state: the job info and its layout, the serialized
+// job data clients receive at connect, `nlocalprocs`, `nfinalized`,
+// `local_app_fini_fired`, and the rank actors (`ranks`). It lives until
+// PMIx_server_deregister_nspace.
+#pragma once
+
+#include <caf/event_based_actor.hpp>
+#include <caf/stateful_actor.hpp>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "actors/context.hpp"
+#include "actors/job_layout.hpp"
+#include "actors/messages.hpp"
+
+namespace pmix::actors {
+
+struct nspace_state {
+  static const char* name;
+
+  std::string nspace;
+  int nlocalprocs = 0;
+  int nfinalized = 0;
+  bool local_app_fini_fired = false;
+  job_layout layout;
+  std::shared_ptr<const std::string> job;  // serialized wire::JobInfo
+  std::map<rank_t, caf::actor> ranks;
+  caf::actor server;
+  context_ptr ctx;
+
+  // The rank's actor, created on first use when `create` is set.
+  caf::actor rank_actor_for(caf::stateful_actor<nspace_state>* self, rank_t r);
+  // Fires the "all local processes finalized" step at most once.
+  void check_all_finalized();
+};
+
+caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string nspace,
+                           int nlocalprocs, job_layout layout, caf::actor server, context_ptr ctx);
+
+}  // namespace pmix::actors

@@ -1,0 +1,310 @@
+#include "actors/peer_actor.hpp"
+
+#include <caf/send.hpp>
+
+#include "actors/upcall.hpp"
+#include "api/host_module.hpp"
+#include <pmix.h>
+
+#include "common/log.hpp"
+#include "protocol/codec.hpp"
+#include "protocol/version.hpp"
+#include "transport/atoms.hpp"
+
+namespace pmix::actors {
+
+const char* peer_state::name = "pmix.peer";
+
+const std::string& peer_state::rank_data() {
+  if (!committed_blob) {
+    wire::RankData data;
+    protocol::to_wire(proc, data.mutable_proc());
+    for (const auto& [key, entry] : committed) *data.add_data() = entry;
+    committed_blob = std::make_shared<const std::string>(data.SerializeAsString());
+  }
+  return *committed_blob;
+}
+
+namespace {
+
+using self_ptr = caf::stateful_actor<peer_state>*;
+
+void send_envelope(self_ptr self, const wire::Envelope& e) {
+  auto& st = self->state;
+  if (!st.conn) return;
+  if (!st.conn->send(protocol::to_frame(e)))
+    log::debug("peer", to_string(st.proc), ": write failed, connection broken");
+}
+
+void send_status(self_ptr self, std::uint64_t id, pmix_status_t status) {
+  wire::Envelope e;
+  e.set_id(id);
+  e.mutable_status_reply()->set_status(status);
+  send_envelope(self, e);
+}
+
+// A request this connection must not send: log it, end the connection. The
+// I/O thread then reports closed_atom and the usual departure path runs.
+void protocol_error(self_ptr self, const std::string& what) {
+  auto& st = self->state;
+  const auto pid = st.conn ? st.conn->credentials().pid : 0;
+  log::error("peer", "connection from pid ", pid,
+             st.state == peer_state::phase::handshake ? std::string{} : " (" + to_string(st.proc) + ")",
+             ": ", what, ": closing that connection");
+  if (st.conn) st.conn->shutdown();
+}
+
+void answer_waiting_gets(self_ptr self, pmix_status_t status) {
+  auto& st = self->state;
+  auto waiting = std::move(st.waiting_gets);
+  st.waiting_gets.clear();
+  for (auto& rp : waiting) rp.deliver(get_result{status, st.rank_data()});
+}
+
+void on_connect(self_ptr self, std::uint64_t id, const wire::ConnectRequest& req) {
+  auto& st = self->state;
+  if (req.protocol_version() != protocol::wire_version) {
+    log::error("peer", "pid ", st.conn->credentials().pid, " speaks protocol version ",
+               req.protocol_version(), ", this server ", protocol::wire_version);
+    wire::Envelope e;
+    e.set_id(id);
+    e.mutable_connect_reply()->set_status(PMIX_ERR_NOT_SUPPORTED);
+    send_envelope(self, e);
+    st.conn->shutdown();
+    return;
+  }
+  st.proc = protocol::from_wire(req.proc());
+  st.role = req.role() == wire::ROLE_TOOL ? peer_role::tool : peer_role::client;
+  st.state = peer_state::phase::connecting;
+  connect_msg msg{st.proc, st.conn->credentials(), st.role, caf::actor_cast<caf::actor>(self), st.conn->id()};
+  self->request(st.server, caf::infinite, std::move(msg))
+      .then(
+          [=](connect_result& r) {
+            auto& st = self->state;
+            if (!st.conn) {
+              // The socket went away while the handshake was in flight.
+              if (r.status == PMIX_SUCCESS) {
+                st.rank = r.rank;
+                self->send(st.rank, peer_lost_msg{caf::actor_cast<caf::actor>(self), false});
+              } else {
+                self->quit();
+              }
+              return;
+            }
+            wire::Envelope e;
+            e.set_id(id);
+            auto* reply = e.mutable_connect_reply();
+            reply->set_status(r.status);
+            protocol::to_wire(st.ctx->server, reply->mutable_server());
+            if (r.status != PMIX_SUCCESS) {
+              log::warning("peer", "connection of ", to_string(st.proc), " refused: ",
+                           PMIx_Error_string(r.status));
+              send_envelope(self, e);
+              st.conn->shutdown();
+              return;
+            }
+            st.rank = r.rank;
+            st.server_object = r.server_object;
+            if (st.state == peer_state::phase::connecting) st.state = peer_state::phase::active;
+            if (r.job) reply->set_job(*r.job);
+            send_envelope(self, e);
+          },
+          [=](caf::error&) {
+            wire::Envelope e;
+            e.set_id(id);
+            e.mutable_connect_reply()->set_status(PMIX_ERR_UNREACH);
+            send_envelope(self, e);
+            if (self->state.conn) self->state.conn->shutdown();
+          });
+}
+
+void on_commit(self_ptr self, const wire::CommitRequest& req) {
+  auto& st = self->state;
+  for (const auto& item : req.data()) st.committed[item.info().key()] = item;
+  st.has_committed = true;
+  st.committed_blob.reset();
+  answer_waiting_gets(self, PMIX_SUCCESS);
+}
+
+void on_fence(self_ptr self, std::uint64_t id, const wire::FenceRequest& req) {
+  auto& st = self->state;
+  fence_msg msg;
+  msg.from = st.proc;
+  msg.procs.reserve(static_cast<std::size_t>(req.procs_size()));
+  for (const auto& p : req.procs()) msg.procs.push_back(protocol::from_wire(p));
+  if (msg.procs.empty()) msg.procs.push_back(proc_id{st.proc.nspace, rank_wildcard});
+  std::string error;
+  if (!protocol::from_wire(req.info(), msg.info, &error)) return protocol_error(self, error);
+  msg.collect = req.collect_data();
+  if (msg.collect) msg.data = st.rank_data();
+  self->request(st.server, caf::infinite, std::move(msg))
+      .then(
+          [=](fence_result& r) {
+            wire::Envelope e;
+            e.set_id(id);
+            auto* reply = e.mutable_fence_reply();
+            reply->set_status(r.status);
+            if (r.data) reply->set_data(*r.data);
+            send_envelope(self, e);
+          },
+          [=](caf::error&) {
+            wire::Envelope e;
+            e.set_id(id);
+            e.mutable_fence_reply()->set_status(PMIX_ERR_UNREACH);
+            send_envelope(self, e);
+          });
+}
+
+void on_get(self_ptr self, std::uint64_t id, const wire::GetRequest& req) {
+  auto& st = self->state;
+  get_msg msg;
+  msg.from = st.proc;
+  msg.target = protocol::from_wire(req.proc());
+  msg.key = req.key();
+  std::string error;
+  if (!protocol::from_wire(req.info(), msg.info, &error)) return protocol_error(self, error);
+  self->request(st.server, caf::infinite, std::move(msg))
+      .then(
+          [=](get_result& r) {
+            wire::Envelope e;
+            e.set_id(id);
+            auto* reply = e.mutable_get_reply();
+            reply->set_status(r.status);
+            if (!r.data.empty() && !reply->mutable_data()->ParseFromString(r.data))
+              reply->set_status(PMIX_ERR_UNPACK_FAILURE);
+            send_envelope(self, e);
+          },
+          [=](caf::error&) {
+            wire::Envelope e;
+            e.set_id(id);
+            e.mutable_get_reply()->set_status(PMIX_ERR_UNREACH);
+            send_envelope(self, e);
+          });
+}
+
+void on_abort(self_ptr self, std::uint64_t id, const wire::AbortRequest& req) {
+  auto& st = self->state;
+  std::vector<proc_id> procs;
+  for (const auto& p : req.procs()) procs.push_back(protocol::from_wire(p));
+  const auto upcall = st.next_upcall++;
+  const bool supported =
+      st.ctx->host->abort(st.proc, st.server_object, req.status(), req.message(), procs,
+                          reply_to_actor(self->address(), st.ctx, upcall));
+  if (!supported) return send_status(self, id, PMIX_ERR_NOT_SUPPORTED);
+  st.upcalls.emplace(upcall, id);
+}
+
+void on_finalize(self_ptr self, std::uint64_t id) {
+  auto& st = self->state;
+  st.finalized = true;
+  st.state = peer_state::phase::finalizing;
+  self->request(st.rank, caf::infinite, peer_finalize_msg{caf::actor_cast<caf::actor>(self)})
+      .then([=](pmix_status_t status) { send_status(self, id, status); },
+            [=](caf::error&) { send_status(self, id, PMIX_ERR_UNREACH); });
+}
+
+void on_frame(self_ptr self, const std::string& payload) {
+  auto& st = self->state;
+  if (st.state == peer_state::phase::tombstone || !st.conn) return;
+  wire::Envelope e;
+  if (!protocol::parse(payload, e)) return protocol_error(self, "malformed frame");
+  const auto id = e.id();
+  if (st.state == peer_state::phase::handshake) {
+    if (e.body_case() != wire::Envelope::kConnect)
+      return protocol_error(self, "first message is not a connect request");
+    return on_connect(self, id, e.connect());
+  }
+  if (st.state == peer_state::phase::connecting)
+    return protocol_error(self, "request before the connect reply");
+  if (st.state == peer_state::phase::finalizing)
+    return protocol_error(self, "request after finalize");
+  switch (e.body_case()) {
+    case wire::Envelope::kCommit:
+      return on_commit(self, e.commit());
+    case wire::Envelope::kFence:
+      return on_fence(self, id, e.fence());
+    case wire::Envelope::kGet:
+      return on_get(self, id, e.get());
+    case wire::Envelope::kAbort:
+      return on_abort(self, id, e.abort());
+    case wire::Envelope::kFinalize:
+      return on_finalize(self, id);
+    case wire::Envelope::kConnect:
+      return protocol_error(self, "second connect request");
+    case wire::Envelope::BODY_NOT_SET:
+      return protocol_error(self, "empty envelope");
+    default:
+      log::warning("peer", to_string(st.proc), ": unsupported request ",
+                   static_cast<int>(e.body_case()));
+      return send_status(self, id, PMIX_ERR_NOT_SUPPORTED);
+  }
+}
+
+void on_closed(self_ptr self) {
+  auto& st = self->state;
+  if (st.state == peer_state::phase::tombstone) return;
+  const bool registered = st.state == peer_state::phase::active ||
+                          st.state == peer_state::phase::finalizing;
+  st.conn.reset();  // the spec's sd = -1: our end of the socket is closed
+  if (!registered) {
+    // The handshake never completed. If its request is still in flight the
+    // reply handler finishes the departure; otherwise nothing refers to us.
+    if (st.state == peer_state::phase::handshake) self->quit();
+    st.state = peer_state::phase::tombstone;
+    return;
+  }
+  st.state = peer_state::phase::tombstone;
+  answer_waiting_gets(self, st.has_committed ? PMIX_SUCCESS
+                            : st.finalized   ? PMIX_ERR_NOT_FOUND
+                                             : PMIX_ERR_PROC_TERM_WO_SYNC);
+  self->send(st.rank, peer_lost_msg{caf::actor_cast<caf::actor>(self), st.finalized});
+}
+
+}  // namespace
+
+caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
+                         std::shared_ptr<transport::connection> conn, caf::actor server,
+                         context_ptr ctx) {
+  self->state.conn = std::move(conn);
+  self->state.server = std::move(server);
+  self->state.ctx = std::move(ctx);
+  self->set_default_handler(caf::drop);
+  // Linked to the server actor: its exit at finalize ends every connection.
+  self->link_to(self->state.server);
+  return {
+      [=](transport::frame_atom, const std::string& payload) { on_frame(self, payload); },
+      [=](transport::closed_atom) { on_closed(self); },
+      [=](transport::writable_atom) {
+        if (self->state.conn) self->state.conn->flush();
+      },
+      [=](const upcall_result& r) {
+        auto& st = self->state;
+        auto it = st.upcalls.find(r.id);
+        if (it == st.upcalls.end()) return;
+        const auto id = it->second;
+        st.upcalls.erase(it);
+        send_status(self, id, r.status);
+      },
+      [=](const get_msg&) -> caf::result<get_result> {
+        auto& st = self->state;
+        if (st.has_committed || st.state == peer_state::phase::tombstone || st.finalized) {
+          const pmix_status_t status = st.has_committed ? PMIX_SUCCESS
+                                       : st.finalized   ? PMIX_ERR_NOT_FOUND
+                                                        : PMIX_ERR_PROC_TERM_WO_SYNC;
+          return get_result{status, st.rank_data()};
+        }
+        auto rp = self->make_response_promise();
+        st.waiting_gets.push_back(rp);
+        return rp;
+      },
+      [=](const release_msg&) {
+        auto& st = self->state;
+        if (st.conn) st.conn->shutdown();
+        st.conn.reset();
+        answer_waiting_gets(self, PMIX_ERR_NOT_FOUND);
+        self->quit();
+      },
+  };
+}
+
+}  // namespace pmix::actors

@@ -1,0 +1,63 @@
+// One actor per client/tool connection: the spec's pmix_peer_t (004).
+//
+// It parses the connection's frames, dispatches each request to the actor
+// that owns the state it concerns (style.md #10), and is the only writer of
+// its socket. It holds the client-scoped state: the `finalized` flag and the
+// data the client committed. After the socket closes it stays alive as a
+// tombstone while its rank actor keeps it at `peerid` (so a PMIx_Get for the
+// rank still resolves), until the rank actor releases it.
+//
+// States (spec 004, "Peer states"): handshake -> active -> finalizing
+// (FINALIZE seen, socket open) -> tombstone (socket closed, kept at peerid).
+#pragma once
+
+#include <caf/event_based_actor.hpp>
+#include <caf/stateful_actor.hpp>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "actors/context.hpp"
+#include "actors/messages.hpp"
+#include "protocol/pmix.pb.h"
+#include "transport/connection.hpp"
+
+namespace pmix::actors {
+
+struct peer_state {
+  static const char* name;
+
+  enum class phase { handshake, connecting, active, finalizing, tombstone };
+
+  std::shared_ptr<transport::connection> conn;  // null once the socket is gone
+  context_ptr ctx;
+  caf::actor server;
+  caf::actor rank;  // the rank actor, after the handshake
+  proc_id proc;
+  peer_role role = peer_role::client;
+  phase state = phase::handshake;
+  bool finalized = false;  // the spec's peer->finalized
+  void* server_object = nullptr;
+
+  // Committed data (PMIx_Commit), by key, with its scope.
+  std::map<std::string, wire::ScopedInfo> committed;
+  bool has_committed = false;
+  std::shared_ptr<const std::string> committed_blob;  // serialized wire::RankData cache
+
+  // Direct-modex requests waiting for this peer's first commit.
+  std::vector<caf::response_promise> waiting_gets;
+
+  // Host up-calls in flight: up-call id -> envelope id to answer.
+  std::map<std::uint64_t, std::uint64_t> upcalls;
+  std::uint64_t next_upcall = 1;
+
+  // Serialized wire::RankData of what was committed (cached).
+  const std::string& rank_data();
+};
+
+caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
+                         std::shared_ptr<transport::connection> conn, caf::actor server,
+                         context_ptr ctx);
+
+}  // namespace pmix::actors

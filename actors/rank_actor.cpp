@@ -1,0 +1,213 @@
+#include "actors/rank_actor.hpp"
+
+#include <algorithm>
+
+#include "actors/upcall.hpp"
+#include "api/host_module.hpp"
+#include <pmix.h>
+
+#include "common/log.hpp"
+
+namespace pmix::actors {
+
+const char* rank_state::name = "pmix.rank";
+
+peer_ref* rank_state::find_peer(const caf::actor& a) {
+  if (peerid && peerid->actor == a) return &*peerid;
+  for (auto& p : displaced)
+    if (p.actor == a) return &p;
+  return nullptr;
+}
+
+int rank_state::live_unfinalized() const {
+  int n = 0;
+  if (peerid && !peerid->closed && !peerid->finalized) ++n;
+  for (const auto& p : displaced)
+    if (!p.closed && !p.finalized) ++n;
+  return n;
+}
+
+namespace {
+
+using self_ptr = caf::stateful_actor<rank_state>*;
+
+void adjust_nfinalized(self_ptr self, int delta) {
+  self->send(self->state.nspace, finalized_count_msg{delta});
+}
+
+// Frees a tombstone or stranded peer: the peer actor terminates and, if it was
+// counted as finalized, nfinalized drops with it.
+void release_peer(self_ptr self, const peer_ref& p) {
+  self->send(p.actor, release_msg{});
+  if (p.finalized) adjust_nfinalized(self, -1);
+}
+
+void forward_get(self_ptr self, const caf::actor& peer, get_msg msg, caf::response_promise rp) {
+  self->request(peer, caf::infinite, std::move(msg))
+      .then([rp](get_result& r) mutable { rp.deliver(std::move(r)); },
+            [rp](caf::error&) mutable { rp.deliver(get_result{PMIX_ERR_NOT_FOUND, {}}); });
+}
+
+caf::result<connect_result> on_connect(self_ptr self, connect_msg& msg) {
+  auto& st = self->state;
+  if (st.registered && msg.cred.uid != 0 && (msg.cred.uid != st.uid || msg.cred.gid != st.gid)) {
+    log::error("rank", to_string(st.pname), ": connection from uid ", msg.cred.uid, " gid ",
+               msg.cred.gid, " but the rank was registered for uid ", st.uid, " gid ", st.gid);
+    return connect_result{PMIX_ERR_INVALID_CRED, {}, {}, nullptr};
+  }
+  if (st.live_unfinalized() > 0 && !st.ctx->allow_clones) {
+    log::error("rank", to_string(st.pname), ": a second live process (pid ", msg.cred.pid,
+               ") connected; clones are refused unless PMIX_ALLOW_CLIENT_CLONES is set");
+    return connect_result{PMIX_ERR_NOT_SUPPORTED, {}, {}, nullptr};
+  }
+  // Reclaim on reconnect (spec 004): a tombstone at peerid with no live
+  // process left is freed before the new peer takes the slot.
+  if (st.peerid) {
+    if (st.peerid->closed && st.proc_cnt == 0)
+      release_peer(self, *st.peerid);
+    else
+      st.displaced.push_back(*st.peerid);
+    st.peerid.reset();
+  }
+  st.peerid = peer_ref{msg.peer, msg.peer_index, false, false};
+  if (++st.proc_cnt == 1) self->send(st.server, rank_state_msg{st.pname, true, PMIX_SUCCESS});
+  // Requests that waited for a process of this rank go to the new peer.
+  auto waiting = std::move(st.waiting_gets);
+  st.waiting_gets.clear();
+  for (auto& [get, rp] : waiting) forward_get(self, msg.peer, std::move(get), std::move(rp));
+
+  auto rp = self->make_response_promise();
+  const auto upcall = st.next_upcall++;
+  const bool asked = st.ctx->host->client_connected(st.pname, st.server_object, {},
+                                                    reply_to_actor(self->address(), st.ctx, upcall));
+  if (!asked) {
+    rp.deliver(connect_result{PMIX_SUCCESS, caf::actor_cast<caf::actor>(self), {}, st.server_object});
+    return rp;
+  }
+  st.connects.emplace(upcall, rank_state::pending_connect{rp, msg.peer});
+  return rp;
+}
+
+caf::result<pmix_status_t> on_peer_finalize(self_ptr self, const peer_finalize_msg& msg) {
+  auto& st = self->state;
+  auto* p = st.find_peer(msg.peer);
+  if (p == nullptr || p->finalized) return pmix_status_t{PMIX_ERR_BAD_PARAM};
+  p->finalized = true;  // nfinalized counts it from now until it is reclaimed
+  adjust_nfinalized(self, +1);
+  auto rp = self->make_response_promise();
+  const auto upcall = st.next_upcall++;
+  const bool asked = st.ctx->host->client_finalized(st.pname, st.server_object,
+                                                    reply_to_actor(self->address(), st.ctx, upcall));
+  if (!asked) {
+    rp.deliver(pmix_status_t{PMIX_SUCCESS});
+    return rp;
+  }
+  st.finalizes.emplace(upcall, rp);
+  return rp;
+}
+
+void on_peer_lost(self_ptr self, const peer_lost_msg& msg) {
+  auto& st = self->state;
+  auto* p = st.find_peer(msg.peer);
+  if (p == nullptr || p->closed) return;
+  p->closed = true;
+  --st.proc_cnt;
+  if (st.peerid && st.peerid->actor == msg.peer) {
+    // Still the rank's referenced peer: it stays as a tombstone, nothing else
+    // changes (a collective or get may still resolve the rank through it).
+  } else {
+    // Stranded: a newer peer owns the slot. Freed at once.
+    auto it = std::find_if(st.displaced.begin(), st.displaced.end(),
+                           [&](const peer_ref& r) { return r.actor == msg.peer; });
+    release_peer(self, *it);
+    st.displaced.erase(it);
+  }
+  if (st.proc_cnt == 0) {
+    const pmix_status_t reason = msg.finalized ? PMIX_ERR_UNREACH : PMIX_ERR_PROC_TERM_WO_SYNC;
+    if (!msg.finalized)
+      log::warning("rank", to_string(st.pname), " terminated without calling PMIx_Finalize");
+    self->send(st.server, rank_state_msg{st.pname, false, reason});
+  }
+}
+
+void release_everything(self_ptr self) {
+  auto& st = self->state;
+  if (st.peerid) self->send(st.peerid->actor, release_msg{});
+  for (const auto& p : st.displaced) self->send(p.actor, release_msg{});
+  st.peerid.reset();
+  st.displaced.clear();
+  for (auto& [get, rp] : st.waiting_gets) rp.deliver(get_result{PMIX_ERR_NOT_FOUND, {}});
+  st.waiting_gets.clear();
+  for (auto& [id, c] : st.connects) c.promise.deliver(connect_result{PMIX_ERR_NOT_FOUND, {}, {}, nullptr});
+  st.connects.clear();
+  for (auto& [id, rp] : st.finalizes) rp.deliver(pmix_status_t{PMIX_SUCCESS});
+  st.finalizes.clear();
+}
+
+}  // namespace
+
+caf::behavior rank_actor(caf::stateful_actor<rank_state>* self, proc_id pname, caf::actor nspace,
+                         caf::actor server, context_ptr ctx) {
+  auto& st = self->state;
+  st.pname = std::move(pname);
+  st.nspace = std::move(nspace);
+  st.server = std::move(server);
+  st.ctx = std::move(ctx);
+  self->set_default_handler(caf::drop);
+  return {
+      [=](register_client_msg& msg) {
+        auto& st = self->state;
+        st.registered = true;
+        st.uid = msg.uid;
+        st.gid = msg.gid;
+        st.server_object = msg.server_object;
+        msg.done->deliver(PMIX_SUCCESS);
+      },
+      [=](connect_msg& msg) { return on_connect(self, msg); },
+      [=](const peer_finalize_msg& msg) { return on_peer_finalize(self, msg); },
+      [=](const peer_lost_msg& msg) { on_peer_lost(self, msg); },
+      [=](get_msg& msg) -> caf::result<get_result> {
+        auto& st = self->state;
+        auto rp = self->make_response_promise();
+        if (st.peerid)
+          forward_get(self, st.peerid->actor, std::move(msg), rp);
+        else
+          st.waiting_gets.emplace_back(std::move(msg), rp);
+        return rp;
+      },
+      [=](const upcall_result& r) {
+        auto& st = self->state;
+        if (auto it = st.connects.find(r.id); it != st.connects.end()) {
+          auto pending = std::move(it->second);
+          st.connects.erase(it);
+          if (r.status != PMIX_SUCCESS)
+            log::warning("rank", to_string(st.pname), ": the host refused the connection: ",
+                         PMIx_Error_string(r.status));
+          pending.promise.deliver(connect_result{r.status, caf::actor_cast<caf::actor>(self), {},
+                                                 st.server_object});
+        } else if (auto it = st.finalizes.find(r.id); it != st.finalizes.end()) {
+          auto rp = std::move(it->second);
+          st.finalizes.erase(it);
+          rp.deliver(r.status);
+        }
+      },
+      [=](const view_msg&) {
+        auto& st = self->state;
+        server_snapshot::rank_view v;
+        v.rank = st.pname.rank;
+        v.registered = st.registered;
+        v.proc_cnt = st.proc_cnt;
+        v.peers = (st.peerid ? 1 : 0) + static_cast<int>(st.displaced.size());
+        v.tombstones = st.peerid && st.peerid->closed ? 1 : 0;
+        v.has_peerid = st.peerid.has_value();
+        return v;
+      },
+      [=](const deregister_msg&) {
+        release_everything(self);
+        self->quit();
+        return true;
+      },
+  };
+}
+
+}  // namespace pmix::actors

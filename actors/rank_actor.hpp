@@ -1,0 +1,66 @@
+// One actor per registered rank of a namespace: the spec's pmix_rank_info_t
+// (004). It holds registration state (pname, uid/gid, server_object), the
+// rank's `peerid` (the peer actor serving it, possibly a tombstone) and
+// `proc_cnt` (its live processes, clones included), and it alone decides
+// tombstone, reclaim and stranded-peer release: those are messages it
+// handles one at a time, so no collective ever sees a half-changed rank.
+#pragma once
+
+#include <sys/types.h>
+
+#include <caf/event_based_actor.hpp>
+#include <caf/stateful_actor.hpp>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "actors/context.hpp"
+#include "actors/messages.hpp"
+
+namespace pmix::actors {
+
+// A peer actor as its rank sees it.
+struct peer_ref {
+  caf::actor actor;
+  std::uint64_t index = 0;  // the connection id
+  bool finalized = false;   // FINALIZE received
+  bool closed = false;      // socket gone
+};
+
+struct rank_state {
+  static const char* name;
+
+  proc_id pname;
+  bool registered = false;  // by PMIx_server_register_client (else lazily created)
+  uid_t uid = 0;
+  gid_t gid = 0;
+  void* server_object = nullptr;
+  caf::actor nspace;
+  caf::actor server;
+  context_ptr ctx;
+
+  std::optional<peer_ref> peerid;  // the peer serving the rank (maybe a tombstone)
+  std::vector<peer_ref> displaced;  // older peers of the rank still alive (clones, racing finalize)
+  int proc_cnt = 0;                 // live processes of the rank
+
+  // Direct-modex requests that arrived before any process connected.
+  std::vector<std::pair<get_msg, caf::response_promise>> waiting_gets;
+
+  struct pending_connect {
+    caf::response_promise promise;
+    caf::actor peer;
+  };
+  std::map<std::uint64_t, pending_connect> connects;       // up-call id -> connect
+  std::map<std::uint64_t, caf::response_promise> finalizes;  // up-call id -> finalize reply
+  std::uint64_t next_upcall = 1;
+
+  peer_ref* find_peer(const caf::actor& a);
+  // Processes connected and not finalized.
+  int live_unfinalized() const;
+};
+
+// `registered` is false for a rank created lazily (first connect or get).
+caf::behavior rank_actor(caf::stateful_actor<rank_state>* self, proc_id pname, caf::actor nspace,
+                         caf::actor server, context_ptr ctx);
+
+}  // namespace pmix::actors

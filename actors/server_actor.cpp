@@ -1,0 +1,287 @@
+#include "actors/server_actor.hpp"
+
+#include <algorithm>
+#include <caf/exit_reason.hpp>
+#include <caf/system_messages.hpp>
+
+#include "actors/job_layout.hpp"
+#include "actors/nspace_actor.hpp"
+#include "actors/upcall.hpp"
+#include "api/host_module.hpp"
+#include <pmix.h>
+
+#include "common/log.hpp"
+#include "protocol/version.hpp"
+
+namespace pmix::actors {
+
+const char* server_state::name = "pmix.server";
+
+server_state::server_state()
+    : fences([this](const std::string& ns) -> const nspace_locality* {
+        auto it = nspaces.find(ns);
+        return it == nspaces.end() ? nullptr : &it->second.locality;
+      }) {}
+
+env_list client_environment(const server_context& ctx, const proc_id& proc) {
+  env_list env;
+  env.push_back("PMIX_NAMESPACE=" + proc.nspace);
+  env.push_back("PMIX_RANK=" + std::to_string(proc.rank));
+  env.push_back("PMIX_SERVER_URI41=" + ctx.uri);
+  env.push_back("PMIX_SERVER_URI4=" + ctx.uri);
+  env.push_back("PMIX_SERVER_NSPACE=" + ctx.server.nspace);
+  env.push_back("PMIX_SERVER_RANK=" + std::to_string(ctx.server.rank));
+  env.push_back("PMIX_SERVER_TMPDIR=" + ctx.tmpdir);
+  env.push_back("PMIX_HOSTNAME=" + ctx.hostname);
+  env.push_back(std::string{"PMIX_VERSION="} + protocol::abi_version);
+  return env;
+}
+
+namespace {
+
+using self_ptr = caf::stateful_actor<server_state>*;
+
+void fail_fence(self_ptr self, std::uint64_t id, pmix_status_t status) {
+  self->state.fences.complete(id, fence_result{status, nullptr});
+}
+
+// A tracker whose local participants have all arrived completes here or goes
+// to the host.
+void advance_fence(self_ptr self, fence_tracker& t) {
+  auto& st = self->state;
+  // A local participant that already left can never contribute.
+  for (const auto& p : t.expected) {
+    if (t.arrived.count(p) > 0) continue;
+    auto d = st.departed.find(p);
+    if (d != st.departed.end()) {
+      log::warning("server", "fence over ", t.procs.size(), " participant(s) fails: ",
+                   to_string(p), " has left (", PMIx_Error_string(d->second), ")");
+      return fail_fence(self, t.id, d->second);
+    }
+  }
+  if (!t.ready() || t.host_called) return;
+  if (t.all_local) {
+    st.fences.complete(t.id, fence_result{PMIX_SUCCESS,
+                                          std::make_shared<const std::string>(std::move(t.data))});
+    return;
+  }
+  const auto upcall = st.next_upcall++;
+  const bool asked = st.ctx->host->fence_nb(t.procs, t.info, t.data,
+                                            reply_to_actor(self->address(), st.ctx, upcall));
+  if (!asked) {
+    log::warning("server", "fence spans other nodes but the host has no fence_nb");
+    return fail_fence(self, t.id, PMIX_ERR_NOT_SUPPORTED);
+  }
+  t.host_called = true;
+  st.fence_upcalls.emplace(upcall, t.id);
+}
+
+caf::result<fence_result> on_fence(self_ptr self, fence_msg& msg) {
+  auto& st = self->state;
+  auto rp = self->make_response_promise();
+  pmix_status_t status = PMIX_SUCCESS;
+  auto* t = st.fences.contribute(
+      msg, [rp](const fence_result& r) mutable { rp.deliver(r); }, status);
+  if (t == nullptr) {
+    log::error("server", "fence from ", to_string(msg.from), " refused: ",
+               PMIx_Error_string(status));
+    rp.deliver(fence_result{status, nullptr});
+    return rp;
+  }
+  advance_fence(self, *t);
+  return rp;
+}
+
+caf::result<get_result> on_get(self_ptr self, get_msg& msg) {
+  auto& st = self->state;
+  auto it = st.nspaces.find(msg.target.nspace);
+  if (it != st.nspaces.end()) {
+    const auto& loc = it->second.locality;
+    const bool local =
+        std::binary_search(loc.local_ranks.begin(), loc.local_ranks.end(), msg.target.rank);
+    if (local) {
+      auto rp = self->make_response_promise();
+      rp.delegate(it->second.actor, std::move(msg));
+      return rp;
+    }
+  }
+  auto rp = self->make_response_promise();
+  const auto upcall = st.next_upcall++;
+  if (st.ctx->host->direct_modex(msg.target, msg.info,
+                                 reply_to_actor(self->address(), st.ctx, upcall))) {
+    st.dmodex_upcalls.emplace(upcall, rp);
+    return rp;
+  }
+  if (it != st.nspaces.end() && !it->second.locality.job_size) {
+    // Placement unknown: the rank may still connect here.
+    rp.delegate(it->second.actor, std::move(msg));
+    return rp;
+  }
+  rp.deliver(get_result{PMIX_ERR_NOT_FOUND, {}});
+  return rp;
+}
+
+void on_rank_state(self_ptr self, const rank_state_msg& msg) {
+  auto& st = self->state;
+  if (msg.live) {
+    st.departed.erase(msg.proc);
+    return;
+  }
+  st.departed[msg.proc] = msg.reason;
+  for (auto id : st.fences.waiting_for(msg.proc))
+    if (auto* t = st.fences.find(id)) advance_fence(self, *t);
+}
+
+void on_register_nspace(self_ptr self, register_nspace_msg& msg) {
+  auto& st = self->state;
+  if (st.nspaces.count(msg.nspace) > 0) {
+    log::error("server", "namespace ", msg.nspace, " is already registered");
+    return msg.done->deliver(PMIX_ERR_BAD_PARAM);
+  }
+  job_layout layout;
+  std::string error;
+  const auto rc = compute_layout(msg.info, msg.nlocalprocs, st.ctx->hostname, layout, error);
+  if (rc != PMIX_SUCCESS) {
+    log::error("server", "namespace ", msg.nspace, " refused: ", error);
+    return msg.done->deliver(rc);
+  }
+  nspace_locality loc{layout.local_ranks, layout.job_size};
+  auto actor = self->spawn<caf::linked>(nspace_actor, msg.nspace, msg.nlocalprocs,
+                                        std::move(layout), caf::actor_cast<caf::actor>(self),
+                                        st.ctx);
+  st.nspaces.emplace(msg.nspace, server_state::nspace_entry{actor, std::move(loc)});
+  msg.done->deliver(PMIX_SUCCESS);
+}
+
+void on_deregister_nspace(self_ptr self, deregister_nspace_msg& msg) {
+  auto& st = self->state;
+  auto it = st.nspaces.find(msg.nspace);
+  if (it == st.nspaces.end()) {
+    log::warning("server", "deregister of unknown namespace ", msg.nspace);
+    return msg.done->deliver(PMIX_ERR_NOT_FOUND);
+  }
+  auto actor = it->second.actor;
+  st.nspaces.erase(it);
+  for (auto id : st.fences.naming(msg.nspace)) fail_fence(self, id, PMIX_ERR_NOT_FOUND);
+  for (auto d = st.departed.begin(); d != st.departed.end();)
+    d = d->first.nspace == msg.nspace ? st.departed.erase(d) : std::next(d);
+  self->unlink_from(actor);
+  auto done = msg.done;
+  self->request(actor, caf::infinite, deregister_msg{})
+      .then([done](bool) { done->deliver(PMIX_SUCCESS); },
+            [done](caf::error&) { done->deliver(PMIX_SUCCESS); });
+}
+
+void on_register_client(self_ptr self, register_client_msg& msg) {
+  auto& st = self->state;
+  auto it = st.nspaces.find(msg.proc.nspace);
+  if (it == st.nspaces.end()) {
+    log::error("server", "register_client ", to_string(msg.proc),
+               " refused: namespace not registered");
+    return msg.done->deliver(PMIX_ERR_NOT_FOUND);
+  }
+  if (msg.proc.rank >= rank_valid_limit) {
+    log::error("server", "register_client refused: ", to_string(msg.proc), " is not a valid rank");
+    return msg.done->deliver(PMIX_ERR_BAD_PARAM);
+  }
+  auto& locals = it->second.locality.local_ranks;
+  auto pos = std::lower_bound(locals.begin(), locals.end(), msg.proc.rank);
+  if (pos == locals.end() || *pos != msg.proc.rank) locals.insert(pos, msg.proc.rank);
+  self->send(it->second.actor, std::move(msg));
+}
+
+void on_deregister_client(self_ptr self, deregister_client_msg& msg) {
+  auto& st = self->state;
+  auto it = st.nspaces.find(msg.proc.nspace);
+  if (it == st.nspaces.end()) {
+    log::warning("server", "deregister_client of ", to_string(msg.proc), ": unknown namespace");
+    return msg.done->deliver(PMIX_ERR_NOT_FOUND);
+  }
+  // The rank is gone for good: collectives still waiting for it fail.
+  st.departed[msg.proc] = PMIX_ERR_UNREACH;
+  for (auto id : st.fences.waiting_for(msg.proc))
+    if (auto* t = st.fences.find(id)) advance_fence(self, *t);
+  self->send(it->second.actor, std::move(msg));
+}
+
+void on_upcall_result(self_ptr self, upcall_result& r) {
+  auto& st = self->state;
+  if (auto it = st.fence_upcalls.find(r.id); it != st.fence_upcalls.end()) {
+    const auto tracker = it->second;
+    st.fence_upcalls.erase(it);
+    st.fences.complete(tracker,
+                       fence_result{r.status, std::make_shared<const std::string>(std::move(r.data))});
+  } else if (auto d = st.dmodex_upcalls.find(r.id); d != st.dmodex_upcalls.end()) {
+    auto rp = std::move(d->second);
+    st.dmodex_upcalls.erase(d);
+    rp.deliver(get_result{r.status, std::move(r.data)});
+  }
+}
+
+void on_snapshot(self_ptr self, snapshot_msg& msg) {
+  auto& st = self->state;
+  auto snap = std::make_shared<server_snapshot>();
+  snap->fences_in_flight = st.fences.size();
+  auto done = msg.done;
+  auto remaining = std::make_shared<std::size_t>(st.nspaces.size());
+  if (*remaining == 0) return done->deliver(PMIX_SUCCESS, *snap);
+  for (auto& [name, entry] : st.nspaces)
+    self->request(entry.actor, caf::infinite, view_msg{})
+        .then(
+            [=](server_snapshot::nspace_view& v) {
+              snap->nspaces.push_back(std::move(v));
+              if (--*remaining == 0) done->deliver(PMIX_SUCCESS, *snap);
+            },
+            [=](caf::error&) {
+              if (--*remaining == 0) done->deliver(PMIX_SUCCESS, *snap);
+            });
+}
+
+}  // namespace
+
+caf::behavior server_actor(caf::stateful_actor<server_state>* self, context_ptr ctx) {
+  self->state.ctx = std::move(ctx);
+  self->set_default_handler(caf::drop);
+  // Children (namespaces, peers) are linked to us so that our exit at
+  // finalize takes them down; a child's own failure must not take us down.
+  self->set_exit_handler([=](caf::exit_msg& em) {
+    if (em.reason == caf::exit_reason::normal) return;
+    if (!em.source || em.reason == caf::exit_reason::user_shutdown) {
+      self->quit(em.reason);
+      return;
+    }
+    log::error("server", "an actor of the server failed: ", to_string(em.reason));
+  });
+  return {
+      [=](register_nspace_msg& msg) { on_register_nspace(self, msg); },
+      [=](deregister_nspace_msg& msg) { on_deregister_nspace(self, msg); },
+      [=](register_client_msg& msg) { on_register_client(self, msg); },
+      [=](deregister_client_msg& msg) { on_deregister_client(self, msg); },
+      [=](setup_fork_msg& msg) {
+        msg.done->deliver(PMIX_SUCCESS, client_environment(*self->state.ctx, msg.proc));
+      },
+      [=](connect_msg& msg) -> caf::result<connect_result> {
+        auto& st = self->state;
+        if (msg.role == peer_role::tool) {
+          log::warning("server", "tool connections are not supported yet");
+          return connect_result{PMIX_ERR_NOT_SUPPORTED, {}, {}, nullptr};
+        }
+        auto it = st.nspaces.find(msg.proc.nspace);
+        if (it == st.nspaces.end()) {
+          log::error("server", "connection from ", to_string(msg.proc), " (pid ", msg.cred.pid,
+                     "): namespace not registered");
+          return connect_result{PMIX_ERR_NOT_FOUND, {}, {}, nullptr};
+        }
+        auto rp = self->make_response_promise();
+        rp.delegate(it->second.actor, std::move(msg));
+        return rp;
+      },
+      [=](fence_msg& msg) { return on_fence(self, msg); },
+      [=](get_msg& msg) { return on_get(self, msg); },
+      [=](const rank_state_msg& msg) { on_rank_state(self, msg); },
+      [=](upcall_result& r) { on_upcall_result(self, r); },
+      [=](snapshot_msg& msg) { on_snapshot(self, msg); },
+  };
+}
+
+}  // namespace pmix::actors

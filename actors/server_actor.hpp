@@ -1,0 +1,46 @@
+// The root of the server's actor tree: one per PMIx_server_init cycle.
+//
+// It owns the namespace actors (by name), the fence trackers (collectives may
+// span namespaces) and what it learns from rank actors about ranks that left.
+// The C facade sends it one message per API call (actors/messages.hpp); peer
+// actors send it their fence, get and connect requests, which it completes or
+// routes to the namespace that owns the state.
+#pragma once
+
+#include <caf/event_based_actor.hpp>
+#include <caf/stateful_actor.hpp>
+#include <map>
+#include <string>
+
+#include "actors/context.hpp"
+#include "actors/fence.hpp"
+#include "actors/messages.hpp"
+
+namespace pmix::actors {
+
+struct server_state {
+  static const char* name;
+
+  struct nspace_entry {
+    caf::actor actor;
+    nspace_locality locality;
+  };
+
+  server_state();
+
+  context_ptr ctx;
+  std::map<std::string, nspace_entry> nspaces;
+  fence_book fences;
+  // Ranks with no live process after having had one: why they are gone.
+  std::map<proc_id, pmix_status_t> departed;
+  std::map<std::uint64_t, std::uint64_t> fence_upcalls;               // up-call -> tracker
+  std::map<std::uint64_t, caf::response_promise> dmodex_upcalls;      // up-call -> requester
+  std::uint64_t next_upcall = 1;
+};
+
+caf::behavior server_actor(caf::stateful_actor<server_state>* self, context_ptr ctx);
+
+// The environment a client needs to find this server (PMIx_server_setup_fork).
+env_list client_environment(const server_context& ctx, const proc_id& proc);
+
+}  // namespace pmix::actors

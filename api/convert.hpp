@@ -1,0 +1,63 @@
+// The one place where C API data (pmix_value_t, pmix_info_t, pmix_proc_t)
+// becomes the library's C++ values (common/value.hpp) and back.
+//
+// C -> C++ copies everything, so the caller's memory is never kept. C++ -> C
+// allocates with malloc/calloc exactly as PMIx_Value_load would, so the caller
+// releases the result with PMIx_Value_destruct / PMIX_INFO_FREE.
+#pragma once
+
+#include <pmix_common.h>
+
+#include <string>
+#include <vector>
+
+#include "common/value.hpp"
+
+namespace pmix::convert {
+
+// Bounded copies of fixed-size C strings (a missing NUL is tolerated).
+std::string key(const char* k);
+std::string nspace(const char* ns);
+proc_id proc(const pmix_proc_t& p);
+
+// PMIX_ERR_NOT_SUPPORTED for a type that cannot be copied (topologies,
+// queries...), PMIX_ERR_BAD_PARAM for inconsistent data (a NULL array).
+pmix_status_t from_c(const pmix_value_t& in, value& out);
+pmix_status_t from_c(const pmix_info_t* info, size_t ninfo, info_list& out);
+pmix_status_t from_c(const pmix_proc_t* procs, size_t nprocs, std::vector<proc_id>& out);
+
+pmix_status_t to_c(const value& in, pmix_value_t& out);
+void to_c(const proc_id& in, pmix_proc_t& out);
+pmix_status_t to_c(const info& in, pmix_info_t& out);
+
+// A C array of pmix_info_t built from C++ values and freed with it; handed
+// to host up-calls, which must not free what we pass (spec 000, 20.2.247.3).
+class info_array {
+ public:
+  explicit info_array(const info_list& list);
+  ~info_array();
+  info_array(const info_array&) = delete;
+  info_array& operator=(const info_array&) = delete;
+  pmix_info_t* data() { return size_ == 0 ? nullptr : data_; }
+  size_t size() const { return size_; }
+
+ private:
+  pmix_info_t* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+class proc_array {
+ public:
+  explicit proc_array(const std::vector<proc_id>& procs);
+  ~proc_array();
+  proc_array(const proc_array&) = delete;
+  proc_array& operator=(const proc_array&) = delete;
+  pmix_proc_t* data() { return size_ == 0 ? nullptr : data_; }
+  size_t size() const { return size_; }
+
+ private:
+  pmix_proc_t* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+}  // namespace pmix::convert

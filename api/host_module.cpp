@@ -1,0 +1,155 @@
+#include "api/host_module.hpp"
+
+#include <cstring>
+
+#include "api/convert.hpp"
+#include "common/progress.hpp"
+
+namespace pmix::host {
+namespace {
+
+// Everything one up-call hands the host, kept alive until its callback.
+struct upcall {
+  explicit upcall(done_fn d) : done(std::move(d)) {}
+  done_fn done;
+  pmix_proc_t proc{};
+  std::unique_ptr<convert::info_array> info;
+  std::unique_ptr<convert::proc_array> procs;
+  std::string text;  // abort message / fence data
+};
+
+void op_callback(pmix_status_t status, void* cbdata) {
+  std::unique_ptr<upcall> call{static_cast<upcall*>(cbdata)};
+  call->done(status, {});
+}
+
+void modex_callback(pmix_status_t status, const char* data, size_t ndata, void* cbdata,
+                    pmix_release_cbfunc_t release, void* release_data) {
+  std::unique_ptr<upcall> call{static_cast<upcall*>(cbdata)};
+  std::string copy;
+  if (data != nullptr && ndata > 0) copy.assign(data, ndata);
+  if (release != nullptr) release(release_data);
+  call->done(status, std::move(copy));
+}
+
+// Applies the host's immediate answer: PMIX_SUCCESS means its callback will
+// run (and owns `call` from now on); anything else completes here.
+void settle(pmix_status_t rc, std::unique_ptr<upcall> call) {
+  if (rc == PMIX_SUCCESS) {
+    call.release();
+    return;
+  }
+  call->done(rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc, {});
+}
+
+}  // namespace
+
+module::module(const pmix_server_module_t* m) {
+  if (m == nullptr) return;
+  first_ = std::make_unique<pmix_server_module_t>(*m);
+  slots_.store(first_.get(), std::memory_order_release);
+}
+
+bool module::adopt(const pmix_server_module_t* m) {
+  if (m == nullptr || slots() != nullptr) return false;
+  adopted_ = std::make_unique<pmix_server_module_t>(*m);
+  slots_.store(adopted_.get(), std::memory_order_release);
+  return true;
+}
+
+bool module::client_connected(const proc_id& proc, void* server_object, const info_list& info,
+                              done_fn done) const {
+  const auto* m = slots();
+  if (m == nullptr || (m->client_connected2 == nullptr && m->client_connected == nullptr))
+    return false;
+  auto call = std::make_unique<upcall>(std::move(done));
+  convert::to_c(proc, call->proc);
+  pmix_status_t rc;
+  {
+    progress::scope in_upcall;
+    if (m->client_connected2 != nullptr) {
+      call->info = std::make_unique<convert::info_array>(info);
+      rc = m->client_connected2(&call->proc, server_object, call->info->data(), call->info->size(),
+                                op_callback, call.get());
+    } else {
+      rc = m->client_connected(&call->proc, server_object, op_callback, call.get());
+    }
+  }
+  settle(rc, std::move(call));
+  return true;
+}
+
+bool module::client_finalized(const proc_id& proc, void* server_object, done_fn done) const {
+  const auto* m = slots();
+  if (m == nullptr || m->client_finalized == nullptr) return false;
+  auto call = std::make_unique<upcall>(std::move(done));
+  convert::to_c(proc, call->proc);
+  pmix_status_t rc;
+  {
+    progress::scope in_upcall;
+    rc = m->client_finalized(&call->proc, server_object, op_callback, call.get());
+  }
+  settle(rc, std::move(call));
+  return true;
+}
+
+bool module::abort(const proc_id& proc, void* server_object, int status, const std::string& message,
+                   const std::vector<proc_id>& procs, done_fn done) const {
+  const auto* m = slots();
+  if (m == nullptr || m->abort == nullptr) return false;
+  auto call = std::make_unique<upcall>(std::move(done));
+  convert::to_c(proc, call->proc);
+  call->procs = std::make_unique<convert::proc_array>(procs);
+  call->text = message;
+  pmix_status_t rc;
+  {
+    progress::scope in_upcall;
+    rc = m->abort(&call->proc, server_object, status, call->text.c_str(), call->procs->data(),
+                  call->procs->size(), op_callback, call.get());
+  }
+  settle(rc, std::move(call));
+  return true;
+}
+
+bool module::fence_nb(const std::vector<proc_id>& procs, const info_list& info,
+                      const std::string& data, done_fn done) const {
+  const auto* m = slots();
+  if (m == nullptr || m->fence_nb == nullptr) return false;
+  auto call = std::make_unique<upcall>(std::move(done));
+  call->procs = std::make_unique<convert::proc_array>(procs);
+  call->info = std::make_unique<convert::info_array>(info);
+  call->text = data;
+  pmix_status_t rc;
+  {
+    progress::scope in_upcall;
+    rc = m->fence_nb(call->procs->data(), call->procs->size(), call->info->data(),
+                     call->info->size(), call->text.empty() ? nullptr : call->text.data(),
+                     call->text.size(), modex_callback, call.get());
+  }
+  if (rc == PMIX_OPERATION_SUCCEEDED) {
+    // Completed at once: with one node, the data is ours alone.
+    auto local = std::move(call->text);
+    call->done(PMIX_SUCCESS, std::move(local));
+    return true;
+  }
+  settle(rc, std::move(call));
+  return true;
+}
+
+bool module::direct_modex(const proc_id& proc, const info_list& info, done_fn done) const {
+  const auto* m = slots();
+  if (m == nullptr || m->direct_modex == nullptr) return false;
+  auto call = std::make_unique<upcall>(std::move(done));
+  convert::to_c(proc, call->proc);
+  call->info = std::make_unique<convert::info_array>(info);
+  pmix_status_t rc;
+  {
+    progress::scope in_upcall;
+    rc = m->direct_modex(&call->proc, call->info->data(), call->info->size(), modex_callback,
+                         call.get());
+  }
+  settle(rc, std::move(call));
+  return true;
+}
+
+}  // namespace pmix::host

@@ -1,0 +1,57 @@
+// The host's pmix_server_module_t, wrapped once (style.md #4).
+//
+// A NULL slot (or no module) means "not supported": the call returns false and
+// the actor answers the client PMIX_ERR_NOT_SUPPORTED. Otherwise the up-call
+// is made inside a progress::scope (so a blocking PMIx call from it gets
+// PMIX_ERR_WOULD_BLOCK), with C copies of its arguments that we own until
+// the host's callback has run, and `done` is called exactly once with the
+// result: from the host's cbfunc, or at once when the host returned
+// PMIX_OPERATION_SUCCEEDED (success) or an error. Data the host returns is
+// copied before its release function is called.
+#pragma once
+
+#include <pmix_server.h>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/value.hpp"
+
+namespace pmix::host {
+
+using done_fn = std::function<void(pmix_status_t, std::string)>;
+
+class module {
+ public:
+  // `m` may be NULL (no host support at all); the struct is copied.
+  explicit module(const pmix_server_module_t* m);
+  module(const module&) = delete;
+  module& operator=(const module&) = delete;
+
+  // Spec 000: a module given to a later PMIx_server_init is adopted when
+  // none was set before. Returns true when it was adopted.
+  bool adopt(const pmix_server_module_t* m);
+  bool has_module() const { return slots_.load(std::memory_order_acquire) != nullptr; }
+
+  bool client_connected(const proc_id& proc, void* server_object, const info_list& info,
+                        done_fn done) const;
+  bool client_finalized(const proc_id& proc, void* server_object, done_fn done) const;
+  bool abort(const proc_id& proc, void* server_object, int status, const std::string& message,
+             const std::vector<proc_id>& procs, done_fn done) const;
+  // `done` receives the data the host returns (all nodes' contributions).
+  bool fence_nb(const std::vector<proc_id>& procs, const info_list& info, const std::string& data,
+                done_fn done) const;
+  bool direct_modex(const proc_id& proc, const info_list& info, done_fn done) const;
+
+ private:
+  const pmix_server_module_t* slots() const { return slots_.load(std::memory_order_acquire); }
+
+  std::atomic<const pmix_server_module_t*> slots_{nullptr};
+  std::unique_ptr<pmix_server_module_t> first_;
+  std::unique_ptr<pmix_server_module_t> adopted_;
+};
+
+}  // namespace pmix::host

@@ -1,0 +1,115 @@
+/*
+ * pmix.h - the client API (and the support calls every PMIx process may use).
+ *
+ * Binary compatible with OpenPMIx 4.2.2. Only the calls implemented so far
+ * are declared; the rest of the 4.2.2 client API is added as it is built.
+ */
+#ifndef PMIx_H
+#define PMIx_H
+
+#include <pmix_common.h>
+
+#if defined(c_plusplus) || defined(__cplusplus)
+extern "C" {
+#endif
+
+/* ----- Life cycle ----------------------------------------------------- */
+
+/* Connects to the local PMIx server and fills *proc (if not NULL) with this
+ * process's identity. May be called more than once; each call needs a
+ * matching PMIx_Finalize. Without a server the process becomes a singleton. */
+PMIX_EXPORT pmix_status_t PMIx_Init(pmix_proc_t *proc, pmix_info_t info[], size_t ninfo);
+
+/* Undoes one PMIx_Init; the last one tells the server and disconnects. */
+PMIX_EXPORT pmix_status_t PMIx_Finalize(const pmix_info_t info[], size_t ninfo);
+
+/* Non-zero while the library is initialized. */
+PMIX_EXPORT int PMIx_Initialized(void);
+
+/* Asks the host to terminate procs (NULL: the caller's whole namespace)
+ * with the given status, logging msg. */
+PMIX_EXPORT pmix_status_t PMIx_Abort(int status, const char msg[], pmix_proc_t procs[],
+                                     size_t nprocs);
+
+/* ----- Data exchange --------------------------------------------------- */
+
+/* Stages a copy of *val under key for other processes in the given scope;
+ * nothing is sent before PMIx_Commit. */
+PMIX_EXPORT pmix_status_t PMIx_Put(pmix_scope_t scope, const char key[], pmix_value_t *val);
+
+/* Sends the values staged by PMIx_Put to the local server. */
+PMIX_EXPORT pmix_status_t PMIx_Commit(void);
+
+/* Blocks until every listed process (NULL: the caller's namespace) has
+ * entered the fence; may collect their committed data (PMIX_COLLECT_DATA). */
+PMIX_EXPORT pmix_status_t PMIx_Fence(const pmix_proc_t procs[], size_t nprocs,
+                                     const pmix_info_t info[], size_t ninfo);
+
+/* Non-blocking PMIx_Fence: cbfunc(status, cbdata) reports completion. */
+PMIX_EXPORT pmix_status_t PMIx_Fence_nb(const pmix_proc_t procs[], size_t nprocs,
+                                        const pmix_info_t info[], size_t ninfo,
+                                        pmix_op_cbfunc_t cbfunc, void *cbdata);
+
+/* Retrieves the value stored under key by *proc (or job data for
+ * PMIX_RANK_WILDCARD). *val receives a new value the caller releases with
+ * PMIX_VALUE_RELEASE. PMIX_ERR_NOT_FOUND when there is none. */
+PMIX_EXPORT pmix_status_t PMIx_Get(const pmix_proc_t *proc, const char key[],
+                                   const pmix_info_t info[], size_t ninfo, pmix_value_t **val);
+
+/* Non-blocking PMIx_Get: cbfunc receives the value, owned by the library. */
+PMIX_EXPORT pmix_status_t PMIx_Get_nb(const pmix_proc_t *proc, const char key[],
+                                      const pmix_info_t info[], size_t ninfo,
+                                      pmix_value_cbfunc_t cbfunc, void *cbdata);
+
+/* Stores a copy of *val under key for *proc in this process's own store
+ * only (nothing is sent). */
+PMIX_EXPORT pmix_status_t PMIx_Store_internal(const pmix_proc_t *proc, const char key[],
+                                              pmix_value_t *val);
+
+/* Runs one round of the library's progress engine (for PMIX_EXTERNAL_PROGRESS). */
+PMIX_EXPORT void PMIx_Progress(void);
+
+/* ----- Buffers and topology (used by macros of pmix_common.h) --------- */
+
+/* Makes buffer *buffer own payload's bytes (payload is emptied); any data the
+ * buffer held is freed first. */
+PMIX_EXPORT pmix_status_t PMIx_Data_load(pmix_data_buffer_t *buffer,
+                                         pmix_byte_object_t *payload);
+
+/* Moves the unread bytes of *buffer into *payload (the caller frees them)
+ * and leaves the buffer empty. */
+PMIX_EXPORT pmix_status_t PMIx_Data_unload(pmix_data_buffer_t *buffer,
+                                           pmix_byte_object_t *payload);
+
+/* Releases what *topo owns: for an hwloc topology (source "hwloc...") the
+ * hwloc object and the source string; other sources are left alone. */
+PMIX_EXPORT void PMIx_Topology_destruct(pmix_topology_t *topo);
+
+/* ----- Names of constants ---------------------------------------------- */
+
+/* Each returns a static, readable name ("UNKNOWN ..." for other values). */
+PMIX_EXPORT const char *PMIx_Error_string(pmix_status_t status);
+PMIX_EXPORT const char *PMIx_Proc_state_string(pmix_proc_state_t state);
+PMIX_EXPORT const char *PMIx_Scope_string(pmix_scope_t scope);
+PMIX_EXPORT const char *PMIx_Persistence_string(pmix_persistence_t persist);
+PMIX_EXPORT const char *PMIx_Data_range_string(pmix_data_range_t range);
+PMIX_EXPORT const char *PMIx_Data_type_string(pmix_data_type_t type);
+PMIX_EXPORT const char *PMIx_Alloc_directive_string(pmix_alloc_directive_t directive);
+PMIX_EXPORT const char *PMIx_IOF_channel_string(pmix_iof_channel_t channel);
+PMIX_EXPORT const char *PMIx_Job_state_string(pmix_job_state_t state);
+PMIX_EXPORT const char *PMIx_Link_state_string(pmix_link_state_t state);
+PMIX_EXPORT const char *PMIx_Device_type_string(pmix_device_type_t type);
+PMIX_EXPORT const char *PMIx_Value_comparison_string(pmix_value_cmp_t cmp);
+
+/* Names of the set directive bits, joined by ':'; a new string the caller
+ * frees (NULL when out of memory). */
+PMIX_EXPORT char *PMIx_Info_directives_string(pmix_info_directives_t directives);
+
+/* Static description of this library and the version it is compatible with. */
+PMIX_EXPORT const char *PMIx_Get_version(void);
+
+#if defined(c_plusplus) || defined(__cplusplus)
+}
+#endif
+
+#endif /* PMIx_H */

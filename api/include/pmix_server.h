@@ -1,0 +1,309 @@
+/*
+ * pmix_server.h - the server API used by a host (resource manager daemon,
+ * launcher) to serve its local PMIx clients.
+ *
+ * The host passes a pmix_server_module_t of up-calls to PMIx_server_init. A
+ * NULL slot means the host does not support that operation (clients then get
+ * PMIX_ERR_NOT_SUPPORTED). Every up-call must return quickly and finish the
+ * work asynchronously, reporting through the given callback. Data passed to
+ * an up-call belongs to the library and must not be freed by the host; data
+ * the host passes to a callback stays the host's.
+ *
+ * Binary compatible with OpenPMIx 4.2.2; the module has the 4.2.2 layout
+ * (28 slots, 224 bytes). Only the calls implemented so far are declared.
+ */
+#ifndef PMIx_SERVER_API_H
+#define PMIx_SERVER_API_H
+
+#include <pmix_common.h>
+
+#if defined(c_plusplus) || defined(__cplusplus)
+extern "C" {
+#endif
+
+/* ===================================================================== */
+/* Up-calls into the host                                                 */
+/* ===================================================================== */
+
+/* A client connected; it stays blocked until cbfunc is called. */
+typedef pmix_status_t (*pmix_server_client_connected_fn_t)(const pmix_proc_t *proc,
+                                                           void *server_object,
+                                                           pmix_op_cbfunc_t cbfunc,
+                                                           void *cbdata);
+
+/* As client_connected, with extra information; used when set. */
+typedef pmix_status_t (*pmix_server_client_connected2_fn_t)(const pmix_proc_t *proc,
+                                                            void *server_object,
+                                                            pmix_info_t info[], size_t ninfo,
+                                                            pmix_op_cbfunc_t cbfunc,
+                                                            void *cbdata);
+
+/* A client called PMIx_Finalize; it stays blocked until cbfunc is called. */
+typedef pmix_status_t (*pmix_server_client_finalized_fn_t)(const pmix_proc_t *proc,
+                                                           void *server_object,
+                                                           pmix_op_cbfunc_t cbfunc,
+                                                           void *cbdata);
+
+/* A client called PMIx_Abort for procs (NULL: its whole namespace). */
+typedef pmix_status_t (*pmix_server_abort_fn_t)(const pmix_proc_t *proc, void *server_object,
+                                                int status, const char msg[],
+                                                pmix_proc_t procs[], size_t nprocs,
+                                                pmix_op_cbfunc_t cbfunc, void *cbdata);
+
+/* All local participants entered a fence over procs; data (ndata bytes) is
+ * this node's contribution. The host runs the fence across nodes and returns
+ * the combined data of all nodes through cbfunc. */
+typedef pmix_status_t (*pmix_server_fencenb_fn_t)(const pmix_proc_t procs[], size_t nprocs,
+                                                  const pmix_info_t info[], size_t ninfo,
+                                                  char *data, size_t ndata,
+                                                  pmix_modex_cbfunc_t cbfunc, void *cbdata);
+
+/* Asks the host for the data *proc committed, held by the server of the
+ * node where *proc runs (direct modex). */
+typedef pmix_status_t (*pmix_server_dmodex_req_fn_t)(const pmix_proc_t *proc,
+                                                     const pmix_info_t info[], size_t ninfo,
+                                                     pmix_modex_cbfunc_t cbfunc, void *cbdata);
+
+/* A client publishes the given data. */
+typedef pmix_status_t (*pmix_server_publish_fn_t)(const pmix_proc_t *proc,
+                                                  const pmix_info_t info[], size_t ninfo,
+                                                  pmix_op_cbfunc_t cbfunc, void *cbdata);
+
+/* A client looks up published keys (NULL-terminated). */
+typedef pmix_status_t (*pmix_server_lookup_fn_t)(const pmix_proc_t *proc, char **keys,
+                                                 const pmix_info_t info[], size_t ninfo,
+                                                 pmix_lookup_cbfunc_t cbfunc, void *cbdata);
+
+/* A client deletes published keys (NULL-terminated). */
+typedef pmix_status_t (*pmix_server_unpublish_fn_t)(const pmix_proc_t *proc, char **keys,
+                                                    const pmix_info_t info[], size_t ninfo,
+                                                    pmix_op_cbfunc_t cbfunc, void *cbdata);
+
+/* A client asks to start the given applications as a new job. */
+typedef pmix_status_t (*pmix_server_spawn_fn_t)(const pmix_proc_t *proc,
+                                                const pmix_info_t job_info[], size_t ninfo,
+                                                const pmix_app_t apps[], size_t napps,
+                                                pmix_spawn_cbfunc_t cbfunc, void *cbdata);
+
+/* Local participants called PMIx_Connect over procs. */
+typedef pmix_status_t (*pmix_server_connect_fn_t)(const pmix_proc_t procs[], size_t nprocs,
+                                                  const pmix_info_t info[], size_t ninfo,
+                                                  pmix_op_cbfunc_t cbfunc, void *cbdata);
+
+/* Local participants called PMIx_Disconnect over procs. */
+typedef pmix_status_t (*pmix_server_disconnect_fn_t)(const pmix_proc_t procs[], size_t nprocs,
+                                                     const pmix_info_t info[], size_t ninfo,
+                                                     pmix_op_cbfunc_t cbfunc, void *cbdata);
+
+/* Clients want events with these codes from the host. */
+typedef pmix_status_t (*pmix_server_register_events_fn_t)(pmix_status_t *codes, size_t ncodes,
+                                                          const pmix_info_t info[],
+                                                          size_t ninfo,
+                                                          pmix_op_cbfunc_t cbfunc,
+                                                          void *cbdata);
+
+/* Clients no longer want events with these codes. */
+typedef pmix_status_t (*pmix_server_deregister_events_fn_t)(pmix_status_t *codes,
+                                                            size_t ncodes,
+                                                            pmix_op_cbfunc_t cbfunc,
+                                                            void *cbdata);
+
+/* Asks the host to deliver an event to the given range. */
+typedef pmix_status_t (*pmix_server_notify_event_fn_t)(pmix_status_t code,
+                                                       const pmix_proc_t *source,
+                                                       pmix_data_range_t range,
+                                                       pmix_info_t info[], size_t ninfo,
+                                                       pmix_op_cbfunc_t cbfunc, void *cbdata);
+
+/* Hands an accepted connection (socket incoming_sd) to the library. */
+typedef void (*pmix_connection_cbfunc_t)(int incoming_sd, void *cbdata);
+
+/* The host listens on listening_sd itself and calls cbfunc for each
+ * connection; return PMIX_ERR_NOT_SUPPORTED to let the library listen. */
+typedef pmix_status_t (*pmix_server_listener_fn_t)(int listening_sd,
+                                                   pmix_connection_cbfunc_t cbfunc,
+                                                   void *cbdata);
+
+/* A process queries the host. */
+typedef pmix_status_t (*pmix_server_query_fn_t)(pmix_proc_t *proct, pmix_query_t *queries,
+                                                size_t nqueries, pmix_info_cbfunc_t cbfunc,
+                                                void *cbdata);
+
+/* Gives a connecting tool its identity (*proc), or refuses it. */
+typedef void (*pmix_tool_connection_cbfunc_t)(pmix_status_t status, pmix_proc_t *proc,
+                                              void *cbdata);
+
+/* A tool asks to connect; the host assigns its identity through cbfunc. */
+typedef void (*pmix_server_tool_connection_fn_t)(pmix_info_t *info, size_t ninfo,
+                                                 pmix_tool_connection_cbfunc_t cbfunc,
+                                                 void *cbdata);
+
+/* A process asks the host to log data. */
+typedef void (*pmix_server_log_fn_t)(const pmix_proc_t *client, const pmix_info_t data[],
+                                     size_t ndata, const pmix_info_t directives[],
+                                     size_t ndirs, pmix_op_cbfunc_t cbfunc, void *cbdata);
+
+/* A process asks for a change of allocation. */
+typedef pmix_status_t (*pmix_server_alloc_fn_t)(const pmix_proc_t *client,
+                                                pmix_alloc_directive_t directive,
+                                                const pmix_info_t data[], size_t ndata,
+                                                pmix_info_cbfunc_t cbfunc, void *cbdata);
+
+/* A process asks the host to act on targets (kill, signal, checkpoint...). */
+typedef pmix_status_t (*pmix_server_job_control_fn_t)(const pmix_proc_t *requestor,
+                                                      const pmix_proc_t targets[],
+                                                      size_t ntargets,
+                                                      const pmix_info_t directives[],
+                                                      size_t ndirs, pmix_info_cbfunc_t cbfunc,
+                                                      void *cbdata);
+
+/* A process asks the host to monitor it, raising error when triggered. */
+typedef pmix_status_t (*pmix_server_monitor_fn_t)(const pmix_proc_t *requestor,
+                                                  const pmix_info_t *monitor,
+                                                  pmix_status_t error,
+                                                  const pmix_info_t directives[], size_t ndirs,
+                                                  pmix_info_cbfunc_t cbfunc, void *cbdata);
+
+/* A process asks for a security credential. */
+typedef pmix_status_t (*pmix_server_get_cred_fn_t)(const pmix_proc_t *proc,
+                                                   const pmix_info_t directives[],
+                                                   size_t ndirs,
+                                                   pmix_credential_cbfunc_t cbfunc,
+                                                   void *cbdata);
+
+/* A process asks the host to validate credential *cred. */
+typedef pmix_status_t (*pmix_server_validate_cred_fn_t)(const pmix_proc_t *proc,
+                                                        const pmix_byte_object_t *cred,
+                                                        const pmix_info_t directives[],
+                                                        size_t ndirs,
+                                                        pmix_validation_cbfunc_t cbfunc,
+                                                        void *cbdata);
+
+/* Asks the host to forward the given output channels of procs to this
+ * server. */
+typedef pmix_status_t (*pmix_server_iof_fn_t)(const pmix_proc_t procs[], size_t nprocs,
+                                              const pmix_info_t directives[], size_t ndirs,
+                                              pmix_iof_channel_t channels,
+                                              pmix_op_cbfunc_t cbfunc, void *cbdata);
+
+/* Asks the host to deliver stdin data *bo from *source to targets. */
+typedef pmix_status_t (*pmix_server_stdin_fn_t)(const pmix_proc_t *source,
+                                                const pmix_proc_t targets[], size_t ntargets,
+                                                const pmix_info_t directives[], size_t ndirs,
+                                                const pmix_byte_object_t *bo,
+                                                pmix_op_cbfunc_t cbfunc, void *cbdata);
+
+/* Local members construct or destruct group grp. */
+typedef pmix_status_t (*pmix_server_grp_fn_t)(pmix_group_operation_t op, char grp[],
+                                              const pmix_proc_t procs[], size_t nprocs,
+                                              const pmix_info_t directives[], size_t ndirs,
+                                              pmix_info_cbfunc_t cbfunc, void *cbdata);
+
+/* A process asks for fabric information or an update of it. */
+typedef pmix_status_t (*pmix_server_fabric_fn_t)(const pmix_proc_t *requestor,
+                                                 pmix_fabric_operation_t op,
+                                                 const pmix_info_t directives[], size_t ndirs,
+                                                 pmix_info_cbfunc_t cbfunc, void *cbdata);
+
+/* The host's up-calls, in the 4.2.2 order (the order is part of the ABI). */
+typedef struct pmix_server_module_4_0_0_t {
+    /* since v1 */
+    pmix_server_client_connected_fn_t client_connected;
+    pmix_server_client_finalized_fn_t client_finalized;
+    pmix_server_abort_fn_t abort;
+    pmix_server_fencenb_fn_t fence_nb;
+    pmix_server_dmodex_req_fn_t direct_modex;
+    pmix_server_publish_fn_t publish;
+    pmix_server_lookup_fn_t lookup;
+    pmix_server_unpublish_fn_t unpublish;
+    pmix_server_spawn_fn_t spawn;
+    pmix_server_connect_fn_t connect;
+    pmix_server_disconnect_fn_t disconnect;
+    pmix_server_register_events_fn_t register_events;
+    pmix_server_deregister_events_fn_t deregister_events;
+    pmix_server_listener_fn_t listener;
+    /* since v2 */
+    pmix_server_notify_event_fn_t notify_event;
+    pmix_server_query_fn_t query;
+    pmix_server_tool_connection_fn_t tool_connected;
+    pmix_server_log_fn_t log;
+    pmix_server_alloc_fn_t allocate;
+    pmix_server_job_control_fn_t job_control;
+    pmix_server_monitor_fn_t monitor;
+    /* since v3 */
+    pmix_server_get_cred_fn_t get_credential;
+    pmix_server_validate_cred_fn_t validate_credential;
+    pmix_server_iof_fn_t iof_pull;
+    pmix_server_stdin_fn_t push_stdin;
+    /* since v4 */
+    pmix_server_grp_fn_t group;
+    pmix_server_fabric_fn_t fabric;
+    pmix_server_client_connected2_fn_t client_connected2;
+} pmix_server_module_t;
+
+/* ===================================================================== */
+/* Calls made by the host                                                 */
+/* ===================================================================== */
+
+/* Starts the server library with the host's up-calls (*module is copied;
+ * NULL means none) and opens the rendezvous point clients connect to. */
+PMIX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t *module, pmix_info_t info[],
+                                           size_t ninfo);
+
+/* Stops the server library, dropping every client connection. */
+PMIX_EXPORT pmix_status_t PMIx_server_finalize(void);
+
+/* Compresses a comma-separated list of node names into *regex (a new
+ * string the caller frees) for PMIX_NODE_MAP. */
+PMIX_EXPORT pmix_status_t PMIx_generate_regex(const char *input, char **regex);
+
+/* Compresses a ';'-separated (per node) list of comma-separated ranks into
+ * *ppn (a new string the caller frees) for PMIX_PROC_MAP. */
+PMIX_EXPORT pmix_status_t PMIx_generate_ppn(const char *input, char **ppn);
+
+/* Registers a namespace with nlocalprocs clients on this node and its job
+ * information. cbfunc (may be NULL) reports completion. */
+PMIX_EXPORT pmix_status_t PMIx_server_register_nspace(const pmix_nspace_t nspace,
+                                                      int nlocalprocs, pmix_info_t info[],
+                                                      size_t ninfo, pmix_op_cbfunc_t cbfunc,
+                                                      void *cbdata);
+
+/* Forgets a namespace and its local clients. */
+PMIX_EXPORT void PMIx_server_deregister_nspace(const pmix_nspace_t nspace,
+                                               pmix_op_cbfunc_t cbfunc, void *cbdata);
+
+/* Registers a local client with the uid/gid it must connect with;
+ * server_object is handed back in the client's up-calls. */
+PMIX_EXPORT pmix_status_t PMIx_server_register_client(const pmix_proc_t *proc, uid_t uid,
+                                                      gid_t gid, void *server_object,
+                                                      pmix_op_cbfunc_t cbfunc, void *cbdata);
+
+/* Forgets a local client. */
+PMIX_EXPORT void PMIx_server_deregister_client(const pmix_proc_t *proc, pmix_op_cbfunc_t cbfunc,
+                                               void *cbdata);
+
+/* Adds to *env the variables a client process needs to connect to this
+ * server (call before starting the client). */
+PMIX_EXPORT pmix_status_t PMIx_server_setup_fork(const pmix_proc_t *proc, char ***env);
+
+/* Packs into *dbuf the job information this server holds for procs, for a
+ * server on another node (newer OpenPMIx extension, not in 4.2.2). */
+PMIX_EXPORT pmix_status_t PMIx_server_collect_job_info(pmix_proc_t *procs, size_t nprocs,
+                                                       pmix_data_buffer_t *dbuf);
+
+/* Receives the result of a direct modex request: data (sz bytes) belongs to
+ * the library. */
+typedef void (*pmix_dmodex_response_fn_t)(pmix_status_t status, char *data, size_t sz,
+                                          void *cbdata);
+
+/* Delivers the information a host gathered for an application launch; the
+ * receiver calls cbfunc(status, cbdata) when done with info. */
+typedef void (*pmix_setup_application_cbfunc_t)(pmix_status_t status, pmix_info_t info[],
+                                                size_t ninfo, void *provided_cbdata,
+                                                pmix_op_cbfunc_t cbfunc, void *cbdata);
+
+#if defined(c_plusplus) || defined(__cplusplus)
+}
+#endif
+
+#endif /* PMIx_SERVER_API_H */

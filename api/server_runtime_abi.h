@@ -1,0 +1,76 @@
+/*
+ * The interface between libpmix.so.2 and the server runtime it loads on the
+ * first PMIx_server_init (libpmix-server.so.2, which carries CAF and hwloc, so
+ * that client processes never load them). Internal: not installed.
+ *
+ * libpmix-server.so.2 exports one symbol, pmix_cxx_server_runtime(), which
+ * returns a table of the server API implementations. The PMIx_server_*
+ * functions of libpmix.so.2 forward to it.
+ */
+#ifndef PMIX_CXX_SERVER_RUNTIME_ABI_H
+#define PMIX_CXX_SERVER_RUNTIME_ABI_H
+
+#include <pmix_server.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PMIX_CXX_SERVER_RUNTIME_VERSION 1u
+
+/* Counters and states for tests (tests/, tools/): not part of the PMIx API. */
+typedef struct pmix_cxx_rank_view {
+    pmix_rank_t rank;
+    int registered;
+    int proc_cnt;
+    int peers;      /* peer actors the rank still owns, tombstones included */
+    int tombstones; /* finalized peers kept at peerid */
+    int has_peerid;
+} pmix_cxx_rank_view_t;
+
+typedef struct pmix_cxx_nspace_view {
+    pmix_nspace_t nspace;
+    int nlocalprocs;
+    int nfinalized;
+    int local_app_fini_fired;
+    size_t nranks;
+    pmix_cxx_rank_view_t *ranks;
+} pmix_cxx_nspace_view_t;
+
+typedef struct pmix_cxx_server_view {
+    size_t nnspaces;
+    pmix_cxx_nspace_view_t *nspaces;
+    size_t fences_in_flight;
+    size_t connections;
+    size_t actors_running; /* actors alive in the server's actor system */
+} pmix_cxx_server_view_t;
+
+typedef struct pmix_cxx_server_runtime {
+    unsigned version;
+    /* Non-zero on a thread that runs server library code (spec 002). */
+    int (*in_library_thread)(void);
+    pmix_status_t (*init)(pmix_server_module_t *module, pmix_info_t info[], size_t ninfo);
+    pmix_status_t (*finalize)(void);
+    pmix_status_t (*register_nspace)(const pmix_nspace_t nspace, int nlocalprocs,
+                                     pmix_info_t info[], size_t ninfo,
+                                     pmix_op_cbfunc_t cbfunc, void *cbdata);
+    void (*deregister_nspace)(const pmix_nspace_t nspace, pmix_op_cbfunc_t cbfunc, void *cbdata);
+    pmix_status_t (*register_client)(const pmix_proc_t *proc, uid_t uid, gid_t gid,
+                                     void *server_object, pmix_op_cbfunc_t cbfunc, void *cbdata);
+    void (*deregister_client)(const pmix_proc_t *proc, pmix_op_cbfunc_t cbfunc, void *cbdata);
+    pmix_status_t (*setup_fork)(const pmix_proc_t *proc, char ***env);
+    /* Introspection for tests; free the result with view_free. */
+    pmix_status_t (*view)(pmix_cxx_server_view_t *out);
+    void (*view_free)(pmix_cxx_server_view_t *view);
+} pmix_cxx_server_runtime_t;
+
+typedef const pmix_cxx_server_runtime_t *(*pmix_cxx_server_runtime_fn)(void);
+
+#define PMIX_CXX_SERVER_RUNTIME_SYMBOL "pmix_cxx_server_runtime"
+#define PMIX_CXX_SERVER_LIBRARY "libpmix-server.so.2"
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

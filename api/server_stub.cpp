@@ -1,0 +1,138 @@
+// PMIx_server_* in libpmix.so.2: load the server runtime on first use and
+// forward. Client processes never call these, so they never load CAF.
+//
+// The runtime is looked for, in order: $PMIX_CXX_SERVER_LIBRARY; next to the
+// file libpmix.so.2 was loaded from (symlinks resolved); then by soname
+// through the usual library search path.
+#include <dlfcn.h>
+#include <limits.h>
+#include <pmix_server.h>
+#include <stdlib.h>
+
+#include <mutex>
+#include <string>
+
+#include "api/server_runtime_abi.h"
+#include "api/server_stub.hpp"
+#include "common/log.hpp"
+
+namespace pmix::api {
+namespace {
+
+std::mutex load_mutex;
+const pmix_cxx_server_runtime_t* loaded = nullptr;  // written once, under load_mutex
+
+std::string library_dir() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&PMIx_server_init), &info) == 0 || info.dli_fname == nullptr)
+    return {};
+  char resolved[PATH_MAX];
+  if (realpath(info.dli_fname, resolved) == nullptr) return {};
+  std::string path{resolved};
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? std::string{} : path.substr(0, slash);
+}
+
+const pmix_cxx_server_runtime_t* try_open(const std::string& path, std::string& errors) {
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+  if (handle == nullptr) {
+    errors += std::string{"\n  "} + dlerror();
+    return nullptr;
+  }
+  auto fn = reinterpret_cast<pmix_cxx_server_runtime_fn>(dlsym(handle, PMIX_CXX_SERVER_RUNTIME_SYMBOL));
+  if (fn == nullptr) {
+    errors += "\n  " + path + ": no " + PMIX_CXX_SERVER_RUNTIME_SYMBOL;
+    return nullptr;
+  }
+  const auto* table = fn();
+  if (table == nullptr || table->version != PMIX_CXX_SERVER_RUNTIME_VERSION) {
+    errors += "\n  " + path + ": runtime version mismatch";
+    return nullptr;
+  }
+  return table;
+}
+
+}  // namespace
+
+const pmix_cxx_server_runtime_t* server_runtime(bool load) {
+  std::lock_guard<std::mutex> guard{load_mutex};
+  if (loaded != nullptr || !load) return loaded;
+  std::string errors;
+  if (const char* env = getenv("PMIX_CXX_SERVER_LIBRARY"); env != nullptr && *env != '\0')
+    loaded = try_open(env, errors);
+  if (loaded == nullptr) {
+    const auto dir = library_dir();
+    if (!dir.empty()) loaded = try_open(dir + "/" + PMIX_CXX_SERVER_LIBRARY, errors);
+  }
+  if (loaded == nullptr) loaded = try_open(PMIX_CXX_SERVER_LIBRARY, errors);
+  if (loaded == nullptr)
+    log::error("server", "cannot load the server runtime ", PMIX_CXX_SERVER_LIBRARY, ":", errors);
+  return loaded;
+}
+
+bool in_server_library_thread() {
+  const auto* rt = server_runtime(false);
+  return rt != nullptr && rt->in_library_thread() != 0;
+}
+
+}  // namespace pmix::api
+
+using pmix::api::server_runtime;
+
+extern "C" {
+
+PMIX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t* module, pmix_info_t info[],
+                                           size_t ninfo) {
+  const auto* rt = server_runtime(true);
+  if (rt == nullptr) return PMIX_ERR_INIT;
+  return rt->init(module, info, ninfo);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_server_finalize(void) {
+  const auto* rt = server_runtime(false);
+  return rt == nullptr ? PMIX_ERR_INIT : rt->finalize();
+}
+
+PMIX_EXPORT pmix_status_t PMIx_server_register_nspace(const pmix_nspace_t nspace, int nlocalprocs,
+                                                      pmix_info_t info[], size_t ninfo,
+                                                      pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  const auto* rt = server_runtime(false);
+  if (rt == nullptr) return PMIX_ERR_INIT;
+  return rt->register_nspace(nspace, nlocalprocs, info, ninfo, cbfunc, cbdata);
+}
+
+PMIX_EXPORT void PMIx_server_deregister_nspace(const pmix_nspace_t nspace, pmix_op_cbfunc_t cbfunc,
+                                               void* cbdata) {
+  const auto* rt = server_runtime(false);
+  if (rt == nullptr) {
+    if (cbfunc != nullptr) cbfunc(PMIX_ERR_INIT, cbdata);
+    return;
+  }
+  rt->deregister_nspace(nspace, cbfunc, cbdata);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_server_register_client(const pmix_proc_t* proc, uid_t uid, gid_t gid,
+                                                      void* server_object, pmix_op_cbfunc_t cbfunc,
+                                                      void* cbdata) {
+  const auto* rt = server_runtime(false);
+  if (rt == nullptr) return PMIX_ERR_INIT;
+  return rt->register_client(proc, uid, gid, server_object, cbfunc, cbdata);
+}
+
+PMIX_EXPORT void PMIx_server_deregister_client(const pmix_proc_t* proc, pmix_op_cbfunc_t cbfunc,
+                                               void* cbdata) {
+  const auto* rt = server_runtime(false);
+  if (rt == nullptr) {
+    if (cbfunc != nullptr) cbfunc(PMIX_ERR_INIT, cbdata);
+    return;
+  }
+  rt->deregister_client(proc, cbfunc, cbdata);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_server_setup_fork(const pmix_proc_t* proc, char*** env) {
+  const auto* rt = server_runtime(false);
+  if (rt == nullptr) return PMIX_ERR_INIT;
+  return rt->setup_fork(proc, env);
+}
+
+}  // extern "C"

@@ -1,0 +1,227 @@
+#include "client/connection.hpp"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "common/log.hpp"
+#include "common/progress.hpp"
+#include "protocol/codec.hpp"
+
+namespace pmix::client {
+
+connection::connection(int fd) : fd_(fd) {}
+
+connection::~connection() { close(); }
+
+pmix_status_t connection::open(const std::string& uri, std::unique_ptr<connection>& out) {
+  const auto pos = uri.find("uds://");
+  if (pos == std::string::npos) {
+    log::error("client", "server URI '", uri, "' names no transport this library speaks");
+    return PMIX_ERR_NOT_SUPPORTED;
+  }
+  const auto path = uri.substr(pos + 6);
+  sockaddr_un addr{};
+  if (path.empty() || path.size() >= sizeof addr.sun_path) {
+    log::error("client", "server socket path '", path, "' is invalid");
+    return PMIX_ERR_BAD_PARAM;
+  }
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return PMIX_ERR_UNREACH;
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path, path.data(), path.size());
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    log::error("client", "cannot connect to the server at '", path, "': ", std::strerror(errno));
+    ::close(fd);
+    return PMIX_ERR_UNREACH;
+  }
+  out.reset(new connection(fd));
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t connection::write_frame(const std::string& frame) {
+  std::lock_guard<std::mutex> guard{write_mutex_};
+  std::size_t done = 0;
+  while (done < frame.size()) {
+    const auto n = ::send(fd_, frame.data() + done, frame.size() - done, MSG_NOSIGNAL);
+    if (n > 0) {
+      done += static_cast<std::size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    return PMIX_ERR_LOST_CONNECTION;
+  }
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t connection::handshake(wire::Envelope& request, wire::Envelope& reply) {
+  request.set_id(next_id_++);
+  auto rc = write_frame(protocol::to_frame(request));
+  if (rc != PMIX_SUCCESS) return rc;
+  char buf[16384];
+  std::string payload;
+  for (;;) {
+    const auto st = reader_.next(payload);
+    if (st == protocol::frame_reader::status::complete) {
+      if (!protocol::parse(payload, reply) || reply.id() != request.id()) {
+        log::error("client", "the server's answer to connect is malformed");
+        return PMIX_ERR_UNPACK_FAILURE;
+      }
+      return PMIX_SUCCESS;
+    }
+    if (st == protocol::frame_reader::status::too_large) return PMIX_ERR_UNPACK_FAILURE;
+    const auto n = ::recv(fd_, buf, sizeof buf, 0);
+    if (n > 0) {
+      reader_.feed(buf, static_cast<std::size_t>(n));
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else {
+      return PMIX_ERR_LOST_CONNECTION;
+    }
+  }
+}
+
+pmix_status_t connection::start() {
+  wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (wake_fd_ < 0) return PMIX_ERR_OUT_OF_RESOURCE;
+  thread_ = std::thread([this] { run(); });
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t connection::send(wire::Envelope& e) {
+  e.set_id(0);
+  return write_frame(protocol::to_frame(e));
+}
+
+pmix_status_t connection::request(wire::Envelope& e, completion done) {
+  std::uint64_t id;
+  {
+    std::lock_guard<std::mutex> guard{mutex_};
+    if (lost_ || stopping_) return lost_ ? PMIX_ERR_LOST_CONNECTION : PMIX_ERR_NOT_AVAILABLE;
+    id = next_id_++;
+    pending_.emplace(id, std::move(done));
+  }
+  e.set_id(id);
+  auto rc = write_frame(protocol::to_frame(e));
+  if (rc != PMIX_SUCCESS) {
+    std::lock_guard<std::mutex> guard{mutex_};
+    pending_.erase(id);  // the reader may have failed it already
+  }
+  return rc;
+}
+
+void connection::post(std::function<void()> task) {
+  {
+    std::lock_guard<std::mutex> guard{mutex_};
+    tasks_.push_back(std::move(task));
+  }
+  const std::uint64_t one = 1;
+  [[maybe_unused]] auto n = ::write(wake_fd_, &one, sizeof one);
+}
+
+bool connection::lost() const {
+  std::lock_guard<std::mutex> guard{mutex_};
+  return lost_;
+}
+
+void connection::run() {
+  progress::scope in_library;
+  char buf[65536];
+  std::string payload;
+  for (;;) {
+    pollfd fds[2] = {{lost_ ? -1 : fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
+    if (::poll(fds, 2, -1) < 0) continue;  // EINTR
+    if ((fds[1].revents & POLLIN) != 0) {
+      std::uint64_t count;
+      [[maybe_unused]] auto r = ::read(wake_fd_, &count, sizeof count);
+      std::deque<std::function<void()>> tasks;
+      bool stop;
+      {
+        std::lock_guard<std::mutex> guard{mutex_};
+        tasks.swap(tasks_);
+        stop = stopping_;
+      }
+      for (auto& t : tasks) t();
+      if (stop) return;
+    }
+    if ((fds[0].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
+    const auto got = ::recv(fd_, buf, sizeof buf, 0);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) {
+      log::error("client", "lost the connection to the server");
+      fail_all(PMIX_ERR_LOST_CONNECTION);
+      continue;
+    }
+    reader_.feed(buf, static_cast<std::size_t>(got));
+    for (;;) {
+      const auto st = reader_.next(payload);
+      if (st == protocol::frame_reader::status::need_more) break;
+      wire::Envelope e;
+      if (st == protocol::frame_reader::status::too_large || !protocol::parse(payload, e)) {
+        log::error("client", "malformed frame from the server: closing the connection");
+        ::shutdown(fd_, SHUT_RDWR);
+        fail_all(PMIX_ERR_LOST_CONNECTION);
+        break;
+      }
+      completion done;
+      {
+        std::lock_guard<std::mutex> guard{mutex_};
+        auto it = pending_.find(e.id());
+        if (it != pending_.end()) {
+          done = std::move(it->second);
+          pending_.erase(it);
+        }
+      }
+      if (done) done(PMIX_SUCCESS, &e);
+    }
+  }
+}
+
+void connection::fail_all(pmix_status_t status) {
+  std::unordered_map<std::uint64_t, completion> pending;
+  {
+    std::lock_guard<std::mutex> guard{mutex_};
+    if (status == PMIX_ERR_LOST_CONNECTION) lost_ = true;
+    pending.swap(pending_);
+  }
+  for (auto& [id, done] : pending) done(status, nullptr);
+}
+
+void connection::close() {
+  if (fd_ < 0) return;
+  if (thread_.joinable()) {
+    {
+      std::lock_guard<std::mutex> guard{mutex_};
+      stopping_ = true;
+    }
+    const std::uint64_t one = 1;
+    [[maybe_unused]] auto n = ::write(wake_fd_, &one, sizeof one);
+    thread_.join();
+  }
+  ::close(fd_);
+  fd_ = -1;
+  if (wake_fd_ >= 0) ::close(wake_fd_);
+  wake_fd_ = -1;
+  fail_all(PMIX_ERR_NOT_AVAILABLE);
+}
+
+void connection::abandon() {
+  if (fd_ >= 0) ::close(fd_);
+  if (wake_fd_ >= 0) ::close(wake_fd_);
+  fd_ = wake_fd_ = -1;
+  // The thread object names a thread of the parent process: never join or
+  // destroy it here.
+  new (&thread_) std::thread();
+  // A parent thread may have held these at fork time.
+  new (&mutex_) std::mutex();
+  new (&write_mutex_) std::mutex();
+  pending_.clear();
+  tasks_.clear();
+}
+
+}  // namespace pmix::client

@@ -1,0 +1,57 @@
+// What a client knows without asking its server: its job's data (received at
+// connect), the data of peers it received from fences and direct-modex
+// replies, and its own puts. Not thread-safe: the client guards it.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+
+#include "common/value.hpp"
+#include "protocol/pmix.pb.h"
+
+namespace pmix::client {
+
+class store {
+ public:
+  using key_map = std::unordered_map<std::string, value>;
+
+  // Replaces the job data of job.nspace().
+  bool load_job(const wire::JobInfo& job, std::string* error);
+
+  // Job-level value of a namespace we hold job data for.
+  const value* job_value(const std::string& nspace, const std::string& key) const;
+  // Per-rank value registered or derived for p.
+  const value* rank_value(const proc_id& p, const std::string& key) const;
+  bool has_job(const std::string& nspace) const { return jobs_.count(nspace) > 0; }
+  const std::set<rank_t>& local_ranks(const std::string& nspace) const;
+
+  // A peer's committed data, as delivered by a fence or direct modex. Data
+  // whose scope hides it from this process (PMIX_LOCAL from a remote peer,
+  // PMIX_REMOTE from a local one) is left out.
+  // The data is everything p had committed when it was sent: later lookups of
+  // other keys of p need not ask the server until the next fence.
+  bool add_peer_data(const wire::RankData& data, const proc_id& self, std::string* error);
+  bool has_complete_data(const proc_id& p) const { return complete_.count(p) > 0; }
+  // A fence completed: peers may have committed more since their data came.
+  void fence_completed() { complete_.clear(); }
+  const value* peer_value(const proc_id& p, const std::string& key) const;
+
+  // Values stored with PMIx_Store_internal or PMIx_Put for this process.
+  void store_value(const proc_id& p, const std::string& key, value v);
+
+  void clear();
+
+ private:
+  struct job {
+    key_map info;
+    std::unordered_map<rank_t, key_map> ranks;
+    std::set<rank_t> local;
+  };
+  std::unordered_map<std::string, job> jobs_;
+  std::map<proc_id, key_map> peers_;
+  std::set<proc_id> complete_;
+};
+
+}  // namespace pmix::client

@@ -1,0 +1,149 @@
+// Node map and proc map strings: the compact text a host uses to say where
+// processes run. Backs PMIx_generate_regex, PMIx_generate_ppn and the server's
+// reading of PMIX_NODE_MAP / PMIX_PROC_MAP in PMIx_server_register_nspace.
+//
+// Plain functions, no state, no threads, no exceptions: every call returns a
+// result that holds either the value or a parse_error.
+//
+// ---------------------------------------------------------------------------
+// NODE MAP
+//
+// Raw form (what a host writes by hand): node names in job order separated by
+// ','. Names are taken byte for byte (no trimming). In both forms a name is
+// non-empty and holds no ',' and no NUL. "" is the empty list.
+//
+// Compact form (what generate_node_map produces):
+//
+//   node-map = "pmix[" [ item *( "," item ) ] "]"
+//   item     = name / text "[" [ width ":" ] range *( "," range ) "]" text
+//   name     = 1*char                        ; one node, taken literally
+//   text     = *char
+//   char     = safe / "%" HEXDIG HEXDIG      ; %XX is the byte 0xXX
+//   safe     = any byte 0x21-0x7E except "%" "," "[" "]"
+//   range    = number [ "-" number ]         ; a-b counts up or down, ends included
+//   width    = number                        ; 1..18
+//   number   = 1*DIGIT
+//
+// A bracketed item stands for one node per value v, in range order:
+// text-before + decimal(v) + text-after. With a width, decimal(v) is zero
+// padded to exactly width digits (v < 10^width); without one it has no
+// padding (v < 10^18). Every other byte, including space and non-ASCII,
+// is written as %XX, so the output is printable ASCII without spaces.
+// The generator uses the number field of a name's last digit run (at most 18
+// digits) and writes a bracketed item only where it is shorter than the names.
+//
+//   "node01,node02,node03,node10,login,c1-n007,c1-n008"
+//       -> "pmix[node[2:1-3,10],login,c1-n[3:7-8]]"
+//   "n9,n10,n11"          -> "pmix[n[9-11]]"
+//   "n3,n2,n1,n1"         -> "pmix[n[3-1,1]]"
+//   "r1n1-ib,r1n2-ib"     -> "pmix[r1n[1-2]-ib]"
+//   "a[1],b c"            -> "pmix[a%5B1%5D,b%20c]"
+//   ""                    -> "pmix[]"
+//
+// ---------------------------------------------------------------------------
+// PROC MAP (ppn)
+//
+// Raw form: one entry per node, in node map order, separated by ';'; an entry
+// is a ','-separated list of ranks or rank ranges "a-b" (up or down, ends
+// included) and may be empty (a node without procs). "" is zero nodes.
+//
+//   raw      = "" / entry *( ";" entry )
+//   entry    = [ rterm *( "," rterm ) ]
+//   rterm    = number [ "-" number ]
+//
+// Compact form (what generate_proc_map produces):
+//
+//   proc-map = "pmix[" [ group *( ";" group ) ] "]"  ; "pmix[]" is zero nodes
+//   group    = ranks [ "*" count [ ( "+" / "-" ) shift ] ]
+//   ranks    = [ term *( "," term ) ]
+//   term     = number [ "-" number [ "/" step ] ]
+//
+// "a-b/s" is a, a+s, ..., b (or downwards when b < a); s >= 1 must divide
+// |b - a|. "ranks*n+d" is n >= 1 nodes: the first has ranks, each next one
+// has the previous node's ranks plus d ("-d": minus d; no shift: identical
+// nodes; a shift of empty nodes is ignored). A lone node without procs is
+// written "pmix[*1]". The generator writes a group only where it is shorter
+// than the nodes one by one.
+//
+//   "0,1,2,3;4-7;8,10,12"      -> "pmix[0-3;4-7;8-12/2]"
+//   "0-3;4-7;8-11"             -> "pmix[0-3*3+4]"
+//   100 nodes x 10 ranks block -> "pmix[0-9*100+10]"
+//   4 nodes, 16 ranks cyclic   -> "pmix[0-12/4*4+1]"
+//   "0;;1"                     -> "pmix[0;;1]"
+//
+// ---------------------------------------------------------------------------
+// Both parsers accept either form: text that starts with "pmix[" is read as
+// the compact form, anything else as the raw form (so a raw node list cannot
+// start with a node named "pmix[..."). Order and duplicates are kept
+// exactly: parse(generate(text)) == parse(text) for every valid text.
+// Ranks are at most max_rank. No meaning is checked (a rank may repeat).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace pmix::regex {
+
+// Highest rank a proc map may hold.
+inline constexpr std::uint32_t max_rank = 0xFFFFFFFEu;
+
+// Why a text was refused: "offset N: ..." (N counts bytes of the input).
+struct parse_error {
+  std::string what;
+};
+
+// Either a value or a parse_error. value() requires ok(), error() requires !ok().
+template <class T>
+class [[nodiscard]] result {
+ public:
+  result(T value) : data_(std::in_place_index<0>, std::move(value)) {}
+  result(parse_error error) : data_(std::in_place_index<1>, std::move(error)) {}
+
+  bool ok() const noexcept { return data_.index() == 0; }
+  const T& value() const& { return std::get<0>(data_); }
+  T&& value() && { return std::get<0>(std::move(data_)); }
+  const parse_error& error() const { return std::get<1>(data_); }
+
+ private:
+  std::variant<T, parse_error> data_;
+};
+
+// Bounds on what one parse may produce, so that a short text cannot expand
+// into gigabytes. Exceeding one is a parse_error, found before allocating.
+struct parse_limits {
+  std::size_t max_nodes = 10'000'000;             // names, or proc map entries
+  std::size_t max_ranks = 100'000'000;            // ranks over all nodes
+  std::size_t max_name_bytes = std::size_t{256} << 20;  // bytes over all names
+};
+
+using node_list = std::vector<std::string>;
+using rank_lists = std::vector<std::vector<std::uint32_t>>;
+
+// Node names of a node map in either form. Errors: malformed text, an empty
+// name, a name with ',' or NUL, a limit exceeded.
+result<node_list> parse_node_map(std::string_view text,
+                                 const parse_limits& limits = {}) noexcept;
+
+// Compact form of names. Errors: an empty name, a name with ',' or NUL.
+result<std::string> encode_node_map(const node_list& names) noexcept;
+
+// encode_node_map(parse_node_map(text)): PMIx_generate_regex.
+result<std::string> generate_node_map(std::string_view text) noexcept;
+
+// Ranks of each node of a proc map in either form. Errors: malformed text,
+// a rank above max_rank, a limit exceeded.
+result<rank_lists> parse_proc_map(std::string_view text,
+                                  const parse_limits& limits = {}) noexcept;
+
+// Compact form of ranks per node. Errors: a rank above max_rank.
+result<std::string> encode_proc_map(const rank_lists& ranks) noexcept;
+
+// encode_proc_map(parse_proc_map(text)): PMIx_generate_ppn.
+result<std::string> generate_proc_map(std::string_view text) noexcept;
+
+}  // namespace pmix::regex

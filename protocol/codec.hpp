@@ -1,0 +1,39 @@
+// Conversion between the wire schema (pmix.proto) and the library's C++ values
+// (common/value.hpp). Only this file and the peers that (de)serialize
+// envelopes include the generated protobuf header.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "common/value.hpp"
+#include "protocol/pmix.pb.h"
+
+namespace pmix::protocol {
+
+void to_wire(const proc_id& p, wire::Proc* out);
+proc_id from_wire(const wire::Proc& p);
+
+// Values of a type the wire cannot carry (value::kind::unsupported) are sent
+// as PMIX_UNDEF; the facade refuses them before they get here.
+void to_wire(const value& v, wire::Value* out);
+void to_wire(const info& i, wire::Info* out);
+void to_wire(const info_list& list, google::protobuf::RepeatedPtrField<wire::Info>* out);
+
+// False when the message is inconsistent (a payload that does not match its
+// type, nesting deeper than a sane limit); `error` says why.
+bool from_wire(const wire::Value& in, value& out, std::string* error = nullptr);
+bool from_wire(const wire::Info& in, info& out, std::string* error = nullptr);
+bool from_wire(const google::protobuf::RepeatedPtrField<wire::Info>& in, info_list& out,
+               std::string* error = nullptr);
+
+// Serializes an envelope into one complete frame (length prefix included).
+std::string to_frame(const wire::Envelope& e);
+// Parses one frame's payload. False on garbage.
+bool parse(std::string_view payload, wire::Envelope& out);
+
+// Appends `bytes` to `out` as one length-delimited protobuf field. Used to
+// build a ModexData from already serialized RankData without re-parsing.
+void append_length_delimited(std::string& out, int field_number, std::string_view bytes);
+
+}  // namespace pmix::protocol

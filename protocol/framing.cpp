@@ -1,0 +1,42 @@
+#include "protocol/framing.hpp"
+
+namespace pmix::protocol {
+
+void append_frame(std::string& out, std::string_view payload) {
+  const auto n = static_cast<std::uint32_t>(payload.size());
+  const char header[frame_header_size] = {
+      static_cast<char>((n >> 24) & 0xff), static_cast<char>((n >> 16) & 0xff),
+      static_cast<char>((n >> 8) & 0xff), static_cast<char>(n & 0xff)};
+  out.append(header, frame_header_size);
+  out.append(payload.data(), payload.size());
+}
+
+void frame_reader::feed(const char* data, std::size_t size) {
+  // Drop what was already handed out before growing the buffer.
+  if (consumed_ > 0 && consumed_ == buffer_.size()) {
+    buffer_.clear();
+    consumed_ = 0;
+  } else if (consumed_ > (1u << 16) && consumed_ > buffer_.size() / 2) {
+    buffer_.erase(0, consumed_);
+    consumed_ = 0;
+  }
+  buffer_.append(data, size);
+}
+
+frame_reader::status frame_reader::next(std::string& payload) {
+  if (rejected_length_ != 0) return status::too_large;
+  if (buffered() < frame_header_size) return status::need_more;
+  const auto* p = reinterpret_cast<const unsigned char*>(buffer_.data() + consumed_);
+  const std::uint32_t n = (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) |
+                          (std::uint32_t{p[2]} << 8) | std::uint32_t{p[3]};
+  if (n > max_frame_size_) {
+    rejected_length_ = n;
+    return status::too_large;
+  }
+  if (buffered() < frame_header_size + n) return status::need_more;
+  payload.assign(buffer_.data() + consumed_ + frame_header_size, n);
+  consumed_ += frame_header_size + n;
+  return status::complete;
+}
+
+}  // namespace pmix::protocol

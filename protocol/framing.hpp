@@ -1,0 +1,51 @@
+// Length-prefixed framing for PMIx messages on stream sockets.
+//
+// A frame is a 4-byte big-endian payload length followed by that many bytes
+// (one serialized wire::Envelope). A length above the configured maximum is a
+// protocol error: the connection that sent it is closed (docs/wire-format.md).
+// This header knows nothing about protobuf.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace pmix::protocol {
+
+inline constexpr std::size_t frame_header_size = 4;
+// Default largest accepted payload: 64 MiB.
+inline constexpr std::uint32_t default_max_frame_size = 64u << 20;
+
+// Appends one frame (header + payload) to `out`. The caller guarantees that
+// payload.size() <= the peer's maximum frame size.
+void append_frame(std::string& out, std::string_view payload);
+
+// Splits a byte stream into frames. Feed it whatever recv() returned, then
+// call next() until it stops returning frame_status::complete.
+class frame_reader {
+ public:
+  enum class status { complete, need_more, too_large };
+
+  explicit frame_reader(std::uint32_t max_frame_size = default_max_frame_size)
+      : max_frame_size_(max_frame_size) {}
+
+  void feed(const char* data, std::size_t size);
+
+  // On complete, `payload` holds the next frame's payload. After too_large,
+  // the stream is unusable and the connection must be closed.
+  status next(std::string& payload);
+
+  // Bytes received but not yet returned as a frame.
+  std::size_t buffered() const { return buffer_.size() - consumed_; }
+  // The length announced by the header that caused too_large.
+  std::uint32_t rejected_length() const { return rejected_length_; }
+
+ private:
+  std::string buffer_;
+  std::size_t consumed_ = 0;
+  std::uint32_t max_frame_size_;
+  std::uint32_t rejected_length_ = 0;
+};
+
+}  // namespace pmix::protocol

@@ -1,0 +1,117 @@
+// Compares our public headers with the installed OpenPMIx 4.2.2 headers:
+// every constant we define (value), every struct we define (size, member
+// offsets and sizes), and which names exist on only one side.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <map>
+#include <set>
+#include <string>
+
+#include "tests/api/abi_entry.h"
+#include "tests/api/abi_names.inc"
+
+namespace {
+
+// Names newer than OpenPMIx 4.2.2: the only ones allowed to be ours alone.
+const std::set<std::string> kNewerThan422 = {
+    "PMIX_SERVER_SYS_CONTROLLER",      "PMIX_SERVER_ALLOW_FOREIGN_TOOLS",
+    "PMIX_ALLOW_CLIENT_CLONES",        "PMIX_EXTERNAL_AUX_EVENT_BASE",
+    "PMIX_MYSERVER_ALT_URIS",
+};
+const std::set<std::string> kNewerFunctions = {"PMIx_server_collect_job_info"};
+
+// 4.2.2 macros we deliberately leave out: PMIx_Heartbeat() expands to a call
+// of PMIx_Process_monitor_nb, which is not declared yet.
+const std::set<std::string> kOmittedMacros = {"PMIx_Heartbeat"};
+
+std::set<std::string> to_set(const char* const* names) {
+  std::set<std::string> out;
+  for (; *names != nullptr; ++names) out.insert(*names);
+  return out;
+}
+
+std::string describe(const abi_entry& e) {
+  switch (e.kind) {
+    case ABI_STRING: return std::string("\"") + e.text + "\"";
+    case ABI_ABSENT: return "(not defined)";
+    default: return std::to_string(e.as_signed) + " / " + std::to_string(e.as_unsigned);
+  }
+}
+
+bool same(const abi_entry& a, const abi_entry& b) {
+  if (a.kind != b.kind) return false;
+  if (a.kind == ABI_STRING) return std::strcmp(a.text, b.text) == 0;
+  return a.as_signed == b.as_signed && a.as_unsigned == b.as_unsigned;
+}
+
+}  // namespace
+
+TEST_SUITE("abi") {
+  TEST_CASE("both tables were built from the same generated entries") {
+    REQUIRE(abi_ours_count == abi_openpmix_count);
+    // ~530 attribute keys, ~400 other constants, ~390 struct sizes and offsets
+    CHECK(abi_ours_count > 1300);
+  }
+
+  TEST_CASE("every constant, struct size and member offset equals OpenPMIx 4.2.2") {
+    REQUIRE(abi_ours_count == abi_openpmix_count);
+    int mismatches = 0;
+    int compared = 0;
+    for (size_t k = 0; k < abi_ours_count; ++k) {
+      const abi_entry& ours = abi_ours[k];
+      const abi_entry& theirs = abi_openpmix[k];
+      REQUIRE(std::strcmp(ours.name, theirs.name) == 0);
+      if (theirs.kind == ABI_ABSENT && kNewerThan422.count(ours.name) != 0) {
+        continue;
+      }
+      ++compared;
+      if (!same(ours, theirs)) {
+        ++mismatches;
+        MESSAGE(std::string(ours.name) << ": ours " << describe(ours) << ", OpenPMIx " << describe(theirs));
+      }
+    }
+    CHECK(mismatches == 0);
+    CHECK(compared + static_cast<int>(kNewerThan422.size()) == static_cast<int>(abi_ours_count));
+  }
+
+  TEST_CASE("the newer-than-4.2.2 keys have the strings later releases use") {
+    std::map<std::string, std::string> keys;
+    for (size_t k = 0; k < abi_ours_count; ++k) {
+      if (kNewerThan422.count(abi_ours[k].name) != 0) {
+        REQUIRE(abi_ours[k].kind == ABI_STRING);
+        keys[abi_ours[k].name] = abi_ours[k].text;
+      }
+    }
+    CHECK(keys["PMIX_SERVER_SYS_CONTROLLER"] == "pmix.srv.ctrlr");
+    CHECK(keys["PMIX_SERVER_ALLOW_FOREIGN_TOOLS"] == "pmix.srvr.ftools");
+    CHECK(keys["PMIX_ALLOW_CLIENT_CLONES"] == "pmix.allow.clones");
+    CHECK(keys["PMIX_EXTERNAL_AUX_EVENT_BASE"] == "pmix.evaux");
+    CHECK(keys["PMIX_MYSERVER_ALT_URIS"] == "pmix.mysrvr.alturis");
+  }
+
+  TEST_CASE("no 4.2.2 constant, type or macro is missing from our headers") {
+    CHECK(to_set(kConstantsOnlyInOpenPMIx).empty());
+    CHECK(to_set(kTypesOnlyInOpenPMIx).empty());
+    CHECK(to_set(kMacrosOnlyInOpenPMIx) == kOmittedMacros);
+    for (const auto& name : to_set(kConstantsOnlyInOpenPMIx)) MESSAGE("missing constant " << name);
+    for (const auto& name : to_set(kTypesOnlyInOpenPMIx)) MESSAGE("missing type " << name);
+  }
+
+  TEST_CASE("only the listed newer names are ours alone") {
+    CHECK(to_set(kConstantsOnlyInOurs) == kNewerThan422);
+    CHECK(to_set(kMacrosOnlyInOurs).empty());
+    CHECK(to_set(kTypesOnlyInOurs).empty());
+    CHECK(to_set(abi_functions_only_in_ours) == kNewerFunctions);
+  }
+
+  TEST_CASE("every struct of 4.2.2 is compared and the signatures were checked") {
+    std::set<std::string> structs = to_set(kStructsChecked);
+    for (const char* name : {"pmix_value_t", "pmix_info_t", "pmix_proc_t", "pmix_server_module_t",
+                             "pmix_data_buffer_t", "pmix_node_stats_t", "pmix_regattr_t"}) {
+      CHECK_MESSAGE(structs.count(name) == 1, std::string(name));
+    }
+    // one static assertion per declared function and per callback typedef
+    CHECK(abi_signatures_checked >= 100);
+  }
+}
