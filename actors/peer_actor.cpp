@@ -100,6 +100,7 @@ void on_connect(self_ptr self, std::uint64_t id, const wire::ConnectRequest& req
               log::warning("peer", "connection of ", to_string(st.proc), " refused: ",
                            PMIx_Error_string(r.status));
               send_envelope(self, e);
+              st.state = peer_state::phase::refused;
               st.conn->shutdown();
               return;
             }
@@ -214,8 +215,8 @@ void on_frame(self_ptr self, const std::string& payload) {
       return protocol_error(self, "first message is not a connect request");
     return on_connect(self, id, e.connect());
   }
-  if (st.state == peer_state::phase::connecting)
-    return protocol_error(self, "request before the connect reply");
+  if (st.state == peer_state::phase::connecting || st.state == peer_state::phase::refused)
+    return protocol_error(self, "request before a successful connect");
   if (st.state == peer_state::phase::finalizing)
     return protocol_error(self, "request after finalize");
   switch (e.body_case()) {
@@ -249,7 +250,8 @@ void on_closed(self_ptr self) {
   if (!registered) {
     // The handshake never completed. If its request is still in flight the
     // reply handler finishes the departure; otherwise nothing refers to us.
-    if (st.state == peer_state::phase::handshake) self->quit();
+    if (st.state == peer_state::phase::handshake || st.state == peer_state::phase::refused)
+      self->quit();
     st.state = peer_state::phase::tombstone;
     return;
   }

@@ -28,7 +28,7 @@ namespace pmix::actors {
 struct peer_state {
   static const char* name;
 
-  enum class phase { handshake, connecting, active, finalizing, tombstone };
+  enum class phase { handshake, connecting, refused, active, finalizing, tombstone };
 
   std::shared_ptr<transport::connection> conn;  // null once the socket is gone
   context_ptr ctx;

@@ -49,15 +49,24 @@ void fail_fence(self_ptr self, std::uint64_t id, pmix_status_t status) {
 // to the host.
 void advance_fence(self_ptr self, fence_tracker& t) {
   auto& st = self->state;
-  // A local participant that already left can never contribute.
+  // A local participant that already left can never contribute. A death
+  // (PMIX_ERR_PROC_TERM_WO_SYNC) is reported before a finalize.
+  const proc_id* gone = nullptr;
+  pmix_status_t reason = PMIX_SUCCESS;
   for (const auto& p : t.expected) {
     if (t.arrived.count(p) > 0) continue;
     auto d = st.departed.find(p);
-    if (d != st.departed.end()) {
-      log::warning("server", "fence over ", t.procs.size(), " participant(s) fails: ",
-                   to_string(p), " has left (", PMIx_Error_string(d->second), ")");
-      return fail_fence(self, t.id, d->second);
+    if (d == st.departed.end()) continue;
+    if (gone == nullptr || (reason != PMIX_ERR_PROC_TERM_WO_SYNC &&
+                            d->second == PMIX_ERR_PROC_TERM_WO_SYNC)) {
+      gone = &d->first;
+      reason = d->second;
     }
+  }
+  if (gone != nullptr) {
+    log::warning("server", "a fence fails: participant ", to_string(*gone), " has left (",
+                 PMIx_Error_string(reason), ")");
+    return fail_fence(self, t.id, reason);
   }
   if (!t.ready() || t.host_called) return;
   if (t.all_local) {

@@ -2,7 +2,7 @@
 // memory semantics of OpenPMIx 4.2.2: loads and transfers deep-copy, destructs
 // free everything a value owns (recursively), PMIX_POINTER is never owned.
 // Nothing here needs an initialized library.
-#include <hwloc.h>
+#include "api/hwloc_lazy.hpp"
 #include <pmix.h>
 #include <strings.h>
 
@@ -627,8 +627,9 @@ pmix_status_t copy_element(void* dst, const void* src, pmix_data_type_t type) {
       auto d = static_cast<pmix_cpuset_t*>(dst);
       auto s = static_cast<const pmix_cpuset_t*>(src);
       c << copy_string(&d->source, s->source);
-      if (is_hwloc(s->source) && s->bitmap != nullptr) {
-        d->bitmap = hwloc_bitmap_dup(static_cast<hwloc_const_bitmap_t>(s->bitmap));
+      const auto* hw = pmix::api::loaded_hwloc();
+      if (is_hwloc(s->source) && s->bitmap != nullptr && hw != nullptr) {
+        d->bitmap = hw->bitmap_dup(static_cast<hwloc_const_bitmap_t>(s->bitmap));
         c << (d->bitmap == nullptr ? PMIX_ERR_NOMEM : PMIX_SUCCESS);
       } else {
         d->bitmap = s->bitmap;  // unknown representation: shared, never freed here
@@ -639,9 +640,10 @@ pmix_status_t copy_element(void* dst, const void* src, pmix_data_type_t type) {
       auto d = static_cast<pmix_topology_t*>(dst);
       auto s = static_cast<const pmix_topology_t*>(src);
       c << copy_string(&d->source, s->source);
-      if (is_hwloc(s->source) && s->topology != nullptr) {
+      const auto* hw = pmix::api::loaded_hwloc();
+      if (is_hwloc(s->source) && s->topology != nullptr && hw != nullptr) {
         hwloc_topology_t copy = nullptr;
-        if (hwloc_topology_dup(&copy, static_cast<hwloc_topology_t>(s->topology)) != 0) {
+        if (hw->topology_dup(&copy, static_cast<hwloc_topology_t>(s->topology)) != 0) {
           c << PMIX_ERR_NOMEM;
         }
         d->topology = copy;
@@ -835,8 +837,9 @@ void destruct_element(void* elem, pmix_data_type_t type) {
     }
     case PMIX_PROC_CPUSET: {
       auto cs = static_cast<pmix_cpuset_t*>(elem);
-      if (is_hwloc(cs->source) && cs->bitmap != nullptr) {
-        hwloc_bitmap_free(static_cast<hwloc_bitmap_t>(cs->bitmap));
+      const auto* hw = pmix::api::loaded_hwloc();
+      if (is_hwloc(cs->source) && cs->bitmap != nullptr && hw != nullptr) {
+        hw->bitmap_free(static_cast<hwloc_bitmap_t>(cs->bitmap));
       }
       std::free(cs->source);
       cs->source = nullptr;
@@ -845,8 +848,9 @@ void destruct_element(void* elem, pmix_data_type_t type) {
     }
     case PMIX_TOPO: {
       auto t = static_cast<pmix_topology_t*>(elem);
-      if (is_hwloc(t->source) && t->topology != nullptr) {
-        hwloc_topology_destroy(static_cast<hwloc_topology_t>(t->topology));
+      const auto* hw = pmix::api::loaded_hwloc();
+      if (is_hwloc(t->source) && t->topology != nullptr && hw != nullptr) {
+        hw->topology_destroy(static_cast<hwloc_topology_t>(t->topology));
       }
       std::free(t->source);
       t->source = nullptr;
@@ -1257,8 +1261,9 @@ PMIX_EXPORT void PMIx_Topology_destruct(pmix_topology_t* topo) {
   if (topo == nullptr || !is_hwloc(topo->source)) {
     return;  // only hwloc topologies are understood; others are left alone
   }
-  if (topo->topology != nullptr) {
-    hwloc_topology_destroy(static_cast<hwloc_topology_t>(topo->topology));
+  const auto* hw = pmix::api::loaded_hwloc();
+  if (topo->topology != nullptr && hw != nullptr) {
+    hw->topology_destroy(static_cast<hwloc_topology_t>(topo->topology));
   }
   std::free(topo->source);
   topo->source = nullptr;

@@ -1,0 +1,232 @@
+#include "tests/e2e/host.hpp"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <climits>
+#include <cstring>
+#include <thread>
+
+#include "protocol/codec.hpp"
+
+namespace pmix::test {
+
+void host_record::reset() {
+  std::lock_guard<std::mutex> guard{mutex};
+  connected = finalized = aborts = fence_calls = dmodex_calls = 0;
+  abort_status = 0;
+  abort_message.clear();
+  fence_nprocs = fence_ndata = 0;
+  fence_reply_extra.clear();
+  dmodex_status = PMIX_SUCCESS;
+  dmodex_reply.clear();
+  block_in_upcall = false;
+  blocking_call_status = 0;
+}
+
+host_record& record() {
+  static host_record r;
+  return r;
+}
+
+namespace {
+
+pmix_status_t on_connected(const pmix_proc_t*, void*, pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  auto& r = record();
+  ++r.connected;
+  if (r.block_in_upcall) {
+    // A blocking call from inside an up-call must not deadlock (spec 002).
+    r.blocking_call_status =
+        PMIx_server_register_nspace("from-upcall", 1, nullptr, 0, nullptr, nullptr);
+  }
+  // Answer through the callback, as an asynchronous host would.
+  std::thread([cbfunc, cbdata] { cbfunc(PMIX_SUCCESS, cbdata); }).detach();
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t on_finalized(const pmix_proc_t*, void*, pmix_op_cbfunc_t, void*) {
+  ++record().finalized;
+  return PMIX_OPERATION_SUCCEEDED;
+}
+
+pmix_status_t on_abort(const pmix_proc_t* proc, void*, int status, const char msg[], pmix_proc_t[],
+                       size_t, pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  auto& r = record();
+  {
+    std::lock_guard<std::mutex> guard{r.mutex};
+    r.abort_status = status;
+    r.abort_message = msg == nullptr ? "" : msg;
+    r.abort_proc = *proc;
+  }
+  ++r.aborts;
+  cbfunc(PMIX_SUCCESS, cbdata);
+  return PMIX_SUCCESS;
+}
+
+struct held_data {
+  std::string bytes;
+};
+
+void release_held(void* cbdata) { delete static_cast<held_data*>(cbdata); }
+
+pmix_status_t on_fence(const pmix_proc_t[], size_t nprocs, const pmix_info_t[], size_t, char* data,
+                       size_t ndata, pmix_modex_cbfunc_t cbfunc, void* cbdata) {
+  auto& r = record();
+  auto* held = new held_data;
+  {
+    std::lock_guard<std::mutex> guard{r.mutex};
+    r.fence_nprocs = nprocs;
+    r.fence_ndata = ndata;
+    held->bytes.assign(data == nullptr ? "" : data, ndata);
+    held->bytes += r.fence_reply_extra;
+  }
+  ++r.fence_calls;
+  // The data handed back is ours to release after the callback (spec 000).
+  std::thread([cbfunc, cbdata, held] {
+    cbfunc(PMIX_SUCCESS, held->bytes.data(), held->bytes.size(), cbdata, release_held, held);
+  }).detach();
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t on_dmodex(const pmix_proc_t* proc, const pmix_info_t[], size_t,
+                        pmix_modex_cbfunc_t cbfunc, void* cbdata) {
+  auto& r = record();
+  auto* held = new held_data;
+  pmix_status_t status;
+  {
+    std::lock_guard<std::mutex> guard{r.mutex};
+    r.dmodex_proc = *proc;
+    held->bytes = r.dmodex_reply;
+    status = r.dmodex_status;
+  }
+  ++r.dmodex_calls;
+  cbfunc(status, held->bytes.data(), held->bytes.size(), cbdata, release_held, held);
+  return PMIX_SUCCESS;
+}
+
+}  // namespace
+
+pmix_server_module_t make_module(host_slots slots) {
+  pmix_server_module_t m;
+  std::memset(&m, 0, sizeof m);
+  if (slots.connected) m.client_connected = on_connected;
+  if (slots.finalized) m.client_finalized = on_finalized;
+  if (slots.abort) m.abort = on_abort;
+  if (slots.fence) m.fence_nb = on_fence;
+  if (slots.dmodex) m.direct_modex = on_dmodex;
+  return m;
+}
+
+const pmix_cxx_server_runtime_t* runtime_table() {
+  void* h = dlopen(PMIX_CXX_SERVER_LIBRARY, RTLD_NOW | RTLD_NOLOAD);
+  if (h == nullptr) return nullptr;
+  auto fn = reinterpret_cast<pmix_cxx_server_runtime_fn>(dlsym(h, PMIX_CXX_SERVER_RUNTIME_SYMBOL));
+  return fn == nullptr ? nullptr : fn();
+}
+
+server::server(const std::string& tmpdir, host_slots slots, std::vector<pmix_info_t> extra) {
+  record().reset();
+  module_ = make_module(slots);
+  std::vector<pmix_info_t> dirs(1);
+  PMIX_INFO_LOAD(&dirs[0], PMIX_SERVER_TMPDIR, tmpdir.c_str(), PMIX_STRING);
+  for (auto& e : extra) dirs.push_back(e);
+  status_ = PMIx_server_init(&module_, dirs.data(), dirs.size());
+  PMIX_INFO_DESTRUCT(&dirs[0]);
+}
+
+server::~server() {
+  if (status_ == PMIX_SUCCESS) PMIx_server_finalize();
+}
+
+pmix_cxx_server_view_t server::view() const {
+  pmix_cxx_server_view_t v;
+  std::memset(&v, 0, sizeof v);
+  if (const auto* t = runtime_table()) t->view(&v);
+  return v;
+}
+
+std::string this_host() {
+  char buf[HOST_NAME_MAX + 1] = {};
+  ::gethostname(buf, sizeof buf - 1);
+  return buf;
+}
+
+pmix_status_t register_job(const std::string& nspace, std::uint32_t size, std::uint32_t local) {
+  std::string nodes = this_host();
+  std::string ppn = local == 1 ? "0" : "0-" + std::to_string(local - 1);
+  if (local < size) {
+    nodes += ",othernode";
+    ppn += ";" + (size - local == 1 ? std::to_string(local)
+                                    : std::to_string(local) + "-" + std::to_string(size - 1));
+  }
+  char* node_map = nullptr;
+  char* proc_map = nullptr;
+  PMIx_generate_regex(nodes.c_str(), &node_map);
+  PMIx_generate_ppn(ppn.c_str(), &proc_map);
+  pmix_info_t info[3];
+  PMIX_INFO_LOAD(&info[0], PMIX_JOB_SIZE, &size, PMIX_UINT32);
+  PMIX_INFO_LOAD(&info[1], PMIX_NODE_MAP, node_map, PMIX_STRING);
+  PMIX_INFO_LOAD(&info[2], PMIX_PROC_MAP, proc_map, PMIX_STRING);
+  std::free(node_map);
+  std::free(proc_map);
+  auto rc = PMIx_server_register_nspace(nspace.c_str(), static_cast<int>(local), info, 3, nullptr,
+                                        nullptr);
+  for (auto& i : info) PMIX_INFO_DESTRUCT(&i);
+  if (rc != PMIX_SUCCESS) return rc;
+  for (pmix_rank_t r = 0; r < local; ++r) {
+    pmix_proc_t p;
+    PMIX_LOAD_PROCID(&p, nspace.c_str(), r);
+    rc = PMIx_server_register_client(&p, getuid(), getgid(), nullptr, nullptr, nullptr);
+    if (rc != PMIX_SUCCESS) return rc;
+  }
+  return PMIX_SUCCESS;
+}
+
+child launch(const std::string& nspace, pmix_rank_t r, const std::vector<std::string>& argv,
+             const std::string& capture_dir) {
+  pmix_proc_t p;
+  PMIX_LOAD_PROCID(&p, nspace.c_str(), r);
+  char** env = nullptr;
+  PMIx_server_setup_fork(&p, &env);
+  std::vector<std::string> extra;
+  for (char** e = env; e != nullptr && *e != nullptr; ++e) extra.emplace_back(*e);
+  PMIX_ARGV_FREE(env);
+  return child(argv, environment_with(extra), capture_dir);
+}
+
+namespace {
+void op_done(pmix_status_t st, void* cbdata) {
+  static_cast<std::atomic<int>*>(cbdata)->store(st == PMIX_SUCCESS ? 1 : 2);
+}
+}  // namespace
+
+pmix_status_t deregister_job(const std::string& nspace) {
+  std::atomic<int> done{0};
+  PMIx_server_deregister_nspace(nspace.c_str(), op_done, &done);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (done == 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return done == 1 ? PMIX_SUCCESS : done == 2 ? PMIX_ERROR : PMIX_ERR_TIMEOUT;
+}
+
+std::string remote_rank_data(const std::string& nspace, pmix_rank_t rank,
+                             const std::vector<std::pair<std::string, std::string>>& values) {
+  wire::RankData data;
+  protocol::to_wire(proc_id{nspace, rank}, data.mutable_proc());
+  for (const auto& [k, v] : values) {
+    auto* item = data.add_data();
+    item->set_scope(PMIX_GLOBAL);
+    protocol::to_wire(info{k, value::string(v), 0}, item->mutable_info());
+  }
+  return data.SerializeAsString();
+}
+
+std::string remote_modex(const std::string& nspace, pmix_rank_t rank,
+                         const std::vector<std::pair<std::string, std::string>>& values) {
+  std::string out;
+  protocol::append_length_delimited(out, 1, remote_rank_data(nspace, rank, values));
+  return out;
+}
+
+}  // namespace pmix::test

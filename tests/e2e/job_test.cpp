@@ -1,0 +1,326 @@
+// End-to-end: a host process (this test) runs the PMIx server and launches
+// real client processes that talk to it over real sockets.
+#include <doctest/doctest.h>
+#include <pmix_server.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "tests/e2e/host.hpp"
+
+using namespace pmix::test;
+
+namespace {
+
+const std::string demo = runfile("tools/demo/pmix_demo");
+const std::string script = runfile("tests/e2e/script_client");
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+// Runs `n` ranks of `argv` as one job and returns them after they exit.
+std::vector<child> run_job(const std::string& nspace, std::uint32_t n,
+                           const std::vector<std::string>& argv, const temp_dir& dir) {
+  REQUIRE(register_job(nspace, n, n) == PMIX_SUCCESS);
+  std::vector<child> ranks;
+  for (pmix_rank_t r = 0; r < n; ++r) ranks.push_back(launch(nspace, r, argv, dir.path()));
+  for (auto& c : ranks) c.wait();
+  return ranks;
+}
+
+std::string uri_path(const std::string& nspace) {
+  pmix_proc_t p;
+  PMIX_LOAD_PROCID(&p, nspace.c_str(), 0);
+  char** env = nullptr;
+  PMIx_server_setup_fork(&p, &env);
+  std::string uri;
+  for (char** e = env; e != nullptr && *e != nullptr; ++e)
+    if (std::strncmp(*e, "PMIX_SERVER_URI41=", 18) == 0) uri = *e + 18;
+  PMIX_ARGV_FREE(env);
+  const auto pos = uri.find("uds://");
+  return pos == std::string::npos ? std::string{} : uri.substr(pos + 6);
+}
+
+int connect_raw(const std::string& path) {
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  timeval tv{60, 0};  // a guard against hangs only
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  return fd;
+}
+
+// True when the server closed the connection (EOF) rather than timing out.
+bool closed_by_server(int fd) {
+  char buf[256];
+  for (;;) {
+    const auto n = ::recv(fd, buf, sizeof buf, 0);
+    if (n == 0) return true;
+    if (n < 0) return false;
+  }
+}
+
+}  // namespace
+
+TEST_SUITE("end to end") {
+  TEST_CASE("1, 2, 4 and 16 clients put, commit, fence and get, with and without collection") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    int job = 0;
+    for (std::uint32_t n : {1u, 2u, 4u, 16u}) {
+      for (bool collect : {true, false}) {
+        CAPTURE(n);
+        CAPTURE(collect);
+        const std::string nspace = "job" + std::to_string(job++);
+        std::vector<std::string> argv{demo, "--rounds", "2"};
+        if (!collect) argv.push_back("--no-collect");
+        const int connected_before = record().connected;
+        auto ranks = run_job(nspace, n, argv, dir);
+        for (auto& c : ranks) {
+          CHECK_MESSAGE(c.exited_with(0), c.errors());
+          CHECK(contains(c.output(), collect ? "(collected)" : "(direct modex)"));
+        }
+        CHECK(record().connected - connected_before == static_cast<int>(n));
+        CHECK(deregister_job(nspace) == PMIX_SUCCESS);
+      }
+    }
+    // Every fence was local: the host's fence_nb was never needed.
+    CHECK(record().fence_calls == 0);
+  }
+
+  TEST_CASE("the host's client_connected and client_finalized see every client") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    auto ranks = run_job("hooks", 4, {demo}, dir);
+    for (auto& c : ranks) CHECK_MESSAGE(c.exited_with(0), c.errors());
+    CHECK(record().connected == 4);
+    CHECK(record().finalized == 4);
+    // All four finalized: each rank keeps one tombstone and no live process.
+    auto v = srv.view();
+    REQUIRE(v.nnspaces == 1);
+    CHECK(v.nspaces[0].nfinalized == 4);
+    CHECK(v.nspaces[0].local_app_fini_fired == 1);
+    for (std::size_t k = 0; k < v.nspaces[0].nranks; ++k) {
+      CHECK(v.nspaces[0].ranks[k].proc_cnt == 0);
+      CHECK(v.nspaces[0].ranks[k].tombstones == 1);
+    }
+    runtime_table()->view_free(&v);
+  }
+
+  TEST_CASE("a client that aborts reaches the host's abort up-call") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    auto ranks = run_job("aborting", 2, {script, "init", "abort:42", "finalize"}, dir);
+    for (auto& c : ranks) {
+      CHECK_MESSAGE(c.exited_with(0), c.errors());
+      CHECK(contains(c.output(), "abort:42 PMIX_SUCCESS"));
+    }
+    CHECK(record().aborts == 2);
+    CHECK(record().abort_status == 42);
+    CHECK(record().abort_message == "script_client abort");
+  }
+
+  TEST_CASE("without a host abort the client gets PMIX_ERR_NOT_SUPPORTED") {
+    temp_dir dir;
+    host_slots slots;
+    slots.abort = false;
+    server srv(dir.path(), slots);
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    auto ranks = run_job("noabort", 1, {script, "init", "abort:3", "finalize"}, dir);
+    CHECK_MESSAGE(ranks[0].exited_with(0), ranks[0].errors());
+    CHECK(contains(ranks[0].output(), "abort:3 PMIX_ERR_NOT_SUPPORTED"));
+  }
+
+  TEST_CASE("a client that dies without finalizing makes the fence fail instead of hang") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("crash", 4, 4) == PMIX_SUCCESS);
+    std::vector<child> ranks;
+    for (pmix_rank_t r = 0; r < 4; ++r) {
+      std::vector<std::string> argv{script, "init"};
+      argv.push_back(r == 1 ? "crash" : "fence:collect");
+      argv.push_back("finalize");
+      ranks.push_back(launch("crash", r, argv, dir.path()));
+    }
+    for (auto& c : ranks) REQUIRE(c.wait() != -1);  // -1: it hung and was killed
+    CHECK(WIFSIGNALED(ranks[1].wait()));
+    for (pmix_rank_t r : {0u, 2u, 3u}) {
+      CHECK_MESSAGE(ranks[r].exited_with(0), ranks[r].errors());
+      CHECK_MESSAGE(contains(ranks[r].output(), "fence:collect PMIX_ERR_PROC_TERM_WO_SYNC"),
+                    (ranks[r].output() + ranks[r].errors()));
+    }
+  }
+
+  TEST_CASE("a fence spanning other nodes goes through the host's fence_nb") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    {
+      std::lock_guard<std::mutex> guard{record().mutex};
+      record().fence_reply_extra = remote_modex("wide", 2, {{"color", "blue from rank 2"}}) +
+                                   remote_modex("wide", 3, {{"color", "blue from rank 3"}});
+    }
+    REQUIRE(register_job("wide", 4, 2) == PMIX_SUCCESS);
+    std::vector<child> ranks;
+    for (pmix_rank_t r = 0; r < 2; ++r)
+      ranks.push_back(launch("wide", r,
+                             {script, "init", "put:color=local " + std::to_string(r), "commit",
+                              "fence:collect", "get:0:color", "get:1:color", "get:3:color",
+                              "get:*:pmix.job.size", "finalize"},
+                             dir.path()));
+    for (auto& c : ranks) {
+      CHECK_MESSAGE(c.exited_with(0), c.errors());
+      const auto out = c.output();
+      CHECK(contains(out, "fence:collect PMIX_SUCCESS"));
+      CHECK(contains(out, "get:0:color PMIX_SUCCESS local 0"));
+      CHECK(contains(out, "get:1:color PMIX_SUCCESS local 1"));
+      CHECK(contains(out, "get:3:color PMIX_SUCCESS blue from rank 3"));
+      CHECK(contains(out, "get:*:pmix.job.size PMIX_SUCCESS 4"));
+    }
+    CHECK(record().fence_calls == 1);
+    CHECK(record().fence_nprocs == 1);  // the namespace, as a wildcard
+    CHECK(record().fence_ndata > 0);    // our two ranks' data
+  }
+
+  TEST_CASE("without fence_nb a fence spanning other nodes is not supported") {
+    temp_dir dir;
+    host_slots slots;
+    slots.fence = false;
+    server srv(dir.path(), slots);
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("nofence", 2, 1) == PMIX_SUCCESS);
+    auto c = launch("nofence", 0, {script, "init", "fence", "finalize"}, dir.path());
+    CHECK_MESSAGE(c.exited_with(0), c.errors());
+    CHECK(contains(c.output(), "fence PMIX_ERR_NOT_SUPPORTED"));
+  }
+
+  TEST_CASE("a get for a rank on another node goes through the host's direct_modex") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    {
+      std::lock_guard<std::mutex> guard{record().mutex};
+      record().dmodex_reply = remote_rank_data("far", 1, {{"addr", "endpoint-of-1"}});
+    }
+    REQUIRE(register_job("far", 2, 1) == PMIX_SUCCESS);
+    auto c = launch("far", 0, {script, "init", "get:1:addr", "get:1:other", "finalize"}, dir.path());
+    CHECK_MESSAGE(c.exited_with(0), c.errors());
+    CHECK(contains(c.output(), "get:1:addr PMIX_SUCCESS endpoint-of-1"));
+    // The reply held all of rank 1's data: no second up-call for another key.
+    CHECK(contains(c.output(), "get:1:other PMIX_ERR_NOT_FOUND"));
+    CHECK(record().dmodex_calls == 1);
+    CHECK(record().dmodex_proc.rank == 1);
+    CHECK(std::string{record().dmodex_proc.nspace} == "far");
+  }
+
+  TEST_CASE("direct modex waits for a local peer's commit") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("late", 2, 2) == PMIX_SUCCESS);
+    // Rank 0 asks before rank 1 has even started; rank 1 commits later.
+    auto early = launch("late", 0, {script, "init", "get:1:k", "finalize"}, dir.path());
+    auto late = launch("late", 1, {script, "sleep:200", "init", "put:k=v1", "commit", "sleep:100",
+                                   "finalize"},
+                       dir.path());
+    CHECK_MESSAGE(early.exited_with(0), early.errors());
+    CHECK_MESSAGE(late.exited_with(0), late.errors());
+    CHECK(contains(early.output(), "get:1:k PMIX_SUCCESS v1"));
+  }
+
+  TEST_CASE("malformed, oversized, truncated and out-of-order frames close only that connection") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("sturdy", 2, 2) == PMIX_SUCCESS);
+    const auto path = uri_path("sturdy");
+    REQUIRE_FALSE(path.empty());
+
+    const int garbage = connect_raw(path);
+    const int oversized = connect_raw(path);
+    const int truncated = connect_raw(path);
+    const int wrong_first = connect_raw(path);
+    REQUIRE(garbage >= 0);
+    REQUIRE(oversized >= 0);
+    REQUIRE(truncated >= 0);
+    REQUIRE(wrong_first >= 0);
+
+    // A job runs while the bad connections misbehave.
+    std::vector<child> ranks;
+    for (pmix_rank_t r = 0; r < 2; ++r) ranks.push_back(launch("sturdy", r, {demo}, dir.path()));
+
+    const unsigned char junk[] = {0, 0, 0, 8, 0xff, 0xfe, 0xfd, 0xfc, 0xfb, 0xfa, 0xf9, 0xf8};
+    CHECK(::send(garbage, junk, sizeof junk, 0) == static_cast<ssize_t>(sizeof junk));
+    const unsigned char huge[] = {0xff, 0xff, 0xff, 0xf0, 1, 2, 3};
+    CHECK(::send(oversized, huge, sizeof huge, 0) == static_cast<ssize_t>(sizeof huge));
+    // A frame that announces 100 bytes, delivers 10, and is then cut off.
+    const unsigned char partial[] = {0, 0, 0, 100, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+    CHECK(::send(truncated, partial, sizeof partial, 0) == static_cast<ssize_t>(sizeof partial));
+    ::shutdown(truncated, SHUT_WR);
+    // A well-formed Envelope{id: 1, fence: {}} before any connect request.
+    const unsigned char fence_first[] = {0, 0, 0, 4, 0x08, 0x01, 0x72, 0x00};
+    CHECK(::send(wrong_first, fence_first, sizeof fence_first, 0) ==
+          static_cast<ssize_t>(sizeof fence_first));
+
+    CHECK(closed_by_server(garbage));
+    CHECK(closed_by_server(oversized));
+    CHECK(closed_by_server(truncated));
+    CHECK(closed_by_server(wrong_first));
+    for (int fd : {garbage, oversized, truncated, wrong_first}) ::close(fd);
+    for (auto& c : ranks) CHECK_MESSAGE(c.exited_with(0), c.errors());
+
+    // The server still serves new clients afterwards.
+    REQUIRE(register_job("after", 2, 2) == PMIX_SUCCESS);
+    std::vector<child> again;
+    for (pmix_rank_t r = 0; r < 2; ++r) again.push_back(launch("after", r, {demo}, dir.path()));
+    for (auto& c : again) CHECK_MESSAGE(c.exited_with(0), c.errors());
+  }
+
+  TEST_CASE("a client of a namespace the server does not know is refused") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("known", 1, 1) == PMIX_SUCCESS);
+    auto c = launch("unknown", 0, {script, "init"}, dir.path());
+    CHECK_MESSAGE(c.exited_with(0), c.errors());
+    CHECK(contains(c.output(), "init PMIX_ERR_NOT_FOUND"));
+  }
+
+  TEST_CASE("a second live process for a rank is refused unless clones are allowed") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("single", 1, 1) == PMIX_SUCCESS);
+    auto first = launch("single", 0, {script, "init", "sleep:500", "finalize"}, dir.path());
+    auto second = launch("single", 0, {script, "sleep:100", "init"}, dir.path());
+    CHECK_MESSAGE(first.exited_with(0), first.errors());
+    CHECK_MESSAGE(second.exited_with(0), second.errors());
+    CHECK(contains(first.output(), "finalize PMIX_SUCCESS"));
+    CHECK(contains(second.output(), "init PMIX_ERR_NOT_SUPPORTED"));
+  }
+
+  TEST_CASE("a blocking server call from inside a host up-call returns PMIX_ERR_WOULD_BLOCK") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    record().block_in_upcall = true;
+    auto ranks = run_job("upcall", 1, {script, "init", "finalize"}, dir);
+    CHECK_MESSAGE(ranks[0].exited_with(0), ranks[0].errors());
+    CHECK(record().blocking_call_status == PMIX_ERR_WOULD_BLOCK);
+  }
+}

@@ -1,0 +1,115 @@
+// A PMIx client driven by its command line, for end-to-end tests. Each
+// argument is one step; each step prints one line "<step> <STATUS> [...]".
+//
+//   init | finalize | commit | crash | exit:<code> | sleep:<ms>
+//   put:<key>=<text>[:local|remote|global]
+//   fence[:collect][:ranks=<r,r,...>]
+//   get:<rank|*>:<key>            prints the value (text or number)
+//   abort:<status>
+#include <pmix.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+pmix_proc_t me;
+
+std::string text_of(const pmix_value_t* v) {
+  char buf[64];
+  switch (v->type) {
+    case PMIX_STRING: return v->data.string == nullptr ? "" : v->data.string;
+    case PMIX_UINT32: std::snprintf(buf, sizeof buf, "%u", v->data.uint32); return buf;
+    case PMIX_UINT16: std::snprintf(buf, sizeof buf, "%u", v->data.uint16); return buf;
+    case PMIX_PROC_RANK: std::snprintf(buf, sizeof buf, "%u", v->data.rank); return buf;
+    case PMIX_INT: std::snprintf(buf, sizeof buf, "%d", v->data.integer); return buf;
+    case PMIX_BOOL: return v->data.flag ? "true" : "false";
+    default: std::snprintf(buf, sizeof buf, "<type %u>", v->type); return buf;
+  }
+}
+
+void say(const std::string& step, pmix_status_t rc, const std::string& extra = "") {
+  std::printf("%s %s%s%s\n", step.c_str(), PMIx_Error_string(rc), extra.empty() ? "" : " ",
+              extra.c_str());
+  std::fflush(stdout);
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (;;) {
+    const auto pos = s.find(sep, start);
+    out.push_back(s.substr(start, pos - start));
+    if (pos == std::string::npos) return out;
+    start = pos + 1;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string step = argv[i];
+    const auto parts = split(step, ':');
+    const auto& cmd = parts[0];
+    if (cmd == "init") {
+      const auto rc = PMIx_Init(&me, nullptr, 0);
+      say(step, rc, rc == PMIX_SUCCESS ? std::string{me.nspace} + " " + std::to_string(me.rank) : "");
+    } else if (cmd == "finalize") {
+      say(step, PMIx_Finalize(nullptr, 0));
+    } else if (cmd == "commit") {
+      say(step, PMIx_Commit());
+    } else if (cmd == "crash") {
+      ::raise(SIGKILL);
+    } else if (cmd == "exit") {
+      return std::atoi(parts.at(1).c_str());
+    } else if (cmd == "sleep") {
+      std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(parts.at(1).c_str())));
+    } else if (cmd == "put") {
+      const auto kv = parts.at(1);
+      const auto eq = kv.find('=');
+      pmix_scope_t scope = PMIX_GLOBAL;
+      if (parts.size() > 2) scope = parts[2] == "local" ? PMIX_LOCAL : parts[2] == "remote" ? PMIX_REMOTE : PMIX_GLOBAL;
+      pmix_value_t v;
+      PMIX_VALUE_LOAD(&v, kv.substr(eq + 1).c_str(), PMIX_STRING);
+      say(step, PMIx_Put(scope, kv.substr(0, eq).c_str(), &v));
+      PMIX_VALUE_DESTRUCT(&v);
+    } else if (cmd == "fence") {
+      bool collect = false;
+      std::vector<pmix_proc_t> procs;
+      for (std::size_t k = 1; k < parts.size(); ++k) {
+        if (parts[k] == "collect") collect = true;
+        if (parts[k].rfind("ranks=", 0) == 0)
+          for (const auto& r : split(parts[k].substr(6), ',')) {
+            procs.emplace_back();
+            PMIX_LOAD_PROCID(&procs.back(), me.nspace, static_cast<pmix_rank_t>(std::atoi(r.c_str())));
+          }
+      }
+      pmix_info_t info;
+      PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+      say(step, PMIx_Fence(procs.empty() ? nullptr : procs.data(), procs.size(), &info, 1));
+      PMIX_INFO_DESTRUCT(&info);
+    } else if (cmd == "get") {
+      pmix_proc_t who;
+      const auto& r = parts.at(1);
+      PMIX_LOAD_PROCID(&who, me.nspace, r == "*" ? PMIX_RANK_WILDCARD : static_cast<pmix_rank_t>(std::atoi(r.c_str())));
+      pmix_value_t* val = nullptr;
+      const auto rc = PMIx_Get(&who, parts.at(2).c_str(), nullptr, 0, &val);
+      say(step, rc, rc == PMIX_SUCCESS ? text_of(val) : "");
+      if (val != nullptr) PMIX_VALUE_RELEASE(val);
+    } else if (cmd == "abort") {
+      say(step, PMIx_Abort(std::atoi(parts.at(1).c_str()), "script_client abort", nullptr, 0));
+    } else {
+      std::fprintf(stderr, "script_client: unknown step '%s'\n", step.c_str());
+      return 2;
+    }
+  }
+  return 0;
+}
