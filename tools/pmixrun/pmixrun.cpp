@@ -10,6 +10,7 @@
 // rest of the job is terminated). It ends with a one-line summary.
 #include <pmix.h>
 #include <pmix_server.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -148,8 +149,6 @@ void usage() {
                "usage: pmixrun [-n N] [--nspace NAME] [--timeout SECONDS] [--quiet] prog [args...]\n");
 }
 
-void on_signal(int) { interrupted = 1; }
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -186,8 +185,15 @@ int main(int argc, char** argv) {
     return 2;
   }
   const auto start = std::chrono::steady_clock::now();
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
+  // SIGCHLD, SIGINT and SIGTERM are taken synchronously by the wait loop.
+  // Blocked before any thread starts, so every thread inherits the mask; the
+  // children get the default mask back before exec.
+  sigset_t waited;
+  sigemptyset(&waited);
+  sigaddset(&waited, SIGCHLD);
+  sigaddset(&waited, SIGINT);
+  sigaddset(&waited, SIGTERM);
+  ::pthread_sigmask(SIG_BLOCK, &waited, nullptr);
 
   pmix_server_module_t module;
   std::memset(&module, 0, sizeof module);
@@ -237,6 +243,7 @@ int main(int argc, char** argv) {
     std::fflush(nullptr);
     const pid_t pid = ::fork();
     if (pid == 0) {
+      ::pthread_sigmask(SIG_UNBLOCK, &waited, nullptr);
       ::execvpe(argv[i], argv + i, env);
       std::fprintf(stderr, "pmixrun: cannot run %s: %s\n", argv[i], std::strerror(errno));
       ::_exit(127);
@@ -246,7 +253,8 @@ int main(int argc, char** argv) {
     the_job.pids[r] = pid;
   }
 
-  // Wait for every client; the first failure ends the rest of the job.
+  // Wait for every client; the first failure ends the rest of the job. The
+  // loop sleeps in sigtimedwait, so an idle launcher costs no CPU.
   uint32_t running = n;
   bool terminating = false;
   while (running > 0) {
@@ -279,7 +287,10 @@ int main(int argc, char** argv) {
       kill_job(SIGTERM);
     }
     if (terminating && timeout > 0 && elapsed > timeout + 5) kill_job(SIGKILL);
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    // Sleep until a child changes state, a signal arrives, or a second passes.
+    timespec tick{1, 0};
+    const int sig = ::sigtimedwait(&waited, nullptr, &tick);
+    if (sig == SIGINT || sig == SIGTERM) interrupted = 1;
   }
 
   int exit_code = 0;

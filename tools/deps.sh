@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the build, the main job and the tests need,
+# when they are missing. Debian packages only: nothing else is downloaded.
+# Usage: tools/deps.sh [build|test]
+set -euo pipefail
+
+build_packages=(
+  g++ pkg-config python3
+  bazel-bootstrap bazel-platforms
+  libcaf-dev libprotobuf-dev protobuf-compiler libhwloc-dev
+)
+test_packages=(
+  doctest-dev
+  libpmix-dev   # OpenPMIx 4.2.2 headers: the ABI test compares against them
+)
+
+wanted=("${build_packages[@]}")
+if [ "${1:-build}" = test ]; then wanted+=("${test_packages[@]}"); fi
+
+missing=()
+for p in "${wanted[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+# doctest is needed by every test binary, so the build of //... wants it too.
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "deps: all ${#wanted[@]} Debian packages present"
+  exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+  echo "deps: missing Debian packages: ${missing[*]}" >&2
+  echo "deps: run as root (or install them) and try again" >&2
+  exit 1
+fi
+echo "deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update
+apt-get install -y --no-install-recommends "${missing[@]}"
