@@ -9,8 +9,15 @@
 namespace pmix::actors {
 namespace {
 
-// The text of a map value: a string, a regex or a byte object.
-const std::string* map_text(const value& v) { return v.as_string(); }
+// The text of a map value: a string, a regex or a byte object. A PMIX_REGEX
+// byte object often counts the C string's terminating NUL: drop it.
+std::optional<std::string> map_text(const value& v) {
+  const auto* s = v.as_string();
+  if (s == nullptr) return std::nullopt;
+  std::string text = *s;
+  while (!text.empty() && text.back() == '\0') text.pop_back();
+  return text;
+}
 
 void add_if_absent(info_list& list, const char* key, value v) {
   if (find(list, key) == nullptr) list.push_back(info{key, std::move(v), 0});
@@ -38,19 +45,21 @@ bool job_layout::all_local() const {
 pmix_status_t compute_layout(const info_list& info, int nlocalprocs, const std::string& hostname,
                              job_layout& out, std::string& error) {
   out = job_layout{};
-  const std::string* node_map = nullptr;
-  const std::string* proc_map = nullptr;
+  std::optional<std::string> node_map;
+  std::optional<std::string> proc_map;
   const std::string* local_peers = nullptr;
   for (const auto& i : info) {
     if (i.key == PMIX_NODE_MAP) {
       node_map = map_text(i.val);
-      if (node_map == nullptr) {
+      out.job_info.push_back(i);  // clients may read the maps too
+      if (!node_map) {
         error = "PMIX_NODE_MAP must be a string or regex";
         return PMIX_ERR_BAD_PARAM;
       }
     } else if (i.key == PMIX_PROC_MAP) {
       proc_map = map_text(i.val);
-      if (proc_map == nullptr) {
+      out.job_info.push_back(i);
+      if (!proc_map) {
         error = "PMIX_PROC_MAP must be a string or regex";
         return PMIX_ERR_BAD_PARAM;
       }
@@ -80,7 +89,7 @@ pmix_status_t compute_layout(const info_list& info, int nlocalprocs, const std::
       out.job_info.push_back(i);
     }
   }
-  if (node_map != nullptr) {
+  if (node_map) {
     auto nodes = regex::parse_node_map(*node_map);
     if (!nodes.ok()) {
       error = "PMIX_NODE_MAP: " + nodes.error().what;
@@ -88,7 +97,7 @@ pmix_status_t compute_layout(const info_list& info, int nlocalprocs, const std::
     }
     out.nodes = std::move(nodes).value();
   }
-  if (proc_map != nullptr) {
+  if (proc_map) {
     auto ranks = regex::parse_proc_map(*proc_map);
     if (!ranks.ok()) {
       error = "PMIX_PROC_MAP: " + ranks.error().what;
@@ -127,10 +136,12 @@ pmix_status_t compute_layout(const info_list& info, int nlocalprocs, const std::
     for (const auto& n : out.node_ranks) total += n.size();
     out.job_size = static_cast<std::uint32_t>(total);
   }
-  if (!out.job_size && out.nodes.empty() && out.node_ranks.empty() && nlocalprocs > 0 &&
-      local_peers == nullptr) {
-    // Nothing but nlocalprocs: a single-node job of that many ranks.
+  if (out.nodes.empty() && out.node_ranks.empty() && local_peers == nullptr && nlocalprocs > 0 &&
+      (!out.job_size || *out.job_size == static_cast<std::uint32_t>(nlocalprocs))) {
+    // No maps: with no job size, or a job size equal to nlocalprocs, this is a
+    // single-node job of nlocalprocs ranks, all of them here.
     out.job_size = static_cast<std::uint32_t>(nlocalprocs);
+    out.local_ranks.clear();
     for (int r = 0; r < nlocalprocs; ++r) out.local_ranks.push_back(static_cast<rank_t>(r));
   }
   return PMIX_SUCCESS;

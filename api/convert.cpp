@@ -287,7 +287,10 @@ pmix_status_t element_to_c(const value& v, data_type t, void* array, size_t i, i
   pmix_value_t tmp;
   std::memset(&tmp, 0, sizeof tmp);
   auto rc = value_to_c(v, tmp, depth + 1);
-  if (rc != PMIX_SUCCESS) return rc;
+  if (rc != PMIX_SUCCESS) {
+    PMIx_Value_destruct(&tmp);  // tmp is not in the array: the caller cannot free it
+    return rc;
+  }
   switch (t) {
     case PMIX_STRING: static_cast<char**>(array)[i] = tmp.data.string; return PMIX_SUCCESS;
     case PMIX_PROC:
@@ -470,7 +473,8 @@ void to_c(const proc_id& in, pmix_proc_t& out) {
 pmix_status_t to_c(const info& in, pmix_info_t& out) {
   std::memset(out.key, 0, sizeof out.key);
   std::strncpy(out.key, in.key.c_str(), PMIX_MAX_KEYLEN);
-  out.flags = in.flags;
+  // The value written below is owned by `out`: never mark it persistent.
+  out.flags = in.flags & ~static_cast<pmix_info_directives_t>(PMIX_INFO_PERSISTENT);
   return value_to_c(in.val, out.value, 0);
 }
 

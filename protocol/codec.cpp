@@ -43,6 +43,7 @@ bool value_from_wire(const wire::Value& in, value& out, std::string* error, int 
   };
   switch (want) {
     case value::kind::none:
+      if (in.data_case() != wire::Value::DATA_NOT_SET) return mismatch();
       out.data = std::monostate{};
       return true;
     case value::kind::unsupported:

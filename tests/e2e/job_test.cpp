@@ -324,3 +324,152 @@ TEST_SUITE("end to end") {
     CHECK(record().blocking_call_status == PMIX_ERR_WOULD_BLOCK);
   }
 }
+
+TEST_SUITE("end to end") {
+  TEST_CASE("a server with no host module still serves job data and local fences") {
+    temp_dir dir;
+    pmix_info_t tmp;
+    PMIX_INFO_LOAD(&tmp, PMIX_SERVER_TMPDIR, dir.path().c_str(), PMIX_STRING);
+    REQUIRE(PMIx_server_init(nullptr, &tmp, 1) == PMIX_SUCCESS);
+    PMIX_INFO_DESTRUCT(&tmp);
+    REQUIRE(register_job("bare", 2, 2) == PMIX_SUCCESS);
+    std::vector<child> ranks;
+    for (pmix_rank_t r = 0; r < 2; ++r)
+      ranks.push_back(launch("bare", r,
+                             {script, "init", "get:*:pmix.job.size", "put:k=v" + std::to_string(r),
+                              "commit", "fence:collect", "get:1:k", "abort:1", "finalize"},
+                             dir.path()));
+    for (auto& c : ranks) {
+      CHECK_MESSAGE(c.exited_with(0), c.errors());
+      const auto out = c.output();
+      CHECK(contains(out, "get:*:pmix.job.size PMIX_SUCCESS 2"));
+      CHECK(contains(out, "fence:collect PMIX_SUCCESS"));
+      CHECK(contains(out, "get:1:k PMIX_SUCCESS v1"));
+      CHECK(contains(out, "abort:1 PMIX_ERR_NOT_SUPPORTED"));
+    }
+    CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+  }
+
+  TEST_CASE("server init is reference counted and finalize after the last is PMIX_ERR_INIT") {
+    temp_dir dir;
+    pmix_info_t tmp;
+    PMIX_INFO_LOAD(&tmp, PMIX_SERVER_TMPDIR, dir.path().c_str(), PMIX_STRING);
+    CHECK(PMIx_server_register_nspace("early", 1, nullptr, 0, nullptr, nullptr) == PMIX_ERR_INIT);
+    REQUIRE(PMIx_server_init(nullptr, &tmp, 1) == PMIX_SUCCESS);
+    // A later init adopts a module when none was set.
+    auto module = make_module();
+    REQUIRE(PMIx_server_init(&module, &tmp, 1) == PMIX_SUCCESS);
+    PMIX_INFO_DESTRUCT(&tmp);
+    record().reset();
+    REQUIRE(register_job("adopt", 1, 1) == PMIX_SUCCESS);
+    auto c = launch("adopt", 0, {script, "init", "finalize"}, dir.path());
+    CHECK_MESSAGE(c.exited_with(0), c.errors());
+    CHECK(record().connected == 1);  // the adopted module's up-call ran
+    CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+    // Still initialized once: the server keeps serving.
+    CHECK(PMIx_server_register_nspace("still", 1, nullptr, 0, nullptr, nullptr) == PMIX_SUCCESS);
+    CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+    CHECK(PMIx_server_finalize() == PMIX_ERR_INIT);
+    CHECK(PMIx_server_register_nspace("late", 1, nullptr, 0, nullptr, nullptr) == PMIX_ERR_INIT);
+  }
+
+  TEST_CASE("PMIX_SERVER_NSPACE and PMIX_SERVER_RANK name the server; setup_fork gives the client's environment") {
+    temp_dir dir;
+    pmix_rank_t rank = 7;
+    std::vector<pmix_info_t> extra(2);
+    PMIX_INFO_LOAD(&extra[0], PMIX_SERVER_NSPACE, "my-server", PMIX_STRING);
+    PMIX_INFO_LOAD(&extra[1], PMIX_SERVER_RANK, &rank, PMIX_PROC_RANK);
+    server srv(dir.path(), {}, extra);
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    pmix_proc_t p;
+    PMIX_LOAD_PROCID(&p, "envjob", 3);
+    char** env = nullptr;
+    REQUIRE(PMIx_server_setup_fork(&p, &env) == PMIX_SUCCESS);
+    std::string all;
+    for (char** e = env; e != nullptr && *e != nullptr; ++e) all += std::string{*e} + "\n";
+    PMIX_ARGV_FREE(env);
+    CHECK(contains(all, "PMIX_NAMESPACE=envjob\n"));
+    CHECK(contains(all, "PMIX_RANK=3\n"));
+    CHECK(contains(all, "PMIX_SERVER_NSPACE=my-server\n"));
+    CHECK(contains(all, "PMIX_SERVER_RANK=7\n"));
+    CHECK(contains(all, "PMIX_SERVER_URI41=my-server.7;uds://" + dir.path() + "/"));
+    CHECK(contains(all, "PMIX_VERSION=4.2.2\n"));
+    CHECK(PMIx_server_setup_fork(nullptr, &env) == PMIX_ERR_BAD_PARAM);
+    for (auto& i : extra) PMIX_INFO_DESTRUCT(&i);
+  }
+
+  TEST_CASE("bad server arguments get PMIX_ERR_BAD_PARAM") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    CHECK(PMIx_server_register_nspace(nullptr, 1, nullptr, 0, nullptr, nullptr) == PMIX_ERR_BAD_PARAM);
+    CHECK(PMIx_server_register_nspace("", 1, nullptr, 0, nullptr, nullptr) == PMIX_ERR_BAD_PARAM);
+    CHECK(PMIx_server_register_nspace("neg", -1, nullptr, 0, nullptr, nullptr) == PMIX_ERR_BAD_PARAM);
+    CHECK(PMIx_server_register_client(nullptr, 0, 0, nullptr, nullptr, nullptr) == PMIX_ERR_BAD_PARAM);
+    CHECK(PMIx_server_register_nspace("dup", 1, nullptr, 0, nullptr, nullptr) == PMIX_SUCCESS);
+    CHECK(PMIx_server_register_nspace("dup", 1, nullptr, 0, nullptr, nullptr) == PMIX_ERR_BAD_PARAM);
+    pmix_proc_t p;
+    PMIX_LOAD_PROCID(&p, "nowhere", 0);
+    CHECK(PMIx_server_register_client(&p, 0, 0, nullptr, nullptr, nullptr) == PMIX_ERR_NOT_FOUND);
+    pmix_info_t bad;
+    PMIX_INFO_LOAD(&bad, PMIX_NODE_MAP, "pmix[a[2:3-]", PMIX_STRING);
+    CHECK(PMIx_server_register_nspace("badmap", 1, &bad, 1, nullptr, nullptr) == PMIX_ERR_BAD_PARAM);
+    PMIX_INFO_DESTRUCT(&bad);
+    char* out = nullptr;
+    CHECK(PMIx_generate_regex(nullptr, &out) == PMIX_ERR_BAD_PARAM);
+    CHECK(PMIx_generate_regex("a,,b", &out) == PMIX_ERR_BAD_PARAM);
+    REQUIRE(PMIx_generate_regex("node1,node2,node3", &out) == PMIX_SUCCESS);
+    CHECK(std::string{out}.rfind("pmix[", 0) == 0);
+    std::free(out);
+    REQUIRE(PMIx_generate_ppn("0-3;4-7", &out) == PMIX_SUCCESS);
+    CHECK(std::string{out}.rfind("pmix[", 0) == 0);
+    std::free(out);
+  }
+
+  TEST_CASE("clients get the job data derived from the node and proc maps") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("derived", 5, 3) == PMIX_SUCCESS);  // ranks 3, 4 on othernode
+    auto c = launch("derived", 2,
+                    {script, "init", "get:*:pmix.lpeers", "get:*:pmix.local.size", "get:*:pmix.num.nodes",
+                     "get:2:pmix.lrank", "get:4:pmix.lrank", "get:4:pmix.hname", "get:0:pmix.nodeid",
+                     "get:4:pmix.nodeid", "initialized", "finalize", "initialized"},
+                    dir.path());
+    CHECK_MESSAGE(c.exited_with(0), c.errors());
+    const auto out = c.output();
+    CHECK(contains(out, "get:*:pmix.lpeers PMIX_SUCCESS 0,1,2"));
+    CHECK(contains(out, "get:*:pmix.local.size PMIX_SUCCESS 3"));
+    CHECK(contains(out, "get:*:pmix.num.nodes PMIX_SUCCESS 2"));
+    CHECK(contains(out, "get:2:pmix.lrank PMIX_SUCCESS 2"));
+    CHECK(contains(out, "get:4:pmix.lrank PMIX_SUCCESS 1"));
+    CHECK(contains(out, "get:4:pmix.hname PMIX_SUCCESS othernode"));
+    CHECK(contains(out, "get:0:pmix.nodeid PMIX_SUCCESS 0"));
+    CHECK(contains(out, "get:4:pmix.nodeid PMIX_SUCCESS 1"));
+    CHECK(contains(out, "initialized PMIX_SUCCESS 1\nfinalize PMIX_SUCCESS\ninitialized PMIX_SUCCESS 0"));
+  }
+
+  TEST_CASE("Fence_nb and Get_nb complete through their callbacks, where blocking calls are refused") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("nb", 2, 2) == PMIX_SUCCESS);
+    std::vector<child> ranks;
+    for (pmix_rank_t r = 0; r < 2; ++r)
+      ranks.push_back(launch("nb", r,
+                             {script, "init", "put:k=nb" + std::to_string(r), "commit", "fence_nb",
+                              "get_nb:" + std::to_string(1 - r) + ":k", "get_nb:*:pmix.job.size",
+                              "fence_nb:collect", "finalize"},
+                             dir.path()));
+    for (pmix_rank_t r = 0; r < 2; ++r) {
+      auto& c = ranks[r];
+      CHECK_MESSAGE(c.exited_with(0), c.errors());
+      const auto out = c.output();
+      CHECK(contains(out, "fence_nb PMIX_SUCCESS"));
+      CHECK(contains(out, "get_nb:" + std::to_string(1 - r) + ":k PMIX_SUCCESS nb" +
+                              std::to_string(1 - r) + " (callback: blocking calls refused)"));
+      CHECK(contains(out, "get_nb:*:pmix.job.size PMIX_SUCCESS 2 (callback: blocking calls refused)"));
+      CHECK(contains(out, "fence_nb:collect PMIX_SUCCESS"));
+    }
+  }
+}

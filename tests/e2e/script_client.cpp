@@ -6,11 +6,16 @@
 //   fence[:collect][:ranks=<r,r,...>]
 //   get:<rank|*>:<key>            prints the value (text or number)
 //   abort:<status>
+//   fence_nb[:collect]            PMIx_Fence_nb; waits for its callback
+//   get_nb:<rank|*>:<key>         PMIx_Get_nb; waits for its callback
+//   initialized                   prints PMIx_Initialized()
 #include <pmix.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -50,6 +55,37 @@ std::vector<std::string> split(const std::string& s, char sep) {
     if (pos == std::string::npos) return out;
     start = pos + 1;
   }
+}
+
+// Completion of a non-blocking call, waited for on the main thread.
+struct pending {
+  std::mutex m;
+  std::condition_variable cv;
+  bool done = false;
+  pmix_status_t status = PMIX_ERROR;
+  std::string text;
+  bool on_progress_thread = false;
+
+  void finish(pmix_status_t st, std::string t) {
+    std::lock_guard<std::mutex> guard{m};
+    status = st;
+    text = std::move(t);
+    done = true;
+    cv.notify_all();
+  }
+  void wait() {
+    std::unique_lock<std::mutex> guard{m};
+    cv.wait(guard, [this] { return done; });
+  }
+};
+
+void op_done(pmix_status_t st, void* cbdata) { static_cast<pending*>(cbdata)->finish(st, ""); }
+
+void value_done(pmix_status_t st, pmix_value_t* v, void* cbdata) {
+  auto* p = static_cast<pending*>(cbdata);
+  // A blocking call from inside a callback must not wait for itself.
+  p->on_progress_thread = PMIx_Fence(nullptr, 0, nullptr, 0) == PMIX_ERR_WOULD_BLOCK;
+  p->finish(st, st == PMIX_SUCCESS && v != nullptr ? text_of(v) : "");
 }
 
 }  // namespace
@@ -104,6 +140,33 @@ int main(int argc, char** argv) {
       const auto rc = PMIx_Get(&who, parts.at(2).c_str(), nullptr, 0, &val);
       say(step, rc, rc == PMIX_SUCCESS ? text_of(val) : "");
       if (val != nullptr) PMIX_VALUE_RELEASE(val);
+    } else if (cmd == "fence_nb") {
+      bool collect = parts.size() > 1 && parts[1] == "collect";
+      pmix_info_t info;
+      PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+      pending p;
+      auto rc = PMIx_Fence_nb(nullptr, 0, &info, 1, op_done, &p);
+      if (rc == PMIX_SUCCESS) {
+        p.wait();
+        rc = p.status;
+      } else if (rc == PMIX_OPERATION_SUCCEEDED) {
+        rc = PMIX_SUCCESS;
+      }
+      say(step, rc);
+      PMIX_INFO_DESTRUCT(&info);
+    } else if (cmd == "get_nb") {
+      pmix_proc_t who;
+      const auto& r = parts.at(1);
+      PMIX_LOAD_PROCID(&who, me.nspace, r == "*" ? PMIX_RANK_WILDCARD : static_cast<pmix_rank_t>(std::atoi(r.c_str())));
+      pending p;
+      auto rc = PMIx_Get_nb(&who, parts.at(2).c_str(), nullptr, 0, value_done, &p);
+      if (rc == PMIX_SUCCESS) {
+        p.wait();
+        rc = p.status;
+      }
+      say(step, rc, p.text + (p.on_progress_thread ? " (callback: blocking calls refused)" : ""));
+    } else if (cmd == "initialized") {
+      say(step, PMIX_SUCCESS, std::to_string(PMIx_Initialized()));
     } else if (cmd == "abort") {
       say(step, PMIx_Abort(std::atoi(parts.at(1).c_str()), "script_client abort", nullptr, 0));
     } else {

@@ -1,0 +1,484 @@
+// Job placement derived at register_nspace (actors/job_layout.hpp) and the
+// JobInfo a client receives at connect.
+#include "actors/job_layout.hpp"
+
+#include <doctest/doctest.h>
+#include <pmix_common.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/regex/regex.hpp"
+#include "common/value.hpp"
+#include "protocol/codec.hpp"
+#include "protocol/pmix.pb.h"
+
+using pmix::array_value;
+using pmix::info;
+using pmix::info_list;
+using pmix::rank_t;
+using pmix::value;
+using pmix::actors::compute_layout;
+using pmix::actors::job_layout;
+using pmix::actors::serialize_job_info;
+
+namespace {
+
+const char* const node_list = "node01,node02,node03";
+const char* const proc_list = "0-3;4-7;8-11";  // 4 ranks per node, block mapped
+
+std::string compact_nodes(const std::string& plain) {
+  auto r = pmix::regex::generate_node_map(plain);
+  REQUIRE_MESSAGE(r.ok(), r.error().what);
+  REQUIRE(r.value().rfind("pmix[", 0) == 0);
+  return r.value();
+}
+
+std::string compact_procs(const std::string& plain) {
+  auto r = pmix::regex::generate_proc_map(plain);
+  REQUIRE_MESSAGE(r.ok(), r.error().what);
+  REQUIRE(r.value().rfind("pmix[", 0) == 0);
+  return r.value();
+}
+
+info entry(const char* key, value v) { return info{key, std::move(v), 0}; }
+
+info proc_data(std::vector<info> entries) {
+  array_value a{PMIX_INFO, {}};
+  for (auto& e : entries) a.elements.push_back(value{PMIX_INFO, std::make_shared<const info>(std::move(e))});
+  return entry(PMIX_PROC_DATA, value::array(std::move(a)));
+}
+
+info rank_entry(rank_t r) { return entry(PMIX_RANK, value::unsigned_(PMIX_PROC_RANK, r)); }
+
+job_layout layout_of(const info_list& in, int nlocalprocs, const std::string& host) {
+  job_layout out;
+  std::string error;
+  const auto rc = compute_layout(in, nlocalprocs, host, out, error);
+  REQUIRE_MESSAGE(rc == PMIX_SUCCESS, error);
+  return out;
+}
+
+// compute_layout must refuse `in`; returns its message.
+std::string refusal(const info_list& in, int nlocalprocs = 0, const std::string& host = "node01") {
+  job_layout out;
+  std::string error;
+  CHECK(compute_layout(in, nlocalprocs, host, out, error) == PMIX_ERR_BAD_PARAM);
+  CHECK_FALSE(error.empty());
+  return error;
+}
+
+const std::vector<std::vector<rank_t>> block_ranks{{0, 1, 2, 3}, {4, 5, 6, 7}, {8, 9, 10, 11}};
+
+// The decoded JobInfo a client would receive.
+struct decoded_job {
+  std::string nspace;
+  info_list job;
+  std::map<rank_t, info_list> ranks;
+  std::vector<rank_t> rank_order;
+};
+
+decoded_job decode(const std::string& bytes) {
+  pmix::wire::JobInfo j;
+  REQUIRE(j.ParseFromString(bytes));
+  decoded_job out;
+  out.nspace = j.nspace();
+  std::string error;
+  REQUIRE_MESSAGE(pmix::protocol::from_wire(j.info(), out.job, &error), error);
+  for (const auto& r : j.ranks()) {
+    info_list list;
+    REQUIRE_MESSAGE(pmix::protocol::from_wire(r.info(), list, &error), error);
+    out.ranks[r.rank()] = std::move(list);
+    out.rank_order.push_back(r.rank());
+  }
+  return out;
+}
+
+const value& get(const info_list& list, const char* key) {
+  const auto* i = pmix::find(list, key);
+  REQUIRE_MESSAGE(i != nullptr, "missing " << key);
+  return i->val;
+}
+
+std::size_t count(const info_list& list, const std::string& key) {
+  std::size_t n = 0;
+  for (const auto& i : list) n += i.key == key ? 1 : 0;
+  return n;
+}
+
+}  // namespace
+
+TEST_SUITE("job_layout") {
+  TEST_CASE("compact node and proc maps give nodes, ranks per node, local ranks and job size") {
+    const info_list in{entry(PMIX_NODE_MAP, value::string(compact_nodes(node_list))),
+                       entry(PMIX_PROC_MAP, value::string(compact_procs(proc_list)))};
+    const auto l = layout_of(in, 4, "node02");
+    CHECK(l.nodes == std::vector<std::string>{"node01", "node02", "node03"});
+    CHECK(l.node_ranks == block_ranks);
+    CHECK(l.local_node == 1);
+    CHECK(l.local_ranks == std::vector<rank_t>{4, 5, 6, 7});
+    REQUIRE(l.job_size.has_value());
+    CHECK(*l.job_size == 12);
+    CHECK_FALSE(l.all_local());
+    CHECK(l.is_local(4));
+    CHECK(l.is_local(7));
+    CHECK_FALSE(l.is_local(3));
+    CHECK_FALSE(l.is_local(8));
+    // The maps are passed on as job info too: clients may read them.
+    REQUIRE(pmix::find(l.job_info, PMIX_NODE_MAP) != nullptr);
+    REQUIRE(pmix::find(l.job_info, PMIX_PROC_MAP) != nullptr);
+    CHECK(*pmix::find(l.job_info, PMIX_NODE_MAP)->val.as_string() == compact_nodes(node_list));
+  }
+
+  TEST_CASE("plain maps and PMIX_REGEX values give the same layout as compact strings") {
+    const auto compact = layout_of({entry(PMIX_NODE_MAP, value::string(compact_nodes(node_list))),
+                                    entry(PMIX_PROC_MAP, value::string(compact_procs(proc_list)))},
+                                   4, "node03");
+    const auto plain = layout_of({entry(PMIX_NODE_MAP, value::string(node_list)),
+                                  entry(PMIX_PROC_MAP, value::string(proc_list))},
+                                 4, "node03");
+    const auto regex = layout_of({entry(PMIX_NODE_MAP, value::bytes(PMIX_REGEX, compact_nodes(node_list))),
+                                  entry(PMIX_PROC_MAP, value::bytes(PMIX_REGEX, compact_procs(proc_list)))},
+                                 4, "node03");
+    for (const auto* l : {&compact, &plain, &regex}) {
+      CHECK(l->nodes == compact.nodes);
+      CHECK(l->node_ranks == block_ranks);
+      CHECK(l->local_node == 2);
+      CHECK(l->local_ranks == std::vector<rank_t>{8, 9, 10, 11});
+      CHECK(*l->job_size == 12);
+    }
+  }
+
+  TEST_CASE("a cyclic compact map keeps each node's ranks in order") {
+    // 3 nodes, 9 ranks round-robin.
+    const std::string procs = compact_procs("0,3,6;1,4,7;2,5,8");
+    const auto l = layout_of({entry(PMIX_NODE_MAP, value::string(compact_nodes("c1,c2,c3"))),
+                              entry(PMIX_PROC_MAP, value::string(procs))},
+                             3, "c2");
+    CHECK(l.node_ranks == std::vector<std::vector<rank_t>>{{0, 3, 6}, {1, 4, 7}, {2, 5, 8}});
+    CHECK(l.local_ranks == std::vector<rank_t>{1, 4, 7});
+    CHECK(*l.job_size == 9);
+  }
+
+  TEST_CASE("a host absent from the node map has no local ranks") {
+    const auto l = layout_of({entry(PMIX_NODE_MAP, value::string(node_list)),
+                              entry(PMIX_PROC_MAP, value::string(proc_list))},
+                             0, "login");
+    CHECK(l.local_node == -1);
+    CHECK(l.local_ranks.empty());
+    CHECK(*l.job_size == 12);
+  }
+
+  TEST_CASE("a proc map without a node map describes this node alone") {
+    const auto l = layout_of({entry(PMIX_PROC_MAP, value::string("0-2"))}, 3, "anywhere");
+    CHECK(l.nodes.empty());
+    CHECK(l.local_node == -1);
+    CHECK(l.local_ranks == std::vector<rank_t>{0, 1, 2});
+    CHECK(*l.job_size == 3);
+    CHECK(l.all_local());
+
+    // Several nodes without names: which one is ours is unknown.
+    const auto m = layout_of({entry(PMIX_PROC_MAP, value::string("0-1;2-3"))}, 2, "anywhere");
+    CHECK(m.local_ranks.empty());
+    CHECK(*m.job_size == 4);
+  }
+
+  TEST_CASE("PMIX_LOCAL_PEERS overrides the maps") {
+    const info_list in{entry(PMIX_NODE_MAP, value::string(node_list)),
+                       entry(PMIX_PROC_MAP, value::string(proc_list)),
+                       entry(PMIX_LOCAL_PEERS, value::string("9,4,5-6,4"))};
+    const auto l = layout_of(in, 4, "node02");
+    CHECK(l.local_node == 1);
+    CHECK(l.local_ranks == std::vector<rank_t>{4, 5, 6, 9});  // sorted, no duplicates
+    CHECK(pmix::find(l.job_info, PMIX_LOCAL_PEERS) == nullptr);
+
+    // Peers alone: no job size can be derived, and no nlocalprocs fallback.
+    const auto p = layout_of({entry(PMIX_LOCAL_PEERS, value::string("3,1"))}, 2, "h");
+    CHECK(p.local_ranks == std::vector<rank_t>{1, 3});
+    CHECK_FALSE(p.job_size.has_value());
+    CHECK_FALSE(p.all_local());
+
+    // An empty list means no local ranks at all.
+    const auto e = layout_of({entry(PMIX_NODE_MAP, value::string(node_list)),
+                              entry(PMIX_PROC_MAP, value::string(proc_list)),
+                              entry(PMIX_LOCAL_PEERS, value::string(""))},
+                             0, "node02");
+    CHECK(e.local_ranks.empty());
+  }
+
+  TEST_CASE("PMIX_LOCAL_PEERS that is not one list of ranks is refused") {
+    CHECK(refusal({entry(PMIX_LOCAL_PEERS, value::string("0,1;2"))}).find("PMIX_LOCAL_PEERS") !=
+          std::string::npos);
+    CHECK(refusal({entry(PMIX_LOCAL_PEERS, value::string("zero"))}).find("PMIX_LOCAL_PEERS") !=
+          std::string::npos);
+  }
+
+  TEST_CASE("PMIX_JOB_SIZE wins over the size derived from the proc map and stays in the job info") {
+    const auto l = layout_of({entry(PMIX_JOB_SIZE, value::unsigned_(PMIX_UINT32, 100)),
+                              entry(PMIX_NODE_MAP, value::string(node_list)),
+                              entry(PMIX_PROC_MAP, value::string(proc_list))},
+                             4, "node01");
+    CHECK(*l.job_size == 100);
+    REQUIRE(pmix::find(l.job_info, PMIX_JOB_SIZE) != nullptr);
+    CHECK(*get(l.job_info, PMIX_JOB_SIZE).as_uint() == 100);
+  }
+
+  TEST_CASE("nlocalprocs alone describes a single-node job of that many ranks") {
+    const auto l = layout_of({entry("custom.key", value::string("x"))}, 4, "solo");
+    REQUIRE(l.job_size.has_value());
+    CHECK(*l.job_size == 4);
+    CHECK(l.local_ranks == std::vector<rank_t>{0, 1, 2, 3});
+    CHECK(l.all_local());
+    CHECK(l.local_node == -1);
+    CHECK(l.nodes.empty());
+    CHECK(l.node_ranks.empty());
+    REQUIRE(l.job_info.size() == 1);
+    CHECK(l.job_info[0].key == "custom.key");
+
+    // Nothing at all: nothing known.
+    const auto none = layout_of({}, 0, "solo");
+    CHECK_FALSE(none.job_size.has_value());
+    CHECK(none.local_ranks.empty());
+    CHECK_FALSE(none.all_local());
+  }
+
+  TEST_CASE("node and proc maps of different lengths are refused with a message") {
+    const auto error = refusal({entry(PMIX_NODE_MAP, value::string("a,b")),
+                                entry(PMIX_PROC_MAP, value::string(proc_list))});
+    CHECK(error.find("PMIX_NODE_MAP") != std::string::npos);
+    CHECK(error.find('2') != std::string::npos);
+    CHECK(error.find('3') != std::string::npos);
+  }
+
+  TEST_CASE("unparseable maps are refused with a message naming the key") {
+    CHECK(refusal({entry(PMIX_NODE_MAP, value::string("pmix[node[1-]")),
+                   entry(PMIX_PROC_MAP, value::string("0"))})
+              .find("PMIX_NODE_MAP") != std::string::npos);
+    CHECK(refusal({entry(PMIX_NODE_MAP, value::string("a,,b"))}).find("PMIX_NODE_MAP") != std::string::npos);
+    CHECK(refusal({entry(PMIX_NODE_MAP, value::string("a")), entry(PMIX_PROC_MAP, value::string("0-x"))})
+              .find("PMIX_PROC_MAP") != std::string::npos);
+    CHECK(refusal({entry(PMIX_PROC_MAP, value::string("pmix[0-3*0]"))}).find("PMIX_PROC_MAP") !=
+          std::string::npos);
+    // Not text at all.
+    CHECK(refusal({entry(PMIX_NODE_MAP, value::unsigned_(PMIX_UINT32, 3))}).find("PMIX_NODE_MAP") !=
+          std::string::npos);
+    CHECK(refusal({entry(PMIX_PROC_MAP, value::boolean(true))}).find("PMIX_PROC_MAP") != std::string::npos);
+  }
+
+  TEST_CASE("PMIX_PROC_DATA arrays land in rank_info without their leading PMIX_RANK") {
+    const info_list in{
+        entry(PMIX_NODE_MAP, value::string(node_list)), entry(PMIX_PROC_MAP, value::string(proc_list)),
+        proc_data({rank_entry(5), entry(PMIX_LOCAL_RANK, value::unsigned_(PMIX_UINT16, 1)),
+                   entry("app.key", value::string("five"))}),
+        proc_data({rank_entry(0), entry(PMIX_HOSTNAME, value::string("renamed"))}),
+        proc_data({rank_entry(5), entry("more", value::boolean(true))}),
+        entry("job.key", value::integer(PMIX_INT, -1))};
+    const auto l = layout_of(in, 4, "node02");
+    REQUIRE(l.rank_info.size() == 2);
+    const auto& five = l.rank_info.at(5);
+    REQUIRE(five.size() == 3);
+    CHECK(five[0].key == PMIX_LOCAL_RANK);
+    CHECK(five[1].key == "app.key");
+    CHECK(*five[1].val.as_string() == "five");
+    CHECK(five[2].key == "more");  // a second array for the same rank adds to it
+    CHECK(pmix::find(five, PMIX_RANK) == nullptr);
+    CHECK(*get(l.rank_info.at(0), PMIX_HOSTNAME).as_string() == "renamed");
+    // Job info keeps the rest (the maps and job.key), and no PMIX_PROC_DATA.
+    REQUIRE(l.job_info.size() == 3);
+    CHECK(l.job_info[0].key == PMIX_NODE_MAP);
+    CHECK(l.job_info[1].key == PMIX_PROC_MAP);
+    CHECK(l.job_info[2].key == "job.key");
+    CHECK(pmix::find(l.job_info, PMIX_PROC_DATA) == nullptr);
+  }
+
+  TEST_CASE("a PMIX_PROC_DATA that is not an info array led by a valid PMIX_RANK is refused") {
+    // Not led by PMIX_RANK.
+    CHECK(refusal({proc_data({entry(PMIX_HOSTNAME, value::string("h")), rank_entry(1)})}).find("PMIX_RANK") !=
+          std::string::npos);
+    // Empty.
+    CHECK(refusal({proc_data({})}).find("PMIX_PROC_DATA") != std::string::npos);
+    // Not an array, or an array of something else.
+    CHECK(refusal({entry(PMIX_PROC_DATA, value::string("rank 1"))}).find("PMIX_PROC_DATA") != std::string::npos);
+    CHECK(refusal({entry(PMIX_PROC_DATA,
+                         value::array(array_value{PMIX_UINT32, {value::unsigned_(PMIX_UINT32, 1)}}))})
+              .find("PMIX_PROC_DATA") != std::string::npos);
+    // A rank that is not a valid rank (wildcard) or not a number.
+    CHECK(refusal({proc_data({rank_entry(PMIX_RANK_WILDCARD)})}).find("PMIX_RANK") != std::string::npos);
+    CHECK(refusal({proc_data({entry(PMIX_RANK, value::string("3"))})}).find("PMIX_RANK") != std::string::npos);
+    CHECK(refusal({proc_data({entry(PMIX_RANK, value::integer(PMIX_INT, -1))})}).find("PMIX_RANK") !=
+          std::string::npos);
+    // A rank given as a signed integer is fine.
+    const auto l = layout_of({proc_data({entry(PMIX_RANK, value::integer(PMIX_INT, 3)),
+                                         entry("k", value::string("v"))})},
+                             0, "h");
+    REQUIRE(l.rank_info.count(3) == 1);
+    CHECK(l.rank_info.at(3)[0].key == "k");
+  }
+
+  TEST_CASE("compute_layout starts from scratch") {
+    job_layout l = layout_of({entry(PMIX_PROC_MAP, value::string("0-3"))}, 4, "h");
+    std::string error;
+    REQUIRE(compute_layout({entry("only", value::string("x"))}, 0, "h", l, error) == PMIX_SUCCESS);
+    CHECK_FALSE(l.job_size.has_value());
+    CHECK(l.local_ranks.empty());
+    CHECK(l.node_ranks.empty());
+    CHECK(l.job_info.size() == 1);
+  }
+
+  TEST_CASE("serialize_job_info adds the derived job-level and per-rank keys") {
+    const auto l = layout_of({entry(PMIX_NODE_MAP, value::string(compact_nodes(node_list))),
+                              entry(PMIX_PROC_MAP, value::string(compact_procs(proc_list))),
+                              entry("app.setting", value::string("on"))},
+                             4, "node02");
+    const auto j = decode(serialize_job_info("job.1", l, "node02"));
+    CHECK(j.nspace == "job.1");
+
+    CHECK(*get(j.job, "app.setting").as_string() == "on");
+    CHECK(*get(j.job, PMIX_LOCAL_PEERS).as_string() == "4,5,6,7");
+    CHECK(*get(j.job, PMIX_LOCAL_SIZE).as_uint() == 4);
+    CHECK(get(j.job, PMIX_LOCALLDR).type == PMIX_PROC_RANK);
+    CHECK(*get(j.job, PMIX_LOCALLDR).as_uint() == 4);
+    CHECK(*get(j.job, PMIX_NUM_NODES).as_uint() == 3);
+    CHECK(*get(j.job, PMIX_NODE_LIST).as_string() == "node01,node02,node03");
+    CHECK(*get(j.job, PMIX_JOB_SIZE).as_uint() == 12);
+    CHECK(*get(j.job, PMIX_UNIV_SIZE).as_uint() == 12);
+    CHECK(*get(j.job, PMIX_HOSTNAME).as_string() == "node02");
+    CHECK(*get(j.job, PMIX_NODEID).as_uint() == 1);
+    CHECK(*get(j.job, PMIX_NSPACE).as_string() == "job.1");
+    CHECK(*get(j.job, PMIX_JOBID).as_string() == "job.1");
+    for (const auto& i : j.job) {
+      CAPTURE(i.key);
+      CHECK(count(j.job, i.key) == 1);
+    }
+
+    // Every rank, local or not, learns where it runs.
+    REQUIRE(j.ranks.size() == 12);
+    CHECK(j.rank_order == std::vector<rank_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+    for (rank_t r = 0; r < 12; ++r) {
+      CAPTURE(r);
+      const auto& list = j.ranks.at(r);
+      const rank_t node = r / 4;
+      CHECK(*get(list, PMIX_HOSTNAME).as_string() == std::string{"node0"} + std::to_string(node + 1));
+      CHECK(get(list, PMIX_NODEID).type == PMIX_UINT32);
+      CHECK(*get(list, PMIX_NODEID).as_uint() == node);
+      CHECK(get(list, PMIX_LOCAL_RANK).type == PMIX_UINT16);
+      CHECK(*get(list, PMIX_LOCAL_RANK).as_uint() == r % 4);
+      CHECK(*get(list, PMIX_NODE_RANK).as_uint() == r % 4);
+      CHECK(*get(list, PMIX_GLOBAL_RANK).as_uint() == r);
+    }
+  }
+
+  TEST_CASE("serialize_job_info numbers ranks by their place in the node's list") {
+    const auto l = layout_of({entry(PMIX_NODE_MAP, value::string("a,b")),
+                              entry(PMIX_PROC_MAP, value::string(compact_procs("0,2,4;1,3")))},
+                             3, "a");
+    const auto j = decode(serialize_job_info("cyc", l, "a"));
+    CHECK(*get(j.ranks.at(4), PMIX_LOCAL_RANK).as_uint() == 2);
+    CHECK(*get(j.ranks.at(3), PMIX_LOCAL_RANK).as_uint() == 1);
+    CHECK(*get(j.ranks.at(3), PMIX_HOSTNAME).as_string() == "b");
+    CHECK(*get(j.job, PMIX_LOCAL_PEERS).as_string() == "0,2,4");
+    CHECK(*get(j.job, PMIX_LOCALLDR).as_uint() == 0);
+  }
+
+  TEST_CASE("serialize_job_info does not override keys the host gave") {
+    const info_list in{
+        entry(PMIX_NODE_MAP, value::string(node_list)),
+        entry(PMIX_PROC_MAP, value::string(proc_list)),
+        entry(PMIX_NUM_NODES, value::unsigned_(PMIX_UINT32, 99)),
+        entry(PMIX_HOSTNAME, value::string("alias")),
+        entry(PMIX_LOCAL_SIZE, value::unsigned_(PMIX_UINT32, 77)),
+        entry(PMIX_UNIV_SIZE, value::unsigned_(PMIX_UINT32, 1000)),
+        entry(PMIX_NODE_LIST, value::string("host-given")),
+        entry(PMIX_LOCALLDR, value::unsigned_(PMIX_PROC_RANK, 6)),
+        proc_data({rank_entry(5), entry(PMIX_LOCAL_RANK, value::unsigned_(PMIX_UINT16, 42)),
+                   entry(PMIX_HOSTNAME, value::string("special")),
+                   entry(PMIX_NODEID, value::unsigned_(PMIX_UINT32, 8))})};
+    const auto l = layout_of(in, 4, "node02");
+    const auto j = decode(serialize_job_info("job", l, "node02"));
+    CHECK(*get(j.job, PMIX_NUM_NODES).as_uint() == 99);
+    CHECK(*get(j.job, PMIX_HOSTNAME).as_string() == "alias");
+    CHECK(*get(j.job, PMIX_LOCAL_SIZE).as_uint() == 77);
+    CHECK(*get(j.job, PMIX_UNIV_SIZE).as_uint() == 1000);
+    CHECK(*get(j.job, PMIX_NODE_LIST).as_string() == "host-given");
+    CHECK(*get(j.job, PMIX_LOCALLDR).as_uint() == 6);
+    for (const char* key : {PMIX_NUM_NODES, PMIX_HOSTNAME, PMIX_LOCAL_SIZE, PMIX_UNIV_SIZE,
+                            PMIX_NODE_LIST, PMIX_LOCALLDR}) {
+      CAPTURE(key);
+      CHECK(count(j.job, key) == 1);
+    }
+    // Derived keys the host did not give are still added.
+    CHECK(*get(j.job, PMIX_JOB_SIZE).as_uint() == 12);
+
+    const auto& five = j.ranks.at(5);
+    CHECK(*get(five, PMIX_LOCAL_RANK).as_uint() == 42);
+    CHECK(*get(five, PMIX_HOSTNAME).as_string() == "special");
+    CHECK(*get(five, PMIX_NODEID).as_uint() == 8);
+    CHECK(count(five, PMIX_LOCAL_RANK) == 1);
+    CHECK(count(five, PMIX_HOSTNAME) == 1);
+    CHECK(count(five, PMIX_NODEID) == 1);
+    // What the host did not give for rank 5 is derived.
+    CHECK(*get(five, PMIX_NODE_RANK).as_uint() == 1);
+    CHECK(*get(five, PMIX_GLOBAL_RANK).as_uint() == 5);
+    // Other ranks are untouched by rank 5's data.
+    CHECK(*get(j.ranks.at(6), PMIX_LOCAL_RANK).as_uint() == 2);
+  }
+
+  TEST_CASE("serialize_job_info of a single-node job without maps") {
+    const auto l = layout_of({}, 3, "solo-host");
+    const auto j = decode(serialize_job_info("single", l, "solo-host"));
+    CHECK(*get(j.job, PMIX_NUM_NODES).as_uint() == 1);
+    CHECK(pmix::find(j.job, PMIX_NODE_LIST) == nullptr);
+    CHECK(pmix::find(j.job, PMIX_NODEID) == nullptr);
+    CHECK(*get(j.job, PMIX_LOCAL_PEERS).as_string() == "0,1,2");
+    CHECK(*get(j.job, PMIX_LOCAL_SIZE).as_uint() == 3);
+    CHECK(*get(j.job, PMIX_JOB_SIZE).as_uint() == 3);
+    CHECK(*get(j.job, PMIX_LOCALLDR).as_uint() == 0);
+    REQUIRE(j.ranks.size() == 3);
+    for (rank_t r = 0; r < 3; ++r) {
+      CAPTURE(r);
+      CHECK(*get(j.ranks.at(r), PMIX_HOSTNAME).as_string() == "solo-host");
+      CHECK(*get(j.ranks.at(r), PMIX_LOCAL_RANK).as_uint() == r);
+      CHECK(*get(j.ranks.at(r), PMIX_NODE_RANK).as_uint() == r);
+      CHECK(*get(j.ranks.at(r), PMIX_GLOBAL_RANK).as_uint() == r);
+    }
+  }
+
+  TEST_CASE("serialize_job_info without local ranks has no PMIX_LOCALLDR and an empty peer list") {
+    const auto l = layout_of({entry(PMIX_NODE_MAP, value::string(node_list)),
+                              entry(PMIX_PROC_MAP, value::string(proc_list))},
+                             0, "elsewhere");
+    const auto j = decode(serialize_job_info("job", l, "elsewhere"));
+    CHECK(get(j.job, PMIX_LOCAL_PEERS).as_string()->empty());
+    CHECK(*get(j.job, PMIX_LOCAL_SIZE).as_uint() == 0);
+    CHECK(pmix::find(j.job, PMIX_LOCALLDR) == nullptr);
+    CHECK(pmix::find(j.job, PMIX_NODEID) == nullptr);
+    CHECK(j.ranks.size() == 12);
+  }
+}
+
+TEST_SUITE("job_layout") {
+  TEST_CASE("without maps, a job size equal to nlocalprocs puts every rank here") {
+    const auto l = layout_of({entry(PMIX_JOB_SIZE, value::unsigned_(PMIX_UINT32, 4))}, 4, "node0");
+    CHECK(l.local_ranks == std::vector<rank_t>{0, 1, 2, 3});
+    CHECK(l.all_local());
+  }
+
+  TEST_CASE("without maps, a job larger than nlocalprocs leaves the local ranks to registration") {
+    const auto l = layout_of({entry(PMIX_JOB_SIZE, value::unsigned_(PMIX_UINT32, 8))}, 4, "node0");
+    CHECK(l.local_ranks.empty());
+    REQUIRE(l.job_size.has_value());
+    CHECK(*l.job_size == 8);
+    CHECK_FALSE(l.all_local());
+  }
+
+  TEST_CASE("a PMIX_REGEX map whose bytes count the terminating NUL parses") {
+    const std::string nodes = compact_nodes(node_list);
+    const auto l = layout_of({entry(PMIX_NODE_MAP, value::bytes(PMIX_REGEX, nodes + std::string(1, '\0'))),
+                              entry(PMIX_PROC_MAP, value::string(proc_list))},
+                             4, "node03");
+    CHECK(l.nodes == std::vector<std::string>{"node01", "node02", "node03"});
+    CHECK(l.local_node == 2);
+  }
+}

@@ -1,0 +1,291 @@
+// The server's actor tree driven message by message with CAF's deterministic
+// test scheduler: registration, deregistration and the rank lifecycle,
+// without sockets or threads.
+#include <doctest/doctest.h>
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/atom.hpp>
+#include <caf/event_based_actor.hpp>
+#include <caf/scheduler/test_coordinator.hpp>
+#include <caf/send.hpp>
+#include <caf/stateful_actor.hpp>
+#include <memory>
+#include <vector>
+
+#include "actors/server_actor.hpp"
+#include "api/host_module.hpp"
+
+using namespace pmix;
+using namespace pmix::actors;
+
+namespace {
+
+struct probe_log {
+  std::vector<connect_result> connects;
+  std::vector<pmix_status_t> finalizes;
+  std::vector<fence_result> fences;
+  int releases = 0;
+};
+
+// Stands in for a peer actor: forwards requests and records the replies and
+// the release the rank actor sends when it frees this peer.
+caf::behavior fake_peer(caf::event_based_actor* self, std::shared_ptr<probe_log> log) {
+  self->set_default_handler(caf::drop);
+  return {
+      [=](connect_msg msg, caf::actor server) {
+        msg.peer = caf::actor_cast<caf::actor>(self);
+        self->request(server, caf::infinite, std::move(msg))
+            .then([=](connect_result& r) { log->connects.push_back(r); });
+      },
+      [=](peer_finalize_msg msg, caf::actor rank) {
+        msg.peer = caf::actor_cast<caf::actor>(self);
+        self->request(rank, caf::infinite, std::move(msg))
+            .then([=](pmix_status_t st) { log->finalizes.push_back(st); });
+      },
+      [=](peer_lost_msg msg, caf::actor rank) {
+        msg.peer = caf::actor_cast<caf::actor>(self);
+        self->send(rank, std::move(msg));
+      },
+      [=](fence_msg msg, caf::actor server) {
+        self->request(server, caf::infinite, std::move(msg))
+            .then([=](fence_result& r) { log->fences.push_back(r); });
+      },
+      [=](const release_msg&) {
+        ++log->releases;
+        self->quit();
+      },
+  };
+}
+
+struct fixture {
+  caf::actor_system_config cfg;
+  std::unique_ptr<caf::actor_system> sys;
+  caf::scheduler::test_coordinator* sched = nullptr;
+  caf::actor server;
+
+  fixture() {
+    cfg.set("scheduler.policy", caf::atom("testing"));
+    sys = std::make_unique<caf::actor_system>(cfg);
+    sched = &dynamic_cast<caf::scheduler::test_coordinator&>(sys->scheduler());
+    auto ctx = std::make_shared<server_context>();
+    ctx->server = proc_id{"srv", 0};
+    ctx->hostname = "node0";
+    ctx->host = std::make_shared<host::module>(nullptr);
+    server = sys->spawn(server_actor, context_ptr{ctx});
+    sched->run();
+  }
+  ~fixture() {
+    caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
+    sched->run();
+  }
+
+  // Sends a facade-style request and returns the status it was answered with.
+  template <class Msg>
+  pmix_status_t call(Msg msg) {
+    auto status = std::make_shared<pmix_status_t>(PMIX_ERR_TIMEOUT);
+    msg.done = make_reply<no_result>([status](pmix_status_t st, no_result) { *status = st; });
+    caf::anon_send(server, std::move(msg));
+    sched->run();
+    return *status;
+  }
+
+  server_snapshot snapshot() {
+    auto snap = std::make_shared<server_snapshot>();
+    caf::anon_send(server, snapshot_msg{make_reply<server_snapshot>(
+                               [snap](pmix_status_t, server_snapshot s) { *snap = std::move(s); })});
+    sched->run();
+    return *snap;
+  }
+
+  caf::actor peer(std::shared_ptr<probe_log> log) {
+    auto p = sys->spawn(fake_peer, std::move(log));
+    sched->run();
+    return p;
+  }
+};
+
+info_list single_node_job(std::uint32_t size) {
+  return {{PMIX_JOB_SIZE, value::unsigned_(PMIX_UINT32, size), 0},
+          {PMIX_NODE_MAP, value::string("node0"), 0},
+          {PMIX_PROC_MAP, value::string(size == 1 ? "0" : "0-" + std::to_string(size - 1)), 0}};
+}
+
+const server_snapshot::nspace_view* find_ns(const server_snapshot& s, const std::string& name) {
+  for (const auto& n : s.nspaces)
+    if (n.name == name) return &n;
+  return nullptr;
+}
+
+const server_snapshot::rank_view* find_rank(const server_snapshot::nspace_view& n, rank_t r) {
+  for (const auto& v : n.ranks)
+    if (v.rank == r) return &v;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_SUITE("server_actor") {
+  TEST_CASE("register_nspace creates one namespace actor, deregister_nspace removes it") {
+    fixture f;
+    CHECK(f.call(register_nspace_msg{"job", 2, single_node_job(2), nullptr}) == PMIX_SUCCESS);
+    auto snap = f.snapshot();
+    REQUIRE(snap.nspaces.size() == 1);
+    CHECK(snap.nspaces[0].name == "job");
+    CHECK(snap.nspaces[0].nlocalprocs == 2);
+    CHECK(f.call(deregister_nspace_msg{"job", nullptr}) == PMIX_SUCCESS);
+    CHECK(f.snapshot().nspaces.empty());
+  }
+
+  TEST_CASE("a namespace registered twice is refused") {
+    fixture f;
+    CHECK(f.call(register_nspace_msg{"job", 1, single_node_job(1), nullptr}) == PMIX_SUCCESS);
+    CHECK(f.call(register_nspace_msg{"job", 1, single_node_job(1), nullptr}) == PMIX_ERR_BAD_PARAM);
+    CHECK(f.snapshot().nspaces.size() == 1);
+  }
+
+  TEST_CASE("register_client before register_nspace is refused") {
+    fixture f;
+    CHECK(f.call(register_client_msg{proc_id{"nojob", 0}, 0, 0, nullptr, nullptr}) ==
+          PMIX_ERR_NOT_FOUND);
+    CHECK(f.snapshot().nspaces.empty());
+  }
+
+  TEST_CASE("register_client of a special rank is refused") {
+    fixture f;
+    CHECK(f.call(register_nspace_msg{"job", 1, single_node_job(1), nullptr}) == PMIX_SUCCESS);
+    CHECK(f.call(register_client_msg{proc_id{"job", rank_wildcard}, 0, 0, nullptr, nullptr}) ==
+          PMIX_ERR_BAD_PARAM);
+  }
+
+  TEST_CASE("a namespace with unreadable maps is refused and not created") {
+    fixture f;
+    info_list bad = {{PMIX_NODE_MAP, value::string("pmix[node[2:1-]"), 0}};
+    CHECK(f.call(register_nspace_msg{"bad", 1, bad, nullptr}) == PMIX_ERR_BAD_PARAM);
+    info_list mismatched = {{PMIX_NODE_MAP, value::string("a,b"), 0},
+                            {PMIX_PROC_MAP, value::string("0,1"), 0}};
+    CHECK(f.call(register_nspace_msg{"bad", 1, mismatched, nullptr}) == PMIX_ERR_BAD_PARAM);
+    CHECK(f.snapshot().nspaces.empty());
+  }
+
+  TEST_CASE("register_client creates the rank actor; deregister_client removes it") {
+    fixture f;
+    REQUIRE(f.call(register_nspace_msg{"job", 2, single_node_job(2), nullptr}) == PMIX_SUCCESS);
+    CHECK(f.call(register_client_msg{proc_id{"job", 0}, 1000, 1000, nullptr, nullptr}) == PMIX_SUCCESS);
+    CHECK(f.call(register_client_msg{proc_id{"job", 1}, 1000, 1000, nullptr, nullptr}) == PMIX_SUCCESS);
+    auto snap = f.snapshot();
+    REQUIRE(snap.nspaces.size() == 1);
+    CHECK(snap.nspaces[0].ranks.size() == 2);
+    CHECK(f.call(deregister_client_msg{proc_id{"job", 1}, nullptr}) == PMIX_SUCCESS);
+    snap = f.snapshot();
+    REQUIRE(snap.nspaces[0].ranks.size() == 1);
+    CHECK(snap.nspaces[0].ranks[0].rank == 0);
+    CHECK(f.call(deregister_client_msg{proc_id{"job", 1}, nullptr}) == PMIX_ERR_NOT_FOUND);
+  }
+
+  TEST_CASE("finalize leaves a tombstone; reconnect reclaims it; deregistration releases all") {
+    fixture f;
+    REQUIRE(f.call(register_nspace_msg{"job", 1, single_node_job(1), nullptr}) == PMIX_SUCCESS);
+    REQUIRE(f.call(register_client_msg{proc_id{"job", 0}, 0, 0, nullptr, nullptr}) == PMIX_SUCCESS);
+
+    auto log1 = std::make_shared<probe_log>();
+    auto p1 = f.peer(log1);
+    caf::anon_send(p1, connect_msg{proc_id{"job", 0}, {0, 0, 100}, peer_role::client, {}, 1}, f.server);
+    f.sched->run();
+    REQUIRE(log1->connects.size() == 1);
+    REQUIRE(log1->connects[0].status == PMIX_SUCCESS);
+    REQUIRE(log1->connects[0].job);
+    const auto rank = log1->connects[0].rank;
+
+    auto ns = f.snapshot();
+    auto r = find_rank(*find_ns(ns, "job"), 0);
+    REQUIRE(r != nullptr);
+    CHECK(r->proc_cnt == 1);
+
+    caf::anon_send(p1, peer_finalize_msg{}, rank);
+    f.sched->run();
+    REQUIRE(log1->finalizes.size() == 1);
+    CHECK(log1->finalizes[0] == PMIX_SUCCESS);
+    CHECK(find_ns(f.snapshot(), "job")->nfinalized == 1);
+
+    caf::anon_send(p1, peer_lost_msg{{}, true}, rank);
+    f.sched->run();
+    ns = f.snapshot();
+    r = find_rank(*find_ns(ns, "job"), 0);
+    CHECK(r->proc_cnt == 0);
+    CHECK(r->tombstones == 1);
+    CHECK(find_ns(ns, "job")->nfinalized == 1);  // the tombstone still counts
+    CHECK(log1->releases == 0);                   // kept, not freed
+
+    // The client inits again: the tombstone is reclaimed, a fresh peer serves.
+    auto log2 = std::make_shared<probe_log>();
+    auto p2 = f.peer(log2);
+    caf::anon_send(p2, connect_msg{proc_id{"job", 0}, {0, 0, 101}, peer_role::client, {}, 2}, f.server);
+    f.sched->run();
+    REQUIRE(log2->connects.size() == 1);
+    CHECK(log2->connects[0].status == PMIX_SUCCESS);
+    CHECK(log1->releases == 1);
+    ns = f.snapshot();
+    CHECK(find_ns(ns, "job")->nfinalized == 0);
+    r = find_rank(*find_ns(ns, "job"), 0);
+    CHECK(r->proc_cnt == 1);
+    CHECK(r->peers == 1);
+    CHECK(r->tombstones == 0);
+
+    CHECK(f.call(deregister_nspace_msg{"job", nullptr}) == PMIX_SUCCESS);
+    CHECK(log2->releases == 1);
+    CHECK(f.snapshot().nspaces.empty());
+  }
+
+  TEST_CASE("a local fence completes in the server once every local rank contributed") {
+    fixture f;
+    REQUIRE(f.call(register_nspace_msg{"job", 2, single_node_job(2), nullptr}) == PMIX_SUCCESS);
+    auto log = std::make_shared<probe_log>();
+    auto p0 = f.peer(log);
+    auto p1 = f.peer(log);
+    const std::vector<proc_id> all{{"job", rank_wildcard}};
+    caf::anon_send(p0, fence_msg{proc_id{"job", 0}, all, {}, false, {}}, f.server);
+    f.sched->run();
+    CHECK(log->fences.empty());
+    CHECK(f.snapshot().fences_in_flight == 1);
+    caf::anon_send(p1, fence_msg{proc_id{"job", 1}, all, {}, false, {}}, f.server);
+    f.sched->run();
+    REQUIRE(log->fences.size() == 2);
+    CHECK(log->fences[0].status == PMIX_SUCCESS);
+    CHECK(log->fences[1].status == PMIX_SUCCESS);
+    CHECK(f.snapshot().fences_in_flight == 0);
+  }
+
+  TEST_CASE("a fence waiting for a rank that dies fails with PMIX_ERR_PROC_TERM_WO_SYNC") {
+    fixture f;
+    REQUIRE(f.call(register_nspace_msg{"job", 2, single_node_job(2), nullptr}) == PMIX_SUCCESS);
+    auto log0 = std::make_shared<probe_log>();
+    auto log1 = std::make_shared<probe_log>();
+    auto p0 = f.peer(log0);
+    auto p1 = f.peer(log1);
+    caf::anon_send(p1, connect_msg{proc_id{"job", 1}, {}, peer_role::client, {}, 7}, f.server);
+    f.sched->run();
+    REQUIRE(log1->connects.size() == 1);
+    caf::anon_send(p0, fence_msg{proc_id{"job", 0}, {{"job", rank_wildcard}}, {}, true, {}}, f.server);
+    f.sched->run();
+    CHECK(log0->fences.empty());
+    caf::anon_send(p1, peer_lost_msg{{}, false}, log1->connects[0].rank);
+    f.sched->run();
+    REQUIRE(log0->fences.size() == 1);
+    CHECK(log0->fences[0].status == PMIX_ERR_PROC_TERM_WO_SYNC);
+  }
+
+  TEST_CASE("a fence over a namespace with ranks elsewhere and no host is not supported") {
+    fixture f;
+    info_list two_nodes = {{PMIX_JOB_SIZE, value::unsigned_(PMIX_UINT32, 2), 0},
+                           {PMIX_NODE_MAP, value::string("node0,node1"), 0},
+                           {PMIX_PROC_MAP, value::string("0;1"), 0}};
+    REQUIRE(f.call(register_nspace_msg{"job", 1, two_nodes, nullptr}) == PMIX_SUCCESS);
+    auto log = std::make_shared<probe_log>();
+    auto p0 = f.peer(log);
+    caf::anon_send(p0, fence_msg{proc_id{"job", 0}, {{"job", rank_wildcard}}, {}, false, {}}, f.server);
+    f.sched->run();
+    REQUIRE(log->fences.size() == 1);
+    CHECK(log->fences[0].status == PMIX_ERR_NOT_SUPPORTED);
+  }
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The reference launcher as a user runs it: real jobs of the demo client.
+set -uo pipefail
+pmixrun=tools/pmixrun/pmixrun
+demo=tools/demo/pmix_demo
+tmp=$(mktemp -d /tmp/pmixrunt.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+export TMPDIR=$tmp   # short socket paths
+failures=0
+check() {  # check NAME EXPECTED_STATUS ACTUAL_STATUS [grep-pattern file]
+  local name=$1 want=$2 got=$3
+  if [ "$want" != "$got" ]; then
+    echo "FAIL $name: exit status $got, expected $want"; failures=$((failures + 1)); return
+  fi
+  if [ $# -ge 5 ] && ! grep -q -- "$4" "$5"; then
+    echo "FAIL $name: '$4' not in $5:"; cat "$5"; failures=$((failures + 1)); return
+  fi
+  echo "ok   $name"
+}
+
+timeout 120 $pmixrun -n 4 $demo >"$tmp/out" 2>"$tmp/err"; st=$?
+check "4 ranks succeed" 0 $st "4 of 4 processes" "$tmp/err"
+[ "$(grep -c 'checked 4 peers' "$tmp/out")" = 4 ] && echo "ok   every rank checked its peers" || { echo "FAIL peers"; failures=$((failures + 1)); }
+
+timeout 120 $pmixrun -n 16 $demo --no-collect --rounds 2 >"$tmp/out" 2>"$tmp/err"; st=$?
+check "16 ranks with direct modex" 0 $st "16 of 16 processes" "$tmp/err"
+
+timeout 120 $pmixrun -n 4 $demo --abort-rank 1 >"$tmp/out" 2>"$tmp/err"; st=$?
+check "an abort's status is the job's" 42 $st "job aborted" "$tmp/err"
+
+timeout 120 $pmixrun -n 4 $demo --crash-rank 2 >"$tmp/out" 2>"$tmp/err"; st=$?
+[ $st -ne 0 ] && [ $st -ne 124 ] && echo "ok   a crashed rank fails the job without hanging" || { echo "FAIL crash: status $st"; failures=$((failures + 1)); }
+
+timeout 120 $pmixrun -n 2 --timeout 1 /bin/sleep 100 >"$tmp/out" 2>"$tmp/err"; st=$?
+[ $st -ne 0 ] && [ $st -ne 124 ] && grep -q timeout "$tmp/err" && echo "ok   --timeout ends a hanging job" || { echo "FAIL timeout: status $st"; failures=$((failures + 1)); }
+
+timeout 120 $pmixrun -n 1 "$tmp/no-such-program" >"$tmp/out" 2>"$tmp/err"; st=$?
+check "a missing program" 127 $st "cannot run" "$tmp/err"
+
+timeout 120 $pmixrun -n 0 $demo >"$tmp/out" 2>"$tmp/err"; st=$?
+check "a bad -n is refused" 2 $st "between 1 and" "$tmp/err"
+
+exit $failures
