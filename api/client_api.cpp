@@ -338,7 +338,7 @@ PMIX_EXPORT pmix_status_t PMIx_Init(pmix_proc_t* proc, pmix_info_t info[], size_
   if (l.state && l.pid != getpid()) {
     // A forked child of an initialized process (a clone): the parent's
     // connection and thread are not ours. Start over.
-    l.state->conn->abandon();
+    if (l.state->conn) l.state->conn->abandon();
     l.state.reset();
     l.refcount = 0;
   }

@@ -189,7 +189,6 @@ void io_thread::accept_from(int listener) {
     }
     entries_.emplace(id, entry{std::move(conn), std::move(peer),
                                protocol::frame_reader{max_frame_size_}, fd});
-    by_fd_[fd] = id;
     std::lock_guard<std::mutex> guard{mutex_};
     ++connection_count_;
   }
@@ -241,7 +240,6 @@ void io_thread::drop(std::uint64_t id, bool notify) {
   auto it = entries_.find(id);
   if (it == entries_.end()) return;
   ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, it->second.fd, nullptr);
-  by_fd_.erase(it->second.fd);
   if (notify) caf::anon_send(it->second.peer, closed_atom::value);
   entries_.erase(it);
   std::lock_guard<std::mutex> guard{mutex_};

@@ -69,7 +69,6 @@ class io_thread {
   int wake_fd_ = -1;
   std::vector<int> listeners_;
   std::unordered_map<std::uint64_t, entry> entries_;  // I/O thread only
-  std::unordered_map<int, std::uint64_t> by_fd_;       // I/O thread only
   std::uint64_t next_id_ = 1;
   std::thread thread_;
 

@@ -7,8 +7,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/e2e/host.hpp"
@@ -45,6 +48,25 @@ std::string uri_path(const std::string& nspace) {
   PMIX_ARGV_FREE(env);
   const auto pos = uri.find("uds://");
   return pos == std::string::npos ? std::string{} : uri.substr(pos + 6);
+}
+
+// Polls `pred` until it holds (a guard of 120 s against hangs).
+template <class Pred>
+bool eventually(Pred pred) {
+  for (int i = 0; i < 120000; ++i) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return false;
+}
+
+// Waits (a guard of 120 s against hangs) until the child printed `text`.
+bool wait_for_output(const child& c, const std::string& text) {
+  for (int i = 0; i < 120000; ++i) {
+    if (contains(c.output(), text)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return false;
 }
 
 int connect_raw(const std::string& path) {
@@ -108,7 +130,17 @@ TEST_SUITE("end to end") {
     for (auto& c : ranks) CHECK_MESSAGE(c.exited_with(0), c.errors());
     CHECK(record().connected == 4);
     CHECK(record().finalized == 4);
-    // All four finalized: each rank keeps one tombstone and no live process.
+    // All four finalized: once the server has seen their sockets close, each
+    // rank keeps one tombstone and no live process.
+    auto settled = [&] {
+      auto v = srv.view();
+      bool done = v.nnspaces == 1 && v.nspaces[0].nranks == 4;
+      for (std::size_t k = 0; done && k < v.nspaces[0].nranks; ++k)
+        done = v.nspaces[0].ranks[k].proc_cnt == 0;
+      runtime_table()->view_free(&v);
+      return done;
+    };
+    REQUIRE(eventually(settled));
     auto v = srv.view();
     REQUIRE(v.nnspaces == 1);
     CHECK(v.nspaces[0].nfinalized == 4);
@@ -116,6 +148,7 @@ TEST_SUITE("end to end") {
     for (std::size_t k = 0; k < v.nspaces[0].nranks; ++k) {
       CHECK(v.nspaces[0].ranks[k].proc_cnt == 0);
       CHECK(v.nspaces[0].ranks[k].tombstones == 1);
+      CHECK(v.nspaces[0].ranks[k].peers == 1);
     }
     runtime_table()->view_free(&v);
   }
@@ -306,10 +339,14 @@ TEST_SUITE("end to end") {
     server srv(dir.path());
     REQUIRE(srv.status() == PMIX_SUCCESS);
     REQUIRE(register_job("single", 1, 1) == PMIX_SUCCESS);
-    auto first = launch("single", 0, {script, "init", "sleep:500", "finalize"}, dir.path());
-    auto second = launch("single", 0, {script, "sleep:100", "init"}, dir.path());
-    CHECK_MESSAGE(first.exited_with(0), first.errors());
+    const std::string go = dir.path() + "/go";
+    auto first = launch("single", 0, {script, "init", "wait_file:" + go, "finalize"}, dir.path());
+    REQUIRE(wait_for_output(first, "init PMIX_SUCCESS"));
+    // The first process is connected and stays so until the second has tried.
+    auto second = launch("single", 0, {script, "init"}, dir.path());
     CHECK_MESSAGE(second.exited_with(0), second.errors());
+    std::fclose(std::fopen(go.c_str(), "w"));
+    CHECK_MESSAGE(first.exited_with(0), first.errors());
     CHECK(contains(first.output(), "finalize PMIX_SUCCESS"));
     CHECK(contains(second.output(), "init PMIX_ERR_NOT_SUPPORTED"));
   }

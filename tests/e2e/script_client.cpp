@@ -9,6 +9,7 @@
 //   fence_nb[:collect]            PMIx_Fence_nb; waits for its callback
 //   get_nb:<rank|*>:<key>         PMIx_Get_nb; waits for its callback
 //   initialized                   prints PMIx_Initialized()
+//   wait_file:<path>              waits (up to 120 s) until the file exists
 #include <pmix.h>
 #include <signal.h>
 #include <unistd.h>
@@ -165,6 +166,12 @@ int main(int argc, char** argv) {
         rc = p.status;
       }
       say(step, rc, p.text + (p.on_progress_thread ? " (callback: blocking calls refused)" : ""));
+    } else if (cmd == "wait_file") {
+      const auto path = step.substr(step.find(':') + 1);
+      int waited = 0;
+      while (::access(path.c_str(), F_OK) != 0 && waited++ < 120000)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      say(step, ::access(path.c_str(), F_OK) == 0 ? PMIX_SUCCESS : PMIX_ERR_TIMEOUT);
     } else if (cmd == "initialized") {
       say(step, PMIX_SUCCESS, std::to_string(PMIx_Initialized()));
     } else if (cmd == "abort") {
