@@ -126,7 +126,9 @@ caf::result<get_result> on_get(self_ptr self, get_msg& msg) {
     rp.delegate(it->second.actor, std::move(msg));
     return rp;
   }
-  rp.deliver(get_result{PMIX_ERR_NOT_FOUND, {}});
+  log::warning("server", "get of ", to_string(msg.target), "'s data from ", to_string(msg.from),
+               ": the rank is not on this node and the host has no direct_modex");
+  rp.deliver(get_result{PMIX_ERR_NOT_SUPPORTED, {}});
   return rp;
 }
 

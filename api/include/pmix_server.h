@@ -286,11 +286,6 @@ PMIX_EXPORT void PMIx_server_deregister_client(const pmix_proc_t *proc, pmix_op_
  * server (call before starting the client). */
 PMIX_EXPORT pmix_status_t PMIx_server_setup_fork(const pmix_proc_t *proc, char ***env);
 
-/* Packs into *dbuf the job information this server holds for procs, for a
- * server on another node (newer OpenPMIx extension, not in 4.2.2). */
-PMIX_EXPORT pmix_status_t PMIx_server_collect_job_info(pmix_proc_t *procs, size_t nprocs,
-                                                       pmix_data_buffer_t *dbuf);
-
 /* Receives the result of a direct modex request: data (sz bytes) belongs to
  * the library. */
 typedef void (*pmix_dmodex_response_fn_t)(pmix_status_t status, char *data, size_t sz,

@@ -261,6 +261,18 @@ TEST_SUITE("end to end") {
     CHECK(std::string{record().dmodex_proc.nspace} == "far");
   }
 
+  TEST_CASE("without a host direct_modex a get for a rank elsewhere is not supported") {
+    temp_dir dir;
+    host_slots slots;
+    slots.dmodex = false;
+    server srv(dir.path(), slots);
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("faraway", 2, 1) == PMIX_SUCCESS);
+    auto c = launch("faraway", 0, {script, "init", "get:1:addr", "finalize"}, dir.path());
+    CHECK_MESSAGE(c.exited_with(0), c.errors());
+    CHECK(contains(c.output(), "get:1:addr PMIX_ERR_NOT_SUPPORTED"));
+  }
+
   TEST_CASE("direct modex waits for a local peer's commit") {
     temp_dir dir;
     server srv(dir.path());

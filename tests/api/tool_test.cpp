@@ -1,0 +1,71 @@
+// The tool API as it stands: standalone tools, reference counting, clean
+// re-initialization, and a clear refusal to connect (not yet supported).
+#include <doctest/doctest.h>
+#include <pmix_tool.h>
+
+#include <string>
+
+namespace {
+
+pmix_status_t init_standalone(pmix_proc_t* me, const char* nspace, pmix_rank_t rank) {
+  pmix_info_t info[3];
+  bool yes = true;
+  PMIX_INFO_LOAD(&info[0], PMIX_TOOL_DO_NOT_CONNECT, &yes, PMIX_BOOL);
+  PMIX_INFO_LOAD(&info[1], PMIX_TOOL_NSPACE, nspace, PMIX_STRING);
+  PMIX_INFO_LOAD(&info[2], PMIX_TOOL_RANK, &rank, PMIX_PROC_RANK);
+  const auto rc = PMIx_tool_init(me, info, 3);
+  for (auto& i : info) PMIX_INFO_DESTRUCT(&i);
+  return rc;
+}
+
+}  // namespace
+
+TEST_SUITE("tool") {
+  TEST_CASE("a standalone tool takes the namespace and rank it is given") {
+    pmix_proc_t me;
+    REQUIRE(init_standalone(&me, "mytool", 3) == PMIX_SUCCESS);
+    CHECK(std::string{me.nspace} == "mytool");
+    CHECK(me.rank == 3);
+    CHECK(PMIx_tool_finalize() == PMIX_SUCCESS);
+  }
+
+  TEST_CASE("tool init is reference counted; finalize after the last is PMIX_ERR_INIT") {
+    pmix_proc_t me;
+    REQUIRE(init_standalone(&me, "counted", 0) == PMIX_SUCCESS);
+    pmix_proc_t again;
+    REQUIRE(PMIx_tool_init(&again, nullptr, 0) == PMIX_SUCCESS);  // nested: same identity
+    CHECK(std::string{again.nspace} == "counted");
+    CHECK(PMIx_tool_finalize() == PMIX_SUCCESS);
+    CHECK(PMIx_tool_finalize() == PMIX_SUCCESS);
+    CHECK(PMIx_tool_finalize() == PMIX_ERR_INIT);
+  }
+
+  TEST_CASE("each tool init after the last finalize starts over with its own directives") {
+    for (int cycle = 0; cycle < 100; ++cycle) {
+      pmix_proc_t me;
+      const std::string ns = "cycle" + std::to_string(cycle);
+      REQUIRE(init_standalone(&me, ns.c_str(), static_cast<pmix_rank_t>(cycle)) == PMIX_SUCCESS);
+      CHECK(std::string{me.nspace} == ns);
+      CHECK(me.rank == static_cast<pmix_rank_t>(cycle));
+      REQUIRE(PMIx_tool_finalize() == PMIX_SUCCESS);
+    }
+  }
+
+  TEST_CASE("a tool asking to connect is told it is not supported yet, and nothing is left initialized") {
+    pmix_proc_t me;
+    CHECK(PMIx_tool_init(&me, nullptr, 0) == PMIX_ERR_NOT_SUPPORTED);
+    CHECK(PMIx_tool_finalize() == PMIX_ERR_INIT);
+  }
+
+  TEST_CASE("bad tool directives are refused") {
+    pmix_info_t info;
+    PMIX_INFO_LOAD(&info, PMIX_TOOL_NSPACE, "", PMIX_STRING);
+    pmix_proc_t me;
+    CHECK(PMIx_tool_init(&me, &info, 1) == PMIX_ERR_BAD_PARAM);
+    PMIX_INFO_DESTRUCT(&info);
+    pmix_rank_t wild = PMIX_RANK_WILDCARD;
+    PMIX_INFO_LOAD(&info, PMIX_TOOL_RANK, &wild, PMIX_PROC_RANK);
+    CHECK(PMIx_tool_init(&me, &info, 1) == PMIX_ERR_BAD_PARAM);
+    PMIX_INFO_DESTRUCT(&info);
+  }
+}
