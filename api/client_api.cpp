@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 
+#include "api/blocking.hpp"
 #include "api/convert.hpp"
 #include "api/server_stub.hpp"
 #include "client/connection.hpp"
@@ -49,14 +50,6 @@ std::shared_ptr<client_state> current() {
   std::lock_guard<std::mutex> guard{l.mutex};
   if (l.pid != getpid()) return nullptr;
   return l.state;
-}
-
-bool on_library_thread() { return progress::in_library_thread() || in_server_library_thread(); }
-
-pmix_status_t would_block(const char* call) {
-  log::error("api", call, " called from a PMIx library thread (a callback, event handler or ",
-             "host up-call): PMIX_ERR_WOULD_BLOCK; use the non-blocking form or a thread of your own");
-  return PMIX_ERR_WOULD_BLOCK;
 }
 
 // Waits on a user thread for a completion that runs on the progress thread.
@@ -332,7 +325,7 @@ extern "C" {
 PMIX_EXPORT pmix_status_t PMIx_Init(pmix_proc_t* proc, pmix_info_t info[], size_t ninfo) {
   (void)info;
   (void)ninfo;
-  if (on_library_thread()) return would_block("PMIx_Init");
+  if (on_library_thread()) return refuse_blocking("PMIx_Init");
   auto& l = lib();
   std::lock_guard<std::mutex> guard{l.mutex};
   if (l.state && l.pid != getpid()) {
@@ -364,7 +357,7 @@ PMIX_EXPORT int PMIx_Initialized(void) {
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Finalize(const pmix_info_t info[], size_t ninfo) {
-  if (on_library_thread()) return would_block("PMIx_Finalize");
+  if (on_library_thread()) return refuse_blocking("PMIx_Finalize");
   std::shared_ptr<client_state> doomed;
   {
     auto& l = lib();
@@ -443,7 +436,7 @@ PMIX_EXPORT pmix_status_t PMIx_Fence(const pmix_proc_t procs[], size_t nprocs,
                                      const pmix_info_t info[], size_t ninfo) {
   auto st = current();
   if (!st) return PMIX_ERR_INIT;
-  if (on_library_thread()) return would_block("PMIx_Fence");
+  if (on_library_thread()) return refuse_blocking("PMIx_Fence");
   auto w = std::make_shared<waiter>();
   auto rc = start_fence(st, procs, nprocs, info, ninfo, [w](pmix_status_t s) { w->finish(s); });
   if (rc == PMIX_OPERATION_SUCCEEDED) return PMIX_SUCCESS;
@@ -455,7 +448,7 @@ PMIX_EXPORT pmix_status_t PMIx_Fence_nb(const pmix_proc_t procs[], size_t nprocs
                                         const pmix_info_t info[], size_t ninfo,
                                         pmix_op_cbfunc_t cbfunc, void* cbdata) {
   if (cbfunc == nullptr) {
-    if (on_library_thread()) return would_block("PMIx_Fence_nb with a NULL cbfunc");
+    if (on_library_thread()) return refuse_blocking("PMIx_Fence_nb with a NULL cbfunc");
     return PMIx_Fence(procs, nprocs, info, ninfo);
   }
   auto st = current();
@@ -481,7 +474,7 @@ PMIX_EXPORT pmix_status_t PMIx_Get(const pmix_proc_t* proc, const pmix_key_t key
     case lookup::not_found: return PMIX_ERR_NOT_FOUND;
     case lookup::ask_server: break;
   }
-  if (on_library_thread()) return would_block("PMIx_Get (data held by the server)");
+  if (on_library_thread()) return refuse_blocking("PMIx_Get (data held by the server)");
   auto w = std::make_shared<waiter>();
   auto result = std::make_shared<value>();
   rc = fetch_remote(st, req, [w, result](pmix_status_t s, const value* v) {
@@ -541,7 +534,7 @@ PMIX_EXPORT pmix_status_t PMIx_Abort(int status, const char msg[], pmix_proc_t p
                                      size_t nprocs) {
   auto st = current();
   if (!st) return PMIX_ERR_INIT;
-  if (on_library_thread()) return would_block("PMIx_Abort");
+  if (on_library_thread()) return refuse_blocking("PMIx_Abort");
   if (st->singleton) {
     log::error("client", "PMIx_Abort in a singleton (no server): ", msg == nullptr ? "" : msg);
     return PMIX_ERR_UNREACH;

@@ -17,6 +17,7 @@
 #include "api/convert.hpp"
 #include "api/server_runtime.hpp"
 #include "api/server_runtime_abi.h"
+#include "common/host.hpp"
 #include "common/log.hpp"
 #include "common/progress.hpp"
 
@@ -97,12 +98,6 @@ std::string env_or(const char* name, const std::string& fallback) {
   return v != nullptr && *v != '\0' ? std::string{v} : fallback;
 }
 
-std::string hostname() {
-  char buf[HOST_NAME_MAX + 1] = {};
-  if (::gethostname(buf, sizeof buf - 1) != 0) return "localhost";
-  return buf;
-}
-
 // A rank given as text: a simple non-negative number below PMIX_RANK_VALID.
 bool parse_rank(const std::string& text, rank_t& out) {
   if (text.empty() || text.size() > 10) return false;
@@ -117,7 +112,7 @@ bool parse_rank(const std::string& text, rank_t& out) {
 }
 
 pmix_status_t read_settings(const info_list& directives, settings& s) {
-  s.hostname = hostname();
+  s.hostname = host_name();
   s.server.nspace = "pmix-server." + s.hostname + "." + std::to_string(getpid());
   s.server.rank = 0;
   if (const char* env = std::getenv("PMIX_SERVER_NSPACE"); env != nullptr && *env != '\0')

@@ -8,14 +8,13 @@
 #include <pmix_tool.h>
 #include <unistd.h>
 
-#include <climits>
 #include <mutex>
 #include <string>
 
+#include "api/blocking.hpp"
 #include "api/convert.hpp"
-#include "api/server_stub.hpp"
+#include "common/host.hpp"
 #include "common/log.hpp"
-#include "common/progress.hpp"
 
 namespace pmix::api {
 namespace {
@@ -32,12 +31,6 @@ tool_library& tool() {
   return instance;
 }
 
-std::string host_name() {
-  char buf[HOST_NAME_MAX + 1] = {};
-  if (::gethostname(buf, sizeof buf - 1) != 0) return "localhost";
-  return buf;
-}
-
 }  // namespace
 }  // namespace pmix::api
 
@@ -47,10 +40,7 @@ using namespace pmix::api;
 extern "C" {
 
 PMIX_EXPORT pmix_status_t PMIx_tool_init(pmix_proc_t* proc, pmix_info_t info[], size_t ninfo) {
-  if (progress::in_library_thread() || in_server_library_thread()) {
-    log::error("api", "PMIx_tool_init called from a PMIx library thread: PMIX_ERR_WOULD_BLOCK");
-    return PMIX_ERR_WOULD_BLOCK;
-  }
+  if (on_library_thread()) return refuse_blocking("PMIx_tool_init");
   auto& t = tool();
   std::lock_guard<std::mutex> guard{t.mutex};
   if (t.refcount > 0 && t.pid == getpid()) {
@@ -97,10 +87,7 @@ PMIX_EXPORT pmix_status_t PMIx_tool_init(pmix_proc_t* proc, pmix_info_t info[], 
 }
 
 PMIX_EXPORT pmix_status_t PMIx_tool_finalize(void) {
-  if (progress::in_library_thread() || in_server_library_thread()) {
-    log::error("api", "PMIx_tool_finalize called from a PMIx library thread: PMIX_ERR_WOULD_BLOCK");
-    return PMIX_ERR_WOULD_BLOCK;
-  }
+  if (on_library_thread()) return refuse_blocking("PMIx_tool_finalize");
   auto& t = tool();
   std::lock_guard<std::mutex> guard{t.mutex};
   if (t.refcount == 0 || t.pid != getpid()) return PMIX_ERR_INIT;

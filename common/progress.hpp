@@ -8,7 +8,7 @@
 //
 // Each shared object that compiles this file has its own counter: the server
 // runtime (libpmix-server) marks its CAF threads, the client library its
-// progress thread; the C facade asks both (api/blocking.hpp).
+// progress thread; the C facade of libpmix.so.2 asks both (api/blocking.hpp).
 #pragma once
 
 namespace pmix::progress {
