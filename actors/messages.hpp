@@ -88,12 +88,15 @@ struct snapshot_msg {
 enum class peer_role { client, tool };
 
 // A new connection's handshake. Reply: connect_result.
+// A tool may leave proc.nspace empty: the host (tool_connected) or the
+// server assigns its identity.
 struct connect_msg {
   proc_id proc;
   transport::peer_credentials cred;
   peer_role role = peer_role::client;
   caf::actor peer;
   std::uint64_t peer_index = 0;  // the connection id: the spec's peer index
+  info_list info;                // the tool's init directives
 };
 
 struct connect_result {
@@ -101,6 +104,21 @@ struct connect_result {
   caf::actor rank;     // the rank actor serving this proc
   std::shared_ptr<const std::string> job;  // serialized wire::JobInfo
   void* server_object = nullptr;
+  proc_id assigned;    // the identity the connection now has
+};
+
+// From a tool namespace to the server: none of its ranks has a live process
+// after `epoch` connects; the server removes it unless a connect is on its way.
+struct tool_nspace_idle_msg {
+  std::string nspace;
+  std::uint64_t epoch = 0;
+};
+
+// The host's answer to tool_connected: the identity it gives the tool.
+struct tool_assigned_msg {
+  std::uint64_t id = 0;
+  pmix_status_t status = PMIX_SUCCESS;
+  proc_id proc;
 };
 
 // The client sent FINALIZE_CMD. Reply: pmix_status_t (after client_finalized).
@@ -117,7 +135,8 @@ struct peer_lost_msg {
 // From a rank actor to a peer it no longer needs: the peer terminates.
 struct release_msg {};
 
-// From a rank actor to the server actor: whether the rank has a live process.
+// From a rank actor to the server actor and its namespace: whether the rank
+// has a live process.
 struct rank_state_msg {
   proc_id proc;
   bool live = false;
@@ -194,3 +213,5 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::get_result)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::upcall_result)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::deregister_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::view_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::tool_nspace_idle_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::tool_assigned_msg)

@@ -10,7 +10,7 @@ const char* nspace_state::name = "pmix.nspace";
 caf::actor nspace_state::rank_actor_for(caf::stateful_actor<nspace_state>* self, rank_t r) {
   auto it = ranks.find(r);
   if (it != ranks.end()) return it->second;
-  auto a = self->spawn<caf::linked>(rank_actor, proc_id{nspace, r},
+  auto a = self->spawn<caf::linked>(rank_actor, proc_id{nspace, r}, tool,
                                     caf::actor_cast<caf::actor>(self), server, ctx);
   ranks.emplace(r, a);
   return a;
@@ -20,6 +20,10 @@ void nspace_state::check_all_finalized() {
   if (local_app_fini_fired || nlocalprocs <= 0 || nfinalized < nlocalprocs) return;
   local_app_fini_fired = true;
   log::debug("nspace", nspace, ": all ", nlocalprocs, " local processes finalized");
+}
+
+void nspace_state::report_if_idle(caf::stateful_actor<nspace_state>* self) {
+  if (tool && live.empty()) self->send(server, tool_nspace_idle_msg{nspace, epoch});
 }
 
 namespace {
@@ -48,9 +52,11 @@ void fan_out(self_ptr self, const caf::message& msg, Combine combine, Done done)
 }  // namespace
 
 caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string nspace,
-                           int nlocalprocs, job_layout layout, caf::actor server, context_ptr ctx) {
+                           int nlocalprocs, job_layout layout, bool tool, caf::actor server,
+                           context_ptr ctx) {
   auto& st = self->state;
   st.nspace = std::move(nspace);
+  st.tool = tool;
   st.nlocalprocs = nlocalprocs;
   st.layout = std::move(layout);
   st.server = std::move(server);
@@ -77,24 +83,37 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
       },
       [=](connect_msg& msg) -> caf::result<connect_result> {
         auto& st = self->state;
+        ++st.epoch;
         const auto r = msg.proc.rank;
         if (r >= rank_valid_limit || (st.layout.job_size && r >= *st.layout.job_size &&
                                       st.ranks.count(r) == 0)) {
           log::error("nspace", st.nspace, ": connection for rank ", r, " which this job does not have");
-          return connect_result{PMIX_ERR_NOT_FOUND, {}, {}, nullptr};
+          st.report_if_idle(self);
+          return connect_result{PMIX_ERR_NOT_FOUND, {}, {}, nullptr, {}};
         }
         auto rp = self->make_response_promise();
         auto job = st.job;
         self->request(st.rank_actor_for(self, r), caf::infinite, std::move(msg))
             .then(
-                [rp, job](connect_result& res) mutable {
+                [=](connect_result& res) mutable {
                   res.job = job;
+                  if (res.status != PMIX_SUCCESS) self->state.report_if_idle(self);
                   rp.deliver(std::move(res));
                 },
-                [rp](caf::error&) mutable {
-                  rp.deliver(connect_result{PMIX_ERR_UNREACH, {}, {}, nullptr});
+                [=](caf::error&) mutable {
+                  self->state.report_if_idle(self);
+                  rp.deliver(connect_result{PMIX_ERR_UNREACH, {}, {}, nullptr, {}});
                 });
         return rp;
+      },
+      [=](const rank_state_msg& msg) {
+        auto& st = self->state;
+        if (msg.live) {
+          st.live.insert(msg.proc.rank);
+        } else {
+          st.live.erase(msg.proc.rank);
+          st.report_if_idle(self);
+        }
       },
       [=](get_msg& msg) -> caf::result<get_result> {
         auto& st = self->state;

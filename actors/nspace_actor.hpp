@@ -10,6 +10,7 @@
 #include <caf/stateful_actor.hpp>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "actors/context.hpp"
@@ -31,13 +32,22 @@ struct nspace_state {
   caf::actor server;
   context_ptr ctx;
 
+  // A namespace the server made for a tool (not registered by the host). It
+  // ends when none of its ranks has a live process (tool_nspace_idle_msg).
+  bool tool = false;
+  std::uint64_t epoch = 0;   // connects received
+  std::set<rank_t> live;     // ranks with a live process
+
   // The rank's actor, created on first use when `create` is set.
   caf::actor rank_actor_for(caf::stateful_actor<nspace_state>* self, rank_t r);
   // Fires the "all local processes finalized" step at most once.
   void check_all_finalized();
+  // A tool namespace with no live process tells the server.
+  void report_if_idle(caf::stateful_actor<nspace_state>* self);
 };
 
 caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string nspace,
-                           int nlocalprocs, job_layout layout, caf::actor server, context_ptr ctx);
+                           int nlocalprocs, job_layout layout, bool tool, caf::actor server,
+                           context_ptr ctx);
 
 }  // namespace pmix::actors

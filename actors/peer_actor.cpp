@@ -76,7 +76,10 @@ void on_connect(self_ptr self, std::uint64_t id, const wire::ConnectRequest& req
   st.proc = protocol::from_wire(req.proc());
   st.role = req.role() == wire::ROLE_TOOL ? peer_role::tool : peer_role::client;
   st.state = peer_state::phase::connecting;
-  connect_msg msg{st.proc, st.conn->credentials(), st.role, caf::actor_cast<caf::actor>(self), st.conn->id()};
+  connect_msg msg{st.proc, st.conn->credentials(), st.role, caf::actor_cast<caf::actor>(self),
+                  st.conn->id(), {}};
+  std::string error;
+  if (!protocol::from_wire(req.info(), msg.info, &error)) return protocol_error(self, error);
   self->request(st.server, caf::infinite, std::move(msg))
       .then(
           [=](connect_result& r) {
@@ -106,6 +109,8 @@ void on_connect(self_ptr self, std::uint64_t id, const wire::ConnectRequest& req
             }
             st.rank = r.rank;
             st.server_object = r.server_object;
+            st.proc = r.assigned;
+            protocol::to_wire(r.assigned, reply->mutable_assigned());
             if (st.state == peer_state::phase::connecting) st.state = peer_state::phase::active;
             if (r.job) reply->set_job(*r.job);
             send_envelope(self, e);

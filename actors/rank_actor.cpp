@@ -48,6 +48,13 @@ void forward_get(self_ptr self, const caf::actor& peer, get_msg msg, caf::respon
             [rp](caf::error&) mutable { rp.deliver(get_result{PMIX_ERR_NOT_FOUND, {}}); });
 }
 
+void report_state(self_ptr self, bool live, pmix_status_t reason) {
+  auto& st = self->state;
+  const rank_state_msg msg{st.pname, live, reason};
+  self->send(st.server, msg);
+  self->send(st.nspace, msg);
+}
+
 caf::result<connect_result> on_connect(self_ptr self, connect_msg& msg) {
   auto& st = self->state;
   if (st.registered && msg.cred.uid != 0 && (msg.cred.uid != st.uid || msg.cred.gid != st.gid)) {
@@ -55,7 +62,9 @@ caf::result<connect_result> on_connect(self_ptr self, connect_msg& msg) {
                msg.cred.gid, " but the rank was registered for uid ", st.uid, " gid ", st.gid);
     return connect_result{PMIX_ERR_INVALID_CRED, {}, {}, nullptr};
   }
-  if (st.live_unfinalized() > 0 && !st.ctx->allow_clones) {
+  // Tools may run several processes under one identity (siblings); a client
+  // rank only with PMIX_ALLOW_CLIENT_CLONES.
+  if (!st.tool && st.live_unfinalized() > 0 && !st.ctx->allow_clones) {
     log::error("rank", to_string(st.pname), ": a second live process (pid ", msg.cred.pid,
                ") connected; clones are refused unless PMIX_ALLOW_CLIENT_CLONES is set");
     return connect_result{PMIX_ERR_NOT_SUPPORTED, {}, {}, nullptr};
@@ -70,7 +79,7 @@ caf::result<connect_result> on_connect(self_ptr self, connect_msg& msg) {
     st.peerid.reset();
   }
   st.peerid = peer_ref{msg.peer, msg.peer_index, false, false};
-  if (++st.proc_cnt == 1) self->send(st.server, rank_state_msg{st.pname, true, PMIX_SUCCESS});
+  if (++st.proc_cnt == 1) report_state(self, true, PMIX_SUCCESS);
   // Requests that waited for a process of this rank go to the new peer.
   auto waiting = std::move(st.waiting_gets);
   st.waiting_gets.clear();
@@ -81,7 +90,8 @@ caf::result<connect_result> on_connect(self_ptr self, connect_msg& msg) {
   const bool asked = st.ctx->host->client_connected(st.pname, st.server_object, {},
                                                     reply_to_actor(self->address(), st.ctx, upcall));
   if (!asked) {
-    rp.deliver(connect_result{PMIX_SUCCESS, caf::actor_cast<caf::actor>(self), {}, st.server_object});
+    rp.deliver(connect_result{PMIX_SUCCESS, caf::actor_cast<caf::actor>(self), {}, st.server_object,
+                              st.pname});
     return rp;
   }
   st.connects.emplace(upcall, rank_state::pending_connect{rp, msg.peer});
@@ -112,9 +122,22 @@ void on_peer_lost(self_ptr self, const peer_lost_msg& msg) {
   if (p == nullptr || p->closed) return;
   p->closed = true;
   --st.proc_cnt;
-  if (st.peerid && st.peerid->actor == msg.peer) {
-    // Still the rank's referenced peer: it stays as a tombstone, nothing else
-    // changes (a collective or get may still resolve the rank through it).
+  const bool referenced = st.peerid && st.peerid->actor == msg.peer;
+  if (referenced && !st.tool) {
+    // Still the rank's referenced client peer: it stays as a tombstone and
+    // nothing else changes (a collective or get may still resolve the rank
+    // through it).
+  } else if (referenced) {
+    // A pure tool: freed at once; peerid moves to a live tool sibling of the
+    // same identity if there is one, else it is unset (spec 004).
+    release_peer(self, *st.peerid);
+    st.peerid.reset();
+    auto sibling = std::find_if(st.displaced.rbegin(), st.displaced.rend(),
+                                [](const peer_ref& r) { return !r.closed; });
+    if (sibling != st.displaced.rend()) {
+      st.peerid = *sibling;
+      st.displaced.erase(std::next(sibling).base());
+    }
   } else {
     // Stranded: a newer peer owns the slot. Freed at once.
     auto it = std::find_if(st.displaced.begin(), st.displaced.end(),
@@ -126,7 +149,7 @@ void on_peer_lost(self_ptr self, const peer_lost_msg& msg) {
     const pmix_status_t reason = msg.finalized ? PMIX_ERR_UNREACH : PMIX_ERR_PROC_TERM_WO_SYNC;
     if (!msg.finalized)
       log::warning("rank", to_string(st.pname), " terminated without calling PMIx_Finalize");
-    self->send(st.server, rank_state_msg{st.pname, false, reason});
+    report_state(self, false, reason);
   }
 }
 
@@ -146,10 +169,11 @@ void release_everything(self_ptr self) {
 
 }  // namespace
 
-caf::behavior rank_actor(caf::stateful_actor<rank_state>* self, proc_id pname, caf::actor nspace,
-                         caf::actor server, context_ptr ctx) {
+caf::behavior rank_actor(caf::stateful_actor<rank_state>* self, proc_id pname, bool tool,
+                         caf::actor nspace, caf::actor server, context_ptr ctx) {
   auto& st = self->state;
   st.pname = std::move(pname);
+  st.tool = tool;
   st.nspace = std::move(nspace);
   st.server = std::move(server);
   st.ctx = std::move(ctx);
@@ -184,7 +208,7 @@ caf::behavior rank_actor(caf::stateful_actor<rank_state>* self, proc_id pname, c
             log::warning("rank", to_string(st.pname), ": the host refused the connection: ",
                          PMIx_Error_string(r.status));
           pending.promise.deliver(connect_result{r.status, caf::actor_cast<caf::actor>(self), {},
-                                                 st.server_object});
+                                                 st.server_object, st.pname});
         } else if (auto it = st.finalizes.find(r.id); it != st.finalizes.end()) {
           auto rp = std::move(it->second);
           st.finalizes.erase(it);

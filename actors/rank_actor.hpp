@@ -32,6 +32,7 @@ struct rank_state {
 
   proc_id pname;
   bool registered = false;  // by PMIx_server_register_client (else lazily created)
+  bool tool = false;        // a rank of a tool namespace: its peers are pure tools
   uid_t uid = 0;
   gid_t gid = 0;
   void* server_object = nullptr;
@@ -59,8 +60,9 @@ struct rank_state {
   int live_unfinalized() const;
 };
 
-// `registered` is false for a rank created lazily (first connect or get).
-caf::behavior rank_actor(caf::stateful_actor<rank_state>* self, proc_id pname, caf::actor nspace,
-                         caf::actor server, context_ptr ctx);
+// `tool` marks a rank of a namespace the server made for a tool (spec 004:
+// a pure tool is freed at socket close instead of tombstoned).
+caf::behavior rank_actor(caf::stateful_actor<rank_state>* self, proc_id pname, bool tool,
+                         caf::actor nspace, caf::actor server, context_ptr ctx);
 
 }  // namespace pmix::actors

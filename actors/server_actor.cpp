@@ -145,7 +145,7 @@ void on_rank_state(self_ptr self, const rank_state_msg& msg) {
 
 void on_register_nspace(self_ptr self, register_nspace_msg& msg) {
   auto& st = self->state;
-  if (st.nspaces.count(msg.nspace) > 0) {
+  if (auto it = st.nspaces.find(msg.nspace); it != st.nspaces.end() && !it->second.tool) {
     log::error("server", "namespace ", msg.nspace, " is already registered");
     return msg.done->deliver(PMIX_ERR_BAD_PARAM);
   }
@@ -157,10 +157,11 @@ void on_register_nspace(self_ptr self, register_nspace_msg& msg) {
     return msg.done->deliver(rc);
   }
   nspace_locality loc{layout.local_ranks, layout.job_size};
+  // (A tool namespace of that name is replaced: the host now owns the name.)
   auto actor = self->spawn<caf::linked>(nspace_actor, msg.nspace, msg.nlocalprocs,
-                                        std::move(layout), caf::actor_cast<caf::actor>(self),
-                                        st.ctx);
-  st.nspaces.emplace(msg.nspace, server_state::nspace_entry{actor, std::move(loc)});
+                                        std::move(layout), false,
+                                        caf::actor_cast<caf::actor>(self), st.ctx);
+  st.nspaces[msg.nspace] = server_state::nspace_entry{actor, std::move(loc), false, 0};
   msg.done->deliver(PMIX_SUCCESS);
 }
 
@@ -213,6 +214,107 @@ void on_deregister_client(self_ptr self, deregister_client_msg& msg) {
   for (auto id : st.fences.waiting_for(msg.proc))
     if (auto* t = st.fences.find(id)) advance_fence(self, *t);
   self->send(it->second.actor, std::move(msg));
+}
+
+// A pure tool goes to the namespace the server keeps for its identity,
+// created on first use and removed when its last process leaves.
+void route_tool(self_ptr self, connect_msg msg, caf::response_promise rp) {
+  auto& st = self->state;
+  auto it = st.nspaces.find(msg.proc.nspace);
+  if (it == st.nspaces.end()) {
+    auto actor = self->spawn<caf::linked>(nspace_actor, msg.proc.nspace, 0, job_layout{}, true,
+                                          caf::actor_cast<caf::actor>(self), st.ctx);
+    it = st.nspaces.emplace(msg.proc.nspace, server_state::nspace_entry{actor, {}, true, 0}).first;
+  }
+  ++it->second.connects_sent;
+  self->request(it->second.actor, caf::infinite, std::move(msg))
+      .then([rp](connect_result& r) mutable { rp.deliver(std::move(r)); },
+            [rp](caf::error&) mutable {
+              rp.deliver(connect_result{PMIX_ERR_UNREACH, {}, {}, nullptr, {}});
+            });
+}
+
+// Routes a connect whose identity is known: to a namespace the host
+// registered (a client, or a registered client connecting as a tool), else
+// (tools only) to a tool namespace.
+void route_connect(self_ptr self, connect_msg msg, caf::response_promise rp) {
+  auto& st = self->state;
+  auto it = st.nspaces.find(msg.proc.nspace);
+  if (it != st.nspaces.end() && !it->second.tool) {
+    rp.delegate(it->second.actor, std::move(msg));
+    return;
+  }
+  if (msg.role == peer_role::tool) return route_tool(self, std::move(msg), std::move(rp));
+  log::error("server", "connection from ", to_string(msg.proc), " (pid ", msg.cred.pid,
+             "): namespace not registered");
+  rp.deliver(connect_result{PMIX_ERR_NOT_FOUND, {}, {}, nullptr, {}});
+}
+
+caf::result<connect_result> on_connect(self_ptr self, connect_msg& msg) {
+  auto& st = self->state;
+  auto rp = self->make_response_promise();
+  const bool needs_identity =
+      msg.role == peer_role::tool &&
+      (msg.proc.nspace.empty() || st.nspaces.count(msg.proc.nspace) == 0 ||
+       st.nspaces.at(msg.proc.nspace).tool);
+  if (!needs_identity) {
+    route_connect(self, std::move(msg), std::move(rp));
+    return rp;
+  }
+  // A pure tool: the host names it if it wants to, else the server does.
+  info_list directives = msg.info;
+  directives.push_back({PMIX_USERID, value::unsigned_(PMIX_UINT32, msg.cred.uid), 0});
+  directives.push_back({PMIX_GRPID, value::unsigned_(PMIX_UINT32, msg.cred.gid), 0});
+  directives.push_back({PMIX_PROC_PID, value::integer(PMIX_PID, msg.cred.pid), 0});
+  const auto upcall = st.next_upcall++;
+  auto gate = st.ctx->gate;
+  auto addr = self->address();
+  const bool asked = st.ctx->host->tool_connected(directives, [gate, addr, upcall](pmix_status_t status,
+                                                                              proc_id proc) {
+    gate->run_if_open([&] {
+      if (auto target = caf::actor_cast<caf::actor>(addr))
+        caf::anon_send(target, tool_assigned_msg{upcall, status, std::move(proc)});
+    });
+  });
+  if (asked) {
+    st.tool_upcalls.emplace(upcall, server_state::pending_tool{std::move(msg), rp});
+    return rp;
+  }
+  if (msg.proc.nspace.empty())
+    msg.proc = proc_id{st.ctx->server.nspace + ".tool." + std::to_string(st.next_tool++), 0};
+  route_connect(self, std::move(msg), std::move(rp));
+  return rp;
+}
+
+void on_tool_assigned(self_ptr self, tool_assigned_msg& r) {
+  auto& st = self->state;
+  auto it = st.tool_upcalls.find(r.id);
+  if (it == st.tool_upcalls.end()) return;
+  auto pending = std::move(it->second);
+  st.tool_upcalls.erase(it);
+  if (r.status != PMIX_SUCCESS || r.proc.nspace.empty() || r.proc.rank >= rank_valid_limit) {
+    log::warning("server", "the host refused a tool (pid ", pending.msg.cred.pid, "): ",
+                 PMIx_Error_string(r.status == PMIX_SUCCESS ? PMIX_ERR_BAD_PARAM : r.status));
+    pending.promise.deliver(connect_result{r.status == PMIX_SUCCESS ? PMIX_ERR_BAD_PARAM : r.status,
+                                           {}, {}, nullptr, {}});
+    return;
+  }
+  pending.msg.proc = std::move(r.proc);
+  route_connect(self, std::move(pending.msg), std::move(pending.promise));
+}
+
+void on_tool_nspace_idle(self_ptr self, const tool_nspace_idle_msg& msg) {
+  auto& st = self->state;
+  auto it = st.nspaces.find(msg.nspace);
+  // Not if a connect is still on its way to it.
+  if (it == st.nspaces.end() || !it->second.tool || it->second.connects_sent != msg.epoch) return;
+  auto actor = it->second.actor;
+  st.nspaces.erase(it);
+  for (auto id : st.fences.naming(msg.nspace)) fail_fence(self, id, PMIX_ERR_NOT_FOUND);
+  for (auto d = st.departed.begin(); d != st.departed.end();)
+    d = d->first.nspace == msg.nspace ? st.departed.erase(d) : std::next(d);
+  self->unlink_from(actor);
+  self->send(actor, deregister_msg{});
 }
 
 void on_upcall_result(self_ptr self, upcall_result& r) {
@@ -271,22 +373,9 @@ caf::behavior server_actor(caf::stateful_actor<server_state>* self, context_ptr 
       [=](setup_fork_msg& msg) {
         msg.done->deliver(PMIX_SUCCESS, client_environment(*self->state.ctx, msg.proc));
       },
-      [=](connect_msg& msg) -> caf::result<connect_result> {
-        auto& st = self->state;
-        if (msg.role == peer_role::tool) {
-          log::warning("server", "tool connections are not supported yet");
-          return connect_result{PMIX_ERR_NOT_SUPPORTED, {}, {}, nullptr};
-        }
-        auto it = st.nspaces.find(msg.proc.nspace);
-        if (it == st.nspaces.end()) {
-          log::error("server", "connection from ", to_string(msg.proc), " (pid ", msg.cred.pid,
-                     "): namespace not registered");
-          return connect_result{PMIX_ERR_NOT_FOUND, {}, {}, nullptr};
-        }
-        auto rp = self->make_response_promise();
-        rp.delegate(it->second.actor, std::move(msg));
-        return rp;
-      },
+      [=](connect_msg& msg) { return on_connect(self, msg); },
+      [=](tool_assigned_msg& msg) { on_tool_assigned(self, msg); },
+      [=](const tool_nspace_idle_msg& msg) { on_tool_nspace_idle(self, msg); },
       [=](fence_msg& msg) { return on_fence(self, msg); },
       [=](get_msg& msg) { return on_get(self, msg); },
       [=](const rank_state_msg& msg) { on_rank_state(self, msg); },

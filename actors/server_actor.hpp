@@ -24,6 +24,14 @@ struct server_state {
   struct nspace_entry {
     caf::actor actor;
     nspace_locality locality;
+    bool tool = false;               // made by the server for a tool
+    std::uint64_t connects_sent = 0;  // tool namespaces: connects handed to it
+  };
+
+  // A tool connect waiting for the host's tool_connected answer.
+  struct pending_tool {
+    connect_msg msg;
+    caf::response_promise promise;
   };
 
   server_state();
@@ -35,7 +43,9 @@ struct server_state {
   std::map<proc_id, pmix_status_t> departed;
   std::map<std::uint64_t, std::uint64_t> fence_upcalls;               // up-call -> tracker
   std::map<std::uint64_t, caf::response_promise> dmodex_upcalls;      // up-call -> requester
+  std::map<std::uint64_t, pending_tool> tool_upcalls;                 // up-call -> connect
   std::uint64_t next_upcall = 1;
+  std::uint64_t next_tool = 1;  // for the namespaces the server gives tools
 };
 
 caf::behavior server_actor(caf::stateful_actor<server_state>* self, context_ptr ctx);

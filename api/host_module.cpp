@@ -42,6 +42,16 @@ void settle(pmix_status_t rc, std::unique_ptr<upcall> call) {
   call->done(rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc, {});
 }
 
+struct tool_call {
+  std::function<void(pmix_status_t, proc_id)> done;
+  std::unique_ptr<convert::info_array> info;
+};
+
+void tool_callback(pmix_status_t status, pmix_proc_t* proc, void* cbdata) {
+  std::unique_ptr<tool_call> call{static_cast<tool_call*>(cbdata)};
+  call->done(status, proc == nullptr ? proc_id{} : convert::proc(*proc));
+}
+
 }  // namespace
 
 module::module(const pmix_server_module_t* m) {
@@ -149,6 +159,23 @@ bool module::direct_modex(const proc_id& proc, const info_list& info, done_fn do
                          call.get());
   }
   settle(rc, std::move(call));
+  return true;
+}
+
+}  // namespace pmix::host
+
+namespace pmix::host {
+
+bool module::tool_connected(const info_list& info,
+                            std::function<void(pmix_status_t, proc_id)> done) const {
+  const auto* m = slots();
+  if (m == nullptr || m->tool_connected == nullptr) return false;
+  auto call = std::make_unique<tool_call>();
+  call->done = std::move(done);
+  call->info = std::make_unique<convert::info_array>(info);
+  auto* raw = call.release();  // owned by tool_callback from here on
+  progress::scope in_upcall;
+  m->tool_connected(raw->info->data(), raw->info->size(), tool_callback, raw);
   return true;
 }
 

@@ -45,6 +45,9 @@ class module {
   bool fence_nb(const std::vector<proc_id>& procs, const info_list& info, const std::string& data,
                 done_fn done) const;
   bool direct_modex(const proc_id& proc, const info_list& info, done_fn done) const;
+  // The host gives a connecting tool its identity.
+  bool tool_connected(const info_list& info,
+                      std::function<void(pmix_status_t, proc_id)> done) const;
 
  private:
   const pmix_server_module_t* slots() const { return slots_.load(std::memory_order_acquire); }

@@ -23,6 +23,8 @@ void host_record::reset() {
   dmodex_reply.clear();
   block_in_upcall = false;
   blocking_call_status = 0;
+  tool_calls = 0;
+  tool_info_keys.clear();
 }
 
 host_record& record() {
@@ -105,6 +107,18 @@ pmix_status_t on_dmodex(const pmix_proc_t* proc, const pmix_info_t[], size_t,
   return PMIX_SUCCESS;
 }
 
+void on_tool(pmix_info_t* info, size_t ninfo, pmix_tool_connection_cbfunc_t cbfunc, void* cbdata) {
+  auto& r = record();
+  pmix_proc_t proc;
+  {
+    std::lock_guard<std::mutex> guard{r.mutex};
+    for (size_t k = 0; k < ninfo; ++k) r.tool_info_keys += std::string{info[k].key} + " ";
+    proc = r.tool_identity;
+  }
+  ++r.tool_calls;
+  cbfunc(PMIX_SUCCESS, &proc, cbdata);
+}
+
 }  // namespace
 
 pmix_server_module_t make_module(host_slots slots) {
@@ -115,6 +129,7 @@ pmix_server_module_t make_module(host_slots slots) {
   if (slots.abort) m.abort = on_abort;
   if (slots.fence) m.fence_nb = on_fence;
   if (slots.dmodex) m.direct_modex = on_dmodex;
+  if (slots.tool) m.tool_connected = on_tool;
   return m;
 }
 
@@ -144,6 +159,69 @@ pmix_cxx_server_view_t server::view() const {
   std::memset(&v, 0, sizeof v);
   if (const auto* t = runtime_table()) t->view(&v);
   return v;
+}
+
+const snapshot::rank_view* snapshot::nspace_view::rank(pmix_rank_t r) const {
+  for (const auto& v : ranks)
+    if (v.rank == r) return &v;
+  return nullptr;
+}
+
+const snapshot::nspace_view* snapshot::nspace(const std::string& name) const {
+  for (const auto& n : nspaces)
+    if (n.name == name) return &n;
+  return nullptr;
+}
+
+std::size_t snapshot::accounted_actors() const {
+  std::size_t n = 1;  // the server actor
+  for (const auto& ns : nspaces) {
+    n += 1 + ns.ranks.size();
+    for (const auto& r : ns.ranks) n += static_cast<std::size_t>(r.peers);
+  }
+  return n;
+}
+
+snapshot take_snapshot() {
+  snapshot out;
+  const auto* t = runtime_table();
+  if (t == nullptr) return out;
+  pmix_cxx_server_view_t v;
+  if (t->view(&v) != PMIX_SUCCESS) return out;
+  out.fences = v.fences_in_flight;
+  out.connections = v.connections;
+  out.actors = v.actors_running;
+  for (std::size_t i = 0; i < v.nnspaces; ++i) {
+    const auto& n = v.nspaces[i];
+    snapshot::nspace_view nv;
+    nv.name = n.nspace;
+    nv.nlocalprocs = n.nlocalprocs;
+    nv.nfinalized = n.nfinalized;
+    nv.fired = n.local_app_fini_fired != 0;
+    for (std::size_t k = 0; k < n.nranks; ++k) {
+      const auto& r = n.ranks[k];
+      nv.ranks.push_back({r.rank, r.registered, r.proc_cnt, r.peers, r.tombstones, r.has_peerid});
+    }
+    out.nspaces.push_back(std::move(nv));
+  }
+  t->view_free(&v);
+  return out;
+}
+
+bool eventually(const std::function<bool()>& pred) {
+  for (int i = 0; i < 120000; ++i) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return false;
+}
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+bool wait_for_output(const child& c, const std::string& text) {
+  return eventually([&] { return contains(c.output(), text); });
 }
 
 std::string this_host() {
@@ -181,6 +259,18 @@ pmix_status_t register_job(const std::string& nspace, std::uint32_t size, std::u
     if (rc != PMIX_SUCCESS) return rc;
   }
   return PMIX_SUCCESS;
+}
+
+std::string server_uri() {
+  pmix_proc_t p;
+  PMIX_LOAD_PROCID(&p, "any", 0);
+  char** env = nullptr;
+  PMIx_server_setup_fork(&p, &env);
+  std::string uri;
+  for (char** e = env; e != nullptr && *e != nullptr; ++e)
+    if (std::strncmp(*e, "PMIX_SERVER_URI41=", 18) == 0) uri = *e + 18;
+  PMIX_ARGV_FREE(env);
+  return uri;
 }
 
 child launch(const std::string& nspace, pmix_rank_t r, const std::vector<std::string>& argv,

@@ -6,6 +6,7 @@
 #include <pmix_server.h>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -34,6 +35,9 @@ struct host_record {
   std::string dmodex_reply;
   // Set to make client_connected try a blocking call and record its status.
   std::atomic<bool> block_in_upcall{false};
+  pmix_proc_t tool_identity{};
+  std::atomic<int> tool_calls{0};
+  std::string tool_info_keys;  // the keys the host was given, space separated
   std::atomic<int> blocking_call_status{0};
 
   void reset();
@@ -44,6 +48,7 @@ host_record& record();
 // Which up-calls the module provides.
 struct host_slots {
   bool connected = true, finalized = true, abort = true, fence = true, dmodex = true;
+  bool tool = false;  // tool_connected: names every tool host_record::tool_identity
 };
 pmix_server_module_t make_module(host_slots slots = {});
 
@@ -65,11 +70,45 @@ class server {
   pmix_status_t status_;
 };
 
+// The server's actors and counters, copied out of the C view.
+struct snapshot {
+  struct rank_view {
+    pmix_rank_t rank;
+    int registered, proc_cnt, peers, tombstones, has_peerid;
+  };
+  struct nspace_view {
+    std::string name;
+    int nlocalprocs = 0, nfinalized = 0;
+    bool fired = false;
+    std::vector<rank_view> ranks;
+    const rank_view* rank(pmix_rank_t r) const;
+  };
+  std::vector<nspace_view> nspaces;
+  std::size_t fences = 0, connections = 0, actors = 0;
+  const nspace_view* nspace(const std::string& name) const;
+  // Actors the tree accounts for: the server, its namespaces and ranks, and
+  // the peers the ranks hold. The rest of `actors` are orphans (or peers
+  // still in their handshake).
+  std::size_t accounted_actors() const;
+};
+snapshot take_snapshot();
+
+// Polls `pred` until it holds (a guard of 120 s against hangs, no timing).
+bool eventually(const std::function<bool()>& pred);
+
+// Waits (a guard of 120 s against hangs) until the child printed `text`.
+bool wait_for_output(const child& c, const std::string& text);
+
+bool contains(const std::string& haystack, const std::string& needle);
+
 std::string this_host();
 
 // Registers `nspace` with `size` ranks of which `local` (the first ranks) run
 // here; the rest run on "othernode". Registers the local clients too.
 pmix_status_t register_job(const std::string& nspace, std::uint32_t size, std::uint32_t local);
+
+// The server's URI (what a tool passes as PMIX_SERVER_URI).
+std::string server_uri();
 
 // Launches rank r of nspace running argv, with the environment setup_fork gives.
 child launch(const std::string& nspace, pmix_rank_t r, const std::vector<std::string>& argv,

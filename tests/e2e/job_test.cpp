@@ -23,10 +23,6 @@ namespace {
 const std::string demo = runfile("tools/demo/pmix_demo");
 const std::string script = runfile("tests/e2e/script_client");
 
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
-
 // Runs `n` ranks of `argv` as one job and returns them after they exit.
 std::vector<child> run_job(const std::string& nspace, std::uint32_t n,
                            const std::vector<std::string>& argv, const temp_dir& dir) {
@@ -48,25 +44,6 @@ std::string uri_path(const std::string& nspace) {
   PMIX_ARGV_FREE(env);
   const auto pos = uri.find("uds://");
   return pos == std::string::npos ? std::string{} : uri.substr(pos + 6);
-}
-
-// Polls `pred` until it holds (a guard of 120 s against hangs).
-template <class Pred>
-bool eventually(Pred pred) {
-  for (int i = 0; i < 120000; ++i) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return false;
-}
-
-// Waits (a guard of 120 s against hangs) until the child printed `text`.
-bool wait_for_output(const child& c, const std::string& text) {
-  for (int i = 0; i < 120000; ++i) {
-    if (contains(c.output(), text)) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return false;
 }
 
 int connect_raw(const std::string& path) {

@@ -10,7 +10,12 @@
 //   get_nb:<rank|*>:<key>         PMIx_Get_nb; waits for its callback
 //   initialized                   prints PMIx_Initialized()
 //   wait_file:<path>              waits (up to 120 s) until the file exists
+//   tool_init[:ns=<nspace>][:rank=<r>]   PMIx_tool_init with PMIX_SERVER_URI from
+//                                 $TEST_SERVER_URI (if set); prints the identity
+//   tool_finalize
+//   repeat:<n>                    runs the remaining steps n times
 #include <pmix.h>
+#include <pmix_tool.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -91,9 +96,16 @@ void value_done(pmix_status_t st, pmix_value_t* v, void* cbdata) {
 
 }  // namespace
 
+int run(const std::vector<std::string>& steps);
+
 int main(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string step = argv[i];
+  std::vector<std::string> steps(argv + 1, argv + argc);
+  return run(steps);
+}
+
+int run(const std::vector<std::string>& steps) {
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const std::string step = steps[i];
     const auto parts = split(step, ':');
     const auto& cmd = parts[0];
     if (cmd == "init") {
@@ -172,6 +184,43 @@ int main(int argc, char** argv) {
       while (::access(path.c_str(), F_OK) != 0 && waited++ < 120000)
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
       say(step, ::access(path.c_str(), F_OK) == 0 ? PMIX_SUCCESS : PMIX_ERR_TIMEOUT);
+    } else if (cmd == "tool_init") {
+      std::vector<pmix_info_t> info;
+      std::string ns;
+      pmix_rank_t rank = 0;
+      bool have_rank = false;
+      for (std::size_t k = 1; k < parts.size(); ++k) {
+        if (parts[k].rfind("ns=", 0) == 0) ns = parts[k].substr(3);
+        if (parts[k].rfind("rank=", 0) == 0) {
+          rank = static_cast<pmix_rank_t>(std::atoi(parts[k].substr(5).c_str()));
+          have_rank = true;
+        }
+      }
+      const char* uri = std::getenv("TEST_SERVER_URI");
+      info.reserve(3);
+      if (uri != nullptr) {
+        info.emplace_back();
+        PMIX_INFO_LOAD(&info.back(), PMIX_SERVER_URI, uri, PMIX_STRING);
+      }
+      if (!ns.empty()) {
+        info.emplace_back();
+        PMIX_INFO_LOAD(&info.back(), PMIX_TOOL_NSPACE, ns.c_str(), PMIX_STRING);
+      }
+      if (have_rank) {
+        info.emplace_back();
+        PMIX_INFO_LOAD(&info.back(), PMIX_TOOL_RANK, &rank, PMIX_PROC_RANK);
+      }
+      const auto rc = PMIx_tool_init(&me, info.empty() ? nullptr : info.data(), info.size());
+      say(step, rc, rc == PMIX_SUCCESS ? std::string{me.nspace} + " " + std::to_string(me.rank) : "");
+      for (auto& x : info) PMIX_INFO_DESTRUCT(&x);
+    } else if (cmd == "tool_finalize") {
+      say(step, PMIx_tool_finalize());
+    } else if (cmd == "repeat") {
+      const int n = std::atoi(parts.at(1).c_str());
+      const std::vector<std::string> rest(steps.begin() + static_cast<long>(i) + 1, steps.end());
+      for (int k = 0; k < n; ++k)
+        if (const int code = run(rest); code != 0) return code;
+      return 0;
     } else if (cmd == "initialized") {
       say(step, PMIX_SUCCESS, std::to_string(PMIx_Initialized()));
     } else if (cmd == "abort") {

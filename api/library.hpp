@@ -1,0 +1,44 @@
+// The client library's process-wide state: one session shared by PMIx_Init
+// and PMIx_tool_init, each with its own reference count (spec 004,
+// "Tool-Side Teardown"). The session is torn down when both counts are zero.
+#pragma once
+
+#include <sys/types.h>
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+
+#include "client/session.hpp"
+
+namespace pmix::api {
+
+struct library {
+  std::mutex mutex;  // serializes init and finalize
+  int client_refs = 0;
+  int tool_refs = 0;
+  pid_t pid = 0;  // the process that initialized: a forked child differs
+  std::shared_ptr<client::session> session;
+
+  // In a forked child: drop the parent's session without touching it.
+  void forget_if_forked();
+};
+
+library& lib();
+
+// The current session, or null (not initialized, or a forked child that has
+// not initialized yet).
+std::shared_ptr<client::session> current_session();
+
+// Waits on a user thread for a completion that runs on a library thread.
+struct waiter {
+  std::mutex m;
+  std::condition_variable cv;
+  bool done = false;
+  pmix_status_t status = PMIX_ERR_NOT_AVAILABLE;
+
+  void finish(pmix_status_t st);
+  pmix_status_t wait();
+};
+
+}  // namespace pmix::api

@@ -1,0 +1,88 @@
+// One init..finalize cycle of a client or tool: the connection to the server,
+// the local store, and the operations the C facade maps onto (put, commit,
+// fence, get, abort, finalize). No actor system: client processes stay light.
+//
+// Completions run on the connection's progress thread (a library thread,
+// spec 002). The session is thread-safe.
+#pragma once
+
+#include <pmix_common.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "client/connection.hpp"
+#include "client/store.hpp"
+#include "common/value.hpp"
+
+namespace pmix::client {
+
+enum class role { client, tool };
+
+using done_fn = std::function<void(pmix_status_t)>;
+using value_fn = std::function<void(pmix_status_t, const value*)>;
+
+class session : public std::enable_shared_from_this<session> {
+ public:
+  // Connects to the server named by `uri` ("<nspace>.<rank>;uds://<path>") as
+  // `proposed`. A tool may leave proposed.nspace empty: the server assigns
+  // its identity. On success, self() is the identity the server confirmed.
+  static pmix_status_t connect(const std::string& uri, role r, const proc_id& proposed,
+                               const info_list& info, std::shared_ptr<session>& out);
+  // A process without a server (OpenPMIx's singleton): job size 1, rank 0.
+  static std::shared_ptr<session> singleton(const proc_id& self);
+
+  const proc_id& self() const { return self_; }
+  const proc_id& server() const { return server_; }
+  bool is_singleton() const { return !conn_; }
+  role which() const { return role_; }
+
+  pmix_status_t put(pmix_scope_t scope, info item);
+  // Sends what was put since the last commit (one-way).
+  pmix_status_t commit();
+  // PMIX_OPERATION_SUCCEEDED when the fence completed at once (no server);
+  // otherwise `done` runs later on the progress thread.
+  pmix_status_t fence(std::vector<proc_id> procs, info_list info, done_fn done);
+
+  enum class lookup { found, not_found, ask_server };
+  // What the local store can answer, with the PMIx_Get rules
+  // (docs/architecture.md, "Get").
+  lookup resolve_local(const proc_id& target, const std::string& key, bool optional, value& out);
+  // Asks the server for target's committed data, stores it, then looks key up.
+  pmix_status_t fetch(const proc_id& target, const std::string& key, const info_list& info,
+                      value_fn done);
+
+  pmix_status_t abort(int status, const std::string& message, const std::vector<proc_id>& procs,
+                      done_fn done);
+  // Tells the server this process finalizes; `done` gets its answer.
+  pmix_status_t finalize(done_fn done);
+
+  void store_internal(const proc_id& p, const std::string& key, value v);
+  // Runs `task` on the progress thread (or here, inside a progress::scope,
+  // when there is no server).
+  void post(std::function<void()> task);
+
+  // Ends the connection (pending requests complete with
+  // PMIX_ERR_NOT_AVAILABLE) and joins the progress thread.
+  void close();
+  // In a forked child: forget the parent's connection without touching it.
+  void abandon();
+
+ private:
+  session() = default;
+  void store_modex(const std::string& bytes, pmix_status_t& status);
+
+  proc_id self_;
+  proc_id server_;
+  role role_ = role::client;
+  std::unique_ptr<connection> conn_;
+  std::mutex mutex_;  // guards data_ and staged_
+  store data_;
+  std::map<std::string, wire::ScopedInfo> staged_;  // put since the last commit
+};
+
+}  // namespace pmix::client
