@@ -64,8 +64,9 @@ struct server_snapshot {
     bool registered = false;
     int proc_cnt = 0;
     int peers = 0;            // peer actors this rank still owns (live + tombstone)
-    int tombstones = 0;       // finalized peers kept at peerid
+    int tombstones = 0;       // finalized peers kept at peerid (socket closed)
     bool has_peerid = false;
+    int dead = 0;             // a peer that died without finalizing, kept at peerid
   };
   struct nspace_view {
     std::string name;

@@ -23,7 +23,7 @@ void nspace_state::check_all_finalized() {
 }
 
 void nspace_state::report_if_idle(caf::stateful_actor<nspace_state>* self) {
-  if (tool && live.empty()) self->send(server, tool_nspace_idle_msg{nspace, epoch});
+  if (tool && live.empty() && inflight == 0) self->send(server, tool_nspace_idle_msg{nspace, epoch});
 }
 
 namespace {
@@ -93,14 +93,19 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
         }
         auto rp = self->make_response_promise();
         auto job = st.job;
+        ++st.inflight;
+        // The rank reports the process live (rank_state_msg) before it
+        // answers, so `live` is current when the answer arrives.
         self->request(st.rank_actor_for(self, r), caf::infinite, std::move(msg))
             .then(
                 [=](connect_result& res) mutable {
                   res.job = job;
-                  if (res.status != PMIX_SUCCESS) self->state.report_if_idle(self);
+                  --self->state.inflight;
+                  self->state.report_if_idle(self);
                   rp.deliver(std::move(res));
                 },
                 [=](caf::error&) mutable {
+                  --self->state.inflight;
                   self->state.report_if_idle(self);
                   rp.deliver(connect_result{PMIX_ERR_UNREACH, {}, {}, nullptr, {}});
                 });

@@ -36,13 +36,15 @@ struct nspace_state {
   // ends when none of its ranks has a live process (tool_nspace_idle_msg).
   bool tool = false;
   std::uint64_t epoch = 0;   // connects received
+  int inflight = 0;          // connects received and not yet answered
   std::set<rank_t> live;     // ranks with a live process
 
   // The rank's actor, created on first use when `create` is set.
   caf::actor rank_actor_for(caf::stateful_actor<nspace_state>* self, rank_t r);
   // Fires the "all local processes finalized" step at most once.
   void check_all_finalized();
-  // A tool namespace with no live process tells the server.
+  // A tool namespace with no live process and no connect in progress tells
+  // the server (which still checks that no connect is on its way here).
   void report_if_idle(caf::stateful_actor<nspace_state>* self);
 };
 

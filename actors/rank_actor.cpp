@@ -69,10 +69,12 @@ caf::result<connect_result> on_connect(self_ptr self, connect_msg& msg) {
                ") connected; clones are refused unless PMIX_ALLOW_CLIENT_CLONES is set");
     return connect_result{PMIX_ERR_NOT_SUPPORTED, {}, {}, nullptr};
   }
-  // Reclaim on reconnect (spec 004): a tombstone at peerid with no live
-  // process left is freed before the new peer takes the slot.
+  // Reclaim on reconnect (spec 004): a tombstone at peerid is freed before
+  // the new peer takes the slot (with no live process left it is the
+  // reclaim; with a live clone it would be stranded). A live peer there (a
+  // clone's parent, or a finalize racing this connect) is displaced.
   if (st.peerid) {
-    if (st.peerid->closed && st.proc_cnt == 0)
+    if (st.peerid->closed)
       release_peer(self, *st.peerid);
     else
       st.displaced.push_back(*st.peerid);
@@ -87,8 +89,10 @@ caf::result<connect_result> on_connect(self_ptr self, connect_msg& msg) {
 
   auto rp = self->make_response_promise();
   const auto upcall = st.next_upcall++;
-  const bool asked = st.ctx->host->client_connected(st.pname, st.server_object, {},
-                                                    reply_to_actor(self->address(), st.ctx, upcall));
+  // Pure tools were announced to the host through tool_connected instead.
+  const bool asked =
+      !st.tool && st.ctx->host->client_connected(st.pname, st.server_object, {},
+                                                 reply_to_actor(self->address(), st.ctx, upcall));
   if (!asked) {
     rp.deliver(connect_result{PMIX_SUCCESS, caf::actor_cast<caf::actor>(self), {}, st.server_object,
                               st.pname});
@@ -106,8 +110,9 @@ caf::result<pmix_status_t> on_peer_finalize(self_ptr self, const peer_finalize_m
   adjust_nfinalized(self, +1);
   auto rp = self->make_response_promise();
   const auto upcall = st.next_upcall++;
-  const bool asked = st.ctx->host->client_finalized(st.pname, st.server_object,
-                                                    reply_to_actor(self->address(), st.ctx, upcall));
+  const bool asked =
+      !st.tool && st.ctx->host->client_finalized(st.pname, st.server_object,
+                                                 reply_to_actor(self->address(), st.ctx, upcall));
   if (!asked) {
     rp.deliver(pmix_status_t{PMIX_SUCCESS});
     return rp;
@@ -222,8 +227,9 @@ caf::behavior rank_actor(caf::stateful_actor<rank_state>* self, proc_id pname, b
         v.registered = st.registered;
         v.proc_cnt = st.proc_cnt;
         v.peers = (st.peerid ? 1 : 0) + static_cast<int>(st.displaced.size());
-        v.tombstones = st.peerid && st.peerid->closed ? 1 : 0;
+        v.tombstones = st.peerid && st.peerid->closed && st.peerid->finalized ? 1 : 0;
         v.has_peerid = st.peerid.has_value();
+        v.dead = st.peerid && st.peerid->closed && !st.peerid->finalized ? 1 : 0;
         return v;
       },
       [=](const deregister_msg&) {

@@ -1,11 +1,31 @@
 #include "api/library.hpp"
 
+#include <pthread.h>
 #include <unistd.h>
 
+#include <new>
+
 namespace pmix::api {
+namespace {
+
+// In a forked child, none of the parent's threads exist: forget the parent's
+// session without joining or signalling anything, so that the child can
+// initialize afresh (a clone) or simply exit (notes/caf-0.17.md 5.4).
+void forget_after_fork() {
+  auto& l = lib();
+  new (&l.mutex) std::mutex();  // a parent thread may have held it
+  if (l.session) l.session->abandon();
+  new (&l.session) std::shared_ptr<client::session>();  // leaked on purpose
+  l.client_refs = l.tool_refs = 0;
+  l.pid = 0;
+}
+
+}  // namespace
 
 library& lib() {
   static library instance;
+  static const int registered = pthread_atfork(nullptr, nullptr, forget_after_fork);
+  (void)registered;
   return instance;
 }
 

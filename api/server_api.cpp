@@ -4,6 +4,7 @@
 // pmix_status_t (and outputs). libpmix.so.2 forwards PMIx_server_* here.
 #include <pmix.h>
 #include <pmix_server.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <caf/send.hpp>
@@ -11,6 +12,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
+#include <new>
 
 #include "actors/messages.hpp"
 #include "actors/server_actor.hpp"
@@ -30,9 +32,23 @@ struct library {
   int refcount = 0;
 };
 
+// In a forked child of a server the actor system's threads do not exist:
+// forget the runtime (leak it) rather than tear it down (notes/caf-0.17.md
+// 5.4). The child may start its own server.
+void forget_after_fork();
+
 library& lib() {
   static library instance;
+  static const int registered = pthread_atfork(nullptr, nullptr, forget_after_fork);
+  (void)registered;
   return instance;
+}
+
+void forget_after_fork() {
+  auto& l = lib();
+  new (&l.mutex) std::mutex();
+  new (&l.rt) std::shared_ptr<runtime>();
+  l.refcount = 0;
 }
 
 std::shared_ptr<runtime> current() {
@@ -326,7 +342,7 @@ pmix_status_t view(pmix_cxx_server_view_t* out) {
     for (std::size_t k = 0; k < n.ranks.size(); ++k) {
       const auto& r = n.ranks[k];
       o.ranks[k] = pmix_cxx_rank_view_t{r.rank, r.registered, r.proc_cnt, r.peers, r.tombstones,
-                                        r.has_peerid};
+                                        r.has_peerid, r.dead};
     }
   }
   return PMIX_SUCCESS;

@@ -26,6 +26,7 @@ typedef struct pmix_cxx_rank_view {
     int peers;      /* peer actors the rank still owns, tombstones included */
     int tombstones; /* finalized peers kept at peerid */
     int has_peerid;
+    int dead;       /* a peer that died without finalizing, kept at peerid */
 } pmix_cxx_rank_view_t;
 
 typedef struct pmix_cxx_nspace_view {

@@ -62,7 +62,10 @@ pmix_status_t connection::write_frame(const std::string& frame) {
 pmix_status_t connection::handshake(wire::Envelope& request, wire::Envelope& reply) {
   request.set_id(next_id_++);
   auto rc = write_frame(protocol::to_frame(request));
-  if (rc != PMIX_SUCCESS) return rc;
+  if (rc != PMIX_SUCCESS) {
+    log::error("client", "cannot send the connect request: ", std::strerror(errno));
+    return rc;
+  }
   char buf[16384];
   std::string payload;
   for (;;) {
@@ -81,6 +84,8 @@ pmix_status_t connection::handshake(wire::Envelope& request, wire::Envelope& rep
     } else if (n < 0 && errno == EINTR) {
       continue;
     } else {
+      log::error("client", "the server closed the connection during the handshake",
+                 n < 0 ? std::string{": "} + std::strerror(errno) : std::string{});
       return PMIX_ERR_LOST_CONNECTION;
     }
   }
@@ -211,6 +216,7 @@ void connection::close() {
 }
 
 void connection::abandon() {
+  // Only async-signal-safe calls: this runs in a pthread_atfork handler.
   if (fd_ >= 0) ::close(fd_);
   if (wake_fd_ >= 0) ::close(wake_fd_);
   fd_ = wake_fd_ = -1;
@@ -220,8 +226,10 @@ void connection::abandon() {
   // A parent thread may have held these at fork time.
   new (&mutex_) std::mutex();
   new (&write_mutex_) std::mutex();
-  pending_.clear();
-  tasks_.clear();
+  // The parent's pending completions are left alone (leaked): running their
+  // destructors could touch the parent's waiters.
+  new (&pending_) std::unordered_map<std::uint64_t, completion>();
+  new (&tasks_) std::deque<std::function<void()>>();
 }
 
 }  // namespace pmix::client

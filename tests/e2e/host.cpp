@@ -200,7 +200,7 @@ snapshot take_snapshot() {
     nv.fired = n.local_app_fini_fired != 0;
     for (std::size_t k = 0; k < n.nranks; ++k) {
       const auto& r = n.ranks[k];
-      nv.ranks.push_back({r.rank, r.registered, r.proc_cnt, r.peers, r.tombstones, r.has_peerid});
+      nv.ranks.push_back({r.rank, r.registered, r.proc_cnt, r.peers, r.tombstones, r.has_peerid, r.dead});
     }
     out.nspaces.push_back(std::move(nv));
   }

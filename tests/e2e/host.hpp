@@ -74,7 +74,7 @@ class server {
 struct snapshot {
   struct rank_view {
     pmix_rank_t rank;
-    int registered, proc_cnt, peers, tombstones, has_peerid;
+    int registered, proc_cnt, peers, tombstones, has_peerid, dead;
   };
   struct nspace_view {
     std::string name;

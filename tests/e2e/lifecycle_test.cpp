@@ -64,7 +64,7 @@ TEST_SUITE("lifecycle: tools") {
                               std::string::npos;
          ++pos)
       ++inits;
-    CHECK(inits == 50);
+    CHECK_MESSAGE(inits == 50, (out + t.errors()));
     CHECK_FALSE(contains(out, "tool_finalize PMIX_ERR"));
     CHECK(no_orphans(0));
   }
@@ -139,6 +139,125 @@ TEST_SUITE("lifecycle: tools") {
     CHECK(r->tombstones == 1);  // a client's tombstone, kept at peerid
     CHECK(r->peers == 1);       // the earlier cycles' tombstones were reclaimed
     CHECK(s.nspace("launched")->nfinalized == 1);
+    CHECK(s.actors == s.accounted_actors());
+  }
+}
+
+namespace {
+
+// nfinalized always equals the tombstones the ranks hold (no counter drift).
+bool counters_honest(const snapshot::nspace_view& ns) {
+  int tombstones = 0;
+  for (const auto& r : ns.ranks) tombstones += r.tombstones;
+  return ns.nfinalized == tombstones;
+}
+
+// Waits until every rank of nspace has no live process.
+bool settled(const std::string& nspace) {
+  return eventually([&] {
+    const auto s = take_snapshot();
+    const auto* ns = s.nspace(nspace);
+    if (ns == nullptr) return false;
+    for (const auto& r : ns->ranks)
+      if (r.proc_cnt != 0) return false;
+    return true;
+  });
+}
+
+pmix_info_t allow_clones() {
+  pmix_info_t i;
+  bool yes = true;
+  PMIX_INFO_LOAD(&i, PMIX_ALLOW_CLIENT_CLONES, &yes, PMIX_BOOL);
+  return i;
+}
+
+}  // namespace
+
+TEST_SUITE("lifecycle: clones") {
+  TEST_CASE("[20.2.247.4.2 PMIX_ALLOW_CLIENT_CLONES] without it a forked child's PMIx_Init is refused; the parent is untouched") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("noclone", 1, 1) == PMIX_SUCCESS);
+    auto c = launch("noclone", 0,
+                    {script, "init", "put:k=parent", "commit", "fork", "c:init", "c:exit:0",
+                     "p:wait_child", "p:fence", "p:get:0:k", "p:finalize"},
+                    dir.path());
+    CHECK_MESSAGE(c.exited_with(0), c.errors());
+    const auto out = c.output();
+    CHECK(contains(out, "[child] init PMIX_ERR_NOT_SUPPORTED"));
+    CHECK(contains(out, "[parent] wait_child PMIX_SUCCESS exit 0"));
+    CHECK(contains(out, "[parent] fence PMIX_SUCCESS"));
+    CHECK(contains(out, "[parent] get:0:k PMIX_SUCCESS parent"));
+    CHECK(contains(out, "[parent] finalize PMIX_SUCCESS"));
+  }
+
+  TEST_CASE("[Clones] a clone finalizing first: the rank is finalized only when proc_cnt returns to zero") {
+    temp_dir dir;
+    server srv(dir.path(), {}, {allow_clones()});
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("clones", 1, 1) == PMIX_SUCCESS);
+    const std::string go = dir.path() + "/go";
+    auto c = launch("clones", 0,
+                    {script, "init", "fork", "c:init", "c:finalize", "c:exit:0", "p:wait_child",
+                     "p:wait_file:" + go, "p:finalize"},
+                    dir.path());
+    REQUIRE(wait_for_output(c, "[parent] wait_child PMIX_SUCCESS exit 0"));
+    // The clone has gone; the parent is still live.
+    REQUIRE(eventually([] {
+      const auto s = take_snapshot();
+      return s.nspace("clones") != nullptr && s.nspace("clones")->rank(0)->proc_cnt == 1;
+    }));
+    auto mid = take_snapshot();
+    CHECK(mid.nspace("clones")->nfinalized == 1);  // the clone's tombstone still counts
+    CHECK(counters_honest(*mid.nspace("clones")));
+    std::fclose(std::fopen(go.c_str(), "w"));
+    CHECK_MESSAGE(c.exited_with(0), c.errors());
+    CHECK(contains(c.output(), "[child] init PMIX_SUCCESS clones 0"));
+    CHECK(contains(c.output(), "[parent] finalize PMIX_SUCCESS"));
+    REQUIRE(settled("clones"));
+    const auto end = take_snapshot();
+    const auto* r = end.nspace("clones")->rank(0);
+    CHECK(r->tombstones == 1);  // at most one finalized object per rank
+    CHECK(r->peers == 1);       // the parent, displaced by the clone, was freed
+    CHECK(counters_honest(*end.nspace("clones")));
+    CHECK(end.actors == end.accounted_actors());
+  }
+
+  TEST_CASE("[Clones] a clone outliving its parent, and a clone dying abnormally, keep the counters honest") {
+    temp_dir dir;
+    server srv(dir.path(), {}, {allow_clones()});
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("orphans", 2, 2) == PMIX_SUCCESS);
+    // Rank 0: the parent finalizes and exits first; the clone later.
+    auto a = launch("orphans", 0,
+                    {script, "init", "fork", "c:init", "c:sleep:300", "c:finalize", "c:exit:0",
+                     "p:finalize"},
+                    dir.path());
+    // Rank 1: the clone is killed without finalizing.
+    auto b = launch("orphans", 1,
+                    {script, "init", "fork", "c:init", "c:crash", "p:wait_child", "p:finalize"},
+                    dir.path());
+    CHECK_MESSAGE(a.exited_with(0), a.errors());
+    CHECK_MESSAGE(b.exited_with(0), b.errors());
+    CHECK(contains(b.output(), "[parent] wait_child PMIX_SUCCESS signal 9"));
+    // The clone of rank 0 may still be running: wait for the whole rank.
+    REQUIRE(settled("orphans"));
+    const auto s = take_snapshot();
+    const auto* ns = s.nspace("orphans");
+    for (pmix_rank_t r : {0u, 1u}) {
+      CAPTURE(r);
+      CHECK(ns->rank(r)->proc_cnt == 0);
+      CHECK(ns->rank(r)->peers == 1);
+    }
+    // Rank 0's clone finalized last: its tombstone stays at peerid. Rank 1's
+    // clone died: its peer stays at peerid, dead and not counted as finalized;
+    // its parent, displaced and finalized, was freed as stranded.
+    CHECK(ns->rank(0)->tombstones == 1);
+    CHECK(ns->rank(1)->tombstones == 0);
+    CHECK(ns->rank(1)->dead == 1);
+    CHECK(ns->nfinalized == 1);
+    CHECK(counters_honest(*ns));
     CHECK(s.actors == s.accounted_actors());
   }
 }

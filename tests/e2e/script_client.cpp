@@ -14,9 +14,13 @@
 //                                 $TEST_SERVER_URI (if set); prints the identity
 //   tool_finalize
 //   repeat:<n>                    runs the remaining steps n times
+//   fork                          forks; later lines say [parent] or [child];
+//                                 steps written c:<step> / p:<step> run in the
+//                                 child / parent only; p:wait_child waits for it
 #include <pmix.h>
 #include <pmix_tool.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -32,6 +36,8 @@
 namespace {
 
 pmix_proc_t me;
+std::string who;  // "" before a fork, "[parent] " or "[child] " after
+pid_t child_pid = 0;
 
 std::string text_of(const pmix_value_t* v) {
   char buf[64];
@@ -47,8 +53,8 @@ std::string text_of(const pmix_value_t* v) {
 }
 
 void say(const std::string& step, pmix_status_t rc, const std::string& extra = "") {
-  std::printf("%s %s%s%s\n", step.c_str(), PMIx_Error_string(rc), extra.empty() ? "" : " ",
-              extra.c_str());
+  std::printf("%s%s %s%s%s\n", who.c_str(), step.c_str(), PMIx_Error_string(rc),
+              extra.empty() ? "" : " ", extra.c_str());
   std::fflush(stdout);
 }
 
@@ -105,7 +111,12 @@ int main(int argc, char** argv) {
 
 int run(const std::vector<std::string>& steps) {
   for (std::size_t i = 0; i < steps.size(); ++i) {
-    const std::string step = steps[i];
+    std::string step = steps[i];
+    if (step.rfind("c:", 0) == 0 || step.rfind("p:", 0) == 0) {
+      const bool for_child = step[0] == 'c';
+      if (who.empty() || for_child != (who == "[child] ")) continue;
+      step = step.substr(2);
+    }
     const auto parts = split(step, ':');
     const auto& cmd = parts[0];
     if (cmd == "init") {
@@ -221,6 +232,16 @@ int run(const std::vector<std::string>& steps) {
       for (int k = 0; k < n; ++k)
         if (const int code = run(rest); code != 0) return code;
       return 0;
+    } else if (cmd == "fork") {
+      std::fflush(nullptr);
+      child_pid = ::fork();
+      who = child_pid == 0 ? "[child] " : "[parent] ";
+    } else if (cmd == "wait_child") {
+      int status = 0;
+      ::waitpid(child_pid, &status, 0);
+      say(step, PMIX_SUCCESS,
+          WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status))
+                            : "signal " + std::to_string(WTERMSIG(status)));
     } else if (cmd == "initialized") {
       say(step, PMIX_SUCCESS, std::to_string(PMIx_Initialized()));
     } else if (cmd == "abort") {
