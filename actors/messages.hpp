@@ -184,6 +184,14 @@ struct upcall_result {
   std::string data;
 };
 
+// Job-level cleanup registered by a client (PMIx_Job_control with the
+// namespace as target): peer -> server -> namespace. Reply: pmix_status_t.
+struct register_epilog_msg {
+  std::string nspace;
+  info_list directives;
+  uid_t owner = 0;
+};
+
 // Namespace and rank teardown (from the server actor downwards). Reply: bool.
 struct deregister_msg {};
 
@@ -216,3 +224,5 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::deregister_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::view_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::tool_nspace_idle_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::tool_assigned_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::register_epilog_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::info_list)

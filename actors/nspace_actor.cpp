@@ -129,6 +129,12 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
                   [rp](caf::error&) mutable { rp.deliver(get_result{PMIX_ERR_NOT_FOUND, {}}); });
         return rp;
       },
+      [=](const register_epilog_msg& msg) -> pmix_status_t {
+        std::string error;
+        const auto rc = self->state.cleanup.add(msg.directives, msg.owner, error);
+        if (rc != PMIX_SUCCESS) log::error("nspace", self->state.nspace, ": cleanup refused: ", error);
+        return rc;
+      },
       [=](const finalized_count_msg& msg) {
         auto& st = self->state;
         st.nfinalized += msg.delta;
@@ -156,7 +162,9 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
         fan_out<bool>(
             self, caf::make_message(deregister_msg{}), [](bool) {},
             [=]() mutable {
+              // Peers released (their epilogs ran): now the namespace epilog.
               self->state.ranks.clear();
+              self->state.cleanup.run();
               rp.deliver(true);
               self->quit();
             });

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "actors/context.hpp"
+#include "actors/epilog.hpp"
 #include "actors/job_layout.hpp"
 #include "actors/messages.hpp"
 
@@ -29,6 +30,7 @@ struct nspace_state {
   job_layout layout;
   std::shared_ptr<const std::string> job;  // serialized wire::JobInfo
   std::map<rank_t, caf::actor> ranks;
+  epilog cleanup;  // the namespace epilog: runs at deregistration
   caf::actor server;
   context_ptr ctx;
 

@@ -2,6 +2,8 @@
 
 #include <caf/send.hpp>
 
+#include <algorithm>
+
 #include "actors/upcall.hpp"
 #include "api/host_module.hpp"
 #include <pmix.h>
@@ -12,6 +14,11 @@
 #include "transport/atoms.hpp"
 
 namespace pmix::actors {
+
+namespace {
+// (job_control_done_atom, envelope id, status, results): the host's answer.
+using job_control_done_atom = caf::atom_constant<caf::atom("jobctldone")>;
+}  // namespace
 
 const char* peer_state::name = "pmix.peer";
 
@@ -200,6 +207,55 @@ void on_abort(self_ptr self, std::uint64_t id, const wire::AbortRequest& req) {
   st.upcalls.emplace(upcall, id);
 }
 
+void send_info_reply(self_ptr self, std::uint64_t id, pmix_status_t status, const info_list& info) {
+  wire::Envelope e;
+  e.set_id(id);
+  auto* r = e.mutable_info_reply();
+  r->set_status(status);
+  protocol::to_wire(info, r->mutable_info());
+  send_envelope(self, e);
+}
+
+// PMIx_Job_control: cleanup directives are served here (the peer's epilog,
+// or the namespace's through the server); anything else goes to the host.
+void on_job_control(self_ptr self, std::uint64_t id, const wire::JobControlRequest& req) {
+  auto& st = self->state;
+  std::vector<proc_id> targets;
+  for (const auto& t : req.targets()) targets.push_back(protocol::from_wire(t));
+  info_list directives;
+  std::string error;
+  if (!protocol::from_wire(req.directives(), directives, &error)) return protocol_error(self, error);
+  if (epilog::is_cleanup(directives)) {
+    const bool self_only =
+        targets.empty() || std::all_of(targets.begin(), targets.end(),
+                                       [&](const proc_id& p) { return p == st.proc; });
+    const bool whole_job = targets.size() == 1 && targets[0].nspace == st.proc.nspace &&
+                           targets[0].rank == rank_wildcard;
+    if (self_only) {
+      const auto rc = st.cleanup.add(directives, st.owner, error);
+      if (rc != PMIX_SUCCESS) log::error("peer", to_string(st.proc), ": cleanup refused: ", error);
+      return send_info_reply(self, id, rc, {});
+    }
+    if (whole_job) {
+      self->request(st.server, caf::infinite, register_epilog_msg{st.proc.nspace, directives, st.owner})
+          .then([=](pmix_status_t rc) { send_info_reply(self, id, rc, {}); },
+                [=](caf::error&) { send_info_reply(self, id, PMIX_ERR_UNREACH, {}); });
+      return;
+    }
+    log::error("peer", to_string(st.proc), ": cleanup may name the caller or its whole job only");
+    return send_info_reply(self, id, PMIX_ERR_BAD_PARAM, {});
+  }
+  const bool asked = st.ctx->host->job_control(
+      st.proc, targets, directives, [addr = self->address(), gate = st.ctx->gate, id](
+                                        pmix_status_t status, info_list results) {
+        gate->run_if_open([&] {
+          if (auto target = caf::actor_cast<caf::actor>(addr))
+            caf::anon_send(target, job_control_done_atom::value, id, status, std::move(results));
+        });
+      });
+  if (!asked) send_info_reply(self, id, PMIX_ERR_NOT_SUPPORTED, {});
+}
+
 void on_finalize(self_ptr self, std::uint64_t id) {
   auto& st = self->state;
   st.finalized = true;
@@ -235,6 +291,8 @@ void on_frame(self_ptr self, const std::string& payload) {
       return on_abort(self, id, e.abort());
     case wire::Envelope::kFinalize:
       return on_finalize(self, id);
+    case wire::Envelope::kJobControl:
+      return on_job_control(self, id, e.job_control());
     case wire::Envelope::kConnect:
       return protocol_error(self, "second connect request");
     case wire::Envelope::BODY_NOT_SET:
@@ -261,6 +319,8 @@ void on_closed(self_ptr self) {
     return;
   }
   st.state = peer_state::phase::tombstone;
+  // The process is gone (finalized or dead): its epilog runs now (spec 004).
+  st.cleanup.run();
   answer_waiting_gets(self, st.has_committed ? PMIX_SUCCESS
                             : st.finalized   ? PMIX_ERR_NOT_FOUND
                                              : PMIX_ERR_PROC_TERM_WO_SYNC);
@@ -272,6 +332,7 @@ void on_closed(self_ptr self) {
 caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
                          std::shared_ptr<transport::connection> conn, caf::actor server,
                          context_ptr ctx) {
+  self->state.owner = conn->credentials().uid;
   self->state.conn = std::move(conn);
   self->state.server = std::move(server);
   self->state.ctx = std::move(ctx);
@@ -304,8 +365,12 @@ caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
         st.waiting_gets.push_back(rp);
         return rp;
       },
+      [=](job_control_done_atom, std::uint64_t id, pmix_status_t status, info_list& results) {
+        send_info_reply(self, id, status, results);
+      },
       [=](const release_msg&) {
         auto& st = self->state;
+        st.cleanup.run();  // deregistered while still connected: the epilog runs too
         if (st.conn) st.conn->shutdown();
         st.conn.reset();
         answer_waiting_gets(self, PMIX_ERR_NOT_FOUND);

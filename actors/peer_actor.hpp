@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "actors/context.hpp"
+#include "actors/epilog.hpp"
 #include "actors/messages.hpp"
 #include "protocol/pmix.pb.h"
 #include "transport/connection.hpp"
@@ -47,6 +48,10 @@ struct peer_state {
 
   // Direct-modex requests waiting for this peer's first commit.
   std::vector<caf::response_promise> waiting_gets;
+
+  // What the client asked to have removed when it ends (its epilog).
+  epilog cleanup;
+  uid_t owner = 0;  // the client's uid (SO_PEERCRED)
 
   // Host up-calls in flight: up-call id -> envelope id to answer.
   std::map<std::uint64_t, std::uint64_t> upcalls;

@@ -376,6 +376,13 @@ caf::behavior server_actor(caf::stateful_actor<server_state>* self, context_ptr 
       [=](connect_msg& msg) { return on_connect(self, msg); },
       [=](tool_assigned_msg& msg) { on_tool_assigned(self, msg); },
       [=](const tool_nspace_idle_msg& msg) { on_tool_nspace_idle(self, msg); },
+      [=](register_epilog_msg& msg) -> caf::result<pmix_status_t> {
+        auto it = self->state.nspaces.find(msg.nspace);
+        if (it == self->state.nspaces.end()) return pmix_status_t{PMIX_ERR_NOT_FOUND};
+        auto rp = self->make_response_promise();
+        rp.delegate(it->second.actor, std::move(msg));
+        return rp;
+      },
       [=](fence_msg& msg) { return on_fence(self, msg); },
       [=](get_msg& msg) { return on_get(self, msg); },
       [=](const rank_state_msg& msg) { on_rank_state(self, msg); },

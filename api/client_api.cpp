@@ -302,3 +302,86 @@ PMIX_EXPORT pmix_status_t PMIx_Abort(int status, const char msg[], pmix_proc_t p
 }
 
 }  // extern "C"
+
+namespace pmix::api {
+namespace {
+
+// A C info array for a callback or an output, built from C++ values.
+pmix_info_t* info_out(const info_list& list) {
+  if (list.empty()) return nullptr;
+  pmix_info_t* out = nullptr;
+  PMIX_INFO_CREATE(out, list.size());
+  for (std::size_t k = 0; k < list.size(); ++k) convert::to_c(list[k], out[k]);
+  return out;
+}
+
+struct info_release {
+  pmix_info_t* info;
+  std::size_t ninfo;
+};
+
+void release_info(void* cbdata) {
+  auto* r = static_cast<info_release*>(cbdata);
+  PMIX_INFO_FREE(r->info, r->ninfo);
+  delete r;
+}
+
+pmix_status_t read_job_control(const pmix_proc_t targets[], size_t ntargets,
+                               const pmix_info_t directives[], size_t ndirs,
+                               std::vector<proc_id>& t, info_list& d) {
+  if (convert::from_c(targets, ntargets, t) != PMIX_SUCCESS ||
+      convert::from_c(directives, ndirs, d) != PMIX_SUCCESS || d.empty()) {
+    log::error("api", "PMIx_Job_control: unreadable targets or no directives");
+    return PMIX_ERR_BAD_PARAM;
+  }
+  return PMIX_SUCCESS;
+}
+
+}  // namespace
+}  // namespace pmix::api
+
+extern "C" {
+
+PMIX_EXPORT pmix_status_t PMIx_Job_control_nb(const pmix_proc_t targets[], size_t ntargets,
+                                              const pmix_info_t directives[], size_t ndirs,
+                                              pmix_info_cbfunc_t cbfunc, void* cbdata) {
+  auto s = current_session();
+  if (!s) return PMIX_ERR_INIT;
+  std::vector<proc_id> t;
+  info_list d;
+  auto rc = read_job_control(targets, ntargets, directives, ndirs, t, d);
+  if (rc != PMIX_SUCCESS) return rc;
+  return s->job_control(t, d, [cbfunc, cbdata](pmix_status_t st, info_list results) {
+    if (cbfunc == nullptr) return;
+    auto* r = new info_release{info_out(results), results.size()};
+    cbfunc(st, r->info, r->ninfo, cbdata, release_info, r);
+  });
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Job_control(const pmix_proc_t targets[], size_t ntargets,
+                                           const pmix_info_t directives[], size_t ndirs,
+                                           pmix_info_t** results, size_t* nresults) {
+  auto s = current_session();
+  if (!s) return PMIX_ERR_INIT;
+  if (on_library_thread()) return refuse_blocking("PMIx_Job_control");
+  if (results != nullptr) *results = nullptr;
+  if (nresults != nullptr) *nresults = 0;
+  std::vector<proc_id> t;
+  info_list d;
+  auto rc = read_job_control(targets, ntargets, directives, ndirs, t, d);
+  if (rc != PMIX_SUCCESS) return rc;
+  auto out = std::make_shared<info_list>();
+  rc = wait_for([&](client::done_fn done) {
+    return s->job_control(t, d, [out, done](pmix_status_t st, info_list r) {
+      *out = std::move(r);
+      done(st);
+    });
+  });
+  if (results != nullptr && nresults != nullptr && !out->empty()) {
+    *results = info_out(*out);
+    *nresults = out->size();
+  }
+  return rc;
+}
+
+}  // extern "C"

@@ -42,6 +42,22 @@ void settle(pmix_status_t rc, std::unique_ptr<upcall> call) {
   call->done(rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc, {});
 }
 
+struct info_call {
+  std::function<void(pmix_status_t, info_list)> done;
+  pmix_proc_t requestor{};
+  std::unique_ptr<convert::proc_array> procs;
+  std::unique_ptr<convert::info_array> info;
+};
+
+void info_callback(pmix_status_t status, pmix_info_t* info, size_t ninfo, void* cbdata,
+                   pmix_release_cbfunc_t release, void* release_data) {
+  std::unique_ptr<info_call> call{static_cast<info_call*>(cbdata)};
+  info_list results;
+  if (convert::from_c(info, ninfo, results) != PMIX_SUCCESS) results.clear();
+  if (release != nullptr) release(release_data);
+  call->done(status, std::move(results));
+}
+
 struct tool_call {
   std::function<void(pmix_status_t, proc_id)> done;
   std::unique_ptr<convert::info_array> info;
@@ -176,6 +192,34 @@ bool module::tool_connected(const info_list& info,
   auto* raw = call.release();  // owned by tool_callback from here on
   progress::scope in_upcall;
   m->tool_connected(raw->info->data(), raw->info->size(), tool_callback, raw);
+  return true;
+}
+
+}  // namespace pmix::host
+
+namespace pmix::host {
+
+bool module::job_control(const proc_id& requestor, const std::vector<proc_id>& targets,
+                         const info_list& directives,
+                         std::function<void(pmix_status_t, info_list)> done) const {
+  const auto* m = slots();
+  if (m == nullptr || m->job_control == nullptr) return false;
+  auto call = std::make_unique<info_call>();
+  call->done = std::move(done);
+  convert::to_c(requestor, call->requestor);
+  call->procs = std::make_unique<convert::proc_array>(targets);
+  call->info = std::make_unique<convert::info_array>(directives);
+  pmix_status_t rc;
+  {
+    progress::scope in_upcall;
+    rc = m->job_control(&call->requestor, call->procs->data(), call->procs->size(),
+                        call->info->data(), call->info->size(), info_callback, call.get());
+  }
+  if (rc == PMIX_SUCCESS) {
+    call.release();  // info_callback owns it now
+  } else {
+    call->done(rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc, {});
+  }
   return true;
 }
 

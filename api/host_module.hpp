@@ -45,6 +45,10 @@ class module {
   bool fence_nb(const std::vector<proc_id>& procs, const info_list& info, const std::string& data,
                 done_fn done) const;
   bool direct_modex(const proc_id& proc, const info_list& info, done_fn done) const;
+  // PMIx_Job_control directives the server does not serve itself.
+  bool job_control(const proc_id& requestor, const std::vector<proc_id>& targets,
+                   const info_list& directives,
+                   std::function<void(pmix_status_t, info_list)> done) const;
   // The host gives a connecting tool its identity.
   bool tool_connected(const info_list& info,
                       std::function<void(pmix_status_t, proc_id)> done) const;

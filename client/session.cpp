@@ -46,6 +46,7 @@ pmix_status_t status_of(pmix_status_t transport, const wire::Envelope* reply,
     case wire::Envelope::kStatusReply: return reply->status_reply().status();
     case wire::Envelope::kFenceReply: return reply->fence_reply().status();
     case wire::Envelope::kGetReply: return reply->get_reply().status();
+    case wire::Envelope::kInfoReply: return reply->info_reply().status();
     default: return PMIX_ERR_UNPACK_FAILURE;
   }
 }
@@ -232,6 +233,24 @@ pmix_status_t session::abort(int status, const std::string& message,
   for (const auto& p : procs) protocol::to_wire(p, a->add_procs());
   return conn_->request(e, [done](pmix_status_t st, wire::Envelope* reply) {
     done(status_of(st, reply, wire::Envelope::kStatusReply));
+  });
+}
+
+pmix_status_t session::job_control(const std::vector<proc_id>& targets, const info_list& directives,
+                                   std::function<void(pmix_status_t, info_list)> done) {
+  if (!conn_) return PMIX_ERR_UNREACH;
+  wire::Envelope e;
+  auto* j = e.mutable_job_control();
+  for (const auto& t : targets) protocol::to_wire(t, j->add_targets());
+  protocol::to_wire(directives, j->mutable_directives());
+  return conn_->request(e, [done](pmix_status_t st, wire::Envelope* reply) {
+    st = status_of(st, reply, wire::Envelope::kInfoReply);
+    info_list results;
+    std::string error;
+    if (reply != nullptr && reply->body_case() == wire::Envelope::kInfoReply &&
+        !protocol::from_wire(reply->info_reply().info(), results, &error))
+      st = PMIX_ERR_UNPACK_FAILURE;
+    done(st, std::move(results));
   });
 }
 

@@ -58,6 +58,11 @@ class session : public std::enable_shared_from_this<session> {
 
   pmix_status_t abort(int status, const std::string& message, const std::vector<proc_id>& procs,
                       done_fn done);
+  // PMIx_Job_control: cleanup directives are served by the server, the rest
+  // by its host. `done` gets the status and the host's result info.
+  pmix_status_t job_control(const std::vector<proc_id>& targets, const info_list& directives,
+                            std::function<void(pmix_status_t, info_list)> done);
+
   // Tells the server this process finalizes; `done` gets its answer.
   pmix_status_t finalize(done_fn done);
 

@@ -69,6 +69,19 @@ PMIX_EXPORT pmix_status_t PMIx_Store_internal(const pmix_proc_t *proc, const cha
 /* Runs one round of the library's progress engine (for PMIX_EXTERNAL_PROGRESS). */
 PMIX_EXPORT void PMIx_Progress(void);
 
+/* Asks the host to act on targets (NULL: the caller's namespace). Directives
+ * PMIX_REGISTER_CLEANUP / PMIX_REGISTER_CLEANUP_DIR (with PMIX_CLEANUP_*)
+ * register files and directories the server removes when the caller (no
+ * targets, or itself) or its job (the namespace as a wildcard) ends. The
+ * blocking form gives *results (free with PMIX_INFO_FREE). */
+PMIX_EXPORT pmix_status_t PMIx_Job_control(const pmix_proc_t targets[], size_t ntargets,
+                                           const pmix_info_t directives[], size_t ndirs,
+                                           pmix_info_t **results, size_t *nresults);
+
+PMIX_EXPORT pmix_status_t PMIx_Job_control_nb(const pmix_proc_t targets[], size_t ntargets,
+                                              const pmix_info_t directives[], size_t ndirs,
+                                              pmix_info_cbfunc_t cbfunc, void *cbdata);
+
 /* ----- Buffers and topology (used by macros of pmix_common.h) --------- */
 
 /* Makes buffer *buffer own payload's bytes (payload is emptied); any data the

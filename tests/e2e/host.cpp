@@ -25,6 +25,8 @@ void host_record::reset() {
   blocking_call_status = 0;
   tool_calls = 0;
   tool_info_keys.clear();
+  job_control_calls = 0;
+  job_control_keys.clear();
 }
 
 host_record& record() {
@@ -119,6 +121,30 @@ void on_tool(pmix_info_t* info, size_t ninfo, pmix_tool_connection_cbfunc_t cbfu
   cbfunc(PMIX_SUCCESS, &proc, cbdata);
 }
 
+struct answer {
+  pmix_info_t info;
+};
+
+void release_answer(void* cbdata) {
+  auto* a = static_cast<answer*>(cbdata);
+  PMIX_INFO_DESTRUCT(&a->info);
+  delete a;
+}
+
+pmix_status_t on_job_control(const pmix_proc_t*, const pmix_proc_t[], size_t, const pmix_info_t directives[],
+                             size_t ndirs, pmix_info_cbfunc_t cbfunc, void* cbdata) {
+  auto& r = record();
+  {
+    std::lock_guard<std::mutex> guard{r.mutex};
+    for (size_t k = 0; k < ndirs; ++k) r.job_control_keys += std::string{directives[k].key} + " ";
+  }
+  ++r.job_control_calls;
+  auto* a = new answer;
+  PMIX_INFO_LOAD(&a->info, "host.answer", "done", PMIX_STRING);
+  cbfunc(PMIX_SUCCESS, &a->info, 1, cbdata, release_answer, a);
+  return PMIX_SUCCESS;
+}
+
 }  // namespace
 
 pmix_server_module_t make_module(host_slots slots) {
@@ -130,6 +156,7 @@ pmix_server_module_t make_module(host_slots slots) {
   if (slots.fence) m.fence_nb = on_fence;
   if (slots.dmodex) m.direct_modex = on_dmodex;
   if (slots.tool) m.tool_connected = on_tool;
+  if (slots.job_control) m.job_control = on_job_control;
   return m;
 }
 

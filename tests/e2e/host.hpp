@@ -37,6 +37,8 @@ struct host_record {
   std::atomic<bool> block_in_upcall{false};
   pmix_proc_t tool_identity{};
   std::atomic<int> tool_calls{0};
+  std::atomic<int> job_control_calls{0};
+  std::string job_control_keys;
   std::string tool_info_keys;  // the keys the host was given, space separated
   std::atomic<int> blocking_call_status{0};
 
@@ -49,6 +51,7 @@ host_record& record();
 struct host_slots {
   bool connected = true, finalized = true, abort = true, fence = true, dmodex = true;
   bool tool = false;  // tool_connected: names every tool host_record::tool_identity
+  bool job_control = false;  // answers every request with {"host.answer": "done"}
 };
 pmix_server_module_t make_module(host_slots slots = {});
 

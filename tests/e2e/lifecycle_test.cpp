@@ -261,3 +261,86 @@ TEST_SUITE("lifecycle: clones") {
     CHECK(s.actors == s.accounted_actors());
   }
 }
+
+namespace {
+bool path_exists(const std::string& p) { return ::access(p.c_str(), F_OK) == 0; }
+}  // namespace
+
+TEST_SUITE("lifecycle: epilogs and deregistration") {
+  TEST_CASE("[State Ownership Summary: peer epilog, executed at client finalize] a client's cleanup runs when it finalizes") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("tidy", 1, 1) == PMIX_SUCCESS);
+    const auto file = dir.path() + "/scratch.dat", sub = dir.path() + "/work";
+    const std::string go = dir.path() + "/go";
+    auto c = launch("tidy", 0,
+                    {script, "init", "touch:" + file, "mkdir:" + sub, "touch:" + sub + "/x",
+                     "cleanup:" + file, "cleanup_dir:" + sub, "wait_file:" + go, "finalize"},
+                    dir.path());
+    REQUIRE(wait_for_output(c, "cleanup_dir:" + sub + " PMIX_SUCCESS"));
+    CHECK(path_exists(file));  // nothing runs while the client lives
+    std::fclose(std::fopen(go.c_str(), "w"));
+    CHECK_MESSAGE(c.exited_with(0), c.errors());
+    CHECK(eventually([&] { return !path_exists(file) && !path_exists(sub); }));
+  }
+
+  TEST_CASE("[State Ownership Summary: peer epilog, executed on abnormal termination] a client that dies still gets its cleanup") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("crashy", 1, 1) == PMIX_SUCCESS);
+    const auto file = dir.path() + "/left.dat";
+    auto c = launch("crashy", 0, {script, "init", "touch:" + file, "cleanup:" + file, "crash"},
+                    dir.path());
+    CHECK(WIFSIGNALED(c.wait()));
+    CHECK(eventually([&] { return !path_exists(file); }));
+  }
+
+  TEST_CASE("[Deregistering the Namespace: namespace epilog] job cleanup runs at namespace deregistration, not before") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("jobwide", 2, 2) == PMIX_SUCCESS);
+    const auto file = dir.path() + "/job.dat";
+    auto a = launch("jobwide", 0, {script, "init", "touch:" + file, "cleanup_job:" + file, "finalize"},
+                    dir.path());
+    auto b = launch("jobwide", 1, {script, "init", "finalize"}, dir.path());
+    CHECK_MESSAGE(a.exited_with(0), a.errors());
+    CHECK_MESSAGE(b.exited_with(0), b.errors());
+    CHECK(contains(a.output(), "cleanup_job:" + file + " PMIX_SUCCESS"));
+    REQUIRE(eventually([] {
+      const auto s = take_snapshot();
+      return s.nspace("jobwide") != nullptr && s.nspace("jobwide")->nfinalized == 2;
+    }));
+    CHECK(path_exists(file));  // finalize keeps job-scoped state
+    CHECK(deregister_job("jobwide") == PMIX_SUCCESS);
+    CHECK_FALSE(path_exists(file));
+  }
+
+  TEST_CASE("[20.2.247 function shipping] other job-control directives go to the host's job_control") {
+    temp_dir dir;
+    host_slots slots;
+    slots.job_control = true;
+    server srv(dir.path(), slots);
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("ctl", 1, 1) == PMIX_SUCCESS);
+    auto c = launch("ctl", 0, {script, "init", "job_control:" PMIX_JOB_CTRL_KILL "=now", "finalize"},
+                    dir.path());
+    CHECK_MESSAGE(c.exited_with(0), c.errors());
+    CHECK(contains(c.output(), " PMIX_SUCCESS 1 host.answer=done"));
+    CHECK(record().job_control_calls == 1);
+    CHECK(contains(record().job_control_keys, PMIX_JOB_CTRL_KILL));
+  }
+
+  TEST_CASE("[20.2.247 function shipping] without a host job_control the client gets PMIX_ERR_NOT_SUPPORTED") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("noctl", 1, 1) == PMIX_SUCCESS);
+    auto c = launch("noctl", 0, {script, "init", "job_control:" PMIX_JOB_CTRL_KILL "=now", "finalize"},
+                    dir.path());
+    CHECK_MESSAGE(c.exited_with(0), c.errors());
+    CHECK(contains(c.output(), " PMIX_ERR_NOT_SUPPORTED 0"));
+  }
+}

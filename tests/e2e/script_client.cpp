@@ -14,12 +14,19 @@
 //                                 $TEST_SERVER_URI (if set); prints the identity
 //   tool_finalize
 //   repeat:<n>                    runs the remaining steps n times
+//   touch:<path> | mkdir:<path>   creates a file / directory (owned by this process)
+//   cleanup:<path> | cleanup_dir:<path> | cleanup_job:<path>
+//                                 PMIx_Job_control registering a file, a directory
+//                                 (recursive) for this process, or a file for the job
+//   job_control:<key>=<text>      PMIx_Job_control with one string directive;
+//                                 prints the number of results
 //   fork                          forks; later lines say [parent] or [child];
 //                                 steps written c:<step> / p:<step> run in the
 //                                 child / parent only; p:wait_child waits for it
 #include <pmix.h>
 #include <pmix_tool.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -242,6 +249,41 @@ int run(const std::vector<std::string>& steps) {
       say(step, PMIX_SUCCESS,
           WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status))
                             : "signal " + std::to_string(WTERMSIG(status)));
+    } else if (cmd == "touch") {
+      std::FILE* f = std::fopen(step.substr(6).c_str(), "w");
+      if (f != nullptr) std::fclose(f);
+    } else if (cmd == "mkdir") {
+      ::mkdir(step.substr(6).c_str(), 0755);
+    } else if (cmd == "cleanup" || cmd == "cleanup_dir" || cmd == "cleanup_job") {
+      const auto path = step.substr(cmd.size() + 1);
+      pmix_info_t info[2];
+      bool recursive = true;
+      PMIX_INFO_LOAD(&info[0], cmd == "cleanup_dir" ? PMIX_REGISTER_CLEANUP_DIR : PMIX_REGISTER_CLEANUP,
+                     path.c_str(), PMIX_STRING);
+      PMIX_INFO_LOAD(&info[1], PMIX_CLEANUP_RECURSIVE, &recursive, PMIX_BOOL);
+      pmix_proc_t job;
+      PMIX_LOAD_PROCID(&job, me.nspace, PMIX_RANK_WILDCARD);
+      const bool whole = cmd == "cleanup_job";
+      pmix_info_t* results = nullptr;
+      size_t nresults = 0;
+      say(step, PMIx_Job_control(whole ? &job : nullptr, whole ? 1 : 0, info, 2, &results, &nresults));
+      PMIX_INFO_FREE(results, nresults);
+      PMIX_INFO_DESTRUCT(&info[0]);
+      PMIX_INFO_DESTRUCT(&info[1]);
+    } else if (cmd == "job_control") {
+      const auto kv = step.substr(12);
+      const auto eq = kv.find('=');
+      pmix_info_t info;
+      PMIX_INFO_LOAD(&info, kv.substr(0, eq).c_str(), kv.substr(eq + 1).c_str(), PMIX_STRING);
+      pmix_info_t* results = nullptr;
+      size_t nresults = 0;
+      const auto rc = PMIx_Job_control(nullptr, 0, &info, 1, &results, &nresults);
+      std::string first = nresults > 0 && results[0].value.type == PMIX_STRING
+                              ? std::string{results[0].key} + "=" + results[0].value.data.string
+                              : "";
+      say(step, rc, std::to_string(nresults) + " " + first);
+      PMIX_INFO_FREE(results, nresults);
+      PMIX_INFO_DESTRUCT(&info);
     } else if (cmd == "initialized") {
       say(step, PMIX_SUCCESS, std::to_string(PMIx_Initialized()));
     } else if (cmd == "abort") {

@@ -1,0 +1,162 @@
+// Epilogs: what a registered cleanup removes, and what it must leave alone.
+#include <doctest/doctest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "actors/epilog.hpp"
+
+using namespace pmix;
+using namespace pmix::actors;
+
+namespace {
+
+struct scratch {
+  std::string root;
+  scratch() {
+    char pattern[] = "/tmp/pmixepi.XXXXXX";
+    REQUIRE(::mkdtemp(pattern) != nullptr);
+    root = pattern;
+  }
+  ~scratch() { std::system(("rm -rf " + root).c_str()); }
+  std::string file(const std::string& rel) {
+    const auto p = root + "/" + rel;
+    std::ofstream(p) << "x";
+    return p;
+  }
+  std::string dir(const std::string& rel) {
+    const auto p = root + "/" + rel;
+    REQUIRE(::mkdir(p.c_str(), 0755) == 0);
+    return p;
+  }
+};
+
+bool exists(const std::string& p) {
+  struct stat st;
+  return ::lstat(p.c_str(), &st) == 0;
+}
+
+info_list cleanup(const char* key, const std::string& paths, info_list extra = {}) {
+  extra.insert(extra.begin(), info{key, value::string(paths), 0});
+  return extra;
+}
+
+info flag(const char* key) { return info{key, value::boolean(true), 0}; }
+
+}  // namespace
+
+TEST_SUITE("epilog") {
+  TEST_CASE("registered files are removed when the epilog runs, once") {
+    scratch s;
+    const auto a = s.file("a"), b = s.file("b"), keep = s.file("keep");
+    epilog e;
+    std::string error;
+    REQUIRE(e.add(cleanup(PMIX_REGISTER_CLEANUP, a + "," + b), 0, error) == PMIX_SUCCESS);
+    CHECK(exists(a));
+    CHECK(e.run() == 2);
+    CHECK_FALSE(exists(a));
+    CHECK_FALSE(exists(b));
+    CHECK(exists(keep));
+    s.file("a");
+    CHECK(e.run() == 0);  // an epilog runs once
+    CHECK(exists(a));
+  }
+
+  TEST_CASE("a directory is emptied of files and removed; subdirectories only when recursive") {
+    scratch s;
+    const auto d = s.dir("d");
+    s.file("d/f1");
+    s.dir("d/sub");
+    s.file("d/sub/f2");
+    epilog shallow;
+    std::string error;
+    REQUIRE(shallow.add(cleanup(PMIX_REGISTER_CLEANUP_DIR, d), 0, error) == PMIX_SUCCESS);
+    shallow.run();
+    CHECK_FALSE(exists(d + "/f1"));
+    CHECK(exists(d + "/sub/f2"));  // not recursive: the subdirectory stays
+    CHECK(exists(d));              // and so the directory is not empty
+
+    epilog deep;
+    REQUIRE(deep.add(cleanup(PMIX_REGISTER_CLEANUP_DIR, d, {flag(PMIX_CLEANUP_RECURSIVE)}), 0, error) ==
+            PMIX_SUCCESS);
+    deep.run();
+    CHECK_FALSE(exists(d));
+  }
+
+  TEST_CASE("PMIX_CLEANUP_LEAVE_TOPDIR, PMIX_CLEANUP_IGNORE and PMIX_CLEANUP_EMPTY") {
+    scratch s;
+    const auto d = s.dir("d");
+    s.file("d/gone");
+    s.file("d/precious");
+    s.dir("d/empty");
+    s.dir("d/full");
+    s.file("d/full/f");
+    epilog e;
+    std::string error;
+    REQUIRE(e.add(cleanup(PMIX_REGISTER_CLEANUP_DIR, d,
+                          {flag(PMIX_CLEANUP_RECURSIVE), flag(PMIX_CLEANUP_LEAVE_TOPDIR),
+                           info{PMIX_CLEANUP_IGNORE, value::string("precious"), 0}}),
+                  0, error) == PMIX_SUCCESS);
+    e.run();
+    CHECK(exists(d));
+    CHECK(exists(d + "/precious"));
+    CHECK_FALSE(exists(d + "/gone"));
+    CHECK_FALSE(exists(d + "/full"));
+
+    const auto e2dir = s.dir("e");
+    s.dir("e/empty");
+    s.dir("e/full");
+    s.file("e/full/f");
+    epilog empties;
+    REQUIRE(empties.add(cleanup(PMIX_REGISTER_CLEANUP_DIR, e2dir,
+                                {flag(PMIX_CLEANUP_RECURSIVE), flag(PMIX_CLEANUP_EMPTY)}),
+                        0, error) == PMIX_SUCCESS);
+    empties.run();
+    CHECK_FALSE(exists(e2dir + "/empty"));
+    CHECK(exists(e2dir + "/full/f"));  // files stay with PMIX_CLEANUP_EMPTY
+  }
+
+  TEST_CASE("a symbolic link is removed itself, never followed") {
+    scratch s;
+    const auto target = s.file("target");
+    const auto d = s.dir("d");
+    REQUIRE(::symlink(s.root.c_str(), (d + "/up").c_str()) == 0);
+    epilog e;
+    std::string error;
+    REQUIRE(e.add(cleanup(PMIX_REGISTER_CLEANUP_DIR, d, {flag(PMIX_CLEANUP_RECURSIVE)}), 0, error) ==
+            PMIX_SUCCESS);
+    e.run();
+    CHECK_FALSE(exists(d));
+    CHECK(exists(target));  // reachable only through the link: untouched
+  }
+
+  TEST_CASE("only the registering user's entries are removed") {
+    scratch s;
+    const auto mine = s.file("mine");
+    const auto theirs = s.file("theirs");
+    REQUIRE(::chown(mine.c_str(), 4242, 4242) == 0);
+    REQUIRE(::chown(theirs.c_str(), 4343, 4343) == 0);
+    epilog e;
+    std::string error;
+    REQUIRE(e.add(cleanup(PMIX_REGISTER_CLEANUP, mine + "," + theirs), 4242, error) == PMIX_SUCCESS);
+    CHECK(e.run() == 1);
+    CHECK_FALSE(exists(mine));
+    CHECK(exists(theirs));
+  }
+
+  TEST_CASE("relative paths and non-string values are refused and add nothing") {
+    epilog e;
+    std::string error;
+    CHECK(e.add(cleanup(PMIX_REGISTER_CLEANUP, "/tmp/ok,relative/path"), 0, error) == PMIX_ERR_BAD_PARAM);
+    CHECK(error.find("absolute") != std::string::npos);
+    CHECK(e.empty());
+    CHECK(e.add({info{PMIX_REGISTER_CLEANUP_DIR, value::boolean(true), 0}}, 0, error) ==
+          PMIX_ERR_BAD_PARAM);
+    CHECK(e.empty());
+    CHECK(epilog::is_cleanup(cleanup(PMIX_REGISTER_CLEANUP, "/x")));
+    CHECK_FALSE(epilog::is_cleanup({flag(PMIX_CLEANUP_RECURSIVE)}));
+  }
+}
