@@ -73,6 +73,7 @@ struct server_snapshot {
     int nlocalprocs = 0;
     int nfinalized = 0;
     bool local_app_fini_fired = false;
+    int local_app_fini_runs = 0;
     std::vector<rank_view> ranks;
   };
   std::vector<nspace_view> nspaces;

@@ -19,6 +19,7 @@ caf::actor nspace_state::rank_actor_for(caf::stateful_actor<nspace_state>* self,
 void nspace_state::check_all_finalized() {
   if (local_app_fini_fired || nlocalprocs <= 0 || nfinalized < nlocalprocs) return;
   local_app_fini_fired = true;
+  ++local_app_fini_runs;
   log::debug("nspace", nspace, ": all ", nlocalprocs, " local processes finalized");
 }
 
@@ -147,6 +148,7 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
         view->nlocalprocs = st.nlocalprocs;
         view->nfinalized = st.nfinalized;
         view->local_app_fini_fired = st.local_app_fini_fired;
+        view->local_app_fini_runs = st.local_app_fini_runs;
         auto rp = self->make_response_promise();
         fan_out<server_snapshot::rank_view>(
             self, caf::make_message(view_msg{}),

@@ -27,6 +27,7 @@ struct nspace_state {
   int nlocalprocs = 0;
   int nfinalized = 0;
   bool local_app_fini_fired = false;
+  int local_app_fini_runs = 0;  // for introspection: how often the step ran
   job_layout layout;
   std::shared_ptr<const std::string> job;  // serialized wire::JobInfo
   std::map<rank_t, caf::actor> ranks;

@@ -336,6 +336,7 @@ pmix_status_t view(pmix_cxx_server_view_t* out) {
     o.nlocalprocs = n.nlocalprocs;
     o.nfinalized = n.nfinalized;
     o.local_app_fini_fired = n.local_app_fini_fired ? 1 : 0;
+    o.local_app_fini_runs = n.local_app_fini_runs;
     o.nranks = n.ranks.size();
     o.ranks = static_cast<pmix_cxx_rank_view_t*>(
         std::calloc(n.ranks.size() + 1, sizeof(pmix_cxx_rank_view_t)));

@@ -34,6 +34,7 @@ typedef struct pmix_cxx_nspace_view {
     int nlocalprocs;
     int nfinalized;
     int local_app_fini_fired;
+    int local_app_fini_runs; /* how often "all local processes finalized" ran */
     size_t nranks;
     pmix_cxx_rank_view_t *ranks;
 } pmix_cxx_nspace_view_t;

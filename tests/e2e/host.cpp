@@ -225,6 +225,7 @@ snapshot take_snapshot() {
     nv.nlocalprocs = n.nlocalprocs;
     nv.nfinalized = n.nfinalized;
     nv.fired = n.local_app_fini_fired != 0;
+    nv.fired_runs = n.local_app_fini_runs;
     for (std::size_t k = 0; k < n.nranks; ++k) {
       const auto& r = n.ranks[k];
       nv.ranks.push_back({r.rank, r.registered, r.proc_cnt, r.peers, r.tombstones, r.has_peerid, r.dead});

@@ -83,6 +83,7 @@ struct snapshot {
     std::string name;
     int nlocalprocs = 0, nfinalized = 0;
     bool fired = false;
+    int fired_runs = 0;
     std::vector<rank_view> ranks;
     const rank_view* rank(pmix_rank_t r) const;
   };

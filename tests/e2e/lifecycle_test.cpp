@@ -344,3 +344,141 @@ TEST_SUITE("lifecycle: epilogs and deregistration") {
     CHECK(contains(c.output(), " PMIX_ERR_NOT_SUPPORTED 0"));
   }
 }
+
+namespace {
+
+// The numbers a "cycles" step printed.
+struct cycle_report {
+  long ok = -1, failed = -1, rss_growth_kb = -1, fds_start = -1, fds_end = -2;
+};
+
+cycle_report parse_cycles(const std::string& out) {
+  cycle_report r;
+  const auto at = out.find(" ok=");
+  if (at == std::string::npos) return r;
+  std::sscanf(out.c_str() + at, " ok=%ld failed=%ld rss_growth_kb=%ld fds_start=%ld fds_end=%ld", &r.ok,
+              &r.failed, &r.rss_growth_kb, &r.fds_start, &r.fds_end);
+  return r;
+}
+
+long server_rss_kb() {
+  long pages = 0, resident = 0;
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return -1;
+  if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = -1;
+  std::fclose(f);
+  return resident * (::sysconf(_SC_PAGESIZE) / 1024);
+}
+
+// Allocator noise allowed over thousands of cycles: far below one page per
+// hundred cycles (OpenPMIx 4.2.2 grows about 4.9 kB per cycle).
+constexpr long flat_kb = 512;
+
+}  // namespace
+
+TEST_SUITE("lifecycle: cycling") {
+  TEST_CASE("[The cycling guarantee; Client-Side Teardown] 10,000 init/finalize cycles: flat RSS and descriptors on both sides, no counter drift") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("cycler", 1, 1) == PMIX_SUCCESS);
+    // Warm the server with 1,000 cycles, then measure it over 9,000 more.
+    auto warm = launch("cycler", 0, {script, "cycles:client:1000"}, dir.path());
+    REQUIRE_MESSAGE(warm.exited_with(0), warm.errors());
+    const long server_before = server_rss_kb();
+    auto c = launch("cycler", 0, {script, "cycles:client:9000"}, dir.path());
+    REQUIRE_MESSAGE(c.exited_with(0), c.errors());
+    const long server_growth = server_rss_kb() - server_before;
+    const auto r = parse_cycles(c.output());
+    MESSAGE("client: " << c.output() << "server grew " << server_growth << " kB over 9,000 cycles");
+    CHECK(r.ok == 9000);
+    CHECK(r.failed == 0);
+    CHECK_MESSAGE(r.rss_growth_kb <= flat_kb, c.output());
+    CHECK(r.fds_end == r.fds_start);
+    CHECK_MESSAGE(server_growth <= flat_kb, "server grew " << server_growth << " kB");
+    REQUIRE(settled("cycler"));
+    const auto s = take_snapshot();
+    const auto* ns = s.nspace("cycler");
+    CHECK(ns->rank(0)->peers == 1);       // only the last cycle's tombstone
+    CHECK(ns->rank(0)->tombstones == 1);
+    CHECK(ns->nfinalized == 1);           // no drift over 10,000 cycles
+    CHECK(ns->fired);
+    CHECK(ns->fired_runs == 1);           // "all local processes finalized": once
+    CHECK(s.actors == s.accounted_actors());
+  }
+
+  TEST_CASE("[Tool-Side Teardown] 1,000 tool init/finalize cycles: flat RSS and descriptors, nothing left on the server") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    auto t = launch_tool({"cycles:tool:1000"}, dir.path());
+    REQUIRE_MESSAGE(t.exited_with(0), t.errors());
+    const auto r = parse_cycles(t.output());
+    MESSAGE("tool: " << t.output());
+    CHECK(r.ok == 1000);
+    CHECK_MESSAGE(r.rss_growth_kb <= flat_kb, t.output());
+    CHECK(r.fds_end == r.fds_start);
+    CHECK(no_orphans(0));
+  }
+}
+
+TEST_SUITE("lifecycle: races") {
+  TEST_CASE("[Invariants: no shared-state mutation while a collective is in flight] fences and direct-modex gets of two ranks are never disturbed by others finalizing and dying") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("race", 4, 4) == PMIX_SUCCESS);
+    constexpr int rounds = 300;
+    const std::string n = std::to_string(rounds);
+    auto r0 = launch("race", 0, {script, "init", "race:pair:1:" + n, "finalize"}, dir.path());
+    auto r1 = launch("race", 1, {script, "init", "race:pair:0:" + n, "finalize"}, dir.path());
+    // Rank 2 finalizes and reconnects over and over (tombstone, reclaim);
+    // rank 3's processes connect and die (socket drops without finalize).
+    auto r2 = launch("race", 2, {script, "race:cycle:" + n}, dir.path());
+    auto r3 = launch("race", 3, {script, "race:crash:" + std::to_string(rounds / 3)}, dir.path());
+    for (auto* c : {&r0, &r1, &r2, &r3}) CHECK_MESSAGE(c->exited_with(0), c->errors());
+    CHECK_MESSAGE(contains(r0.output(), "race:pair:1:" + n + " PMIX_SUCCESS ok="), r0.output());
+    CHECK_MESSAGE(contains(r1.output(), "race:pair:0:" + n + " PMIX_SUCCESS ok="), r1.output());
+    CHECK_MESSAGE(contains(r2.output(), " PMIX_SUCCESS ok="), r2.output());
+    CHECK_MESSAGE(contains(r3.output(), " PMIX_SUCCESS ok="), r3.output());
+    // Afterwards: at most one finalized (or dead) object per rank, no orphans.
+    REQUIRE(settled("race"));
+    const auto s = take_snapshot();
+    for (const auto& r : s.nspace("race")->ranks) {
+      CAPTURE(r.rank);
+      CHECK(r.peers <= 1);
+      CHECK(r.tombstones + r.dead <= 1);
+    }
+    CHECK(counters_honest(*s.nspace("race")));
+    CHECK(s.actors == s.accounted_actors());
+  }
+
+  TEST_CASE("[Invariants] a fence naming a rank that has finalized completes with an error instead of hanging") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("gone", 2, 2) == PMIX_SUCCESS);
+    auto r1 = launch("gone", 1, {script, "init", "finalize"}, dir.path());
+    REQUIRE(r1.exited_with(0));
+    REQUIRE(settled("gone"));
+    auto r0 = launch("gone", 0, {script, "init", "fence", "fence:ranks=0,1", "fence:ranks=0", "finalize"},
+                     dir.path());
+    CHECK_MESSAGE(r0.exited_with(0), r0.errors());
+    CHECK(contains(r0.output(), "fence PMIX_ERR_UNREACH"));
+    CHECK(contains(r0.output(), "fence:ranks=0,1 PMIX_ERR_UNREACH"));
+    CHECK(contains(r0.output(), "fence:ranks=0 PMIX_SUCCESS"));  // a fence of the live alone works
+  }
+
+  TEST_CASE("[peerid stays valid for clients] a finalized rank's committed data is still served from its tombstone") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("legacy", 2, 2) == PMIX_SUCCESS);
+    auto r1 = launch("legacy", 1, {script, "init", "put:will=kept", "commit", "finalize"}, dir.path());
+    REQUIRE(r1.exited_with(0));
+    REQUIRE(settled("legacy"));
+    auto r0 = launch("legacy", 0, {script, "init", "get:1:will", "finalize"}, dir.path());
+    CHECK_MESSAGE(r0.exited_with(0), r0.errors());
+    CHECK(contains(r0.output(), "get:1:will PMIX_SUCCESS kept"));
+  }
+}

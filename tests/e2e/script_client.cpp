@@ -18,6 +18,14 @@
 //   cleanup:<path> | cleanup_dir:<path> | cleanup_job:<path>
 //                                 PMIx_Job_control registering a file, a directory
 //                                 (recursive) for this process, or a file for the job
+//   cycles:<client|tool>:<n>      n init/finalize cycles; prints ok/failed counts,
+//                                 RSS growth (kB) from cycle n/10 to n, and the
+//                                 open descriptors then and at the end
+//   race:pair:<peer>:<n>          n rounds with <peer>: put, commit, collecting fence
+//                                 over both, get the peer's value; put, commit,
+//                                 plain fence, get through direct modex
+//   race:cycle:<n>                n rounds of init, put, commit, finalize
+//   race:crash:<n>                n forked children that init and die
 //   job_control:<key>=<text>      PMIx_Job_control with one string directive;
 //                                 prints the number of results
 //   fork                          forks; later lines say [parent] or [child];
@@ -26,6 +34,7 @@
 #include <pmix.h>
 #include <pmix_tool.h>
 #include <signal.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -35,6 +44,7 @@
 #include <mutex>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -110,6 +120,24 @@ void value_done(pmix_status_t st, pmix_value_t* v, void* cbdata) {
 }  // namespace
 
 int run(const std::vector<std::string>& steps);
+
+long resident_kb() {
+  long pages = 0, resident = 0;
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return -1;
+  if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = -1;
+  std::fclose(f);
+  return resident * (::sysconf(_SC_PAGESIZE) / 1024);
+}
+
+int open_fds() {
+  int n = 0;
+  if (DIR* d = ::opendir("/proc/self/fd")) {
+    while (::readdir(d) != nullptr) ++n;
+    ::closedir(d);
+  }
+  return n - 3;  // ".", ".." and the directory's own descriptor
+}
 
 int main(int argc, char** argv) {
   std::vector<std::string> steps(argv + 1, argv + argc);
@@ -284,6 +312,98 @@ int run(const std::vector<std::string>& steps) {
       say(step, rc, std::to_string(nresults) + " " + first);
       PMIX_INFO_FREE(results, nresults);
       PMIX_INFO_DESTRUCT(&info);
+    } else if (cmd == "cycles") {
+      const bool tool = parts.at(1) == "tool";
+      const int n = std::atoi(parts.at(2).c_str());
+      const char* uri = std::getenv("TEST_SERVER_URI");
+      pmix_info_t info;
+      if (tool) PMIX_INFO_LOAD(&info, PMIX_SERVER_URI, uri == nullptr ? "" : uri, PMIX_STRING);
+      int ok = 0, failed = 0, fds_start = 0;
+      long rss_start = 0;
+      for (int k = 0; k < n; ++k) {
+        if (k == n / 10) {
+          rss_start = resident_kb();
+          fds_start = open_fds();
+        }
+        pmix_proc_t p;
+        const auto rc = tool ? PMIx_tool_init(&p, &info, 1) : PMIx_Init(&p, nullptr, 0);
+        const auto fc = rc == PMIX_SUCCESS ? (tool ? PMIx_tool_finalize() : PMIx_Finalize(nullptr, 0))
+                                           : rc;
+        (rc == PMIX_SUCCESS && fc == PMIX_SUCCESS ? ok : failed)++;
+      }
+      if (tool) PMIX_INFO_DESTRUCT(&info);
+      say(step, failed == 0 ? PMIX_SUCCESS : PMIX_ERROR,
+          "ok=" + std::to_string(ok) + " failed=" + std::to_string(failed) +
+              " rss_growth_kb=" + std::to_string(resident_kb() - rss_start) +
+              " fds_start=" + std::to_string(fds_start) + " fds_end=" + std::to_string(open_fds()));
+    } else if (cmd == "race") {
+      const auto kind = parts.at(1);
+      int ok = 0, failed = 0;
+      std::string first_error;
+      auto note = [&](pmix_status_t rc, const std::string& what) {
+        if (rc == PMIX_SUCCESS) return ++ok, true;
+        if (failed++ == 0) first_error = what + ": " + PMIx_Error_string(rc);
+        return false;
+      };
+      if (kind == "pair") {
+        const auto peer = static_cast<pmix_rank_t>(std::atoi(parts.at(2).c_str()));
+        const int n = std::atoi(parts.at(3).c_str());
+        pmix_proc_t both[2];
+        PMIX_LOAD_PROCID(&both[0], me.nspace, std::min(me.rank, peer));
+        PMIX_LOAD_PROCID(&both[1], me.nspace, std::max(me.rank, peer));
+        pmix_proc_t other;
+        PMIX_LOAD_PROCID(&other, me.nspace, peer);
+        for (int k = 0; k < n; ++k) {
+          for (bool collect : {true, false}) {
+            const std::string key = (collect ? "c" : "d") + std::to_string(k);
+            const std::string mine = key + "@" + std::to_string(me.rank);
+            pmix_value_t v;
+            PMIX_VALUE_LOAD(&v, mine.c_str(), PMIX_STRING);
+            note(PMIx_Put(PMIX_GLOBAL, key.c_str(), &v), "put");
+            PMIX_VALUE_DESTRUCT(&v);
+            note(PMIx_Commit(), "commit");
+            pmix_info_t info;
+            PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+            note(PMIx_Fence(both, 2, &info, 1), "fence");
+            PMIX_INFO_DESTRUCT(&info);
+            pmix_value_t* got = nullptr;
+            const auto rc = PMIx_Get(&other, key.c_str(), nullptr, 0, &got);
+            const std::string want = key + "@" + std::to_string(peer);
+            if (note(rc, "get " + key) && (got->type != PMIX_STRING || want != got->data.string))
+              note(PMIX_ERR_TYPE_MISMATCH, "value of " + key);
+            if (got != nullptr) PMIX_VALUE_RELEASE(got);
+          }
+        }
+      } else if (kind == "cycle") {
+        const int n = std::atoi(parts.at(2).c_str());
+        for (int k = 0; k < n; ++k) {
+          pmix_proc_t p;
+          if (!note(PMIx_Init(&p, nullptr, 0), "init")) continue;
+          pmix_value_t v;
+          PMIX_VALUE_LOAD(&v, "churn", PMIX_STRING);
+          note(PMIx_Put(PMIX_GLOBAL, "churn", &v), "put");
+          PMIX_VALUE_DESTRUCT(&v);
+          note(PMIx_Commit(), "commit");
+          note(PMIx_Finalize(nullptr, 0), "finalize");
+        }
+      } else if (kind == "crash") {
+        const int n = std::atoi(parts.at(2).c_str());
+        for (int k = 0; k < n; ++k) {
+          std::fflush(nullptr);
+          const pid_t pid = ::fork();
+          if (pid == 0) {
+            pmix_proc_t p;
+            PMIx_Init(&p, nullptr, 0);
+            ::raise(SIGKILL);
+          }
+          int status = 0;
+          ::waitpid(pid, &status, 0);
+          note(WIFSIGNALED(status) ? PMIX_SUCCESS : PMIX_ERROR, "crash");
+        }
+      }
+      say(step, failed == 0 ? PMIX_SUCCESS : PMIX_ERROR,
+          "ok=" + std::to_string(ok) + " failed=" + std::to_string(failed) +
+              (first_error.empty() ? "" : " first: " + first_error));
     } else if (cmd == "initialized") {
       say(step, PMIX_SUCCESS, std::to_string(PMIx_Initialized()));
     } else if (cmd == "abort") {

@@ -1,0 +1,71 @@
+// Server init/finalize cycles in one process (spec 000: the server may be
+// cycled; each cycle is a fresh actor system). OpenPMIx 4.2.2 crashes on the
+// second init; we must stay flat in memory, descriptors and threads.
+#include <dirent.h>
+#include <doctest/doctest.h>
+#include <pmix_server.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+
+#include "tests/e2e/host.hpp"
+
+using namespace pmix::test;
+
+namespace {
+
+long resident_kb() {
+  long pages = 0, resident = 0;
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return -1;
+  if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = -1;
+  std::fclose(f);
+  return resident * (::sysconf(_SC_PAGESIZE) / 1024);
+}
+
+int count_entries(const char* dir) {
+  int n = 0;
+  if (DIR* d = ::opendir(dir)) {
+    while (::readdir(d) != nullptr) ++n;
+    ::closedir(d);
+  }
+  return n;
+}
+
+int entries_in(const std::string& dir) { return count_entries(dir.c_str()); }
+
+}  // namespace
+
+TEST_SUITE("server cycling") {
+  TEST_CASE("[20.2.247.3 reference counting] 1,000 server init/finalize cycles keep memory, descriptors and threads flat") {
+    temp_dir dir;
+    auto module = make_module();
+    pmix_info_t tmp;
+    PMIX_INFO_LOAD(&tmp, PMIX_SERVER_TMPDIR, dir.path().c_str(), PMIX_STRING);
+    long rss_start = 0;
+    int fds_start = 0, threads_start = 0;
+    int failures = 0;
+    for (int cycle = 0; cycle < 1000; ++cycle) {
+      if (cycle == 100) {
+        rss_start = resident_kb();
+        fds_start = count_entries("/proc/self/fd");
+        threads_start = count_entries("/proc/self/task");
+      }
+      if (PMIx_server_init(&module, &tmp, 1) != PMIX_SUCCESS) ++failures;
+      // A little work each cycle: a namespace and a client registration.
+      if (register_job("cyc", 2, 2) != PMIX_SUCCESS) ++failures;
+      if (PMIx_server_finalize() != PMIX_SUCCESS) ++failures;
+    }
+    PMIX_INFO_DESTRUCT(&tmp);
+    const long growth = resident_kb() - rss_start;
+    MESSAGE("server RSS grew " << growth << " kB over 900 cycles");
+    CHECK(failures == 0);
+    CHECK(growth <= 512);
+    CHECK(count_entries("/proc/self/fd") == fds_start);
+    CHECK(count_entries("/proc/self/task") == threads_start);
+    // Every cycle's socket directory was removed.
+    CHECK(entries_in(dir.path()) == 2);  // "." and ".."
+    CHECK(PMIx_server_finalize() == PMIX_ERR_INIT);
+  }
+}
