@@ -79,6 +79,8 @@ struct server_snapshot {
   std::vector<nspace_view> nspaces;
   std::size_t fences_in_flight = 0;
   std::size_t connections = 0;
+  std::size_t departed = 0;        // ranks the server remembers as gone
+  std::size_t pending_upcalls = 0;  // host up-calls the server waits for
 };
 
 struct snapshot_msg {

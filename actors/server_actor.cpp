@@ -335,6 +335,8 @@ void on_snapshot(self_ptr self, snapshot_msg& msg) {
   auto& st = self->state;
   auto snap = std::make_shared<server_snapshot>();
   snap->fences_in_flight = st.fences.size();
+  snap->departed = st.departed.size();
+  snap->pending_upcalls = st.fence_upcalls.size() + st.dmodex_upcalls.size() + st.tool_upcalls.size();
   auto done = msg.done;
   auto remaining = std::make_shared<std::size_t>(st.nspaces.size());
   if (*remaining == 0) return done->deliver(PMIX_SUCCESS, *snap);

@@ -22,14 +22,20 @@ bool valid_key(const char* key) {
   return key != nullptr && key[0] != '\0' && strnlen(key, PMIX_MAX_KEYLEN + 1) <= PMIX_MAX_KEYLEN;
 }
 
+// An environment variable, with an empty value counted as absent.
+const char* env(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? v : nullptr;
+}
+
 // The server's URI from the environment setup_fork gave us.
 const char* server_uri() {
-  const char* uri = std::getenv("PMIX_SERVER_URI41");
-  return uri != nullptr ? uri : std::getenv("PMIX_SERVER_URI4");
+  const char* uri = env("PMIX_SERVER_URI41");
+  return uri != nullptr ? uri : env("PMIX_SERVER_URI4");
 }
 
 pmix_status_t open_client(std::shared_ptr<client::session>& out) {
-  const char* ns = std::getenv("PMIX_NAMESPACE");
+  const char* ns = env("PMIX_NAMESPACE");
   const char* uri = server_uri();
   if (ns == nullptr || uri == nullptr) {
     // No server: a singleton, as OpenPMIx does.

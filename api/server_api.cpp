@@ -326,6 +326,8 @@ pmix_status_t view(pmix_cxx_server_view_t* out) {
   out->fences_in_flight = snap.fences_in_flight;
   out->connections = rt->connection_count();
   out->actors_running = rt->actors_running();
+  out->departed = snap.departed;
+  out->pending_upcalls = snap.pending_upcalls;
   out->nnspaces = snap.nspaces.size();
   out->nspaces = static_cast<pmix_cxx_nspace_view_t*>(
       std::calloc(snap.nspaces.size() + 1, sizeof(pmix_cxx_nspace_view_t)));

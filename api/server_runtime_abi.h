@@ -45,6 +45,8 @@ typedef struct pmix_cxx_server_view {
     size_t fences_in_flight;
     size_t connections;
     size_t actors_running; /* actors alive in the server's actor system */
+    size_t departed;       /* ranks the server remembers as gone */
+    size_t pending_upcalls; /* host up-calls the server actor waits for */
 } pmix_cxx_server_view_t;
 
 typedef struct pmix_cxx_server_runtime {

@@ -33,12 +33,12 @@ struct tool_directives {
 
 pmix_status_t read_directives(const info_list& directives, tool_directives& out) {
   // A tool launched by a PMIx server as one of its clients knows who it is.
-  if (const char* ns = std::getenv("PMIX_NAMESPACE")) {
+  if (const char* ns = std::getenv("PMIX_NAMESPACE"); ns != nullptr && *ns != '\0') {
     const char* rank = std::getenv("PMIX_RANK");
     out.proposed = proc_id{ns, rank == nullptr ? 0u : static_cast<rank_t>(std::strtoul(rank, nullptr, 10))};
   }
-  if (const char* uri = std::getenv("PMIX_SERVER_URI41")) out.uri = uri;
-  else if (const char* uri4 = std::getenv("PMIX_SERVER_URI4")) out.uri = uri4;
+  if (const char* uri = std::getenv("PMIX_SERVER_URI41"); uri != nullptr && *uri != '\0') out.uri = uri;
+  else if (const char* uri4 = std::getenv("PMIX_SERVER_URI4"); uri4 != nullptr) out.uri = uri4;
   for (const auto& d : directives) {
     if (d.key == PMIX_TOOL_NSPACE) {
       const auto* ns = d.val.as_string();

@@ -218,6 +218,8 @@ snapshot take_snapshot() {
   out.fences = v.fences_in_flight;
   out.connections = v.connections;
   out.actors = v.actors_running;
+  out.departed = v.departed;
+  out.pending_upcalls = v.pending_upcalls;
   for (std::size_t i = 0; i < v.nnspaces; ++i) {
     const auto& n = v.nspaces[i];
     snapshot::nspace_view nv;

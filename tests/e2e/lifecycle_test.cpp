@@ -5,6 +5,7 @@
 #include <pmix_server.h>
 #include <sys/wait.h>
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -480,5 +481,97 @@ TEST_SUITE("lifecycle: races") {
     auto r0 = launch("legacy", 0, {script, "init", "get:1:will", "finalize"}, dir.path());
     CHECK_MESSAGE(r0.exited_with(0), r0.errors());
     CHECK(contains(r0.output(), "get:1:will PMIX_SUCCESS kept"));
+  }
+}
+
+TEST_SUITE("lifecycle: deregistration and clean slates") {
+  TEST_CASE("[Deregistering the Namespace] nothing that names the namespace remains; in-flight requests end instead of hanging") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("doomed", 4, 4) == PMIX_SUCCESS);
+    // Rank 3 dies (the server remembers it as departed); rank 2 connects and
+    // never commits; rank 1 waits in a direct-modex get for rank 2's data;
+    // rank 0 waits in a fence with rank 1.
+    auto r3 = launch("doomed", 3, {script, "init", "crash"}, dir.path());
+    CHECK(WIFSIGNALED(r3.wait()));
+    REQUIRE(eventually([] { return take_snapshot().departed == 1; }));
+    const std::string go = dir.path() + "/go";
+    auto r2 = launch("doomed", 2, {script, "init", "wait_file:" + go}, dir.path());
+    REQUIRE(wait_for_output(r2, "init PMIX_SUCCESS"));
+    auto r1 = launch("doomed", 1, {script, "init", "get:2:never", "finalize"}, dir.path());
+    auto r0 = launch("doomed", 0, {script, "init", "fence:ranks=0,1", "finalize"}, dir.path());
+    REQUIRE(eventually([] { return take_snapshot().fences == 1; }));
+    CHECK(deregister_job("doomed") == PMIX_SUCCESS);
+    // The waiting clients are let go: their requests end with an error (never
+    // a result they could mistake for success), nothing hangs.
+    CHECK_MESSAGE(r0.exited_with(0), r0.errors());
+    CHECK_MESSAGE(r1.exited_with(0), r1.errors());
+    std::fclose(std::fopen(go.c_str(), "w"));
+    CHECK_MESSAGE(r2.exited_with(0), r2.errors());
+    CHECK(contains(r0.output(), "fence:ranks=0,1 PMIX_ERR"));
+    CHECK(contains(r1.output(), "get:2:never PMIX_ERR"));
+    const auto s = take_snapshot();
+    CHECK(s.nspaces.empty());
+    CHECK(s.fences == 0);
+    CHECK(s.departed == 0);
+    CHECK(s.pending_upcalls == 0);
+    CHECK(eventually([] {
+      const auto v = take_snapshot();
+      return v.actors == v.accounted_actors() && v.connections == 0;
+    }));
+  }
+
+  TEST_CASE("[Deregistering a Client] deregistration removes the rank; a later connection for it is refused") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("pair", 2, 2) == PMIX_SUCCESS);
+    auto r1 = launch("pair", 1, {script, "init", "finalize"}, dir.path());
+    REQUIRE(r1.exited_with(0));
+    REQUIRE(settled("pair"));
+    pmix_proc_t p;
+    PMIX_LOAD_PROCID(&p, "pair", 1);
+    std::atomic<int> done{0};
+    PMIx_server_deregister_client(
+        &p, [](pmix_status_t st, void* cbdata) { static_cast<std::atomic<int>*>(cbdata)->store(st == PMIX_SUCCESS ? 1 : 2); },
+        &done);
+    REQUIRE(eventually([&] { return done != 0; }));
+    CHECK(done == 1);
+    auto s = take_snapshot();
+    CHECK(s.nspace("pair")->rank(1) == nullptr);  // registration and tombstone gone
+    CHECK(s.nspace("pair")->rank(0) != nullptr);  // the rest of the job stays
+    CHECK(s.actors == s.accounted_actors());
+  }
+
+  TEST_CASE("[Client-Side Teardown: stale mode flags] singleton and server cycles alternate in one process") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("modes", 1, 1) == PMIX_SUCCESS);
+    pmix_proc_t p;
+    PMIX_LOAD_PROCID(&p, "modes", 0);
+    char** env = nullptr;
+    REQUIRE(PMIx_server_setup_fork(&p, &env) == PMIX_SUCCESS);
+    std::string ns, uri;
+    for (char** e = env; *e != nullptr; ++e) {
+      if (std::strncmp(*e, "PMIX_SERVER_URI41=", 18) == 0) uri = *e + 18;
+    }
+    PMIX_ARGV_FREE(env);
+    // Starts as a singleton (no server in the environment), then gets one.
+    auto c = child({script, "init", "fence", "finalize", "setenv:PMIX_NAMESPACE=modes", "setenv:PMIX_RANK=0",
+                    "setenv:PMIX_SERVER_URI41=" + uri, "init", "put:k=v", "commit", "fence:collect", "finalize",
+                    "unsetenv:PMIX_NAMESPACE", "unsetenv:PMIX_SERVER_URI41", "init", "get:0:k", "finalize"},
+                   environment_with({"PMIX_NAMESPACE=", "PMIX_SERVER_URI41=", "PMIX_SERVER_URI4="}),
+                   dir.path());
+    CHECK_MESSAGE(c.exited_with(0), c.errors());
+    const auto out = c.output();
+    CHECK(contains(out, "init PMIX_SUCCESS singleton."));
+    CHECK(contains(out, "init PMIX_SUCCESS modes 0"));
+    CHECK(contains(out, "fence:collect PMIX_SUCCESS"));
+    // The third cycle is a singleton again and sees nothing of the second.
+    CHECK(contains(out, "get:0:k PMIX_ERR_NOT_FOUND"));
+    CHECK_MESSAGE(!contains(out, "finalize PMIX_ERR"), out);
+    CHECK(record().connected == 1);
   }
 }

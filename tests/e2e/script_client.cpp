@@ -26,6 +26,7 @@
 //                                 plain fence, get through direct modex
 //   race:cycle:<n>                n rounds of init, put, commit, finalize
 //   race:crash:<n>                n forked children that init and die
+//   setenv:<name>=<value> | unsetenv:<name>
 //   job_control:<key>=<text>      PMIx_Job_control with one string directive;
 //                                 prints the number of results
 //   fork                          forks; later lines say [parent] or [child];
@@ -404,6 +405,12 @@ int run(const std::vector<std::string>& steps) {
       say(step, failed == 0 ? PMIX_SUCCESS : PMIX_ERROR,
           "ok=" + std::to_string(ok) + " failed=" + std::to_string(failed) +
               (first_error.empty() ? "" : " first: " + first_error));
+    } else if (cmd == "setenv") {
+      const auto kv = step.substr(7);
+      const auto eq = kv.find('=');
+      ::setenv(kv.substr(0, eq).c_str(), kv.substr(eq + 1).c_str(), 1);
+    } else if (cmd == "unsetenv") {
+      ::unsetenv(step.substr(9).c_str());
     } else if (cmd == "initialized") {
       say(step, PMIX_SUCCESS, std::to_string(PMIx_Initialized()));
     } else if (cmd == "abort") {
