@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <sys/types.h>
 
 #include "common/value.hpp"
 
@@ -41,6 +42,10 @@ struct server_context {
   std::string uri;            // what clients get in PMIX_SERVER_URI41
   std::string tmpdir;         // PMIX_SERVER_TMPDIR
   bool allow_clones = false;  // PMIX_ALLOW_CLIENT_CLONES
+  bool tool_support = false;  // PMIX_SERVER_TOOL_SUPPORT: tools may connect
+  bool foreign_tools = false;  // PMIX_SERVER_ALLOW_FOREIGN_TOOLS
+  uid_t uid = 0;               // the server's user: tools of others are foreign
+  info_list job_info;          // added to every namespace's job data (topology)
   std::shared_ptr<host::module> host;
   std::shared_ptr<upcall_gate> gate = std::make_shared<upcall_gate>();
 };

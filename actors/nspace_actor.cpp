@@ -62,6 +62,10 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
   st.layout = std::move(layout);
   st.server = std::move(server);
   st.ctx = std::move(ctx);
+  // Job data every namespace gets from the server (e.g. the shared
+  // topology) joins the host's, unless the host gave the same keys.
+  for (const auto& extra : st.ctx->job_info)
+    if (find(st.layout.job_info, extra.key) == nullptr) st.layout.job_info.push_back(extra);
   st.job = std::make_shared<const std::string>(
       serialize_job_info(st.nspace, st.layout, st.ctx->hostname));
   self->set_default_handler(caf::drop);

@@ -261,6 +261,22 @@ caf::result<connect_result> on_connect(self_ptr self, connect_msg& msg) {
     route_connect(self, std::move(msg), std::move(rp));
     return rp;
   }
+  // A pure tool (spec 000, 20.2.247.4.2): only with tool support, and from
+  // another user (or over TCP, where the user is unknown) only when foreign
+  // tools are allowed.
+  if (!st.ctx->tool_support) {
+    log::warning("server", "a tool (pid ", msg.cred.pid, ") was refused: PMIX_SERVER_TOOL_SUPPORT not set");
+    rp.deliver(connect_result{PMIX_ERR_NOT_SUPPORTED, {}, {}, nullptr, {}});
+    return rp;
+  }
+  if (msg.cred.uid != st.ctx->uid && !st.ctx->foreign_tools) {
+    log::warning("server", "a tool of ",
+                 msg.cred.uid == static_cast<uid_t>(-1) ? std::string{"an unknown user (TCP)"}
+                                                        : "uid " + std::to_string(msg.cred.uid),
+                 " was refused: PMIX_SERVER_ALLOW_FOREIGN_TOOLS not set");
+    rp.deliver(connect_result{PMIX_ERR_NO_PERMISSIONS, {}, {}, nullptr, {}});
+    return rp;
+  }
   // A pure tool: the host names it if it wants to, else the server does.
   info_list directives = msg.info;
   directives.push_back({PMIX_USERID, value::unsigned_(PMIX_UINT32, msg.cred.uid), 0});

@@ -18,6 +18,7 @@
 #include "actors/server_actor.hpp"
 #include "api/convert.hpp"
 #include "api/server_runtime.hpp"
+#include "api/server_directives.hpp"
 #include "api/server_runtime_abi.h"
 #include "common/host.hpp"
 #include "common/log.hpp"
@@ -109,77 +110,31 @@ bool valid_nspace(const char* ns) {
   return ns != nullptr && ns[0] != '\0' && strnlen(ns, PMIX_MAX_NSLEN + 1) <= PMIX_MAX_NSLEN;
 }
 
-std::string env_or(const char* name, const std::string& fallback) {
-  const char* v = std::getenv(name);
-  return v != nullptr && *v != '\0' ? std::string{v} : fallback;
-}
-
-// A rank given as text: a simple non-negative number below PMIX_RANK_VALID.
-bool parse_rank(const std::string& text, rank_t& out) {
-  if (text.empty() || text.size() > 10) return false;
-  std::uint64_t v = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + static_cast<unsigned>(c - '0');
-  }
-  if (v >= rank_valid_limit) return false;
-  out = static_cast<rank_t>(v);
-  return true;
-}
-
-pmix_status_t read_settings(const info_list& directives, settings& s) {
-  s.hostname = host_name();
-  s.server.nspace = "pmix-server." + s.hostname + "." + std::to_string(getpid());
-  s.server.rank = 0;
-  if (const char* env = std::getenv("PMIX_SERVER_NSPACE"); env != nullptr && *env != '\0')
-    s.server.nspace = env;
-  if (const char* env = std::getenv("PMIX_SERVER_RANK"); env != nullptr && *env != '\0') {
-    if (!parse_rank(env, s.server.rank)) {
-      log::error("server", "PMIX_SERVER_RANK='", env, "' is not a simple non-negative number");
+// The directives as C++ values, except PMIX_TOPOLOGY2, whose pointer cannot
+// be copied into one: it is handed over as is.
+pmix_status_t read_directives(const pmix_info_t* info, size_t ninfo, info_list& out,
+                              const pmix_topology_t*& topology) {
+  out.clear();
+  topology = nullptr;
+  if (ninfo > 0 && info == nullptr) return PMIX_ERR_BAD_PARAM;
+  for (size_t k = 0; k < ninfo; ++k) {
+    if (std::strncmp(info[k].key, PMIX_TOPOLOGY2, PMIX_MAX_KEYLEN) == 0) {
+      if (info[k].value.type == PMIX_TOPO) topology = info[k].value.data.topo;
+      else if (info[k].value.type == PMIX_POINTER)
+        topology = static_cast<const pmix_topology_t*>(info[k].value.data.ptr);
+      out.push_back(pmix::info{PMIX_TOPOLOGY2, value{}, info[k].flags});
+      continue;
+    }
+    pmix::info i;
+    i.key = convert::key(info[k].key);
+    i.flags = info[k].flags;
+    const auto rc = convert::from_c(info[k].value, i.val);
+    if (rc != PMIX_SUCCESS) {
+      log::error("server", "PMIx_server_init: directive ", i.key, " has a value that cannot be read");
       return PMIX_ERR_BAD_PARAM;
     }
+    out.push_back(std::move(i));
   }
-  s.tmpdir = env_or("PMIX_SERVER_TMPDIR",
-                    env_or("TMPDIR", env_or("TEMP", env_or("TMP", "/tmp"))));
-  for (const auto& d : directives) {
-    if (d.key == PMIX_SERVER_NSPACE) {
-      const auto* ns = d.val.as_string();
-      if (ns == nullptr || ns->empty() || ns->size() > PMIX_MAX_NSLEN) {
-        log::error("server", "PMIX_SERVER_NSPACE must be a non-empty string");
-        return PMIX_ERR_BAD_PARAM;
-      }
-      s.server.nspace = *ns;
-    } else if (d.key == PMIX_SERVER_RANK) {
-      auto r = d.val.as_uint();
-      if (!r || *r >= rank_valid_limit) {
-        log::error("server", "PMIX_SERVER_RANK must be a valid rank");
-        return PMIX_ERR_BAD_PARAM;
-      }
-      s.server.rank = static_cast<rank_t>(*r);
-    } else if (d.key == PMIX_SERVER_TMPDIR) {
-      const auto* dir = d.val.as_string();
-      if (dir == nullptr || dir->empty()) {
-        log::error("server", "PMIX_SERVER_TMPDIR must be a non-empty string");
-        return PMIX_ERR_BAD_PARAM;
-      }
-      s.tmpdir = *dir;
-    } else if (d.key == PMIX_HOSTNAME) {
-      if (const auto* h = d.val.as_string(); h != nullptr && !h->empty()) s.hostname = *h;
-    } else if (d.key == PMIX_ALLOW_CLIENT_CLONES) {
-      s.allow_clones = d.val.truthy();
-    }
-  }
-  s.scheduler_policy = env_or("PMIX_CXX_SCHEDULER", "sharing");
-  if (s.scheduler_policy != "sharing" && s.scheduler_policy != "stealing") {
-    log::error("server", "PMIX_CXX_SCHEDULER must be 'sharing' or 'stealing'");
-    return PMIX_ERR_BAD_PARAM;
-  }
-  const auto threads = std::atoi(env_or("PMIX_CXX_THREADS", "2").c_str());
-  if (threads < 1 || threads > 256) {
-    log::error("server", "PMIX_CXX_THREADS must be between 1 and 256");
-    return PMIX_ERR_BAD_PARAM;
-  }
-  s.threads = static_cast<std::size_t>(threads);
   return PMIX_SUCCESS;
 }
 
@@ -190,11 +145,9 @@ int in_library_thread() { return progress::in_library_thread() ? 1 : 0; }
 pmix_status_t init(pmix_server_module_t* module, pmix_info_t info[], size_t ninfo) {
   if (progress::in_library_thread()) return PMIX_ERR_WOULD_BLOCK;
   info_list directives;
-  auto rc = convert::from_c(info, ninfo, directives);
-  if (rc != PMIX_SUCCESS) {
-    log::error("server", "PMIx_server_init: unreadable directives: ", PMIx_Error_string(rc));
-    return rc == PMIX_ERR_NOT_SUPPORTED ? PMIX_ERR_BAD_PARAM : rc;
-  }
+  const pmix_topology_t* topology = nullptr;
+  auto rc = read_directives(info, ninfo, directives, topology);
+  if (rc != PMIX_SUCCESS) return rc;
   auto& l = lib();
   std::lock_guard<std::mutex> guard{l.mutex};
   if (l.rt) {
@@ -203,14 +156,20 @@ pmix_status_t init(pmix_server_module_t* module, pmix_info_t info[], size_t ninf
     return PMIX_SUCCESS;
   }
   settings s;
-  rc = read_settings(directives, s);
-  if (rc != PMIX_SUCCESS) return rc;
-  std::unique_ptr<runtime> rt;
-  rc = runtime::start(s, module, rt);
-  if (rc != PMIX_SUCCESS) return rc;
-  l.rt = std::move(rt);
-  l.refcount = 1;
-  return PMIX_SUCCESS;
+  std::string error;
+  rc = read_settings(directives, topology, [](const char* n) { return std::getenv(n); }, host_name(),
+                     ::getpid(), s, error);
+  if (rc == PMIX_SUCCESS) {
+    std::unique_ptr<runtime> rt;
+    rc = runtime::start(s, module, rt, error);
+    if (rc == PMIX_SUCCESS) {
+      l.rt = std::move(rt);
+      l.refcount = 1;
+      return PMIX_SUCCESS;
+    }
+  }
+  log::error("server", "PMIx_server_init failed (", PMIx_Error_string(rc), "): ", error);
+  return rc;
 }
 
 pmix_status_t finalize() {

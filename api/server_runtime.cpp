@@ -1,5 +1,6 @@
 #include "api/server_runtime.hpp"
 
+#include <pmix.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -14,37 +15,77 @@
 #include <caf/stateful_actor.hpp>
 #include <caf/thread_hook.hpp>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <future>
+#include <mutex>
 
+#include "actors/messages.hpp"
 #include "actors/peer_actor.hpp"
 #include "actors/server_actor.hpp"
 #include "common/log.hpp"
 #include "common/progress.hpp"
+#include "protocol/version.hpp"
+#include "transport/tcp.hpp"
 
 namespace pmix::server {
 namespace {
 
-// Marks every thread CAF starts as a library thread (spec 002).
+// Every thread CAF starts is a library thread (spec 002) and, when asked,
+// bound to the progress CPUs (PMIX_BIND_PROGRESS_THREAD).
 struct progress_hook : caf::thread_hook {
+  explicit progress_hook(std::shared_ptr<thread_binding> b) : binding(std::move(b)) {}
   void init(caf::actor_system&) override {}
-  void thread_started() override { progress::enter(); }
+  void thread_started() override {
+    progress::enter();
+    if (binding) binding->bind_this_thread();
+  }
   void thread_terminates() override { progress::leave(); }
+  std::shared_ptr<thread_binding> binding;
 };
 
-// Creates the listening Unix socket in a fresh private directory.
-pmix_status_t open_listener(const std::string& tmpdir, std::string& dir, std::string& path,
-                            int& fd) {
+// mkdir -p, recording what it created (removed again at finalize, newest
+// first). Mode 0700, or 0755 for foreign tools, subject to the umask; an
+// existing directory is left as found.
+bool make_dirs(const std::string& path, mode_t mode, std::vector<std::string>& created,
+               std::string& error) {
+  std::string partial;
+  std::size_t pos = 0;
+  while (pos != std::string::npos) {
+    pos = path.find('/', pos + 1);
+    partial = path.substr(0, pos);
+    if (partial.empty()) continue;
+    struct stat st;
+    if (::stat(partial.c_str(), &st) == 0) {
+      if (!S_ISDIR(st.st_mode)) {
+        error = partial + " is not a directory";
+        return false;
+      }
+      continue;
+    }
+    if (::mkdir(partial.c_str(), mode) != 0 && errno != EEXIST) {
+      error = "cannot create " + partial + ": " + std::strerror(errno);
+      return false;
+    }
+    created.push_back(partial);
+  }
+  return true;
+}
+
+pmix_status_t open_unix_listener(const std::string& tmpdir, std::string& dir, std::string& path,
+                                 int& fd, std::string& error) {
   std::string pattern = tmpdir + "/pmix-cxx." + std::to_string(getpid()) + ".XXXXXX";
   const std::string socket_name = "/server.sock";
   if (pattern.size() + socket_name.size() >= sizeof(sockaddr_un::sun_path)) {
-    log::error("server", "temporary directory '", tmpdir, "' is too long for a socket path (",
-               sizeof(sockaddr_un::sun_path) - 1, " bytes at most)");
+    error = "temporary directory '" + tmpdir + "' is too long for a socket path (" +
+            std::to_string(sizeof(sockaddr_un::sun_path) - 1) + " bytes at most)";
     return PMIX_ERR_BAD_PARAM;
   }
   std::vector<char> buf(pattern.begin(), pattern.end());
   buf.push_back('\0');
   if (::mkdtemp(buf.data()) == nullptr) {
-    log::error("server", "cannot create a directory in '", tmpdir, "': ", std::strerror(errno));
+    error = "cannot create a directory in '" + tmpdir + "': " + std::strerror(errno);
     return PMIX_ERR_INIT;
   }
   dir = buf.data();
@@ -54,7 +95,7 @@ pmix_status_t open_listener(const std::string& tmpdir, std::string& dir, std::st
   path = dir + socket_name;
   fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) {
-    ::rmdir(dir.c_str());
+    error = std::string{"socket: "} + std::strerror(errno);
     return PMIX_ERR_INIT;
   }
   sockaddr_un addr{};
@@ -62,10 +103,7 @@ pmix_status_t open_listener(const std::string& tmpdir, std::string& dir, std::st
   std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
   if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
       ::chmod(path.c_str(), 0777) != 0 || ::listen(fd, SOMAXCONN) != 0) {
-    log::error("server", "cannot listen on '", path, "': ", std::strerror(errno));
-    ::close(fd);
-    ::unlink(path.c_str());
-    ::rmdir(dir.c_str());
+    error = "cannot listen on '" + path + "': " + std::strerror(errno);
     return PMIX_ERR_INIT;
   }
   return PMIX_SUCCESS;
@@ -73,12 +111,113 @@ pmix_status_t open_listener(const std::string& tmpdir, std::string& dir, std::st
 
 }  // namespace
 
-pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* module,
-                             std::unique_ptr<runtime>& out) {
-  std::unique_ptr<runtime> rt{new runtime};
-  int listener = -1;
-  auto rc = open_listener(s.tmpdir, rt->socket_dir_, rt->socket_path_, listener);
+pmix_status_t runtime::open_sockets(const settings& s, std::string& error) {
+  const mode_t dir_mode = s.foreign_tools ? 0755 : 0700;
+  if (!make_dirs(s.tmpdir, dir_mode, created_dirs_, error)) return PMIX_ERR_BAD_PARAM;
+  int fd = -1;
+  auto rc = open_unix_listener(s.tmpdir, socket_dir_, socket_path_, fd, error);
+  if (fd >= 0) listeners_.push_back(fd);
   if (rc != PMIX_SUCCESS) return rc;
+  const std::string local_uri =
+      s.server.nspace + "." + std::to_string(s.server.rank) + ";uds://" + socket_path_;
+  uri_ = local_uri;
+  if (!s.tcp_requested) return PMIX_SUCCESS;
+
+  transport::tcp_options o;
+  o.remote = s.remote_connections;
+  o.include = s.if_include;
+  o.exclude = s.if_exclude;
+  o.ipv4_ports = s.ipv4_ports;
+  o.ipv6_ports = s.ipv6_ports;
+  o.disable_ipv4 = s.disable_ipv4;
+  o.disable_ipv6 = s.disable_ipv6;
+  std::vector<transport::tcp_listener> tcp;
+  rc = transport::open_listeners(o, tcp, error);
+  if (rc != PMIX_SUCCESS) return rc;
+  const std::string prefix = s.server.nspace + "." + std::to_string(s.server.rank) + ";";
+  for (const auto& l : tcp) {
+    listeners_.push_back(l.fd);
+    log::info("server", "listening at ", l.uri, " (", l.device, ")");
+  }
+  if (s.remote_connections && !tcp.empty()) {
+    // The URI names the first address; the others, and the local socket,
+    // are the alternatives (PMIX_MYSERVER_ALT_URIS).
+    uri_ = prefix + tcp[0].uri;
+    for (std::size_t k = 1; k < tcp.size(); ++k) alt_uris_.push_back(prefix + tcp[k].uri);
+    alt_uris_.push_back(local_uri);
+  } else {
+    for (const auto& l : tcp) alt_uris_.push_back(prefix + l.uri);
+  }
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t runtime::write_rendezvous(const settings& s, std::string& error) {
+  rendezvous_contents c;
+  c.uri = uri_;
+  c.version = protocol::abi_version;
+  c.pid = getpid();
+  c.alt_uris = alt_uris_;
+  const bool world = s.foreign_tools;
+  std::vector<std::string> files;
+  if (!s.launcher_rendezvous.empty()) files.push_back(s.launcher_rendezvous);
+  if (s.scheduler || s.sys_controller) {
+    // A scheduler or system controller writes only its own file.
+    if (s.scheduler) files.push_back(s.system_tmpdir + "/pmix.sched." + s.hostname);
+    if (s.sys_controller) files.push_back(s.system_tmpdir + "/pmix.sysctrlr." + s.hostname);
+  } else if (s.tool_support) {
+    if (s.system_support) files.push_back(s.system_tmpdir + "/pmix.sys." + s.hostname);
+    if (s.session_support) files.push_back(s.tmpdir + "/pmix." + s.hostname + ".tool");
+    files.push_back(s.tmpdir + "/pmix." + s.hostname + ".tool." + std::to_string(getpid()));
+    files.push_back(s.tmpdir + "/pmix." + s.hostname + ".tool." + s.server.nspace);
+  }
+  for (const auto& f : files) {
+    const auto rc = rendezvous_.write(f, c, world, error);
+    if (rc != PMIX_SUCCESS) return rc;
+  }
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t runtime::report_uri(const settings& s, std::string& error) {
+  const auto& where = s.report_uri;
+  if (where.empty()) return PMIX_SUCCESS;
+  const std::string line = uri_ + "\n";
+  if (where == "-" || where == "+") {
+    std::FILE* f = where == "-" ? stdout : stderr;
+    std::fputs(line.c_str(), f);
+    std::fflush(f);
+    return PMIX_SUCCESS;
+  }
+  if (where.find_first_not_of("0123456789") == std::string::npos) {
+    const int fd = std::atoi(where.c_str());
+    const auto n = ::write(fd, line.data(), line.size());
+    ::close(fd);
+    if (n != static_cast<ssize_t>(line.size())) {
+      error = "PMIX_TCP_REPORT_URI: cannot write to descriptor " + where + ": " + std::strerror(errno);
+      return PMIX_ERR_BAD_PARAM;
+    }
+    return PMIX_SUCCESS;
+  }
+  return rendezvous_.write_plain(where, line, error);
+}
+
+pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* module,
+                             std::unique_ptr<runtime>& out, std::string& error) {
+  std::unique_ptr<runtime> rt{new runtime};
+  auto rc = rt->open_sockets(s, error);
+  if (rc != PMIX_SUCCESS) return rc;
+
+  if (!s.bind_cpus.empty()) {
+    rc = thread_binding::create(s.bind_cpus, rt->binding_, error);
+    if (rc != PMIX_SUCCESS && s.bind_required) return rc;
+    if (rc != PMIX_SUCCESS) {
+      log::warning("server", error, "; the progress threads stay unbound");
+      rt->binding_.reset();
+    } else if (!rt->binding_->missing().empty()) {
+      error = "PMIX_BIND_PROGRESS_THREAD: CPUs " + rt->binding_->missing() + " are not available";
+      if (s.bind_required) return PMIX_ERR_BAD_PARAM;
+      log::warning("server", error, "; binding to the others");
+    }
+  }
 
   rt->host_ = std::make_shared<host::module>(module);
   auto ctx = std::make_shared<actors::server_context>();
@@ -86,13 +225,26 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
   ctx->hostname = s.hostname;
   ctx->tmpdir = s.tmpdir;
   ctx->allow_clones = s.allow_clones;
+  ctx->tool_support = s.tool_support;
+  ctx->foreign_tools = s.foreign_tools;
+  ctx->uid = ::getuid();
   ctx->uri = s.server.nspace + "." + std::to_string(s.server.rank) + ";uds://" + rt->socket_path_;
   ctx->host = rt->host_;
+  if (s.share_topology) {
+    std::string xml;
+    rc = topology_xml(s.topology, xml, error);
+    if (rc != PMIX_SUCCESS) return rc;
+    rt->topology_file_ = rt->socket_dir_ + "/topology.xml";
+    std::ofstream(rt->topology_file_) << xml;
+    ::chmod(rt->topology_file_.c_str(), 0644);
+    ctx->job_info.push_back(info{PMIX_HWLOC_XML_V2, value::string(std::move(xml)), 0});
+    ctx->job_info.push_back(info{PMIX_TOPOLOGY_FILE, value::string(rt->topology_file_), 0});
+  }
   rt->ctx_ = ctx;
 
   rt->cfg_.set("scheduler.policy", caf::atom_from_string(s.scheduler_policy));
   rt->cfg_.set("scheduler.max-threads", s.threads);
-  rt->cfg_.add_thread_hook<progress_hook>();
+  rt->cfg_.add_thread_hook<progress_hook>(rt->binding_);
   rt->system_ = std::make_unique<caf::actor_system>(rt->cfg_);
   rt->root_ = rt->system_->spawn(actors::server_actor, actors::context_ptr{ctx});
   // Drop this thread's reference to CAF's logger, or ~actor_system would
@@ -102,15 +254,56 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
   auto* system = rt->system_.get();
   auto root = rt->root_;
   actors::context_ptr actor_ctx = ctx;
+  auto binding = rt->binding_;
   rt->io_ = std::make_unique<transport::io_thread>(
       [system, root, actor_ctx](std::shared_ptr<transport::connection> conn) {
         return caf::actor{system->spawn(actors::peer_actor, std::move(conn), root, actor_ctx)};
+      },
+      [binding] {
+        if (binding) binding->bind_this_thread();
       });
-  rt->io_->add_listener(listener);
+  for (int fd : rt->listeners_) rt->io_->add_listener(fd);
+  rt->listeners_.clear();
   if (!rt->io_->start()) {
-    log::error("server", "cannot start the socket thread: ", std::strerror(errno));
-    return PMIX_ERR_INIT;  // rt's destructor unwinds everything
+    error = std::string{"cannot start the socket thread: "} + std::strerror(errno);
+    return PMIX_ERR_INIT;
   }
+  if (rt->binding_ && rt->binding_->failures() > 0 && s.bind_required) {
+    error = "PMIX_BIND_PROGRESS_THREAD: the system refused to bind the progress threads";
+    return PMIX_ERR_BAD_PARAM;
+  }
+
+  if (s.singleton) {
+    // The server serves a singleton (20.2.247.4.4): its namespace and rank
+    // are known before it connects.
+    info_list job = {{PMIX_JOB_SIZE, value::unsigned_(PMIX_UINT32, s.singleton->rank + 1), 0},
+                     {PMIX_LOCAL_PEERS, value::string(std::to_string(s.singleton->rank)), 0}};
+    auto wait = std::make_shared<std::promise<pmix_status_t>>();
+    auto result = wait->get_future();
+    caf::anon_send(rt->root_, actors::register_nspace_msg{
+                                  s.singleton->nspace, 1, std::move(job),
+                                  actors::make_reply<actors::no_result>(
+                                      [wait](pmix_status_t st, actors::no_result) { wait->set_value(st); })});
+    rc = result.get();
+    if (rc == PMIX_SUCCESS) {
+      auto wait2 = std::make_shared<std::promise<pmix_status_t>>();
+      auto result2 = wait2->get_future();
+      caf::anon_send(rt->root_, actors::register_client_msg{
+                                    *s.singleton, ::getuid(), ::getgid(), nullptr,
+                                    actors::make_reply<actors::no_result>(
+                                        [wait2](pmix_status_t st, actors::no_result) { wait2->set_value(st); })});
+      rc = result2.get();
+    }
+    if (rc != PMIX_SUCCESS) {
+      error = "PMIX_SINGLETON: cannot register " + to_string(*s.singleton);
+      return rc;
+    }
+  }
+
+  rc = rt->write_rendezvous(s, error);
+  if (rc != PMIX_SUCCESS) return rc;
+  rc = rt->report_uri(s, error);
+  if (rc != PMIX_SUCCESS) return rc;
   log::info("server", "listening at ", ctx->uri);
   out = std::move(rt);
   return PMIX_SUCCESS;
@@ -121,14 +314,18 @@ std::size_t runtime::actors_running() const {
 }
 
 runtime::~runtime() {
+  rendezvous_.remove_all();  // tools stop finding us first
   if (ctx_) ctx_->gate->close();
   if (io_) io_->stop();
   if (root_) caf::anon_send_exit(root_, caf::exit_reason::user_shutdown);
   root_ = nullptr;
   system_.reset();  // waits for every actor
-  io_.reset();
+  io_.reset();      // closes the listeners
+  for (int fd : listeners_) ::close(fd);
+  if (!topology_file_.empty()) ::unlink(topology_file_.c_str());
   if (!socket_path_.empty()) ::unlink(socket_path_.c_str());
   if (!socket_dir_.empty()) ::rmdir(socket_dir_.c_str());
+  for (auto it = created_dirs_.rbegin(); it != created_dirs_.rend(); ++it) ::rmdir(it->c_str());
 }
 
 }  // namespace pmix::server

@@ -1,6 +1,7 @@
 // The server library's singleton for one PMIx_server_init..finalize cycle:
-// the CAF actor system, the root (server) actor, the socket thread and the
-// rendezvous socket. A new one per cycle; finalize destroys all of it.
+// the CAF actor system, the root (server) actor, the socket thread, the
+// listening sockets and the rendezvous files. A new one per cycle; its
+// destructor undoes everything, so a failed start leaves nothing behind.
 #pragma once
 
 #include <caf/actor.hpp>
@@ -8,28 +9,23 @@
 #include <caf/actor_system_config.hpp>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "actors/context.hpp"
 #include "api/host_module.hpp"
+#include "api/rendezvous.hpp"
+#include "api/server_directives.hpp"
+#include "api/topology.hpp"
 #include "transport/io_thread.hpp"
 
 namespace pmix::server {
 
-// Settings taken from the directives and the environment at init.
-struct settings {
-  proc_id server;
-  std::string hostname;
-  std::string tmpdir;
-  bool allow_clones = false;
-  std::string scheduler_policy = "sharing";  // PMIX_CXX_SCHEDULER (sharing|stealing)
-  std::size_t threads = 2;                   // PMIX_CXX_THREADS
-};
-
 class runtime {
  public:
-  // Brings everything up; on error nothing is left behind (spec 000).
+  // Brings everything up; on error nothing is left behind (spec 000,
+  // 20.2.247.5) and `error` says why.
   static pmix_status_t start(const settings& s, const pmix_server_module_t* module,
-                             std::unique_ptr<runtime>& out);
+                             std::unique_ptr<runtime>& out, std::string& error);
   ~runtime();  // the full teardown
 
   const actors::server_context& context() const { return *ctx_; }
@@ -40,6 +36,9 @@ class runtime {
 
  private:
   runtime() = default;
+  pmix_status_t open_sockets(const settings& s, std::string& error);
+  pmix_status_t write_rendezvous(const settings& s, std::string& error);
+  pmix_status_t report_uri(const settings& s, std::string& error);
 
   caf::actor_system_config cfg_;  // declared first: destroyed last
   std::unique_ptr<caf::actor_system> system_;
@@ -47,8 +46,15 @@ class runtime {
   std::shared_ptr<host::module> host_;
   std::shared_ptr<actors::server_context> ctx_;
   std::unique_ptr<transport::io_thread> io_;
+  std::shared_ptr<thread_binding> binding_;
+  std::vector<int> listeners_;  // until the socket thread owns them
+  std::vector<std::string> created_dirs_;  // missing temporary directories we made
   std::string socket_dir_;
   std::string socket_path_;
+  std::string topology_file_;
+  std::string uri_;                    // what tools are told (rendezvous, report)
+  std::vector<std::string> alt_uris_;  // PMIX_MYSERVER_ALT_URIS
+  rendezvous_set rendezvous_;
 };
 
 }  // namespace pmix::server

@@ -4,6 +4,8 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,6 +14,7 @@
 #include "common/log.hpp"
 #include "common/progress.hpp"
 #include "protocol/codec.hpp"
+#include "transport/tcp.hpp"
 
 namespace pmix::client {
 
@@ -20,6 +23,25 @@ connection::connection(int fd) : fd_(fd) {}
 connection::~connection() { close(); }
 
 pmix_status_t connection::open(const std::string& uri, std::unique_ptr<connection>& out) {
+  if (uri.find("tcp4://") != std::string::npos || uri.find("tcp6://") != std::string::npos) {
+    sockaddr_storage addr{};
+    socklen_t len = 0;
+    if (!transport::parse_tcp_uri(uri, addr, len)) {
+      log::error("client", "server URI '", uri, "' is not a valid TCP address");
+      return PMIX_ERR_BAD_PARAM;
+    }
+    const int fd = ::socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return PMIX_ERR_UNREACH;
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), len) != 0) {
+      log::debug("client", "cannot connect to the server at '", uri, "': ", std::strerror(errno));
+      ::close(fd);
+      return PMIX_ERR_UNREACH;
+    }
+    const int one = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    out.reset(new connection(fd));
+    return PMIX_SUCCESS;
+  }
   const auto pos = uri.find("uds://");
   if (pos == std::string::npos) {
     log::error("client", "server URI '", uri, "' names no transport this library speaks");
@@ -36,7 +58,7 @@ pmix_status_t connection::open(const std::string& uri, std::unique_ptr<connectio
   addr.sun_family = AF_UNIX;
   std::memcpy(addr.sun_path, path.data(), path.size());
   if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    log::error("client", "cannot connect to the server at '", path, "': ", std::strerror(errno));
+    log::debug("client", "cannot connect to the server at '", path, "': ", std::strerror(errno));
     ::close(fd);
     return PMIX_ERR_UNREACH;
   }

@@ -58,7 +58,10 @@ pmix_status_t session::connect(const std::string& uri, role r, const proc_id& pr
   std::shared_ptr<session> s{new session};
   s->role_ = r;
   auto rc = connection::open(uri, s->conn_);
-  if (rc != PMIX_SUCCESS) return rc;
+  if (rc != PMIX_SUCCESS) {
+    if (r == role::client) log::error("client", "cannot reach the server at '", uri, "'");
+    return rc;
+  }
   wire::Envelope request;
   auto* c = request.mutable_connect();
   c->set_protocol_version(protocol::wire_version);

@@ -22,8 +22,8 @@ constexpr std::size_t read_chunk = 64 * 1024;
 
 }  // namespace
 
-io_thread::io_thread(acceptor accept, std::uint32_t max_frame_size)
-    : accept_(std::move(accept)), max_frame_size_(max_frame_size) {}
+io_thread::io_thread(acceptor accept, std::function<void()> on_start, std::uint32_t max_frame_size)
+    : accept_(std::move(accept)), on_start_(std::move(on_start)), max_frame_size_(max_frame_size) {}
 
 io_thread::~io_thread() {
   stop();
@@ -92,6 +92,7 @@ std::size_t io_thread::connection_count() const {
 
 void io_thread::run() {
   progress::scope in_library;
+  if (on_start_) on_start_();
   epoll_event events[64];
   for (;;) {
     const int n = ::epoll_wait(epoll_fd_, events, 64, -1);

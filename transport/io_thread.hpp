@@ -28,7 +28,9 @@ class io_thread {
   // that will own it (a null handle refuses the connection).
   using acceptor = std::function<caf::actor(std::shared_ptr<connection>)>;
 
-  io_thread(acceptor accept, std::uint32_t max_frame_size = protocol::default_max_frame_size);
+  // `on_start` runs first on the new thread (e.g. to bind it to CPUs).
+  io_thread(acceptor accept, std::function<void()> on_start = {},
+            std::uint32_t max_frame_size = protocol::default_max_frame_size);
   ~io_thread();
   io_thread(const io_thread&) = delete;
   io_thread& operator=(const io_thread&) = delete;
@@ -64,6 +66,7 @@ class io_thread {
   void drain_commands();
 
   acceptor accept_;
+  std::function<void()> on_start_;
   std::uint32_t max_frame_size_;
   int epoll_fd_ = -1;
   int wake_fd_ = -1;

@@ -26,6 +26,14 @@ child launch_tool(const std::vector<std::string>& steps, const std::string& dir)
                dir);
 }
 
+// Directives of a server that accepts tools.
+std::vector<pmix_info_t> with_tools() {
+  std::vector<pmix_info_t> d(1);
+  bool yes = true;
+  PMIX_INFO_LOAD(&d[0], PMIX_SERVER_TOOL_SUPPORT, &yes, PMIX_BOOL);
+  return d;
+}
+
 // No namespace, peer or actor is left over by processes that are gone.
 bool no_orphans(std::size_t expected_nspaces) {
   return eventually([&] {
@@ -40,7 +48,7 @@ bool no_orphans(std::size_t expected_nspaces) {
 TEST_SUITE("lifecycle: tools") {
   TEST_CASE("[Tombstone mechanics] a pure tool gets an identity from the server and is freed at socket close") {
     temp_dir dir;
-    server srv(dir.path());
+    server srv(dir.path(), {}, with_tools());
     REQUIRE(srv.status() == PMIX_SUCCESS);
     auto t = launch_tool({"tool_init", "get:*:pmix.job.size", "tool_finalize"}, dir.path());
     CHECK_MESSAGE(t.exited_with(0), t.errors());
@@ -53,7 +61,7 @@ TEST_SUITE("lifecycle: tools") {
 
   TEST_CASE("[Invariants: no orphaned peers] 50 tool cycles with the same namespace and rank leave nothing behind") {
     temp_dir dir;
-    server srv(dir.path());
+    server srv(dir.path(), {}, with_tools());
     REQUIRE(srv.status() == PMIX_SUCCESS);
     auto t = launch_tool({"repeat:50", "tool_init:ns=cycler:rank=2", "get:*:pmix.job.size",
                           "tool_finalize"},
@@ -72,7 +80,7 @@ TEST_SUITE("lifecycle: tools") {
 
   TEST_CASE("[Tombstone mechanics] a departing tool's peerid moves to a live sibling, then is unset") {
     temp_dir dir;
-    server srv(dir.path());
+    server srv(dir.path(), {}, with_tools());
     REQUIRE(srv.status() == PMIX_SUCCESS);
     const std::string first_go = dir.path() + "/first", second_go = dir.path() + "/second";
     auto a = launch_tool({"tool_init:ns=twins:rank=0", "wait_file:" + first_go, "tool_finalize"},
@@ -106,7 +114,7 @@ TEST_SUITE("lifecycle: tools") {
     temp_dir dir;
     host_slots slots;
     slots.tool = true;
-    server srv(dir.path(), slots);
+    server srv(dir.path(), slots, with_tools());
     REQUIRE(srv.status() == PMIX_SUCCESS);
     {
       std::lock_guard<std::mutex> guard{record().mutex};
@@ -123,7 +131,7 @@ TEST_SUITE("lifecycle: tools") {
 
   TEST_CASE("[Reclaim on reconnect] a tool registered as a client keeps client tombstones and reconnects through the tool path") {
     temp_dir dir;
-    server srv(dir.path());
+    server srv(dir.path(), {}, with_tools());
     REQUIRE(srv.status() == PMIX_SUCCESS);
     REQUIRE(register_job("launched", 1, 1) == PMIX_SUCCESS);
     // A launcher child: its environment names a registered rank; it connects
@@ -410,7 +418,7 @@ TEST_SUITE("lifecycle: cycling") {
 
   TEST_CASE("[Tool-Side Teardown] 1,000 tool init/finalize cycles: flat RSS and descriptors, nothing left on the server") {
     temp_dir dir;
-    server srv(dir.path());
+    server srv(dir.path(), {}, with_tools());
     REQUIRE(srv.status() == PMIX_SUCCESS);
     auto t = launch_tool({"cycles:tool:1000"}, dir.path());
     REQUIRE_MESSAGE(t.exited_with(0), t.errors());

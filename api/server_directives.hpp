@@ -1,0 +1,87 @@
+// PMIx_server_init's directives (spec 000, 20.2.247.4) read into settings:
+// pure code, with the environment passed in, so every rule is testable
+// without starting a server (tests/api/server_directives_test.cpp).
+#pragma once
+
+#include <pmix_common.h>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/value.hpp"
+
+namespace pmix::server {
+
+struct settings {
+  // Identity and directories (20.2.247.4.1).
+  proc_id server;
+  std::string hostname;
+  std::string tmpdir;         // PMIX_SERVER_TMPDIR
+  std::string system_tmpdir;  // PMIX_SYSTEM_TMPDIR
+
+  // Roles (20.2.247.4.2). system_support and session_support are already
+  // false unless tool_support is set: they take effect only with it.
+  bool tool_support = false;
+  bool system_support = false;
+  bool session_support = false;
+  bool gateway = false;
+  bool scheduler = false;
+  bool sys_controller = false;
+  bool remote_connections = false;
+  bool foreign_tools = false;
+  bool allow_clones = false;
+
+  // Connection (20.2.247.4.3).
+  std::string launcher_rendezvous;  // PMIX_LAUNCHER_RENDEZVOUS_FILE
+  std::string report_uri;           // PMIX_TCP_REPORT_URI
+  std::vector<std::string> if_include, if_exclude;
+  std::string ipv4_ports = "0", ipv6_ports = "0";
+  bool disable_ipv4 = false, disable_ipv6 = false;
+  bool tcp_requested = false;  // a TCP directive was given: listen on TCP
+
+  // Topology and behaviour (20.2.247.4.4).
+  const pmix_topology_t* topology = nullptr;  // PMIX_TOPOLOGY2 (source "hwloc")
+  bool share_topology = false;
+  bool homogeneous = false;
+  bool iof_local_output = false;
+  std::optional<proc_id> singleton;
+  std::string bind_cpus;  // PMIX_BIND_PROGRESS_THREAD, a CPU list such as "0-1,4"
+  bool bind_required = false;
+  bool aux_event_base = false;  // given: we need no auxiliary event base
+
+  // Ours (environment): the actor scheduler and its worker threads.
+  std::string scheduler_policy = "sharing";
+  std::size_t threads = 2;
+};
+
+using env_fn = std::function<const char*(const char* name)>;
+
+// Reads `directives` (converted from pmix_info_t) and the environment into
+// `out`. `topology` is PMIX_TOPOLOGY2's pointer, taken from the C array by
+// the facade (a topology cannot be copied into a C++ value). Returns:
+// - PMIX_ERR_BAD_PARAM for a value we cannot use (a rank that is not a
+//   simple non-negative number, a PMIX_SINGLETON not of the form
+//   "nspace.rank", both PMIX_TCP_IF_INCLUDE and _EXCLUDE, a malformed port
+//   list or CPU list, a value of the wrong type);
+// - PMIX_ERR_NOT_SUPPORTED for behaviour we do not provide (monitoring, a
+//   non-hwloc topology, PMIX_EXTERNAL_PROGRESS, any unknown directive marked
+//   PMIX_INFO_REQD);
+// - PMIX_ERR_INIT when remote connections are asked for with both IPv4 and
+//   IPv6 disabled (a required transport explicitly disabled).
+// `error` says which directive and why.
+pmix_status_t read_settings(const info_list& directives, const pmix_topology_t* topology,
+                            const env_fn& getenv, const std::string& hostname, pid_t pid,
+                            settings& out, std::string& error);
+
+// The temporary directory the environment names (the spec's fallbacks):
+// PMIX_SERVER_TMPDIR (or PMIX_SYSTEM_TMPDIR when `system`), TMPDIR, TEMP,
+// TMP, then /tmp. Servers and tools both use it.
+std::string tmpdir_from_env(const env_fn& getenv, bool system);
+
+// "0-3,8" style CPU list syntax check (the CPUs themselves are checked when
+// binding).
+bool valid_cpu_list(const std::string& text);
+
+}  // namespace pmix::server
