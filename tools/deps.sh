@@ -11,6 +11,7 @@ build_packages=(
 )
 test_packages=(
   doctest-dev
+  iproute2      # network namespaces for the remote-connection test
   libpmix-dev   # OpenPMIx 4.2.2 headers: the ABI test compares against them
 )
 

@@ -14,7 +14,7 @@ namespace pmix::test {
 
 void host_record::reset() {
   std::lock_guard<std::mutex> guard{mutex};
-  connected = finalized = aborts = fence_calls = dmodex_calls = 0;
+  connected = finalized = aborts = fence_calls = dmodex_calls = releases = 0;
   abort_status = 0;
   abort_message.clear();
   fence_nprocs = fence_ndata = 0;
@@ -72,7 +72,10 @@ struct held_data {
   std::string bytes;
 };
 
-void release_held(void* cbdata) { delete static_cast<held_data*>(cbdata); }
+void release_held(void* cbdata) {
+  delete static_cast<held_data*>(cbdata);
+  ++record().releases;
+}
 
 pmix_status_t on_fence(const pmix_proc_t[], size_t nprocs, const pmix_info_t[], size_t, char* data,
                        size_t ndata, pmix_modex_cbfunc_t cbfunc, void* cbdata) {

@@ -30,6 +30,7 @@ struct host_record {
   std::size_t fence_ndata = 0;
   std::string fence_reply_extra;  // appended to our data, as other nodes' data
   std::atomic<int> dmodex_calls{0};
+  std::atomic<int> releases{0};  // release callbacks the server ran for our data
   pmix_proc_t dmodex_proc{};
   pmix_status_t dmodex_status = PMIX_SUCCESS;
   std::string dmodex_reply;

@@ -205,6 +205,9 @@ TEST_SUITE("end to end") {
     CHECK(record().fence_calls == 1);
     CHECK(record().fence_nprocs == 1);  // the namespace, as a wildcard
     CHECK(record().fence_ndata > 0);    // our two ranks' data
+    // [20.2.247.3] data the host returns is released (its release_fn) once
+    // the server has taken it.
+    CHECK(eventually([] { return record().releases == 1; }));
   }
 
   TEST_CASE("without fence_nb a fence spanning other nodes is not supported") {
@@ -234,6 +237,7 @@ TEST_SUITE("end to end") {
     // The reply held all of rank 1's data: no second up-call for another key.
     CHECK(contains(c.output(), "get:1:other PMIX_ERR_NOT_FOUND"));
     CHECK(record().dmodex_calls == 1);
+    CHECK(record().releases == 1);
     CHECK(record().dmodex_proc.rank == 1);
     CHECK(std::string{record().dmodex_proc.nspace} == "far");
   }
@@ -374,6 +378,23 @@ TEST_SUITE("end to end") {
       CHECK(contains(out, "abort:1 PMIX_ERR_NOT_SUPPORTED"));
     }
     CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+  }
+
+  TEST_CASE("[20.2.247.2] an empty module struct means no host support at all") {
+    temp_dir dir;
+    host_slots none;
+    none.connected = none.finalized = none.abort = none.fence = none.dmodex = false;
+    server srv(dir.path(), none);
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("empty", 2, 1) == PMIX_SUCCESS);
+    auto c = launch("empty", 0, {script, "init", "get:*:pmix.job.size", "fence", "get:1:x", "abort:2", "finalize"},
+                    dir.path());
+    CHECK_MESSAGE(c.exited_with(0), c.errors());
+    const auto out = c.output();
+    CHECK(contains(out, "get:*:pmix.job.size PMIX_SUCCESS 2"));  // job data still served
+    CHECK(contains(out, "fence PMIX_ERR_NOT_SUPPORTED"));       // rank 1 is elsewhere
+    CHECK(contains(out, "get:1:x PMIX_ERR_NOT_SUPPORTED"));
+    CHECK(contains(out, "abort:2 PMIX_ERR_NOT_SUPPORTED"));
   }
 
   TEST_CASE("server init is reference counted and finalize after the last is PMIX_ERR_INIT") {

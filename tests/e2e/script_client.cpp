@@ -12,6 +12,11 @@
 //   wait_file:<path>              waits (up to 120 s) until the file exists
 //   tool_init[:ns=<nspace>][:rank=<r>]   PMIx_tool_init with PMIX_SERVER_URI from
 //                                 $TEST_SERVER_URI (if set); prints the identity
+//   tool_init_ns:<nspace> | tool_init_pid:<pid> | tool_init_system
+//                                 PMIx_tool_init finding the server's rendezvous
+//                                 file by PMIX_SERVER_NSPACE / PMIX_SERVER_PIDINFO /
+//                                 PMIX_CONNECT_TO_SYSTEM
+//   xml_size                      the length of the job's PMIX_HWLOC_XML_V2
 //   tool_finalize
 //   repeat:<n>                    runs the remaining steps n times
 //   touch:<path> | mkdir:<path>   creates a file / directory (owned by this process)
@@ -260,6 +265,27 @@ int run(const std::vector<std::string>& steps) {
       const auto rc = PMIx_tool_init(&me, info.empty() ? nullptr : info.data(), info.size());
       say(step, rc, rc == PMIX_SUCCESS ? std::string{me.nspace} + " " + std::to_string(me.rank) : "");
       for (auto& x : info) PMIX_INFO_DESTRUCT(&x);
+    } else if (cmd == "tool_init_ns" || cmd == "tool_init_pid" || cmd == "tool_init_system") {
+      pmix_info_t info;
+      if (cmd == "tool_init_ns") {
+        PMIX_INFO_LOAD(&info, PMIX_SERVER_NSPACE, parts.at(1).c_str(), PMIX_STRING);
+      } else if (cmd == "tool_init_pid") {
+        pid_t pid = static_cast<pid_t>(std::atoi(parts.at(1).c_str()));
+        PMIX_INFO_LOAD(&info, PMIX_SERVER_PIDINFO, &pid, PMIX_PID);
+      } else {
+        bool yes = true;
+        PMIX_INFO_LOAD(&info, PMIX_CONNECT_TO_SYSTEM, &yes, PMIX_BOOL);
+      }
+      const auto rc = PMIx_tool_init(&me, &info, 1);
+      say(step, rc, rc == PMIX_SUCCESS ? std::string{me.nspace} + " " + std::to_string(me.rank) : "");
+      PMIX_INFO_DESTRUCT(&info);
+    } else if (cmd == "xml_size") {
+      pmix_proc_t job;
+      PMIX_LOAD_PROCID(&job, me.nspace, PMIX_RANK_WILDCARD);
+      pmix_value_t* val = nullptr;
+      const auto rc = PMIx_Get(&job, PMIX_HWLOC_XML_V2, nullptr, 0, &val);
+      say(step, rc, rc == PMIX_SUCCESS && val->type == PMIX_STRING ? std::to_string(std::strlen(val->data.string)) : "");
+      if (val != nullptr) PMIX_VALUE_RELEASE(val);
     } else if (cmd == "tool_finalize") {
       say(step, PMIx_tool_finalize());
     } else if (cmd == "repeat") {

@@ -1,6 +1,7 @@
 #include "tests/support/process.hpp"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -36,7 +37,7 @@ std::atomic<int> counter{0};
 }
 
 child::child(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-             const std::string& capture_dir) {
+             const std::string& capture_dir, uid_t run_as) {
   const int n = counter++;
   out_path_ = capture_dir + "/out." + std::to_string(n);
   err_path_ = capture_dir + "/err." + std::to_string(n);
@@ -53,6 +54,12 @@ child::child(const std::vector<std::string>& argv, const std::vector<std::string
     const int err = ::open(err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     ::dup2(out, 1);
     ::dup2(err, 2);
+    if (run_as != static_cast<uid_t>(-1)) {
+      if (::setgroups(0, nullptr) != 0 || ::setgid(run_as) != 0 || ::setuid(run_as) != 0) {
+        std::fprintf(stderr, "cannot become uid %u: %s\n", run_as, std::strerror(errno));
+        ::_exit(126);
+      }
+    }
     ::execve(args[0], args.data(), envp.data());
     std::fprintf(stderr, "exec %s failed: %s\n", args[0], std::strerror(errno));
     ::_exit(127);

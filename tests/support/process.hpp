@@ -29,8 +29,9 @@ class temp_dir {
 // and stderr go to files read back by output()/errors().
 class child {
  public:
+  // With `run_as` set, the child drops to that uid and gid before exec.
   child(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-        const std::string& capture_dir);
+        const std::string& capture_dir, uid_t run_as = static_cast<uid_t>(-1));
   ~child();  // kills the child if still running
   child(child&&) noexcept;
   child(const child&) = delete;

@@ -1,0 +1,51 @@
+// A PMIx server in its own process, for tests that need two servers or a
+// server's standard streams. Each argument is a directive "key=value"
+// (true/false: bool; digits: int, or pmix_rank_t for PMIX_SERVER_RANK;
+// anything else: string). Prints "init <STATUS>", then waits until the file
+// named by $SERVER_HOST_STOP exists (or for ever if unset; SIGKILL ends it),
+// finalizes and prints "finalize <STATUS>".
+#include <pmix.h>
+#include <pmix_server.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+int main(int argc, char** argv) {
+  std::vector<pmix_info_t> info(static_cast<std::size_t>(argc > 1 ? argc - 1 : 0));
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const auto eq = arg.find('=');
+    const auto key = arg.substr(0, eq);
+    const auto val = arg.substr(eq + 1);
+    auto& d = info[static_cast<std::size_t>(i - 1)];
+    if (val == "true" || val == "false") {
+      bool b = val == "true";
+      PMIX_INFO_LOAD(&d, key.c_str(), &b, PMIX_BOOL);
+    } else if (!val.empty() && val.find_first_not_of("0123456789") == std::string::npos) {
+      if (key == PMIX_SERVER_RANK) {
+        pmix_rank_t r = static_cast<pmix_rank_t>(std::stoul(val));
+        PMIX_INFO_LOAD(&d, key.c_str(), &r, PMIX_PROC_RANK);
+      } else {
+        int n = std::atoi(val.c_str());
+        PMIX_INFO_LOAD(&d, key.c_str(), &n, PMIX_INT);
+      }
+    } else {
+      PMIX_INFO_LOAD(&d, key.c_str(), val.c_str(), PMIX_STRING);
+    }
+  }
+  const auto rc = PMIx_server_init(nullptr, info.empty() ? nullptr : info.data(), info.size());
+  std::printf("init %s\n", PMIx_Error_string(rc));
+  std::fflush(stdout);
+  if (rc != PMIX_SUCCESS) return 1;
+  const char* stop = std::getenv("SERVER_HOST_STOP");
+  while (stop == nullptr || ::access(stop, F_OK) != 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  std::printf("finalize %s\n", PMIx_Error_string(PMIx_server_finalize()));
+  return 0;
+}

@@ -1,0 +1,729 @@
+// PMIx_server_init (spec 000): every directive, the rendezvous files with
+// their modes and PID rules, tool access by user, and failures that leave
+// nothing behind. Each test names the spec section it shows.
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <doctest/doctest.h>
+#include <hwloc.h>
+#include <hwloc/export.h>
+#include <netinet/in.h>
+#include <pmix.h>
+#include <pmix_server.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "api/rendezvous.hpp"
+#include "tests/e2e/host.hpp"
+
+using namespace pmix::test;
+
+namespace {
+
+const std::string script = runfile("tests/e2e/script_client");
+const std::string server_host = runfile("tests/e2e/server_host");
+const std::string host = this_host();
+
+struct directives {
+  std::vector<pmix_info_t> v;
+  directives() = default;
+  directives(const directives&) = delete;
+  ~directives() {
+    for (auto& i : v) PMIX_INFO_DESTRUCT(&i);
+  }
+  directives& flag(const char* key, bool on = true) {
+    v.emplace_back();
+    PMIX_INFO_LOAD(&v.back(), key, &on, PMIX_BOOL);
+    return *this;
+  }
+  directives& text(const char* key, const std::string& s) {
+    v.emplace_back();
+    PMIX_INFO_LOAD(&v.back(), key, s.c_str(), PMIX_STRING);
+    return *this;
+  }
+  directives& integer(const char* key, int n) {
+    v.emplace_back();
+    PMIX_INFO_LOAD(&v.back(), key, &n, PMIX_INT);
+    return *this;
+  }
+};
+
+pmix_status_t init(const directives& d, pmix_server_module_t* module = nullptr) {
+  return PMIx_server_init(module, const_cast<pmix_info_t*>(d.v.data()), d.v.size());
+}
+
+std::set<std::string> entries(const std::string& dir) {
+  std::set<std::string> out;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (auto* e = ::readdir(d))
+      if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) out.insert(e->d_name);
+    ::closedir(d);
+  }
+  return out;
+}
+
+int mode_of(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 ? static_cast<int>(st.st_mode & 07777) : -1;
+}
+
+bool exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
+
+std::set<std::string> threads() { return entries("/proc/self/task"); }
+std::size_t fds() { return entries("/proc/self/fd").size(); }
+
+// What a process can observe of a server that is not running: the same
+// threads and descriptors as before, and nothing new in its directories.
+struct baseline {
+  std::set<std::string> thread_ids = threads();
+  std::size_t descriptors = fds();
+  std::vector<std::pair<std::string, std::set<std::string>>> dirs;
+  explicit baseline(const std::vector<std::string>& watched) {
+    for (const auto& d : watched) dirs.emplace_back(d, entries(d));
+  }
+  bool unchanged() const {
+    const bool settled = eventually([&] { return threads() == thread_ids && fds() == descriptors; });
+    bool same = settled;
+    for (const auto& [d, before] : dirs) same = same && entries(d) == before;
+    return same;
+  }
+};
+
+pmix::server::rendezvous_contents contents_of(const std::string& path) {
+  pmix::server::rendezvous_contents c;
+  REQUIRE_MESSAGE(pmix::server::read_file(path, c), path);
+  return c;
+}
+
+// A tool process; its environment has no launcher variables.
+child run_tool(const std::vector<std::string>& steps, const std::string& dir,
+               std::vector<std::string> env = {}, uid_t as = static_cast<uid_t>(-1),
+               const std::string& program = script) {
+  std::vector<std::string> argv{program};
+  argv.insert(argv.end(), steps.begin(), steps.end());
+  env.push_back("PMIX_NAMESPACE=");
+  env.push_back("PMIX_SERVER_URI41=");
+  env.push_back("PMIX_SERVER_URI4=");
+  return child(argv, environment_with(env), dir, as);
+}
+
+int port_of(const std::string& uri) {
+  const auto colon = uri.rfind(':');
+  return colon == std::string::npos ? -1 : std::atoi(uri.c_str() + colon + 1);
+}
+
+bool can_connect_tcp4(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<std::uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  ::close(fd);
+  return ok;
+}
+
+// A TCP port on 127.0.0.1 held for the test's duration.
+struct held_port {
+  int fd = -1;
+  int port = 0;
+  held_port() {
+    fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+    REQUIRE(::listen(fd, 1) == 0);
+    socklen_t len = sizeof a;
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+    port = ntohs(a.sin_port);
+  }
+  ~held_port() { ::close(fd); }
+};
+
+constexpr uid_t nobody = 65534;
+
+// The test tool and the library, copied where an unprivileged user can run
+// them (Bazel's output tree is under root's home).
+std::string stage_for_nobody(const std::string& dir) {
+  const std::string bin = dir + "/bin";
+  ::mkdir(bin.c_str(), 0755);
+  ::chmod(bin.c_str(), 0755);
+  std::filesystem::copy_file(script, bin + "/script_client",
+                             std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::copy_file(std::filesystem::canonical(runfile("api/libpmix.so.2")),
+                             bin + "/libpmix.so.2", std::filesystem::copy_options::overwrite_existing);
+  ::chmod((bin + "/script_client").c_str(), 0755);
+  ::chmod((bin + "/libpmix.so.2").c_str(), 0755);
+  return bin;
+}
+
+}  // namespace
+
+TEST_SUITE("server init: identity and directories") {
+  TEST_CASE("[20.2.247.4.1 PMIX_SERVER_TMPDIR] a missing server tmpdir is created and removed at finalize") {
+    temp_dir dir;
+    const auto tmp = dir.path() + "/made/for/server";
+    directives d;
+    d.text(PMIX_SERVER_TMPDIR, tmp);
+    REQUIRE(init(d) == PMIX_SUCCESS);
+    CHECK(exists(tmp));
+    CHECK(mode_of(dir.path() + "/made") == (0700 & ~[] { mode_t m = ::umask(0); ::umask(m); return m; }()));
+    CHECK(entries(tmp).size() == 1);  // the socket's directory
+    CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+    CHECK_FALSE(exists(dir.path() + "/made"));
+  }
+
+  TEST_CASE("[20.2.247.4.1 PMIX_SERVER_RANK] a rank in the environment that is not a simple non-negative number fails init, leaving nothing") {
+    temp_dir dir;
+    baseline before({dir.path()});
+    ::setenv("PMIX_SERVER_RANK", "7x", 1);
+    directives d;
+    d.text(PMIX_SERVER_TMPDIR, dir.path());
+    CHECK(init(d) == PMIX_ERR_BAD_PARAM);
+    ::unsetenv("PMIX_SERVER_RANK");
+    CHECK(PMIx_server_finalize() == PMIX_ERR_INIT);
+    CHECK(before.unchanged());
+    ::setenv("PMIX_SERVER_RANK", "7", 1);
+    REQUIRE(init(d) == PMIX_SUCCESS);
+    ::unsetenv("PMIX_SERVER_RANK");
+    pmix_proc_t p;
+    PMIX_LOAD_PROCID(&p, "x", 0);
+    char** env = nullptr;
+    PMIx_server_setup_fork(&p, &env);
+    std::string all;
+    for (char** e = env; *e != nullptr; ++e) all += std::string{*e} + "\n";
+    PMIX_ARGV_FREE(env);
+    CHECK(contains(all, "PMIX_SERVER_RANK=7\n"));
+    CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+  }
+}
+
+TEST_SUITE("server init: rendezvous files") {
+  TEST_CASE("[20.2.247.6.1 PMIX_SERVER_TOOL_SUPPORT] pmix.<host>.tool.<pid> and .<nspace>, mode 0600, found by PID and by namespace") {
+    temp_dir dir;
+    const mode_t old = ::umask(022);
+    directives d;
+    d.text(PMIX_SERVER_TMPDIR, dir.path()).text(PMIX_SERVER_NSPACE, "tooly").flag(PMIX_SERVER_TOOL_SUPPORT);
+    REQUIRE(init(d) == PMIX_SUCCESS);
+    ::umask(old);
+    const auto by_pid = dir.path() + "/pmix." + host + ".tool." + std::to_string(getpid());
+    const auto by_ns = dir.path() + "/pmix." + host + ".tool.tooly";
+    CHECK(mode_of(by_pid) == 0600);
+    CHECK(mode_of(by_ns) == 0600);
+    const auto c = contents_of(by_pid);
+    CHECK(c.pid == getpid());
+    CHECK(c.version == "4.2.2");
+    CHECK(contains(c.uri, "tooly.0;uds://"));
+    CHECK_FALSE(exists(dir.path() + "/pmix." + host + ".tool"));  // no session file
+    auto t1 = run_tool({"tool_init", "tool_finalize"}, dir.path(),
+                       {"PMIX_SERVER_TMPDIR=" + dir.path()});  // default search
+    CHECK_MESSAGE(t1.exited_with(0), t1.errors());
+    CHECK(contains(t1.output(), "tool_init PMIX_SUCCESS"));
+    CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+    CHECK_FALSE(exists(by_pid));
+    CHECK_FALSE(exists(by_ns));
+  }
+
+  TEST_CASE("[20.2.247.6.1] a tool finds its server by PMIX_SERVER_PIDINFO and by PMIX_SERVER_NSPACE; tmpdir choices are read at every tool init") {
+    temp_dir dir;
+    directives d;
+    d.text(PMIX_SERVER_TMPDIR, dir.path()).text(PMIX_SERVER_NSPACE, "findme").flag(PMIX_SERVER_TOOL_SUPPORT);
+    REQUIRE(init(d) == PMIX_SUCCESS);
+    // One tool process, three inits: PMIX_SERVER_TMPDIR points elsewhere
+    // first (nothing found), then here (found by namespace, then by PID).
+    temp_dir empty;
+    auto t = run_tool({"setenv:PMIX_SERVER_TMPDIR=" + empty.path(), "tool_init",
+                       "setenv:PMIX_SERVER_TMPDIR=" + dir.path(), "tool_init_ns:findme", "tool_finalize",
+                       "tool_init_pid:" + std::to_string(getpid()), "tool_finalize"},
+                      dir.path());
+    CHECK_MESSAGE(t.exited_with(0), t.errors());
+    const auto out = t.output();
+    CHECK(contains(out, "tool_init PMIX_ERR_UNREACH"));
+    CHECK(contains(out, "tool_init_ns:findme PMIX_SUCCESS"));
+    CHECK(contains(out, "tool_init_pid:" + std::to_string(getpid()) + " PMIX_SUCCESS"));
+    CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+  }
+
+  TEST_CASE("[20.2.247.6.1 PMIX_SERVER_SYSTEM_SUPPORT] pmix.sys.<host> in the system tmpdir; PMIX_CONNECT_TO_SYSTEM finds it") {
+    temp_dir dir, sys;
+    directives d;
+    d.text(PMIX_SERVER_TMPDIR, dir.path()).text(PMIX_SYSTEM_TMPDIR, sys.path()).flag(PMIX_SERVER_TOOL_SUPPORT)
+        .flag(PMIX_SERVER_SYSTEM_SUPPORT);
+    REQUIRE(init(d) == PMIX_SUCCESS);
+    const auto file = sys.path() + "/pmix.sys." + host;
+    CHECK(exists(file));
+    CHECK(exists(dir.path() + "/pmix." + host + ".tool." + std::to_string(getpid())));
+    auto t = run_tool({"tool_init_system", "tool_finalize"}, dir.path(), {"PMIX_SYSTEM_TMPDIR=" + sys.path()});
+    CHECK_MESSAGE(t.exited_with(0), t.errors());
+    CHECK(contains(t.output(), "tool_init_system PMIX_SUCCESS"));
+    CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+    CHECK_FALSE(exists(file));
+  }
+
+  TEST_CASE("[20.2.247.6.1] system and session support without tool support write no files") {
+    temp_dir dir, sys;
+    directives d;
+    d.text(PMIX_SERVER_TMPDIR, dir.path()).text(PMIX_SYSTEM_TMPDIR, sys.path()).flag(PMIX_SERVER_SYSTEM_SUPPORT)
+        .flag(PMIX_SERVER_SESSION_SUPPORT);
+    REQUIRE(init(d) == PMIX_SUCCESS);
+    CHECK(entries(sys.path()).empty());
+    CHECK(entries(dir.path()).size() == 1);  // only the socket's directory
+    // And tools are refused: no tool support.
+    auto t = run_tool({"tool_init"}, dir.path(), {"TEST_SERVER_URI=" + server_uri()});
+    CHECK_MESSAGE(t.exited_with(0), t.errors());
+    CHECK(contains(t.output(), "tool_init PMIX_ERR_NOT_SUPPORTED"));
+    CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+  }
+
+  TEST_CASE("[20.2.247.6.1 PMIX_SERVER_SESSION_SUPPORT] pmix.<host>.tool in the server tmpdir, found first by a tool's default search") {
+    temp_dir dir;
+    directives d;
+    d.text(PMIX_SERVER_TMPDIR, dir.path()).flag(PMIX_SERVER_TOOL_SUPPORT).flag(PMIX_SERVER_SESSION_SUPPORT);
+    REQUIRE(init(d) == PMIX_SUCCESS);
+    const auto file = dir.path() + "/pmix." + host + ".tool";
+    CHECK(exists(file));
+    CHECK(contents_of(file).pid == getpid());
+    auto t = run_tool({"tool_init", "tool_finalize"}, dir.path(), {"PMIX_SERVER_TMPDIR=" + dir.path()});
+    CHECK_MESSAGE(t.exited_with(0), t.errors());
+    CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+    CHECK_FALSE(exists(file));
+  }
+
+  TEST_CASE("[20.2.247.6.1 PMIX_SERVER_SCHEDULER, PMIX_SERVER_SYS_CONTROLLER] each writes only its own file") {
+    for (const char* role : {PMIX_SERVER_SCHEDULER, PMIX_SERVER_SYS_CONTROLLER}) {
+      CAPTURE(role);
+      temp_dir dir, sys;
+      directives d;
+      d.text(PMIX_SERVER_TMPDIR, dir.path()).text(PMIX_SYSTEM_TMPDIR, sys.path()).flag(role)
+          .flag(PMIX_SERVER_TOOL_SUPPORT).flag(PMIX_SERVER_SYSTEM_SUPPORT);
+      REQUIRE(init(d) == PMIX_SUCCESS);
+      const std::string name = std::string{role} == PMIX_SERVER_SCHEDULER ? "pmix.sched." : "pmix.sysctrlr.";
+      CHECK(entries(sys.path()) == std::set<std::string>{name + host});
+      CHECK(entries(dir.path()).size() == 1);  // no tool files: only the socket's directory
+      CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+      CHECK(entries(sys.path()).empty());
+    }
+  }
+
+  TEST_CASE("[20.2.247.4.3 PMIX_LAUNCHER_RENDEZVOUS_FILE] written with missing directories created 0700, all removed at finalize") {
+    temp_dir dir;
+    const mode_t old = ::umask(022);
+    const auto file = dir.path() + "/a/b/launcher.rv";
+    directives d;
+    d.text(PMIX_SERVER_TMPDIR, dir.path()).text(PMIX_LAUNCHER_RENDEZVOUS_FILE, file);
+    REQUIRE(init(d) == PMIX_SUCCESS);
+    ::umask(old);
+    CHECK(mode_of(dir.path() + "/a") == 0700);
+    CHECK(mode_of(dir.path() + "/a/b") == 0700);
+    CHECK(mode_of(file) == 0600);
+    const auto c = contents_of(file);
+    CHECK(c.pid == getpid());
+    CHECK(contains(c.uri, ";uds://"));
+    CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+    CHECK_FALSE(exists(dir.path() + "/a"));
+  }
+
+  TEST_CASE("[20.2.247.6.1 PMIX_SERVER_ALLOW_FOREIGN_TOOLS] files 0644 and new directories 0755, subject to the umask; existing directories never changed") {
+    for (mode_t mask : {mode_t{022}, mode_t{077}}) {
+      CAPTURE(mask);
+      temp_dir dir;
+      ::chmod(dir.path().c_str(), 0711);
+      const mode_t old = ::umask(mask);
+      const auto file = dir.path() + "/new/launcher.rv";
+      directives d;
+      d.text(PMIX_SERVER_TMPDIR, dir.path()).flag(PMIX_SERVER_TOOL_SUPPORT).flag(PMIX_SERVER_ALLOW_FOREIGN_TOOLS)
+          .text(PMIX_LAUNCHER_RENDEZVOUS_FILE, file);
+      REQUIRE(init(d) == PMIX_SUCCESS);
+      ::umask(old);
+      CHECK(mode_of(file) == (0644 & ~static_cast<int>(mask)));
+      CHECK(mode_of(dir.path() + "/new") == (0755 & ~static_cast<int>(mask)));
+      CHECK(mode_of(dir.path() + "/pmix." + host + ".tool." + std::to_string(getpid())) ==
+            (0644 & ~static_cast<int>(mask)));
+      CHECK(mode_of(dir.path()) == 0711);  // existing: as found
+      CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+      CHECK(mode_of(dir.path()) == 0711);
+    }
+  }
+
+  TEST_CASE("[20.2.247.6.1] a file whose recorded PID is dead is replaced") {
+    temp_dir dir;
+    const pid_t dead = ::fork();
+    if (dead == 0) ::_exit(0);
+    ::waitpid(dead, nullptr, 0);
+    const auto file = dir.path() + "/pmix." + host + ".tool.stale";
+    std::ofstream(file) << "old;uds:///nowhere\n4.2.2\n" << dead << "\n";
+    directives d;
+    d.text(PMIX_SERVER_TMPDIR, dir.path()).text(PMIX_SERVER_NSPACE, "stale").flag(PMIX_SERVER_TOOL_SUPPORT);
+    REQUIRE(init(d) == PMIX_SUCCESS);
+    CHECK(contents_of(file).pid == getpid());
+    CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+    CHECK_FALSE(exists(file));
+  }
+
+  TEST_CASE("[20.2.247.6.1, 20.2.247.5] a file whose PID is alive belongs to another server: init fails and leaves nothing") {
+    temp_dir dir;
+    // Another server, in its own process, holds the namespace's file.
+    const std::string stop = dir.path() + "/stop";
+    child other({server_host, std::string{PMIX_SERVER_TMPDIR} + "=" + dir.path(),
+                 std::string{PMIX_SERVER_NSPACE} + "=taken", std::string{PMIX_SERVER_TOOL_SUPPORT} + "=true"},
+                environment_with({"SERVER_HOST_STOP=" + stop}), dir.path());
+    REQUIRE(wait_for_output(other, "init PMIX_SUCCESS"));
+    const auto file = dir.path() + "/pmix." + host + ".tool.taken";
+    REQUIRE(contents_of(file).pid == other.pid());
+    baseline before({dir.path()});
+    directives d;
+    d.text(PMIX_SERVER_TMPDIR, dir.path()).text(PMIX_SERVER_NSPACE, "taken").flag(PMIX_SERVER_TOOL_SUPPORT);
+    CHECK(init(d) == PMIX_ERR_EXISTS);
+    CHECK(PMIx_server_finalize() == PMIX_ERR_INIT);
+    CHECK(before.unchanged());
+    CHECK(contents_of(file).pid == other.pid());  // not taken over
+    std::fclose(std::fopen(stop.c_str(), "w"));
+    CHECK(other.exited_with(0));
+    // Once it is gone, the same directives work.
+    REQUIRE(init(d) == PMIX_SUCCESS);
+    CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+  }
+
+  TEST_CASE("[20.2.247.6.1] a crashed server's files are replaced by the next one") {
+    temp_dir dir;
+    child crashed({server_host, std::string{PMIX_SERVER_TMPDIR} + "=" + dir.path(),
+                   std::string{PMIX_SERVER_NSPACE} + "=phoenix", std::string{PMIX_SERVER_TOOL_SUPPORT} + "=true"},
+                  environment_with({}), dir.path());
+    REQUIRE(wait_for_output(crashed, "init PMIX_SUCCESS"));
+    ::kill(crashed.pid(), SIGKILL);
+    crashed.wait();
+    const auto file = dir.path() + "/pmix." + host + ".tool.phoenix";
+    REQUIRE(exists(file));  // left behind by the crash
+    directives d;
+    d.text(PMIX_SERVER_TMPDIR, dir.path()).text(PMIX_SERVER_NSPACE, "phoenix").flag(PMIX_SERVER_TOOL_SUPPORT);
+    REQUIRE(init(d) == PMIX_SUCCESS);
+    CHECK(contents_of(file).pid == getpid());
+    CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+  }
+}
+
+TEST_SUITE("server init: tools of other users") {
+  TEST_CASE("[20.2.247.4.2 PMIX_SERVER_ALLOW_FOREIGN_TOOLS] a tool of another user is refused by its socket credentials") {
+    if (::getuid() != 0) FAIL("this test runs a tool as another user: run it as root (CI does)");
+    temp_dir dir;
+    ::chmod(dir.path().c_str(), 0711);
+    const auto bin = stage_for_nobody(dir.path());
+    directives d;
+    d.text(PMIX_SERVER_TMPDIR, dir.path()).flag(PMIX_SERVER_TOOL_SUPPORT);
+    REQUIRE(init(d) == PMIX_SUCCESS);
+    // It knows the URI (the 0600 files would not even let it read it).
+    auto t = run_tool({"tool_init"}, bin, {"TEST_SERVER_URI=" + server_uri(), "LD_LIBRARY_PATH=" + bin}, nobody,
+                      bin + "/script_client");
+    CHECK_MESSAGE(t.exited_with(0), t.errors());
+    CHECK(contains(t.output(), "tool_init PMIX_ERR_NO_PERMISSIONS"));
+    // Nor can it find the server through the files.
+    auto t2 = run_tool({"tool_init"}, bin, {"PMIX_SERVER_TMPDIR=" + dir.path(), "LD_LIBRARY_PATH=" + bin}, nobody,
+                       bin + "/script_client");
+    CHECK_MESSAGE(t2.exited_with(0), t2.errors());
+    CHECK(contains(t2.output(), "tool_init PMIX_ERR_UNREACH"));
+    CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+  }
+
+  TEST_CASE("[20.2.247.4.2 PMIX_SERVER_ALLOW_FOREIGN_TOOLS] with it, another user's tool finds the server and connects") {
+    if (::getuid() != 0) FAIL("this test runs a tool as another user: run it as root (CI does)");
+    temp_dir dir;
+    ::chmod(dir.path().c_str(), 0711);
+    const auto bin = stage_for_nobody(dir.path());
+    ::chmod(dir.path().c_str(), 0755);  // a directory other users can search
+    directives d;
+    d.text(PMIX_SERVER_TMPDIR, dir.path()).flag(PMIX_SERVER_TOOL_SUPPORT).flag(PMIX_SERVER_ALLOW_FOREIGN_TOOLS);
+    REQUIRE(init(d) == PMIX_SUCCESS);
+    auto t = run_tool({"tool_init", "tool_finalize"}, bin, {"PMIX_SERVER_TMPDIR=" + dir.path(), "LD_LIBRARY_PATH=" + bin},
+                      nobody, bin + "/script_client");
+    CHECK_MESSAGE(t.exited_with(0), t.errors());
+    CHECK(contains(t.output(), "tool_init PMIX_SUCCESS"));
+    CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+  }
+}
+
+TEST_SUITE("server init: connection directives") {
+  TEST_CASE("[20.2.247.4.3 PMIX_TCP_REPORT_URI] to a descriptor (then closed), and to a file removed at finalize") {
+    temp_dir dir;
+    int fds_pipe[2];
+    REQUIRE(::pipe(fds_pipe) == 0);
+    {
+      directives d;
+      d.text(PMIX_SERVER_TMPDIR, dir.path()).text(PMIX_TCP_REPORT_URI, std::to_string(fds_pipe[1]));
+      REQUIRE(init(d) == PMIX_SUCCESS);
+      char buf[512] = {};
+      const auto n = ::read(fds_pipe[0], buf, sizeof buf - 1);
+      CHECK(n > 0);
+      CHECK(contains(buf, ";uds://"));
+      CHECK(::read(fds_pipe[0], buf, 1) == 0);  // the server closed its end
+      ::close(fds_pipe[0]);
+      CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+    }
+    const auto file = dir.path() + "/uri.txt";
+    const mode_t old = ::umask(022);
+    directives d;
+    d.text(PMIX_SERVER_TMPDIR, dir.path()).text(PMIX_TCP_REPORT_URI, file);
+    REQUIRE(init(d) == PMIX_SUCCESS);
+    ::umask(old);
+    CHECK(mode_of(file) == 0644);
+    std::string line;
+    std::getline(std::ifstream(file), line);
+    CHECK(contains(line, ";uds://"));
+    CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+    CHECK_FALSE(exists(file));
+  }
+
+  TEST_CASE("[20.2.247.4.3 PMIX_TCP_REPORT_URI] '-' writes the URI to stdout, '+' to stderr") {
+    temp_dir dir;
+    for (const char* where : {"-", "+"}) {
+      CAPTURE(where);
+      const std::string stop = dir.path() + "/stop" + where;
+      child c({server_host, std::string{PMIX_SERVER_TMPDIR} + "=" + dir.path(),
+               std::string{PMIX_TCP_REPORT_URI} + "=" + where},
+              environment_with({"SERVER_HOST_STOP=" + stop}), dir.path());
+      REQUIRE(wait_for_output(c, "init PMIX_SUCCESS"));
+      std::fclose(std::fopen(stop.c_str(), "w"));
+      CHECK(c.exited_with(0));
+      const auto& stream = std::string{where} == "-" ? c.output() : c.errors();
+      CHECK(contains(stream, ";uds://"));
+    }
+  }
+
+  TEST_CASE("[20.2.247.4.3 PMIX_TCP_IPV4_PORT] the given port; a list tried in order; and a tool connecting over TCP") {
+    temp_dir dir;
+    held_port taken;
+    held_port second;
+    const int free_port = second.port;
+    ::close(second.fd);
+    second.fd = -1;
+    directives d;
+    d.text(PMIX_SERVER_TMPDIR, dir.path()).text(PMIX_TCP_IPV4_PORT, std::to_string(taken.port) + "," +
+                                                                        std::to_string(free_port))
+        .flag(PMIX_TCP_DISABLE_IPV6).flag(PMIX_SERVER_TOOL_SUPPORT).flag(PMIX_SERVER_ALLOW_FOREIGN_TOOLS);
+    REQUIRE(init(d) == PMIX_SUCCESS);
+    CHECK(can_connect_tcp4(free_port));
+    const auto file = dir.path() + "/pmix." + host + ".tool." + std::to_string(getpid());
+    const auto c = contents_of(file);
+    REQUIRE(c.alt_uris.size() == 1);  // loopback TCP besides the local socket
+    CHECK(contains(c.alt_uris[0], "tcp4://127.0.0.1:" + std::to_string(free_port)));
+    // A tool over TCP (an unknown user: foreign tools allowed here).
+    auto t = run_tool({"tool_init", "tool_finalize"}, dir.path(), {"TEST_SERVER_URI=" + c.alt_uris[0]});
+    CHECK_MESSAGE(t.exited_with(0), t.errors());
+    CHECK(contains(t.output(), "tool_init PMIX_SUCCESS"));
+    CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+    CHECK_FALSE(can_connect_tcp4(free_port));
+  }
+
+  TEST_CASE("[20.2.247.4.3] over TCP the user is unknown: without foreign tools a TCP tool is refused") {
+    temp_dir dir;
+    directives d;
+    d.text(PMIX_SERVER_TMPDIR, dir.path()).integer(PMIX_TCP_IPV4_PORT, 0).flag(PMIX_TCP_DISABLE_IPV6)
+        .flag(PMIX_SERVER_TOOL_SUPPORT);
+    REQUIRE(init(d) == PMIX_SUCCESS);
+    const auto c = contents_of(dir.path() + "/pmix." + host + ".tool." + std::to_string(getpid()));
+    REQUIRE(c.alt_uris.size() == 1);
+    auto t = run_tool({"tool_init"}, dir.path(), {"TEST_SERVER_URI=" + c.alt_uris[0]});
+    CHECK_MESSAGE(t.exited_with(0), t.errors());
+    CHECK(contains(t.output(), "tool_init PMIX_ERR_NO_PERMISSIONS"));
+    CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+  }
+
+  TEST_CASE("[20.2.247.4.3 PMIX_TCP_DISABLE_IPV4, PMIX_TCP_DISABLE_IPV6] only the family left is used") {
+    temp_dir dir;
+    directives d;
+    d.text(PMIX_SERVER_TMPDIR, dir.path()).integer(PMIX_TCP_IPV6_PORT, 0).flag(PMIX_TCP_DISABLE_IPV4)
+        .flag(PMIX_SERVER_TOOL_SUPPORT);
+    REQUIRE(init(d) == PMIX_SUCCESS);
+    const auto c = contents_of(dir.path() + "/pmix." + host + ".tool." + std::to_string(getpid()));
+    REQUIRE(c.alt_uris.size() == 1);
+    CHECK(contains(c.alt_uris[0], "tcp6://[::1]:"));
+    CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+  }
+}
+
+TEST_SUITE("server init: failures leave nothing behind") {
+  // [20.2.247.5] for each failure class: the error, no file, directory,
+  // socket, thread or listener left, PMIx_server_finalize answers
+  // PMIX_ERR_INIT, and the corrected call succeeds.
+  TEST_CASE("[20.2.247.5] bad param, not supported, port in use, live rendezvous file") {
+    temp_dir dir, sys;
+    held_port taken;
+    const pid_t sleeper = ::fork();
+    if (sleeper == 0) {
+      ::pause();
+      ::_exit(0);
+    }
+    const auto live = sys.path() + "/pmix.sys." + host;
+    std::ofstream(live) << "other;uds:///x\n4.2.2\n" << sleeper << "\n";
+    struct failure {
+      const char* name;
+      pmix_status_t expected;
+      std::function<void(directives&)> add;
+    };
+    const std::vector<failure> failures = {
+        {"bad param", PMIX_ERR_BAD_PARAM, [](directives& d) { d.text(PMIX_SINGLETON, "no-rank-here"); }},
+        {"not supported", PMIX_ERR_NOT_SUPPORTED, [](directives& d) { d.flag(PMIX_SERVER_ENABLE_MONITORING); }},
+        {"port in use", PMIX_ERR_INIT,
+         [&](directives& d) { d.integer(PMIX_TCP_IPV4_PORT, taken.port).flag(PMIX_TCP_DISABLE_IPV6); }},
+        {"live rendezvous file", PMIX_ERR_EXISTS,
+         [&](directives& d) { d.flag(PMIX_SERVER_SYSTEM_SUPPORT).text(PMIX_SYSTEM_TMPDIR, sys.path()); }},
+    };
+    for (const auto& f : failures) {
+      CAPTURE(f.name);
+      const auto tmp = dir.path() + "/tmpdir-not-there-yet";
+      baseline before({dir.path(), sys.path()});
+      directives d;
+      d.text(PMIX_SERVER_TMPDIR, tmp).flag(PMIX_SERVER_TOOL_SUPPORT)
+          .text(PMIX_LAUNCHER_RENDEZVOUS_FILE, dir.path() + "/launch/rv");
+      f.add(d);
+      CHECK(init(d) == f.expected);
+      CHECK(before.unchanged());  // not even the tmpdir it would have created
+      CHECK(PMIx_server_finalize() == PMIX_ERR_INIT);
+    }
+    ::kill(sleeper, SIGKILL);
+    ::waitpid(sleeper, nullptr, 0);
+    directives ok;
+    ok.text(PMIX_SERVER_TMPDIR, dir.path()).flag(PMIX_SERVER_TOOL_SUPPORT).flag(PMIX_SERVER_SYSTEM_SUPPORT)
+        .text(PMIX_SYSTEM_TMPDIR, sys.path());
+    REQUIRE(init(ok) == PMIX_SUCCESS);  // the stale file is replaced now
+    CHECK(contents_of(live).pid == getpid());
+    CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+  }
+}
+
+TEST_SUITE("server init: topology and behaviour") {
+  TEST_CASE("[20.2.247.4.4 PMIX_SERVER_SHARE_TOPOLOGY, PMIX_TOPOLOGY2] clients get the host's topology; its file goes at finalize") {
+    temp_dir dir;
+    hwloc_topology_t topo;
+    REQUIRE(hwloc_topology_init(&topo) == 0);
+    REQUIRE(hwloc_topology_load(topo) == 0);
+    char* xml = nullptr;
+    int len = 0;
+    REQUIRE(hwloc_topology_export_xmlbuffer(topo, &xml, &len, 0) == 0);
+    const std::string expected{xml, static_cast<std::size_t>(len - 1)};
+    hwloc_free_xmlbuffer(topo, xml);
+    pmix_topology_t given{const_cast<char*>("hwloc"), topo};
+    directives d;
+    d.text(PMIX_SERVER_TMPDIR, dir.path()).flag(PMIX_SERVER_SHARE_TOPOLOGY);
+    d.v.emplace_back();
+    std::strncpy(d.v.back().key, PMIX_TOPOLOGY2, PMIX_MAX_KEYLEN);
+    d.v.back().value.type = PMIX_POINTER;
+    d.v.back().value.data.ptr = &given;
+    REQUIRE(init(d) == PMIX_SUCCESS);
+    d.v.back().value.type = PMIX_UNDEF;  // not ours to free
+    REQUIRE(register_job("topo", 1, 1) == PMIX_SUCCESS);
+    auto c = launch("topo", 0, {script, "init", "get:*:pmix.topo.file", "xml_size", "finalize"}, dir.path());
+    CHECK_MESSAGE(c.exited_with(0), c.errors());
+    const auto out = c.output();
+    CHECK(contains(out, "xml_size PMIX_SUCCESS " + std::to_string(expected.size())));
+    const std::string prefix = "get:*:pmix.topo.file PMIX_SUCCESS ";
+    const auto at = out.find(prefix);
+    REQUIRE(at != std::string::npos);
+    const auto start = at + prefix.size();
+    const auto path = out.substr(start, out.find('\n', start) - start);
+    CHECK(exists(path));
+    std::stringstream content;
+    content << std::ifstream(path).rdbuf();
+    CHECK(content.str() == expected);
+    CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+    CHECK_FALSE(exists(path));
+    hwloc_topology_destroy(topo);
+  }
+
+  TEST_CASE("[20.2.247.4.4 PMIX_SINGLETON] the singleton's namespace and rank are known before it connects") {
+    temp_dir dir;
+    directives d;
+    d.text(PMIX_SERVER_TMPDIR, dir.path()).text(PMIX_SINGLETON, "lonely.job.0");
+    REQUIRE(init(d) == PMIX_SUCCESS);
+    pmix_proc_t p;
+    PMIX_LOAD_PROCID(&p, "lonely.job", 0);
+    char** env = nullptr;
+    PMIx_server_setup_fork(&p, &env);
+    std::vector<std::string> extra;
+    for (char** e = env; *e != nullptr; ++e) extra.emplace_back(*e);
+    PMIX_ARGV_FREE(env);
+    child c({script, "init", "get:*:pmix.job.size", "finalize"}, environment_with(extra), dir.path());
+    CHECK_MESSAGE(c.exited_with(0), c.errors());
+    CHECK(contains(c.output(), "init PMIX_SUCCESS lonely.job 0"));
+    CHECK(contains(c.output(), "get:*:pmix.job.size PMIX_SUCCESS 1"));
+    CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+  }
+
+  TEST_CASE("[20.2.247.4.4 PMIX_BIND_PROGRESS_THREAD] the server's threads run on the CPUs given") {
+    temp_dir dir;
+    const auto before = threads();
+    directives d;
+    d.text(PMIX_SERVER_TMPDIR, dir.path()).text(PMIX_BIND_PROGRESS_THREAD, "0").flag(PMIX_BIND_REQUIRED);
+    REQUIRE(init(d) == PMIX_SUCCESS);
+    // Each new thread binds itself as it starts: wait until all have.
+    auto unbound = [&] {
+      std::string names;
+      int bound = 0;
+      for (const auto& tid : threads()) {
+        if (before.count(tid) > 0) continue;
+        std::ifstream status("/proc/self/task/" + tid + "/status");
+        std::string line, name;
+        std::getline(std::ifstream("/proc/self/task/" + tid + "/comm"), name);
+        while (std::getline(status, line))
+          if (line.rfind("Cpus_allowed_list:", 0) == 0) {
+            if (line.substr(line.find_first_not_of(" \t", 18)) == "0") ++bound;
+            else names += name + "(" + tid + ") ";
+          }
+      }
+      return std::make_pair(bound, names);
+    };
+    const bool settled = eventually([&] {
+      const auto [bound, names] = unbound();
+      return bound >= 3 && names.empty();
+    });
+    const auto [checked, names] = unbound();
+    CHECK_MESSAGE(settled, "unbound threads: " << names);
+    CHECK(checked >= 3);  // CAF workers and the socket thread at least
+    CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+  }
+
+  TEST_CASE("[20.2.247.4.4 PMIX_BIND_REQUIRED] CPUs this node does not have: an error when required, a warning otherwise") {
+    temp_dir dir;
+    baseline before({dir.path()});
+    directives d;
+    d.text(PMIX_SERVER_TMPDIR, dir.path()).text(PMIX_BIND_PROGRESS_THREAD, "9999").flag(PMIX_BIND_REQUIRED);
+    CHECK(init(d) == PMIX_ERR_BAD_PARAM);
+    CHECK(before.unchanged());
+    directives lenient;
+    lenient.text(PMIX_SERVER_TMPDIR, dir.path()).text(PMIX_BIND_PROGRESS_THREAD, "9999");
+    CHECK(init(lenient) == PMIX_SUCCESS);
+    CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+  }
+
+  TEST_CASE("[20.2.247.4] directives that need nothing from this server are accepted") {
+    temp_dir dir;
+    directives d;
+    d.text(PMIX_SERVER_TMPDIR, dir.path()).flag(PMIX_SERVER_GATEWAY).flag(PMIX_HOMOGENEOUS_SYSTEM)
+        .flag(PMIX_IOF_LOCAL_OUTPUT);
+    d.v.emplace_back();
+    int base = 0;
+    PMIX_INFO_LOAD(&d.v.back(), PMIX_EXTERNAL_AUX_EVENT_BASE, &base, PMIX_POINTER);
+    REQUIRE(init(d) == PMIX_SUCCESS);
+    CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+  }
+
+  TEST_CASE("[20.2.247.5 PMIX_ERR_NOT_SUPPORTED] PMIX_EXTERNAL_PROGRESS and monitoring are refused") {
+    temp_dir dir;
+    for (const char* key : {PMIX_EXTERNAL_PROGRESS, PMIX_SERVER_ENABLE_MONITORING}) {
+      CAPTURE(key);
+      directives d;
+      d.text(PMIX_SERVER_TMPDIR, dir.path()).flag(key);
+      CHECK(init(d) == PMIX_ERR_NOT_SUPPORTED);
+      CHECK(PMIx_server_finalize() == PMIX_ERR_INIT);
+    }
+  }
+}
