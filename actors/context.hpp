@@ -19,20 +19,25 @@ namespace pmix::actors {
 
 // Closed at finalize, before the actor system goes away: a host callback that
 // arrives after that is dropped instead of touching a dead system.
+//
+// With PMIX_EXTERNAL_PROGRESS its mutex is also the lock every entry into the
+// actor system takes (CAF's manual scheduler is single-threaded): recursive,
+// because a host may complete an up-call inside it.
 class upcall_gate {
  public:
   template <class F>
   void run_if_open(F&& f) {
-    std::lock_guard<std::mutex> guard{mutex_};
+    std::lock_guard<std::recursive_mutex> guard{mutex_};
     if (open_) f();
   }
   void close() {
-    std::lock_guard<std::mutex> guard{mutex_};
+    std::lock_guard<std::recursive_mutex> guard{mutex_};
     open_ = false;
   }
+  std::recursive_mutex& mutex() { return mutex_; }
 
  private:
-  std::mutex mutex_;
+  std::recursive_mutex mutex_;
   bool open_ = true;
 };
 

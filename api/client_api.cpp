@@ -11,6 +11,7 @@
 #include "api/blocking.hpp"
 #include "api/convert.hpp"
 #include "api/library.hpp"
+#include "api/server_stub.hpp"
 #include "common/log.hpp"
 #include "common/progress.hpp"
 #include "protocol/version.hpp"
@@ -167,8 +168,11 @@ PMIX_EXPORT pmix_status_t PMIx_Finalize(const pmix_info_t info[], size_t ninfo) 
 
 PMIX_EXPORT const char* PMIx_Get_version(void) { return protocol::library_version; }
 
-// Our progress threads always run; there is nothing to drive by hand.
-PMIX_EXPORT void PMIx_Progress(void) {}
+// Clients always have a progress thread; a server whose host drives progress
+// (PMIX_EXTERNAL_PROGRESS) does one round of its work here.
+PMIX_EXPORT void PMIx_Progress(void) {
+  if (const auto* rt = server_runtime(false)) rt->progress();
+}
 
 PMIX_EXPORT pmix_status_t PMIx_Put(pmix_scope_t scope, const pmix_key_t key, pmix_value_t* val) {
   auto s = current_session();

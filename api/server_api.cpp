@@ -75,9 +75,19 @@ struct waiter {
       self->cv.notify_all();
     });
   }
-  pmix_status_t wait() {
-    std::unique_lock<std::mutex> guard{m};
-    cv.wait(guard, [this] { return done; });
+  bool ready() {
+    std::lock_guard<std::mutex> guard{m};
+    return done;
+  }
+  // Waits for the result, progressing the server meanwhile if the host
+  // drives progress (PMIX_EXTERNAL_PROGRESS).
+  pmix_status_t wait(runtime& rt) {
+    rt.wait_until([this] { return ready(); },
+                  [this] {
+                    std::unique_lock<std::mutex> guard{m};
+                    cv.wait(guard, [this] { return done; });
+                  });
+    std::lock_guard<std::mutex> guard{m};
     return status;
   }
 };
@@ -93,7 +103,7 @@ pmix_status_t op_call(const char* name, const std::shared_ptr<runtime>& rt, pmix
           progress::scope in_callback;
           cbfunc(st, cbdata);
         });
-    caf::anon_send(rt->root(), make(std::move(channel)));
+    rt->tell(make(std::move(channel)));
     return PMIX_SUCCESS;
   }
   if (progress::in_library_thread()) {
@@ -102,8 +112,8 @@ pmix_status_t op_call(const char* name, const std::shared_ptr<runtime>& rt, pmix
     return PMIX_ERR_WOULD_BLOCK;
   }
   auto w = std::make_shared<waiter<actors::no_result>>();
-  caf::anon_send(rt->root(), make(w->channel(w)));
-  return w->wait();
+  rt->tell(make(w->channel(w)));
+  return w->wait(*rt);
 }
 
 bool valid_nspace(const char* ns) {
@@ -278,8 +288,8 @@ pmix_status_t view(pmix_cxx_server_view_t* out) {
   if (!rt) return PMIX_ERR_INIT;
   if (progress::in_library_thread()) return PMIX_ERR_WOULD_BLOCK;
   auto w = std::make_shared<waiter<actors::server_snapshot>>();
-  caf::anon_send(rt->root(), actors::snapshot_msg{w->channel(w)});
-  auto rc = w->wait();
+  rt->tell(actors::snapshot_msg{w->channel(w)});
+  auto rc = w->wait(*rt);
   if (rc != PMIX_SUCCESS) return rc;
   const auto& snap = w->result;
   out->fences_in_flight = snap.fences_in_flight;
@@ -317,6 +327,10 @@ void view_free(pmix_cxx_server_view_t* v) {
   std::memset(v, 0, sizeof *v);
 }
 
+void progress() {
+  if (auto rt = current()) rt->progress(0);
+}
+
 const pmix_cxx_server_runtime_t table = {
     PMIX_CXX_SERVER_RUNTIME_VERSION,
     in_library_thread,
@@ -329,6 +343,7 @@ const pmix_cxx_server_runtime_t table = {
     setup_fork,
     view,
     view_free,
+    progress,
 };
 
 }  // namespace

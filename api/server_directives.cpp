@@ -235,10 +235,7 @@ pmix_status_t read_settings(const info_list& directives, const pmix_topology_t* 
         return PMIX_ERR_NOT_SUPPORTED;
       }
     } else if (k == PMIX_EXTERNAL_PROGRESS) {
-      if (flag(d)) {
-        error = "PMIX_EXTERNAL_PROGRESS: the server always progresses on its own threads";
-        return PMIX_ERR_NOT_SUPPORTED;
-      }
+      s.external_progress = flag(d);
     } else if (k == PMIX_SINGLETON) {
       std::string id;
       if (!text(d, id)) return PMIX_ERR_BAD_PARAM;

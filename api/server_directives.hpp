@@ -50,6 +50,7 @@ struct settings {
   std::string bind_cpus;  // PMIX_BIND_PROGRESS_THREAD, a CPU list such as "0-1,4"
   bool bind_required = false;
   bool aux_event_base = false;  // given: we need no auxiliary event base
+  bool external_progress = false;  // PMIX_EXTERNAL_PROGRESS: no threads of ours
 
   // Ours (environment): the actor scheduler and its worker threads.
   std::string scheduler_policy = "sharing";
@@ -66,8 +67,7 @@ using env_fn = std::function<const char*(const char* name)>;
 //   "nspace.rank", both PMIX_TCP_IF_INCLUDE and _EXCLUDE, a malformed port
 //   list or CPU list, a value of the wrong type);
 // - PMIX_ERR_NOT_SUPPORTED for behaviour we do not provide (monitoring, a
-//   non-hwloc topology, PMIX_EXTERNAL_PROGRESS, any unknown directive marked
-//   PMIX_INFO_REQD);
+//   non-hwloc topology, any unknown directive marked PMIX_INFO_REQD);
 // - PMIX_ERR_INIT when remote connections are asked for with both IPv4 and
 //   IPv6 disabled (a required transport explicitly disabled).
 // `error` says which directive and why.

@@ -18,8 +18,10 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <future>
+#include <atomic>
+#include <chrono>
 #include <mutex>
+#include <thread>
 
 #include "actors/messages.hpp"
 #include "actors/peer_actor.hpp"
@@ -242,10 +244,18 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
   }
   rt->ctx_ = ctx;
 
-  rt->cfg_.set("scheduler.policy", caf::atom_from_string(s.scheduler_policy));
-  rt->cfg_.set("scheduler.max-threads", s.threads);
-  rt->cfg_.add_thread_hook<progress_hook>(rt->binding_);
+  rt->external_ = s.external_progress;
+  if (rt->external_) {
+    // No threads of ours: CAF's manual scheduler runs inside PMIx_Progress.
+    rt->cfg_.set("scheduler.policy", caf::atom("testing"));
+  } else {
+    rt->cfg_.set("scheduler.policy", caf::atom_from_string(s.scheduler_policy));
+    rt->cfg_.set("scheduler.max-threads", s.threads);
+    rt->cfg_.add_thread_hook<progress_hook>(rt->binding_);
+  }
   rt->system_ = std::make_unique<caf::actor_system>(rt->cfg_);
+  if (rt->external_)
+    rt->manual_ = &dynamic_cast<caf::scheduler::test_coordinator&>(rt->system_->scheduler());
   rt->root_ = rt->system_->spawn(actors::server_actor, actors::context_ptr{ctx});
   // Drop this thread's reference to CAF's logger, or ~actor_system would
   // wait for this (user) thread to exit (notes/caf-0.17.md 5.2).
@@ -264,11 +274,11 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
       });
   for (int fd : rt->listeners_) rt->io_->add_listener(fd);
   rt->listeners_.clear();
-  if (!rt->io_->start()) {
+  if (!(rt->external_ ? rt->io_->open() : rt->io_->start())) {
     error = std::string{"cannot start the socket thread: "} + std::strerror(errno);
     return PMIX_ERR_INIT;
   }
-  if (rt->binding_ && rt->binding_->failures() > 0 && s.bind_required) {
+  if (rt->binding_ && rt->binding_->failures() > 0 && s.bind_required && !rt->external_) {
     error = "PMIX_BIND_PROGRESS_THREAD: the system refused to bind the progress threads";
     return PMIX_ERR_BAD_PARAM;
   }
@@ -276,23 +286,25 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
   if (s.singleton) {
     // The server serves a singleton (20.2.247.4.4): its namespace and rank
     // are known before it connects.
+    auto status = std::make_shared<std::atomic<int>>(1);  // 1: not answered yet
+    auto answer = [status](pmix_status_t st, actors::no_result) { status->store(st); };
     info_list job = {{PMIX_JOB_SIZE, value::unsigned_(PMIX_UINT32, s.singleton->rank + 1), 0},
                      {PMIX_LOCAL_PEERS, value::string(std::to_string(s.singleton->rank)), 0}};
-    auto wait = std::make_shared<std::promise<pmix_status_t>>();
-    auto result = wait->get_future();
-    caf::anon_send(rt->root_, actors::register_nspace_msg{
-                                  s.singleton->nspace, 1, std::move(job),
-                                  actors::make_reply<actors::no_result>(
-                                      [wait](pmix_status_t st, actors::no_result) { wait->set_value(st); })});
-    rc = result.get();
+    auto wait = [&] {
+      rt->wait_until([&] { return status->load() != 1; },
+                     [&] {
+                       while (status->load() == 1) std::this_thread::sleep_for(std::chrono::microseconds(100));
+                     });
+      return static_cast<pmix_status_t>(status->load());
+    };
+    rt->tell(actors::register_nspace_msg{s.singleton->nspace, 1, std::move(job),
+                                         actors::make_reply<actors::no_result>(answer)});
+    rc = wait();
     if (rc == PMIX_SUCCESS) {
-      auto wait2 = std::make_shared<std::promise<pmix_status_t>>();
-      auto result2 = wait2->get_future();
-      caf::anon_send(rt->root_, actors::register_client_msg{
-                                    *s.singleton, ::getuid(), ::getgid(), nullptr,
-                                    actors::make_reply<actors::no_result>(
-                                        [wait2](pmix_status_t st, actors::no_result) { wait2->set_value(st); })});
-      rc = result2.get();
+      status->store(1);
+      rt->tell(actors::register_client_msg{*s.singleton, ::getuid(), ::getgid(), nullptr,
+                                           actors::make_reply<actors::no_result>(answer)});
+      rc = wait();
     }
     if (rc != PMIX_SUCCESS) {
       error = "PMIX_SINGLETON: cannot register " + to_string(*s.singleton);
@@ -309,6 +321,14 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
   return PMIX_SUCCESS;
 }
 
+void runtime::progress(int timeout_ms) {
+  if (!external_) return;
+  std::lock_guard<std::recursive_mutex> guard{ctx_->gate->mutex()};
+  progress::scope in_library;
+  io_->step(timeout_ms);
+  manual_->run();
+}
+
 std::size_t runtime::actors_running() const {
   return system_ ? system_->registry().running() : 0;
 }
@@ -316,6 +336,14 @@ std::size_t runtime::actors_running() const {
 runtime::~runtime() {
   rendezvous_.remove_all();  // tools stop finding us first
   if (ctx_) ctx_->gate->close();
+  if (external_ && system_) {
+    // No threads: take the system down ourselves, in one last round.
+    std::lock_guard<std::recursive_mutex> guard{ctx_->gate->mutex()};
+    progress::scope in_library;
+    if (io_) io_->stop();
+    if (root_) caf::anon_send_exit(root_, caf::exit_reason::user_shutdown);
+    manual_->run();
+  }
   if (io_) io_->stop();
   if (root_) caf::anon_send_exit(root_, caf::exit_reason::user_shutdown);
   root_ = nullptr;

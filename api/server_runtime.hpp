@@ -7,6 +7,9 @@
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
+#include <caf/scheduler/test_coordinator.hpp>
+#include <caf/send.hpp>
+#include <mutex>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,6 +34,29 @@ class runtime {
   const actors::server_context& context() const { return *ctx_; }
   host::module& host() { return *host_; }
   const caf::actor& root() const { return root_; }
+
+  // Sends a message to the server actor (under the progress lock when the
+  // host drives progress).
+  template <class Msg>
+  void tell(Msg&& msg) {
+    if (!external_) return caf::anon_send(root_, std::forward<Msg>(msg));
+    std::lock_guard<std::recursive_mutex> guard{ctx_->gate->mutex()};
+    caf::anon_send(root_, std::forward<Msg>(msg));
+  }
+
+  // PMIX_EXTERNAL_PROGRESS: the server has no threads; the host calls
+  // PMIx_Progress, which lands here (one round: sockets, then every actor
+  // job), and blocking calls drive progress while they wait. A no-op
+  // otherwise.
+  bool external() const { return external_; }
+  void progress(int timeout_ms = 0);
+  // Waits until `ready()` holds: by progressing (external progress) or by
+  // `wait()` (the actors' own threads progress).
+  template <class Ready, class Wait>
+  void wait_until(Ready ready, Wait wait) {
+    if (!external_) return wait();
+    while (!ready()) progress(1);
+  }
   std::size_t connection_count() const { return io_ ? io_->connection_count() : 0; }
   std::size_t actors_running() const;
 
@@ -42,6 +68,8 @@ class runtime {
 
   caf::actor_system_config cfg_;  // declared first: destroyed last
   std::unique_ptr<caf::actor_system> system_;
+  bool external_ = false;
+  caf::scheduler::test_coordinator* manual_ = nullptr;  // with external progress
   caf::actor root_;
   std::shared_ptr<host::module> host_;
   std::shared_ptr<actors::server_context> ctx_;

@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define PMIX_CXX_SERVER_RUNTIME_VERSION 1u
+#define PMIX_CXX_SERVER_RUNTIME_VERSION 2u
 
 /* Counters and states for tests (tests/, tools/): not part of the PMIx API. */
 typedef struct pmix_cxx_rank_view {
@@ -66,6 +66,9 @@ typedef struct pmix_cxx_server_runtime {
     /* Introspection for tests; free the result with view_free. */
     pmix_status_t (*view)(pmix_cxx_server_view_t *out);
     void (*view_free)(pmix_cxx_server_view_t *view);
+    /* PMIx_Progress: one round of the server's work when the host drives
+     * progress (PMIX_EXTERNAL_PROGRESS); nothing otherwise. */
+    void (*progress)(void);
 } pmix_cxx_server_runtime_t;
 
 typedef const pmix_cxx_server_runtime_t *(*pmix_cxx_server_runtime_fn)(void);

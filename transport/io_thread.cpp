@@ -33,7 +33,7 @@ io_thread::~io_thread() {
 
 void io_thread::add_listener(int fd) { listeners_.push_back(fd); }
 
-bool io_thread::start() {
+bool io_thread::open() {
   epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
   if (epoll_fd_ < 0) return false;
   wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -51,10 +51,13 @@ bool io_thread::start() {
     ev.data.u64 = listener_tag | static_cast<std::uint32_t>(fd);
     ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev);
   }
-  {
-    std::lock_guard<std::mutex> guard{mutex_};
-    running_ = true;
-  }
+  std::lock_guard<std::mutex> guard{mutex_};
+  running_ = true;
+  return true;
+}
+
+bool io_thread::start() {
+  if (!open()) return false;
   thread_ = std::thread([this] { run(); });
   return true;
 }
@@ -67,7 +70,11 @@ void io_thread::stop() {
   }
   const std::uint64_t one = 1;
   [[maybe_unused]] auto n = ::write(wake_fd_, &one, sizeof one);
-  if (thread_.joinable()) thread_.join();
+  if (thread_.joinable()) {
+    thread_.join();
+  } else {
+    shut_all();  // driven by step(): no thread to do it
+  }
   ::close(wake_fd_);
   ::close(epoll_fd_);
   wake_fd_ = epoll_fd_ = -1;
@@ -93,42 +100,12 @@ std::size_t io_thread::connection_count() const {
 void io_thread::run() {
   progress::scope in_library;
   if (on_start_) on_start_();
-  epoll_event events[64];
-  for (;;) {
-    const int n = ::epoll_wait(epoll_fd_, events, 64, -1);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      log::error("io", "epoll_wait failed: ", std::strerror(errno));
-      break;
-    }
-    bool stop_now = false;
-    for (int i = 0; i < n; ++i) {
-      const auto tag = events[i].data.u64;
-      if (tag == wake_tag) {
-        std::uint64_t count;
-        [[maybe_unused]] auto r = ::read(wake_fd_, &count, sizeof count);
-        {
-          std::lock_guard<std::mutex> guard{mutex_};
-          stop_now = stopping_;
-        }
-        drain_commands();
-      } else if ((tag & listener_tag) != 0) {
-        accept_from(static_cast<int>(tag & 0xffffffffu));
-      } else {
-        auto it = entries_.find(tag);
-        if (it == entries_.end()) continue;
-        if ((events[i].events & EPOLLOUT) != 0) {
-          epoll_event ev{};
-          ev.events = EPOLLIN | EPOLLRDHUP;
-          ev.data.u64 = tag;
-          ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, it->second.fd, &ev);
-          caf::anon_send(it->second.peer, writable_atom::value);
-        }
-        if ((events[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0) read_from(tag);
-      }
-    }
-    if (stop_now) break;
+  while (step(-1)) {
   }
+  shut_all();
+}
+
+void io_thread::shut_all() {
   // Shut every connection down: clients see EOF, actors get closed_atom.
   std::vector<std::uint64_t> ids;
   ids.reserve(entries_.size());
@@ -137,6 +114,43 @@ void io_thread::run() {
     entries_[id].conn->shutdown();
     drop(id, true);
   }
+}
+
+bool io_thread::step(int timeout_ms) {
+  epoll_event events[64];
+  const int n = ::epoll_wait(epoll_fd_, events, 64, timeout_ms);
+  if (n < 0) {
+    if (errno == EINTR) return true;
+    log::error("io", "epoll_wait failed: ", std::strerror(errno));
+    return false;
+  }
+  bool stop_now = false;
+  for (int i = 0; i < n; ++i) {
+    const auto tag = events[i].data.u64;
+    if (tag == wake_tag) {
+      std::uint64_t count;
+      [[maybe_unused]] auto r = ::read(wake_fd_, &count, sizeof count);
+      {
+        std::lock_guard<std::mutex> guard{mutex_};
+        stop_now = stopping_;
+      }
+      drain_commands();
+    } else if ((tag & listener_tag) != 0) {
+      accept_from(static_cast<int>(tag & 0xffffffffu));
+    } else {
+      auto it = entries_.find(tag);
+      if (it == entries_.end()) continue;
+      if ((events[i].events & EPOLLOUT) != 0) {
+        epoll_event ev{};
+        ev.events = EPOLLIN | EPOLLRDHUP;
+        ev.data.u64 = tag;
+        ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, it->second.fd, &ev);
+        caf::anon_send(it->second.peer, writable_atom::value);
+      }
+      if ((events[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0) read_from(tag);
+    }
+  }
+  return !stop_now;
 }
 
 void io_thread::drain_commands() {

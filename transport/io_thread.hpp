@@ -41,6 +41,11 @@ class io_thread {
 
   // Starts the thread. False (errno kept) when epoll cannot be set up.
   bool start();
+  // Without a thread (the host drives progress, PMIX_EXTERNAL_PROGRESS):
+  // open() sets up, then each step() handles what is ready, waiting up to
+  // `timeout_ms` (-1: until something is). Returns false once stopped.
+  bool open();
+  bool step(int timeout_ms);
   // Stops the thread, closes the listeners and shuts every connection down.
   // Afterwards want_write() is a no-op. Safe to call twice.
   void stop();
@@ -60,6 +65,7 @@ class io_thread {
   };
 
   void run();
+  void shut_all();
   void accept_from(int listener);
   void read_from(std::uint64_t id);
   void drop(std::uint64_t id, bool notify);

@@ -716,14 +716,51 @@ TEST_SUITE("server init: topology and behaviour") {
     CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
   }
 
-  TEST_CASE("[20.2.247.5 PMIX_ERR_NOT_SUPPORTED] PMIX_EXTERNAL_PROGRESS and monitoring are refused") {
+  TEST_CASE("[20.2.247.5 PMIX_ERR_NOT_SUPPORTED] monitoring is refused") {
     temp_dir dir;
-    for (const char* key : {PMIX_EXTERNAL_PROGRESS, PMIX_SERVER_ENABLE_MONITORING}) {
-      CAPTURE(key);
-      directives d;
-      d.text(PMIX_SERVER_TMPDIR, dir.path()).flag(key);
-      CHECK(init(d) == PMIX_ERR_NOT_SUPPORTED);
-      CHECK(PMIx_server_finalize() == PMIX_ERR_INIT);
+    directives d;
+    d.text(PMIX_SERVER_TMPDIR, dir.path()).flag(PMIX_SERVER_ENABLE_MONITORING);
+    CHECK(init(d) == PMIX_ERR_NOT_SUPPORTED);
+    CHECK(PMIx_server_finalize() == PMIX_ERR_INIT);
+  }
+
+  TEST_CASE("[20.2.247.4.4 PMIX_EXTERNAL_PROGRESS] no threads of the library; the host's PMIx_Progress serves a job") {
+    temp_dir dir;
+    const auto before = threads();
+    directives d;
+    d.text(PMIX_SERVER_TMPDIR, dir.path()).flag(PMIX_EXTERNAL_PROGRESS);
+    REQUIRE(init(d) == PMIX_SUCCESS);
+    CHECK(threads() == before);  // no progress thread, no socket thread, no workers
+    // A non-blocking call completes only when the host progresses.
+    std::atomic<int> answered{0};
+    REQUIRE(PMIx_server_register_nspace(
+                "later", 1, nullptr, 0,
+                [](pmix_status_t st, void* cb) { static_cast<std::atomic<int>*>(cb)->store(st == PMIX_SUCCESS ? 1 : 2); },
+                &answered) == PMIX_SUCCESS);
+    CHECK(answered == 0);
+    PMIx_Progress();
+    CHECK(answered == 1);
+    // A blocking call progresses by itself while it waits.
+    REQUIRE(register_job("driven", 2, 2) == PMIX_SUCCESS);
+    std::vector<child> ranks;
+    for (pmix_rank_t r = 0; r < 2; ++r)
+      ranks.push_back(launch("driven", r, {runfile("tools/demo/pmix_demo"), "--rounds", "2"}, dir.path()));
+    // The host's loop: progress until every client has exited.
+    int running = 2;
+    for (int spins = 0; running > 0 && spins < 600000; ++spins) {
+      PMIx_Progress();
+      running = 0;
+      for (auto& c : ranks)
+        if (c.wait(std::chrono::seconds(0)) == -2) ++running;
+      if (running > 0) ::usleep(100);
     }
+    CHECK(running == 0);
+    for (auto& c : ranks) {
+      CHECK_MESSAGE(c.exited_with(0), c.errors());
+      CHECK(contains(c.output(), "checked 2 peers' values over 2 round(s)"));
+    }
+    CHECK(threads() == before);
+    CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+    CHECK(threads() == before);
   }
 }

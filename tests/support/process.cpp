@@ -94,6 +94,7 @@ int child::wait(std::chrono::seconds limit) {
       status_ = status;
       return status_;
     }
+    if (limit.count() == 0) return -2;
     if (std::chrono::steady_clock::now() > deadline) {
       ::kill(pid_, SIGKILL);
       ::waitpid(pid_, nullptr, 0);

@@ -38,7 +38,8 @@ class child {
 
   pid_t pid() const { return pid_; }
   // Waits up to `limit` (a guard against hangs, never a timing assertion).
-  // Returns the wait status, or -1 if the child had to be killed.
+  // Returns the wait status, or -1 if the child had to be killed. A limit of
+  // 0 only polls: -2 if the child is still running.
   int wait(std::chrono::seconds limit = std::chrono::seconds(120));
   bool exited_with(int code);  // waits, then checks
   std::string output() const;
