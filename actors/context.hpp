@@ -35,6 +35,10 @@ class upcall_gate {
     open_ = false;
   }
   std::recursive_mutex& mutex() { return mutex_; }
+  bool is_open() {
+    std::lock_guard<std::recursive_mutex> guard{mutex_};
+    return open_;
+  }
 
  private:
   std::recursive_mutex mutex_;

@@ -57,6 +57,14 @@ struct setup_fork_msg {
   reply_to<env_list> done;
 };
 
+// PMIx_server_collect_job_info: the registration info of each known
+// namespace among `nspaces` (in that order; unknown ones are skipped).
+using job_infos = std::vector<std::pair<std::string, info_list>>;
+struct collect_job_info_msg {
+  std::vector<std::string> nspaces;
+  reply_to<job_infos> done;
+};
+
 // Test-only introspection (tools/ and tests/, not part of the PMIx API).
 struct server_snapshot {
   struct rank_view {
@@ -201,6 +209,9 @@ struct deregister_msg {};
 // Introspection of a namespace / rank. Replies: nspace_view / rank_view.
 struct view_msg {};
 
+// A namespace's registration info. Reply: info_list.
+struct job_info_msg {};
+
 }  // namespace pmix::actors
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::register_nspace_msg)
@@ -229,3 +240,5 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::tool_nspace_idle_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::tool_assigned_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::register_epilog_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::info_list)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::collect_job_info_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::job_info_msg)

@@ -53,10 +53,11 @@ void fan_out(self_ptr self, const caf::message& msg, Combine combine, Done done)
 }  // namespace
 
 caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string nspace,
-                           int nlocalprocs, job_layout layout, bool tool, caf::actor server,
-                           context_ptr ctx) {
+                           int nlocalprocs, info_list registered, job_layout layout, bool tool,
+                           caf::actor server, context_ptr ctx) {
   auto& st = self->state;
   st.nspace = std::move(nspace);
+  st.registered = std::move(registered);
   st.tool = tool;
   st.nlocalprocs = nlocalprocs;
   st.layout = std::move(layout);
@@ -140,6 +141,7 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
         if (rc != PMIX_SUCCESS) log::error("nspace", self->state.nspace, ": cleanup refused: ", error);
         return rc;
       },
+      [=](const job_info_msg&) { return self->state.registered; },
       [=](const finalized_count_msg& msg) {
         auto& st = self->state;
         st.nfinalized += msg.delta;

@@ -29,6 +29,7 @@ struct nspace_state {
   bool local_app_fini_fired = false;
   int local_app_fini_runs = 0;  // for introspection: how often the step ran
   job_layout layout;
+  info_list registered;  // the info the host registered, as given
   std::shared_ptr<const std::string> job;  // serialized wire::JobInfo
   std::map<rank_t, caf::actor> ranks;
   epilog cleanup;  // the namespace epilog: runs at deregistration
@@ -52,7 +53,7 @@ struct nspace_state {
 };
 
 caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string nspace,
-                           int nlocalprocs, job_layout layout, bool tool, caf::actor server,
-                           context_ptr ctx);
+                           int nlocalprocs, info_list registered, job_layout layout, bool tool,
+                           caf::actor server, context_ptr ctx);
 
 }  // namespace pmix::actors

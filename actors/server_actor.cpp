@@ -158,7 +158,7 @@ void on_register_nspace(self_ptr self, register_nspace_msg& msg) {
   }
   nspace_locality loc{layout.local_ranks, layout.job_size};
   // (A tool namespace of that name is replaced: the host now owns the name.)
-  auto actor = self->spawn<caf::linked>(nspace_actor, msg.nspace, msg.nlocalprocs,
+  auto actor = self->spawn<caf::linked>(nspace_actor, msg.nspace, msg.nlocalprocs, msg.info,
                                         std::move(layout), false,
                                         caf::actor_cast<caf::actor>(self), st.ctx);
   st.nspaces[msg.nspace] = server_state::nspace_entry{actor, std::move(loc), false, 0};
@@ -222,8 +222,9 @@ void route_tool(self_ptr self, connect_msg msg, caf::response_promise rp) {
   auto& st = self->state;
   auto it = st.nspaces.find(msg.proc.nspace);
   if (it == st.nspaces.end()) {
-    auto actor = self->spawn<caf::linked>(nspace_actor, msg.proc.nspace, 0, job_layout{}, true,
-                                          caf::actor_cast<caf::actor>(self), st.ctx);
+    auto actor = self->spawn<caf::linked>(nspace_actor, msg.proc.nspace, 0, info_list{},
+                                          job_layout{}, true, caf::actor_cast<caf::actor>(self),
+                                          st.ctx);
     it = st.nspaces.emplace(msg.proc.nspace, server_state::nspace_entry{actor, {}, true, 0}).first;
   }
   ++it->second.connects_sent;
@@ -347,6 +348,33 @@ void on_upcall_result(self_ptr self, upcall_result& r) {
   }
 }
 
+// PMIx_server_collect_job_info: each known namespace's registration info,
+// in the order asked; unknown namespaces are skipped.
+void on_collect_job_info(self_ptr self, collect_job_info_msg& msg) {
+  auto& st = self->state;
+  std::vector<std::pair<std::string, caf::actor>> known;
+  for (const auto& ns : msg.nspaces) {
+    auto it = st.nspaces.find(ns);
+    if (it != st.nspaces.end() && !it->second.tool) known.emplace_back(ns, it->second.actor);
+  }
+  auto done = msg.done;
+  if (known.empty()) return done->deliver(PMIX_ERR_NOT_FOUND, {});
+  auto results = std::make_shared<job_infos>(known.size());
+  auto remaining = std::make_shared<std::size_t>(known.size());
+  for (std::size_t k = 0; k < known.size(); ++k) {
+    (*results)[k].first = known[k].first;
+    self->request(known[k].second, caf::infinite, job_info_msg{})
+        .then(
+            [=](info_list& info) {
+              (*results)[k].second = std::move(info);
+              if (--*remaining == 0) done->deliver(PMIX_SUCCESS, std::move(*results));
+            },
+            [=](caf::error&) {
+              if (--*remaining == 0) done->deliver(PMIX_SUCCESS, std::move(*results));
+            });
+  }
+}
+
 void on_snapshot(self_ptr self, snapshot_msg& msg) {
   auto& st = self->state;
   auto snap = std::make_shared<server_snapshot>();
@@ -406,6 +434,7 @@ caf::behavior server_actor(caf::stateful_actor<server_state>* self, context_ptr 
       [=](const rank_state_msg& msg) { on_rank_state(self, msg); },
       [=](upcall_result& r) { on_upcall_result(self, r); },
       [=](snapshot_msg& msg) { on_snapshot(self, msg); },
+      [=](collect_job_info_msg& msg) { on_collect_job_info(self, msg); },
   };
 }
 

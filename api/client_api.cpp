@@ -171,6 +171,7 @@ PMIX_EXPORT const char* PMIx_Get_version(void) { return protocol::library_versio
 // Clients always have a progress thread; a server whose host drives progress
 // (PMIX_EXTERNAL_PROGRESS) does one round of its work here.
 PMIX_EXPORT void PMIx_Progress(void) {
+  if (on_library_thread()) return;  // already inside the library's progress
   if (const auto* rt = server_runtime(false)) rt->progress();
 }
 
@@ -202,9 +203,9 @@ PMIX_EXPORT pmix_status_t PMIx_Commit(void) {
 
 PMIX_EXPORT pmix_status_t PMIx_Fence(const pmix_proc_t procs[], size_t nprocs,
                                      const pmix_info_t info[], size_t ninfo) {
+  if (on_library_thread()) return refuse_blocking("PMIx_Fence");
   auto s = current_session();
   if (!s) return PMIX_ERR_INIT;
-  if (on_library_thread()) return refuse_blocking("PMIx_Fence");
   std::vector<proc_id> participants;
   info_list directives;
   auto rc = read_fence_args(procs, nprocs, info, ninfo, participants, directives);
@@ -235,6 +236,9 @@ PMIX_EXPORT pmix_status_t PMIx_Fence_nb(const pmix_proc_t procs[], size_t nprocs
 
 PMIX_EXPORT pmix_status_t PMIx_Get(const pmix_proc_t* proc, const pmix_key_t key,
                                    const pmix_info_t info[], size_t ninfo, pmix_value_t** val) {
+  // The blocking form, even when the answer is local (spec 002): use
+  // PMIx_Get_nb from a callback.
+  if (on_library_thread()) return refuse_blocking("PMIx_Get");
   auto s = current_session();
   if (!s) return PMIX_ERR_INIT;
   if (val == nullptr) return PMIX_ERR_BAD_PARAM;
@@ -248,7 +252,6 @@ PMIX_EXPORT pmix_status_t PMIx_Get(const pmix_proc_t* proc, const pmix_key_t key
     case client::session::lookup::not_found: return PMIX_ERR_NOT_FOUND;
     case client::session::lookup::ask_server: break;
   }
-  if (on_library_thread()) return refuse_blocking("PMIx_Get (data held by the server)");
   auto result = std::make_shared<value>();
   rc = wait_for([&](client::done_fn done) {
     return s->fetch(args.target, args.key, args.info,
@@ -301,9 +304,9 @@ PMIX_EXPORT pmix_status_t PMIx_Store_internal(const pmix_proc_t* proc, const cha
 
 PMIX_EXPORT pmix_status_t PMIx_Abort(int status, const char msg[], pmix_proc_t procs[],
                                      size_t nprocs) {
+  if (on_library_thread()) return refuse_blocking("PMIx_Abort");
   auto s = current_session();
   if (!s) return PMIX_ERR_INIT;
-  if (on_library_thread()) return refuse_blocking("PMIx_Abort");
   std::vector<proc_id> targets;
   if (convert::from_c(procs, nprocs, targets) != PMIX_SUCCESS) return PMIX_ERR_BAD_PARAM;
   const std::string message = msg == nullptr ? "" : msg;
@@ -371,9 +374,9 @@ PMIX_EXPORT pmix_status_t PMIx_Job_control_nb(const pmix_proc_t targets[], size_
 PMIX_EXPORT pmix_status_t PMIx_Job_control(const pmix_proc_t targets[], size_t ntargets,
                                            const pmix_info_t directives[], size_t ndirs,
                                            pmix_info_t** results, size_t* nresults) {
+  if (on_library_thread()) return refuse_blocking("PMIx_Job_control");
   auto s = current_session();
   if (!s) return PMIX_ERR_INIT;
-  if (on_library_thread()) return refuse_blocking("PMIx_Job_control");
   if (results != nullptr) *results = nullptr;
   if (nresults != nullptr) *nresults = 0;
   std::vector<proc_id> t;

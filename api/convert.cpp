@@ -149,7 +149,7 @@ pmix_status_t info_from_c(const pmix_info_t& in, info& out, int depth) {
 }
 
 // Element i of a C data array as a C++ value of the array's type.
-pmix_status_t element_from_c(const pmix_data_array_t& a, size_t i, value& out, int depth) {
+pmix_status_t element_from_c_impl(const pmix_data_array_t& a, size_t i, value& out, int depth) {
   const auto t = a.type;
   const auto* base = static_cast<const char*>(a.array);
   switch (t) {
@@ -262,7 +262,7 @@ pmix_status_t value_from_c(const pmix_value_t& in, value& out, int depth) {
       arr.type = a.type;
       arr.elements.resize(a.size);
       for (size_t k = 0; k < a.size; ++k) {
-        auto rc = element_from_c(a, k, arr.elements[k], depth);
+        auto rc = element_from_c_impl(a, k, arr.elements[k], depth);
         if (rc != PMIX_SUCCESS) return rc;
       }
       out.data = std::make_shared<const array_value>(std::move(arr));
@@ -276,7 +276,7 @@ pmix_status_t value_from_c(const pmix_value_t& in, value& out, int depth) {
 }
 
 // Fills element i of a freshly allocated C array of the array's type.
-pmix_status_t element_to_c(const value& v, data_type t, void* array, size_t i, int depth) {
+pmix_status_t element_to_c_impl(const value& v, data_type t, void* array, size_t i, int depth) {
   if (t == PMIX_INFO) {
     const auto* in = std::get_if<std::shared_ptr<const info>>(&v.data);
     if (in == nullptr) return PMIX_ERR_BAD_PARAM;
@@ -323,7 +323,7 @@ pmix_status_t element_to_c(const value& v, data_type t, void* array, size_t i, i
   }
 }
 
-size_t element_size(data_type t) {
+size_t element_bytes(data_type t) {
   switch (t) {
     case PMIX_INFO: return sizeof(pmix_info_t);
     case PMIX_VALUE: return sizeof(pmix_value_t);
@@ -417,13 +417,13 @@ pmix_status_t value_to_c(const value& in, pmix_value_t& out, int depth) {
       out.data.darray = da;
       if (a == nullptr) return PMIX_SUCCESS;
       da->type = a->type;
-      const auto esize = element_size(a->type);
+      const auto esize = element_bytes(a->type);
       if (esize == 0) return PMIX_ERR_NOT_SUPPORTED;
       da->size = a->elements.size();
       if (da->size == 0) return PMIX_SUCCESS;
       da->array = std::calloc(da->size, esize);
       for (size_t k = 0; k < da->size; ++k) {
-        auto rc = element_to_c(a->elements[k], a->type, da->array, k, depth);
+        auto rc = element_to_c_impl(a->elements[k], a->type, da->array, k, depth);
         if (rc != PMIX_SUCCESS) return rc;
       }
       return PMIX_SUCCESS;
@@ -463,6 +463,19 @@ pmix_status_t from_c(const pmix_proc_t* procs, size_t nprocs, std::vector<proc_i
 }
 
 pmix_status_t to_c(const value& in, pmix_value_t& out) { return value_to_c(in, out, 0); }
+
+pmix_status_t element_from_c(data_type type, const void* array, size_t i, value& out) {
+  if (array == nullptr || element_bytes(type) == 0) return PMIX_ERR_NOT_SUPPORTED;
+  pmix_data_array_t a{type, i + 1, const_cast<void*>(array)};
+  return element_from_c_impl(a, i, out, 0);
+}
+
+pmix_status_t element_to_c(const value& in, data_type type, void* array, size_t i) {
+  if (array == nullptr || element_bytes(type) == 0) return PMIX_ERR_NOT_SUPPORTED;
+  return element_to_c_impl(in, type, array, i, 0);
+}
+
+size_t element_size(data_type type) { return element_bytes(type); }
 
 void to_c(const proc_id& in, pmix_proc_t& out) {
   std::memset(out.nspace, 0, sizeof out.nspace);

@@ -27,6 +27,15 @@ pmix_status_t from_c(const pmix_info_t* info, size_t ninfo, info_list& out);
 pmix_status_t from_c(const pmix_proc_t* procs, size_t nprocs, std::vector<proc_id>& out);
 
 pmix_status_t to_c(const value& in, pmix_value_t& out);
+
+// Element i of a C array whose elements have type `type` (the layout a
+// pmix_data_array_t of that type uses), and back. `array` for to_c must have
+// room for element i; what element_to_c writes is owned by the array.
+// PMIX_ERR_NOT_SUPPORTED for a type we cannot copy.
+pmix_status_t element_from_c(data_type type, const void* array, size_t i, value& out);
+pmix_status_t element_to_c(const value& in, data_type type, void* array, size_t i);
+// Bytes one element of `type` takes in such an array (0: unsupported).
+size_t element_size(data_type type);
 void to_c(const proc_id& in, pmix_proc_t& out);
 pmix_status_t to_c(const info& in, pmix_info_t& out);
 

@@ -8,15 +8,19 @@
 #include <unistd.h>
 
 #include <caf/send.hpp>
+#include <algorithm>
+#include <chrono>
 #include <climits>
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
+#include <thread>
 #include <new>
 
 #include "actors/messages.hpp"
 #include "actors/server_actor.hpp"
 #include "api/convert.hpp"
+#include "api/data_pack.hpp"
 #include "api/server_runtime.hpp"
 #include "api/server_directives.hpp"
 #include "api/server_runtime_abi.h"
@@ -195,7 +199,12 @@ pmix_status_t finalize() {
     if (--l.refcount > 0) return PMIX_SUCCESS;
     doomed = std::move(l.rt);
   }
-  doomed.reset();  // the teardown runs outside the lock
+  // The teardown runs outside the lock. Calls other threads still have in
+  // flight end (PMIX_ERR_NOT_AVAILABLE) before the runtime is destroyed, so
+  // it is gone when finalize returns.
+  doomed->stop();
+  while (doomed.use_count() > 1) std::this_thread::sleep_for(std::chrono::microseconds(100));
+  doomed.reset();
   return PMIX_SUCCESS;
 }
 
@@ -281,6 +290,42 @@ pmix_status_t setup_fork(const pmix_proc_t* proc, char*** env) {
   return PMIX_SUCCESS;
 }
 
+pmix_status_t collect_job_info(pmix_proc_t* procs, size_t nprocs, pmix_data_buffer_t* dbuf) {
+  if (progress::in_library_thread()) {
+    log::error("api", "PMIx_server_collect_job_info called from a PMIx library thread: ",
+               "PMIX_ERR_WOULD_BLOCK; call it from a thread of your own");
+    return PMIX_ERR_WOULD_BLOCK;
+  }
+  if (procs == nullptr || nprocs == 0 || dbuf == nullptr) {
+    log::error("api", "PMIx_server_collect_job_info: no procs or no buffer");
+    return PMIX_ERR_BAD_PARAM;
+  }
+  auto rt = current();
+  if (!rt) return PMIX_ERR_INIT;
+  if (rt->stopped()) return PMIX_ERR_NOT_AVAILABLE;  // finalizing
+  // The unique namespaces, in the order they first appear.
+  std::vector<std::string> nspaces;
+  for (size_t k = 0; k < nprocs; ++k) {
+    auto ns = convert::nspace(procs[k].nspace);
+    if (std::find(nspaces.begin(), nspaces.end(), ns) == nspaces.end()) nspaces.push_back(std::move(ns));
+  }
+  auto w = std::make_shared<waiter<actors::job_infos>>();
+  rt->tell(actors::collect_job_info_msg{std::move(nspaces), w->channel(w)});
+  const auto rc = w->wait(*rt);
+  if (rc != PMIX_SUCCESS) return rc;
+  // Per namespace: its name, then a byte object of a packed count and the
+  // info array (what PMIx_server_register_nspace takes).
+  std::vector<value> out;
+  for (auto& [ns, info] : w->result) {
+    std::vector<value> payload;
+    payload.push_back(value::unsigned_(PMIX_SIZE, info.size()));
+    for (auto& i : info) payload.push_back(value{PMIX_INFO, std::make_shared<const pmix::info>(std::move(i))});
+    out.push_back(value::string(ns));
+    out.push_back(value::bytes(PMIX_BYTE_OBJECT, pack::records(payload)));
+  }
+  return pack::append(*dbuf, out);
+}
+
 pmix_status_t view(pmix_cxx_server_view_t* out) {
   if (out == nullptr) return PMIX_ERR_BAD_PARAM;
   std::memset(out, 0, sizeof *out);
@@ -344,6 +389,7 @@ const pmix_cxx_server_runtime_t table = {
     view,
     view_free,
     progress,
+    collect_job_info,
 };
 
 }  // namespace

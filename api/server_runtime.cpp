@@ -322,7 +322,7 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
 }
 
 void runtime::progress(int timeout_ms) {
-  if (!external_) return;
+  if (!external_ || stopped_) return;
   std::lock_guard<std::recursive_mutex> guard{ctx_->gate->mutex()};
   progress::scope in_library;
   io_->step(timeout_ms);
@@ -333,7 +333,8 @@ std::size_t runtime::actors_running() const {
   return system_ ? system_->registry().running() : 0;
 }
 
-runtime::~runtime() {
+void runtime::stop() {
+  if (stopped_.exchange(true)) return;
   rendezvous_.remove_all();  // tools stop finding us first
   if (ctx_) ctx_->gate->close();
   if (external_ && system_) {
@@ -343,9 +344,14 @@ runtime::~runtime() {
     if (io_) io_->stop();
     if (root_) caf::anon_send_exit(root_, caf::exit_reason::user_shutdown);
     manual_->run();
+    return;
   }
   if (io_) io_->stop();
   if (root_) caf::anon_send_exit(root_, caf::exit_reason::user_shutdown);
+}
+
+runtime::~runtime() {
+  stop();
   root_ = nullptr;
   system_.reset();  // waits for every actor
   io_.reset();      // closes the listeners

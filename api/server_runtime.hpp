@@ -9,6 +9,7 @@
 #include <caf/actor_system_config.hpp>
 #include <caf/scheduler/test_coordinator.hpp>
 #include <caf/send.hpp>
+#include <atomic>
 #include <mutex>
 #include <memory>
 #include <string>
@@ -29,7 +30,13 @@ class runtime {
   // 20.2.247.5) and `error` says why.
   static pmix_status_t start(const settings& s, const pmix_server_module_t* module,
                              std::unique_ptr<runtime>& out, std::string& error);
-  ~runtime();  // the full teardown
+  ~runtime();  // the full teardown (calls stop() first)
+
+  // The first half of finalize: tools stop finding the server, host
+  // callbacks are dropped, sockets close, and the actors are told to exit,
+  // so calls still in flight end with PMIX_ERR_NOT_AVAILABLE. Idempotent.
+  void stop();
+  bool stopped() const { return stopped_; }
 
   const actors::server_context& context() const { return *ctx_; }
   host::module& host() { return *host_; }
@@ -69,6 +76,7 @@ class runtime {
   caf::actor_system_config cfg_;  // declared first: destroyed last
   std::unique_ptr<caf::actor_system> system_;
   bool external_ = false;
+  std::atomic<bool> stopped_{false};
   caf::scheduler::test_coordinator* manual_ = nullptr;  // with external progress
   caf::actor root_;
   std::shared_ptr<host::module> host_;

@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define PMIX_CXX_SERVER_RUNTIME_VERSION 2u
+#define PMIX_CXX_SERVER_RUNTIME_VERSION 3u
 
 /* Counters and states for tests (tests/, tools/): not part of the PMIx API. */
 typedef struct pmix_cxx_rank_view {
@@ -69,6 +69,7 @@ typedef struct pmix_cxx_server_runtime {
     /* PMIx_Progress: one round of the server's work when the host drives
      * progress (PMIX_EXTERNAL_PROGRESS); nothing otherwise. */
     void (*progress)(void);
+    pmix_status_t (*collect_job_info)(pmix_proc_t *procs, size_t nprocs, pmix_data_buffer_t *dbuf);
 } pmix_cxx_server_runtime_t;
 
 typedef const pmix_cxx_server_runtime_t *(*pmix_cxx_server_runtime_fn)(void);

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <string>
 
+#include "api/blocking.hpp"
 #include "api/server_runtime_abi.h"
 #include "api/server_stub.hpp"
 #include "common/log.hpp"
@@ -83,12 +84,14 @@ extern "C" {
 
 PMIX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t* module, pmix_info_t info[],
                                            size_t ninfo) {
+  if (pmix::api::on_library_thread()) return pmix::api::refuse_blocking("PMIx_server_init");
   const auto* rt = server_runtime(true);
   if (rt == nullptr) return PMIX_ERR_INIT;
   return rt->init(module, info, ninfo);
 }
 
 PMIX_EXPORT pmix_status_t PMIx_server_finalize(void) {
+  if (pmix::api::on_library_thread()) return pmix::api::refuse_blocking("PMIx_server_finalize");
   const auto* rt = server_runtime(false);
   return rt == nullptr ? PMIX_ERR_INIT : rt->finalize();
 }
@@ -96,6 +99,8 @@ PMIX_EXPORT pmix_status_t PMIx_server_finalize(void) {
 PMIX_EXPORT pmix_status_t PMIx_server_register_nspace(const pmix_nspace_t nspace, int nlocalprocs,
                                                       pmix_info_t info[], size_t ninfo,
                                                       pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  if (cbfunc == nullptr && pmix::api::on_library_thread())
+    return pmix::api::refuse_blocking("PMIx_server_register_nspace with a NULL cbfunc");
   const auto* rt = server_runtime(false);
   if (rt == nullptr) return PMIX_ERR_INIT;
   return rt->register_nspace(nspace, nlocalprocs, info, ninfo, cbfunc, cbdata);
@@ -103,6 +108,10 @@ PMIX_EXPORT pmix_status_t PMIx_server_register_nspace(const pmix_nspace_t nspace
 
 PMIX_EXPORT void PMIx_server_deregister_nspace(const pmix_nspace_t nspace, pmix_op_cbfunc_t cbfunc,
                                                void* cbdata) {
+  if (cbfunc == nullptr && pmix::api::on_library_thread()) {
+    pmix::api::refuse_blocking("PMIx_server_deregister_nspace with a NULL cbfunc");
+    return;  // nothing done (the call returns no status)
+  }
   const auto* rt = server_runtime(false);
   if (rt == nullptr) {
     if (cbfunc != nullptr) cbfunc(PMIX_ERR_INIT, cbdata);
@@ -114,6 +123,8 @@ PMIX_EXPORT void PMIx_server_deregister_nspace(const pmix_nspace_t nspace, pmix_
 PMIX_EXPORT pmix_status_t PMIx_server_register_client(const pmix_proc_t* proc, uid_t uid, gid_t gid,
                                                       void* server_object, pmix_op_cbfunc_t cbfunc,
                                                       void* cbdata) {
+  if (cbfunc == nullptr && pmix::api::on_library_thread())
+    return pmix::api::refuse_blocking("PMIx_server_register_client with a NULL cbfunc");
   const auto* rt = server_runtime(false);
   if (rt == nullptr) return PMIX_ERR_INIT;
   return rt->register_client(proc, uid, gid, server_object, cbfunc, cbdata);
@@ -121,6 +132,10 @@ PMIX_EXPORT pmix_status_t PMIx_server_register_client(const pmix_proc_t* proc, u
 
 PMIX_EXPORT void PMIx_server_deregister_client(const pmix_proc_t* proc, pmix_op_cbfunc_t cbfunc,
                                                void* cbdata) {
+  if (cbfunc == nullptr && pmix::api::on_library_thread()) {
+    pmix::api::refuse_blocking("PMIx_server_deregister_client with a NULL cbfunc");
+    return;  // nothing done (the call returns no status)
+  }
   const auto* rt = server_runtime(false);
   if (rt == nullptr) {
     if (cbfunc != nullptr) cbfunc(PMIX_ERR_INIT, cbdata);
@@ -133,6 +148,14 @@ PMIX_EXPORT pmix_status_t PMIx_server_setup_fork(const pmix_proc_t* proc, char**
   const auto* rt = server_runtime(false);
   if (rt == nullptr) return PMIX_ERR_INIT;
   return rt->setup_fork(proc, env);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_server_collect_job_info(pmix_proc_t* procs, size_t nprocs,
+                                                       pmix_data_buffer_t* dbuf) {
+  if (pmix::api::on_library_thread()) return pmix::api::refuse_blocking("PMIx_server_collect_job_info");
+  const auto* rt = server_runtime(false);
+  if (rt == nullptr) return PMIX_ERR_INIT;
+  return rt->collect_job_info(procs, nprocs, dbuf);
 }
 
 }  // extern "C"

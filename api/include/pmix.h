@@ -82,6 +82,31 @@ PMIX_EXPORT pmix_status_t PMIx_Job_control_nb(const pmix_proc_t targets[], size_
                                               const pmix_info_t directives[], size_t ndirs,
                                               pmix_info_cbfunc_t cbfunc, void *cbdata);
 
+/* Packs num_vals values of type `type` from src into buffer (target is not
+ * used: the format is the same for every peer). */
+PMIX_EXPORT pmix_status_t PMIx_Data_pack(const pmix_proc_t *target, pmix_data_buffer_t *buffer,
+                                         void *src, int32_t num_vals, pmix_data_type_t type);
+
+/* Unpacks up to *max_num_values values of type `type` into dest (caller's
+ * array; strings and other owned data inside are allocated); on return
+ * *max_num_values holds how many were unpacked. */
+PMIX_EXPORT pmix_status_t PMIx_Data_unpack(const pmix_proc_t *source, pmix_data_buffer_t *buffer,
+                                           void *dest, int32_t *max_num_values,
+                                           pmix_data_type_t type);
+
+/* Appends src's unread packed data to dest. */
+PMIX_EXPORT pmix_status_t PMIx_Data_copy_payload(pmix_data_buffer_t *dest,
+                                                 pmix_data_buffer_t *src);
+
+/* Buffer calls of newer PMIx releases (newer than 4.2.2, whose headers have
+ * the PMIX_DATA_BUFFER_* macros only); they behave as those macros. */
+PMIX_EXPORT pmix_data_buffer_t *PMIx_Data_buffer_create(void);
+PMIX_EXPORT void PMIx_Data_buffer_construct(pmix_data_buffer_t *b);
+PMIX_EXPORT void PMIx_Data_buffer_destruct(pmix_data_buffer_t *b);
+PMIX_EXPORT void PMIx_Data_buffer_release(pmix_data_buffer_t *b);
+PMIX_EXPORT void PMIx_Data_buffer_load(pmix_data_buffer_t *b, char *bytes, size_t sz);
+PMIX_EXPORT void PMIx_Data_buffer_unload(pmix_data_buffer_t *b, char **bytes, size_t *sz);
+
 /* ----- Buffers and topology (used by macros of pmix_common.h) --------- */
 
 /* Makes buffer *buffer own payload's bytes (payload is emptied); any data the

@@ -286,6 +286,17 @@ PMIX_EXPORT void PMIx_server_deregister_client(const pmix_proc_t *proc, pmix_op_
  * server (call before starting the client). */
 PMIX_EXPORT pmix_status_t PMIx_server_setup_fork(const pmix_proc_t *proc, char ***env);
 
+/* Packs into *dbuf the job-level information this server holds for the
+ * namespaces of procs (duplicates and unknown namespaces are skipped): per
+ * namespace, its name (PMIX_STRING) then a PMIX_BYTE_OBJECT holding a packed
+ * size_t count and that many pmix_info_t -- what PMIx_server_register_nspace
+ * takes. Blocking. PMIX_ERR_NOT_FOUND when no namespace is known,
+ * PMIX_ERR_NOT_AVAILABLE when the server is stopping, PMIX_ERR_INIT before
+ * init, PMIX_ERR_BAD_PARAM for no procs or no buffer. dbuf is filled only on
+ * PMIX_SUCCESS (newer OpenPMIx extension, not in 4.2.2). */
+PMIX_EXPORT pmix_status_t PMIx_server_collect_job_info(pmix_proc_t *procs, size_t nprocs,
+                                                       pmix_data_buffer_t *dbuf);
+
 /* Receives the result of a direct modex request: data (sz bytes) belongs to
  * the library. */
 typedef void (*pmix_dmodex_response_fn_t)(pmix_status_t status, char *data, size_t sz,

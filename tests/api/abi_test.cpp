@@ -19,9 +19,12 @@ const std::set<std::string> kNewerThan422 = {
     "PMIX_ALLOW_CLIENT_CLONES",        "PMIX_EXTERNAL_AUX_EVENT_BASE",
     "PMIX_MYSERVER_ALT_URIS",
 };
-// Functions we declare that 4.2.2 does not (PMIx_server_collect_job_info, a
-// newer extension, joins this set when it is implemented).
-const std::set<std::string> kNewerFunctions = {};
+// Functions we declare that 4.2.2 does not: a newer OpenPMIx server
+// extension, and the buffer calls of newer releases (4.2.2 has macros).
+const std::set<std::string> kNewerFunctions = {
+    "PMIx_server_collect_job_info", "PMIx_Data_buffer_create",   "PMIx_Data_buffer_construct",
+    "PMIx_Data_buffer_destruct",    "PMIx_Data_buffer_release",  "PMIx_Data_buffer_load",
+    "PMIx_Data_buffer_unload"};
 
 // 4.2.2 macros we deliberately leave out: PMIx_Heartbeat() expands to a call
 // of PMIx_Process_monitor_nb, which is not declared yet.

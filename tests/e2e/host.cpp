@@ -23,6 +23,7 @@ void host_record::reset() {
   dmodex_reply.clear();
   block_in_upcall = false;
   blocking_call_status = 0;
+  upcall_probe = nullptr;
   tool_calls = 0;
   tool_info_keys.clear();
   job_control_calls = 0;
@@ -44,6 +45,12 @@ pmix_status_t on_connected(const pmix_proc_t*, void*, pmix_op_cbfunc_t cbfunc, v
     r.blocking_call_status =
         PMIx_server_register_nspace("from-upcall", 1, nullptr, 0, nullptr, nullptr);
   }
+  std::function<void()> probe;
+  {
+    std::lock_guard<std::mutex> guard{r.mutex};
+    probe = r.upcall_probe;
+  }
+  if (probe) probe();
   // Answer through the callback, as an asynchronous host would.
   std::thread([cbfunc, cbdata] { cbfunc(PMIX_SUCCESS, cbdata); }).detach();
   return PMIX_SUCCESS;

@@ -3,7 +3,9 @@
 // register a job and launch clients the way a resource manager does.
 #pragma once
 
+#include <pmix.h>
 #include <pmix_server.h>
+#include <pmix_tool.h>
 
 #include <atomic>
 #include <functional>
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "api/server_runtime_abi.h"
+#include "tests/e2e/probe.hpp"
 #include "tests/support/process.hpp"
 
 namespace pmix::test {
@@ -36,6 +39,8 @@ struct host_record {
   std::string dmodex_reply;
   // Set to make client_connected try a blocking call and record its status.
   std::atomic<bool> block_in_upcall{false};
+  // Run inside client_connected, when set (under no lock of ours).
+  std::function<void()> upcall_probe;
   pmix_proc_t tool_identity{};
   std::atomic<int> tool_calls{0};
   std::atomic<int> job_control_calls{0};

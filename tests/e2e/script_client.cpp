@@ -32,6 +32,8 @@
 //   race:cycle:<n>                n rounds of init, put, commit, finalize
 //   race:crash:<n>                n forked children that init and die
 //   setenv:<name>=<value> | unsetenv:<name>
+//   probe_in_callback             calls every blocking API form inside a
+//                                 Fence_nb callback; prints "probe <call> <STATUS>"
 //   job_control:<key>=<text>      PMIx_Job_control with one string directive;
 //                                 prints the number of results
 //   fork                          forks; later lines say [parent] or [child];
@@ -39,6 +41,8 @@
 //                                 child / parent only; p:wait_child waits for it
 #include <pmix.h>
 #include <pmix_tool.h>
+
+#include "tests/e2e/probe.hpp"
 #include <signal.h>
 #include <dirent.h>
 #include <sys/stat.h>
@@ -437,6 +441,20 @@ int run(const std::vector<std::string>& steps) {
       ::setenv(kv.substr(0, eq).c_str(), kv.substr(eq + 1).c_str(), 1);
     } else if (cmd == "unsetenv") {
       ::unsetenv(step.substr(9).c_str());
+    } else if (cmd == "probe_in_callback") {
+      struct probe_state {
+        pending done;
+        std::vector<std::pair<std::string, pmix_status_t>> results;
+      } state;
+      auto cb = [](pmix_status_t st, void* cbdata) {
+        auto* ps = static_cast<probe_state*>(cbdata);
+        ps->results = pmix::test::call_every_blocking_form(me.nspace);
+        ps->done.finish(st, "");
+      };
+      const auto rc = PMIx_Fence_nb(nullptr, 0, nullptr, 0, cb, &state);
+      if (rc == PMIX_SUCCESS) state.done.wait();
+      for (const auto& [name, status] : state.results) say("probe " + name, status);
+      say(step, rc);
     } else if (cmd == "initialized") {
       say(step, PMIX_SUCCESS, std::to_string(PMIx_Initialized()));
     } else if (cmd == "abort") {

@@ -116,11 +116,6 @@ child run_tool(const std::vector<std::string>& steps, const std::string& dir,
   return child(argv, environment_with(env), dir, as);
 }
 
-int port_of(const std::string& uri) {
-  const auto colon = uri.rfind(':');
-  return colon == std::string::npos ? -1 : std::atoi(uri.c_str() + colon + 1);
-}
-
 bool can_connect_tcp4(int port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in a{};

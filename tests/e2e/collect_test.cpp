@@ -1,0 +1,298 @@
+// PMIx_server_collect_job_info and packed buffers (spec 002).
+#include <doctest/doctest.h>
+#include <pmix.h>
+#include <pmix_server.h>
+
+#include <atomic>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/e2e/host.hpp"
+
+using namespace pmix::test;
+
+namespace {
+
+const std::string script = runfile("tests/e2e/script_client");
+const std::string peer = runfile("tests/e2e/peer_server");
+
+pmix_status_t register_with(const char* nspace, uint32_t size, const char* color) {
+  pmix_info_t info[3];
+  PMIX_INFO_LOAD(&info[0], PMIX_JOB_SIZE, &size, PMIX_UINT32);
+  PMIX_INFO_LOAD(&info[1], "app.color", color, PMIX_STRING);
+  pmix_rank_t r = 0;
+  PMIX_INFO_LOAD(&info[2], PMIX_NODE_MAP, this_host().c_str(), PMIX_STRING);
+  (void)r;
+  const auto rc = PMIx_server_register_nspace(nspace, 1, info, 3, nullptr, nullptr);
+  for (auto& i : info) PMIX_INFO_DESTRUCT(&i);
+  return rc;
+}
+
+// What one namespace's entry in a collect buffer holds.
+struct entry {
+  std::string nspace;
+  std::vector<std::pair<std::string, std::string>> strings;  // string-valued info
+  std::size_t ninfo = 0;
+  bool size_first = false;  // the byte object starts with a PMIX_SIZE count
+};
+
+pmix_status_t read_entries(pmix_data_buffer_t* buf, std::vector<entry>& out) {
+  for (;;) {
+    char* ns = nullptr;
+    int32_t n = 1;
+    auto rc = PMIx_Data_unpack(nullptr, buf, &ns, &n, PMIX_STRING);
+    if (rc == PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER) return PMIX_SUCCESS;
+    if (rc != PMIX_SUCCESS) return rc;
+    entry e;
+    e.nspace = ns;
+    std::free(ns);
+    pmix_byte_object_t bo;
+    n = 1;
+    if ((rc = PMIx_Data_unpack(nullptr, buf, &bo, &n, PMIX_BYTE_OBJECT)) != PMIX_SUCCESS) return rc;
+    pmix_data_buffer_t inner;
+    PMIx_Data_buffer_construct(&inner);
+    PMIx_Data_buffer_load(&inner, bo.bytes, bo.size);
+    n = 1;
+    e.size_first = PMIx_Data_unpack(nullptr, &inner, &e.ninfo, &n, PMIX_SIZE) == PMIX_SUCCESS;
+    std::vector<pmix_info_t> info(e.ninfo);
+    n = static_cast<int32_t>(e.ninfo);
+    if (e.ninfo > 0 && (rc = PMIx_Data_unpack(nullptr, &inner, info.data(), &n, PMIX_INFO)) != PMIX_SUCCESS)
+      return rc;
+    for (auto& i : info) {
+      if (i.value.type == PMIX_STRING) e.strings.emplace_back(i.key, i.value.data.string);
+      PMIX_INFO_DESTRUCT(&i);
+    }
+    PMIx_Data_buffer_destruct(&inner);
+    out.push_back(std::move(e));
+  }
+}
+
+}  // namespace
+
+TEST_SUITE("collect_job_info") {
+  TEST_CASE("[19.2.260.5] PMIX_ERR_INIT before init; PMIX_ERR_BAD_PARAM for no procs or no buffer") {
+    pmix_proc_t p;
+    PMIX_LOAD_PROCID(&p, "x", 0);
+    pmix_data_buffer_t buf;
+    PMIX_DATA_BUFFER_CONSTRUCT(&buf);
+    CHECK(PMIx_server_collect_job_info(&p, 1, &buf) == PMIX_ERR_INIT);
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    CHECK(PMIx_server_collect_job_info(nullptr, 1, &buf) == PMIX_ERR_BAD_PARAM);
+    CHECK(PMIx_server_collect_job_info(&p, 0, &buf) == PMIX_ERR_BAD_PARAM);
+    CHECK(PMIx_server_collect_job_info(&p, 1, nullptr) == PMIX_ERR_BAD_PARAM);
+    CHECK(buf.bytes_used == 0);
+  }
+
+  TEST_CASE("[19.2.260.4] unknown namespaces are skipped; none known is PMIX_ERR_NOT_FOUND and the buffer is untouched") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_with("known", 2, "green") == PMIX_SUCCESS);
+    pmix_data_buffer_t buf;
+    PMIX_DATA_BUFFER_CONSTRUCT(&buf);
+    int32_t marker = 7;
+    REQUIRE(PMIx_Data_pack(nullptr, &buf, &marker, 1, PMIX_INT32) == PMIX_SUCCESS);
+    const auto before = buf.bytes_used;
+    pmix_proc_t unknown[2];
+    PMIX_LOAD_PROCID(&unknown[0], "nobody-registered-me", 0);
+    PMIX_LOAD_PROCID(&unknown[1], "nor-me", PMIX_RANK_WILDCARD);
+    CHECK(PMIx_server_collect_job_info(unknown, 2, &buf) == PMIX_ERR_NOT_FOUND);
+    CHECK(buf.bytes_used == before);  // filled only on success
+    pmix_proc_t mixed[2];
+    PMIX_LOAD_PROCID(&mixed[0], "nobody-registered-me", 0);
+    PMIX_LOAD_PROCID(&mixed[1], "known", 1);
+    REQUIRE(PMIx_server_collect_job_info(mixed, 2, &buf) == PMIX_SUCCESS);
+    int32_t got = 0, n = 1;
+    REQUIRE(PMIx_Data_unpack(nullptr, &buf, &got, &n, PMIX_INT32) == PMIX_SUCCESS);  // ours, first
+    CHECK(got == 7);
+    std::vector<entry> entries;
+    REQUIRE(read_entries(&buf, entries) == PMIX_SUCCESS);
+    REQUIRE(entries.size() == 1);
+    CHECK(entries[0].nspace == "known");
+    PMIX_DATA_BUFFER_DESTRUCT(&buf);
+  }
+
+  TEST_CASE("[19.2.260.2] procs are reduced to their unique namespaces, in order; each entry is the name then a byte object") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_with("A", 4, "red") == PMIX_SUCCESS);
+    REQUIRE(register_with("B", 2, "blue") == PMIX_SUCCESS);
+    pmix_proc_t procs[5];
+    PMIX_LOAD_PROCID(&procs[0], "B", 0);
+    PMIX_LOAD_PROCID(&procs[1], "A", 1);
+    PMIX_LOAD_PROCID(&procs[2], "B", 1);
+    PMIX_LOAD_PROCID(&procs[3], "A", PMIX_RANK_WILDCARD);
+    PMIX_LOAD_PROCID(&procs[4], "A", 3);
+    pmix_data_buffer_t* buf = PMIx_Data_buffer_create();
+    REQUIRE(PMIx_server_collect_job_info(procs, 5, buf) == PMIX_SUCCESS);
+    std::vector<entry> entries;
+    REQUIRE(read_entries(buf, entries) == PMIX_SUCCESS);
+    REQUIRE(entries.size() == 2);
+    CHECK(entries[0].nspace == "B");
+    CHECK(entries[1].nspace == "A");
+    for (const auto& e : entries) {
+      CHECK(e.size_first);
+      CHECK(e.ninfo == 3);  // what was registered, as registered
+    }
+    auto color = [](const entry& e) {
+      for (const auto& [k, v] : e.strings)
+        if (k == "app.color") return v;
+      return std::string{};
+    };
+    CHECK(color(entries[0]) == "blue");
+    CHECK(color(entries[1]) == "red");
+    PMIx_Data_buffer_release(buf);
+  }
+
+  TEST_CASE("[19.2.260.4] a second server registers the namespaces from the buffer; its clients get the same job-level answers") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_with("bootstrapped", 4, "purple") == PMIX_SUCCESS);
+    REQUIRE(PMIx_server_register_client([] {
+              static pmix_proc_t p;
+              PMIX_LOAD_PROCID(&p, "bootstrapped", 0);
+              return &p;
+            }(), getuid(), getgid(), nullptr, nullptr, nullptr) == PMIX_SUCCESS);
+    const std::vector<std::string> steps{"init", "get:*:pmix.job.size", "get:*:app.color", "get:0:pmix.hname",
+                                         "finalize"};
+    std::vector<std::string> argv{script};
+    argv.insert(argv.end(), steps.begin(), steps.end());
+    auto here = launch("bootstrapped", 0, argv, dir.path());
+    REQUIRE_MESSAGE(here.exited_with(0), here.errors());
+    pmix_proc_t p;
+    PMIX_LOAD_PROCID(&p, "bootstrapped", 0);
+    pmix_data_buffer_t buf;
+    PMIX_DATA_BUFFER_CONSTRUCT(&buf);
+    REQUIRE(PMIx_server_collect_job_info(&p, 1, &buf) == PMIX_SUCCESS);
+    const std::string file = dir.path() + "/job.buf";
+    std::ofstream(file, std::ios::binary).write(buf.base_ptr, static_cast<std::streamsize>(buf.bytes_used));
+    PMIX_DATA_BUFFER_DESTRUCT(&buf);
+    temp_dir other;
+    std::vector<std::string> peer_argv{peer, file, other.path(), script};
+    peer_argv.insert(peer_argv.end(), steps.begin(), steps.end());
+    child there(peer_argv, environment_with({}), dir.path());
+    REQUIRE_MESSAGE(there.exited_with(0), there.errors());
+    CHECK(contains(there.output(), "registered bootstrapped with 3 info"));
+    for (const auto& line : {"get:*:pmix.job.size PMIX_SUCCESS 4", "get:*:app.color PMIX_SUCCESS purple",
+                             "init PMIX_SUCCESS bootstrapped 0", "finalize PMIX_SUCCESS"}) {
+      CAPTURE(line);
+      CHECK(contains(here.output(), line));
+      CHECK(contains(there.output(), line));
+    }
+  }
+
+  TEST_CASE("[19.2.260.5 PMIX_ERR_NOT_AVAILABLE] a call racing the server's finalize answers only success, not-available or init") {
+    temp_dir dir;
+    bool saw_not_available = false;
+    for (int attempt = 0; attempt < 200 && !saw_not_available; ++attempt) {
+      pmix_info_t tmp;
+      PMIX_INFO_LOAD(&tmp, PMIX_SERVER_TMPDIR, dir.path().c_str(), PMIX_STRING);
+      REQUIRE(PMIx_server_init(nullptr, &tmp, 1) == PMIX_SUCCESS);
+      PMIX_INFO_DESTRUCT(&tmp);
+      REQUIRE(register_with("racer", 1, "grey") == PMIX_SUCCESS);
+      std::atomic<bool> stop{false};
+      std::vector<pmix_status_t> seen;
+      std::thread caller([&] {
+        pmix_proc_t p;
+        PMIX_LOAD_PROCID(&p, "racer", 0);
+        while (!stop) {
+          pmix_data_buffer_t buf;
+          PMIX_DATA_BUFFER_CONSTRUCT(&buf);
+          const auto rc = PMIx_server_collect_job_info(&p, 1, &buf);
+          if (rc != PMIX_SUCCESS) CHECK(buf.bytes_used == 0);
+          PMIX_DATA_BUFFER_DESTRUCT(&buf);
+          seen.push_back(rc);
+          if (rc == PMIX_ERR_INIT) break;
+        }
+      });
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+      stop = true;
+      caller.join();
+      for (auto rc : seen) {
+        CHECK((rc == PMIX_SUCCESS || rc == PMIX_ERR_NOT_AVAILABLE || rc == PMIX_ERR_INIT));
+        saw_not_available = saw_not_available || rc == PMIX_ERR_NOT_AVAILABLE;
+      }
+    }
+    CHECK(saw_not_available);
+  }
+}
+
+TEST_SUITE("packed buffers") {
+  TEST_CASE("values of many types round-trip through PMIx_Data_pack and PMIx_Data_unpack") {
+    pmix_data_buffer_t buf;
+    PMIX_DATA_BUFFER_CONSTRUCT(&buf);
+    const char* strings[2] = {"alpha", "with\nnewline"};
+    uint32_t u32[3] = {1, 2, 0xffffffffu};
+    pmix_proc_t procs[2];
+    PMIX_LOAD_PROCID(&procs[0], "ns", 5);
+    PMIX_LOAD_PROCID(&procs[1], "other", PMIX_RANK_WILDCARD);
+    pmix_byte_object_t bo{const_cast<char*>("a\0b"), 3};
+    REQUIRE(PMIx_Data_pack(nullptr, &buf, strings, 2, PMIX_STRING) == PMIX_SUCCESS);
+    REQUIRE(PMIx_Data_pack(nullptr, &buf, u32, 3, PMIX_UINT32) == PMIX_SUCCESS);
+    REQUIRE(PMIx_Data_pack(nullptr, &buf, procs, 2, PMIX_PROC) == PMIX_SUCCESS);
+    REQUIRE(PMIx_Data_pack(nullptr, &buf, &bo, 1, PMIX_BYTE_OBJECT) == PMIX_SUCCESS);
+
+    char* s[2] = {};
+    int32_t n = 2;
+    REQUIRE(PMIx_Data_unpack(nullptr, &buf, s, &n, PMIX_STRING) == PMIX_SUCCESS);
+    CHECK(n == 2);
+    CHECK(std::string{s[1]} == "with\nnewline");
+    std::free(s[0]);
+    std::free(s[1]);
+    // Unpack one at a time what was packed together.
+    uint32_t one = 0;
+    n = 1;
+    REQUIRE(PMIx_Data_unpack(nullptr, &buf, &one, &n, PMIX_UINT32) == PMIX_SUCCESS);
+    CHECK(one == 1);
+    uint32_t rest[5] = {};
+    n = 5;  // asks for more than are left of this type: gets what there is
+    REQUIRE(PMIx_Data_unpack(nullptr, &buf, rest, &n, PMIX_UINT32) == PMIX_SUCCESS);
+    CHECK(n == 2);
+    CHECK(rest[1] == 0xffffffffu);
+    // The wrong type does not move the buffer.
+    int64_t wrong;
+    n = 1;
+    CHECK(PMIx_Data_unpack(nullptr, &buf, &wrong, &n, PMIX_INT64) == PMIX_ERR_PACK_MISMATCH);
+    pmix_proc_t got[2];
+    n = 2;
+    REQUIRE(PMIx_Data_unpack(nullptr, &buf, got, &n, PMIX_PROC) == PMIX_SUCCESS);
+    CHECK(std::string{got[1].nspace} == "other");
+    CHECK(got[1].rank == PMIX_RANK_WILDCARD);
+    pmix_byte_object_t gbo;
+    n = 1;
+    REQUIRE(PMIx_Data_unpack(nullptr, &buf, &gbo, &n, PMIX_BYTE_OBJECT) == PMIX_SUCCESS);
+    CHECK(gbo.size == 3);
+    CHECK(std::memcmp(gbo.bytes, "a\0b", 3) == 0);
+    std::free(gbo.bytes);
+    n = 1;
+    CHECK(PMIx_Data_unpack(nullptr, &buf, &one, &n, PMIX_UINT32) == PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER);
+    PMIX_DATA_BUFFER_DESTRUCT(&buf);
+  }
+
+  TEST_CASE("corrupt buffers are refused, never read past their end") {
+    for (std::size_t cut = 1; cut < 12; ++cut) {
+      pmix_data_buffer_t buf;
+      PMIX_DATA_BUFFER_CONSTRUCT(&buf);
+      const char* text = "a string long enough";
+      REQUIRE(PMIx_Data_pack(nullptr, &buf, &text, 1, PMIX_STRING) == PMIX_SUCCESS);
+      buf.bytes_used -= cut;  // truncated
+      char* out = nullptr;
+      int32_t n = 1;
+      CHECK(PMIx_Data_unpack(nullptr, &buf, &out, &n, PMIX_STRING) == PMIX_ERR_UNPACK_FAILURE);
+      PMIX_DATA_BUFFER_DESTRUCT(&buf);
+    }
+    pmix_data_buffer_t buf;
+    PMIX_DATA_BUFFER_CONSTRUCT(&buf);
+    int x = 1;
+    CHECK(PMIx_Data_pack(nullptr, nullptr, &x, 1, PMIX_INT) == PMIX_ERR_BAD_PARAM);
+    CHECK(PMIx_Data_pack(nullptr, &buf, &x, 1, PMIX_TOPO) == PMIX_ERR_UNKNOWN_DATA_TYPE);
+  }
+}

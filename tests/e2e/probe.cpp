@@ -1,0 +1,47 @@
+#include "tests/e2e/probe.hpp"
+
+#include <pmix.h>
+#include <pmix_server.h>
+#include <pmix_tool.h>
+
+namespace pmix::test {
+
+std::vector<std::pair<std::string, pmix_status_t>> call_every_blocking_form(const std::string& nspace) {
+  std::vector<std::pair<std::string, pmix_status_t>> out;
+  pmix_proc_t p;
+  PMIX_LOAD_PROCID(&p, nspace.c_str(), 0);
+  pmix_proc_t probe_rank;
+  PMIX_LOAD_PROCID(&probe_rank, "probe.ns", 0);
+  pmix_data_buffer_t buf;
+  PMIX_DATA_BUFFER_CONSTRUCT(&buf);
+  out.emplace_back("PMIx_server_init", PMIx_server_init(nullptr, nullptr, 0));
+  out.emplace_back("PMIx_server_register_nspace",
+                   PMIx_server_register_nspace("probe.ns", 1, nullptr, 0, nullptr, nullptr));
+  out.emplace_back("PMIx_server_register_client",
+                   PMIx_server_register_client(&probe_rank, 0, 0, nullptr, nullptr, nullptr));
+  out.emplace_back("PMIx_server_collect_job_info", PMIx_server_collect_job_info(&p, 1, &buf));
+  out.emplace_back("PMIx_server_finalize", PMIx_server_finalize());
+  out.emplace_back("PMIx_Init", PMIx_Init(nullptr, nullptr, 0));
+  out.emplace_back("PMIx_Fence", PMIx_Fence(nullptr, 0, nullptr, 0));
+  out.emplace_back("PMIx_Fence_nb(NULL cbfunc)", PMIx_Fence_nb(nullptr, 0, nullptr, 0, nullptr, nullptr));
+  pmix_value_t* v = nullptr;
+  out.emplace_back("PMIx_Get", PMIx_Get(&p, PMIX_JOB_SIZE, nullptr, 0, &v));
+  out.emplace_back("PMIx_Abort", PMIx_Abort(1, "probe", nullptr, 0));
+  pmix_info_t d;
+  PMIX_INFO_LOAD(&d, PMIX_JOB_CTRL_KILL, "now", PMIX_STRING);
+  pmix_info_t* results = nullptr;
+  size_t nresults = 0;
+  out.emplace_back("PMIx_Job_control", PMIx_Job_control(nullptr, 0, &d, 1, &results, &nresults));
+  PMIX_INFO_DESTRUCT(&d);
+  out.emplace_back("PMIx_Finalize", PMIx_Finalize(nullptr, 0));
+  out.emplace_back("PMIx_tool_init", PMIx_tool_init(nullptr, nullptr, 0));
+  out.emplace_back("PMIx_tool_finalize", PMIx_tool_finalize());
+  // The blocking forms with no status: they must do nothing (checked by the
+  // caller: the namespace and the rank are still there).
+  PMIx_server_deregister_client(&p, nullptr, nullptr);
+  PMIx_server_deregister_nspace(nspace.c_str(), nullptr, nullptr);
+  PMIX_DATA_BUFFER_DESTRUCT(&buf);
+  return out;
+}
+
+}  // namespace pmix::test

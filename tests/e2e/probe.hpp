@@ -1,0 +1,19 @@
+// Every blocking call of the client, server and tool APIs, made once each
+// with arguments that would otherwise do real work (spec 002: from a thread
+// that runs library code each must return PMIX_ERR_WOULD_BLOCK at once).
+#pragma once
+
+#include <pmix_common.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace pmix::test {
+
+// Their statuses, by name. `nspace` names a registered namespace (for
+// collect_job_info and the deregistrations, which return no status and must
+// then have done nothing: the caller checks the namespace is still there).
+std::vector<std::pair<std::string, pmix_status_t>> call_every_blocking_form(const std::string& nspace);
+
+}  // namespace pmix::test
