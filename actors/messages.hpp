@@ -12,12 +12,14 @@
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/atom.hpp>
 #include <caf/actor.hpp>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "actors/reply.hpp"
+#include "common/event.hpp"
 #include "common/value.hpp"
 #include "transport/connection.hpp"
 
@@ -63,6 +65,19 @@ using job_infos = std::vector<std::pair<std::string, info_list>>;
 struct collect_job_info_msg {
   std::vector<std::string> nspaces;
   reply_to<job_infos> done;
+};
+
+// PMIx_Notify_event called by the host: the event goes to the clients and
+// tools in its range (not back to the host).
+struct notify_msg {
+  event ev;
+  reply_to<no_result> done;
+};
+
+// Runs `task` on a thread of the actor system, outside every actor that
+// owns state (the server process's own event handlers).
+struct task_msg {
+  std::function<void()> task;
 };
 
 // Test-only introspection (tools/ and tests/, not part of the PMIx API).
@@ -209,6 +224,24 @@ struct deregister_msg {};
 // Introspection of a namespace / rank. Replies: nspace_view / rank_view.
 struct view_msg {};
 
+// PMIx_Notify_event from a client or tool (`origin`, its peer actor): the
+// server delivers it in its range, except back to the origin, and hands it
+// to the host unless the range is this node. Reply: pmix_status_t.
+struct client_event_msg {
+  event ev;
+  caf::actor origin;
+};
+
+// One event on its way to processes: server -> namespace -> rank -> peer.
+// `frame` is the serialized envelope every peer writes as is; `ranks`
+// narrows a namespace to some ranks (empty: all of them); `skip` is the
+// notifier's peer, which has delivered the event to itself already.
+struct deliver_event_msg {
+  std::shared_ptr<const std::string> frame;
+  std::vector<rank_t> ranks;
+  caf::actor skip;
+};
+
 // A namespace's registration info. Reply: info_list.
 struct job_info_msg {};
 
@@ -242,3 +275,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::register_epilog_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::info_list)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::collect_job_info_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::job_info_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::notify_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::task_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::client_event_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::deliver_event_msg)

@@ -142,6 +142,17 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
         return rc;
       },
       [=](const job_info_msg&) { return self->state.registered; },
+      [=](deliver_event_msg& msg) {
+        // Only ranks that have (had) a process here have an actor; the rest
+        // have nobody to tell.
+        auto& st = self->state;
+        if (msg.ranks.empty()) {
+          for (auto& [rank, a] : st.ranks) self->send(a, msg);
+          return;
+        }
+        for (auto r : msg.ranks)
+          if (auto it = st.ranks.find(r); it != st.ranks.end()) self->send(it->second, msg);
+      },
       [=](const finalized_count_msg& msg) {
         auto& st = self->state;
         st.nfinalized += msg.delta;

@@ -256,6 +256,23 @@ void on_job_control(self_ptr self, std::uint64_t id, const wire::JobControlReque
   if (!asked) send_info_reply(self, id, PMIX_ERR_NOT_SUPPORTED, {});
 }
 
+// PMIx_Notify_event from this process: delivered by the server (the process
+// ran its own handlers already), answered when done.
+void on_notify(self_ptr self, std::uint64_t id, const wire::Event& req) {
+  auto& st = self->state;
+  client_event_msg msg;
+  msg.ev.status = req.status();
+  msg.ev.source = req.has_source() ? protocol::from_wire(req.source()) : st.proc;
+  msg.ev.range = static_cast<pmix_data_range_t>(req.range());
+  msg.origin = caf::actor_cast<caf::actor>(self);
+  std::string error;
+  if (!protocol::from_wire(req.info(), msg.ev.info, &error)) return protocol_error(self, error);
+  if (msg.ev.source.nspace.empty()) msg.ev.source = st.proc;
+  self->request(st.server, caf::infinite, std::move(msg))
+      .then([=](pmix_status_t rc) { send_status(self, id, rc); },
+            [=](caf::error&) { send_status(self, id, PMIX_ERR_UNREACH); });
+}
+
 void on_finalize(self_ptr self, std::uint64_t id) {
   auto& st = self->state;
   st.finalized = true;
@@ -293,6 +310,8 @@ void on_frame(self_ptr self, const std::string& payload) {
       return on_finalize(self, id);
     case wire::Envelope::kJobControl:
       return on_job_control(self, id, e.job_control());
+    case wire::Envelope::kNotify:
+      return on_notify(self, id, e.notify());
     case wire::Envelope::kConnect:
       return protocol_error(self, "second connect request");
     case wire::Envelope::BODY_NOT_SET:
@@ -364,6 +383,13 @@ caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
         auto rp = self->make_response_promise();
         st.waiting_gets.push_back(rp);
         return rp;
+      },
+      [=](const deliver_event_msg& msg) {
+        auto& st = self->state;
+        if (!st.conn || msg.skip == caf::actor_cast<caf::actor>(self)) return;
+        if (st.state != peer_state::phase::active && st.state != peer_state::phase::finalizing) return;
+        if (!st.conn->send(*msg.frame))
+          log::debug("peer", to_string(st.proc), ": write failed, event not delivered");
       },
       [=](job_control_done_atom, std::uint64_t id, pmix_status_t status, info_list& results) {
         send_info_reply(self, id, status, results);

@@ -220,6 +220,13 @@ caf::behavior rank_actor(caf::stateful_actor<rank_state>* self, proc_id pname, b
           rp.deliver(r.status);
         }
       },
+      [=](const deliver_event_msg& msg) {
+        // Every live process of the rank (clones and tool siblings too).
+        auto& st = self->state;
+        if (st.peerid && !st.peerid->closed) self->send(st.peerid->actor, msg);
+        for (const auto& p : st.displaced)
+          if (!p.closed) self->send(p.actor, msg);
+      },
       [=](const view_msg&) {
         auto& st = self->state;
         server_snapshot::rank_view v;

@@ -11,6 +11,7 @@
 #include <pmix.h>
 
 #include "common/log.hpp"
+#include "protocol/codec.hpp"
 #include "protocol/version.hpp"
 
 namespace pmix::actors {
@@ -345,6 +346,10 @@ void on_upcall_result(self_ptr self, upcall_result& r) {
     auto rp = std::move(d->second);
     st.dmodex_upcalls.erase(d);
     rp.deliver(get_result{r.status, std::move(r.data)});
+  } else if (auto n = st.notify_upcalls.find(r.id); n != st.notify_upcalls.end()) {
+    auto rp = std::move(n->second);
+    st.notify_upcalls.erase(n);
+    rp.deliver(r.status);
   }
 }
 
@@ -375,12 +380,74 @@ void on_collect_job_info(self_ptr self, collect_job_info_msg& msg) {
   }
 }
 
+// Sends an event to the processes in its range on this node (docs/events.md):
+// every namespace for this node and wider ranges, the source's namespace for
+// PMIX_RANGE_NAMESPACE, the named processes for PMIX_RANGE_CUSTOM; nobody
+// for PMIX_RANGE_RM and PMIX_RANGE_PROC_LOCAL.
+void route_event(self_ptr self, const event& ev, const caf::actor& skip) {
+  auto& st = self->state;
+  if (ev.range == PMIX_RANGE_RM || ev.range == PMIX_RANGE_PROC_LOCAL) return;
+  wire::Envelope e;
+  e.set_id(0);
+  auto* w = e.mutable_event();
+  w->set_status(ev.status);
+  protocol::to_wire(ev.source, w->mutable_source());
+  w->set_range(ev.range);
+  protocol::to_wire(ev.info, w->mutable_info());
+  auto frame = std::make_shared<const std::string>(protocol::to_frame(e));
+  // namespace -> ranks (empty: all)
+  std::map<std::string, std::vector<rank_t>> targets;
+  if (ev.range == PMIX_RANGE_NAMESPACE) {
+    targets[ev.source.nspace];
+  } else if (ev.range == PMIX_RANGE_CUSTOM) {
+    std::map<std::string, bool> whole;
+    for (const auto& p : custom_range(ev.info)) {
+      if (p.rank == rank_wildcard) whole[p.nspace] = true;
+      targets[p.nspace].push_back(p.rank);
+    }
+    for (auto& [ns, w] : whole) targets[ns].clear();
+  } else {
+    for (const auto& [ns, entry] : st.nspaces) targets[ns];
+  }
+  for (auto& [ns, ranks] : targets) {
+    auto it = st.nspaces.find(ns);
+    if (it == st.nspaces.end()) continue;
+    self->send(it->second.actor, deliver_event_msg{frame, std::move(ranks), skip});
+  }
+}
+
+caf::result<pmix_status_t> on_client_event(self_ptr self, client_event_msg& msg) {
+  auto& st = self->state;
+  route_event(self, msg.ev, msg.origin);
+  // This node's ranges are served here; anything wider is the host's too.
+  if (msg.ev.range == PMIX_RANGE_LOCAL || msg.ev.range == PMIX_RANGE_PROC_LOCAL)
+    return pmix_status_t{PMIX_SUCCESS};
+  auto rp = self->make_response_promise();
+  const auto upcall = st.next_upcall++;
+  const bool asked = st.ctx->host->notify_event(msg.ev.status, msg.ev.source, msg.ev.range,
+                                                msg.ev.info,
+                                                reply_to_actor(self->address(), st.ctx, upcall));
+  if (asked) {
+    st.notify_upcalls.emplace(upcall, rp);
+    return rp;
+  }
+  if (msg.ev.range == PMIX_RANGE_RM) {
+    log::warning("server", "event ", msg.ev.status, " from ", to_string(msg.ev.source),
+                 " is for the host, which has no notify_event");
+    rp.deliver(pmix_status_t{PMIX_ERR_NOT_SUPPORTED});
+  } else {
+    rp.deliver(pmix_status_t{PMIX_SUCCESS});
+  }
+  return rp;
+}
+
 void on_snapshot(self_ptr self, snapshot_msg& msg) {
   auto& st = self->state;
   auto snap = std::make_shared<server_snapshot>();
   snap->fences_in_flight = st.fences.size();
   snap->departed = st.departed.size();
-  snap->pending_upcalls = st.fence_upcalls.size() + st.dmodex_upcalls.size() + st.tool_upcalls.size();
+  snap->pending_upcalls = st.fence_upcalls.size() + st.dmodex_upcalls.size() +
+                         st.tool_upcalls.size() + st.notify_upcalls.size();
   auto done = msg.done;
   auto remaining = std::make_shared<std::size_t>(st.nspaces.size());
   if (*remaining == 0) return done->deliver(PMIX_SUCCESS, *snap);
@@ -435,6 +502,16 @@ caf::behavior server_actor(caf::stateful_actor<server_state>* self, context_ptr 
       [=](upcall_result& r) { on_upcall_result(self, r); },
       [=](snapshot_msg& msg) { on_snapshot(self, msg); },
       [=](collect_job_info_msg& msg) { on_collect_job_info(self, msg); },
+      [=](notify_msg& msg) {
+        route_event(self, msg.ev, caf::actor{});
+        msg.done->deliver(PMIX_SUCCESS);
+      },
+      [=](client_event_msg& msg) { return on_client_event(self, msg); },
+      [=](task_msg& msg) {
+        // A short-lived actor of its own: the task (user code) never runs
+        // inside an actor that owns state.
+        self->spawn([task = std::move(msg.task)](caf::event_based_actor*) { task(); });
+      },
   };
 }
 

@@ -44,6 +44,7 @@ struct server_state {
   std::map<std::uint64_t, std::uint64_t> fence_upcalls;               // up-call -> tracker
   std::map<std::uint64_t, caf::response_promise> dmodex_upcalls;      // up-call -> requester
   std::map<std::uint64_t, pending_tool> tool_upcalls;                 // up-call -> connect
+  std::map<std::uint64_t, caf::response_promise> notify_upcalls;      // up-call -> notifier
   std::uint64_t next_upcall = 1;
   std::uint64_t next_tool = 1;  // for the namespaces the server gives tools
 };

@@ -10,6 +10,7 @@
 
 #include "api/blocking.hpp"
 #include "api/convert.hpp"
+#include "api/events.hpp"
 #include "api/library.hpp"
 #include "api/server_stub.hpp"
 #include "common/log.hpp"
@@ -51,7 +52,7 @@ pmix_status_t open_client(std::shared_ptr<client::session>& out) {
     return PMIX_ERR_BAD_PARAM;
   }
   return client::session::connect(uri, client::role::client, proc_id{ns, static_cast<rank_t>(r)},
-                                  {}, out);
+                                  {}, out, events::deliver);
 }
 
 struct get_args {
@@ -113,6 +114,9 @@ pmix_status_t wait_for(Start start) {
 pmix_status_t end_session(std::shared_ptr<client::session> s) {
   const auto rc = wait_for([&](client::done_fn done) { return s->finalize(std::move(done)); });
   s->close();
+  // The handlers go with the last user of the library in this process.
+  const auto* rt = server_runtime(false);
+  if (rt == nullptr || rt->running(nullptr) == 0) events::handlers().clear();
   return rc == PMIX_ERR_LOST_CONNECTION ? PMIX_SUCCESS : rc;
 }
 

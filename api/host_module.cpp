@@ -224,3 +224,24 @@ bool module::job_control(const proc_id& requestor, const std::vector<proc_id>& t
 }
 
 }  // namespace pmix::host
+
+namespace pmix::host {
+
+bool module::notify_event(pmix_status_t status, const proc_id& source, pmix_data_range_t range,
+                          const info_list& info, done_fn done) const {
+  const auto* m = slots();
+  if (m == nullptr || m->notify_event == nullptr) return false;
+  auto call = std::make_unique<upcall>(std::move(done));
+  convert::to_c(source, call->proc);
+  call->info = std::make_unique<convert::info_array>(info);
+  pmix_status_t rc;
+  {
+    progress::scope in_upcall;
+    rc = m->notify_event(status, &call->proc, range, call->info->data(), call->info->size(),
+                         op_callback, call.get());
+  }
+  settle(rc, std::move(call));
+  return true;
+}
+
+}  // namespace pmix::host

@@ -1,5 +1,7 @@
 #include "api/library.hpp"
 
+#include "api/events.hpp"
+
 #include <pthread.h>
 #include <unistd.h>
 
@@ -18,6 +20,7 @@ void forget_after_fork() {
   new (&l.session) std::shared_ptr<client::session>();  // leaked on purpose
   l.client_refs = l.tool_refs = 0;
   l.pid = 0;
+  events::forget_after_fork();
 }
 
 }  // namespace

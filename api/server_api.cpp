@@ -376,6 +376,43 @@ void progress() {
   if (auto rt = current()) rt->progress(0);
 }
 
+int running(pmix_proc_t* self) {
+  auto rt = current();
+  if (!rt || rt->stopped()) return 0;
+  if (self != nullptr) convert::to_c(rt->context().server, *self);
+  return 1;
+}
+
+// PMIx_Notify_event from the host: to the clients and tools in range.
+pmix_status_t notify(pmix_status_t status, const pmix_proc_t* source, pmix_data_range_t range,
+                     const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  auto rt = current();
+  if (!rt) return PMIX_ERR_INIT;
+  if (rt->stopped()) return PMIX_ERR_NOT_AVAILABLE;
+  event ev;
+  ev.status = status;
+  ev.source = source == nullptr ? rt->context().server : convert::proc(*source);
+  ev.range = range;
+  if (convert::from_c(info, ninfo, ev.info) != PMIX_SUCCESS) {
+    log::error("api", "PMIx_Notify_event: unreadable info");
+    return PMIX_ERR_BAD_PARAM;
+  }
+  return op_call("PMIx_Notify_event", rt, cbfunc, cbdata,
+                 [&](actors::reply_to<actors::no_result> done) {
+                   return actors::notify_msg{std::move(ev), std::move(done)};
+                 });
+}
+
+pmix_status_t post(void (*fn)(void*), void* arg) {
+  auto rt = current();
+  if (!rt || rt->stopped()) return PMIX_ERR_INIT;
+  rt->tell(actors::task_msg{[fn, arg] {
+    progress::scope in_library;
+    fn(arg);
+  }});
+  return PMIX_SUCCESS;
+}
+
 const pmix_cxx_server_runtime_t table = {
     PMIX_CXX_SERVER_RUNTIME_VERSION,
     in_library_thread,
@@ -390,6 +427,9 @@ const pmix_cxx_server_runtime_t table = {
     view_free,
     progress,
     collect_job_info,
+    running,
+    notify,
+    post,
 };
 
 }  // namespace

@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define PMIX_CXX_SERVER_RUNTIME_VERSION 3u
+#define PMIX_CXX_SERVER_RUNTIME_VERSION 4u
 
 /* Counters and states for tests (tests/, tools/): not part of the PMIx API. */
 typedef struct pmix_cxx_rank_view {
@@ -70,6 +70,17 @@ typedef struct pmix_cxx_server_runtime {
      * progress (PMIX_EXTERNAL_PROGRESS); nothing otherwise. */
     void (*progress)(void);
     pmix_status_t (*collect_job_info)(pmix_proc_t *procs, size_t nprocs, pmix_data_buffer_t *dbuf);
+    /* Non-zero while a server is initialized (and not finalizing); its
+     * identity goes to *self when self is not NULL. */
+    int (*running)(pmix_proc_t *self);
+    /* PMIx_Notify_event in a server: delivers to the clients and tools in
+     * range; blocking when cbfunc is NULL. */
+    pmix_status_t (*notify)(pmix_status_t status, const pmix_proc_t *source,
+                            pmix_data_range_t range, const pmix_info_t info[], size_t ninfo,
+                            pmix_op_cbfunc_t cbfunc, void *cbdata);
+    /* Runs fn(arg) on a thread of the server runtime (event handlers of the
+     * server process). */
+    pmix_status_t (*post)(void (*fn)(void *), void *arg);
 } pmix_cxx_server_runtime_t;
 
 typedef const pmix_cxx_server_runtime_t *(*pmix_cxx_server_runtime_fn)(void);

@@ -13,6 +13,8 @@
 #include <string>
 
 #include "api/blocking.hpp"
+#include "api/events.hpp"
+#include "api/library.hpp"
 #include "api/server_runtime_abi.h"
 #include "api/server_stub.hpp"
 #include "common/log.hpp"
@@ -93,7 +95,12 @@ PMIX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t* module, pmix_in
 PMIX_EXPORT pmix_status_t PMIx_server_finalize(void) {
   if (pmix::api::on_library_thread()) return pmix::api::refuse_blocking("PMIx_server_finalize");
   const auto* rt = server_runtime(false);
-  return rt == nullptr ? PMIX_ERR_INIT : rt->finalize();
+  if (rt == nullptr) return PMIX_ERR_INIT;
+  const auto rc = rt->finalize();
+  // The handlers go with the last user of the library in this process.
+  if (rc == PMIX_SUCCESS && rt->running(nullptr) == 0 && !pmix::api::current_session())
+    pmix::api::events::handlers().clear();
+  return rc;
 }
 
 PMIX_EXPORT pmix_status_t PMIx_server_register_nspace(const pmix_nspace_t nspace, int nlocalprocs,

@@ -27,6 +27,7 @@
 
 #include "api/blocking.hpp"
 #include "api/convert.hpp"
+#include "api/events.hpp"
 #include "api/library.hpp"
 #include "api/rendezvous.hpp"
 #include "api/server_directives.hpp"
@@ -149,7 +150,7 @@ std::vector<std::string> candidate_files(const tool_directives& d) {
 
 pmix_status_t connect_tool(const std::string& uri, const tool_directives& d, const info_list& info,
                            std::shared_ptr<client::session>& out) {
-  return client::session::connect(uri, client::role::tool, d.proposed, info, out);
+  return client::session::connect(uri, client::role::tool, d.proposed, info, out, events::deliver);
 }
 
 // Finds a live server through the rendezvous files and connects to it.

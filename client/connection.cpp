@@ -182,6 +182,7 @@ void connection::run() {
     if (got <= 0) {
       log::error("client", "lost the connection to the server");
       fail_all(PMIX_ERR_LOST_CONNECTION);
+      if (lost_hook_) lost_hook_();
       continue;
     }
     reader_.feed(buf, static_cast<std::size_t>(got));
@@ -193,7 +194,12 @@ void connection::run() {
         log::error("client", "malformed frame from the server: closing the connection");
         ::shutdown(fd_, SHUT_RDWR);
         fail_all(PMIX_ERR_LOST_CONNECTION);
+        if (lost_hook_) lost_hook_();
         break;
+      }
+      if (e.id() == 0) {
+        if (unprompted_) unprompted_(e);
+        continue;
       }
       completion done;
       {
@@ -252,6 +258,8 @@ void connection::abandon() {
   // destructors could touch the parent's waiters.
   new (&pending_) std::unordered_map<std::uint64_t, completion>();
   new (&tasks_) std::deque<std::function<void()>>();
+  new (&unprompted_) std::function<void(wire::Envelope&)>();
+  new (&lost_hook_) std::function<void()>();
 }
 
 }  // namespace pmix::client

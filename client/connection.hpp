@@ -39,6 +39,11 @@ class connection {
 
   // Before start(): sends `request` and reads until its reply arrives.
   pmix_status_t handshake(wire::Envelope& request, wire::Envelope& reply);
+  // Before start(): what to do with a message the server sends unprompted
+  // (id 0: an event), and once when the connection is lost. Both run on the
+  // progress thread.
+  void on_unprompted(std::function<void(wire::Envelope&)> f) { unprompted_ = std::move(f); }
+  void on_lost(std::function<void()> f) { lost_hook_ = std::move(f); }
   // Starts the progress thread.
   pmix_status_t start();
 
@@ -72,6 +77,8 @@ class connection {
   mutable std::mutex mutex_;  // guards the fields below
   std::unordered_map<std::uint64_t, completion> pending_;
   std::deque<std::function<void()>> tasks_;
+  std::function<void(wire::Envelope&)> unprompted_;
+  std::function<void()> lost_hook_;
   std::uint64_t next_id_ = 1;
   bool stopping_ = false;
   bool lost_ = false;

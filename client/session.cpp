@@ -54,7 +54,8 @@ pmix_status_t status_of(pmix_status_t transport, const wire::Envelope* reply,
 }  // namespace
 
 pmix_status_t session::connect(const std::string& uri, role r, const proc_id& proposed,
-                               const info_list& info, std::shared_ptr<session>& out) {
+                               const info_list& info, std::shared_ptr<session>& out,
+                               event_fn on_event) {
   std::shared_ptr<session> s{new session};
   s->role_ = r;
   auto rc = connection::open(uri, s->conn_);
@@ -87,6 +88,36 @@ pmix_status_t session::connect(const std::string& uri, role r, const proc_id& pr
   if (!job.ParseFromString(cr.job()) || !s->data_.load_job(job, &error)) {
     log::error("client", "unreadable job data from the server: ", error);
     return PMIX_ERR_UNPACK_FAILURE;
+  }
+  if (on_event) {
+    // The connection lives inside the session and its thread is joined
+    // before the session goes: a plain pointer is safe here.
+    session* raw = s.get();
+    std::weak_ptr<session> weak = s;
+    task_poster post = [weak](std::function<void()> task) {
+      if (auto live = weak.lock()) live->post(std::move(task));
+    };
+    s->conn_->on_unprompted([on_event, post](wire::Envelope& e) {
+      if (e.body_case() != wire::Envelope::kEvent) {
+        log::warning("client", "ignoring an unprompted message of kind ", static_cast<int>(e.body_case()));
+        return;
+      }
+      const auto& w = e.event();
+      event ev;
+      ev.status = w.status();
+      ev.source = protocol::from_wire(w.source());
+      ev.range = static_cast<pmix_data_range_t>(w.range());
+      std::string error;
+      if (!protocol::from_wire(w.info(), ev.info, &error)) {
+        log::error("client", "unreadable event from the server: ", error);
+        return;
+      }
+      on_event(std::move(ev), post);
+    });
+    s->conn_->on_lost([raw, on_event, post] {
+      if (raw->finalizing_) return;
+      on_event(event{PMIX_ERR_LOST_CONNECTION, raw->server_, PMIX_RANGE_PROC_LOCAL, {}}, post);
+    });
   }
   rc = s->conn_->start();
   if (rc != PMIX_SUCCESS) return rc;
@@ -257,8 +288,22 @@ pmix_status_t session::job_control(const std::vector<proc_id>& targets, const in
   });
 }
 
+pmix_status_t session::notify(const event& ev, done_fn done) {
+  if (!conn_) return PMIX_ERR_UNREACH;
+  wire::Envelope e;
+  auto* n = e.mutable_notify();
+  n->set_status(ev.status);
+  protocol::to_wire(ev.source, n->mutable_source());
+  n->set_range(ev.range);
+  protocol::to_wire(ev.info, n->mutable_info());
+  return conn_->request(e, [done](pmix_status_t st, wire::Envelope* reply) {
+    done(status_of(st, reply, wire::Envelope::kStatusReply));
+  });
+}
+
 pmix_status_t session::finalize(done_fn done) {
   if (!conn_) return PMIX_OPERATION_SUCCEEDED;
+  finalizing_ = true;
   wire::Envelope e;
   e.mutable_finalize();
   return conn_->request(e, [done](pmix_status_t st, wire::Envelope* reply) {

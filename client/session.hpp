@@ -8,6 +8,7 @@
 
 #include <pmix_common.h>
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -17,6 +18,7 @@
 
 #include "client/connection.hpp"
 #include "client/store.hpp"
+#include "common/event.hpp"
 #include "common/value.hpp"
 
 namespace pmix::client {
@@ -25,6 +27,10 @@ enum class role { client, tool };
 
 using done_fn = std::function<void(pmix_status_t)>;
 using value_fn = std::function<void(pmix_status_t, const value*)>;
+// Where events for this process go: the server's (unprompted) and
+// PMIX_ERR_LOST_CONNECTION when the server goes away. Runs on the progress
+// thread, with the way to post the chain's later steps to that thread.
+using event_fn = std::function<void(event, task_poster)>;
 
 class session : public std::enable_shared_from_this<session> {
  public:
@@ -32,7 +38,8 @@ class session : public std::enable_shared_from_this<session> {
   // `proposed`. A tool may leave proposed.nspace empty: the server assigns
   // its identity. On success, self() is the identity the server confirmed.
   static pmix_status_t connect(const std::string& uri, role r, const proc_id& proposed,
-                               const info_list& info, std::shared_ptr<session>& out);
+                               const info_list& info, std::shared_ptr<session>& out,
+                               event_fn on_event = {});
   // A process without a server (OpenPMIx's singleton): job size 1, rank 0.
   static std::shared_ptr<session> singleton(const proc_id& self);
 
@@ -63,6 +70,10 @@ class session : public std::enable_shared_from_this<session> {
   pmix_status_t job_control(const std::vector<proc_id>& targets, const info_list& directives,
                             std::function<void(pmix_status_t, info_list)> done);
 
+  // PMIx_Notify_event beyond this process: the server delivers it within its
+  // range (and tells its host); `done` gets its answer.
+  pmix_status_t notify(const event& ev, done_fn done);
+
   // Tells the server this process finalizes; `done` gets its answer.
   pmix_status_t finalize(done_fn done);
 
@@ -83,6 +94,7 @@ class session : public std::enable_shared_from_this<session> {
 
   proc_id self_;
   proc_id server_;
+  std::atomic<bool> finalizing_{false};  // a lost connection is no event then
   role role_ = role::client;
   std::unique_ptr<connection> conn_;
   std::mutex mutex_;  // guards data_ and staged_

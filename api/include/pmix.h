@@ -82,6 +82,29 @@ PMIX_EXPORT pmix_status_t PMIx_Job_control_nb(const pmix_proc_t targets[], size_
                                               const pmix_info_t directives[], size_t ndirs,
                                               pmix_info_cbfunc_t cbfunc, void *cbdata);
 
+/* Event handlers (docs/events.md). Registers evhdlr for the given codes (none:
+ * a default handler, called for every event); directives PMIX_EVENT_HDLR_*
+ * place it in the chain. With a NULL cbfunc the call returns the handler's
+ * reference (non-negative) or an error; otherwise cbfunc gets it. */
+PMIX_EXPORT pmix_status_t PMIx_Register_event_handler(pmix_status_t codes[], size_t ncodes,
+                                                      pmix_info_t info[], size_t ninfo,
+                                                      pmix_notification_fn_t evhdlr,
+                                                      pmix_hdlr_reg_cbfunc_t cbfunc,
+                                                      void *cbdata);
+
+/* Removes a handler by its reference; cbfunc (if not NULL) confirms. */
+PMIX_EXPORT pmix_status_t PMIx_Deregister_event_handler(size_t evhdlr_ref,
+                                                        pmix_op_cbfunc_t cbfunc,
+                                                        void *cbdata);
+
+/* Reports an event to the processes in `range` (PMIX_RANGE_PROC_LOCAL: this
+ * process only). source NULL means the caller. cbfunc NULL: blocking, until
+ * the server has taken the event. */
+PMIX_EXPORT pmix_status_t PMIx_Notify_event(pmix_status_t status, const pmix_proc_t *source,
+                                            pmix_data_range_t range,
+                                            const pmix_info_t info[], size_t ninfo,
+                                            pmix_op_cbfunc_t cbfunc, void *cbdata);
+
 /* Packs num_vals values of type `type` from src into buffer (target is not
  * used: the format is the same for every peer). */
 PMIX_EXPORT pmix_status_t PMIx_Data_pack(const pmix_proc_t *target, pmix_data_buffer_t *buffer,

@@ -28,6 +28,7 @@ void host_record::reset() {
   tool_info_keys.clear();
   job_control_calls = 0;
   job_control_keys.clear();
+  notifications.clear();
 }
 
 host_record& record() {
@@ -155,7 +156,25 @@ pmix_status_t on_job_control(const pmix_proc_t*, const pmix_proc_t[], size_t, co
   return PMIX_SUCCESS;
 }
 
+pmix_status_t on_notify(pmix_status_t code, const pmix_proc_t* source, pmix_data_range_t range,
+                        pmix_info_t[], size_t, pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  auto& r = record();
+  {
+    std::lock_guard<std::mutex> guard{r.mutex};
+    r.notifications.push_back(std::to_string(code) + " " + source->nspace + "." +
+                              std::to_string(source->rank) + " " + std::to_string(range));
+  }
+  // Answered later, from a thread of the host's own.
+  std::thread([cbfunc, cbdata] { cbfunc(PMIX_SUCCESS, cbdata); }).detach();
+  return PMIX_SUCCESS;
+}
+
 }  // namespace
+
+std::vector<std::string> notifications() {
+  std::lock_guard<std::mutex> guard{record().mutex};
+  return record().notifications;
+}
 
 pmix_server_module_t make_module(host_slots slots) {
   pmix_server_module_t m;
@@ -167,6 +186,7 @@ pmix_server_module_t make_module(host_slots slots) {
   if (slots.dmodex) m.direct_modex = on_dmodex;
   if (slots.tool) m.tool_connected = on_tool;
   if (slots.job_control) m.job_control = on_job_control;
+  if (slots.notify) m.notify_event = on_notify;
   return m;
 }
 

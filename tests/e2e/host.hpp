@@ -47,6 +47,8 @@ struct host_record {
   std::string job_control_keys;
   std::string tool_info_keys;  // the keys the host was given, space separated
   std::atomic<int> blocking_call_status{0};
+  // notify_event up-calls: "<code> <source nspace>.<rank> <range>" each.
+  std::vector<std::string> notifications;
 
   void reset();
 };
@@ -58,6 +60,7 @@ struct host_slots {
   bool connected = true, finalized = true, abort = true, fence = true, dmodex = true;
   bool tool = false;  // tool_connected: names every tool host_record::tool_identity
   bool job_control = false;  // answers every request with {"host.answer": "done"}
+  bool notify = false;       // notify_event: records the event, answers PMIX_SUCCESS
 };
 pmix_server_module_t make_module(host_slots slots = {});
 
@@ -102,6 +105,9 @@ struct snapshot {
   std::size_t accounted_actors() const;
 };
 snapshot take_snapshot();
+
+// The host's notify_event up-calls so far (a copy).
+std::vector<std::string> notifications();
 
 // Polls `pred` until it holds (a guard of 120 s against hangs, no timing).
 bool eventually(const std::function<bool()>& pred);

@@ -5,6 +5,14 @@
 #include <pmix_tool.h>
 
 namespace pmix::test {
+namespace {
+
+void never_called(size_t, pmix_status_t, const pmix_proc_t*, pmix_info_t[], size_t, pmix_info_t*,
+                  size_t, pmix_event_notification_cbfunc_fn_t cbfunc, void* cbdata) {
+  cbfunc(PMIX_SUCCESS, nullptr, 0, nullptr, nullptr, cbdata);
+}
+
+}  // namespace
 
 std::vector<std::pair<std::string, pmix_status_t>> call_every_blocking_form(const std::string& nspace) {
   std::vector<std::pair<std::string, pmix_status_t>> out;
@@ -34,6 +42,13 @@ std::vector<std::pair<std::string, pmix_status_t>> call_every_blocking_form(cons
   out.emplace_back("PMIx_Job_control", PMIx_Job_control(nullptr, 0, &d, 1, &results, &nresults));
   PMIX_INFO_DESTRUCT(&d);
   out.emplace_back("PMIx_Finalize", PMIx_Finalize(nullptr, 0));
+  pmix_status_t code = 4242;
+  out.emplace_back("PMIx_Register_event_handler(NULL cbfunc)",
+                   PMIx_Register_event_handler(&code, 1, nullptr, 0, never_called, nullptr, nullptr));
+  out.emplace_back("PMIx_Deregister_event_handler(NULL cbfunc)",
+                   PMIx_Deregister_event_handler(1, nullptr, nullptr));
+  out.emplace_back("PMIx_Notify_event(NULL cbfunc)",
+                   PMIx_Notify_event(code, nullptr, PMIX_RANGE_PROC_LOCAL, nullptr, 0, nullptr, nullptr));
   out.emplace_back("PMIx_tool_init", PMIx_tool_init(nullptr, nullptr, 0));
   out.emplace_back("PMIx_tool_finalize", PMIx_tool_finalize());
   // The blocking forms with no status: they must do nothing (checked by the

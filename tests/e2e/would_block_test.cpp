@@ -18,11 +18,31 @@ using namespace pmix::test;
 namespace {
 
 const std::string script = runfile("tests/e2e/script_client");
+const std::string events = runfile("tests/e2e/event_client");
+
+// What call_every_blocking_form tries (the client, server, tool and event
+// APIs' blocking forms that return a status).
+constexpr std::size_t kBlockingForms = 17;
+
+// Counts the "probe <call> <STATUS>" lines of a client's output and checks
+// each says PMIX_ERR_WOULD_BLOCK.
+std::size_t count_refused_probes(const std::string& out) {
+  std::size_t refused = 0;
+  for (std::size_t at = 0; (at = out.find("probe ", at)) != std::string::npos; ++at) {
+    if (out.compare(at, 16, "probe_in_handler") == 0 || out.compare(at, 17, "probe_in_callback") == 0)
+      continue;
+    const auto line = out.substr(at, out.find('\n', at) - at);
+    CAPTURE(line);
+    CHECK(contains(line, " PMIX_ERR_WOULD_BLOCK"));
+    ++refused;
+  }
+  return refused;
+}
 
 using results = std::vector<std::pair<std::string, pmix_status_t>>;
 
 void check_all_refused(const results& r) {
-  CHECK(r.size() >= 14);
+  CHECK(r.size() == kBlockingForms);
   for (const auto& [name, status] : r) {
     CAPTURE(name);
     CHECK(status == PMIX_ERR_WOULD_BLOCK);
@@ -90,19 +110,61 @@ TEST_SUITE("would block") {
                     dir.path());
     CHECK_MESSAGE(c.exited_with(0), c.errors());
     const auto out = c.output();
-    int refused = 0;
-    for (std::size_t at = 0; (at = out.find("probe ", at)) != std::string::npos; ++at) {
-      const auto line = out.substr(at, out.find('\n', at) - at);
-      CAPTURE(line);
-      CHECK(contains(line, " PMIX_ERR_WOULD_BLOCK"));
-      ++refused;
-    }
-    CHECK(refused >= 14);
+    CHECK(count_refused_probes(out) == kBlockingForms);
     CHECK(contains(out, "probe_in_callback PMIX_SUCCESS"));
     // Outside the callback the same process's blocking calls work, and the
     // refused Finalize left it initialized.
     CHECK(contains(out, "\nfence PMIX_SUCCESS"));
     CHECK(contains(out, "get:0:pmix.lrank PMIX_SUCCESS 0"));
+    CHECK(contains(out, "finalize PMIX_SUCCESS"));
+  }
+
+  TEST_CASE("[19.2.260.7] inside a server's event handler every blocking form returns PMIX_ERR_WOULD_BLOCK") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("evsrv", 1, 1) == PMIX_SUCCESS);
+    static results seen;
+    static std::atomic<bool> done;
+    seen.clear();
+    done = false;
+    pmix_status_t code = 8888;
+    const pmix_status_t ref = PMIx_Register_event_handler(
+        &code, 1, nullptr, 0,
+        [](size_t, pmix_status_t, const pmix_proc_t*, pmix_info_t[], size_t, pmix_info_t*, size_t,
+           pmix_event_notification_cbfunc_fn_t cbfunc, void* cbdata) {
+          seen = call_every_blocking_form("evsrv");
+          cbfunc(PMIX_EVENT_ACTION_COMPLETE, nullptr, 0, nullptr, nullptr, cbdata);
+          done = true;
+        },
+        nullptr, nullptr);
+    REQUIRE(ref >= 0);
+    REQUIRE(PMIx_Notify_event(code, nullptr, PMIX_RANGE_PROC_LOCAL, nullptr, 0, nullptr, nullptr) ==
+            PMIX_SUCCESS);
+    REQUIRE(eventually([] { return done.load(); }));
+    check_all_refused(seen);
+    check_nothing_done("evsrv");
+    // The refused deregistration (of reference 1: this handler) did nothing.
+    CHECK(PMIx_Deregister_event_handler(static_cast<size_t>(ref), nullptr, nullptr) == PMIX_SUCCESS);
+  }
+
+  TEST_CASE("[19.2.260.7] inside a client's event handler every blocking form returns PMIX_ERR_WOULD_BLOCK") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("evcli", 1, 1) == PMIX_SUCCESS);
+    auto c = launch("evcli", 0,
+                    {events, "init", "probe_in_handler", "on:after:5:nb", "notify:5:proc_local",
+                     "wait_events:1", "finalize"},
+                    dir.path());
+    CHECK_MESSAGE(c.exited_with(0), c.errors());
+    const auto out = c.output();
+    CHECK(count_refused_probes(out) == kBlockingForms);
+    CHECK(contains(out, "probe_in_handler PMIX_SUCCESS"));
+    // Outside the handler the same calls work; the process is still
+    // initialized (the refused finalize did nothing).
+    CHECK(contains(out, "notify:5:proc_local PMIX_SUCCESS"));
+    CHECK(contains(out, "event after 5 evcli.0"));
     CHECK(contains(out, "finalize PMIX_SUCCESS"));
   }
 
@@ -120,6 +182,24 @@ TEST_SUITE("would block") {
     CHECK(PMIx_server_collect_job_info(&p, 1, &buf) == PMIX_SUCCESS);
     CHECK(buf.bytes_used > 0);
     PMIX_DATA_BUFFER_DESTRUCT(&buf);
+    // The event calls' blocking forms: a handler registered, run and removed.
+    static std::atomic<int> ran;
+    ran = 0;
+    pmix_status_t code = 9999;
+    const pmix_status_t ref = PMIx_Register_event_handler(
+        &code, 1, nullptr, 0,
+        [](size_t, pmix_status_t, const pmix_proc_t*, pmix_info_t[], size_t, pmix_info_t*, size_t,
+           pmix_event_notification_cbfunc_fn_t cbfunc, void* cbdata) {
+          ++ran;
+          cbfunc(PMIX_SUCCESS, nullptr, 0, nullptr, nullptr, cbdata);
+        },
+        nullptr, nullptr);
+    CHECK(ref >= 1);
+    CHECK(PMIx_Notify_event(code, nullptr, PMIX_RANGE_PROC_LOCAL, nullptr, 0, nullptr, nullptr) ==
+          PMIX_SUCCESS);
+    CHECK(eventually([] { return ran.load() == 1; }));
+    CHECK(PMIx_Deregister_event_handler(static_cast<size_t>(ref), nullptr, nullptr) == PMIX_SUCCESS);
+    CHECK(PMIx_Deregister_event_handler(static_cast<size_t>(ref), nullptr, nullptr) == PMIX_ERR_NOT_FOUND);
     CHECK(PMIx_server_init(nullptr, nullptr, 0) == PMIX_SUCCESS);  // count 2
     CHECK(PMIx_server_finalize() == PMIX_SUCCESS);                 // back to 1
     PMIx_server_deregister_client(&p, nullptr, nullptr);
