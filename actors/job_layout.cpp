@@ -147,9 +147,9 @@ pmix_status_t compute_layout(const info_list& info, int nlocalprocs, const std::
   return PMIX_SUCCESS;
 }
 
-std::string serialize_job_info(const std::string& nspace, const job_layout& layout,
+std::string serialize_job_info(const std::string& nspace, job_layout layout,
                                const std::string& hostname) {
-  info_list job = layout.job_info;
+  info_list job = std::move(layout.job_info);
   if (layout.job_size) {
     add_if_absent(job, PMIX_JOB_SIZE, value::unsigned_(PMIX_UINT32, *layout.job_size));
     add_if_absent(job, PMIX_UNIV_SIZE, value::unsigned_(PMIX_UINT32, *layout.job_size));
@@ -181,7 +181,7 @@ std::string serialize_job_info(const std::string& nspace, const job_layout& layo
   add_if_absent(job, PMIX_APPNUM, value::unsigned_(PMIX_UINT32, 0));
 
   // Per-rank derived data: where each rank runs and its index on that node.
-  std::map<rank_t, info_list> ranks = layout.rank_info;
+  std::map<rank_t, info_list> ranks = std::move(layout.rank_info);
   for (std::size_t n = 0; n < layout.node_ranks.size(); ++n) {
     const auto& on_node = layout.node_ranks[n];
     for (std::size_t k = 0; k < on_node.size(); ++k) {
@@ -206,15 +206,20 @@ std::string serialize_job_info(const std::string& nspace, const job_layout& layo
     add_if_absent(list, PMIX_APPNUM, value::unsigned_(PMIX_UINT32, 0));
   }
 
-  wire::JobInfo out;
-  out.set_nspace(nspace);
-  protocol::to_wire(job, out.mutable_info());
-  for (const auto& [rank, list] : ranks) {
-    auto* r = out.add_ranks();
-    r->set_rank(rank);
-    protocol::to_wire(list, r->mutable_info());
+  // Serialized piece by piece (a JobInfo is the concatenation of its fields),
+  // freeing each rank's values once written: no second copy of a large job.
+  wire::JobInfo head;
+  head.set_nspace(nspace);
+  protocol::to_wire(job, head.mutable_info());
+  std::string out = head.SerializeAsString();
+  wire::RankInfo r;
+  for (auto it = ranks.begin(); it != ranks.end(); it = ranks.erase(it)) {
+    r.Clear();
+    r.set_rank(it->first);
+    protocol::to_wire(it->second, r.mutable_info());
+    protocol::append_length_delimited(out, wire::JobInfo::kRanksFieldNumber, r.SerializeAsString());
   }
-  return out.SerializeAsString();
+  return out;
 }
 
 }  // namespace pmix::actors

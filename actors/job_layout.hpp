@@ -43,7 +43,9 @@ pmix_status_t compute_layout(const info_list& info, int nlocalprocs, const std::
 // PMIX_UNIV_SIZE, PMIX_HOSTNAME ...) unless the host gave them, and per rank
 // its registered data plus PMIX_HOSTNAME, PMIX_NODEID, PMIX_LOCAL_RANK,
 // PMIX_NODE_RANK, PMIX_GLOBAL_RANK.
-std::string serialize_job_info(const std::string& nspace, const job_layout& layout,
+// The layout is taken by value: its per-rank info is consumed (moved, then
+// freed rank by rank as it is serialized), so a large job is not held twice.
+std::string serialize_job_info(const std::string& nspace, job_layout layout,
                                const std::string& hostname);
 
 }  // namespace pmix::actors

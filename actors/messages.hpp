@@ -14,6 +14,7 @@
 #include <caf/actor.hpp>
 #include <functional>
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,6 +42,13 @@ struct deregister_nspace_msg {
   reply_to<no_result> done;
 };
 
+// What PMIx_server_register_client said about a rank.
+struct registration {
+  uid_t uid = 0;
+  gid_t gid = 0;
+  void* server_object = nullptr;
+};
+
 struct register_client_msg {
   proc_id proc;
   uid_t uid = 0;
@@ -52,6 +60,7 @@ struct register_client_msg {
 struct deregister_client_msg {
   proc_id proc;
   reply_to<no_result> done;
+  bool registered = false;  // set by the server actor: it held a registration
 };
 
 struct setup_fork_msg {
@@ -90,6 +99,7 @@ struct server_snapshot {
     int tombstones = 0;       // finalized peers kept at peerid (socket closed)
     bool has_peerid = false;
     int dead = 0;             // a peer that died without finalizing, kept at peerid
+    bool actor = false;       // has a rank actor (registered ranks get one when first needed)
   };
   struct nspace_view {
     std::string name;
@@ -124,6 +134,7 @@ struct connect_msg {
   caf::actor peer;
   std::uint64_t peer_index = 0;  // the connection id: the spec's peer index
   info_list info;                // the tool's init directives
+  std::optional<registration> reg;  // the rank's registration (added by the server actor)
 };
 
 struct connect_result {

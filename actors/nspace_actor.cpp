@@ -2,6 +2,8 @@
 
 #include "actors/rank_actor.hpp"
 #include "common/log.hpp"
+#include "protocol/codec.hpp"
+#include "protocol/pmix.pb.h"
 
 namespace pmix::actors {
 
@@ -57,7 +59,14 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
                            caf::actor server, context_ptr ctx) {
   auto& st = self->state;
   st.nspace = std::move(nspace);
-  st.registered = std::move(registered);
+  // Serialized info by info, each freed once written.
+  for (auto& i : registered) {
+    wire::Info w;
+    protocol::to_wire(i, &w);
+    protocol::append_length_delimited(st.registered, wire::JobInfo::kInfoFieldNumber, w.SerializeAsString());
+    i = info{};
+  }
+  registered.clear();
   st.tool = tool;
   st.nlocalprocs = nlocalprocs;
   st.layout = std::move(layout);
@@ -67,18 +76,19 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
   // topology) joins the host's, unless the host gave the same keys.
   for (const auto& extra : st.ctx->job_info)
     if (find(st.layout.job_info, extra.key) == nullptr) st.layout.job_info.push_back(extra);
+  // The rest of the layout is only needed for that blob: keep the size.
+  const auto job_size = st.layout.job_size;
   st.job = std::make_shared<const std::string>(
-      serialize_job_info(st.nspace, st.layout, st.ctx->hostname));
+      serialize_job_info(st.nspace, std::move(st.layout), st.ctx->hostname));
+  st.layout = job_layout{};
+  st.layout.job_size = job_size;
   self->set_default_handler(caf::drop);
   return {
-      [=](register_client_msg& msg) {
-        auto a = self->state.rank_actor_for(self, msg.proc.rank);
-        self->send(a, std::move(msg));
-      },
       [=](deregister_client_msg& msg) {
         auto& st = self->state;
         auto it = st.ranks.find(msg.proc.rank);
-        if (it == st.ranks.end()) return msg.done->deliver(PMIX_ERR_NOT_FOUND);
+        if (it == st.ranks.end())
+          return msg.done->deliver(msg.registered ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND);
         auto a = it->second;
         st.ranks.erase(it);
         auto done = msg.done;
@@ -141,7 +151,15 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
         if (rc != PMIX_SUCCESS) log::error("nspace", self->state.nspace, ": cleanup refused: ", error);
         return rc;
       },
-      [=](const job_info_msg&) { return self->state.registered; },
+      [=](const job_info_msg&) {
+        wire::JobInfo kept;
+        info_list out;
+        std::string error;
+        if (!kept.ParseFromString(self->state.registered) ||
+            !protocol::from_wire(kept.info(), out, &error))
+          log::error("nspace", self->state.nspace, ": stored registration unreadable: ", error);
+        return out;
+      },
       [=](deliver_event_msg& msg) {
         // Only ranks that have (had) a process here have an actor; the rest
         // have nobody to tell.

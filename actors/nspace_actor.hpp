@@ -29,7 +29,9 @@ struct nspace_state {
   bool local_app_fini_fired = false;
   int local_app_fini_runs = 0;  // for introspection: how often the step ran
   job_layout layout;
-  info_list registered;  // the info the host registered, as given
+  // The info the host registered, as given, kept serialized (a wire::JobInfo
+  // with only `info`): it is read only by PMIx_server_collect_job_info.
+  std::string registered;
   std::shared_ptr<const std::string> job;  // serialized wire::JobInfo
   std::map<rank_t, caf::actor> ranks;
   epilog cleanup;  // the namespace epilog: runs at deregistration

@@ -57,6 +57,14 @@ void report_state(self_ptr self, bool live, pmix_status_t reason) {
 
 caf::result<connect_result> on_connect(self_ptr self, connect_msg& msg) {
   auto& st = self->state;
+  // The registration lives with the server actor until a process connects
+  // (a registered rank costs no actor); it comes with every connect.
+  if (msg.reg) {
+    st.registered = true;
+    st.uid = msg.reg->uid;
+    st.gid = msg.reg->gid;
+    st.server_object = msg.reg->server_object;
+  }
   if (st.registered && msg.cred.uid != 0 && (msg.cred.uid != st.uid || msg.cred.gid != st.gid)) {
     log::error("rank", to_string(st.pname), ": connection from uid ", msg.cred.uid, " gid ",
                msg.cred.gid, " but the rank was registered for uid ", st.uid, " gid ", st.gid);
@@ -184,14 +192,6 @@ caf::behavior rank_actor(caf::stateful_actor<rank_state>* self, proc_id pname, b
   st.ctx = std::move(ctx);
   self->set_default_handler(caf::drop);
   return {
-      [=](register_client_msg& msg) {
-        auto& st = self->state;
-        st.registered = true;
-        st.uid = msg.uid;
-        st.gid = msg.gid;
-        st.server_object = msg.server_object;
-        msg.done->deliver(PMIX_SUCCESS);
-      },
       [=](connect_msg& msg) { return on_connect(self, msg); },
       [=](const peer_finalize_msg& msg) { return on_peer_finalize(self, msg); },
       [=](const peer_lost_msg& msg) { on_peer_lost(self, msg); },
@@ -237,6 +237,7 @@ caf::behavior rank_actor(caf::stateful_actor<rank_state>* self, proc_id pname, b
         v.tombstones = st.peerid && st.peerid->closed && st.peerid->finalized ? 1 : 0;
         v.has_peerid = st.peerid.has_value();
         v.dead = st.peerid && st.peerid->closed && !st.peerid->finalized ? 1 : 0;
+        v.actor = true;
         return v;
       },
       [=](const deregister_msg&) {

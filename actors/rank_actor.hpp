@@ -31,7 +31,7 @@ struct rank_state {
   static const char* name;
 
   proc_id pname;
-  bool registered = false;  // by PMIx_server_register_client (else lazily created)
+  bool registered = false;  // by PMIx_server_register_client (known from the first connect)
   bool tool = false;        // a rank of a tool namespace: its peers are pure tools
   uid_t uid = 0;
   gid_t gid = 0;

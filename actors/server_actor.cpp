@@ -159,7 +159,7 @@ void on_register_nspace(self_ptr self, register_nspace_msg& msg) {
   }
   nspace_locality loc{layout.local_ranks, layout.job_size};
   // (A tool namespace of that name is replaced: the host now owns the name.)
-  auto actor = self->spawn<caf::linked>(nspace_actor, msg.nspace, msg.nlocalprocs, msg.info,
+  auto actor = self->spawn<caf::linked>(nspace_actor, msg.nspace, msg.nlocalprocs, std::move(msg.info),
                                         std::move(layout), false,
                                         caf::actor_cast<caf::actor>(self), st.ctx);
   st.nspaces[msg.nspace] = server_state::nspace_entry{actor, std::move(loc), false, 0};
@@ -200,7 +200,8 @@ void on_register_client(self_ptr self, register_client_msg& msg) {
   auto& locals = it->second.locality.local_ranks;
   auto pos = std::lower_bound(locals.begin(), locals.end(), msg.proc.rank);
   if (pos == locals.end() || *pos != msg.proc.rank) locals.insert(pos, msg.proc.rank);
-  self->send(it->second.actor, std::move(msg));
+  it->second.registrations[msg.proc.rank] = registration{msg.uid, msg.gid, msg.server_object};
+  msg.done->deliver(PMIX_SUCCESS);
 }
 
 void on_deregister_client(self_ptr self, deregister_client_msg& msg) {
@@ -210,6 +211,7 @@ void on_deregister_client(self_ptr self, deregister_client_msg& msg) {
     log::warning("server", "deregister_client of ", to_string(msg.proc), ": unknown namespace");
     return msg.done->deliver(PMIX_ERR_NOT_FOUND);
   }
+  msg.registered = it->second.registrations.erase(msg.proc.rank) > 0;
   // The rank is gone for good: collectives still waiting for it fail.
   st.departed[msg.proc] = PMIX_ERR_UNREACH;
   for (auto id : st.fences.waiting_for(msg.proc))
@@ -243,6 +245,8 @@ void route_connect(self_ptr self, connect_msg msg, caf::response_promise rp) {
   auto& st = self->state;
   auto it = st.nspaces.find(msg.proc.nspace);
   if (it != st.nspaces.end() && !it->second.tool) {
+    if (auto r = it->second.registrations.find(msg.proc.rank); r != it->second.registrations.end())
+      msg.reg = r->second;
     rp.delegate(it->second.actor, std::move(msg));
     return;
   }
@@ -451,16 +455,32 @@ void on_snapshot(self_ptr self, snapshot_msg& msg) {
   auto done = msg.done;
   auto remaining = std::make_shared<std::size_t>(st.nspaces.size());
   if (*remaining == 0) return done->deliver(PMIX_SUCCESS, *snap);
-  for (auto& [name, entry] : st.nspaces)
+  for (auto& [name, entry] : st.nspaces) {
+    std::vector<rank_t> registered;
+    for (const auto& [rank, reg] : entry.registrations) registered.push_back(rank);
     self->request(entry.actor, caf::infinite, view_msg{})
         .then(
             [=](server_snapshot::nspace_view& v) {
+              // Registered ranks without an actor are the server's to show.
+              for (auto r : registered) {
+                auto at = std::find_if(v.ranks.begin(), v.ranks.end(),
+                                       [r](const server_snapshot::rank_view& x) { return x.rank == r; });
+                if (at != v.ranks.end()) {
+                  at->registered = true;
+                } else {
+                  server_snapshot::rank_view only;
+                  only.rank = r;
+                  only.registered = true;
+                  v.ranks.push_back(only);
+                }
+              }
               snap->nspaces.push_back(std::move(v));
               if (--*remaining == 0) done->deliver(PMIX_SUCCESS, *snap);
             },
             [=](caf::error&) {
               if (--*remaining == 0) done->deliver(PMIX_SUCCESS, *snap);
             });
+  }
 }
 
 }  // namespace

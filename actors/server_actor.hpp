@@ -26,6 +26,11 @@ struct server_state {
     nspace_locality locality;
     bool tool = false;               // made by the server for a tool
     std::uint64_t connects_sent = 0;  // tool namespaces: connects handed to it
+    // PMIx_server_register_client: kept here, next to the locality it also
+    // changes, and handed to the rank actor with each connect. A registered
+    // rank costs a map entry, not an actor, until a process connects
+    // (docs/spec-map.md).
+    std::map<rank_t, registration> registrations;
   };
 
   // A tool connect waiting for the host's tool_connected answer.

@@ -359,7 +359,7 @@ pmix_status_t view(pmix_cxx_server_view_t* out) {
     for (std::size_t k = 0; k < n.ranks.size(); ++k) {
       const auto& r = n.ranks[k];
       o.ranks[k] = pmix_cxx_rank_view_t{r.rank, r.registered, r.proc_cnt, r.peers, r.tombstones,
-                                        r.has_peerid, r.dead};
+                                        r.has_peerid, r.dead, r.actor};
     }
   }
   return PMIX_SUCCESS;

@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define PMIX_CXX_SERVER_RUNTIME_VERSION 4u
+#define PMIX_CXX_SERVER_RUNTIME_VERSION 5u
 
 /* Counters and states for tests (tests/, tools/): not part of the PMIx API. */
 typedef struct pmix_cxx_rank_view {
@@ -27,6 +27,7 @@ typedef struct pmix_cxx_rank_view {
     int tombstones; /* finalized peers kept at peerid */
     int has_peerid;
     int dead;       /* a peer that died without finalizing, kept at peerid */
+    int actor;      /* the rank has an actor (registered ranks get one when first needed) */
 } pmix_cxx_rank_view_t;
 
 typedef struct pmix_cxx_nspace_view {

@@ -233,8 +233,8 @@ const snapshot::nspace_view* snapshot::nspace(const std::string& name) const {
 std::size_t snapshot::accounted_actors() const {
   std::size_t n = 1;  // the server actor
   for (const auto& ns : nspaces) {
-    n += 1 + ns.ranks.size();
-    for (const auto& r : ns.ranks) n += static_cast<std::size_t>(r.peers);
+    n += 1;
+    for (const auto& r : ns.ranks) n += (r.actor ? 1 : 0) + static_cast<std::size_t>(r.peers);
   }
   return n;
 }
@@ -260,7 +260,8 @@ snapshot take_snapshot() {
     nv.fired_runs = n.local_app_fini_runs;
     for (std::size_t k = 0; k < n.nranks; ++k) {
       const auto& r = n.ranks[k];
-      nv.ranks.push_back({r.rank, r.registered, r.proc_cnt, r.peers, r.tombstones, r.has_peerid, r.dead});
+      nv.ranks.push_back(
+          {r.rank, r.registered, r.proc_cnt, r.peers, r.tombstones, r.has_peerid, r.dead, r.actor});
     }
     out.nspaces.push_back(std::move(nv));
   }

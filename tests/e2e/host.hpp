@@ -87,6 +87,7 @@ struct snapshot {
   struct rank_view {
     pmix_rank_t rank;
     int registered, proc_cnt, peers, tombstones, has_peerid, dead;
+    int actor;  // the rank has an actor (registered ranks get one lazily)
   };
   struct nspace_view {
     std::string name;

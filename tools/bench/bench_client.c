@@ -1,0 +1,140 @@
+/*
+ * The benchmark client, written only against the standard client API and
+ * built twice like bench_host.c. Started by bench_host; prints
+ * "sample <name> <value>" lines.
+ *
+ *   bench_client cycle <n>                 n PMIx_Init + PMIx_Finalize cycles
+ *   bench_client startup                   one timed PMIx_Init
+ *   bench_client fence <iters> <0|1>       rank 0 times each fence
+ *   bench_client get <iters>               rank 0 times PMIx_Get of rank 1's
+ *                                          64-byte key and of PMIX_JOB_SIZE
+ *   bench_client rss <dir> <a> <b>         cycles; after a and b cycles it
+ *                                          creates <dir>/at.<k> and waits for
+ *                                          <dir>/ack.<k>
+ */
+#define _GNU_SOURCE
+#include <pmix.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_us(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double) t.tv_sec * 1e6 + (double) t.tv_nsec / 1e3;
+}
+
+static int fail(const char *what, pmix_status_t rc) {
+    fprintf(stderr, "bench_client: %s: %s\n", what, PMIx_Error_string(rc));
+    return 1;
+}
+
+static int cycles(int n, const char *dir, int a, int b) {
+    for (int i = 1; i <= n; ++i) {
+        pmix_proc_t me;
+        double t0 = now_us();
+        pmix_status_t rc = PMIx_Init(&me, NULL, 0);
+        if (PMIX_SUCCESS != rc) return fail("PMIx_Init", rc);
+        rc = PMIx_Finalize(NULL, 0);
+        if (PMIX_SUCCESS != rc) return fail("PMIx_Finalize", rc);
+        if (NULL == dir) printf("sample cycle_us %.1f\n", now_us() - t0);
+        if (NULL != dir && (i == a || i == b)) {
+            char path[4096];
+            struct stat st;
+            snprintf(path, sizeof path, "%s/at.%d", dir, i);
+            FILE *f = fopen(path, "w");
+            if (NULL != f) fclose(f);
+            snprintf(path, sizeof path, "%s/ack.%d", dir, i);
+            for (int w = 0; w < 600000 && 0 != stat(path, &st); ++w) usleep(1000);
+        }
+    }
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) return 2;
+    const char *mode = argv[1];
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (0 == strcmp(mode, "cycle") && argc > 2) return cycles(atoi(argv[2]), NULL, 0, 0);
+    if (0 == strcmp(mode, "rss") && argc > 4) {
+        int a = atoi(argv[3]), b = atoi(argv[4]);
+        return cycles(b, argv[2], a, b);
+    }
+
+    pmix_proc_t me, job;
+    double t0 = now_us();
+    pmix_status_t rc = PMIx_Init(&me, NULL, 0);
+    double t_init = now_us() - t0;
+    if (PMIX_SUCCESS != rc) return fail("PMIx_Init", rc);
+    PMIX_LOAD_PROCID(&job, me.nspace, PMIX_RANK_WILDCARD);
+
+    if (0 == strcmp(mode, "startup")) {
+        printf("sample startup_init_us %.1f\n", t_init);
+    } else if (0 == strcmp(mode, "fence") && argc > 3) {
+        int iters = atoi(argv[2]);
+        bool collect = 0 != atoi(argv[3]);
+        pmix_info_t info;
+        PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+        for (int i = 0; i < 5; ++i) /* warm-up */
+            if (PMIX_SUCCESS != (rc = PMIx_Fence(&job, 1, &info, 1))) return fail("PMIx_Fence", rc);
+        for (int i = 0; i < iters; ++i) {
+            double f0 = now_us();
+            rc = PMIx_Fence(&job, 1, &info, 1);
+            if (PMIX_SUCCESS != rc) return fail("PMIx_Fence", rc);
+            if (0 == me.rank) printf("sample fence_us %.1f\n", now_us() - f0);
+        }
+        PMIX_INFO_DESTRUCT(&info);
+    } else if (0 == strcmp(mode, "get") && argc > 2) {
+        int iters = atoi(argv[2]);
+        char payload[65];
+        memset(payload, 'a' + (int) me.rank, 64);
+        payload[64] = '\0';
+        pmix_value_t v;
+        PMIX_VALUE_LOAD(&v, payload, PMIX_STRING);
+        if (PMIX_SUCCESS != (rc = PMIx_Put(PMIX_GLOBAL, "bench.key", &v))) return fail("PMIx_Put", rc);
+        PMIX_VALUE_DESTRUCT(&v);
+        if (PMIX_SUCCESS != (rc = PMIx_Commit())) return fail("PMIx_Commit", rc);
+        bool collect = true;
+        pmix_info_t info;
+        PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+        if (PMIX_SUCCESS != (rc = PMIx_Fence(&job, 1, &info, 1))) return fail("PMIx_Fence", rc);
+        if (0 == me.rank) {
+            pmix_proc_t peer;
+            PMIX_LOAD_PROCID(&peer, me.nspace, 1);
+            for (int i = 0; i < iters; ++i) {
+                pmix_value_t *got = NULL;
+                double g0 = now_us();
+                rc = PMIx_Get(&peer, "bench.key", NULL, 0, &got);
+                double dt = now_us() - g0;
+                if (PMIX_SUCCESS != rc) return fail("PMIx_Get (peer key)", rc);
+                if (PMIX_STRING != got->type || 64 != strlen(got->data.string) || 'b' != got->data.string[0])
+                    return fail("PMIx_Get (peer key): wrong value", PMIX_ERR_BAD_PARAM);
+                PMIX_VALUE_RELEASE(got);
+                printf("sample get_peer_us %.2f\n", dt);
+            }
+            for (int i = 0; i < iters; ++i) {
+                pmix_value_t *got = NULL;
+                double g0 = now_us();
+                rc = PMIx_Get(&job, PMIX_JOB_SIZE, NULL, 0, &got);
+                double dt = now_us() - g0;
+                if (PMIX_SUCCESS != rc) return fail("PMIx_Get (job size)", rc);
+                PMIX_VALUE_RELEASE(got);
+                printf("sample get_job_us %.2f\n", dt);
+            }
+        }
+        /* Nobody leaves before rank 0 has read. */
+        collect = false;
+        PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+        if (PMIX_SUCCESS != (rc = PMIx_Fence(&job, 1, &info, 1))) return fail("PMIx_Fence", rc);
+        PMIX_INFO_DESTRUCT(&info);
+    } else {
+        fprintf(stderr, "bench_client: unknown mode or missing arguments: %s\n", mode);
+        return 2;
+    }
+    rc = PMIx_Finalize(NULL, 0);
+    return PMIX_SUCCESS == rc ? 0 : fail("PMIx_Finalize", rc);
+}

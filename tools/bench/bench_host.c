@@ -1,0 +1,400 @@
+/*
+ * The benchmark host: a PMIx server written only against the standard server
+ * API, built twice from this file (against PMIx-CXX and against OpenPMIx
+ * 4.2.2) so the same program measures both libraries (tools/bench/compare.py).
+ *
+ *   bench_host <client> <tmpdir> <mode> [args]
+ *
+ * Modes (every figure is printed as "figure <name> <value>", every single
+ * measurement as "sample <name> <value>"; clients print theirs too):
+ *   init                      one PMIx_server_init and one PMIx_server_finalize
+ *   cycle <n>                 one client: n PMIx_Init/PMIx_Finalize cycles
+ *   startup <n>               n clients started at once: each times PMIx_Init
+ *   fence <n> <iters> <0|1>   n clients fence iters times (1: PMIX_COLLECT_DATA)
+ *   get <iters>               two clients: PMIx_Get of a peer's 64-byte key and
+ *                             of a job-level key
+ *   register-nspace <ranks>   one namespace of <ranks> ranks (100 per node,
+ *                             per-rank data for each): time and memory
+ *   register-clients <ranks>  one namespace with <ranks> local ranks, then a
+ *                             PMIx_server_register_client for each
+ *   rss <a> <b>               one client cycling init/finalize; the server's
+ *                             resident memory after 0, a and b cycles
+ */
+#define _GNU_SOURCE
+#include <pmix.h>
+#include <pmix_server.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static double now_us(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double) t.tv_sec * 1e6 + (double) t.tv_nsec / 1e3;
+}
+
+/* The server's resident memory in kB (VmRSS). */
+static long rss_kb(void) {
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kb = -1;
+    if (NULL == f) return -1;
+    while (NULL != fgets(line, sizeof line, f))
+        if (0 == strncmp(line, "VmRSS:", 6)) kb = strtol(line + 6, NULL, 10);
+    fclose(f);
+    return kb;
+}
+
+static void die(const char *what, pmix_status_t rc) {
+    fprintf(stderr, "bench_host: %s: %s\n", what, PMIx_Error_string(rc));
+    exit(1);
+}
+
+/* ---- completion of non-blocking server calls ----------------------------- */
+
+typedef struct {
+    pthread_mutex_t m;
+    pthread_cond_t cv;
+    int pending;
+    pmix_status_t status;
+} waitgroup_t;
+
+static void wg_init(waitgroup_t *w, int n) {
+    pthread_mutex_init(&w->m, NULL);
+    pthread_cond_init(&w->cv, NULL);
+    w->pending = n;
+    w->status = PMIX_SUCCESS;
+}
+
+static void wg_done(pmix_status_t status, void *cbdata) {
+    waitgroup_t *w = cbdata;
+    pthread_mutex_lock(&w->m);
+    if (PMIX_SUCCESS != status) w->status = status;
+    if (--w->pending == 0) pthread_cond_broadcast(&w->cv);
+    pthread_mutex_unlock(&w->m);
+}
+
+static pmix_status_t wg_wait(waitgroup_t *w) {
+    pthread_mutex_lock(&w->m);
+    while (w->pending > 0) pthread_cond_wait(&w->cv, &w->m);
+    pthread_mutex_unlock(&w->m);
+    return w->status;
+}
+
+/* ---- the host module --------------------------------------------------------- */
+
+static void free_data(void *cbdata) { free(cbdata); }
+
+/* One node: the fence's data is all the data. The copy stays ours until the
+ * library releases it. */
+static pmix_status_t on_fence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
+                              size_t ninfo, char *data, size_t ndata, pmix_modex_cbfunc_t cbfunc,
+                              void *cbdata) {
+    char *copy = NULL;
+    (void) procs, (void) nprocs, (void) info, (void) ninfo;
+    if (ndata > 0) {
+        copy = malloc(ndata);
+        if (NULL == copy) return PMIX_ERR_NOMEM;
+        memcpy(copy, data, ndata);
+    }
+    cbfunc(PMIX_SUCCESS, copy, ndata, cbdata, free_data, copy);
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t on_connected(const pmix_proc_t *p, void *o, pmix_op_cbfunc_t cb, void *d) {
+    (void) p, (void) o, (void) cb, (void) d;
+    return PMIX_OPERATION_SUCCEEDED;
+}
+
+static pmix_status_t on_finalized(const pmix_proc_t *p, void *o, pmix_op_cbfunc_t cb, void *d) {
+    (void) p, (void) o, (void) cb, (void) d;
+    return PMIX_OPERATION_SUCCEEDED;
+}
+
+/* ---- job registration ---------------------------------------------------------- */
+
+static char hostname[256];
+
+/* Set by register_job: how long PMIx_server_register_nspace took (until its
+ * callback) and how much the server's resident memory grew meanwhile (the
+ * host's own info arrays are built before and freed after). */
+static double last_register_ms;
+static long last_register_kb;
+
+/* A namespace of `size` ranks, `per_node` per node; this node holds the
+ * first `local` ranks. Per-rank data as a resource manager registers it. */
+static void register_job(const char *nspace, uint32_t size, uint32_t per_node, uint32_t local) {
+    uint32_t nnodes = (size + per_node - 1) / per_node;
+    size_t len = 0;
+    char *nodes = calloc(1, (size_t) nnodes * 300 + 1);
+    char *ppn = calloc(1, (size_t) size * 12 + 2 * nnodes + 1);
+    for (uint32_t n = 0; n < nnodes; ++n) {
+        if (0 == n) len += (size_t) sprintf(nodes + len, "%s", hostname);
+        else len += (size_t) sprintf(nodes + len, ",benchnode%u", n);
+    }
+    len = 0;
+    for (uint32_t n = 0; n < nnodes; ++n) {
+        uint32_t first = n * per_node, last = first + per_node - 1;
+        if (last >= size) last = size - 1;
+        if (n > 0) ppn[len++] = ';';
+        len += (size_t) (first == last ? sprintf(ppn + len, "%u", first)
+                                       : sprintf(ppn + len, "%u-%u", first, last));
+    }
+    char *node_map = NULL, *proc_map = NULL;
+    pmix_status_t rc = PMIx_generate_regex(nodes, &node_map);
+    if (PMIX_SUCCESS != rc) die("PMIx_generate_regex", rc);
+    rc = PMIx_generate_ppn(ppn, &proc_map);
+    if (PMIX_SUCCESS != rc) die("PMIx_generate_ppn", rc);
+    free(nodes);
+    free(ppn);
+
+    size_t ninfo = 10 + size, k = 0;
+    pmix_info_t *info;
+    PMIX_INFO_CREATE(info, ninfo);
+    uint32_t zero = 0;
+    PMIX_INFO_LOAD(&info[k++], PMIX_JOB_SIZE, &size, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[k++], PMIX_UNIV_SIZE, &size, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[k++], PMIX_MAX_PROCS, &size, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[k++], PMIX_LOCAL_SIZE, &local, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[k++], PMIX_NUM_NODES, &nnodes, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[k++], PMIX_APPNUM, &zero, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[k++], PMIX_JOBID, nspace, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[k++], PMIX_NODE_MAP, node_map, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[k++], PMIX_PROC_MAP, proc_map, PMIX_STRING);
+    {
+        /* PMIX_LOCAL_PEERS: "0,1,...,local-1" */
+        char *peers = calloc(1, (size_t) local * 12 + 1);
+        size_t at = 0;
+        for (uint32_t r = 0; r < local; ++r) at += (size_t) sprintf(peers + at, r ? ",%u" : "%u", r);
+        PMIX_INFO_LOAD(&info[k++], PMIX_LOCAL_PEERS, peers, PMIX_STRING);
+        free(peers);
+    }
+    free(node_map);
+    free(proc_map);
+    for (uint32_t r = 0; r < size; ++r) {
+        pmix_data_array_t darray;
+        pmix_info_t *items;
+        PMIX_INFO_CREATE(items, 5);
+        uint16_t lrank = (uint16_t) (r % per_node);
+        uint32_t node = r / per_node;
+        char host[300];
+        if (0 == node) snprintf(host, sizeof host, "%s", hostname);
+        else snprintf(host, sizeof host, "benchnode%u", node);
+        PMIX_INFO_LOAD(&items[0], PMIX_RANK, &r, PMIX_PROC_RANK);
+        PMIX_INFO_LOAD(&items[1], PMIX_LOCAL_RANK, &lrank, PMIX_UINT16);
+        PMIX_INFO_LOAD(&items[2], PMIX_NODE_RANK, &lrank, PMIX_UINT16);
+        PMIX_INFO_LOAD(&items[3], PMIX_NODEID, &node, PMIX_UINT32);
+        PMIX_INFO_LOAD(&items[4], PMIX_HOSTNAME, host, PMIX_STRING);
+        darray.type = PMIX_INFO;
+        darray.size = 5;
+        darray.array = items;
+        PMIX_INFO_LOAD(&info[k++], PMIX_PROC_DATA, &darray, PMIX_DATA_ARRAY);
+        PMIX_INFO_FREE(items, 5);
+    }
+    waitgroup_t w;
+    wg_init(&w, 1);
+    long before = rss_kb();
+    double t0 = now_us();
+    rc = PMIx_server_register_nspace(nspace, (int) local, info, k, wg_done, &w);
+    if (PMIX_SUCCESS != rc) die("PMIx_server_register_nspace", rc);
+    rc = wg_wait(&w);
+    last_register_ms = (now_us() - t0) / 1e3;
+    last_register_kb = rss_kb() - before;
+    if (PMIX_SUCCESS != rc) die("PMIx_server_register_nspace (callback)", rc);
+    PMIX_INFO_FREE(info, ninfo);
+}
+
+static void register_clients(const char *nspace, uint32_t n) {
+    waitgroup_t w;
+    wg_init(&w, (int) n);
+    for (uint32_t r = 0; r < n; ++r) {
+        pmix_proc_t p;
+        PMIX_LOAD_PROCID(&p, nspace, r);
+        pmix_status_t rc = PMIx_server_register_client(&p, getuid(), getgid(), NULL, wg_done, &w);
+        if (PMIX_SUCCESS != rc) die("PMIx_server_register_client", rc);
+    }
+    pmix_status_t rc = wg_wait(&w);
+    if (PMIX_SUCCESS != rc) die("PMIx_server_register_client (callback)", rc);
+}
+
+static void deregister_job(const char *nspace, uint32_t local) {
+    waitgroup_t w;
+    wg_init(&w, (int) local + 1);
+    for (uint32_t r = 0; r < local; ++r) {
+        pmix_proc_t p;
+        PMIX_LOAD_PROCID(&p, nspace, r);
+        PMIx_server_deregister_client(&p, wg_done, &w);
+    }
+    PMIx_server_deregister_nspace(nspace, wg_done, &w);
+    wg_wait(&w);
+}
+
+/* ---- clients ------------------------------------------------------------------------ */
+
+static const char *client_path;
+
+static pid_t launch(const char *nspace, uint32_t rank, char *const args[]) {
+    pmix_proc_t p;
+    PMIX_LOAD_PROCID(&p, nspace, rank);
+    char **env = NULL;
+    pmix_status_t rc;
+    for (char **e = environ; NULL != *e; ++e) PMIX_ARGV_APPEND(rc, env, *e);
+    rc = PMIx_server_setup_fork(&p, &env);
+    if (PMIX_SUCCESS != rc) die("PMIx_server_setup_fork", rc);
+    char *argv[16];
+    int n = 0;
+    argv[n++] = (char *) client_path;
+    for (int k = 0; NULL != args[k] && n < 15; ++k) argv[n++] = args[k];
+    argv[n] = NULL;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (0 == pid) {
+        execve(client_path, argv, env);
+        fprintf(stderr, "bench_host: cannot run %s: %s\n", client_path, strerror(errno));
+        _exit(127);
+    }
+    PMIX_ARGV_FREE(env);
+    return pid;
+}
+
+static int wait_all(pid_t *pids, uint32_t n) {
+    int failed = 0;
+    for (uint32_t r = 0; r < n; ++r) {
+        int status = 0;
+        waitpid(pids[r], &status, 0);
+        if (!WIFEXITED(status) || 0 != WEXITSTATUS(status)) {
+            fprintf(stderr, "bench_host: client %u failed (status %d)\n", r, status);
+            failed = 1;
+        }
+    }
+    return failed;
+}
+
+/* Runs n clients of one namespace with the same arguments; returns non-zero
+ * if any failed. */
+static int run_job(const char *nspace, uint32_t n, char *const args[]) {
+    register_job(nspace, n, n, n);
+    register_clients(nspace, n);
+    pid_t *pids = calloc(n, sizeof(pid_t));
+    for (uint32_t r = 0; r < n; ++r) pids[r] = launch(nspace, r, args);
+    int failed = wait_all(pids, n);
+    free(pids);
+    deregister_job(nspace, n);
+    return failed;
+}
+
+static int wait_for_file(const char *path) {
+    struct stat st;
+    for (int i = 0; i < 600000; ++i) { /* a guard of 10 minutes against hangs */
+        if (0 == stat(path, &st)) return 0;
+        usleep(1000);
+    }
+    return -1;
+}
+
+static void touch(const char *path) {
+    FILE *f = fopen(path, "w");
+    if (NULL != f) fclose(f);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 4) {
+        fprintf(stderr, "usage: bench_host <client> <tmpdir> <mode> [args]\n");
+        return 2;
+    }
+    client_path = argv[1];
+    const char *tmpdir = argv[2];
+    const char *mode = argv[3];
+    gethostname(hostname, sizeof hostname - 1);
+    setvbuf(stdout, NULL, _IOLBF, 0);
+
+    pmix_server_module_t module;
+    memset(&module, 0, sizeof module);
+    module.client_connected = on_connected;
+    module.client_finalized = on_finalized;
+    module.fence_nb = on_fence;
+    pmix_info_t dirs[1];
+    PMIX_INFO_LOAD(&dirs[0], PMIX_SERVER_TMPDIR, tmpdir, PMIX_STRING);
+    double t0 = now_us();
+    pmix_status_t rc = PMIx_server_init(&module, dirs, 1);
+    double t_init = now_us() - t0;
+    PMIX_INFO_DESTRUCT(&dirs[0]);
+    if (PMIX_SUCCESS != rc) die("PMIx_server_init", rc);
+    int failed = 0;
+
+    if (0 == strcmp(mode, "init")) {
+        printf("sample server_init_us %.1f\n", t_init);
+    } else if (0 == strcmp(mode, "cycle") && argc > 4) {
+        char *args[] = {"cycle", argv[4], NULL};
+        failed = run_job("bench.cycle", 1, args);
+    } else if (0 == strcmp(mode, "startup") && argc > 4) {
+        uint32_t n = (uint32_t) atoi(argv[4]);
+        char *args[] = {"startup", NULL};
+        register_job("bench.startup", n, n, n);
+        register_clients("bench.startup", n);
+        pid_t *pids = calloc(n, sizeof(pid_t));
+        double s0 = now_us();
+        for (uint32_t r = 0; r < n; ++r) pids[r] = launch("bench.startup", r, args);
+        failed = wait_all(pids, n);
+        printf("sample startup_job_ms %.3f\n", (now_us() - s0) / 1e3);
+        free(pids);
+        deregister_job("bench.startup", n);
+    } else if (0 == strcmp(mode, "fence") && argc > 6) {
+        uint32_t n = (uint32_t) atoi(argv[4]);
+        char *args[] = {"fence", argv[5], argv[6], NULL};
+        failed = run_job("bench.fence", n, args);
+    } else if (0 == strcmp(mode, "get") && argc > 4) {
+        char *args[] = {"get", argv[4], NULL};
+        failed = run_job("bench.get", 2, args);
+    } else if (0 == strcmp(mode, "register-nspace") && argc > 4) {
+        uint32_t n = (uint32_t) atoi(argv[4]);
+        register_job("bench.big", n, 100, n < 100 ? n : 100);
+        printf("sample register_nspace_ms %.3f\n", last_register_ms);
+        printf("sample register_nspace_kb %ld\n", last_register_kb);
+        deregister_job("bench.big", 0);
+    } else if (0 == strcmp(mode, "register-clients") && argc > 4) {
+        uint32_t n = (uint32_t) atoi(argv[4]);
+        register_job("bench.many", n, n, n);
+        long before = rss_kb();
+        double r0 = now_us();
+        register_clients("bench.many", n);
+        printf("sample register_clients_ms %.3f\n", (now_us() - r0) / 1e3);
+        printf("sample register_clients_kb %ld\n", rss_kb() - before);
+        deregister_job("bench.many", n);
+    } else if (0 == strcmp(mode, "rss") && argc > 5) {
+        char sync[4096];
+        char *args[] = {"rss", (char *) tmpdir, argv[4], argv[5], NULL};
+        register_job("bench.rss", 1, 1, 1);
+        register_clients("bench.rss", 1);
+        printf("sample rss_kb_0 %ld\n", rss_kb());
+        pid_t pid = launch("bench.rss", 0, args);
+        for (int k = 4; k <= 5 && !failed; ++k) {
+            snprintf(sync, sizeof sync, "%s/at.%s", tmpdir, argv[k]);
+            if (0 != wait_for_file(sync)) failed = 1;
+            printf("sample rss_kb_%s %ld\n", argv[k], rss_kb());
+            snprintf(sync, sizeof sync, "%s/ack.%s", tmpdir, argv[k]);
+            touch(sync);
+        }
+        failed |= wait_all(&pid, 1);
+        deregister_job("bench.rss", 1);
+    } else {
+        fprintf(stderr, "bench_host: unknown mode or missing arguments: %s\n", mode);
+        failed = 2;
+    }
+
+    t0 = now_us();
+    rc = PMIx_server_finalize();
+    if (0 == strcmp(mode, "init")) printf("sample server_finalize_us %.1f\n", now_us() - t0);
+    if (PMIX_SUCCESS != rc) die("PMIx_server_finalize", rc);
+    return failed;
+}

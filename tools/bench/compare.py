@@ -1,0 +1,283 @@
+#!/usr/bin/env python3
+"""Runs the same benchmark programs against PMIx-CXX and OpenPMIx 4.2.2,
+interleaved on this machine, and reports each figure with the ratio
+ours / OpenPMIx.
+
+    compare.py --bin DIR [--out DIR] [--short] [--rounds R]
+
+DIR holds bench_host, bench_client (built against our libpmix.so.2) and
+bench_host_openpmix, bench_client_openpmix (built against Debian's OpenPMIx);
+`bazel build //tools/bench:all` puts them in bazel-bin/tools/bench. The
+report (report.md) and the fence plot (fence.svg) go to --out.
+
+--short runs every benchmark once with tiny sizes: it proves the programs
+still build and run (CI), its figures mean nothing.
+"""
+import argparse
+import datetime
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+
+LIBS = ("ours", "openpmix")
+
+
+def percentile(values, p):
+    s = sorted(values)
+    if not s:
+        return float("nan")
+    k = min(len(s) - 1, max(0, int(round(p / 100.0 * (len(s) - 1)))))
+    return s[k]
+
+
+class Runner:
+    def __init__(self, bindir, short):
+        self.bindir = bindir
+        self.short = short
+        self.samples = {lib: {} for lib in LIBS}  # lib -> name -> [values]
+        self.failures = []
+
+    def programs(self, lib):
+        suffix = "" if lib == "ours" else "_openpmix"
+        return (os.path.join(self.bindir, "bench_host" + suffix),
+                os.path.join(self.bindir, "bench_client" + suffix))
+
+    def run(self, lib, args, key=None):
+        """One bench_host run; its samples go under `key` + name."""
+        host, client = self.programs(lib)
+        with tempfile.TemporaryDirectory(prefix="pmixbench.") as tmp:
+            cmd = [host, client, tmp] + [str(a) for a in args]
+            try:
+                p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   text=True, timeout=900)
+            except subprocess.TimeoutExpired:
+                self.failures.append("%s %s: timed out" % (lib, " ".join(map(str, args))))
+                return
+        if p.returncode != 0:
+            self.failures.append("%s %s: exit %d: %s" % (lib, " ".join(map(str, args)), p.returncode,
+                                                         p.stderr.strip()[-500:]))
+            return
+        for line in p.stdout.splitlines():
+            parts = line.split()
+            if len(parts) == 3 and parts[0] == "sample":
+                name = (key + "." if key else "") + parts[1]
+                self.samples[lib].setdefault(name, []).append(float(parts[2]))
+
+    def both(self, args, rounds, key=None):
+        """Interleaved: ours then OpenPMIx, then the other way round, ..."""
+        for r in range(rounds):
+            order = LIBS if r % 2 == 0 else tuple(reversed(LIBS))
+            for lib in order:
+                self.run(lib, args, key)
+
+    def values(self, lib, name):
+        return self.samples[lib].get(name, [])
+
+
+def fmt(v, unit):
+    if v != v:  # nan
+        return "n/a"
+    if unit in ("kB",):
+        return "%.0f %s" % (v, unit)
+    if unit == "kB/cycle":
+        return "%.2f %s" % (v, unit)
+    if v >= 100:
+        return "%.0f %s" % (v, unit)
+    if v >= 10:
+        return "%.1f %s" % (v, unit)
+    return "%.2f %s" % (v, unit)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--out", default="bench-results")
+    ap.add_argument("--short", action="store_true")
+    ap.add_argument("--rounds", type=int, default=0, help="runs per library for each benchmark")
+    a = ap.parse_args()
+
+    short = a.short
+    rounds = a.rounds or (1 if short else 4)
+    sizes = [1, 2, 4] if short else [1, 2, 4, 8, 16, 32, 64]
+    fence_iters = 20 if short else 200
+    cycles = 20 if short else 200
+    startup = 8 if short else 64
+    gets = 50 if short else 1000
+    big = 1000 if short else 10000
+    rss_a, rss_b = (20, 100) if short else (200, 1000)
+
+    run = Runner(a.bin, short)
+    t_start = datetime.datetime.now()
+    print("bench: server init/finalize", flush=True)
+    run.both(["init"], rounds * (1 if short else 5))
+    print("bench: client init/finalize cycles", flush=True)
+    run.both(["cycle", max(1, cycles // rounds)], rounds)
+    print("bench: %d clients starting at once" % startup, flush=True)
+    run.both(["startup", startup], rounds)
+    for n in sizes:
+        for collect in (0, 1):
+            print("bench: fence N=%d collect=%d" % (n, collect), flush=True)
+            run.both(["fence", n, max(1, fence_iters // rounds), collect], rounds, key="n%d.c%d" % (n, collect))
+    print("bench: get", flush=True)
+    run.both(["get", max(1, gets // rounds)], rounds)
+    print("bench: register a namespace of %d ranks" % big, flush=True)
+    run.both(["register-nspace", big], rounds)
+    print("bench: register %d clients" % big, flush=True)
+    run.both(["register-clients", big], rounds)
+    print("bench: server memory over %d client cycles" % rss_b, flush=True)
+    run.both(["rss", rss_a, rss_b], 1 if short else 2)
+
+    # ---- the figures ----------------------------------------------------------------
+    rows = []  # (figure, unit, ours, theirs, goal) ; goal: "time", "memory", "growth"
+
+    def stat_row(label, name, unit, stat, goal="time"):
+        o = run.values("ours", name)
+        t = run.values("openpmix", name)
+        f = (lambda v: statistics.median(v) if v else float("nan")) if stat == "median" else \
+            (lambda v: percentile(v, 99))
+        rows.append((label, unit, f(o), f(t), goal))
+
+    stat_row("server init (median)", "server_init_us", "µs", "median")
+    stat_row("server finalize (median)", "server_finalize_us", "µs", "median")
+    stat_row("client init+finalize cycle, median of %d" % cycles, "cycle_us", "µs", "median")
+    stat_row("client init+finalize cycle, p99", "cycle_us", "µs", "p99")
+    stat_row("PMIx_Init with %d clients starting at once, median" % startup, "startup_init_us", "µs", "median")
+    stat_row("PMIx_Init with %d clients starting at once, p99" % startup, "startup_init_us", "µs", "p99")
+    stat_row("%d clients: start, init, finalize, exit (whole job)" % startup, "startup_job_ms", "ms", "median")
+    for n in sizes:
+        for collect in (0, 1):
+            key = "n%d.c%d.fence_us" % (n, collect)
+            what = "fence N=%d%s" % (n, " collect" if collect else "")
+            stat_row(what + ", median", key, "µs", "median")
+            stat_row(what + ", p99", key, "µs", "p99")
+    stat_row("PMIx_Get of a peer's 64-byte key, median", "get_peer_us", "µs", "median")
+    stat_row("PMIx_Get of a job-level key (PMIX_JOB_SIZE), median", "get_job_us", "µs", "median")
+    stat_row("register one namespace of %d ranks" % big, "register_nspace_ms", "ms", "median")
+    stat_row("  its memory (server RSS growth)" , "register_nspace_kb", "kB", "median", goal="memory")
+    stat_row("register %d clients" % big, "register_clients_ms", "ms", "median")
+    stat_row("  their memory (server RSS growth)", "register_clients_kb", "kB", "median", goal="memory")
+    stat_row("server RSS, no client yet", "rss_kb_0", "kB", "median", goal="memory")
+    stat_row("server RSS after %d client cycles" % rss_a, "rss_kb_%d" % rss_a, "kB", "median", goal="memory")
+    stat_row("server RSS after %d client cycles" % rss_b, "rss_kb_%d" % rss_b, "kB", "median", goal="memory")
+    growth = {}
+    for lib in LIBS:
+        a_ = run.values(lib, "rss_kb_%d" % rss_a)
+        b_ = run.values(lib, "rss_kb_%d" % rss_b)
+        growth[lib] = (statistics.median(b_) - statistics.median(a_)) / (rss_b - rss_a) if a_ and b_ else float("nan")
+    rows.append(("server RSS growth per client cycle (%d..%d)" % (rss_a, rss_b), "kB/cycle",
+                 growth["ours"], growth["openpmix"], "growth"))
+
+    def verdict(o, t, goal):
+        if o != o or t != t:
+            return "n/a"
+        if goal == "growth":
+            return "met" if o <= 0.0 else "missed"
+        if t <= 0:
+            return "n/a"
+        limit = 0.5 if goal == "time" else 1.0
+        return "met" if o / t <= limit else "missed"
+
+    lines = []
+    width = max(len(r[0]) for r in rows)
+    print()
+    print("%-*s  %14s  %14s  %7s  %s" % (width, "figure", "PMIx-CXX", "OpenPMIx", "ratio", "goal"))
+    for label, unit, o, t, goal in rows:
+        ratio = o / t if (t == t and o == o and t > 0) else float("nan")
+        v = verdict(o, t, goal)
+        print("%-*s  %14s  %14s  %7s  %s" % (width, label, fmt(o, unit), fmt(t, unit),
+                                             "n/a" if ratio != ratio else "%.2f" % ratio, v))
+        lines.append("| %s | %s | %s | %s | %s |" % (label, fmt(o, unit), fmt(t, unit),
+                                                     "n/a" if ratio != ratio else "%.2f" % ratio, v))
+
+    os.makedirs(a.out, exist_ok=True)
+    svg = fence_plot(run, sizes)
+    with open(os.path.join(a.out, "fence.svg"), "w") as f:
+        f.write(svg)
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), "")
+    except OSError:
+        pass
+    with open(os.path.join(a.out, "report.md"), "w") as f:
+        f.write("# PMIx-CXX against OpenPMIx 4.2.2\n\n")
+        f.write("%s, %d CPUs (%s), %s %s; %s mode, %d run(s) per library and benchmark, "
+                "interleaved. Started %s, took %.0f s.\n\n" % (
+                    platform.node(), os.cpu_count() or 0, cpu, platform.system(), platform.release(),
+                    "short" if short else "full", rounds, t_start.strftime("%Y-%m-%d %H:%M"),
+                    (datetime.datetime.now() - t_start).total_seconds()))
+        f.write("Goals: every timing at most 0.5 × OpenPMIx, memory at most 1 ×, no growth per cycle.\n\n")
+        f.write("| figure | PMIx-CXX | OpenPMIx 4.2.2 | ratio | goal |\n|---|---|---|---|---|\n")
+        f.write("\n".join(lines) + "\n\n")
+        f.write("![fence latency against N](fence.svg)\n")
+        if run.failures:
+            f.write("\n## Failed runs\n\n" + "\n".join("- " + x for x in run.failures) + "\n")
+    print()
+    print("bench: report in %s, plot in %s" % (os.path.join(a.out, "report.md"), os.path.join(a.out, "fence.svg")))
+    if run.failures:
+        print("bench: %d run(s) failed:" % len(run.failures))
+        for x in run.failures:
+            print("  " + x)
+        return 1
+    return 0
+
+
+def fence_plot(run, sizes):
+    """An SVG line chart of the median fence latency against N, per library
+    and data collection, on a log2 axis for N."""
+    series = []
+    colors = {("ours", 0): "#1f77b4", ("ours", 1): "#6baed6",
+              ("openpmix", 0): "#d62728", ("openpmix", 1): "#fc9272"}
+    for lib in LIBS:
+        for collect in (0, 1):
+            pts = []
+            for n in sizes:
+                v = run.values(lib, "n%d.c%d.fence_us" % (n, collect))
+                if v:
+                    pts.append((n, statistics.median(v)))
+            series.append(((lib, collect), pts))
+    ymax = max([y for _, pts in series for _, y in pts] + [1.0])
+    W, H, L, R, T, B = 720, 420, 70, 190, 30, 50
+    pw, ph = W - L - R, H - T - B
+    nmax = max(sizes)
+    import math
+    def x(n):
+        return L + (pw * (math.log2(n) / math.log2(nmax)) if nmax > 1 else pw / 2)
+    def y(v):
+        return T + ph - ph * v / (ymax * 1.1)
+    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">' % (W, H),
+           '<rect width="100%" height="100%" fill="white"/>',
+           '<text x="%d" y="18" font-size="14">Median PMIx_Fence latency (µs) against local clients N</text>' % L,
+           '<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>' % (L, T + ph, L + pw, T + ph),
+           '<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>' % (L, T, L, T + ph)]
+    for n in sizes:
+        out.append('<text x="%.1f" y="%d" text-anchor="middle">%d</text>' % (x(n), T + ph + 18, n))
+    for k in range(6):
+        v = ymax * 1.1 * k / 5
+        out.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/>' % (L, y(v), L + pw, y(v)))
+        out.append('<text x="%d" y="%.1f" text-anchor="end">%.0f</text>' % (L - 6, y(v) + 4, v))
+    out.append('<text x="%d" y="%d" text-anchor="middle">N (log scale)</text>' % (L + pw / 2, H - 10))
+    for i, ((lib, collect), pts) in enumerate(series):
+        if not pts:
+            continue
+        c = colors[(lib, collect)]
+        dash = ' stroke-dasharray="6,4"' if collect else ""
+        out.append('<polyline fill="none" stroke="%s" stroke-width="2"%s points="%s"/>' % (
+            c, dash, " ".join("%.1f,%.1f" % (x(n), y(v)) for n, v in pts)))
+        for n, v in pts:
+            out.append('<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>' % (x(n), y(v), c))
+        ly = T + 20 + 22 * i
+        out.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"%s/>' % (
+            L + pw + 15, ly, L + pw + 45, ly, c, dash))
+        out.append('<text x="%d" y="%d">%s%s</text>' % (
+            L + pw + 50, ly + 4, "PMIx-CXX" if lib == "ours" else "OpenPMIx 4.2.2",
+            ", collect" if collect else ""))
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

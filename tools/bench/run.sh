@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The side-by-side benchmark: builds the benchmark host and client against
+# PMIx-CXX and against OpenPMIx 4.2.2 (Debian's libpmix-dev), runs both,
+# interleaved, and writes bench-results/report.md and bench-results/fence.svg.
+# Usage: tools/bench/run.sh [--short] [--rounds R] [--out DIR]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+tools/deps.sh test   # libpmix-dev: OpenPMIx 4.2.2 to compare against
+bazel build //tools/bench:all
+status=0
+/usr/bin/python3 tools/bench/compare.py --bin bazel-bin/tools/bench "$@" || status=$?
+bazel shutdown >/dev/null 2>&1 || true
+exit $status
