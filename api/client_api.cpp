@@ -99,20 +99,27 @@ pmix_status_t read_fence_args(const pmix_proc_t procs[], size_t nprocs, const pm
   return PMIX_SUCCESS;
 }
 
-// Runs a session call that completes through a done_fn, and waits for it.
+// Runs a session call that completes through a done_fn, and waits for it,
+// reading the reply on this thread (client::connection::drive).
 template <class Start>
-pmix_status_t wait_for(Start start) {
+pmix_status_t wait_for(const std::shared_ptr<client::session>& s, Start start) {
   auto w = std::make_shared<waiter>();
-  const auto rc = start([w](pmix_status_t st) { w->finish(st); });
+  pmix_status_t rc;
+  {
+    client::connection::answered_here blocking;
+    rc = start([w](pmix_status_t st) { w->finish(st); });
+  }
   if (rc == PMIX_OPERATION_SUCCEEDED) return PMIX_SUCCESS;
-  return rc == PMIX_SUCCESS ? w->wait() : rc;
+  if (rc != PMIX_SUCCESS) return rc;
+  s->drive([&w] { return w->is_done(); });
+  return w->wait();
 }
 
 }  // namespace
 
 // Shared with tool_api.cpp: ends the session after the last reference.
 pmix_status_t end_session(std::shared_ptr<client::session> s) {
-  const auto rc = wait_for([&](client::done_fn done) { return s->finalize(std::move(done)); });
+  const auto rc = wait_for(s, [&](client::done_fn done) { return s->finalize(std::move(done)); });
   s->close();
   // The handlers go with the last user of the library in this process.
   const auto* rt = server_runtime(false);
@@ -165,7 +172,7 @@ PMIX_EXPORT pmix_status_t PMIx_Finalize(const pmix_info_t info[], size_t ninfo) 
   info_list directives;
   if (convert::from_c(info, ninfo, directives) == PMIX_SUCCESS) {
     if (const auto* b = find(directives, PMIX_EMBED_BARRIER); b != nullptr && b->val.truthy())
-      wait_for([&](client::done_fn done) { return doomed->fence({}, {}, std::move(done)); });
+      wait_for(doomed, [&](client::done_fn done) { return doomed->fence({}, {}, std::move(done)); });
   }
   return end_session(std::move(doomed));
 }
@@ -214,7 +221,7 @@ PMIX_EXPORT pmix_status_t PMIx_Fence(const pmix_proc_t procs[], size_t nprocs,
   info_list directives;
   auto rc = read_fence_args(procs, nprocs, info, ninfo, participants, directives);
   if (rc != PMIX_SUCCESS) return rc;
-  return wait_for([&](client::done_fn done) {
+  return wait_for(s, [&](client::done_fn done) {
     return s->fence(std::move(participants), std::move(directives), std::move(done));
   });
 }
@@ -257,7 +264,7 @@ PMIX_EXPORT pmix_status_t PMIx_Get(const pmix_proc_t* proc, const pmix_key_t key
     case client::session::lookup::ask_server: break;
   }
   auto result = std::make_shared<value>();
-  rc = wait_for([&](client::done_fn done) {
+  rc = wait_for(s, [&](client::done_fn done) {
     return s->fetch(args.target, args.key, args.info,
                     [result, done](pmix_status_t st, const value* v) {
                       if (v != nullptr) *result = *v;
@@ -314,7 +321,7 @@ PMIX_EXPORT pmix_status_t PMIx_Abort(int status, const char msg[], pmix_proc_t p
   std::vector<proc_id> targets;
   if (convert::from_c(procs, nprocs, targets) != PMIX_SUCCESS) return PMIX_ERR_BAD_PARAM;
   const std::string message = msg == nullptr ? "" : msg;
-  return wait_for(
+  return wait_for(s,
       [&](client::done_fn done) { return s->abort(status, message, targets, std::move(done)); });
 }
 
@@ -388,7 +395,7 @@ PMIX_EXPORT pmix_status_t PMIx_Job_control(const pmix_proc_t targets[], size_t n
   auto rc = read_job_control(targets, ntargets, directives, ndirs, t, d);
   if (rc != PMIX_SUCCESS) return rc;
   auto out = std::make_shared<info_list>();
-  rc = wait_for([&](client::done_fn done) {
+  rc = wait_for(s, [&](client::done_fn done) {
     return s->job_control(t, d, [out, done](pmix_status_t st, info_list r) {
       *out = std::move(r);
       done(st);

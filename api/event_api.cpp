@@ -151,8 +151,14 @@ PMIX_EXPORT pmix_status_t PMIx_Notify_event(pmix_status_t status, const pmix_pro
   if (cbfunc != nullptr)
     return p.session->notify(ev, [cbfunc, cbdata](pmix_status_t st) { cbfunc(st, cbdata); });
   auto w = std::make_shared<waiter>();
-  const auto rc = p.session->notify(ev, [w](pmix_status_t st) { w->finish(st); });
-  return rc == PMIX_SUCCESS ? w->wait() : rc;
+  pmix_status_t rc;
+  {
+    client::connection::answered_here blocking;
+    rc = p.session->notify(ev, [w](pmix_status_t st) { w->finish(st); });
+  }
+  if (rc != PMIX_SUCCESS) return rc;
+  p.session->drive([&w] { return w->is_done(); });
+  return w->wait();
 }
 
 }  // extern "C"

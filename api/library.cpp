@@ -54,6 +54,11 @@ void waiter::finish(pmix_status_t st) {
   cv.notify_all();
 }
 
+bool waiter::is_done() {
+  std::lock_guard<std::mutex> guard{m};
+  return done;
+}
+
 pmix_status_t waiter::wait() {
   std::unique_lock<std::mutex> guard{m};
   cv.wait(guard, [this] { return done; });

@@ -38,6 +38,7 @@ struct waiter {
   pmix_status_t status = PMIX_ERR_NOT_AVAILABLE;
 
   void finish(pmix_status_t st);
+  bool is_done();
   pmix_status_t wait();
 };
 

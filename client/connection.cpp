@@ -1,6 +1,8 @@
 #include "client/connection.hpp"
 
+#include <fcntl.h>
 #include <poll.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -17,6 +19,13 @@
 #include "transport/tcp.hpp"
 
 namespace pmix::client {
+
+namespace {
+thread_local int answered_here_depth = 0;
+}  // namespace
+
+connection::answered_here::answered_here() { ++answered_here_depth; }
+connection::answered_here::~answered_here() { --answered_here_depth; }
 
 connection::connection(int fd) : fd_(fd) {}
 
@@ -76,6 +85,11 @@ pmix_status_t connection::write_frame(const std::string& frame) {
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      pollfd p{fd_, POLLOUT, 0};
+      ::poll(&p, 1, -1);
+      continue;
+    }
     return PMIX_ERR_LOST_CONNECTION;
   }
   return PMIX_SUCCESS;
@@ -115,9 +129,31 @@ pmix_status_t connection::handshake(wire::Envelope& request, wire::Envelope& rep
 
 pmix_status_t connection::start() {
   wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (wake_fd_ < 0) return PMIX_ERR_OUT_OF_RESOURCE;
+  epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
+  if (wake_fd_ < 0 || epoll_fd_ < 0) return PMIX_ERR_OUT_OF_RESOURCE;
+  // From now on two threads may read (one at a time): reads never block.
+  ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) | O_NONBLOCK);
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.fd = wake_fd_;
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev);
+  watch_socket(true);
   thread_ = std::thread([this] { run(); });
   return PMIX_SUCCESS;
+}
+
+// Adds the socket to (or removes it from) the progress thread's epoll set.
+// Neither needs the progress thread to wake: epoll_ctl acts on the set while
+// it sleeps, and a socket added while readable wakes it at once.
+void connection::watch_socket(bool on) {
+  if (on) {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.fd = fd_;
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd_, &ev);
+  } else {
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd_, nullptr);
+  }
 }
 
 pmix_status_t connection::send(wire::Envelope& e) {
@@ -131,7 +167,7 @@ pmix_status_t connection::request(wire::Envelope& e, completion done) {
     std::lock_guard<std::mutex> guard{mutex_};
     if (lost_ || stopping_) return lost_ ? PMIX_ERR_LOST_CONNECTION : PMIX_ERR_NOT_AVAILABLE;
     id = next_id_++;
-    pending_.emplace(id, std::move(done));
+    pending_.emplace(id, pending_request{std::move(done), answered_here_depth > 0});
   }
   e.set_id(id);
   auto rc = write_frame(protocol::to_frame(e));
@@ -156,14 +192,105 @@ bool connection::lost() const {
   return lost_;
 }
 
-void connection::run() {
-  progress::scope in_library;
+bool connection::read_frames(std::vector<wire::Envelope>& out, bool& lost) {
   char buf[65536];
   std::string payload;
   for (;;) {
-    pollfd fds[2] = {{lost_ ? -1 : fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
-    if (::poll(fds, 2, -1) < 0) continue;  // EINTR
-    if ((fds[1].revents & POLLIN) != 0) {
+    const auto got = ::recv(fd_, buf, sizeof buf, 0);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+    if (got <= 0) {
+      lost = true;
+      return false;
+    }
+    reader_.feed(buf, static_cast<std::size_t>(got));
+    for (;;) {
+      const auto st = reader_.next(payload);
+      if (st == protocol::frame_reader::status::need_more) break;
+      out.emplace_back();
+      if (st == protocol::frame_reader::status::too_large || !protocol::parse(payload, out.back())) {
+        out.pop_back();
+        log::error("client", "malformed frame from the server: closing the connection");
+        ::shutdown(fd_, SHUT_RDWR);
+        lost = true;
+        return false;
+      }
+    }
+    if (static_cast<std::size_t>(got) < sizeof buf) return true;  // drained
+  }
+}
+
+bool connection::answers_blocking_call(std::uint64_t id) {
+  std::lock_guard<std::mutex> guard{mutex_};
+  auto it = pending_.find(id);
+  return it != pending_.end() && it->second.here;
+}
+
+void connection::dispatch(wire::Envelope& e, bool on_progress_thread) {
+  if (e.id() == 0) {
+    if (unprompted_) unprompted_(e);  // events: their handlers are posted, never run here
+    return;
+  }
+  pending_request req;
+  {
+    std::lock_guard<std::mutex> guard{mutex_};
+    auto it = pending_.find(e.id());
+    if (it == pending_.end()) return;
+    req = std::move(it->second);
+    pending_.erase(it);
+  }
+  if (on_progress_thread || req.here) {
+    req.done(PMIX_SUCCESS, &e);
+    return;
+  }
+  // Another thread's non-blocking call: its callback belongs on the
+  // progress thread.
+  auto frame = std::make_shared<wire::Envelope>(std::move(e));
+  post([done = std::move(req.done), frame] { done(PMIX_SUCCESS, frame.get()); });
+}
+
+void connection::drive(const std::function<bool()>& done) {
+  progress::scope in_library;
+  while (!done()) {
+    std::unique_lock<std::mutex> reading{read_mutex_};
+    if (done()) return;
+    {
+      std::lock_guard<std::mutex> guard{mutex_};
+      if (lost_ || stopping_) return;
+    }
+    watch_socket(false);
+    std::vector<wire::Envelope> frames;
+    bool lost = false;
+    while (!done() && !lost) {
+      pollfd p{fd_, POLLIN, 0};
+      const int r = ::poll(&p, 1, 100);  // re-checks `done` now and then
+      if (r < 0 && errno != EINTR) break;
+      if (r <= 0) continue;
+      frames.clear();
+      read_frames(frames, lost);
+      for (auto& f : frames) dispatch(f, false);
+    }
+    // The socket goes back to the progress thread; a loss is reported by it
+    // (it sees the end of the stream too) with the usual completions.
+    watch_socket(true);
+    if (lost) return;
+  }
+}
+
+void connection::run() {
+  progress::scope in_library;
+  std::vector<wire::Envelope> frames;
+  for (;;) {
+    epoll_event events[2];
+    const int n = ::epoll_wait(epoll_fd_, events, 2, -1);
+    if (n < 0) continue;  // EINTR
+    bool socket_ready = false;
+    bool woken = false;
+    for (int k = 0; k < n; ++k) {
+      if (events[k].data.fd == wake_fd_) woken = true;
+      else socket_ready = true;
+    }
+    if (woken) {
       std::uint64_t count;
       [[maybe_unused]] auto r = ::read(wake_fd_, &count, sizeof count);
       std::deque<std::function<void()>> tasks;
@@ -176,53 +303,45 @@ void connection::run() {
       for (auto& t : tasks) t();
       if (stop) return;
     }
-    if ((fds[0].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
-    const auto got = ::recv(fd_, buf, sizeof buf, 0);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) {
+    if (!socket_ready) continue;
+    bool lost = false;
+    frames.clear();
+    {
+      std::lock_guard<std::mutex> reading{read_mutex_};
+      if (lost_) continue;
+      read_frames(frames, lost);
+      if (lost) {
+        watch_socket(false);  // never again: the stream has ended
+        std::lock_guard<std::mutex> guard{mutex_};
+        lost_ = true;
+      }
+      // Replies to blocking calls complete before the socket is let go: a
+      // caller that takes it over next must find its reply already done.
+      for (auto& f : frames)
+        if (f.id() != 0 && answers_blocking_call(f.id())) {
+          dispatch(f, true);
+          f.set_id(0);
+          f.clear_body();
+        }
+    }
+    for (auto& f : frames)
+      if (f.id() != 0 || f.body_case() != wire::Envelope::BODY_NOT_SET) dispatch(f, true);
+    if (lost) {
       log::error("client", "lost the connection to the server");
       fail_all(PMIX_ERR_LOST_CONNECTION);
       if (lost_hook_) lost_hook_();
-      continue;
-    }
-    reader_.feed(buf, static_cast<std::size_t>(got));
-    for (;;) {
-      const auto st = reader_.next(payload);
-      if (st == protocol::frame_reader::status::need_more) break;
-      wire::Envelope e;
-      if (st == protocol::frame_reader::status::too_large || !protocol::parse(payload, e)) {
-        log::error("client", "malformed frame from the server: closing the connection");
-        ::shutdown(fd_, SHUT_RDWR);
-        fail_all(PMIX_ERR_LOST_CONNECTION);
-        if (lost_hook_) lost_hook_();
-        break;
-      }
-      if (e.id() == 0) {
-        if (unprompted_) unprompted_(e);
-        continue;
-      }
-      completion done;
-      {
-        std::lock_guard<std::mutex> guard{mutex_};
-        auto it = pending_.find(e.id());
-        if (it != pending_.end()) {
-          done = std::move(it->second);
-          pending_.erase(it);
-        }
-      }
-      if (done) done(PMIX_SUCCESS, &e);
     }
   }
 }
 
 void connection::fail_all(pmix_status_t status) {
-  std::unordered_map<std::uint64_t, completion> pending;
+  std::unordered_map<std::uint64_t, pending_request> pending;
   {
     std::lock_guard<std::mutex> guard{mutex_};
     if (status == PMIX_ERR_LOST_CONNECTION) lost_ = true;
     pending.swap(pending_);
   }
-  for (auto& [id, done] : pending) done(status, nullptr);
+  for (auto& [id, req] : pending) req.done(status, nullptr);
 }
 
 void connection::close() {
@@ -240,6 +359,8 @@ void connection::close() {
   fd_ = -1;
   if (wake_fd_ >= 0) ::close(wake_fd_);
   wake_fd_ = -1;
+  if (epoll_fd_ >= 0) ::close(epoll_fd_);
+  epoll_fd_ = -1;
   fail_all(PMIX_ERR_NOT_AVAILABLE);
 }
 
@@ -247,16 +368,18 @@ void connection::abandon() {
   // Only async-signal-safe calls: this runs in a pthread_atfork handler.
   if (fd_ >= 0) ::close(fd_);
   if (wake_fd_ >= 0) ::close(wake_fd_);
-  fd_ = wake_fd_ = -1;
+  if (epoll_fd_ >= 0) ::close(epoll_fd_);
+  fd_ = wake_fd_ = epoll_fd_ = -1;
   // The thread object names a thread of the parent process: never join or
   // destroy it here.
   new (&thread_) std::thread();
   // A parent thread may have held these at fork time.
   new (&mutex_) std::mutex();
   new (&write_mutex_) std::mutex();
+  new (&read_mutex_) std::mutex();
   // The parent's pending completions are left alone (leaked): running their
   // destructors could touch the parent's waiters.
-  new (&pending_) std::unordered_map<std::uint64_t, completion>();
+  new (&pending_) std::unordered_map<std::uint64_t, pending_request>();
   new (&tasks_) std::deque<std::function<void()>>();
   new (&unprompted_) std::function<void(wire::Envelope&)>();
   new (&lost_hook_) std::function<void()>();

@@ -5,6 +5,13 @@
 // Completions and posted tasks run on the progress thread inside a
 // progress::scope, so a blocking PMIx call made from them gets
 // PMIX_ERR_WOULD_BLOCK (spec 002).
+//
+// A thread blocked in a PMIx call reads its own reply (drive()): it takes
+// the socket from the progress thread for the duration (removing it from
+// the progress thread's epoll set, which needs no wake-up), so the reply
+// costs one thread wake-up instead of two. Only completions of blocking
+// calls run on that thread; everything else is handed to the progress
+// thread. One mutex (read_mutex_) says who reads.
 #pragma once
 
 #include <pmix_common.h>
@@ -18,6 +25,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <vector>
 
 #include "protocol/framing.hpp"
 #include "protocol/pmix.pb.h"
@@ -49,8 +57,23 @@ class connection {
 
   // Sends a message that gets no reply.
   pmix_status_t send(wire::Envelope& e);
-  // Sends a request; `done` runs on the progress thread.
+  // Sends a request; `done` runs on the progress thread, or on the thread
+  // that waits for it (drive()) when sent inside an answered_here scope.
   pmix_status_t request(wire::Envelope& e, completion done);
+
+  // While alive, the requests this thread sends are blocking ones: their
+  // completions may run on this thread, inside drive().
+  class answered_here {
+   public:
+    answered_here();
+    ~answered_here();
+    answered_here(const answered_here&) = delete;
+    answered_here& operator=(const answered_here&) = delete;
+  };
+  // Reads and dispatches frames on this thread until `done()` holds (a
+  // blocking caller waiting for its reply). Returns early, leaving the rest
+  // to the progress thread, if the connection is lost or closing.
+  void drive(const std::function<bool()>& done);
   // Runs `task` on the progress thread (for completions known at once).
   void post(std::function<void()> task);
 
@@ -65,17 +88,31 @@ class connection {
   bool lost() const;
 
  private:
+  struct pending_request {
+    completion done;
+    bool here = false;  // a blocking call's: may complete on the waiting thread
+  };
+
   explicit connection(int fd);
   void run();
   void fail_all(pmix_status_t status);
   pmix_status_t write_frame(const std::string& frame);
+  // With read_mutex_ held: reads what the socket has and splits it into
+  // frames. False when the connection is lost or a frame is malformed.
+  bool read_frames(std::vector<wire::Envelope>& out, bool& lost);
+  // Runs one frame's completion (or the unprompted handler).
+  void dispatch(wire::Envelope& e, bool on_progress_thread);
+  void watch_socket(bool on);
+  bool answers_blocking_call(std::uint64_t id);
 
   int fd_;
   int wake_fd_ = -1;
+  int epoll_fd_ = -1;
   std::thread thread_;
   std::mutex write_mutex_;
+  std::mutex read_mutex_;  // held by whoever reads the socket (and owns reader_)
   mutable std::mutex mutex_;  // guards the fields below
-  std::unordered_map<std::uint64_t, completion> pending_;
+  std::unordered_map<std::uint64_t, pending_request> pending_;
   std::deque<std::function<void()>> tasks_;
   std::function<void(wire::Envelope&)> unprompted_;
   std::function<void()> lost_hook_;

@@ -316,6 +316,10 @@ void session::store_internal(const proc_id& p, const std::string& key, value v) 
   data_.store_value(p, key, std::move(v));
 }
 
+void session::drive(const std::function<bool()>& done) {
+  if (conn_) conn_->drive(done);
+}
+
 void session::post(std::function<void()> task) {
   if (conn_) return conn_->post(std::move(task));
   progress::scope in_callback;

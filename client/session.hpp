@@ -78,6 +78,9 @@ class session : public std::enable_shared_from_this<session> {
   pmix_status_t finalize(done_fn done);
 
   void store_internal(const proc_id& p, const std::string& key, value v);
+  // A blocking caller reads its own reply until `done()` holds (see
+  // connection::drive); nothing without a server.
+  void drive(const std::function<bool()>& done);
   // Runs `task` on the progress thread (or here, inside a progress::scope,
   // when there is no server).
   void post(std::function<void()> task);
