@@ -60,33 +60,66 @@ const std::set<rank_t>& store::local_ranks(const std::string& nspace) const {
   return it == jobs_.end() ? none : it->second.local;
 }
 
+namespace {
+
+// The tables of one namespace, looked up once for a run of ranks of it.
+struct nspace_tables {
+  const std::string* name = nullptr;
+  const std::set<rank_t>* local = nullptr;  // null: no job data for it
+  std::unordered_set<rank_t>* complete = nullptr;
+  std::unordered_map<rank_t, store::key_map>* peers = nullptr;
+};
+
+}  // namespace
+
 bool store::add_peer_data(const wire::RankData& data, const proc_id& self, std::string* error) {
-  const auto source = protocol::from_wire(data.proc());
-  bool source_local = false;
-  if (auto it = jobs_.find(source.nspace); it != jobs_.end())
-    source_local = it->second.local.count(source.rank) > 0;
-  else
-    source_local = source.nspace == self.nspace;
-  auto& dest = peers_[source];
-  complete_.insert(source);
-  for (const auto& item : data.data()) {
-    const auto scope = static_cast<pmix_scope_t>(item.scope());
-    if (scope == PMIX_LOCAL && !source_local) continue;
-    if (scope == PMIX_REMOTE && source_local) continue;
-    info i;
-    if (!protocol::from_wire(item.info(), i, error)) return false;
-    dest[i.key] = std::move(i.val);
+  wire::ModexData one;
+  *one.add_ranks() = data;
+  return add_modex(one, self, error);
+}
+
+bool store::add_modex(const wire::ModexData& in, const proc_id& self, std::string* error) {
+  nspace_tables t;
+  for (const auto& data : in.ranks()) {
+    const std::string& nspace = data.proc().nspace();
+    const rank_t rank = data.proc().rank();
+    if (t.name == nullptr || *t.name != nspace) {
+      t.name = &nspace;
+      auto j = jobs_.find(nspace);
+      t.local = j == jobs_.end() ? nullptr : &j->second.local;
+      t.complete = &complete_[nspace];
+      t.peers = &peers_[nspace];
+    }
+    const bool source_local = t.local != nullptr ? t.local->count(rank) > 0 : nspace == self.nspace;
+    t.complete->insert(rank);
+    if (data.data().empty()) continue;
+    auto& dest = (*t.peers)[rank];
+    for (const auto& item : data.data()) {
+      const auto scope = static_cast<pmix_scope_t>(item.scope());
+      if (scope == PMIX_LOCAL && !source_local) continue;
+      if (scope == PMIX_REMOTE && source_local) continue;
+      info i;
+      if (!protocol::from_wire(item.info(), i, error)) return false;
+      dest[i.key] = std::move(i.val);
+    }
   }
   return true;
 }
 
+bool store::has_complete_data(const proc_id& p) const {
+  auto it = complete_.find(p.nspace);
+  return it != complete_.end() && it->second.count(p.rank) > 0;
+}
+
 const value* store::peer_value(const proc_id& p, const std::string& key) const {
-  auto it = peers_.find(p);
-  return it == peers_.end() ? nullptr : lookup(it->second, key);
+  auto it = peers_.find(p.nspace);
+  if (it == peers_.end()) return nullptr;
+  auto r = it->second.find(p.rank);
+  return r == it->second.end() ? nullptr : lookup(r->second, key);
 }
 
 void store::store_value(const proc_id& p, const std::string& key, value v) {
-  peers_[p][key] = std::move(v);
+  peers_[p.nspace][p.rank][key] = std::move(v);
 }
 
 void store::clear() {

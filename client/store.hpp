@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "common/value.hpp"
 #include "protocol/pmix.pb.h"
@@ -33,7 +34,9 @@ class store {
   // The data is everything p had committed when it was sent: later lookups of
   // other keys of p need not ask the server until the next fence.
   bool add_peer_data(const wire::RankData& data, const proc_id& self, std::string* error);
-  bool has_complete_data(const proc_id& p) const { return complete_.count(p) > 0; }
+  // Every rank's data from a collecting fence (the same, in one pass).
+  bool add_modex(const wire::ModexData& data, const proc_id& self, std::string* error);
+  bool has_complete_data(const proc_id& p) const;
   // A fence completed: peers may have committed more since their data came.
   void fence_completed() { complete_.clear(); }
   const value* peer_value(const proc_id& p, const std::string& key) const;
@@ -49,9 +52,13 @@ class store {
     std::unordered_map<rank_t, key_map> ranks;
     std::set<rank_t> local;
   };
+  // Keyed by namespace, then rank: a fence delivers the data of every rank
+  // of a job, so lookups stay within one namespace's tables.
+  template <class T>
+  using by_proc = std::unordered_map<std::string, std::unordered_map<rank_t, T>>;
   std::unordered_map<std::string, job> jobs_;
-  std::map<proc_id, key_map> peers_;
-  std::set<proc_id> complete_;
+  by_proc<key_map> peers_;
+  std::unordered_map<std::string, std::unordered_set<rank_t>> complete_;
 };
 
 }  // namespace pmix::client
