@@ -66,7 +66,7 @@ namespace {
 struct nspace_tables {
   const std::string* name = nullptr;
   const std::set<rank_t>* local = nullptr;  // null: no job data for it
-  std::unordered_set<rank_t>* complete = nullptr;
+  std::unordered_map<rank_t, std::uint64_t>* complete = nullptr;
   std::unordered_map<rank_t, store::key_map>* peers = nullptr;
 };
 
@@ -91,7 +91,7 @@ bool store::add_modex(const wire::ModexData& in, const proc_id& self, std::strin
       t.peers = &peers_[nspace];
     }
     const bool source_local = t.local != nullptr ? t.local->count(rank) > 0 : nspace == self.nspace;
-    t.complete->insert(rank);
+    (*t.complete)[rank] = generation_;
     if (data.data().empty()) continue;
     auto& dest = (*t.peers)[rank];
     for (const auto& item : data.data()) {
@@ -108,7 +108,9 @@ bool store::add_modex(const wire::ModexData& in, const proc_id& self, std::strin
 
 bool store::has_complete_data(const proc_id& p) const {
   auto it = complete_.find(p.nspace);
-  return it != complete_.end() && it->second.count(p.rank) > 0;
+  if (it == complete_.end()) return false;
+  auto r = it->second.find(p.rank);
+  return r != it->second.end() && r->second == generation_;
 }
 
 const value* store::peer_value(const proc_id& p, const std::string& key) const {

@@ -7,7 +7,6 @@
 #include <set>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "common/value.hpp"
 #include "protocol/pmix.pb.h"
@@ -38,7 +37,7 @@ class store {
   bool add_modex(const wire::ModexData& data, const proc_id& self, std::string* error);
   bool has_complete_data(const proc_id& p) const;
   // A fence completed: peers may have committed more since their data came.
-  void fence_completed() { complete_.clear(); }
+  void fence_completed() { ++generation_; }
   const value* peer_value(const proc_id& p, const std::string& key) const;
 
   // Values stored with PMIx_Store_internal or PMIx_Put for this process.
@@ -58,7 +57,11 @@ class store {
   using by_proc = std::unordered_map<std::string, std::unordered_map<rank_t, T>>;
   std::unordered_map<std::string, job> jobs_;
   by_proc<key_map> peers_;
-  std::unordered_map<std::string, std::unordered_set<rank_t>> complete_;
+  // rank -> the fence generation in which its complete data arrived; only
+  // the current generation counts (a fence completing just moves it on, so a
+  // collecting fence re-marks its ranks without allocating).
+  by_proc<std::uint64_t> complete_;
+  std::uint64_t generation_ = 1;
 };
 
 }  // namespace pmix::client
