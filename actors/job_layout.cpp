@@ -34,6 +34,16 @@ std::string join_ranks(const std::vector<rank_t>& ranks) {
 
 }  // namespace
 
+info_list job_layout::rank_info(rank_t r) const {
+  info_list out;
+  auto it = rank_data.find(r);
+  if (it == rank_data.end()) return out;
+  for (const auto& arr : it->second)
+    for (std::size_t k = 1; k < arr->elements.size(); ++k)
+      if (const auto* e = arr->elements[k].as_info()) out.push_back(*e);
+  return out;
+}
+
 bool job_layout::is_local(rank_t r) const {
   return std::binary_search(local_ranks.begin(), local_ranks.end(), r);
 }
@@ -81,10 +91,8 @@ pmix_status_t compute_layout(const info_list& info, int nlocalprocs, const std::
         error = "PMIX_PROC_DATA must start with a valid PMIX_RANK";
         return PMIX_ERR_BAD_PARAM;
       }
-      auto& dest = out.rank_info[static_cast<rank_t>(*rank)];
-      for (std::size_t k = 1; k < arr->elements.size(); ++k) {
-        if (const auto* e = arr->elements[k].as_info()) dest.push_back(*e);
-      }
+      out.rank_data[static_cast<rank_t>(*rank)].push_back(
+          std::get<std::shared_ptr<const array_value>>(i.val.data));
     } else {
       out.job_info.push_back(i);
     }
@@ -181,29 +189,31 @@ std::string serialize_job_info(const std::string& nspace, job_layout layout,
   add_if_absent(job, PMIX_APPNUM, value::unsigned_(PMIX_UINT32, 0));
 
   // Per-rank derived data: where each rank runs and its index on that node.
-  std::map<rank_t, info_list> ranks = std::move(layout.rank_info);
+  // Only the derived values are built here; each rank's registered items
+  // are written straight from the registration's arrays below.
+  struct derived {
+    const std::string* host = nullptr;
+    std::optional<std::uint32_t> nodeid;
+    std::optional<std::uint16_t> index;  // PMIX_LOCAL_RANK and PMIX_NODE_RANK
+  };
+  std::map<rank_t, derived> ranks;
+  for (const auto& [rank, arrays] : layout.rank_data) ranks[rank];
   for (std::size_t n = 0; n < layout.node_ranks.size(); ++n) {
     const auto& on_node = layout.node_ranks[n];
     for (std::size_t k = 0; k < on_node.size(); ++k) {
-      auto& list = ranks[on_node[k]];
-      if (n < layout.nodes.size()) add_if_absent(list, PMIX_HOSTNAME, value::string(layout.nodes[n]));
-      add_if_absent(list, PMIX_NODEID, value::unsigned_(PMIX_UINT32, static_cast<std::uint32_t>(n)));
-      add_if_absent(list, PMIX_LOCAL_RANK, value::unsigned_(PMIX_UINT16, static_cast<std::uint16_t>(k)));
-      add_if_absent(list, PMIX_NODE_RANK, value::unsigned_(PMIX_UINT16, static_cast<std::uint16_t>(k)));
+      auto& d = ranks[on_node[k]];
+      if (n < layout.nodes.size() && d.host == nullptr) d.host = &layout.nodes[n];
+      if (!d.nodeid) d.nodeid = static_cast<std::uint32_t>(n);
+      if (!d.index) d.index = static_cast<std::uint16_t>(k);
     }
   }
   if (layout.node_ranks.empty()) {
     // No proc map: the local ranks are numbered on this node in rank order.
     for (std::size_t k = 0; k < layout.local_ranks.size(); ++k) {
-      auto& list = ranks[layout.local_ranks[k]];
-      add_if_absent(list, PMIX_HOSTNAME, value::string(hostname));
-      add_if_absent(list, PMIX_LOCAL_RANK, value::unsigned_(PMIX_UINT16, static_cast<std::uint16_t>(k)));
-      add_if_absent(list, PMIX_NODE_RANK, value::unsigned_(PMIX_UINT16, static_cast<std::uint16_t>(k)));
+      auto& d = ranks[layout.local_ranks[k]];
+      if (d.host == nullptr) d.host = &hostname;
+      if (!d.index) d.index = static_cast<std::uint16_t>(k);
     }
-  }
-  for (auto& [rank, list] : ranks) {
-    add_if_absent(list, PMIX_GLOBAL_RANK, value::unsigned_(PMIX_PROC_RANK, rank));
-    add_if_absent(list, PMIX_APPNUM, value::unsigned_(PMIX_UINT32, 0));
   }
 
   // Serialized piece by piece (a JobInfo is the concatenation of its fields),
@@ -213,12 +223,34 @@ std::string serialize_job_info(const std::string& nspace, job_layout layout,
   protocol::to_wire(job, head.mutable_info());
   std::string out = head.SerializeAsString();
   wire::RankInfo r;
-  for (auto it = ranks.begin(); it != ranks.end(); it = ranks.erase(it)) {
+  std::vector<const std::string*> given;  // keys the host registered for the rank
+  for (const auto& [rank, d] : ranks) {
     r.Clear();
-    r.set_rank(it->first);
-    protocol::to_wire(it->second, r.mutable_info());
+    given.clear();
+    r.set_rank(rank);
+    if (auto it = layout.rank_data.find(rank); it != layout.rank_data.end())
+      for (const auto& arr : it->second)
+        for (std::size_t k = 1; k < arr->elements.size(); ++k)
+          if (const auto* e = arr->elements[k].as_info()) {
+            protocol::to_wire(*e, r.add_info());
+            given.push_back(&e->key);
+          }
+    auto add = [&](const char* key, value v) {
+      for (const auto* g : given)
+        if (*g == key) return;
+      protocol::to_wire(info{key, std::move(v), 0}, r.add_info());
+    };
+    if (d.host != nullptr) add(PMIX_HOSTNAME, value::string(*d.host));
+    if (d.nodeid) add(PMIX_NODEID, value::unsigned_(PMIX_UINT32, *d.nodeid));
+    if (d.index) {
+      add(PMIX_LOCAL_RANK, value::unsigned_(PMIX_UINT16, *d.index));
+      add(PMIX_NODE_RANK, value::unsigned_(PMIX_UINT16, *d.index));
+    }
+    add(PMIX_GLOBAL_RANK, value::unsigned_(PMIX_PROC_RANK, rank));
+    add(PMIX_APPNUM, value::unsigned_(PMIX_UINT32, 0));
     protocol::append_length_delimited(out, wire::JobInfo::kRanksFieldNumber, r.SerializeAsString());
   }
+  out.shrink_to_fit();  // kept for the namespace's life: no spare capacity
   return out;
 }
 

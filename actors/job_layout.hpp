@@ -9,6 +9,7 @@
 #include <pmix_common.h>
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,9 +24,14 @@ struct job_layout {
   std::vector<std::vector<rank_t>> node_ranks;    // PMIX_PROC_MAP, per node
   int local_node = -1;                            // index of this host in `nodes`
   std::vector<rank_t> local_ranks;                // sorted
-  std::map<rank_t, info_list> rank_info;          // registered PMIX_PROC_DATA per rank
+  // The registered PMIX_PROC_DATA arrays of each rank, shared with the
+  // registration info (not copied: a 10,000-rank job registers 10,000 of
+  // them). Element 0 of each is the rank's PMIX_RANK.
+  std::map<rank_t, std::vector<std::shared_ptr<const array_value>>> rank_data;
   info_list job_info;                             // the rest of the job-level info
 
+  // A rank's registered items, in order, without PMIX_RANK (a copy).
+  info_list rank_info(rank_t r) const;
   bool is_local(rank_t r) const;
   // Every rank of the job runs on this node (and the job size is known).
   bool all_local() const;

@@ -1,5 +1,7 @@
 #include "actors/nspace_actor.hpp"
 
+#include <malloc.h>
+
 #include "actors/rank_actor.hpp"
 #include "common/log.hpp"
 #include "protocol/codec.hpp"
@@ -56,7 +58,7 @@ void fan_out(self_ptr self, const caf::message& msg, Combine combine, Done done)
 
 caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string nspace,
                            int nlocalprocs, info_list registered, job_layout layout, bool tool,
-                           caf::actor server, context_ptr ctx) {
+                           caf::actor server, context_ptr ctx, reply_to<no_result> ready) {
   auto& st = self->state;
   st.nspace = std::move(nspace);
   // Serialized info by info, each freed once written.
@@ -66,7 +68,8 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
     protocol::append_length_delimited(st.registered, wire::JobInfo::kInfoFieldNumber, w.SerializeAsString());
     i = info{};
   }
-  registered.clear();
+  info_list{}.swap(registered);
+  st.registered.shrink_to_fit();
   st.tool = tool;
   st.nlocalprocs = nlocalprocs;
   st.layout = std::move(layout);
@@ -82,6 +85,10 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
       serialize_job_info(st.nspace, std::move(st.layout), st.ctx->hostname));
   st.layout = job_layout{};
   st.layout.job_size = job_size;
+  // A large registration leaves megabytes of freed conversion buffers in the
+  // allocator; hand them back so the server's footprint is what it keeps.
+  if (st.registered.size() + st.job->size() > (1u << 20)) ::malloc_trim(0);
+  if (ready) ready->deliver(PMIX_SUCCESS);
   self->set_default_handler(caf::drop);
   return {
       [=](deregister_client_msg& msg) {

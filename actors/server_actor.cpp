@@ -159,11 +159,11 @@ void on_register_nspace(self_ptr self, register_nspace_msg& msg) {
   }
   nspace_locality loc{layout.local_ranks, layout.job_size};
   // (A tool namespace of that name is replaced: the host now owns the name.)
+  // The namespace actor answers the host once it has built the job's data.
   auto actor = self->spawn<caf::linked>(nspace_actor, msg.nspace, msg.nlocalprocs, std::move(msg.info),
                                         std::move(layout), false,
-                                        caf::actor_cast<caf::actor>(self), st.ctx);
+                                        caf::actor_cast<caf::actor>(self), st.ctx, msg.done);
   st.nspaces[msg.nspace] = server_state::nspace_entry{actor, std::move(loc), false, 0};
-  msg.done->deliver(PMIX_SUCCESS);
 }
 
 void on_deregister_nspace(self_ptr self, deregister_nspace_msg& msg) {
@@ -227,7 +227,7 @@ void route_tool(self_ptr self, connect_msg msg, caf::response_promise rp) {
   if (it == st.nspaces.end()) {
     auto actor = self->spawn<caf::linked>(nspace_actor, msg.proc.nspace, 0, info_list{},
                                           job_layout{}, true, caf::actor_cast<caf::actor>(self),
-                                          st.ctx);
+                                          st.ctx, reply_to<no_result>{});
     it = st.nspaces.emplace(msg.proc.nspace, server_state::nspace_entry{actor, {}, true, 0}).first;
   }
   ++it->second.connects_sent;

@@ -276,15 +276,15 @@ TEST_SUITE("job_layout") {
         proc_data({rank_entry(5), entry("more", value::boolean(true))}),
         entry("job.key", value::integer(PMIX_INT, -1))};
     const auto l = layout_of(in, 4, "node02");
-    REQUIRE(l.rank_info.size() == 2);
-    const auto& five = l.rank_info.at(5);
+    REQUIRE(l.rank_data.size() == 2);
+    const auto five = l.rank_info(5);
     REQUIRE(five.size() == 3);
     CHECK(five[0].key == PMIX_LOCAL_RANK);
     CHECK(five[1].key == "app.key");
     CHECK(*five[1].val.as_string() == "five");
     CHECK(five[2].key == "more");  // a second array for the same rank adds to it
     CHECK(pmix::find(five, PMIX_RANK) == nullptr);
-    CHECK(*get(l.rank_info.at(0), PMIX_HOSTNAME).as_string() == "renamed");
+    CHECK(*get(l.rank_info(0), PMIX_HOSTNAME).as_string() == "renamed");
     // Job info keeps the rest (the maps and job.key), and no PMIX_PROC_DATA.
     REQUIRE(l.job_info.size() == 3);
     CHECK(l.job_info[0].key == PMIX_NODE_MAP);
@@ -313,8 +313,8 @@ TEST_SUITE("job_layout") {
     const auto l = layout_of({proc_data({entry(PMIX_RANK, value::integer(PMIX_INT, 3)),
                                          entry("k", value::string("v"))})},
                              0, "h");
-    REQUIRE(l.rank_info.count(3) == 1);
-    CHECK(l.rank_info.at(3)[0].key == "k");
+    REQUIRE(l.rank_data.count(3) == 1);
+    CHECK(l.rank_info(3)[0].key == "k");
   }
 
   TEST_CASE("compute_layout starts from scratch") {
