@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "tests/e2e/probe.hpp"
+#include "tests/e2e/steps.hpp"
 
 namespace {
 
@@ -54,16 +55,7 @@ void say(const std::string& step, pmix_status_t rc, const std::string& extra = "
   std::fflush(stdout);
 }
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  for (;;) {
-    const auto pos = s.find(sep, start);
-    out.push_back(s.substr(start, pos - start));
-    if (pos == std::string::npos) return out;
-    start = pos + 1;
-  }
-}
+using pmix::test::split;
 
 // What a handler knows about itself (given back as PMIX_EVENT_RETURN_OBJECT).
 struct handler_info {

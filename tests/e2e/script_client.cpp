@@ -43,6 +43,7 @@
 #include <pmix_tool.h>
 
 #include "tests/e2e/probe.hpp"
+#include "tests/e2e/steps.hpp"
 #include <signal.h>
 #include <dirent.h>
 #include <sys/stat.h>
@@ -85,16 +86,7 @@ void say(const std::string& step, pmix_status_t rc, const std::string& extra = "
   std::fflush(stdout);
 }
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  for (;;) {
-    const auto pos = s.find(sep, start);
-    out.push_back(s.substr(start, pos - start));
-    if (pos == std::string::npos) return out;
-    start = pos + 1;
-  }
-}
+using pmix::test::split;
 
 // Completion of a non-blocking call, waited for on the main thread.
 struct pending {
