@@ -205,11 +205,13 @@ class server : public client {
     info_array info{dicts, "server directives"};
     pmix_server_module_t module;
     std::memset(&module, 0, sizeof module);
-    server_module::install(map, module);
+    // No module at all (spec 000 allows it) is NULL, so that the module of a
+    // later init can still be adopted.
+    const bool any = server_module::install(map, module);
     pmix_status_t rc;
     {
       py::gil_scoped_release nogil;
-      rc = PMIx_server_init(&module, info.data(), info.size());
+      rc = PMIx_server_init(any ? &module : nullptr, info.data(), info.size());
     }
     if (rc == PMIX_SUCCESS) ++server_inits;
     else if (server_inits == 0) server_module::clear();

@@ -253,8 +253,8 @@ void tool_connected(pmix_info_t* info, size_t ninfo, pmix_tool_connection_cbfunc
 
 }  // namespace
 
-void install(py::handle map, pmix_server_module_t& out) {
-  if (map.is_none()) return;
+bool install(py::handle map, pmix_server_module_t& out) {
+  if (map.is_none()) return false;
   if (!py::isinstance<py::dict>(map))
     throw py::type_error("the server module must be a dict of slot name -> callable, got " +
                          std::string(py::str(py::type::handle_of(map).attr("__name__"))));
@@ -267,8 +267,11 @@ void install(py::handle map, pmix_server_module_t& out) {
     if (!PyCallable_Check(item.second.ptr()))
       throw py::type_error("server module slot '" + name + "' is not callable");
   }
+  // As the library adopts a module only when none was set before, the
+  // callables of a later init are kept only if there were none.
   auto& kept = callables();
-  for (auto item : slots) kept[item.first] = item.second;
+  if (kept.size() == 0)
+    for (auto item : slots) kept[item.first] = item.second;
   const auto has = [&](const char* name) { return slots.contains(name); };
   if (has("clientconnected")) out.client_connected2 = client_connected2;
   if (has("clientfinalized")) out.client_finalized = client_finalized;
@@ -279,6 +282,7 @@ void install(py::handle map, pmix_server_module_t& out) {
   if (has("query")) out.query = query;
   if (has("toolconnected")) out.tool_connected = tool_connected;
   if (has("jobcontrol")) out.job_control = job_control;
+  return slots.size() > 0;
 }
 
 void clear() { callables().clear(); }

@@ -19,10 +19,11 @@ namespace pmixpy::server_module {
 namespace py = pybind11;
 
 // Sets the slots `map` names in `out` (zeroed by the caller) and keeps the
-// callables for the up-calls. None or an empty dict leaves every slot NULL.
-// TypeError for a non-callable, ValueError for a name python3-pmix does not
-// know. Needs the GIL.
-void install(py::handle map, pmix_server_module_t& out);
+// callables for the up-calls, unless callables are kept already (the library
+// keeps the first module it was given). Returns false when `map` is None or
+// empty: no module at all. TypeError for a non-callable, ValueError for a
+// name python3-pmix does not know. Needs the GIL.
+bool install(py::handle map, pmix_server_module_t& out);
 
 // Forgets the callables (after the last PMIx_server_finalize). Needs the GIL.
 void clear();

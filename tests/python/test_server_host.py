@@ -224,3 +224,28 @@ def test_a_fence_across_two_python_hosts_goes_through_fencenb():
     assert len(done) == 2, results
     for line in done:
         assert line.split()[2:] == ["ok"], (results, errors)
+
+
+def test_a_later_init_adopts_a_module_only_when_none_was_set(host):
+    """Spec 000, 20.2.247.3: repeated inits count; a module given later is
+    adopted if none was set before, and ignored otherwise."""
+    first, second, third = support.Record(), support.Record(), support.Record()
+    assert host.init(None) == PMIX_SUCCESS
+    assert host.init({'clientconnected': first.answer('clientconnected')}) == PMIX_SUCCESS
+    assert host.init({'clientconnected': second.answer('clientconnected')}) == PMIX_SUCCESS
+    host.register_job("adopted", 1)
+    code, out, err = support.finish(host.launch("adopted", 0, [SCRIPT_CLIENT, "init", "finalize"]))
+    assert code == 0, err
+    assert first.of('clientconnected') == [{'nspace': "adopted", 'rank': 0}]
+    assert second.of('clientconnected') == []
+    # Balanced finalizes: the last one ends the server and drops the module.
+    for _ in range(3):
+        assert host.server.finalize() == PMIX_SUCCESS
+    host.inits = 0
+    assert host.server.finalize() == PMIX_ERR_INIT
+    assert host.init({'clientconnected': third.answer('clientconnected')}) == PMIX_SUCCESS
+    host.register_job("fresh", 1)
+    code, out, err = support.finish(host.launch("fresh", 0, [SCRIPT_CLIENT, "init", "finalize"]))
+    assert code == 0, err
+    assert third.of('clientconnected') == [{'nspace': "fresh", 'rank': 0}]
+    assert len(first.of('clientconnected')) == 1
