@@ -16,6 +16,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.environ.get("PMIX_PY_TEST_ROOT") or os.path.join(HERE, "..", "..", "bazel-bin")
 SCRIPT_CLIENT = os.path.join(ROOT, "tests", "e2e", "script_client")
 PEER_SERVER = os.path.join(ROOT, "tests", "e2e", "peer_server")
+EVENT_CLIENT = os.path.join(ROOT, "tests", "e2e", "event_client")
 PMIXRUN = os.path.join(ROOT, "tools", "pmixrun", "pmixrun")
 PYTHON = sys.executable
 # Only against hangs: no test measures time.

@@ -249,3 +249,30 @@ def test_a_later_init_adopts_a_module_only_when_none_was_set(host):
     assert code == 0, err
     assert third.of('clientconnected') == [{'nspace': "fresh", 'rank': 0}]
     assert len(first.of('clientconnected')) == 1
+
+
+def test_an_event_beyond_the_node_goes_to_the_notify_event_callable(host, monkeypatch):
+    reported = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda u: reported.append(u))
+    record = support.Record()
+
+    def notify_event(args):
+        record.add('notify_event', args)
+        if args['code'] == 301:
+            raise OSError("the resource manager is down")
+        return PMIX_SUCCESS
+
+    assert host.init({'notify_event': notify_event}) == PMIX_SUCCESS
+    host.register_job("events", 1)
+    code, out, err = support.finish(host.launch("events", 0, [
+        support.EVENT_CLIENT, "init", "notify:300:rm:text=hello", "notify:301:rm", "finalize"]))
+    assert code == 0, err
+    assert "notify:300:rm:text=hello PMIX_SUCCESS" in out
+    assert "notify:301:rm PMIX_ERROR" in out
+    first, second = record.of('notify_event')
+    assert (first['code'], first['source'], first['range']) == (300, {'nspace': "events", 'rank': 0},
+                                                                 PMIX_RANGE_RM)
+    text = [d for d in first['directives'] if d['key'] == PMIX_EVENT_TEXT_MESSAGE.decode()]
+    assert [(d['value'], d['val_type']) for d in text] == [("hello", PMIX_STRING)]
+    assert second['code'] == 301
+    assert len(reported) == 1 and reported[0].exc_type is OSError

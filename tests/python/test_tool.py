@@ -76,3 +76,16 @@ def test_query_error_status_without_results_reaches_the_tool(host):
     assert host.init({'query': lambda args, queries: (PMIX_ERR_NOT_FOUND, [])}, TOOL_SUPPORT) == PMIX_SUCCESS
     rc, me, qrc, results, frc = run_tool(host)
     assert (rc, qrc, results, frc) == (PMIX_SUCCESS, PMIX_ERR_NOT_FOUND, [], PMIX_SUCCESS)
+
+
+def test_a_toolconnected_callable_that_raises_refuses_the_tool(host, monkeypatch):
+    reported = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda u: reported.append(u))
+
+    def toolconnected(args):
+        raise PermissionError("no tools here")
+
+    assert host.init({'toolconnected': toolconnected}, TOOL_SUPPORT) == PMIX_SUCCESS
+    rc, me, qrc, results, frc = run_tool(host)
+    assert rc != PMIX_SUCCESS and me == {}
+    assert len(reported) == 1 and reported[0].exc_type is PermissionError
