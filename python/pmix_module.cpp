@@ -355,11 +355,16 @@ std::string text_of(const char* s) { return s == nullptr ? std::string{} : std::
 // At interpreter exit: a server still up is finalized while Python can still
 // run its callables; after that no up-call may touch Python.
 void finalize_at_exit() {
-  {
-    py::gil_scoped_release nogil;
-    while (server_inits > 0 && PMIx_server_finalize() == PMIX_SUCCESS) --server_inits;
-    server_module::shut_down();
+  while (server_inits > 0) {
+    pmix_status_t rc;
+    {
+      py::gil_scoped_release nogil;
+      rc = PMIx_server_finalize();
+    }
+    if (rc != PMIX_SUCCESS) break;
+    --server_inits;
   }
+  server_module::shut_down();
   server_module::clear();
 }
 

@@ -1,5 +1,6 @@
 """A Python host: PMIxServer with its server module in Python, launching real
 C clients (tests/e2e/script_client) with the environment setup_fork gives."""
+import json
 import os
 import shutil
 import subprocess
@@ -276,3 +277,44 @@ def test_an_event_beyond_the_node_goes_to_the_notify_event_callable(host, monkey
     assert [(d['value'], d['val_type']) for d in text] == [("hello", PMIX_STRING)]
     assert second['code'] == 301
     assert len(reported) == 1 and reported[0].exc_type is OSError
+
+
+EXITING_HOST = r'''
+import json, os, sys
+from pmix import *
+def connected(proc):
+    print("connected", proc['rank'], flush=True)
+    return PMIX_SUCCESS
+s = PMIxServer()
+assert s.init([{'key': PMIX_SERVER_TMPDIR, 'value': sys.argv[1], 'val_type': PMIX_STRING}],
+              {'clientconnected': connected, 'clientfinalized': connected}) == PMIX_SUCCESS
+assert s.register_nspace("left", 1, []) == PMIX_SUCCESS
+assert s.register_client({'nspace': "left", 'rank': 0}, os.getuid(), os.getgid()) == PMIX_SUCCESS
+print(json.dumps(s.setup_fork({'nspace': "left", 'rank': 0})[1]), flush=True)
+sys.stdin.readline()
+# exits with the server up and its client connected: no finalize
+'''
+
+
+def test_a_host_that_exits_without_finalize_exits_cleanly():
+    """At interpreter exit the module finalizes the server itself, while
+    Python can still run the callables; the process exits normally."""
+    tmp = support.short_tmpdir()
+    go = os.path.join(tmp, "go")
+    host = subprocess.Popen([support.PYTHON, "-c", EXITING_HOST, tmp], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        env = dict(os.environ, **json.loads(host.stdout.readline()))
+        client = subprocess.Popen([SCRIPT_CLIENT, "init", "wait_file:" + go, "finalize"], env=env,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert client.stdout.readline() == "init PMIX_SUCCESS left 0\n"
+        host.stdin.write("exit\n")
+        host.stdin.flush()
+        code, out, err = support.finish(host)
+    finally:
+        with open(go, "w"):
+            pass  # the client goes on, to find its server gone
+    support.finish(client)
+    shutil.rmtree(tmp, ignore_errors=True)
+    assert code == 0, out + err
+    assert out.split("\n")[:1] == ["connected 0"], out + err
