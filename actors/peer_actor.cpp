@@ -18,6 +18,8 @@ namespace pmix::actors {
 namespace {
 // (job_control_done_atom, envelope id, status, results): the host's answer.
 using job_control_done_atom = caf::atom_constant<caf::atom("jobctldone")>;
+// (query_done_atom, envelope id, status, results): the host's answer to a query.
+using query_done_atom = caf::atom_constant<caf::atom("querydone")>;
 }  // namespace
 
 const char* peer_state::name = "pmix.peer";
@@ -256,6 +258,30 @@ void on_job_control(self_ptr self, std::uint64_t id, const wire::JobControlReque
   if (!asked) send_info_reply(self, id, PMIX_ERR_NOT_SUPPORTED, {});
 }
 
+// PMIx_Query_info: the host answers (PMIX_ERR_NOT_SUPPORTED without a
+// query up-call).
+void on_query(self_ptr self, std::uint64_t id, const wire::QueryRequest& req) {
+  auto& st = self->state;
+  std::vector<query> queries;
+  for (const auto& q : req.queries()) {
+    query item;
+    for (const auto& k : q.keys()) item.keys.push_back(k);
+    std::string error;
+    if (!protocol::from_wire(q.qualifiers(), item.qualifiers, &error))
+      return protocol_error(self, error);
+    queries.push_back(std::move(item));
+  }
+  const bool asked = st.ctx->host->query(
+      st.proc, queries,
+      [addr = self->address(), gate = st.ctx->gate, id](pmix_status_t status, info_list results) {
+        gate->run_if_open([&] {
+          if (auto target = caf::actor_cast<caf::actor>(addr))
+            caf::anon_send(target, query_done_atom::value, id, status, std::move(results));
+        });
+      });
+  if (!asked) send_info_reply(self, id, PMIX_ERR_NOT_SUPPORTED, {});
+}
+
 // PMIx_Notify_event from this process: delivered by the server (the process
 // ran its own handlers already), answered when done.
 void on_notify(self_ptr self, std::uint64_t id, const wire::Event& req) {
@@ -312,6 +338,8 @@ void on_frame(self_ptr self, const std::string& payload) {
       return on_job_control(self, id, e.job_control());
     case wire::Envelope::kNotify:
       return on_notify(self, id, e.notify());
+    case wire::Envelope::kQuery:
+      return on_query(self, id, e.query());
     case wire::Envelope::kConnect:
       return protocol_error(self, "second connect request");
     case wire::Envelope::BODY_NOT_SET:
@@ -392,6 +420,9 @@ caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
           log::debug("peer", to_string(st.proc), ": write failed, event not delivered");
       },
       [=](job_control_done_atom, std::uint64_t id, pmix_status_t status, info_list& results) {
+        send_info_reply(self, id, status, results);
+      },
+      [=](query_done_atom, std::uint64_t id, pmix_status_t status, info_list& results) {
         send_info_reply(self, id, status, results);
       },
       [=](const release_msg&) {

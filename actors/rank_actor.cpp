@@ -209,9 +209,16 @@ caf::behavior rank_actor(caf::stateful_actor<rank_state>* self, proc_id pname, b
         if (auto it = st.connects.find(r.id); it != st.connects.end()) {
           auto pending = std::move(it->second);
           st.connects.erase(it);
-          if (r.status != PMIX_SUCCESS)
+          if (r.status != PMIX_SUCCESS) {
             log::warning("rank", to_string(st.pname), ": the host refused the connection: ",
                          PMIx_Error_string(r.status));
+            // That process never joined: it no longer counts, so a later
+            // process of the rank is not taken for a clone of it.
+            if (auto* p = st.find_peer(pending.peer); p != nullptr && !p->closed) {
+              p->closed = true;
+              if (--st.proc_cnt == 0) report_state(self, false, r.status);
+            }
+          }
           pending.promise.deliver(connect_result{r.status, caf::actor_cast<caf::actor>(self), {},
                                                  st.server_object, st.pname});
         } else if (auto it = st.finalizes.find(r.id); it != st.finalizes.end()) {

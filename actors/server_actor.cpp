@@ -135,6 +135,9 @@ caf::result<get_result> on_get(self_ptr self, get_msg& msg) {
 
 void on_rank_state(self_ptr self, const rank_state_msg& msg) {
   auto& st = self->state;
+  // A rank of a namespace already deregistered (its report was on its way
+  // while the namespace went): nothing can wait for it any more.
+  if (st.nspaces.count(msg.proc.nspace) == 0) return;
   if (msg.live) {
     st.departed.erase(msg.proc);
     return;

@@ -361,10 +361,60 @@ pmix_status_t read_job_control(const pmix_proc_t targets[], size_t ntargets,
   return PMIX_SUCCESS;
 }
 
+pmix_status_t read_queries(pmix_query_t queries[], size_t nqueries, std::vector<query>& out) {
+  if (nqueries == 0 || convert::from_c(queries, nqueries, out) != PMIX_SUCCESS) {
+    log::error("api", "PMIx_Query_info: no queries, or a query without keys");
+    return PMIX_ERR_BAD_PARAM;
+  }
+  return PMIX_SUCCESS;
+}
+
 }  // namespace
 }  // namespace pmix::api
 
 extern "C" {
+
+PMIX_EXPORT pmix_status_t PMIx_Query_info_nb(pmix_query_t queries[], size_t nqueries,
+                                             pmix_info_cbfunc_t cbfunc, void* cbdata) {
+  if (cbfunc == nullptr) {
+    log::error("api", "PMIx_Query_info_nb: no cbfunc");
+    return PMIX_ERR_BAD_PARAM;
+  }
+  auto s = current_session();
+  if (!s) return PMIX_ERR_INIT;
+  std::vector<query> q;
+  auto rc = read_queries(queries, nqueries, q);
+  if (rc != PMIX_SUCCESS) return rc;
+  return s->query(q, [cbfunc, cbdata](pmix_status_t st, info_list results) {
+    auto* r = new info_release{info_out(results), results.size()};
+    cbfunc(st, r->info, r->ninfo, cbdata, release_info, r);
+  });
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Query_info(pmix_query_t queries[], size_t nqueries,
+                                          pmix_info_t** results, size_t* nresults) {
+  if (on_library_thread()) return refuse_blocking("PMIx_Query_info");
+  auto s = current_session();
+  if (!s) return PMIX_ERR_INIT;
+  if (results == nullptr || nresults == nullptr) return PMIX_ERR_BAD_PARAM;
+  *results = nullptr;
+  *nresults = 0;
+  std::vector<query> q;
+  auto rc = read_queries(queries, nqueries, q);
+  if (rc != PMIX_SUCCESS) return rc;
+  auto out = std::make_shared<info_list>();
+  rc = wait_for(s, [&](client::done_fn done) {
+    return s->query(q, [out, done](pmix_status_t st, info_list r) {
+      *out = std::move(r);
+      done(st);
+    });
+  });
+  if (!out->empty()) {
+    *results = info_out(*out);
+    *nresults = out->size();
+  }
+  return rc;
+}
 
 PMIX_EXPORT pmix_status_t PMIx_Job_control_nb(const pmix_proc_t targets[], size_t ntargets,
                                               const pmix_info_t directives[], size_t ndirs,

@@ -462,6 +462,22 @@ pmix_status_t from_c(const pmix_proc_t* procs, size_t nprocs, std::vector<proc_i
   return PMIX_SUCCESS;
 }
 
+pmix_status_t from_c(const pmix_query_t* queries, size_t nqueries, std::vector<query>& out) {
+  out.clear();
+  if (nqueries > 0 && queries == nullptr) return PMIX_ERR_BAD_PARAM;
+  out.reserve(nqueries);
+  for (size_t k = 0; k < nqueries; ++k) {
+    query q;
+    for (char** key = queries[k].keys; key != nullptr && *key != nullptr; ++key)
+      q.keys.push_back(convert::key(*key));
+    if (q.keys.empty()) return PMIX_ERR_BAD_PARAM;
+    const auto rc = from_c(queries[k].qualifiers, queries[k].nqual, q.qualifiers);
+    if (rc != PMIX_SUCCESS) return rc;
+    out.push_back(std::move(q));
+  }
+  return PMIX_SUCCESS;
+}
+
 pmix_status_t to_c(const value& in, pmix_value_t& out) { return value_to_c(in, out, 0); }
 
 pmix_status_t element_from_c(data_type type, const void* array, size_t i, value& out) {
@@ -509,5 +525,24 @@ proc_array::proc_array(const std::vector<proc_id>& procs) : size_(procs.size()) 
 }
 
 proc_array::~proc_array() { std::free(data_); }
+
+query_array::query_array(const std::vector<query>& queries) : size_(queries.size()) {
+  if (size_ == 0) return;
+  data_ = static_cast<pmix_query_t*>(std::calloc(size_, sizeof(pmix_query_t)));
+  for (size_t k = 0; k < size_; ++k) {
+    const auto& q = queries[k];
+    data_[k].keys = static_cast<char**>(std::calloc(q.keys.size() + 1, sizeof(char*)));
+    for (size_t j = 0; j < q.keys.size(); ++j) data_[k].keys[j] = strdup(q.keys[j].c_str());
+    if (q.qualifiers.empty()) continue;
+    data_[k].nqual = q.qualifiers.size();
+    data_[k].qualifiers = static_cast<pmix_info_t*>(std::calloc(data_[k].nqual, sizeof(pmix_info_t)));
+    for (size_t j = 0; j < data_[k].nqual; ++j) to_c(q.qualifiers[j], data_[k].qualifiers[j]);
+  }
+}
+
+query_array::~query_array() {
+  for (size_t k = 0; k < size_; ++k) PMIX_QUERY_DESTRUCT(&data_[k]);
+  std::free(data_);
+}
 
 }  // namespace pmix::convert

@@ -25,6 +25,8 @@ proc_id proc(const pmix_proc_t& p);
 pmix_status_t from_c(const pmix_value_t& in, value& out);
 pmix_status_t from_c(const pmix_info_t* info, size_t ninfo, info_list& out);
 pmix_status_t from_c(const pmix_proc_t* procs, size_t nprocs, std::vector<proc_id>& out);
+// PMIX_ERR_BAD_PARAM for a NULL array with nqueries > 0, or a query without keys.
+pmix_status_t from_c(const pmix_query_t* queries, size_t nqueries, std::vector<query>& out);
 
 pmix_status_t to_c(const value& in, pmix_value_t& out);
 
@@ -66,6 +68,22 @@ class proc_array {
 
  private:
   pmix_proc_t* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+// A C array of pmix_query_t (keys and qualifiers) built from C++ values and
+// freed with it; handed to the host's query up-call.
+class query_array {
+ public:
+  explicit query_array(const std::vector<query>& queries);
+  ~query_array();
+  query_array(const query_array&) = delete;
+  query_array& operator=(const query_array&) = delete;
+  pmix_query_t* data() { return size_ == 0 ? nullptr : data_; }
+  size_t size() const { return size_; }
+
+ private:
+  pmix_query_t* data_ = nullptr;
   size_t size_ = 0;
 };
 

@@ -47,6 +47,7 @@ struct info_call {
   pmix_proc_t requestor{};
   std::unique_ptr<convert::proc_array> procs;
   std::unique_ptr<convert::info_array> info;
+  std::unique_ptr<convert::query_array> queries;
 };
 
 void info_callback(pmix_status_t status, pmix_info_t* info, size_t ninfo, void* cbdata,
@@ -214,6 +215,28 @@ bool module::job_control(const proc_id& requestor, const std::vector<proc_id>& t
     progress::scope in_upcall;
     rc = m->job_control(&call->requestor, call->procs->data(), call->procs->size(),
                         call->info->data(), call->info->size(), info_callback, call.get());
+  }
+  if (rc == PMIX_SUCCESS) {
+    call.release();  // info_callback owns it now
+  } else {
+    call->done(rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc, {});
+  }
+  return true;
+}
+
+bool module::query(const proc_id& requestor, const std::vector<pmix::query>& queries,
+                   std::function<void(pmix_status_t, info_list)> done) const {
+  const auto* m = slots();
+  if (m == nullptr || m->query == nullptr) return false;
+  auto call = std::make_unique<info_call>();
+  call->done = std::move(done);
+  convert::to_c(requestor, call->requestor);
+  call->queries = std::make_unique<convert::query_array>(queries);
+  pmix_status_t rc;
+  {
+    progress::scope in_upcall;
+    rc = m->query(&call->requestor, call->queries->data(), call->queries->size(), info_callback,
+                  call.get());
   }
   if (rc == PMIX_SUCCESS) {
     call.release();  // info_callback owns it now

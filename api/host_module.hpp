@@ -49,6 +49,9 @@ class module {
   bool job_control(const proc_id& requestor, const std::vector<proc_id>& targets,
                    const info_list& directives,
                    std::function<void(pmix_status_t, info_list)> done) const;
+  // PMIx_Query_info from a client or tool: the host answers with info.
+  bool query(const proc_id& requestor, const std::vector<pmix::query>& queries,
+             std::function<void(pmix_status_t, info_list)> done) const;
   // An event a client notified, for the host to deliver beyond this node.
   bool notify_event(pmix_status_t status, const proc_id& source, pmix_data_range_t range,
                     const info_list& info, done_fn done) const;

@@ -295,6 +295,27 @@ pmix_status_t session::job_control(const std::vector<proc_id>& targets, const in
   });
 }
 
+pmix_status_t session::query(const std::vector<pmix::query>& queries,
+                             std::function<void(pmix_status_t, info_list)> done) {
+  if (!conn_) return PMIX_ERR_UNREACH;
+  wire::Envelope e;
+  auto* q = e.mutable_query();
+  for (const auto& item : queries) {
+    auto* w = q->add_queries();
+    for (const auto& k : item.keys) w->add_keys(k);
+    protocol::to_wire(item.qualifiers, w->mutable_qualifiers());
+  }
+  return conn_->request(e, [done](pmix_status_t st, wire::Envelope* reply) {
+    st = status_of(st, reply, wire::Envelope::kInfoReply);
+    info_list results;
+    std::string error;
+    if (reply != nullptr && reply->body_case() == wire::Envelope::kInfoReply &&
+        !protocol::from_wire(reply->info_reply().info(), results, &error))
+      st = PMIX_ERR_UNPACK_FAILURE;
+    done(st, std::move(results));
+  });
+}
+
 pmix_status_t session::notify(const event& ev, done_fn done) {
   if (!conn_) return PMIX_ERR_UNREACH;
   wire::Envelope e;

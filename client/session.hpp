@@ -70,6 +70,11 @@ class session : public std::enable_shared_from_this<session> {
   pmix_status_t job_control(const std::vector<proc_id>& targets, const info_list& directives,
                             std::function<void(pmix_status_t, info_list)> done);
 
+  // PMIx_Query_info: the server's host answers; `done` gets the status and
+  // the results.
+  pmix_status_t query(const std::vector<pmix::query>& queries,
+                      std::function<void(pmix_status_t, info_list)> done);
+
   // PMIx_Notify_event beyond this process: the server delivers it within its
   // range (and tells its host); `done` gets its answer.
   pmix_status_t notify(const event& ev, done_fn done);

@@ -128,4 +128,10 @@ using info_list = std::vector<info>;
 // The first entry with `key`, or nullptr.
 const info* find(const info_list& list, std::string_view key);
 
+// One pmix_query_t of PMIx_Query_info: the keys asked for, with qualifiers.
+struct query {
+  std::vector<std::string> keys;
+  info_list qualifiers;
+};
+
 }  // namespace pmix

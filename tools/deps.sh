@@ -8,11 +8,13 @@ build_packages=(
   g++ pkg-config python3
   bazel-bootstrap bazel-platforms
   libcaf-dev libprotobuf-dev protobuf-compiler libhwloc-dev
+  python3-dev pybind11-dev   # the Python module (python/, docs/python.md)
 )
 test_packages=(
   doctest-dev
   iproute2      # network namespaces for the remote-connection test
   libpmix-dev   # OpenPMIx 4.2.2 headers: the ABI test compares against them
+  python3-pytest  # the Python module's tests (tests/python)
 )
 
 wanted=("${build_packages[@]}")

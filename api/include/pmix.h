@@ -82,6 +82,16 @@ PMIX_EXPORT pmix_status_t PMIx_Job_control_nb(const pmix_proc_t targets[], size_
                                               const pmix_info_t directives[], size_t ndirs,
                                               pmix_info_cbfunc_t cbfunc, void *cbdata);
 
+/* Asks the server's host for information (pmix_server_module_t's query):
+ * each query names keys, with qualifiers. PMIX_ERR_NOT_SUPPORTED when the
+ * host has no query function. The blocking form gives *results (free with
+ * PMIX_INFO_FREE); the non-blocking form hands them to cbfunc. */
+PMIX_EXPORT pmix_status_t PMIx_Query_info(pmix_query_t queries[], size_t nqueries,
+                                          pmix_info_t **results, size_t *nresults);
+
+PMIX_EXPORT pmix_status_t PMIx_Query_info_nb(pmix_query_t queries[], size_t nqueries,
+                                             pmix_info_cbfunc_t cbfunc, void *cbdata);
+
 /* Event handlers (docs/events.md). Registers evhdlr for the given codes (none:
  * a default handler, called for every event); directives PMIX_EVENT_HDLR_*
  * place it in the chain. With a NULL cbfunc the call returns the handler's

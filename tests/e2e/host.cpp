@@ -22,6 +22,7 @@ void host_record::reset() {
   dmodex_status = PMIX_SUCCESS;
   dmodex_reply.clear();
   block_in_upcall = false;
+  refuse_connects = 0;
   blocking_call_status = 0;
   upcall_probe = nullptr;
   tool_calls = 0;
@@ -41,6 +42,10 @@ namespace {
 pmix_status_t on_connected(const pmix_proc_t*, void*, pmix_op_cbfunc_t cbfunc, void* cbdata) {
   auto& r = record();
   ++r.connected;
+  if (r.refuse_connects > 0) {
+    --r.refuse_connects;
+    return PMIX_ERR_NO_PERMISSIONS;
+  }
   if (r.block_in_upcall) {
     // A blocking call from inside an up-call must not deadlock (spec 002).
     r.blocking_call_status =

@@ -37,6 +37,8 @@ struct host_record {
   pmix_proc_t dmodex_proc{};
   pmix_status_t dmodex_status = PMIX_SUCCESS;
   std::string dmodex_reply;
+  // client_connected refuses this many connections (PMIX_ERR_NO_PERMISSIONS).
+  std::atomic<int> refuse_connects{0};
   // Set to make client_connected try a blocking call and record its status.
   std::atomic<bool> block_in_upcall{false};
   // Run inside client_connected, when set (under no lock of ours).

@@ -201,6 +201,22 @@ TEST_SUITE("lifecycle: clones") {
     CHECK(contains(out, "[parent] finalize PMIX_SUCCESS"));
   }
 
+  TEST_CASE("[Clones] a process the host refused does not count: the rank's next process is no clone") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("refused", 1, 1) == PMIX_SUCCESS);
+    record().refuse_connects = 1;
+    auto first = launch("refused", 0, {script, "init"}, dir.path());
+    CHECK_MESSAGE(first.exited_with(0), first.errors());
+    CHECK(contains(first.output(), "init PMIX_ERR_NO_PERMISSIONS"));
+    auto second = launch("refused", 0, {script, "init", "fence", "finalize"}, dir.path());
+    CHECK_MESSAGE(second.exited_with(0), second.errors());
+    CHECK(contains(second.output(), "init PMIX_SUCCESS"));
+    CHECK(contains(second.output(), "finalize PMIX_SUCCESS"));
+    CHECK(record().connected == 2);
+  }
+
   TEST_CASE("[Clones] a clone finalizing first: the rank is finalized only when proc_cnt returns to zero") {
     temp_dir dir;
     server srv(dir.path(), {}, {allow_clones()});

@@ -41,6 +41,14 @@ std::vector<std::pair<std::string, pmix_status_t>> call_every_blocking_form(cons
   size_t nresults = 0;
   out.emplace_back("PMIx_Job_control", PMIx_Job_control(nullptr, 0, &d, 1, &results, &nresults));
   PMIX_INFO_DESTRUCT(&d);
+  pmix_query_t q;
+  PMIX_QUERY_CONSTRUCT(&q);
+  char key[] = PMIX_QUERY_NAMESPACES;
+  char* keys[] = {key, nullptr};
+  q.keys = keys;
+  results = nullptr;
+  nresults = 0;
+  out.emplace_back("PMIx_Query_info", PMIx_Query_info(&q, 1, &results, &nresults));
   out.emplace_back("PMIx_Finalize", PMIx_Finalize(nullptr, 0));
   pmix_status_t code = 4242;
   out.emplace_back("PMIx_Register_event_handler(NULL cbfunc)",

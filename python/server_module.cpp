@@ -1,0 +1,294 @@
+#include "python/server_module.hpp"
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "python/values.hpp"
+
+namespace pmixpy::server_module {
+namespace {
+
+// python3-pmix's slot names. Those this library never calls (it has no
+// client call that reaches them) are accepted and left NULL.
+const char* const known_slots[] = {
+    "clientconnected", "clientfinalized", "abort",    "fencenb",      "directmodex",
+    "publish",         "lookup",          "unpublish", "spawn",       "connect",
+    "disconnect",      "registerevents",  "deregisterevents", "listener", "notify_event",
+    "query",           "toolconnected",   "log",      "allocate",     "jobcontrol",
+    "monitor",         "getcredential",   "validatecredential", "iofpull", "pushstdin",
+    "group",           "fabric",
+};
+
+std::atomic<bool> python_alive{true};
+thread_local int upcall_depth = 0;
+
+// The callables by slot name. Allocated once and never destroyed: a static
+// py::dict would be released after the interpreter is gone.
+py::dict& callables() {
+  static auto* slots = new py::dict();
+  return *slots;
+}
+
+std::string context(const char* slot) { return std::string{"pmix server module '"} + slot + "'"; }
+
+// Reports a failure of the slot's callable through sys.unraisablehook (the
+// default hook prints the traceback to stderr). Needs the GIL.
+void report(const char* slot, py::error_already_set& e) { e.discard_as_unraisable(context(slot).c_str()); }
+
+void report(const char* slot, const std::string& text) {
+  PyErr_SetString(PyExc_TypeError, text.c_str());
+  py::error_already_set e;
+  report(slot, e);
+}
+
+// Runs body(callable) with the GIL held; what body returns is the status
+// for the library. Anything raised becomes PMIX_ERROR, after a report.
+template <class Body>
+pmix_status_t run_python(const char* slot, Body&& body) {
+  if (!python_alive.load(std::memory_order_acquire)) return PMIX_ERR_NOT_AVAILABLE;
+  ++upcall_depth;
+  struct leave {
+    ~leave() { --upcall_depth; }
+  } on_return;
+  py::gil_scoped_acquire gil;
+  try {
+    auto& slots = callables();
+    if (!slots.contains(slot)) return PMIX_ERR_NOT_SUPPORTED;
+    py::object fn = slots[slot];
+    return body(fn);
+  } catch (py::error_already_set& e) {
+    report(slot, e);
+  } catch (const std::exception& e) {
+    // The callable's answer could not be converted for the library.
+    report(slot, std::string{"unusable answer from the '"} + slot + "' callable: " + e.what());
+  }
+  return PMIX_ERROR;
+}
+
+pmix_status_t status_of(py::handle answer) {
+  if (answer.is_none()) return PMIX_SUCCESS;
+  if (!PyLong_Check(answer.ptr()))
+    throw py::type_error("expected a PMIx status (int), got " +
+                         std::string(py::str(py::type::handle_of(answer).attr("__name__"))));
+  return answer.cast<pmix_status_t>();
+}
+
+// An answer given as (status, payload) or as a status alone (payload None).
+std::pair<pmix_status_t, py::object> status_and_payload(py::handle answer) {
+  if ((py::isinstance<py::tuple>(answer) || py::isinstance<py::list>(answer)) && py::len(answer) == 2) {
+    auto seq = py::reinterpret_borrow<py::sequence>(answer);
+    return {status_of(seq[0]), seq[1]};
+  }
+  return {status_of(answer), py::none()};
+}
+
+// An operation the callable finished: PMIX_OPERATION_SUCCEEDED tells the
+// library that no callback follows.
+pmix_status_t completed(pmix_status_t rc) { return rc == PMIX_SUCCESS ? PMIX_OPERATION_SUCCEEDED : rc; }
+
+py::list procs_of(const pmix_proc_t* procs, size_t nprocs) {
+  py::list out;
+  for (size_t k = 0; procs != nullptr && k < nprocs; ++k) out.append(unload_proc(procs[k]));
+  return out;
+}
+
+py::bytes bytes_of(const char* data, size_t ndata) {
+  return data == nullptr ? py::bytes("", 0) : py::bytes(data, ndata);
+}
+
+// Hands `data` to a modex callback; the library releases it.
+void deliver_modex(pmix_modex_cbfunc_t cbfunc, void* cbdata, std::string data) {
+  auto* held = new std::string(std::move(data));
+  cbfunc(PMIX_SUCCESS, held->data(), held->size(), cbdata,
+         [](void* p) { delete static_cast<std::string*>(p); }, held);
+}
+
+// Hands results to an info callback; the library releases them.
+struct held_infos {
+  pmix_info_t* info = nullptr;
+  size_t ninfo = 0;
+};
+
+void deliver_infos(pmix_info_cbfunc_t cbfunc, void* cbdata, pmix_status_t status, held_infos* held) {
+  cbfunc(status, held->info, held->ninfo, cbdata,
+         [](void* p) {
+           auto* h = static_cast<held_infos*>(p);
+           if (h->info != nullptr) PMIX_INFO_FREE(h->info, h->ninfo);
+           delete h;
+         },
+         held);
+}
+
+// ---- the up-calls ------------------------------------------------------------
+
+pmix_status_t client_connected2(const pmix_proc_t* proc, void*, pmix_info_t[], size_t,
+                                pmix_op_cbfunc_t, void*) {
+  return completed(run_python("clientconnected", [&](py::object fn) { return status_of(fn(unload_proc(*proc))); }));
+}
+
+pmix_status_t client_finalized(const pmix_proc_t* proc, void*, pmix_op_cbfunc_t, void*) {
+  return completed(run_python("clientfinalized", [&](py::object fn) { return status_of(fn(unload_proc(*proc))); }));
+}
+
+pmix_status_t abort_fn(const pmix_proc_t* proc, void*, int status, const char msg[], pmix_proc_t procs[],
+                       size_t nprocs, pmix_op_cbfunc_t, void*) {
+  return completed(run_python("abort", [&](py::object fn) {
+    py::dict args;
+    args["caller"] = unload_proc(*proc);
+    args["status"] = status;
+    args["msg"] = unload_text(msg);
+    args["targets"] = procs_of(procs, nprocs);
+    return status_of(fn(args));
+  }));
+}
+
+pmix_status_t fence_nb(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[], size_t ninfo,
+                       char* data, size_t ndata, pmix_modex_cbfunc_t cbfunc, void* cbdata) {
+  std::string combined;
+  auto rc = run_python("fencenb", [&](py::object fn) {
+    py::dict args;
+    args["procs"] = procs_of(procs, nprocs);
+    args["directives"] = unload_infos(info, ninfo);
+    args["data"] = bytes_of(data, ndata);
+    auto [status, payload] = status_and_payload(fn(args));
+    // No data given back: this node's contribution is all there is.
+    combined = payload.is_none() ? std::string(data == nullptr ? "" : data, data == nullptr ? 0 : ndata)
+                                 : load_bytes(payload, "fencenb answer");
+    return status;
+  });
+  if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED) return rc;
+  deliver_modex(cbfunc, cbdata, std::move(combined));
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t direct_modex(const pmix_proc_t* proc, const pmix_info_t info[], size_t ninfo,
+                           pmix_modex_cbfunc_t cbfunc, void* cbdata) {
+  std::string found;
+  auto rc = run_python("directmodex", [&](py::object fn) {
+    py::dict args;
+    args["proc"] = unload_proc(*proc);
+    args["directives"] = unload_infos(info, ninfo);
+    auto [status, payload] = status_and_payload(fn(args));
+    if (!payload.is_none()) found = load_bytes(payload, "directmodex answer");
+    return status;
+  });
+  if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED) return rc;
+  deliver_modex(cbfunc, cbdata, std::move(found));
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t notify_event(pmix_status_t code, const pmix_proc_t* source, pmix_data_range_t range,
+                           pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t, void*) {
+  return completed(run_python("notify_event", [&](py::object fn) {
+    py::dict args;
+    args["code"] = code;
+    args["source"] = source == nullptr ? py::object(py::none()) : py::object(unload_proc(*source));
+    args["range"] = range;
+    args["directives"] = unload_infos(info, ninfo);
+    return status_of(fn(args));
+  }));
+}
+
+// Runs an info-answering slot: the callable gives (status, [info dicts]) or
+// a status alone; results go to cbfunc.
+template <class Call>
+pmix_status_t answer_with_infos(const char* slot, pmix_info_cbfunc_t cbfunc, void* cbdata, Call call) {
+  auto* held = new held_infos;
+  auto rc = run_python(slot, [&](py::object fn) {
+    auto [status, payload] = status_and_payload(call(fn));
+    info_array results{payload, (std::string{slot} + " answer").c_str()};
+    held->info = results.release(held->ninfo);
+    return status;
+  });
+  if (rc == PMIX_OPERATION_SUCCEEDED) rc = PMIX_SUCCESS;
+  if (rc != PMIX_SUCCESS && held->ninfo == 0) {
+    delete held;
+    return rc;
+  }
+  deliver_infos(cbfunc, cbdata, rc, held);
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t job_control(const pmix_proc_t* requestor, const pmix_proc_t targets[], size_t ntargets,
+                          const pmix_info_t directives[], size_t ndirs, pmix_info_cbfunc_t cbfunc,
+                          void* cbdata) {
+  return answer_with_infos("jobcontrol", cbfunc, cbdata, [&](py::object fn) {
+    py::dict args;
+    args["source"] = unload_proc(*requestor);
+    args["targets"] = procs_of(targets, ntargets);
+    args["directives"] = unload_infos(directives, ndirs);
+    return fn(args);
+  });
+}
+
+pmix_status_t query(pmix_proc_t* source, pmix_query_t* queries, size_t nqueries, pmix_info_cbfunc_t cbfunc,
+                    void* cbdata) {
+  return answer_with_infos("query", cbfunc, cbdata, [&](py::object fn) {
+    py::dict args;
+    auto q = unload_queries(queries, nqueries);
+    args["source"] = unload_proc(*source);
+    args["queries"] = q;
+    // python3-pmix passes the queries a second time, as their own argument.
+    return fn(args, q);
+  });
+}
+
+void tool_connected(pmix_info_t* info, size_t ninfo, pmix_tool_connection_cbfunc_t cbfunc, void* cbdata) {
+  pmix_proc_t assigned;
+  std::memset(&assigned, 0, sizeof assigned);
+  auto rc = run_python("toolconnected", [&](py::object fn) {
+    py::dict args;
+    args["directives"] = unload_infos(info, ninfo);
+    auto [status, proc] = status_and_payload(fn(args));
+    if (status == PMIX_SUCCESS || status == PMIX_OPERATION_SUCCEEDED)
+      load_proc(proc, assigned, "toolconnected answer");
+    return status;
+  });
+  if (rc == PMIX_OPERATION_SUCCEEDED) rc = PMIX_SUCCESS;
+  cbfunc(rc, rc == PMIX_SUCCESS ? &assigned : nullptr, cbdata);
+}
+
+}  // namespace
+
+bool install(py::handle map, pmix_server_module_t& out) {
+  if (map.is_none()) return false;
+  if (!py::isinstance<py::dict>(map))
+    throw py::type_error("the server module must be a dict of slot name -> callable, got " +
+                         std::string(py::str(py::type::handle_of(map).attr("__name__"))));
+  auto slots = py::reinterpret_borrow<py::dict>(map);
+  for (auto item : slots) {
+    const auto name = py::str(item.first).cast<std::string>();
+    bool known = false;
+    for (const char* k : known_slots) known = known || name == k;
+    if (!known) throw py::value_error("unknown server module slot '" + name + "'");
+    if (!PyCallable_Check(item.second.ptr()))
+      throw py::type_error("server module slot '" + name + "' is not callable");
+  }
+  // As the library adopts a module only when none was set before, the
+  // callables of a later init are kept only if there were none.
+  auto& kept = callables();
+  if (kept.size() == 0)
+    for (auto item : slots) kept[item.first] = item.second;
+  const auto has = [&](const char* name) { return slots.contains(name); };
+  if (has("clientconnected")) out.client_connected2 = client_connected2;
+  if (has("clientfinalized")) out.client_finalized = client_finalized;
+  if (has("abort")) out.abort = abort_fn;
+  if (has("fencenb")) out.fence_nb = fence_nb;
+  if (has("directmodex")) out.direct_modex = direct_modex;
+  if (has("notify_event")) out.notify_event = notify_event;
+  if (has("query")) out.query = query;
+  if (has("toolconnected")) out.tool_connected = tool_connected;
+  if (has("jobcontrol")) out.job_control = job_control;
+  return slots.size() > 0;
+}
+
+void clear() { callables().clear(); }
+
+bool in_upcall() { return upcall_depth > 0; }
+
+void shut_down() { python_alive.store(false, std::memory_order_release); }
+
+}  // namespace pmixpy::server_module
