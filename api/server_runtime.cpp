@@ -346,12 +346,17 @@ void runtime::stop() {
     manual_->run();
     return;
   }
-  if (io_) io_->stop();
+  // The socket thread shuts the connections down while the actors exit;
+  // the destructor joins it.
+  if (io_) io_->request_stop();
   if (root_) caf::anon_send_exit(root_, caf::exit_reason::user_shutdown);
 }
 
 runtime::~runtime() {
   stop();
+  // The socket thread (stopping since stop()) is joined before the actor
+  // system goes: it still sends to actors while it shuts connections down.
+  if (io_) io_->stop();
   root_ = nullptr;
   system_.reset();  // waits for every actor
   io_.reset();      // closes the listeners

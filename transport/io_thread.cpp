@@ -62,14 +62,22 @@ bool io_thread::start() {
   return true;
 }
 
-void io_thread::stop() {
+void io_thread::request_stop() {
   {
     std::lock_guard<std::mutex> guard{mutex_};
-    if (!running_) return;
+    if (!running_ || stopping_) return;
     stopping_ = true;
   }
   const std::uint64_t one = 1;
   [[maybe_unused]] auto n = ::write(wake_fd_, &one, sizeof one);
+}
+
+void io_thread::stop() {
+  {
+    std::lock_guard<std::mutex> guard{mutex_};
+    if (!running_) return;
+  }
+  request_stop();
   if (thread_.joinable()) {
     thread_.join();
   } else {

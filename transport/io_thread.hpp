@@ -49,6 +49,10 @@ class io_thread {
   // Stops the thread, closes the listeners and shuts every connection down.
   // Afterwards want_write() is a no-op. Safe to call twice.
   void stop();
+  // Tells the thread to stop (it shuts the connections down) without
+  // waiting for it: stop() then only joins. Lets finalize overlap the
+  // socket thread's exit with the actors'.
+  void request_stop();
 
   // Thread-safe: ask to be told (writable_atom) when the connection can take
   // more output.
