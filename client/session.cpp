@@ -53,6 +53,20 @@ pmix_status_t status_of(pmix_status_t transport, const wire::Envelope* reply,
   }
 }
 
+// The completion of a request answered by an InfoReply: `done` gets the
+// status and the info.
+connection::completion info_reply(std::function<void(pmix_status_t, info_list)> done) {
+  return [done = std::move(done)](pmix_status_t st, wire::Envelope* reply) {
+    st = status_of(st, reply, wire::Envelope::kInfoReply);
+    info_list results;
+    std::string error;
+    if (reply != nullptr && reply->body_case() == wire::Envelope::kInfoReply &&
+        !protocol::from_wire(reply->info_reply().info(), results, &error))
+      st = PMIX_ERR_UNPACK_FAILURE;
+    done(st, std::move(results));
+  };
+}
+
 }  // namespace
 
 pmix_status_t session::connect(const std::string& uri, role r, const proc_id& proposed,
@@ -284,15 +298,7 @@ pmix_status_t session::job_control(const std::vector<proc_id>& targets, const in
   auto* j = e.mutable_job_control();
   for (const auto& t : targets) protocol::to_wire(t, j->add_targets());
   protocol::to_wire(directives, j->mutable_directives());
-  return conn_->request(e, [done](pmix_status_t st, wire::Envelope* reply) {
-    st = status_of(st, reply, wire::Envelope::kInfoReply);
-    info_list results;
-    std::string error;
-    if (reply != nullptr && reply->body_case() == wire::Envelope::kInfoReply &&
-        !protocol::from_wire(reply->info_reply().info(), results, &error))
-      st = PMIX_ERR_UNPACK_FAILURE;
-    done(st, std::move(results));
-  });
+  return conn_->request(e, info_reply(std::move(done)));
 }
 
 pmix_status_t session::query(const std::vector<pmix::query>& queries,
@@ -305,15 +311,7 @@ pmix_status_t session::query(const std::vector<pmix::query>& queries,
     for (const auto& k : item.keys) w->add_keys(k);
     protocol::to_wire(item.qualifiers, w->mutable_qualifiers());
   }
-  return conn_->request(e, [done](pmix_status_t st, wire::Envelope* reply) {
-    st = status_of(st, reply, wire::Envelope::kInfoReply);
-    info_list results;
-    std::string error;
-    if (reply != nullptr && reply->body_case() == wire::Envelope::kInfoReply &&
-        !protocol::from_wire(reply->info_reply().info(), results, &error))
-      st = PMIX_ERR_UNPACK_FAILURE;
-    done(st, std::move(results));
-  });
+  return conn_->request(e, info_reply(std::move(done)));
 }
 
 pmix_status_t session::notify(const event& ev, done_fn done) {
