@@ -288,12 +288,12 @@ void on_notify(self_ptr self, std::uint64_t id, const wire::Event& req) {
   auto& st = self->state;
   client_event_msg msg;
   msg.ev.status = req.status();
-  msg.ev.source = req.has_source() ? protocol::from_wire(req.source()) : st.proc;
+  if (req.has_source()) msg.ev.source = protocol::from_wire(req.source());
+  if (msg.ev.source.nspace.empty()) msg.ev.source = st.proc;  // none given: the notifier
   msg.ev.range = static_cast<pmix_data_range_t>(req.range());
   msg.origin = caf::actor_cast<caf::actor>(self);
   std::string error;
   if (!protocol::from_wire(req.info(), msg.ev.info, &error)) return protocol_error(self, error);
-  if (msg.ev.source.nspace.empty()) msg.ev.source = st.proc;
   self->request(st.server, caf::infinite, std::move(msg))
       .then([=](pmix_status_t rc) { send_status(self, id, rc); },
             [=](caf::error&) { send_status(self, id, PMIX_ERR_UNREACH); });

@@ -280,6 +280,7 @@ void connection::drive(const std::function<bool()>& done) {
 void connection::run() {
   progress::scope in_library;
   std::vector<wire::Envelope> frames;
+  std::vector<wire::Envelope*> later;  // frames dispatched after the socket is let go
   for (;;) {
     epoll_event events[2];
     const int n = ::epoll_wait(epoll_fd_, events, 2, -1);
@@ -306,6 +307,7 @@ void connection::run() {
     if (!socket_ready) continue;
     bool lost = false;
     frames.clear();
+    later.clear();
     {
       std::lock_guard<std::mutex> reading{read_mutex_};
       if (lost_) continue;
@@ -317,15 +319,12 @@ void connection::run() {
       }
       // Replies to blocking calls complete before the socket is let go: a
       // caller that takes it over next must find its reply already done.
-      for (auto& f : frames)
-        if (f.id() != 0 && answers_blocking_call(f.id())) {
-          dispatch(f, true);
-          f.set_id(0);
-          f.clear_body();
-        }
+      for (auto& f : frames) {
+        if (f.id() != 0 && answers_blocking_call(f.id())) dispatch(f, true);
+        else later.push_back(&f);
+      }
     }
-    for (auto& f : frames)
-      if (f.id() != 0 || f.body_case() != wire::Envelope::BODY_NOT_SET) dispatch(f, true);
+    for (auto* f : later) dispatch(*f, true);
     if (lost) {
       log::error("client", "lost the connection to the server");
       fail_all(PMIX_ERR_LOST_CONNECTION);

@@ -60,48 +60,40 @@ const std::set<rank_t>& store::local_ranks(const std::string& nspace) const {
   return it == jobs_.end() ? none : it->second.local;
 }
 
-namespace {
-
-// The tables of one namespace, looked up once for a run of ranks of it.
-struct nspace_tables {
-  const std::string* name = nullptr;
-  const std::set<rank_t>* local = nullptr;  // null: no job data for it
-  std::unordered_map<rank_t, std::uint64_t>* complete = nullptr;
-  std::unordered_map<rank_t, store::key_map>* peers = nullptr;
-};
-
-}  // namespace
-
 bool store::add_peer_data(const wire::RankData& data, const proc_id& self, std::string* error) {
-  wire::ModexData one;
-  *one.add_ranks() = data;
-  return add_modex(one, self, error);
+  nspace_tables t;
+  return add_rank(data, self, t, error);
 }
 
 bool store::add_modex(const wire::ModexData& in, const proc_id& self, std::string* error) {
   nspace_tables t;
-  for (const auto& data : in.ranks()) {
-    const std::string& nspace = data.proc().nspace();
-    const rank_t rank = data.proc().rank();
-    if (t.name == nullptr || *t.name != nspace) {
-      t.name = &nspace;
-      auto j = jobs_.find(nspace);
-      t.local = j == jobs_.end() ? nullptr : &j->second.local;
-      t.complete = &complete_[nspace];
-      t.peers = &peers_[nspace];
-    }
-    const bool source_local = t.local != nullptr ? t.local->count(rank) > 0 : nspace == self.nspace;
-    (*t.complete)[rank] = generation_;
-    if (data.data().empty()) continue;
-    auto& dest = (*t.peers)[rank];
-    for (const auto& item : data.data()) {
-      const auto scope = static_cast<pmix_scope_t>(item.scope());
-      if (scope == PMIX_LOCAL && !source_local) continue;
-      if (scope == PMIX_REMOTE && source_local) continue;
-      info i;
-      if (!protocol::from_wire(item.info(), i, error)) return false;
-      dest[i.key] = std::move(i.val);
-    }
+  for (const auto& data : in.ranks())
+    if (!add_rank(data, self, t, error)) return false;
+  return true;
+}
+
+bool store::add_rank(const wire::RankData& data, const proc_id& self, nspace_tables& t,
+                     std::string* error) {
+  const std::string& nspace = data.proc().nspace();
+  const rank_t rank = data.proc().rank();
+  if (t.name == nullptr || *t.name != nspace) {
+    t.name = &nspace;
+    auto j = jobs_.find(nspace);
+    t.local = j == jobs_.end() ? nullptr : &j->second.local;
+    t.complete = &complete_[nspace];
+    t.peers = &peers_[nspace];
+  }
+  const bool source_local = t.local != nullptr ? t.local->count(rank) > 0 : nspace == self.nspace;
+  (*t.complete)[rank] = generation_;
+  if (data.data().empty()) return true;
+  auto& dest = (*t.peers)[rank];
+  for (const auto& item : data.data()) {
+    const auto scope = static_cast<pmix_scope_t>(item.scope());
+    if (scope == PMIX_LOCAL && !source_local) continue;
+    if (scope == PMIX_REMOTE && source_local) continue;
+    info i;
+    if (!protocol::from_wire(item.info(), i, error)) return false;
+    dest[i.key] = std::move(i.val);
   }
   return true;
 }

@@ -55,6 +55,16 @@ class store {
   // of a job, so lookups stay within one namespace's tables.
   template <class T>
   using by_proc = std::unordered_map<std::string, std::unordered_map<rank_t, T>>;
+  // The tables of one namespace, looked up once for a run of its ranks.
+  struct nspace_tables {
+    const std::string* name = nullptr;
+    const std::set<rank_t>* local = nullptr;  // null: no job data for it
+    std::unordered_map<rank_t, std::uint64_t>* complete = nullptr;
+    std::unordered_map<rank_t, key_map>* peers = nullptr;
+  };
+  bool add_rank(const wire::RankData& data, const proc_id& self, nspace_tables& t,
+                std::string* error);
+
   std::unordered_map<std::string, job> jobs_;
   by_proc<key_map> peers_;
   // rank -> the fence generation in which its complete data arrived; only
