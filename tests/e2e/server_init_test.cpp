@@ -173,7 +173,15 @@ TEST_SUITE("server init: identity and directories") {
     REQUIRE(init(d) == PMIX_SUCCESS);
     CHECK(exists(tmp));
     CHECK(mode_of(dir.path() + "/made") == (0700 & ~[] { mode_t m = ::umask(0); ::umask(m); return m; }()));
-    CHECK(entries(tmp).size() == 1);  // the socket's directory
+    // The socket alone, a file of the tmpdir (no directory of its own), which
+    // any user may reach: who connects is decided by the peer credentials.
+    const auto made = entries(tmp);
+    REQUIRE(made.size() == 1);
+    const auto sock = tmp + "/" + *made.begin();
+    struct stat st;
+    REQUIRE(::stat(sock.c_str(), &st) == 0);
+    CHECK(S_ISSOCK(st.st_mode));
+    CHECK(mode_of(sock) == 0777);
     CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
     CHECK_FALSE(exists(dir.path() + "/made"));
   }
@@ -629,8 +637,11 @@ TEST_SUITE("server init: topology and behaviour") {
     std::stringstream content;
     content << std::ifstream(path).rdbuf();
     CHECK(content.str() == expected);
+    CHECK(mode_of(path) == 0644);
+    CHECK(entries(dir.path()).count(path.substr(dir.path().size() + 1)) == 1);  // in the tmpdir itself
     CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
     CHECK_FALSE(exists(path));
+    for (const auto& e : entries(dir.path())) CHECK_MESSAGE(e.rfind("pmix-cxx.", 0) != 0, e);  // socket gone too
     hwloc_topology_destroy(topo);
   }
 
