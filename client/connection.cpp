@@ -263,7 +263,13 @@ void connection::drive(const std::function<bool()>& done) {
     bool lost = false;
     while (!done() && !lost) {
       pollfd p{fd_, POLLIN, 0};
-      const int r = ::poll(&p, 1, 100);  // re-checks `done` now and then
+      int r = 0;
+      if (spin_.count() > 0) {
+        const auto until = std::chrono::steady_clock::now() + spin_;
+        while ((r = ::poll(&p, 1, 0)) == 0 && std::chrono::steady_clock::now() < until) {
+        }
+      }
+      if (r == 0) r = ::poll(&p, 1, 100);  // re-checks `done` now and then
       if (r < 0 && errno != EINTR) break;
       if (r <= 0) continue;
       frames.clear();
