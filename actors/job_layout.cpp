@@ -1,10 +1,12 @@
 #include "actors/job_layout.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <set>
 
 #include "common/regex/regex.hpp"
 #include "protocol/codec.hpp"
+#include "protocol/direct.hpp"
 
 namespace pmix::actors {
 namespace {
@@ -34,14 +36,34 @@ std::string join_ranks(const std::vector<rank_t>& ranks) {
 
 }  // namespace
 
+std::uint8_t derived_bit(std::string_view key) {
+  static constexpr const char* keys[] = {PMIX_HOSTNAME,    PMIX_NODEID,      PMIX_LOCAL_RANK,
+                                         PMIX_NODE_RANK,   PMIX_GLOBAL_RANK, PMIX_APPNUM};
+  for (std::size_t k = 0; k < std::size(keys); ++k)
+    if (key == keys[k]) return static_cast<std::uint8_t>(1u << k);
+  return 0;
+}
+
+encoded_registration::encoded_registration(info_list list) : job(std::move(list)) {
+  for (const auto& i : job) protocol::append_info(registered, wire::JobInfo::kInfoFieldNumber, i);
+}
+
 info_list job_layout::rank_info(rank_t r) const {
+  std::string bytes;
+  auto it = std::lower_bound(rank_data.begin(), rank_data.end(), r,
+                             [](const rank_slice& s, rank_t v) { return s.rank < v; });
+  for (; it != rank_data.end() && it->rank == r; ++it) bytes.append(rank_bytes, it->offset, it->length);
+  wire::RankInfo parsed;
   info_list out;
-  auto it = rank_data.find(r);
-  if (it == rank_data.end()) return out;
-  for (const auto& arr : it->second)
-    for (std::size_t k = 1; k < arr->elements.size(); ++k)
-      if (const auto* e = arr->elements[k].as_info()) out.push_back(*e);
+  if (parsed.ParseFromString(bytes)) protocol::from_wire(parsed.info(), out);
   return out;
+}
+
+std::size_t job_layout::ranks_with_data() const {
+  std::size_t n = 0;
+  for (std::size_t k = 0; k < rank_data.size(); ++k)
+    if (k == 0 || rank_data[k].rank != rank_data[k - 1].rank) ++n;
+  return n;
 }
 
 bool job_layout::is_local(rank_t r) const {
@@ -91,8 +113,14 @@ pmix_status_t compute_layout(const info_list& info, int nlocalprocs, const std::
         error = "PMIX_PROC_DATA must start with a valid PMIX_RANK";
         return PMIX_ERR_BAD_PARAM;
       }
-      out.rank_data[static_cast<rank_t>(*rank)].push_back(
-          std::get<std::shared_ptr<const array_value>>(i.val.data));
+      rank_slice slice{static_cast<rank_t>(*rank), static_cast<std::uint32_t>(out.rank_bytes.size()), 0, 0};
+      for (std::size_t k = 1; k < arr->elements.size(); ++k)
+        if (const auto* e = arr->elements[k].as_info()) {
+          protocol::append_info(out.rank_bytes, wire::RankInfo::kInfoFieldNumber, *e);
+          slice.given |= derived_bit(e->key);
+        }
+      slice.length = static_cast<std::uint32_t>(out.rank_bytes.size() - slice.offset);
+      out.rank_data.push_back(slice);
     } else {
       out.job_info.push_back(i);
     }
@@ -152,6 +180,27 @@ pmix_status_t compute_layout(const info_list& info, int nlocalprocs, const std::
     out.local_ranks.clear();
     for (int r = 0; r < nlocalprocs; ++r) out.local_ranks.push_back(static_cast<rank_t>(r));
   }
+  std::stable_sort(out.rank_data.begin(), out.rank_data.end(),
+                   [](const rank_slice& a, const rank_slice& b) { return a.rank < b.rank; });
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t compute_layout(encoded_registration& reg, int nlocalprocs, const std::string& hostname,
+                             job_layout& out, std::string& error) {
+  const auto rc = compute_layout(reg.job, nlocalprocs, hostname, out, error);
+  if (rc != PMIX_SUCCESS || reg.ranks.empty()) return rc;
+  // The facade's entries come first: a registration has them all there or
+  // all in `job` (api/registration.cpp), never some of each.
+  const auto shift = static_cast<std::uint32_t>(reg.rank_bytes.size());
+  for (auto& s : out.rank_data) s.offset += shift;
+  reg.rank_bytes.append(out.rank_bytes);
+  out.rank_bytes = std::move(reg.rank_bytes);
+  reg.ranks.insert(reg.ranks.end(), out.rank_data.begin(), out.rank_data.end());
+  out.rank_data = std::move(reg.ranks);
+  std::stable_sort(out.rank_data.begin(), out.rank_data.end(),
+                   [](const rank_slice& a, const rank_slice& b) { return a.rank < b.rank; });
+  reg.rank_bytes.clear();
+  reg.ranks.clear();
   return PMIX_SUCCESS;
 }
 
@@ -196,12 +245,25 @@ std::string serialize_job_info(const std::string& nspace, job_layout layout,
     std::optional<std::uint32_t> nodeid;
     std::optional<std::uint16_t> index;  // PMIX_LOCAL_RANK and PMIX_NODE_RANK
   };
-  std::map<rank_t, derived> ranks;
-  for (const auto& [rank, arrays] : layout.rank_data) ranks[rank];
+  // Every rank the blob describes, sorted, with its derived data alongside
+  // (vectors, not a map: 10,000 ranks are 2 allocations, not 10,000).
+  std::vector<rank_t> ranks;
+  std::size_t listed = layout.rank_data.size() + layout.local_ranks.size();
+  for (const auto& on_node : layout.node_ranks) listed += on_node.size();
+  ranks.reserve(listed);
+  for (const auto& s : layout.rank_data) ranks.push_back(s.rank);
+  for (const auto& on_node : layout.node_ranks) ranks.insert(ranks.end(), on_node.begin(), on_node.end());
+  if (layout.node_ranks.empty()) ranks.insert(ranks.end(), layout.local_ranks.begin(), layout.local_ranks.end());
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  std::vector<derived> info_of(ranks.size());
+  auto of = [&](rank_t r) -> derived& {
+    return info_of[static_cast<std::size_t>(std::lower_bound(ranks.begin(), ranks.end(), r) - ranks.begin())];
+  };
   for (std::size_t n = 0; n < layout.node_ranks.size(); ++n) {
     const auto& on_node = layout.node_ranks[n];
     for (std::size_t k = 0; k < on_node.size(); ++k) {
-      auto& d = ranks[on_node[k]];
+      auto& d = of(on_node[k]);
       if (n < layout.nodes.size() && d.host == nullptr) d.host = &layout.nodes[n];
       if (!d.nodeid) d.nodeid = static_cast<std::uint32_t>(n);
       if (!d.index) d.index = static_cast<std::uint16_t>(k);
@@ -210,35 +272,34 @@ std::string serialize_job_info(const std::string& nspace, job_layout layout,
   if (layout.node_ranks.empty()) {
     // No proc map: the local ranks are numbered on this node in rank order.
     for (std::size_t k = 0; k < layout.local_ranks.size(); ++k) {
-      auto& d = ranks[layout.local_ranks[k]];
+      auto& d = of(layout.local_ranks[k]);
       if (d.host == nullptr) d.host = &hostname;
       if (!d.index) d.index = static_cast<std::uint16_t>(k);
     }
   }
 
-  // Serialized piece by piece (a JobInfo is the concatenation of its fields),
-  // freeing each rank's values once written: no second copy of a large job.
-  wire::JobInfo head;
-  head.set_nspace(nspace);
-  protocol::to_wire(job, head.mutable_info());
-  std::string out = head.SerializeAsString();
-  wire::RankInfo r;
-  std::vector<const std::string*> given;  // keys the host registered for the rank
-  for (const auto& [rank, d] : ranks) {
-    r.Clear();
-    given.clear();
-    r.set_rank(rank);
-    if (auto it = layout.rank_data.find(rank); it != layout.rank_data.end())
-      for (const auto& arr : it->second)
-        for (std::size_t k = 1; k < arr->elements.size(); ++k)
-          if (const auto* e = arr->elements[k].as_info()) {
-            protocol::to_wire(*e, r.add_info());
-            given.push_back(&e->key);
-          }
+  // Written straight in wire form (protocol/direct.hpp), a JobInfo being the
+  // concatenation of its fields: the registered items of each rank are
+  // already encoded and are copied as they are.
+  std::string out;
+  out.reserve(layout.rank_bytes.size() + ranks.size() * 48 + 4096);
+  if (!nspace.empty()) protocol::append_length_delimited(out, wire::JobInfo::kNspaceFieldNumber, nspace);
+  for (const auto& i : job) protocol::append_info(out, wire::JobInfo::kInfoFieldNumber, i);
+  std::string r;
+  auto slice = layout.rank_data.begin();
+  for (std::size_t k = 0; k < ranks.size(); ++k) {
+    const auto rank = ranks[k];
+    const auto& d = info_of[k];
+    r.clear();
+    protocol::append_uint(r, wire::RankInfo::kRankFieldNumber, rank);
+    std::uint8_t given = 0;
+    for (; slice != layout.rank_data.end() && slice->rank == rank; ++slice) {
+      r.append(layout.rank_bytes, slice->offset, slice->length);
+      given |= slice->given;
+    }
     auto add = [&](const char* key, value v) {
-      for (const auto* g : given)
-        if (*g == key) return;
-      protocol::to_wire(info{key, std::move(v), 0}, r.add_info());
+      if ((given & derived_bit(key)) != 0) return;
+      protocol::append_info(r, wire::RankInfo::kInfoFieldNumber, info{key, std::move(v), 0});
     };
     if (d.host != nullptr) add(PMIX_HOSTNAME, value::string(*d.host));
     if (d.nodeid) add(PMIX_NODEID, value::unsigned_(PMIX_UINT32, *d.nodeid));
@@ -248,7 +309,7 @@ std::string serialize_job_info(const std::string& nspace, job_layout layout,
     }
     add(PMIX_GLOBAL_RANK, value::unsigned_(PMIX_PROC_RANK, rank));
     add(PMIX_APPNUM, value::unsigned_(PMIX_UINT32, 0));
-    protocol::append_length_delimited(out, wire::JobInfo::kRanksFieldNumber, r.SerializeAsString());
+    protocol::append_length_delimited(out, wire::JobInfo::kRanksFieldNumber, r);
   }
   out.shrink_to_fit();  // kept for the namespace's life: no spare capacity
   return out;

@@ -12,11 +12,46 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/value.hpp"
 
 namespace pmix::actors {
+
+// One PMIX_PROC_DATA entry of a rank, already in wire form: `length` bytes
+// at `offset` of job_layout::rank_bytes (or encoded_registration::rank_bytes)
+// are wire::RankInfo `info` fields, one per registered item but the leading
+// PMIX_RANK. `given` marks which per-rank keys the host gave itself
+// (derived_bit), so the blob does not add them again.
+struct rank_slice {
+  rank_t rank = 0;
+  std::uint32_t offset = 0;
+  std::uint32_t length = 0;
+  std::uint8_t given = 0;
+};
+
+// The bit of rank_slice::given for a key the library derives per rank
+// (PMIX_HOSTNAME, PMIX_NODEID, PMIX_LOCAL_RANK, PMIX_NODE_RANK,
+// PMIX_GLOBAL_RANK, PMIX_APPNUM), 0 for any other key.
+std::uint8_t derived_bit(std::string_view key);
+
+// A registration as PMIx_server_register_nspace hands it to the server
+// actor: the registered info in wire form, kept for collect_job_info
+// (`registered`: wire::JobInfo `info` fields, in the host's order); the
+// job-level info as values, for the layout; and, when the facade could
+// write them straight from the host's C arrays, the PMIX_PROC_DATA entries
+// already encoded (`rank_bytes`, `ranks`). A PMIX_PROC_DATA entry left in
+// `job` is encoded by compute_layout instead (same bytes).
+struct encoded_registration {
+  encoded_registration() = default;
+  // From values (tests, the singleton's namespace): everything in `job`.
+  encoded_registration(info_list list);  // NOLINT: implicit on purpose
+  std::string registered;
+  info_list job;
+  std::string rank_bytes;
+  std::vector<rank_slice> ranks;
+};
 
 struct job_layout {
   std::optional<std::uint32_t> job_size;
@@ -24,14 +59,16 @@ struct job_layout {
   std::vector<std::vector<rank_t>> node_ranks;    // PMIX_PROC_MAP, per node
   int local_node = -1;                            // index of this host in `nodes`
   std::vector<rank_t> local_ranks;                // sorted
-  // The registered PMIX_PROC_DATA arrays of each rank, shared with the
-  // registration info (not copied: a 10,000-rank job registers 10,000 of
-  // them). Element 0 of each is the rank's PMIX_RANK.
-  std::map<rank_t, std::vector<std::shared_ptr<const array_value>>> rank_data;
+  // The registered PMIX_PROC_DATA entries, in wire form (rank_slice):
+  // 10,000 ranks take one string and one vector, not 60,000 values.
+  std::string rank_bytes;
+  std::vector<rank_slice> rank_data;              // sorted by rank, stable
   info_list job_info;                             // the rest of the job-level info
 
-  // A rank's registered items, in order, without PMIX_RANK (a copy).
+  // A rank's registered items, in order, without PMIX_RANK (decoded).
   info_list rank_info(rank_t r) const;
+  // How many ranks have registered items.
+  std::size_t ranks_with_data() const;
   bool is_local(rank_t r) const;
   // Every rank of the job runs on this node (and the job size is known).
   bool all_local() const;
@@ -41,6 +78,10 @@ struct job_layout {
 // does not parse, node and proc maps of different lengths, a PMIX_PROC_DATA
 // entry without a leading PMIX_RANK.
 pmix_status_t compute_layout(const info_list& info, int nlocalprocs, const std::string& hostname,
+                             job_layout& out, std::string& error);
+// The same from a registration: its job info as above, plus its encoded
+// PMIX_PROC_DATA entries (moved into the layout).
+pmix_status_t compute_layout(encoded_registration& reg, int nlocalprocs, const std::string& hostname,
                              job_layout& out, std::string& error);
 
 // The serialized wire::JobInfo a client receives at connect: the registered

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/job_layout.hpp"
 #include "actors/reply.hpp"
 #include "common/event.hpp"
 #include "common/value.hpp"
@@ -33,7 +34,7 @@ using env_list = std::vector<std::string>;  // "NAME=value" entries
 struct register_nspace_msg {
   std::string nspace;
   int nlocalprocs = 0;
-  info_list info;
+  encoded_registration reg;  // from an info_list too (all of it in reg.job)
   reply_to<no_result> done;
 };
 

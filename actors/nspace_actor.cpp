@@ -57,18 +57,13 @@ void fan_out(self_ptr self, const caf::message& msg, Combine combine, Done done)
 }  // namespace
 
 caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string nspace,
-                           int nlocalprocs, info_list registered, job_layout layout, bool tool,
+                           int nlocalprocs, std::string registered, job_layout layout, bool tool,
                            caf::actor server, context_ptr ctx, reply_to<no_result> ready) {
   auto& st = self->state;
   st.nspace = std::move(nspace);
-  // Serialized info by info, each freed once written.
-  for (auto& i : registered) {
-    wire::Info w;
-    protocol::to_wire(i, &w);
-    protocol::append_length_delimited(st.registered, wire::JobInfo::kInfoFieldNumber, w.SerializeAsString());
-    i = info{};
-  }
-  info_list{}.swap(registered);
+  // The registration as the host gave it, in wire form (for
+  // collect_job_info).
+  st.registered = std::move(registered);
   st.registered.shrink_to_fit();
   st.tool = tool;
   st.nlocalprocs = nlocalprocs;

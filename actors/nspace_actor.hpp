@@ -57,7 +57,7 @@ struct nspace_state {
 // `ready` (may be null) is answered once the namespace's data is built: the
 // host's PMIx_server_register_nspace completes then.
 caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string nspace,
-                           int nlocalprocs, info_list registered, job_layout layout, bool tool,
+                           int nlocalprocs, std::string registered, job_layout layout, bool tool,
                            caf::actor server, context_ptr ctx, reply_to<no_result> ready);
 
 }  // namespace pmix::actors

@@ -155,7 +155,7 @@ void on_register_nspace(self_ptr self, register_nspace_msg& msg) {
   }
   job_layout layout;
   std::string error;
-  const auto rc = compute_layout(msg.info, msg.nlocalprocs, st.ctx->hostname, layout, error);
+  const auto rc = compute_layout(msg.reg, msg.nlocalprocs, st.ctx->hostname, layout, error);
   if (rc != PMIX_SUCCESS) {
     log::error("server", "namespace ", msg.nspace, " refused: ", error);
     return msg.done->deliver(rc);
@@ -163,7 +163,7 @@ void on_register_nspace(self_ptr self, register_nspace_msg& msg) {
   nspace_locality loc{layout.local_ranks, layout.job_size};
   // (A tool namespace of that name is replaced: the host now owns the name.)
   // The namespace actor answers the host once it has built the job's data.
-  auto actor = self->spawn<caf::linked>(nspace_actor, msg.nspace, msg.nlocalprocs, std::move(msg.info),
+  auto actor = self->spawn<caf::linked>(nspace_actor, msg.nspace, msg.nlocalprocs, std::move(msg.reg.registered),
                                         std::move(layout), false,
                                         caf::actor_cast<caf::actor>(self), st.ctx, msg.done);
   st.nspaces[msg.nspace] = server_state::nspace_entry{actor, std::move(loc), false, 0};
@@ -228,7 +228,7 @@ void route_tool(self_ptr self, connect_msg msg, caf::response_promise rp) {
   auto& st = self->state;
   auto it = st.nspaces.find(msg.proc.nspace);
   if (it == st.nspaces.end()) {
-    auto actor = self->spawn<caf::linked>(nspace_actor, msg.proc.nspace, 0, info_list{},
+    auto actor = self->spawn<caf::linked>(nspace_actor, msg.proc.nspace, 0, std::string{},
                                           job_layout{}, true, caf::actor_cast<caf::actor>(self),
                                           st.ctx, reply_to<no_result>{});
     it = st.nspaces.emplace(msg.proc.nspace, server_state::nspace_entry{actor, {}, true, 0}).first;

@@ -237,9 +237,9 @@ pmix_status_t value_from_c(const pmix_value_t& in, value& out, int depth) {
       out.data = timeval_value{in.data.tv.tv_sec, in.data.tv.tv_usec};
       return PMIX_SUCCESS;
     case value::kind::envar:
-      out.data = envar_value{in.data.envar.envar == nullptr ? "" : in.data.envar.envar,
-                             in.data.envar.value == nullptr ? "" : in.data.envar.value,
-                             in.data.envar.separator};
+      out.data = std::make_shared<const envar_value>(
+          envar_value{in.data.envar.envar == nullptr ? "" : in.data.envar.envar,
+                      in.data.envar.value == nullptr ? "" : in.data.envar.value, in.data.envar.separator});
       return PMIX_SUCCESS;
     case value::kind::proc_info: {
       if (in.data.pinfo == nullptr) return PMIX_ERR_BAD_PARAM;
@@ -251,7 +251,7 @@ pmix_status_t value_from_c(const pmix_value_t& in, value& out, int depth) {
       v.pid = p.pid;
       v.exit_code = p.exit_code;
       v.state = p.state;
-      out.data = std::move(v);
+      out.data = std::make_shared<const proc_info_value>(std::move(v));
       return PMIX_SUCCESS;
     }
     case value::kind::array: {
@@ -393,14 +393,14 @@ pmix_status_t value_to_c(const value& in, pmix_value_t& out, int depth) {
       return PMIX_SUCCESS;
     }
     case value::kind::envar: {
-      const auto& e = std::get<envar_value>(in.data);
+      const auto& e = *std::get<std::shared_ptr<const envar_value>>(in.data);
       out.data.envar.envar = dup_string(e.name);
       out.data.envar.value = dup_string(e.value);
       out.data.envar.separator = e.separator;
       return PMIX_SUCCESS;
     }
     case value::kind::proc_info: {
-      const auto& p = std::get<proc_info_value>(in.data);
+      const auto& p = *std::get<std::shared_ptr<const proc_info_value>>(in.data);
       auto* pi = static_cast<pmix_proc_info_t*>(std::calloc(1, sizeof(pmix_proc_info_t)));
       to_c(p.proc, pi->proc);
       pi->hostname = dup_string(p.hostname);

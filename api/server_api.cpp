@@ -20,6 +20,7 @@
 #include "actors/messages.hpp"
 #include "actors/server_actor.hpp"
 #include "api/convert.hpp"
+#include "api/registration.hpp"
 #include "api/data_pack.hpp"
 #include "api/server_runtime.hpp"
 #include "api/server_directives.hpp"
@@ -219,7 +220,7 @@ pmix_status_t register_nspace(const pmix_nspace_t nspace, int nlocalprocs, pmix_
   actors::register_nspace_msg msg;
   msg.nspace = convert::nspace(nspace);
   msg.nlocalprocs = nlocalprocs;
-  auto rc = convert::from_c(info, ninfo, msg.info);
+  auto rc = registration::from_c(info, ninfo, msg.reg);
   if (rc != PMIX_SUCCESS) {
     log::error("api", "PMIx_server_register_nspace(", msg.nspace, "): unreadable info: ",
                PMIx_Error_string(rc));

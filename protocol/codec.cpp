@@ -80,7 +80,8 @@ bool value_from_wire(const wire::Value& in, value& out, std::string* error, int 
     case value::kind::envar: {
       if (in.data_case() != wire::Value::kEnvar) return mismatch();
       const auto& e = in.envar();
-      out.data = envar_value{e.name(), e.value(), static_cast<char>(e.separator())};
+      out.data = std::make_shared<const envar_value>(
+          envar_value{e.name(), e.value(), static_cast<char>(e.separator())});
       return true;
     }
     case value::kind::proc_info: {
@@ -93,7 +94,7 @@ bool value_from_wire(const wire::Value& in, value& out, std::string* error, int 
       v.pid = p.pid();
       v.exit_code = p.exit_code();
       v.state = static_cast<std::uint8_t>(p.state());
-      out.data = std::move(v);
+      out.data = std::make_shared<const proc_info_value>(std::move(v));
       return true;
     }
     case value::kind::array: {
@@ -139,13 +140,15 @@ struct value_writer {
     out->mutable_timeval()->set_sec(t.sec);
     out->mutable_timeval()->set_usec(t.usec);
   }
-  void operator()(const envar_value& e) const {
+  void operator()(const std::shared_ptr<const envar_value>& box) const {
+    const auto& e = *box;
     auto* w = out->mutable_envar();
     w->set_name(e.name);
     w->set_value(e.value);
     w->set_separator(static_cast<unsigned char>(e.separator));
   }
-  void operator()(const proc_info_value& p) const {
+  void operator()(const std::shared_ptr<const proc_info_value>& box) const {
+    const auto& p = *box;
     auto* w = out->mutable_proc_info();
     to_wire(p.proc, w->mutable_proc());
     w->set_hostname(p.hostname);

@@ -245,7 +245,7 @@ TEST_SUITE("convert") {
     pinfo.v.data.pinfo->exit_code = -11;
     pinfo.v.data.pinfo->state = PMIX_PROC_STATE_TERMINATED;
     cpp = round_trip(pinfo.v);
-    const auto& pi = std::get<pmix::proc_info_value>(cpp.data);
+    const auto& pi = *std::get<std::shared_ptr<const pmix::proc_info_value>>(cpp.data);
     CHECK(pi.proc == proc_id{"job.42", 3});
     CHECK(pi.hostname == "node007");
     CHECK(pi.executable == "/usr/bin/app");
@@ -259,7 +259,7 @@ TEST_SUITE("convert") {
     env.v.data.envar.value = dup("/opt/lib");
     env.v.data.envar.separator = ':';
     cpp = round_trip(env.v);
-    const auto& e = std::get<pmix::envar_value>(cpp.data);
+    const auto& e = *std::get<std::shared_ptr<const pmix::envar_value>>(cpp.data);
     CHECK(e.name == "LD_LIBRARY_PATH");
     CHECK(e.value == "/opt/lib");
     CHECK(e.separator == ':');
@@ -387,7 +387,7 @@ TEST_SUITE("convert") {
       pi[1].executable_name = dup("e1");
       pi[1].exit_code = 3;
       value cpp = round_trip(in.v);
-      CHECK(std::get<pmix::proc_info_value>(array_of(cpp).elements[1].data).hostname == "h1");
+      CHECK(std::get<std::shared_ptr<const pmix::proc_info_value>>(array_of(cpp).elements[1].data)->hostname == "h1");
     }
     {
       c_value in;
@@ -399,7 +399,7 @@ TEST_SUITE("convert") {
       e[1].value = dup("2");
       e[1].separator = ';';
       value cpp = round_trip(in.v);
-      CHECK(std::get<pmix::envar_value>(array_of(cpp).elements[1].data).separator == ';');
+      CHECK(std::get<std::shared_ptr<const pmix::envar_value>>(array_of(cpp).elements[1].data)->separator == ';');
     }
     {
       c_value in;
@@ -490,7 +490,7 @@ TEST_SUITE("convert") {
                                   {value{PMIX_INFO, std::make_shared<const info>(
                                                         info{"k", value::integer(PMIX_INT16, -3), 0})}}}),
          value{PMIX_TIMEVAL, pmix::timeval_value{5, 6}},
-         value{PMIX_ENVAR, pmix::envar_value{"N", "V", ','}}}});
+         value{PMIX_ENVAR, std::make_shared<const pmix::envar_value>(pmix::envar_value{"N", "V", ','})}}});
     c_value c;
     REQUIRE(convert::to_c(v, c.v) == PMIX_SUCCESS);
     value back;
@@ -505,7 +505,7 @@ TEST_SUITE("convert") {
     CHECK(i->val.type == PMIX_INT16);
     CHECK(*i->val.as_int() == -3);
     CHECK(std::get<pmix::timeval_value>(a.elements[3].data).sec == 5);
-    CHECK(std::get<pmix::envar_value>(a.elements[4].data).value == "V");
+    CHECK(std::get<std::shared_ptr<const pmix::envar_value>>(a.elements[4].data)->value == "V");
   }
 
   TEST_CASE("info lists: from_c copies keys, flags and values; to_c output frees with PMIX_INFO_FREE") {

@@ -53,10 +53,15 @@ bool same_payload(const proc_id& a, const proc_id& b) { return a == b; }
 bool same_payload(const timeval_value& a, const timeval_value& b) {
   return a.sec == b.sec && a.usec == b.usec;
 }
-bool same_payload(const envar_value& a, const envar_value& b) {
+bool same_payload(const std::shared_ptr<const envar_value>& pa, const std::shared_ptr<const envar_value>& pb) {
+  if (!pa || !pb) return !pa && !pb;
+  const auto &a = *pa, &b = *pb;
   return a.name == b.name && a.value == b.value && a.separator == b.separator;
 }
-bool same_payload(const proc_info_value& a, const proc_info_value& b) {
+bool same_payload(const std::shared_ptr<const proc_info_value>& pa,
+                  const std::shared_ptr<const proc_info_value>& pb) {
+  if (!pa || !pb) return !pa && !pb;
+  const auto &a = *pa, &b = *pb;
   return a.proc == b.proc && a.hostname == b.hostname && a.executable == b.executable &&
          a.pid == b.pid && a.exit_code == b.exit_code && a.state == b.state;
 }
@@ -121,7 +126,7 @@ value sample(data_type t) {
     case value::kind::timeval:
       return value{t, timeval_value{1700000000, 999999}};
     case value::kind::envar:
-      return value{t, envar_value{"PATH", "/usr/bin", ':'}};
+      return value{t, std::make_shared<const envar_value>(envar_value{"PATH", "/usr/bin", ':'})};
     case value::kind::proc_info: {
       proc_info_value p;
       p.proc = proc_id{"job-7", 3};
@@ -130,7 +135,7 @@ value sample(data_type t) {
       p.pid = 4242;
       p.exit_code = -9;
       p.state = 255;
-      return value{t, std::move(p)};
+      return value{t, std::make_shared<const proc_info_value>(std::move(p))};
     }
     case value::kind::array:
       return make_array(PMIX_UINT32, {value::unsigned_(PMIX_UINT32, 1), value::unsigned_(PMIX_UINT32, 2)});
