@@ -52,14 +52,15 @@ static long heap_bytes(void) {
     return (long) m.uordblks + (long) m.hblkhd;
 }
 
-/* The server's resident memory in kB (VmRSS). */
+/* The server's resident anonymous memory in kB (RssAnon: heap and stacks;
+ * code pages mapped in the first time a path runs are not memory it keeps). */
 static long rss_kb(void) {
     FILE *f = fopen("/proc/self/status", "r");
     char line[256];
     long kb = -1;
     if (NULL == f) return -1;
     while (NULL != fgets(line, sizeof line, f))
-        if (0 == strncmp(line, "VmRSS:", 6)) kb = strtol(line + 6, NULL, 10);
+        if (0 == strncmp(line, "RssAnon:", 8)) kb = strtol(line + 8, NULL, 10);
     fclose(f);
     return kb;
 }
