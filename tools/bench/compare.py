@@ -156,18 +156,18 @@ def main():
     stat_row("PMIx_Get of a peer's 64-byte key, median", "get_peer_us", "µs", "median")
     stat_row("PMIx_Get of a job-level key (PMIX_JOB_SIZE), median", "get_job_us", "µs", "median")
     stat_row("register one namespace of %d ranks" % big, "register_nspace_ms", "ms", "median")
-    stat_row("  its memory (server RSS growth)" , "register_nspace_kb", "kB", "median", goal="memory")
+    stat_row("  its memory (server anonymous RSS growth)" , "register_nspace_kb", "kB", "median", goal="memory")
     stat_row("register %d clients" % big, "register_clients_ms", "ms", "median")
-    stat_row("  their memory (server RSS growth)", "register_clients_kb", "kB", "median", goal="memory")
-    stat_row("server RSS, no client yet", "rss_kb_0", "kB", "median", goal="memory")
-    stat_row("server RSS after %d client cycles" % rss_a, "rss_kb_%d" % rss_a, "kB", "median", goal="memory")
-    stat_row("server RSS after %d client cycles" % rss_b, "rss_kb_%d" % rss_b, "kB", "median", goal="memory")
+    stat_row("  their memory (server anonymous RSS growth)", "register_clients_kb", "kB", "median", goal="memory")
+    stat_row("server anonymous RSS, no client yet", "rss_kb_0", "kB", "median", goal="memory")
+    stat_row("server anonymous RSS after %d client cycles" % rss_a, "rss_kb_%d" % rss_a, "kB", "median", goal="memory")
+    stat_row("server anonymous RSS after %d client cycles" % rss_b, "rss_kb_%d" % rss_b, "kB", "median", goal="memory")
     growth = {}
     for lib in LIBS:
         a_ = run.values(lib, "rss_kb_%d" % rss_a)
         b_ = run.values(lib, "rss_kb_%d" % rss_b)
         growth[lib] = (statistics.median(b_) - statistics.median(a_)) / (rss_b - rss_a) if a_ and b_ else float("nan")
-    rows.append(("server RSS growth per client cycle (%d..%d)" % (rss_a, rss_b), "kB/cycle",
+    rows.append(("server anonymous RSS growth per client cycle (%d..%d)" % (rss_a, rss_b), "kB/cycle",
                  growth["ours"], growth["openpmix"], "growth"))
 
     def verdict(o, t, goal):
