@@ -20,6 +20,7 @@
 #include "common/value.hpp"
 #include "protocol/framing.hpp"
 #include "protocol/pmix.pb.h"
+#include "tests/protocol/samples.hpp"
 
 namespace proto = pmix::protocol;
 namespace wire = pmix::wire;
@@ -127,16 +128,8 @@ value sample(data_type t) {
       return value{t, timeval_value{1700000000, 999999}};
     case value::kind::envar:
       return value{t, std::make_shared<const envar_value>(envar_value{"PATH", "/usr/bin", ':'})};
-    case value::kind::proc_info: {
-      proc_info_value p;
-      p.proc = proc_id{"job-7", 3};
-      p.hostname = "node001";
-      p.executable = "/bin/a.out";
-      p.pid = 4242;
-      p.exit_code = -9;
-      p.state = 255;
-      return value{t, std::make_shared<const proc_info_value>(std::move(p))};
-    }
+    case value::kind::proc_info:
+      return value{t, std::make_shared<const proc_info_value>(pmix::test::sample_proc_info())};
     case value::kind::array:
       return make_array(PMIX_UINT32, {value::unsigned_(PMIX_UINT32, 1), value::unsigned_(PMIX_UINT32, 2)});
     case value::kind::info:

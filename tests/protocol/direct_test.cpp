@@ -16,6 +16,7 @@
 #include "common/value.hpp"
 #include "protocol/codec.hpp"
 #include "protocol/pmix.pb.h"
+#include "tests/protocol/samples.hpp"
 
 namespace proto = pmix::protocol;
 namespace wire = pmix::wire;
@@ -60,17 +61,9 @@ std::vector<value> samples(data_type t) {
     case value::kind::envar:
       return {value{t, std::make_shared<const envar_value>(envar_value{"PATH", "/usr/bin", ':'})},
               value{t, std::make_shared<const envar_value>(envar_value{"", "", 0})}};
-    case value::kind::proc_info: {
-      proc_info_value p;
-      p.proc = proc_id{"job-7", 3};
-      p.hostname = "node001";
-      p.executable = "/bin/a.out";
-      p.pid = 4242;
-      p.exit_code = -9;
-      p.state = 255;
-      return {value{t, std::make_shared<const proc_info_value>(p)},
+    case value::kind::proc_info:
+      return {value{t, std::make_shared<const proc_info_value>(pmix::test::sample_proc_info())},
               value{t, std::make_shared<const proc_info_value>(proc_info_value{})}};
-    }
     case value::kind::array: {
       auto inner = value::array(array_value{PMIX_UINT32, {value::unsigned_(PMIX_UINT32, 0), value::unsigned_(PMIX_UINT32, 9)}});
       auto infos = value::array(array_value{
