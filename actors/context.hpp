@@ -3,7 +3,13 @@
 // up-call gate). Shared, never mutated after init.
 #pragma once
 
+#include <caf/actor_addr.hpp>
+#include <caf/actor_cast.hpp>
+#include <caf/message.hpp>
+#include <caf/send.hpp>
+
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -30,6 +36,19 @@ class upcall_gate {
     std::lock_guard<std::recursive_mutex> guard{mutex_};
     if (open_) f();
   }
+  // A host callback's message to the actor that made the up-call (dropped if
+  // the actor is gone or the gate closed). With one loop thread for sockets
+  // and actors, the message is handed to that thread (`post`, set once at
+  // init), which sends it: a host thread never waits for the loop.
+  template <class... Ts>
+  void send_if_open(const caf::actor_addr& addr, Ts&&... xs) {
+    if (post_) return post_(addr, caf::make_message(std::forward<Ts>(xs)...));
+    run_if_open([&] {
+      if (auto target = caf::actor_cast<caf::actor>(addr)) caf::anon_send(target, std::forward<Ts>(xs)...);
+    });
+  }
+  using poster = std::function<void(const caf::actor_addr&, caf::message)>;
+  void on_send(poster p) { post_ = std::move(p); }
   void close() {
     std::lock_guard<std::recursive_mutex> guard{mutex_};
     open_ = false;
@@ -43,6 +62,7 @@ class upcall_gate {
  private:
   std::recursive_mutex mutex_;
   bool open_ = true;
+  poster post_;
 };
 
 struct server_context {

@@ -250,10 +250,7 @@ void on_job_control(self_ptr self, std::uint64_t id, const wire::JobControlReque
   const bool asked = st.ctx->host->job_control(
       st.proc, targets, directives, [addr = self->address(), gate = st.ctx->gate, id](
                                         pmix_status_t status, info_list results) {
-        gate->run_if_open([&] {
-          if (auto target = caf::actor_cast<caf::actor>(addr))
-            caf::anon_send(target, job_control_done_atom::value, id, status, std::move(results));
-        });
+        gate->send_if_open(addr, job_control_done_atom::value, id, status, std::move(results));
       });
   if (!asked) send_info_reply(self, id, PMIX_ERR_NOT_SUPPORTED, {});
 }
@@ -274,10 +271,7 @@ void on_query(self_ptr self, std::uint64_t id, const wire::QueryRequest& req) {
   const bool asked = st.ctx->host->query(
       st.proc, queries,
       [addr = self->address(), gate = st.ctx->gate, id](pmix_status_t status, info_list results) {
-        gate->run_if_open([&] {
-          if (auto target = caf::actor_cast<caf::actor>(addr))
-            caf::anon_send(target, query_done_atom::value, id, status, std::move(results));
-        });
+        gate->send_if_open(addr, query_done_atom::value, id, status, std::move(results));
       });
   if (!asked) send_info_reply(self, id, PMIX_ERR_NOT_SUPPORTED, {});
 }

@@ -296,10 +296,7 @@ caf::result<connect_result> on_connect(self_ptr self, connect_msg& msg) {
   auto addr = self->address();
   const bool asked = st.ctx->host->tool_connected(directives, [gate, addr, upcall](pmix_status_t status,
                                                                               proc_id proc) {
-    gate->run_if_open([&] {
-      if (auto target = caf::actor_cast<caf::actor>(addr))
-        caf::anon_send(target, tool_assigned_msg{upcall, status, std::move(proc)});
-    });
+    gate->send_if_open(addr, tool_assigned_msg{upcall, status, std::move(proc)});
   });
   if (asked) {
     st.tool_upcalls.emplace(upcall, server_state::pending_tool{std::move(msg), rp});

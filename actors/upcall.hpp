@@ -21,10 +21,7 @@ inline upcall_done reply_to_actor(const caf::actor_addr& addr, const context_ptr
                                   std::uint64_t id) {
   auto gate = ctx->gate;
   return [addr, gate, id](pmix_status_t status, std::string data) {
-    gate->run_if_open([&] {
-      if (auto target = caf::actor_cast<caf::actor>(addr))
-        caf::anon_send(target, upcall_result{id, status, std::move(data)});
-    });
+    gate->send_if_open(addr, upcall_result{id, status, std::move(data)});
   };
 }
 

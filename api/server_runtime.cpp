@@ -2,6 +2,7 @@
 
 #include <pmix.h>
 #include <fcntl.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -271,6 +272,11 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
   rt->ctx_ = ctx;
 
   rt->external_ = s.external_progress;
+  const char* loop_env = std::getenv("PMIX_CXX_LOOP");
+  if (!rt->external_ && !(loop_env != nullptr && std::string{loop_env} == "0")) {
+    rt->loop_ = true;
+    rt->external_ = true;  // the manual scheduler, driven by our one loop thread
+  }
   if (rt->external_) {
     // No threads of ours: CAF's manual scheduler runs inside PMIx_Progress.
     rt->cfg_.set("scheduler.policy", caf::atom("testing"));
@@ -303,6 +309,14 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
   if (!(rt->external_ ? rt->io_->open() : rt->io_->start())) {
     error = std::string{"cannot start the socket thread: "} + std::strerror(errno);
     return PMIX_ERR_INIT;
+  }
+  if (rt->loop_) {
+    runtime* self = rt.get();
+    ctx->gate->on_send([self](const caf::actor_addr& to, caf::message m) { self->post(to, std::move(m)); });
+    rt->loop_thread_ = std::thread([self, binding] {
+      if (binding) binding->bind_this_thread();
+      self->loop();
+    });
   }
   if (rt->binding_ && rt->binding_->failures() > 0 && s.bind_required && !rt->external_) {
     error = "PMIX_BIND_PROGRESS_THREAD: the system refused to bind the progress threads";
@@ -347,8 +361,43 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
   return PMIX_SUCCESS;
 }
 
+// One thread for sockets and actors: it waits without the lock, then
+// handles what is ready and runs every actor job under it.
+void runtime::loop() {
+  progress::scope in_library;
+  epoll_event events[64];
+  while (!stopped_) {
+    const int n = io_->wait(events, 64, -1);
+    std::lock_guard<std::recursive_mutex> guard{ctx_->gate->mutex()};
+    if (stopped_) break;
+    io_->handle(events, n);
+    std::vector<std::pair<caf::actor_addr, caf::message>> posted;
+    {
+      std::lock_guard<std::mutex> inbox_guard{inbox_mutex_};
+      posted.swap(inbox_);
+    }
+    for (auto& [to, m] : posted)
+      if (auto target = caf::actor_cast<caf::actor>(to); target && ctx_->gate->is_open())
+        caf::anon_send(target, std::move(m));
+    manual_->run();
+  }
+}
+
+void runtime::post(const caf::actor_addr& to, caf::message m) {
+  bool first;
+  {
+    std::lock_guard<std::mutex> guard{inbox_mutex_};
+    // After the loop has stopped nobody would send it: dropped here, its
+    // reply channel answers PMIX_ERR_NOT_AVAILABLE (actors/reply.hpp).
+    if (loop_done_) return;
+    first = inbox_.empty();
+    inbox_.emplace_back(to, std::move(m));
+  }
+  if (first) io_->wake();
+}
+
 void runtime::progress(int timeout_ms) {
-  if (!external_ || stopped_) return;
+  if (!external_ || loop_ || stopped_) return;
   std::lock_guard<std::recursive_mutex> guard{ctx_->gate->mutex()};
   progress::scope in_library;
   io_->step(timeout_ms);
@@ -363,6 +412,18 @@ void runtime::stop() {
   if (stopped_.exchange(true)) return;
   rendezvous_.remove_all();  // tools stop finding us first
   if (ctx_) ctx_->gate->close();
+  if (loop_ && loop_thread_.joinable()) {
+    io_->wake();
+    loop_thread_.join();
+    // What was posted and not sent is dropped: its callers get
+    // PMIX_ERR_NOT_AVAILABLE from the messages' reply channels.
+    std::vector<std::pair<caf::actor_addr, caf::message>> unsent;
+    {
+      std::lock_guard<std::mutex> guard{inbox_mutex_};
+      loop_done_ = true;
+      unsent.swap(inbox_);
+    }
+  }
   if (external_ && system_) {
     // No threads: take the system down ourselves, in one last round.
     std::lock_guard<std::recursive_mutex> guard{ctx_->gate->mutex()};

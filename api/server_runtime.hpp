@@ -13,6 +13,7 @@
 #include <mutex>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "actors/context.hpp"
@@ -47,6 +48,11 @@ class runtime {
   template <class Msg>
   void tell(Msg&& msg) {
     if (!external_) return caf::anon_send(root_, std::forward<Msg>(msg));
+    if (loop_) {
+      // Queued for the loop thread, which sends it; woken only by the
+      // request that finds the queue empty.
+      return post(root_.address(), caf::make_message(std::forward<Msg>(msg)));
+    }
     std::lock_guard<std::recursive_mutex> guard{ctx_->gate->mutex()};
     caf::anon_send(root_, std::forward<Msg>(msg));
   }
@@ -61,7 +67,7 @@ class runtime {
   // `wait()` (the actors' own threads progress).
   template <class Ready, class Wait>
   void wait_until(Ready ready, Wait wait) {
-    if (!external_) return wait();
+    if (!external_ || loop_) return wait();
     while (!ready()) progress(1);
   }
   std::size_t connection_count() const { return io_ ? io_->connection_count() : 0; }
@@ -76,6 +82,15 @@ class runtime {
   caf::actor_system_config cfg_;  // declared first: destroyed last
   std::unique_ptr<caf::actor_system> system_;
   bool external_ = false;
+  bool loop_ = false;        // PMIX_CXX_LOOP: sockets and actors on one thread of ours
+  std::thread loop_thread_;
+  std::mutex inbox_mutex_;
+  std::vector<std::pair<caf::actor_addr, caf::message>> inbox_;  // for the loop thread to send
+  bool loop_done_ = false;  // under inbox_mutex_: the loop has stopped
+  void loop();
+  // Loop mode: queues a message for the loop thread to send, waking it only
+  // when the queue was empty.
+  void post(const caf::actor_addr& to, caf::message m);
   std::atomic<bool> stopped_{false};
   caf::scheduler::test_coordinator* manual_ = nullptr;  // with external progress
   caf::actor root_;

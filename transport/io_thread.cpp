@@ -126,12 +126,25 @@ void io_thread::shut_all() {
 
 bool io_thread::step(int timeout_ms) {
   epoll_event events[64];
-  const int n = ::epoll_wait(epoll_fd_, events, 64, timeout_ms);
-  if (n < 0) {
-    if (errno == EINTR) return true;
+  return handle(events, wait(events, 64, timeout_ms));
+}
+
+int io_thread::wait(epoll_event* events, int max, int timeout_ms) {
+  const int n = ::epoll_wait(epoll_fd_, events, max, timeout_ms);
+  if (n < 0 && errno != EINTR) {
     log::error("io", "epoll_wait failed: ", std::strerror(errno));
-    return false;
+    return -1;
   }
+  return n < 0 ? 0 : n;
+}
+
+void io_thread::wake() {
+  const std::uint64_t one = 1;
+  [[maybe_unused]] auto n = ::write(wake_fd_, &one, sizeof one);
+}
+
+bool io_thread::handle(const epoll_event* events, int n) {
+  if (n < 0) return false;
   bool stop_now = false;
   for (int i = 0; i < n; ++i) {
     const auto tag = events[i].data.u64;

@@ -17,6 +17,8 @@
 
 #include <caf/actor.hpp>
 
+struct epoll_event;
+
 #include "protocol/framing.hpp"
 #include "transport/connection.hpp"
 
@@ -46,6 +48,13 @@ class io_thread {
   // `timeout_ms` (-1: until something is). Returns false once stopped.
   bool open();
   bool step(int timeout_ms);
+  // step() in two halves, for a caller that holds a lock only while handling:
+  // wait() blocks (no lock needed) and returns how many events it got;
+  // handle() acts on them and returns false once stopped.
+  int wait(struct epoll_event* events, int max, int timeout_ms);
+  bool handle(const struct epoll_event* events, int n);
+  // Thread-safe: makes the current or next wait() return.
+  void wake();
   // Stops the thread, closes the listeners and shuts every connection down.
   // Afterwards want_write() is a no-op. Safe to call twice.
   void stop();
