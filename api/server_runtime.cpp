@@ -22,6 +22,7 @@
 #include <random>
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <mutex>
 #include <thread>
 
@@ -313,12 +314,18 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
   if (rt->loop_) {
     runtime* self = rt.get();
     ctx->gate->on_send([self](const caf::actor_addr& to, caf::message m) { self->post(to, std::move(m)); });
-    rt->loop_thread_ = std::thread([self, binding] {
+    // The loop binds itself first; init waits for that, so a refused
+    // binding is known below.
+    std::promise<void> bound;
+    auto bound_done = bound.get_future();
+    rt->loop_thread_ = std::thread([self, binding, &bound] {
       if (binding) binding->bind_this_thread();
+      bound.set_value();
       self->loop();
     });
+    bound_done.wait();
   }
-  if (rt->binding_ && rt->binding_->failures() > 0 && s.bind_required && !rt->external_) {
+  if (rt->binding_ && rt->binding_->failures() > 0 && s.bind_required && (!rt->external_ || rt->loop_)) {
     error = "PMIX_BIND_PROGRESS_THREAD: the system refused to bind the progress threads";
     return PMIX_ERR_BAD_PARAM;
   }
