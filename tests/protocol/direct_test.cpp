@@ -20,14 +20,7 @@
 
 namespace proto = pmix::protocol;
 namespace wire = pmix::wire;
-using pmix::array_value;
-using pmix::data_type;
-using pmix::envar_value;
-using pmix::info;
-using pmix::proc_id;
-using pmix::proc_info_value;
-using pmix::timeval_value;
-using pmix::value;
+using namespace pmix;  // the value model's types: value, info, proc_id, ...
 
 namespace {
 
