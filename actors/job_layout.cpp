@@ -189,18 +189,12 @@ pmix_status_t compute_layout(encoded_registration& reg, int nlocalprocs, const s
                              job_layout& out, std::string& error) {
   const auto rc = compute_layout(reg.job, nlocalprocs, hostname, out, error);
   if (rc != PMIX_SUCCESS || reg.ranks.empty()) return rc;
-  // The facade's entries come first: a registration has them all there or
-  // all in `job` (api/registration.cpp), never some of each.
-  const auto shift = static_cast<std::uint32_t>(reg.rank_bytes.size());
-  for (auto& s : out.rank_data) s.offset += shift;
-  reg.rank_bytes.append(out.rank_bytes);
+  // The facade encodes every PMIX_PROC_DATA entry or none (api/registration.cpp),
+  // so `job` held none and these are all of them.
   out.rank_bytes = std::move(reg.rank_bytes);
-  reg.ranks.insert(reg.ranks.end(), out.rank_data.begin(), out.rank_data.end());
   out.rank_data = std::move(reg.ranks);
   std::stable_sort(out.rank_data.begin(), out.rank_data.end(),
                    [](const rank_slice& a, const rank_slice& b) { return a.rank < b.rank; });
-  reg.rank_bytes.clear();
-  reg.ranks.clear();
   return PMIX_SUCCESS;
 }
 

@@ -383,9 +383,9 @@ void runtime::loop() {
       std::lock_guard<std::mutex> inbox_guard{inbox_mutex_};
       posted.swap(inbox_);
     }
-    for (auto& [to, m] : posted)
-      if (auto target = caf::actor_cast<caf::actor>(to); target && ctx_->gate->is_open())
-        caf::anon_send(target, std::move(m));
+    if (!posted.empty() && ctx_->gate->is_open())
+      for (auto& [to, m] : posted)
+        if (auto target = caf::actor_cast<caf::actor>(to)) caf::anon_send(target, std::move(m));
     manual_->run();
   }
 }
