@@ -5,7 +5,8 @@
 #include <cstring>
 
 #include "api/convert.hpp"
-#include "protocol/codec.hpp"
+#include "protocol/direct.hpp"
+#include "protocol/messages.hpp"
 
 namespace pmix::pack {
 namespace {
@@ -36,9 +37,8 @@ std::uint32_t read_length(const char* p) {
 std::string records(const std::vector<value>& values) {
   std::string out;
   for (const auto& v : values) {
-    wire::Value w;
-    protocol::to_wire(v, &w);
-    const auto body = w.SerializeAsString();
+    std::string body;
+    protocol::append_value_body(body, v);
     const auto n = static_cast<std::uint32_t>(body.size());
     const char len[header] = {static_cast<char>(n >> 24), static_cast<char>(n >> 16),
                               static_cast<char>(n >> 8), static_cast<char>(n)};
@@ -72,10 +72,8 @@ pmix_status_t take(pmix_data_buffer_t& b, data_type type, std::size_t max, std::
     if (static_cast<std::size_t>(end - p) < header) return PMIX_ERR_UNPACK_FAILURE;
     const auto n = read_length(p);
     if (static_cast<std::size_t>(end - p) - header < n) return PMIX_ERR_UNPACK_FAILURE;
-    wire::Value w;
     value v;
-    if (!w.ParseFromArray(p + header, static_cast<int>(n)) || !protocol::from_wire(w, v))
-      return PMIX_ERR_UNPACK_FAILURE;
+    if (!protocol::decode_value(std::string_view{p + header, n}, v)) return PMIX_ERR_UNPACK_FAILURE;
     if (type != PMIX_VALUE && v.type != type) {
       if (out.empty()) return PMIX_ERR_PACK_MISMATCH;
       break;  // the next record is of another type: stop before it

@@ -15,7 +15,6 @@
 
 #include "common/log.hpp"
 #include "common/progress.hpp"
-#include "protocol/codec.hpp"
 #include "transport/tcp.hpp"
 
 namespace pmix::client {
@@ -95,9 +94,10 @@ pmix_status_t connection::write_frame(const std::string& frame) {
   return PMIX_SUCCESS;
 }
 
-pmix_status_t connection::handshake(wire::Envelope& request, wire::Envelope& reply) {
-  request.set_id(next_id_++);
-  auto rc = write_frame(protocol::to_frame(request));
+pmix_status_t connection::handshake(protocol::body kind, const std::string& message,
+                                    protocol::envelope& reply) {
+  const auto id = next_id_++;
+  auto rc = write_frame(protocol::to_frame(id, kind, message));
   if (rc != PMIX_SUCCESS) {
     log::error("client", "cannot send the connect request: ", std::strerror(errno));
     return rc;
@@ -107,7 +107,7 @@ pmix_status_t connection::handshake(wire::Envelope& request, wire::Envelope& rep
   for (;;) {
     const auto st = reader_.next(payload);
     if (st == protocol::frame_reader::status::complete) {
-      if (!protocol::parse(payload, reply) || reply.id() != request.id()) {
+      if (!protocol::parse_envelope(std::move(payload), reply) || reply.id != id) {
         log::error("client", "the server's answer to connect is malformed");
         return PMIX_ERR_UNPACK_FAILURE;
       }
@@ -156,12 +156,11 @@ void connection::watch_socket(bool on) {
   }
 }
 
-pmix_status_t connection::send(wire::Envelope& e) {
-  e.set_id(0);
-  return write_frame(protocol::to_frame(e));
+pmix_status_t connection::send(protocol::body kind, const std::string& message) {
+  return write_frame(protocol::to_frame(0, kind, message));
 }
 
-pmix_status_t connection::request(wire::Envelope& e, completion done) {
+pmix_status_t connection::request(protocol::body kind, const std::string& message, completion done) {
   std::uint64_t id;
   {
     std::lock_guard<std::mutex> guard{mutex_};
@@ -169,8 +168,7 @@ pmix_status_t connection::request(wire::Envelope& e, completion done) {
     id = next_id_++;
     pending_.emplace(id, pending_request{std::move(done), answered_here_depth > 0});
   }
-  e.set_id(id);
-  auto rc = write_frame(protocol::to_frame(e));
+  auto rc = write_frame(protocol::to_frame(id, kind, message));
   if (rc != PMIX_SUCCESS) {
     std::lock_guard<std::mutex> guard{mutex_};
     pending_.erase(id);  // the reader may have failed it already
@@ -192,7 +190,7 @@ bool connection::lost() const {
   return lost_;
 }
 
-bool connection::read_frames(std::vector<wire::Envelope>& out, bool& lost) {
+bool connection::read_frames(std::vector<protocol::envelope>& out, bool& lost) {
   char buf[65536];
   std::string payload;
   for (;;) {
@@ -208,7 +206,8 @@ bool connection::read_frames(std::vector<wire::Envelope>& out, bool& lost) {
       const auto st = reader_.next(payload);
       if (st == protocol::frame_reader::status::need_more) break;
       out.emplace_back();
-      if (st == protocol::frame_reader::status::too_large || !protocol::parse(payload, out.back())) {
+      if (st == protocol::frame_reader::status::too_large ||
+          !protocol::parse_envelope(std::move(payload), out.back())) {
         out.pop_back();
         log::error("client", "malformed frame from the server: closing the connection");
         ::shutdown(fd_, SHUT_RDWR);
@@ -226,15 +225,15 @@ bool connection::answers_blocking_call(std::uint64_t id) {
   return it != pending_.end() && it->second.here;
 }
 
-void connection::dispatch(wire::Envelope& e, bool on_progress_thread) {
-  if (e.id() == 0) {
+void connection::dispatch(protocol::envelope& e, bool on_progress_thread) {
+  if (e.id == 0) {
     if (unprompted_) unprompted_(e);  // events: their handlers are posted, never run here
     return;
   }
   pending_request req;
   {
     std::lock_guard<std::mutex> guard{mutex_};
-    auto it = pending_.find(e.id());
+    auto it = pending_.find(e.id);
     if (it == pending_.end()) return;
     req = std::move(it->second);
     pending_.erase(it);
@@ -245,7 +244,7 @@ void connection::dispatch(wire::Envelope& e, bool on_progress_thread) {
   }
   // Another thread's non-blocking call: its callback belongs on the
   // progress thread.
-  auto frame = std::make_shared<wire::Envelope>(std::move(e));
+  auto frame = std::make_shared<protocol::envelope>(std::move(e));
   post([done = std::move(req.done), frame] { done(PMIX_SUCCESS, frame.get()); });
 }
 
@@ -259,7 +258,7 @@ void connection::drive(const std::function<bool()>& done) {
       if (lost_ || stopping_) return;
     }
     watch_socket(false);
-    std::vector<wire::Envelope> frames;
+    std::vector<protocol::envelope> frames;
     bool lost = false;
     while (!done() && !lost) {
       pollfd p{fd_, POLLIN, 0};
@@ -285,8 +284,8 @@ void connection::drive(const std::function<bool()>& done) {
 
 void connection::run() {
   progress::scope in_library;
-  std::vector<wire::Envelope> frames;
-  std::vector<wire::Envelope*> later;  // frames dispatched after the socket is let go
+  std::vector<protocol::envelope> frames;
+  std::vector<protocol::envelope*> later;  // frames dispatched after the socket is let go
   for (;;) {
     epoll_event events[2];
     const int n = ::epoll_wait(epoll_fd_, events, 2, -1);
@@ -326,7 +325,7 @@ void connection::run() {
       // Replies to blocking calls complete before the socket is let go: a
       // caller that takes it over next must find its reply already done.
       for (auto& f : frames) {
-        if (f.id() != 0 && answers_blocking_call(f.id())) dispatch(f, true);
+        if (f.id != 0 && answers_blocking_call(f.id)) dispatch(f, true);
         else later.push_back(&f);
       }
     }
@@ -386,7 +385,7 @@ void connection::abandon() {
   // destructors could touch the parent's waiters.
   new (&pending_) std::unordered_map<std::uint64_t, pending_request>();
   new (&tasks_) std::deque<std::function<void()>>();
-  new (&unprompted_) std::function<void(wire::Envelope&)>();
+  new (&unprompted_) std::function<void(protocol::envelope&)>();
   new (&lost_hook_) std::function<void()>();
 }
 

@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "protocol/framing.hpp"
-#include "protocol/pmix.pb.h"
+#include "protocol/messages.hpp"
 
 namespace pmix::client {
 
@@ -38,7 +38,7 @@ class connection {
   // Called once with the reply, or with an error status and a null envelope
   // when the connection is lost (PMIX_ERR_LOST_CONNECTION) or closed by us
   // (PMIX_ERR_NOT_AVAILABLE).
-  using completion = std::function<void(pmix_status_t, wire::Envelope*)>;
+  using completion = std::function<void(pmix_status_t, protocol::envelope*)>;
 
   // Connects to the "uds://<path>" part of a server URI.
   static pmix_status_t open(const std::string& uri, std::unique_ptr<connection>& out);
@@ -46,21 +46,22 @@ class connection {
   connection(const connection&) = delete;
   connection& operator=(const connection&) = delete;
 
-  // Before start(): sends `request` and reads until its reply arrives.
-  pmix_status_t handshake(wire::Envelope& request, wire::Envelope& reply);
+  // Before start(): sends a request (a `kind` body, protocol/messages.hpp)
+  // and reads until its reply arrives.
+  pmix_status_t handshake(protocol::body kind, const std::string& message, protocol::envelope& reply);
   // Before start(): what to do with a message the server sends unprompted
   // (id 0: an event), and once when the connection is lost. Both run on the
   // progress thread.
-  void on_unprompted(std::function<void(wire::Envelope&)> f) { unprompted_ = std::move(f); }
+  void on_unprompted(std::function<void(protocol::envelope&)> f) { unprompted_ = std::move(f); }
   void on_lost(std::function<void()> f) { lost_hook_ = std::move(f); }
   // Starts the progress thread.
   pmix_status_t start();
 
   // Sends a message that gets no reply.
-  pmix_status_t send(wire::Envelope& e);
+  pmix_status_t send(protocol::body kind, const std::string& message);
   // Sends a request; `done` runs on the progress thread, or on the thread
   // that waits for it (drive()) when sent inside an answered_here scope.
-  pmix_status_t request(wire::Envelope& e, completion done);
+  pmix_status_t request(protocol::body kind, const std::string& message, completion done);
 
   // While alive, the requests this thread sends are blocking ones: their
   // completions may run on this thread, inside drive().
@@ -104,9 +105,9 @@ class connection {
   pmix_status_t write_frame(const std::string& frame);
   // With read_mutex_ held: reads what the socket has and splits it into
   // frames. False when the connection is lost or a frame is malformed.
-  bool read_frames(std::vector<wire::Envelope>& out, bool& lost);
+  bool read_frames(std::vector<protocol::envelope>& out, bool& lost);
   // Runs one frame's completion (or the unprompted handler).
-  void dispatch(wire::Envelope& e, bool on_progress_thread);
+  void dispatch(protocol::envelope& e, bool on_progress_thread);
   void watch_socket(bool on);
   bool answers_blocking_call(std::uint64_t id);
 
@@ -120,7 +121,7 @@ class connection {
   mutable std::mutex mutex_;  // guards the fields below
   std::unordered_map<std::uint64_t, pending_request> pending_;
   std::deque<std::function<void()>> tasks_;
-  std::function<void(wire::Envelope&)> unprompted_;
+  std::function<void(protocol::envelope&)> unprompted_;
   std::function<void()> lost_hook_;
   std::uint64_t next_id_ = 1;
   bool stopping_ = false;

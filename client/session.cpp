@@ -8,11 +8,9 @@
 #include <chrono>
 #include <cstdlib>
 
-#include <google/protobuf/arena.h>
-
 #include "common/log.hpp"
 #include "common/progress.hpp"
-#include "protocol/codec.hpp"
+#include "protocol/messages.hpp"
 #include "protocol/version.hpp"
 
 namespace pmix::client {
@@ -20,10 +18,10 @@ namespace {
 
 bool is_reserved(const std::string& key) { return key.compare(0, 4, "pmix") == 0; }
 
-wire::JobInfo singleton_job(const proc_id& self) {
-  wire::JobInfo job;
-  job.set_nspace(self.nspace);
-  const info_list info = {
+protocol::job_info singleton_job(const proc_id& self) {
+  protocol::job_info job;
+  job.nspace = self.nspace;
+  job.info = {
       {PMIX_JOB_SIZE, value::unsigned_(PMIX_UINT32, 1), 0},
       {PMIX_UNIV_SIZE, value::unsigned_(PMIX_UINT32, 1), 0},
       {PMIX_LOCAL_SIZE, value::unsigned_(PMIX_UINT32, 1), 0},
@@ -32,43 +30,36 @@ wire::JobInfo singleton_job(const proc_id& self) {
       {PMIX_JOBID, value::string(self.nspace), 0},
       {PMIX_APPNUM, value::unsigned_(PMIX_UINT32, 0), 0},
   };
-  protocol::to_wire(info, job.mutable_info());
-  auto* r = job.add_ranks();
-  r->set_rank(0);
-  const info_list rank = {
-      {PMIX_LOCAL_RANK, value::unsigned_(PMIX_UINT16, 0), 0},
-      {PMIX_NODE_RANK, value::unsigned_(PMIX_UINT16, 0), 0},
-      {PMIX_GLOBAL_RANK, value::unsigned_(PMIX_PROC_RANK, 0), 0},
-  };
-  protocol::to_wire(rank, r->mutable_info());
+  job.ranks.emplace_back(0, info_list{
+                                {PMIX_LOCAL_RANK, value::unsigned_(PMIX_UINT16, 0), 0},
+                                {PMIX_NODE_RANK, value::unsigned_(PMIX_UINT16, 0), 0},
+                                {PMIX_GLOBAL_RANK, value::unsigned_(PMIX_PROC_RANK, 0), 0},
+                            });
   return job;
 }
 
-// The status a reply carries, or why it is not the expected kind.
-pmix_status_t status_of(pmix_status_t transport, const wire::Envelope* reply,
-                        wire::Envelope::BodyCase expected) {
+// The status a reply carries (and its payload, in `out`), or why it is not
+// the expected kind.
+pmix_status_t status_of(pmix_status_t transport, const protocol::envelope* reply, protocol::body expected,
+                        protocol::status_reply& out) {
   if (transport != PMIX_SUCCESS) return transport;
-  if (reply->body_case() != expected) return PMIX_ERR_UNPACK_FAILURE;
-  switch (expected) {
-    case wire::Envelope::kStatusReply: return reply->status_reply().status();
-    case wire::Envelope::kFenceReply: return reply->fence_reply().status();
-    case wire::Envelope::kGetReply: return reply->get_reply().status();
-    case wire::Envelope::kInfoReply: return reply->info_reply().status();
-    default: return PMIX_ERR_UNPACK_FAILURE;
-  }
+  if (reply->kind != expected || !protocol::decode(reply->message, expected, out)) return PMIX_ERR_UNPACK_FAILURE;
+  return out.status;
+}
+pmix_status_t status_of(pmix_status_t transport, const protocol::envelope* reply) {
+  protocol::status_reply out;
+  return status_of(transport, reply, protocol::body::status_reply, out);
 }
 
 // The completion of a request answered by an InfoReply: `done` gets the
 // status and the info.
 connection::completion info_reply(std::function<void(pmix_status_t, info_list)> done) {
-  return [done = std::move(done)](pmix_status_t st, wire::Envelope* reply) {
-    st = status_of(st, reply, wire::Envelope::kInfoReply);
-    info_list results;
-    std::string error;
-    if (reply != nullptr && reply->body_case() == wire::Envelope::kInfoReply &&
-        !protocol::from_wire(reply->info_reply().info(), results, &error))
-      st = PMIX_ERR_UNPACK_FAILURE;
-    done(st, std::move(results));
+  return [done = std::move(done)](pmix_status_t st, protocol::envelope* reply) {
+    protocol::info_reply r;
+    if (st == PMIX_SUCCESS)
+      st = reply->kind == protocol::body::info_reply && protocol::decode(reply->message, r) ? r.status
+                                                                                            : PMIX_ERR_UNPACK_FAILURE;
+    done(st, std::move(r.info));
   };
 }
 
@@ -103,32 +94,31 @@ pmix_status_t session::connect(const std::string& uri, role r, const proc_id& pr
     if (r == role::client) log::error("client", "cannot reach the server at '", uri, "'");
     return rc;
   }
-  wire::Envelope request;
-  auto* c = request.mutable_connect();
-  c->set_protocol_version(protocol::wire_version);
-  c->set_role(r == role::tool ? wire::ROLE_TOOL : wire::ROLE_CLIENT);
-  protocol::to_wire(proposed, c->mutable_proc());
-  c->set_pid(getpid());
-  c->set_library_version(protocol::library_version);
-  protocol::to_wire(info, c->mutable_info());
-  wire::Envelope reply;
-  rc = s->conn_->handshake(request, reply);
+  const auto request = protocol::connect_request(
+      protocol::wire_version, r == role::tool ? protocol::role::tool : protocol::role::client, proposed,
+      static_cast<std::int32_t>(getpid()), protocol::library_version, info);
+  protocol::envelope reply;
+  rc = s->conn_->handshake(protocol::body::connect, request, reply);
   if (rc != PMIX_SUCCESS) return rc;
-  if (reply.body_case() != wire::Envelope::kConnectReply) return PMIX_ERR_UNPACK_FAILURE;
-  const auto& cr = reply.connect_reply();
-  if (cr.status() != PMIX_SUCCESS) {
-    log::error("client", "the server refused ", proposed.nspace.empty() ? "the tool" : to_string(proposed),
-               ": ", PMIx_Error_string(cr.status()));
-    return cr.status();
-  }
-  s->server_ = protocol::from_wire(cr.server());
-  s->self_ = cr.has_assigned() ? protocol::from_wire(cr.assigned()) : proposed;
-  wire::JobInfo job;
+  protocol::connect_reply cr;
   std::string error;
-  if (!job.ParseFromString(cr.job()) || !s->data_.load_job(job, &error)) {
+  if (reply.kind != protocol::body::connect_reply || !protocol::decode(reply.message, cr, &error)) {
+    log::error("client", "the server's answer to connect is malformed");
+    return PMIX_ERR_UNPACK_FAILURE;
+  }
+  if (cr.status != PMIX_SUCCESS) {
+    log::error("client", "the server refused ", proposed.nspace.empty() ? "the tool" : to_string(proposed),
+               ": ", PMIx_Error_string(cr.status));
+    return cr.status;
+  }
+  s->server_ = cr.server;
+  s->self_ = cr.assigned ? *cr.assigned : proposed;
+  protocol::job_info job;
+  if (!protocol::decode(cr.job, job, &error)) {
     log::error("client", "unreadable job data from the server: ", error);
     return PMIX_ERR_UNPACK_FAILURE;
   }
+  s->data_.load_job(std::move(job));
   if (on_event) {
     // The connection lives inside the session and its thread is joined
     // before the session goes: a plain pointer is safe here.
@@ -137,18 +127,14 @@ pmix_status_t session::connect(const std::string& uri, role r, const proc_id& pr
     task_poster post = [weak](std::function<void()> task) {
       if (auto live = weak.lock()) live->post(std::move(task));
     };
-    s->conn_->on_unprompted([on_event, post](wire::Envelope& e) {
-      if (e.body_case() != wire::Envelope::kEvent) {
-        log::warning("client", "ignoring an unprompted message of kind ", static_cast<int>(e.body_case()));
+    s->conn_->on_unprompted([on_event, post](protocol::envelope& e) {
+      if (e.kind != protocol::body::event) {
+        log::warning("client", "ignoring an unprompted message of kind ", static_cast<int>(e.kind));
         return;
       }
-      const auto& w = e.event();
       event ev;
-      ev.status = w.status();
-      ev.source = protocol::from_wire(w.source());
-      ev.range = static_cast<pmix_data_range_t>(w.range());
       std::string error;
-      if (!protocol::from_wire(w.info(), ev.info, &error)) {
+      if (!protocol::decode(e.message, ev, &error)) {
         log::error("client", "unreadable event from the server: ", error);
         return;
       }
@@ -169,54 +155,37 @@ pmix_status_t session::connect(const std::string& uri, role r, const proc_id& pr
 std::shared_ptr<session> session::singleton(const proc_id& self) {
   std::shared_ptr<session> s{new session};
   s->self_ = self;
-  std::string error;
-  s->data_.load_job(singleton_job(self), &error);
+  s->data_.load_job(singleton_job(self));
   return s;
 }
 
 pmix_status_t session::put(pmix_scope_t scope, info item) {
   std::lock_guard<std::mutex> guard{mutex_};
-  if (scope != PMIX_INTERNAL) {
-    wire::ScopedInfo w;
-    w.set_scope(scope);
-    protocol::to_wire(item, w.mutable_info());
-    staged_[item.key] = std::move(w);
-  }
+  if (scope != PMIX_INTERNAL) staged_[item.key] = protocol::scoped_info{static_cast<std::uint32_t>(scope), item};
   data_.store_value(self_, item.key, std::move(item.val));
   return PMIX_SUCCESS;
 }
 
 pmix_status_t session::commit() {
-  wire::Envelope e;
+  std::vector<protocol::scoped_info> data;
   {
     std::lock_guard<std::mutex> guard{mutex_};
     if (staged_.empty() || !conn_) {
       staged_.clear();
       return PMIX_SUCCESS;
     }
-    auto* c = e.mutable_commit();
-    for (auto& [key, item] : staged_) *c->add_data() = std::move(item);
+    data.reserve(staged_.size());
+    for (auto& [key, item] : staged_) data.push_back(std::move(item));
     staged_.clear();
   }
-  return conn_->send(e);
+  return conn_->send(protocol::body::commit, protocol::commit_request(data));
 }
 
-void session::store_modex(const std::string& bytes, pmix_status_t& status) {
-  // One arena for the whole message: a collecting fence brings every rank's
-  // data, and parsing it piece by piece with malloc showed in the profiles.
-  char first_block[16384];
-  google::protobuf::ArenaOptions options;
-  options.initial_block = first_block;
-  options.initial_block_size = sizeof first_block;
-  google::protobuf::Arena arena{options};
-  auto* data = google::protobuf::Arena::CreateMessage<wire::ModexData>(&arena);
-  if (!data->ParseFromString(bytes)) {
-    status = PMIX_ERR_UNPACK_FAILURE;
-    return;
-  }
+void session::store_modex(std::string_view bytes, pmix_status_t& status) {
+  // Read straight into the store: each rank's items are decoded only when kept.
   std::lock_guard<std::mutex> guard{mutex_};
   std::string error;
-  if (!data_.add_modex(*data, self_, &error)) {
+  if (!data_.add_modex(bytes, self_, &error)) {
     log::error("client", "unreadable fence data: ", error);
     status = PMIX_ERR_UNPACK_FAILURE;
   }
@@ -226,23 +195,20 @@ pmix_status_t session::fence(std::vector<proc_id> procs, info_list info, done_fn
   if (!conn_) return PMIX_OPERATION_SUCCEEDED;
   bool collect = false;
   if (const auto* c = find(info, PMIX_COLLECT_DATA)) collect = c->val.truthy();
-  wire::Envelope e;
-  auto* f = e.mutable_fence();
-  for (auto& p : procs) {
+  for (auto& p : procs)
     if (p.nspace.empty()) p.nspace = self_.nspace;
-    protocol::to_wire(p, f->add_procs());
-  }
-  protocol::to_wire(info, f->mutable_info());
-  f->set_collect_data(collect);
   auto self = shared_from_this();
-  return conn_->request(e, [self, done](pmix_status_t st, wire::Envelope* reply) {
-    st = status_of(st, reply, wire::Envelope::kFenceReply);
+  return conn_->request(
+      protocol::body::fence, protocol::fence_request(procs, info, collect),
+      [self, done](pmix_status_t st, protocol::envelope* reply) {
+    protocol::status_reply r;
+    st = status_of(st, reply, protocol::body::fence_reply, r);
     if (st == PMIX_SUCCESS) {
       {
         std::lock_guard<std::mutex> guard{self->mutex_};
         self->data_.fence_completed();
       }
-      if (!reply->fence_reply().data().empty()) self->store_modex(reply->fence_reply().data(), st);
+      if (r.has_data) self->store_modex(r.data, st);
     }
     done(st);
   });
@@ -272,22 +238,21 @@ session::lookup session::resolve_local(const proc_id& target, const std::string&
 pmix_status_t session::fetch(const proc_id& target, const std::string& key, const info_list& info,
                              value_fn done) {
   if (!conn_) return PMIX_ERR_NOT_FOUND;
-  wire::Envelope e;
-  auto* g = e.mutable_get();
-  protocol::to_wire(target, g->mutable_proc());
-  g->set_key(key);
-  protocol::to_wire(info, g->mutable_info());
   auto self = shared_from_this();
-  return conn_->request(e, [self, target, key, done](pmix_status_t st, wire::Envelope* reply) {
-    st = status_of(st, reply, wire::Envelope::kGetReply);
+  return conn_->request(
+      protocol::body::get, protocol::get_request(target, key, info),
+      [self, target, key, done](pmix_status_t st, protocol::envelope* reply) {
+    protocol::status_reply r;
+    st = status_of(st, reply, protocol::body::get_reply, r);
     if (st != PMIX_SUCCESS && st != PMIX_ERR_NOT_FOUND) return done(st, nullptr);
     value found;
     bool have = false;
     {
       std::lock_guard<std::mutex> guard{self->mutex_};
       std::string error;
-      if (reply->get_reply().has_data() &&
-          !self->data_.add_peer_data(reply->get_reply().data(), self->self_, &error)) {
+      protocol::rank_data data;
+      if (r.has_data && (!protocol::decode(r.data, data, &error) ||
+                         !self->data_.add_peer_data(data, self->self_, &error))) {
         log::error("client", "unreadable data for ", to_string(target), ": ", error);
         return done(PMIX_ERR_UNPACK_FAILURE, nullptr);
       }
@@ -306,60 +271,34 @@ pmix_status_t session::abort(int status, const std::string& message,
     log::error("client", "PMIx_Abort without a server: ", message);
     return PMIX_ERR_UNREACH;
   }
-  wire::Envelope e;
-  auto* a = e.mutable_abort();
-  a->set_status(status);
-  a->set_message(message);
-  for (const auto& p : procs) protocol::to_wire(p, a->add_procs());
-  return conn_->request(e, [done](pmix_status_t st, wire::Envelope* reply) {
-    done(status_of(st, reply, wire::Envelope::kStatusReply));
-  });
+  return conn_->request(protocol::body::abort, protocol::abort_request(status, message, procs),
+                        [done](pmix_status_t st, protocol::envelope* reply) { done(status_of(st, reply)); });
 }
 
 pmix_status_t session::job_control(const std::vector<proc_id>& targets, const info_list& directives,
                                    std::function<void(pmix_status_t, info_list)> done) {
   if (!conn_) return PMIX_ERR_UNREACH;
-  wire::Envelope e;
-  auto* j = e.mutable_job_control();
-  for (const auto& t : targets) protocol::to_wire(t, j->add_targets());
-  protocol::to_wire(directives, j->mutable_directives());
-  return conn_->request(e, info_reply(std::move(done)));
+  return conn_->request(protocol::body::job_control, protocol::job_control_request(targets, directives),
+                        info_reply(std::move(done)));
 }
 
 pmix_status_t session::query(const std::vector<pmix::query>& queries,
                              std::function<void(pmix_status_t, info_list)> done) {
   if (!conn_) return PMIX_ERR_UNREACH;
-  wire::Envelope e;
-  auto* q = e.mutable_query();
-  for (const auto& item : queries) {
-    auto* w = q->add_queries();
-    for (const auto& k : item.keys) w->add_keys(k);
-    protocol::to_wire(item.qualifiers, w->mutable_qualifiers());
-  }
-  return conn_->request(e, info_reply(std::move(done)));
+  return conn_->request(protocol::body::query, protocol::query_request(queries), info_reply(std::move(done)));
 }
 
 pmix_status_t session::notify(const event& ev, done_fn done) {
   if (!conn_) return PMIX_ERR_UNREACH;
-  wire::Envelope e;
-  auto* n = e.mutable_notify();
-  n->set_status(ev.status);
-  protocol::to_wire(ev.source, n->mutable_source());
-  n->set_range(ev.range);
-  protocol::to_wire(ev.info, n->mutable_info());
-  return conn_->request(e, [done](pmix_status_t st, wire::Envelope* reply) {
-    done(status_of(st, reply, wire::Envelope::kStatusReply));
-  });
+  return conn_->request(protocol::body::notify, protocol::event_message(ev),
+                        [done](pmix_status_t st, protocol::envelope* reply) { done(status_of(st, reply)); });
 }
 
 pmix_status_t session::finalize(done_fn done) {
   if (!conn_) return PMIX_OPERATION_SUCCEEDED;
   finalizing_ = true;
-  wire::Envelope e;
-  e.mutable_finalize();
-  return conn_->request(e, [done](pmix_status_t st, wire::Envelope* reply) {
-    done(status_of(st, reply, wire::Envelope::kStatusReply));
-  });
+  return conn_->request(protocol::body::finalize, protocol::finalize_request({}),
+                        [done](pmix_status_t st, protocol::envelope* reply) { done(status_of(st, reply)); });
 }
 
 void session::store_internal(const proc_id& p, const std::string& key, value v) {

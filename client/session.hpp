@@ -98,7 +98,7 @@ class session : public std::enable_shared_from_this<session> {
 
  private:
   session() = default;
-  void store_modex(const std::string& bytes, pmix_status_t& status);
+  void store_modex(std::string_view bytes, pmix_status_t& status);
 
   proc_id self_;
   proc_id server_;
@@ -107,7 +107,7 @@ class session : public std::enable_shared_from_this<session> {
   std::unique_ptr<connection> conn_;
   std::mutex mutex_;  // guards data_ and staged_
   store data_;
-  std::map<std::string, wire::ScopedInfo> staged_;  // put since the last commit
+  std::map<std::string, protocol::scoped_info> staged_;  // put since the last commit
 };
 
 }  // namespace pmix::client

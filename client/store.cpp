@@ -3,20 +3,13 @@
 #include <pmix_common.h>
 
 #include "common/regex/regex.hpp"
-#include "protocol/codec.hpp"
 
 namespace pmix::client {
 namespace {
 
-bool load_infos(const google::protobuf::RepeatedPtrField<wire::Info>& in, store::key_map& out,
-                std::string* error) {
-  out.reserve(out.size() + static_cast<std::size_t>(in.size()));
-  for (const auto& w : in) {
-    info i;
-    if (!protocol::from_wire(w, i, error)) return false;
-    out[i.key] = std::move(i.val);
-  }
-  return true;
+void load_infos(info_list&& in, store::key_map& out) {
+  out.reserve(out.size() + in.size());
+  for (auto& i : in) out[std::move(i.key)] = std::move(i.val);
 }
 
 const value* lookup(const store::key_map& m, const std::string& key) {
@@ -26,11 +19,10 @@ const value* lookup(const store::key_map& m, const std::string& key) {
 
 }  // namespace
 
-bool store::load_job(const wire::JobInfo& in, std::string* error) {
+bool store::load_job(protocol::job_info&& in) {
   job j;
-  if (!load_infos(in.info(), j.info, error)) return false;
-  for (const auto& r : in.ranks())
-    if (!load_infos(r.info(), j.ranks[r.rank()], error)) return false;
+  load_infos(std::move(in.info), j.info);
+  for (auto& [rank, infos] : in.ranks) load_infos(std::move(infos), j.ranks[rank]);
   if (const auto* peers = lookup(j.info, PMIX_LOCAL_PEERS)) {
     if (const auto* text = peers->as_string()) {
       auto parsed = regex::parse_proc_map(*text);
@@ -38,7 +30,7 @@ bool store::load_job(const wire::JobInfo& in, std::string* error) {
         j.local.insert(parsed.value()[0].begin(), parsed.value()[0].end());
     }
   }
-  jobs_[in.nspace()] = std::move(j);
+  jobs_[in.nspace] = std::move(j);
   return true;
 }
 
@@ -60,24 +52,24 @@ const std::set<rank_t>& store::local_ranks(const std::string& nspace) const {
   return it == jobs_.end() ? none : it->second.local;
 }
 
-bool store::add_peer_data(const wire::RankData& data, const proc_id& self, std::string* error) {
+bool store::add_peer_data(const protocol::rank_data& data, const proc_id& self, std::string* error) {
   nspace_tables t;
   return add_rank(data, self, t, error);
 }
 
-bool store::add_modex(const wire::ModexData& in, const proc_id& self, std::string* error) {
+bool store::add_modex(std::string_view modex, const proc_id& self, std::string* error) {
   nspace_tables t;
-  for (const auto& data : in.ranks())
-    if (!add_rank(data, self, t, error)) return false;
-  return true;
+  return protocol::for_each_rank(
+      modex, [&](const protocol::rank_data& data) { return add_rank(data, self, t, error); }, error);
 }
 
-bool store::add_rank(const wire::RankData& data, const proc_id& self, nspace_tables& t,
+bool store::add_rank(const protocol::rank_data& data, const proc_id& self, nspace_tables& t,
                      std::string* error) {
-  const std::string& nspace = data.proc().nspace();
-  const rank_t rank = data.proc().rank();
-  if (t.name == nullptr || *t.name != nspace) {
-    t.name = &nspace;
+  const std::string& nspace = data.proc.nspace;
+  const rank_t rank = data.proc.rank;
+  if (!t.looked_up || t.name != nspace) {
+    t.looked_up = true;
+    t.name = nspace;
     auto j = jobs_.find(nspace);
     t.local = j == jobs_.end() ? nullptr : &j->second.local;
     t.complete = &complete_[nspace];
@@ -85,15 +77,15 @@ bool store::add_rank(const wire::RankData& data, const proc_id& self, nspace_tab
   }
   const bool source_local = t.local != nullptr ? t.local->count(rank) > 0 : nspace == self.nspace;
   (*t.complete)[rank] = generation_;
-  if (data.data().empty()) return true;
+  if (data.items.empty()) return true;
   auto& dest = (*t.peers)[rank];
-  for (const auto& item : data.data()) {
-    const auto scope = static_cast<pmix_scope_t>(item.scope());
+  info i;
+  for (const auto& [scope_number, item] : data.items) {
+    const auto scope = static_cast<pmix_scope_t>(scope_number);
     if (scope == PMIX_LOCAL && !source_local) continue;
     if (scope == PMIX_REMOTE && source_local) continue;
-    info i;
-    if (!protocol::from_wire(item.info(), i, error)) return false;
-    dest[i.key] = std::move(i.val);
+    if (!protocol::decode_info(item, i, error)) return false;
+    dest[std::move(i.key)] = std::move(i.val);
   }
   return true;
 }

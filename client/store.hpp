@@ -9,7 +9,7 @@
 #include <unordered_map>
 
 #include "common/value.hpp"
-#include "protocol/pmix.pb.h"
+#include "protocol/messages.hpp"
 
 namespace pmix::client {
 
@@ -17,8 +17,8 @@ class store {
  public:
   using key_map = std::unordered_map<std::string, value>;
 
-  // Replaces the job data of job.nspace().
-  bool load_job(const wire::JobInfo& job, std::string* error);
+  // Replaces the job data of job.nspace.
+  bool load_job(protocol::job_info&& job);
 
   // Job-level value of a namespace we hold job data for.
   const value* job_value(const std::string& nspace, const std::string& key) const;
@@ -32,9 +32,9 @@ class store {
   // PMIX_REMOTE from a local one) is left out.
   // The data is everything p had committed when it was sent: later lookups of
   // other keys of p need not ask the server until the next fence.
-  bool add_peer_data(const wire::RankData& data, const proc_id& self, std::string* error);
-  // Every rank's data from a collecting fence (the same, in one pass).
-  bool add_modex(const wire::ModexData& data, const proc_id& self, std::string* error);
+  bool add_peer_data(const protocol::rank_data& data, const proc_id& self, std::string* error);
+  // Every rank's data from a collecting fence (a ModexData; the same, in one pass).
+  bool add_modex(std::string_view modex, const proc_id& self, std::string* error);
   bool has_complete_data(const proc_id& p) const;
   // A fence completed: peers may have committed more since their data came.
   void fence_completed() { ++generation_; }
@@ -57,12 +57,13 @@ class store {
   using by_proc = std::unordered_map<std::string, std::unordered_map<rank_t, T>>;
   // The tables of one namespace, looked up once for a run of its ranks.
   struct nspace_tables {
-    const std::string* name = nullptr;
+    bool looked_up = false;
+    std::string name;
     const std::set<rank_t>* local = nullptr;  // null: no job data for it
     std::unordered_map<rank_t, std::uint64_t>* complete = nullptr;
     std::unordered_map<rank_t, key_map>* peers = nullptr;
   };
-  bool add_rank(const wire::RankData& data, const proc_id& self, nspace_tables& t,
+  bool add_rank(const protocol::rank_data& data, const proc_id& self, nspace_tables& t,
                 std::string* error);
 
   std::unordered_map<std::string, job> jobs_;

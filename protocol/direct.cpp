@@ -1,29 +1,17 @@
 #include "protocol/direct.hpp"
 
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/wire_format_lite.h>
-
 #include <cstring>
+
+#include "protocol/pb.hpp"
 
 namespace pmix::protocol {
 namespace {
 
-using google::protobuf::io::CodedOutputStream;
-using wfl = google::protobuf::internal::WireFormatLite;
-
-constexpr std::uint32_t varint_type = 0, fixed64_type = 1, delimited_type = 2;
-
-std::size_t varint_size(std::uint64_t v) { return CodedOutputStream::VarintSize64(v); }
-std::size_t tag_size(int field) { return varint_size(static_cast<std::uint64_t>(field) << 3); }
-
-void put_varint(std::string& out, std::uint64_t v) {
-  std::uint8_t buf[10];
-  const auto* end = CodedOutputStream::WriteVarint64ToArray(v, buf);
-  out.append(reinterpret_cast<const char*>(buf), static_cast<std::size_t>(end - buf));
-}
-void put_tag(std::string& out, int field, std::uint32_t wire_type) {
-  put_varint(out, (static_cast<std::uint64_t>(field) << 3) | wire_type);
-}
+using pb::put_tag;
+using pb::put_varint;
+using pb::tag_size;
+using pb::varint_size;
+constexpr auto varint_type = pb::varint, fixed64_type = pb::fixed64, delimited_type = pb::delimited;
 
 // proto3 scalars: absent when zero/empty (outside a oneof).
 std::size_t opt_varint_size(int field, std::uint64_t v) { return v == 0 ? 0 : tag_size(field) + varint_size(v); }
@@ -67,7 +55,7 @@ void proc_body(std::string& out, const proc_id& p) {
 struct payload_size {
   std::size_t operator()(const std::monostate&) const { return 0; }
   std::size_t operator()(bool) const { return tag_size(2) + 1; }
-  std::size_t operator()(std::int64_t i) const { return tag_size(3) + varint_size(wfl::ZigZagEncode64(i)); }
+  std::size_t operator()(std::int64_t i) const { return tag_size(3) + varint_size(pb::zigzag64(i)); }
   std::size_t operator()(std::uint64_t u) const { return tag_size(4) + varint_size(u); }
   std::size_t operator()(double) const { return tag_size(5) + 8; }
   std::size_t operator()(const std::string& s) const { return delimited_size(6, s.size()); }
@@ -99,7 +87,7 @@ struct payload_size {
   }
 };
 
-void append_value_body(std::string& out, const value& v);
+void value_body(std::string& out, const value& v);
 
 struct payload_writer {
   std::string& out;
@@ -110,7 +98,7 @@ struct payload_writer {
   }
   void operator()(std::int64_t i) const {
     put_tag(out, 3, varint_type);
-    put_varint(out, wfl::ZigZagEncode64(i));
+    put_varint(out, pb::zigzag64(i));
   }
   void operator()(std::uint64_t u) const {
     put_tag(out, 4, varint_type);
@@ -118,9 +106,11 @@ struct payload_writer {
   }
   void operator()(double d) const {
     put_tag(out, 5, fixed64_type);
-    std::uint8_t buf[8];
-    CodedOutputStream::WriteLittleEndian64ToArray(wfl::EncodeDouble(d), buf);
-    out.append(reinterpret_cast<const char*>(buf), 8);
+    std::uint64_t bits;
+    std::memcpy(&bits, &d, 8);
+    char buf[8];
+    for (int k = 0; k < 8; ++k) buf[k] = static_cast<char>(bits >> (8 * k));
+    out.append(buf, 8);
   }
   void operator()(const std::string& s) const { bytes_field(out, 6, s); }
   void operator()(const proc_id& p) const {
@@ -154,7 +144,7 @@ struct payload_writer {
     opt_varint(out, 1, a->type);
     for (const auto& e : a->elements) {
       delimited_header(out, 2, value_size(e));
-      append_value_body(out, e);
+      value_body(out, e);
     }
   }
   void operator()(const std::shared_ptr<const info>& i) const { append_info(out, 12, *i); }
@@ -164,7 +154,7 @@ struct payload_writer {
 // cannot carry, with no payload), then the payload.
 bool carried(const value& v) { return value::kind_of(v.type) != value::kind::unsupported; }
 
-void append_value_body(std::string& out, const value& v) {
+void value_body(std::string& out, const value& v) {
   if (!carried(v)) return;
   opt_varint(out, 1, v.type);
   std::visit(payload_writer{out}, v.data);
@@ -187,12 +177,14 @@ void append_info(std::string& out, int field_number, const info& i) {
   append_info_body(out, i);
 }
 
+void append_value_body(std::string& out, const value& v) { value_body(out, v); }
+
 void append_uint(std::string& out, int field_number, std::uint64_t v) { opt_varint(out, field_number, v); }
 
 void append_info_body(std::string& out, const info& i) {
   opt_bytes(out, 1, i.key);
   delimited_header(out, 2, value_size(i.val));
-  append_value_body(out, i.val);
+  value_body(out, i.val);
   opt_varint(out, 3, i.flags);
 }
 

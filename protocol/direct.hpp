@@ -29,6 +29,8 @@ void append_uint(std::string& out, int field_number, std::uint64_t v);
 // one by one: the body of a wire::Info (no tag, no length); the tag and
 // length of a length-delimited field; what those fields take.
 void append_info_body(std::string& out, const info& i);
+// The body of a wire::Value (what PMIx_Data_pack stores per value).
+void append_value_body(std::string& out, const value& v);
 void append_header(std::string& out, int field_number, std::size_t length);
 std::size_t header_size(int field_number, std::size_t length);
 std::size_t uint_size(int field_number, std::uint64_t v);           // 0 for v == 0

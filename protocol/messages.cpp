@@ -1,0 +1,512 @@
+#include "protocol/messages.hpp"
+
+#include <pmix_common.h>
+
+#include <cstring>
+#include <memory>
+
+#include "protocol/direct.hpp"
+#include "protocol/framing.hpp"
+#include "protocol/pb.hpp"
+
+namespace pmix::protocol {
+namespace {
+
+using pb::field;
+using pb::reader;
+
+constexpr int max_nesting = 32;  // as the codec
+
+bool fail(std::string* error, const char* why) {
+  if (error != nullptr) *error = why;
+  return false;
+}
+bool malformed(std::string* error) { return fail(error, "malformed message"); }
+
+// ---- writing ----------------------------------------------------------------
+
+std::size_t proc_body_size(const proc_id& p) {
+  return bytes_size(1, p.nspace) + uint_size(2, p.rank);
+}
+// A Proc field (always written, even when empty, as a set message field is).
+void append_proc(std::string& out, int field_number, const proc_id& p) {
+  append_header(out, field_number, proc_body_size(p));
+  append_bytes(out, 1, p.nspace);
+  append_uint(out, 2, p.rank);
+}
+void append_infos(std::string& out, int field_number, const info_list& list) {
+  for (const auto& i : list) append_info(out, field_number, i);
+}
+// A length-delimited field always written (repeated bytes elements).
+void append_delimited(std::string& out, int field_number, std::string_view bytes) {
+  append_header(out, field_number, bytes.size());
+  out.append(bytes.data(), bytes.size());
+}
+// int32 fields: negative values are sign-extended to ten bytes.
+std::uint64_t int32_varint(std::int32_t v) { return static_cast<std::uint64_t>(static_cast<std::int64_t>(v)); }
+
+// ---- reading ----------------------------------------------------------------
+
+// An absent Proc reads as protobuf's default one: rank 0, not rank_undef.
+const proc_id wire_default_proc{"", 0};
+
+bool read_proc(std::string_view in, proc_id& out) {
+  out = wire_default_proc;
+  reader r{in};
+  field f;
+  while (r.next(f)) {
+    if (f.id == 1 && f.type == pb::delimited) out.nspace.assign(f.bytes.data(), f.bytes.size());
+    else if (f.id == 2 && f.type == pb::varint) out.rank = static_cast<rank_t>(f.number);
+  }
+  return r.ok();
+}
+
+bool read_value(std::string_view in, value& out, std::string* error, int depth);
+
+bool read_info(std::string_view in, info& out, std::string* error, int depth) {
+  out.key.clear();
+  out.flags = 0;
+  bool has_value = false;
+  std::string_view val;
+  reader r{in};
+  field f;
+  while (r.next(f)) {
+    if (f.id == 1 && f.type == pb::delimited) out.key.assign(f.bytes.data(), f.bytes.size());
+    else if (f.id == 2 && f.type == pb::delimited) has_value = true, val = f.bytes;
+    else if (f.id == 3 && f.type == pb::varint) out.flags = static_cast<std::uint32_t>(f.number);
+  }
+  if (!r.ok()) return malformed(error);
+  if (!has_value) {
+    out.val = value{};
+    return true;
+  }
+  return read_value(val, out.val, error, depth);
+}
+
+bool read_infos_field(const field& f, info_list& out, std::string* error) {
+  out.emplace_back();
+  return read_info(f.bytes, out.back(), error, 0);
+}
+
+// The wire type each of Value's payload fields (2..12) must have.
+pb::wire_type payload_type(std::uint32_t id) {
+  switch (id) {
+    case 2: case 3: case 4: return pb::varint;
+    case 5: return pb::fixed64;
+    default: return pb::delimited;
+  }
+}
+
+bool read_value(std::string_view in, value& out, std::string* error, int depth) {
+  if (depth > max_nesting) return fail(error, "values nested too deeply");
+  std::uint64_t type = 0;
+  field data;  // the payload field last seen (a oneof: the last one wins)
+  data.id = 0;
+  reader r{in};
+  field f;
+  while (r.next(f)) {
+    if (f.id == 1 && f.type == pb::varint) type = static_cast<std::uint32_t>(f.number);
+    else if (f.id >= 2 && f.id <= 12 && f.type == payload_type(f.id)) data = f;
+  }
+  if (!r.ok()) return malformed(error);
+  if (type > 0xffff) return fail(error, "data type out of range");
+  const auto t = static_cast<data_type>(type);
+  out.type = t;
+  auto mismatch = [&] {
+    if (error != nullptr) *error = "payload does not match data type " + std::to_string(t);
+    return false;
+  };
+  auto expect = [&](std::uint32_t id) { return data.id == id; };
+  switch (value::kind_of(t)) {
+    case value::kind::none:
+      if (data.id != 0) return mismatch();
+      out.data = std::monostate{};
+      return true;
+    case value::kind::unsupported:
+      if (error != nullptr) *error = "data type " + std::to_string(t) + " cannot travel on the wire";
+      return false;
+    case value::kind::boolean:
+      if (!expect(2)) return mismatch();
+      out.data = data.number != 0;
+      return true;
+    case value::kind::integer:
+      if (!expect(3)) return mismatch();
+      out.data = pb::unzigzag64(data.number);
+      return true;
+    case value::kind::unsigned_:
+      if (!expect(4)) return mismatch();
+      out.data = static_cast<std::uint64_t>(data.number);
+      return true;
+    case value::kind::real: {
+      if (!expect(5)) return mismatch();
+      double d;
+      std::memcpy(&d, &data.number, sizeof d);
+      out.data = d;
+      return true;
+    }
+    case value::kind::bytes:
+      if (!expect(6)) return mismatch();
+      out.data = std::string{data.bytes};
+      return true;
+    case value::kind::proc: {
+      if (!expect(7)) return mismatch();
+      proc_id p;
+      if (!read_proc(data.bytes, p)) return malformed(error);
+      out.data = std::move(p);
+      return true;
+    }
+    case value::kind::timeval: {
+      if (!expect(8)) return mismatch();
+      timeval_value tv{0, 0};
+      reader tr{data.bytes};
+      while (tr.next(f)) {
+        if (f.id == 1 && f.type == pb::varint) tv.sec = static_cast<std::int64_t>(f.number);
+        else if (f.id == 2 && f.type == pb::varint) tv.usec = static_cast<std::int64_t>(f.number);
+      }
+      if (!tr.ok()) return malformed(error);
+      out.data = tv;
+      return true;
+    }
+    case value::kind::envar: {
+      if (!expect(10)) return mismatch();
+      envar_value e{"", "", 0};
+      reader er{data.bytes};
+      while (er.next(f)) {
+        if (f.id == 1 && f.type == pb::delimited) e.name.assign(f.bytes.data(), f.bytes.size());
+        else if (f.id == 2 && f.type == pb::delimited) e.value.assign(f.bytes.data(), f.bytes.size());
+        else if (f.id == 3 && f.type == pb::varint) e.separator = static_cast<char>(static_cast<std::uint32_t>(f.number));
+      }
+      if (!er.ok()) return malformed(error);
+      out.data = std::make_shared<const envar_value>(std::move(e));
+      return true;
+    }
+    case value::kind::proc_info: {
+      if (!expect(11)) return mismatch();
+      proc_info_value v;
+      v.proc = wire_default_proc;
+      reader pr{data.bytes};
+      while (pr.next(f)) {
+        if (f.id == 1 && f.type == pb::delimited) {
+          if (!read_proc(f.bytes, v.proc)) return malformed(error);
+        } else if (f.id == 2 && f.type == pb::delimited) {
+          v.hostname.assign(f.bytes.data(), f.bytes.size());
+        } else if (f.id == 3 && f.type == pb::delimited) {
+          v.executable.assign(f.bytes.data(), f.bytes.size());
+        } else if (f.id == 4 && f.type == pb::varint) {
+          v.pid = static_cast<std::int32_t>(f.number);
+        } else if (f.id == 5 && f.type == pb::varint) {
+          v.exit_code = static_cast<std::int32_t>(f.number);
+        } else if (f.id == 6 && f.type == pb::varint) {
+          v.state = static_cast<std::uint8_t>(static_cast<std::uint32_t>(f.number));
+        }
+      }
+      if (!pr.ok()) return malformed(error);
+      out.data = std::make_shared<const proc_info_value>(std::move(v));
+      return true;
+    }
+    case value::kind::array: {
+      if (!expect(9)) return mismatch();
+      array_value arr;
+      std::uint64_t element_type = 0;
+      reader ar{data.bytes};
+      while (ar.next(f)) {
+        if (f.id == 1 && f.type == pb::varint) {
+          element_type = static_cast<std::uint32_t>(f.number);
+        } else if (f.id == 2 && f.type == pb::delimited) {
+          arr.elements.emplace_back();
+          if (!read_value(f.bytes, arr.elements.back(), error, depth + 1)) return false;
+        }
+      }
+      if (!ar.ok()) return malformed(error);
+      if (element_type > 0xffff) return mismatch();
+      arr.type = static_cast<data_type>(element_type);
+      if (arr.type != PMIX_VALUE)
+        for (const auto& e : arr.elements)
+          if (e.type != arr.type) return fail(error, "data array element of the wrong type");
+      out.data = std::make_shared<const array_value>(std::move(arr));
+      return true;
+    }
+    case value::kind::info: {
+      if (!expect(12)) return mismatch();
+      auto i = std::make_shared<info>();
+      if (!read_info(data.bytes, *i, error, depth + 1)) return false;
+      out.data = std::shared_ptr<const info>(std::move(i));
+      return true;
+    }
+  }
+  return mismatch();
+}
+
+}  // namespace
+
+// ---- envelopes --------------------------------------------------------------
+
+envelope& envelope::operator=(envelope&& o) noexcept {
+  if (this == &o) return *this;
+  // `message` points into `bytes`: keep its offset across the move (a short
+  // string's characters move with the object).
+  const auto offset = o.message.data() == nullptr ? 0 : static_cast<std::size_t>(o.message.data() - o.bytes.data());
+  const auto length = o.message.size();
+  id = o.id;
+  kind = o.kind;
+  bytes = std::move(o.bytes);
+  message = std::string_view{bytes.data() + offset, length};
+  o.message = {};
+  o.kind = body::none;
+  return *this;
+}
+
+bool parse_envelope(std::string payload, envelope& out) {
+  out.bytes = std::move(payload);
+  out.id = 0;
+  out.kind = body::none;
+  out.message = {};
+  reader r{out.bytes};
+  field f;
+  while (r.next(f)) {
+    if (f.id == 1 && f.type == pb::varint) {
+      out.id = f.number;
+    } else if (f.id >= static_cast<std::uint32_t>(body::connect) &&
+               f.id <= static_cast<std::uint32_t>(body::query) && f.type == pb::delimited) {
+      out.kind = static_cast<body>(f.id);
+      out.message = f.bytes;
+    }
+  }
+  return r.ok();
+}
+
+std::string to_frame(std::uint64_t id, body kind, std::string_view message) {
+  const int number = static_cast<int>(kind);
+  const std::size_t size =
+      uint_size(1, id) + header_size(number, message.size()) + message.size();
+  std::string out;
+  out.reserve(frame_header_size + size);
+  const auto n = static_cast<std::uint32_t>(size);
+  const char prefix[frame_header_size] = {static_cast<char>(n >> 24), static_cast<char>(n >> 16),
+                                          static_cast<char>(n >> 8), static_cast<char>(n)};
+  out.append(prefix, frame_header_size);
+  append_uint(out, 1, id);
+  append_delimited(out, number, message);
+  return out;
+}
+
+// ---- requests ---------------------------------------------------------------
+
+std::string connect_request(std::uint32_t protocol_version, role r, const proc_id& proc, std::int32_t pid,
+                            const std::string& library_version, const info_list& info) {
+  std::string out;
+  append_uint(out, 1, protocol_version);
+  append_uint(out, 2, static_cast<std::uint32_t>(r));
+  append_proc(out, 3, proc);
+  append_uint(out, 4, int32_varint(pid));
+  append_bytes(out, 5, library_version);
+  append_infos(out, 6, info);
+  return out;
+}
+
+std::string finalize_request(const info_list& info) {
+  std::string out;
+  append_infos(out, 1, info);
+  return out;
+}
+
+std::string commit_request(const std::vector<scoped_info>& data) {
+  std::string out;
+  for (const auto& d : data) {
+    const auto scope_size = uint_size(1, d.scope);
+    const auto item_size = info_size(d.item);
+    append_header(out, 1, scope_size + header_size(2, item_size) + item_size);
+    append_uint(out, 1, d.scope);
+    append_info(out, 2, d.item);
+  }
+  return out;
+}
+
+std::string fence_request(const std::vector<proc_id>& procs, const info_list& info, bool collect_data) {
+  std::string out;
+  for (const auto& p : procs) append_proc(out, 1, p);
+  append_infos(out, 2, info);
+  append_uint(out, 3, collect_data ? 1 : 0);
+  return out;
+}
+
+std::string get_request(const proc_id& proc, const std::string& key, const info_list& info) {
+  std::string out;
+  append_proc(out, 1, proc);
+  append_bytes(out, 2, key);
+  append_infos(out, 3, info);
+  return out;
+}
+
+std::string abort_request(std::int32_t status, const std::string& message, const std::vector<proc_id>& procs) {
+  std::string out;
+  append_uint(out, 1, pb::zigzag32(status));
+  append_bytes(out, 2, message);
+  for (const auto& p : procs) append_proc(out, 3, p);
+  return out;
+}
+
+std::string job_control_request(const std::vector<proc_id>& targets, const info_list& directives) {
+  std::string out;
+  for (const auto& p : targets) append_proc(out, 1, p);
+  append_infos(out, 2, directives);
+  return out;
+}
+
+std::string query_request(const std::vector<query>& queries) {
+  std::string out, one;
+  for (const auto& q : queries) {
+    one.clear();
+    for (const auto& k : q.keys) append_delimited(one, 1, k);
+    append_infos(one, 2, q.qualifiers);
+    append_delimited(out, 1, one);
+  }
+  return out;
+}
+
+std::string event_message(const event& ev) {
+  std::string out;
+  append_uint(out, 1, pb::zigzag32(ev.status));
+  append_proc(out, 2, ev.source);
+  append_uint(out, 3, static_cast<std::uint32_t>(ev.range));
+  append_infos(out, 4, ev.info);
+  return out;
+}
+
+// ---- replies ----------------------------------------------------------------
+
+bool decode(std::string_view in, connect_reply& out, std::string* error) {
+  out = connect_reply{};
+  out.server = wire_default_proc;
+  reader r{in};
+  field f;
+  while (r.next(f)) {
+    if (f.id == 1 && f.type == pb::varint) {
+      out.status = pb::unzigzag32(static_cast<std::uint32_t>(f.number));
+    } else if (f.id == 2 && f.type == pb::delimited) {
+      if (!read_proc(f.bytes, out.server)) return malformed(error);
+    } else if (f.id == 3 && f.type == pb::delimited) {
+      out.job = f.bytes;
+    } else if (f.id == 4 && f.type == pb::delimited) {
+      out.assigned.emplace();
+      if (!read_proc(f.bytes, *out.assigned)) return malformed(error);
+    }
+  }
+  return r.ok() || malformed(error);
+}
+
+bool decode(std::string_view in, job_info& out, std::string* error) {
+  out = job_info{};
+  reader r{in};
+  field f;
+  while (r.next(f)) {
+    if (f.id == 1 && f.type == pb::delimited) {
+      out.nspace.assign(f.bytes.data(), f.bytes.size());
+    } else if (f.id == 2 && f.type == pb::delimited) {
+      if (!read_infos_field(f, out.info, error)) return false;
+    } else if (f.id == 3 && f.type == pb::delimited) {
+      auto& [rank, infos] = out.ranks.emplace_back(0, info_list{});
+      reader rr{f.bytes};
+      field g;
+      while (rr.next(g)) {
+        if (g.id == 1 && g.type == pb::varint) rank = static_cast<rank_t>(g.number);
+        else if (g.id == 2 && g.type == pb::delimited && !read_infos_field(g, infos, error)) return false;
+      }
+      if (!rr.ok()) return malformed(error);
+    }
+  }
+  return r.ok() || malformed(error);
+}
+
+bool decode(std::string_view in, body kind, status_reply& out, std::string* error) {
+  out = status_reply{};
+  const bool with_data = kind == body::fence_reply || kind == body::get_reply;
+  reader r{in};
+  field f;
+  while (r.next(f)) {
+    if (f.id == 1 && f.type == pb::varint) {
+      out.status = pb::unzigzag32(static_cast<std::uint32_t>(f.number));
+    } else if (with_data && f.id == 2 && f.type == pb::delimited) {
+      out.has_data = true;
+      out.data = f.bytes;
+    }
+  }
+  // A FenceReply's data is bytes: empty is the same as absent.
+  if (kind == body::fence_reply && out.data.empty()) out.has_data = false;
+  return r.ok() || malformed(error);
+}
+
+bool decode(std::string_view in, rank_data& out, std::string* error) {
+  out.proc = wire_default_proc;
+  out.items.clear();
+  reader r{in};
+  field f;
+  while (r.next(f)) {
+    if (f.id == 1 && f.type == pb::delimited) {
+      if (!read_proc(f.bytes, out.proc)) return malformed(error);
+    } else if (f.id == 2 && f.type == pb::delimited) {
+      std::uint32_t scope = 0;
+      std::string_view item;
+      reader sr{f.bytes};
+      field g;
+      while (sr.next(g)) {
+        if (g.id == 1 && g.type == pb::varint) scope = static_cast<std::uint32_t>(g.number);
+        else if (g.id == 2 && g.type == pb::delimited) item = g.bytes;
+      }
+      if (!sr.ok()) return malformed(error);
+      out.items.emplace_back(scope, item);
+    }
+  }
+  return r.ok() || malformed(error);
+}
+
+namespace detail {
+int next_rank(std::string_view modex, std::size_t& pos, std::string_view& rank) {
+  reader r{modex.substr(pos)};
+  field f;
+  while (r.next(f)) {
+    if (f.id == 1 && f.type == pb::delimited) {
+      pos = static_cast<std::size_t>(r.position() - modex.data());
+      rank = f.bytes;
+      return 1;
+    }
+  }
+  pos = modex.size();
+  return r.ok() ? 0 : -1;
+}
+}  // namespace detail
+
+bool decode_info(std::string_view in, info& out, std::string* error) { return read_info(in, out, error, 0); }
+bool decode_value(std::string_view in, value& out, std::string* error) { return read_value(in, out, error, 0); }
+
+bool decode(std::string_view in, info_reply& out, std::string* error) {
+  out = info_reply{};
+  reader r{in};
+  field f;
+  while (r.next(f)) {
+    if (f.id == 1 && f.type == pb::varint) out.status = pb::unzigzag32(static_cast<std::uint32_t>(f.number));
+    else if (f.id == 2 && f.type == pb::delimited && !read_infos_field(f, out.info, error)) return false;
+  }
+  return r.ok() || malformed(error);
+}
+
+bool decode(std::string_view in, event& out, std::string* error) {
+  out = event{};
+  out.source = wire_default_proc;
+  reader r{in};
+  field f;
+  while (r.next(f)) {
+    if (f.id == 1 && f.type == pb::varint) {
+      out.status = pb::unzigzag32(static_cast<std::uint32_t>(f.number));
+    } else if (f.id == 2 && f.type == pb::delimited) {
+      if (!read_proc(f.bytes, out.source)) return malformed(error);
+    } else if (f.id == 3 && f.type == pb::varint) {
+      out.range = static_cast<pmix_data_range_t>(static_cast<std::uint32_t>(f.number));
+    } else if (f.id == 4 && f.type == pb::delimited) {
+      if (!read_infos_field(f, out.info, error)) return false;
+    }
+  }
+  return r.ok() || malformed(error);
+}
+
+}  // namespace pmix::protocol

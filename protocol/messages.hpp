@@ -1,0 +1,159 @@
+// The client's side of the wire (pmix.proto) without libprotobuf: the
+// requests a client or tool sends are written straight into their protobuf
+// encoding, and the messages it receives are read into the library's C++
+// values. Every byte written is what protobuf writes for the same message,
+// and every message protobuf writes reads back as the codec
+// (protocol/codec.hpp) reads it (tests/protocol/messages_test.cpp).
+//
+// Why by hand: the client library is loaded by every process of a job, and
+// libprotobuf-lite brings libstdc++ with it; without both, libpmix.so.2 links
+// the C++ runtime statically and a rank starts about 0.8 ms sooner
+// (docs/performance.md, "Client start-up").
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/event.hpp"
+#include "common/value.hpp"
+
+namespace pmix::protocol {
+
+// The field numbers of Envelope's `body` oneof.
+enum class body : std::uint32_t {
+  none = 0,
+  connect = 10,
+  connect_reply = 11,
+  finalize = 12,
+  commit = 13,
+  fence = 14,
+  fence_reply = 15,
+  get = 16,
+  get_reply = 17,
+  abort = 18,
+  status_reply = 19,
+  job_control = 20,
+  info_reply = 21,
+  notify = 22,
+  event = 23,
+  query = 24,
+};
+
+// One received Envelope. `message` is the body's bytes, inside `bytes`.
+struct envelope {
+  std::uint64_t id = 0;
+  protocol::body kind = body::none;
+  std::string bytes;
+  std::string_view message;
+
+  envelope() = default;
+  envelope(envelope&& o) noexcept { *this = std::move(o); }
+  envelope& operator=(envelope&& o) noexcept;
+};
+// Parses one frame's payload (taking it over). False on garbage.
+bool parse_envelope(std::string payload, envelope& out);
+
+// One complete frame (length prefix, then an Envelope with `id` and the body
+// `message`, already encoded by one of the functions below).
+std::string to_frame(std::uint64_t id, body kind, std::string_view message);
+
+// ---- Requests (what a client or tool sends) ---------------------------------
+
+enum class role : std::uint32_t { client = 0, tool = 1 };
+struct scoped_info {
+  std::uint32_t scope = 0;
+  info item;
+};
+
+std::string connect_request(std::uint32_t protocol_version, role r, const proc_id& proc, std::int32_t pid,
+                            const std::string& library_version, const info_list& info);
+std::string finalize_request(const info_list& info);
+std::string commit_request(const std::vector<scoped_info>& data);
+std::string fence_request(const std::vector<proc_id>& procs, const info_list& info, bool collect_data);
+std::string get_request(const proc_id& proc, const std::string& key, const info_list& info);
+std::string abort_request(std::int32_t status, const std::string& message, const std::vector<proc_id>& procs);
+std::string job_control_request(const std::vector<proc_id>& targets, const info_list& directives);
+std::string query_request(const std::vector<query>& queries);
+// An Event (a client's PMIx_Notify_event, or the server's event).
+std::string event_message(const event& ev);
+
+// ---- What the server sends --------------------------------------------------
+// Each decoder is false on a malformed message or an unreadable value; then
+// `error` (if given) says why.
+
+struct connect_reply {
+  pmix_status_t status = 0;
+  proc_id server;
+  std::string_view job;  // a JobInfo
+  std::optional<proc_id> assigned;
+};
+bool decode(std::string_view in, connect_reply& out, std::string* error = nullptr);
+
+struct job_info {
+  std::string nspace;
+  info_list info;
+  std::vector<std::pair<rank_t, info_list>> ranks;
+};
+bool decode(std::string_view in, job_info& out, std::string* error = nullptr);
+
+// A status and an optional payload: StatusReply, FenceReply (`data`: a
+// ModexData, empty when nothing was collected), GetReply (`data`: a RankData
+// when present).
+struct status_reply {
+  pmix_status_t status = 0;
+  bool has_data = false;
+  std::string_view data;
+};
+bool decode(std::string_view in, body kind, status_reply& out, std::string* error = nullptr);
+
+// One rank's committed data: its items are left encoded (an Info each) until
+// the reader keeps them: decode_info() reads one.
+struct rank_data {
+  proc_id proc;
+  std::vector<std::pair<std::uint32_t, std::string_view>> items;  // scope, Info
+};
+bool decode(std::string_view in, rank_data& out, std::string* error = nullptr);
+// Calls `each(const rank_data&)` for every RankData of a ModexData; stops
+// (false) at the first one it cannot read or `each` refuses.
+template <class F>
+bool for_each_rank(std::string_view modex, F&& each, std::string* error = nullptr);
+
+bool decode_info(std::string_view in, info& out, std::string* error = nullptr);
+bool decode_value(std::string_view in, value& out, std::string* error = nullptr);
+
+struct info_reply {
+  pmix_status_t status = 0;
+  info_list info;
+};
+bool decode(std::string_view in, info_reply& out, std::string* error = nullptr);
+
+bool decode(std::string_view in, event& out, std::string* error = nullptr);
+
+// ---- Internals of for_each_rank ---------------------------------------------
+namespace detail {
+// The next RankData of a ModexData from `pos` on: 1 found, 0 at the end, -1 malformed.
+int next_rank(std::string_view modex, std::size_t& pos, std::string_view& rank);
+}  // namespace detail
+
+template <class F>
+bool for_each_rank(std::string_view modex, F&& each, std::string* error) {
+  std::size_t pos = 0;
+  std::string_view bytes;
+  rank_data r;
+  for (;;) {
+    const int got = detail::next_rank(modex, pos, bytes);
+    if (got == 0) return true;
+    if (got < 0) {
+      if (error != nullptr) *error = "malformed fence data";
+      return false;
+    }
+    r.items.clear();
+    if (!decode(bytes, r, error) || !each(static_cast<const rank_data&>(r))) return false;
+  }
+}
+
+}  // namespace pmix::protocol
