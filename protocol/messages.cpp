@@ -47,6 +47,87 @@ std::uint64_t int32_varint(std::int32_t v) { return static_cast<std::uint64_t>(s
 
 // ---- reading ----------------------------------------------------------------
 
+// pmix.proto's message types, for the structural check below.
+enum class msg : std::uint8_t {
+  none, proc, timeval, envar, proc_info, value, data_array, info, rank_info, job_info, scoped_info,
+  rank_data, modex, connect_request, connect_reply, finalize, commit, fence_request, fence_reply,
+  get_request, get_reply, abort, status_reply, job_control, query, query_request, info_reply, event,
+  envelope,
+};
+
+// The message type of field `id` of an `m`; none for scalar and bytes fields.
+msg child(msg m, std::uint32_t id) {
+  switch (m) {
+    case msg::proc_info: return id == 1 ? msg::proc : msg::none;
+    case msg::value:
+      switch (id) {
+        case 7: return msg::proc;
+        case 8: return msg::timeval;
+        case 9: return msg::data_array;
+        case 10: return msg::envar;
+        case 11: return msg::proc_info;
+        case 12: return msg::info;
+        default: return msg::none;
+      }
+    case msg::data_array: return id == 2 ? msg::value : msg::none;
+    case msg::info: return id == 2 ? msg::value : msg::none;
+    case msg::rank_info: return id == 2 ? msg::info : msg::none;
+    case msg::job_info: return id == 2 ? msg::info : id == 3 ? msg::rank_info : msg::none;
+    case msg::scoped_info: return id == 2 ? msg::info : msg::none;
+    case msg::rank_data: return id == 1 ? msg::proc : id == 2 ? msg::scoped_info : msg::none;
+    case msg::modex: return id == 1 ? msg::rank_data : msg::none;
+    case msg::connect_request: return id == 3 ? msg::proc : id == 6 ? msg::info : msg::none;
+    case msg::connect_reply: return id == 2 || id == 4 ? msg::proc : msg::none;
+    case msg::finalize: return id == 1 ? msg::info : msg::none;
+    case msg::commit: return id == 1 ? msg::scoped_info : msg::none;
+    case msg::fence_request: return id == 1 ? msg::proc : id == 2 ? msg::info : msg::none;
+    case msg::get_request: return id == 1 ? msg::proc : id == 3 ? msg::info : msg::none;
+    case msg::get_reply: return id == 2 ? msg::rank_data : msg::none;
+    case msg::abort: return id == 3 ? msg::proc : msg::none;
+    case msg::job_control: return id == 1 ? msg::proc : id == 2 ? msg::info : msg::none;
+    case msg::query: return id == 2 ? msg::info : msg::none;
+    case msg::query_request: return id == 1 ? msg::query : msg::none;
+    case msg::info_reply: return id == 2 ? msg::info : msg::none;
+    case msg::event: return id == 2 ? msg::proc : id == 4 ? msg::info : msg::none;
+    case msg::envelope:
+      switch (static_cast<body>(id)) {
+        case body::connect: return msg::connect_request;
+        case body::connect_reply: return msg::connect_reply;
+        case body::finalize: return msg::finalize;
+        case body::commit: return msg::commit;
+        case body::fence: return msg::fence_request;
+        case body::fence_reply: return msg::fence_reply;
+        case body::get: return msg::get_request;
+        case body::get_reply: return msg::get_reply;
+        case body::abort: return msg::abort;
+        case body::status_reply: return msg::status_reply;
+        case body::job_control: return msg::job_control;
+        case body::info_reply: return msg::info_reply;
+        case body::notify: case body::event: return msg::event;
+        case body::query: return msg::query_request;
+        default: return msg::none;
+      }
+    default: return msg::none;
+  }
+}
+
+// Whether protobuf would parse `in` as an `m`: every field well formed, and
+// every message field too, recursively (protobuf parses each occurrence of a
+// field, also one a later oneof member replaces). The decoders below read
+// lazily, the last occurrence only: each public entry checks this first.
+constexpr int max_message_depth = 100;  // protobuf's default recursion limit
+bool well_formed(msg m, std::string_view in, int depth = 0) {
+  if (depth > max_message_depth) return false;
+  reader r{in};
+  field f;
+  while (r.next(f)) {
+    if (f.type != pb::delimited) continue;
+    const auto c = child(m, f.id);
+    if (c != msg::none && !well_formed(c, f.bytes, depth + 1)) return false;
+  }
+  return r.ok();
+}
+
 // An absent Proc reads as protobuf's default one: rank 0, not rank_undef.
 const proc_id wire_default_proc{"", 0};
 
@@ -261,6 +342,7 @@ bool parse_envelope(std::string payload, envelope& out) {
   out.id = 0;
   out.kind = body::none;
   out.message = {};
+  if (!well_formed(msg::envelope, out.bytes)) return false;
   reader r{out.bytes};
   field f;
   while (r.next(f)) {
@@ -278,7 +360,7 @@ bool parse_envelope(std::string payload, envelope& out) {
 std::string to_frame(std::uint64_t id, body kind, std::string_view message) {
   const int number = static_cast<int>(kind);
   const std::size_t size =
-      uint_size(1, id) + header_size(number, message.size()) + message.size();
+      uint_size(1, id) + (kind == body::none ? 0 : header_size(number, message.size()) + message.size());
   std::string out;
   out.reserve(frame_header_size + size);
   const auto n = static_cast<std::uint32_t>(size);
@@ -286,7 +368,7 @@ std::string to_frame(std::uint64_t id, body kind, std::string_view message) {
                                           static_cast<char>(n >> 8), static_cast<char>(n)};
   out.append(prefix, frame_header_size);
   append_uint(out, 1, id);
-  append_delimited(out, number, message);
+  if (kind != body::none) append_delimited(out, number, message);
   return out;
 }
 
@@ -376,6 +458,7 @@ std::string event_message(const event& ev) {
 // ---- replies ----------------------------------------------------------------
 
 bool decode(std::string_view in, connect_reply& out, std::string* error) {
+  if (!well_formed(msg::connect_reply, in)) return malformed(error);
   out = connect_reply{};
   out.server = wire_default_proc;
   reader r{in};
@@ -396,6 +479,7 @@ bool decode(std::string_view in, connect_reply& out, std::string* error) {
 }
 
 bool decode(std::string_view in, job_info& out, std::string* error) {
+  if (!well_formed(msg::job_info, in)) return malformed(error);
   out = job_info{};
   reader r{in};
   field f;
@@ -419,6 +503,7 @@ bool decode(std::string_view in, job_info& out, std::string* error) {
 }
 
 bool decode(std::string_view in, body kind, status_reply& out, std::string* error) {
+  if (!well_formed(kind == body::get_reply ? msg::get_reply : msg::status_reply, in)) return malformed(error);
   out = status_reply{};
   const bool with_data = kind == body::fence_reply || kind == body::get_reply;
   reader r{in};
@@ -437,6 +522,7 @@ bool decode(std::string_view in, body kind, status_reply& out, std::string* erro
 }
 
 bool decode(std::string_view in, rank_data& out, std::string* error) {
+  if (!well_formed(msg::rank_data, in)) return malformed(error);
   out.proc = wire_default_proc;
   out.items.clear();
   reader r{in};
@@ -462,6 +548,7 @@ bool decode(std::string_view in, rank_data& out, std::string* error) {
 
 namespace detail {
 int next_rank(std::string_view modex, std::size_t& pos, std::string_view& rank) {
+  if (pos == 0 && !well_formed(msg::modex, modex)) return -1;
   reader r{modex.substr(pos)};
   field f;
   while (r.next(f)) {
@@ -476,10 +563,15 @@ int next_rank(std::string_view modex, std::size_t& pos, std::string_view& rank) 
 }
 }  // namespace detail
 
-bool decode_info(std::string_view in, info& out, std::string* error) { return read_info(in, out, error, 0); }
-bool decode_value(std::string_view in, value& out, std::string* error) { return read_value(in, out, error, 0); }
+bool decode_info(std::string_view in, info& out, std::string* error) {
+  return well_formed(msg::info, in) ? read_info(in, out, error, 0) : malformed(error);
+}
+bool decode_value(std::string_view in, value& out, std::string* error) {
+  return well_formed(msg::value, in) ? read_value(in, out, error, 0) : malformed(error);
+}
 
 bool decode(std::string_view in, info_reply& out, std::string* error) {
+  if (!well_formed(msg::info_reply, in)) return malformed(error);
   out = info_reply{};
   reader r{in};
   field f;
@@ -491,6 +583,7 @@ bool decode(std::string_view in, info_reply& out, std::string* error) {
 }
 
 bool decode(std::string_view in, event& out, std::string* error) {
+  if (!well_formed(msg::event, in)) return malformed(error);
   out = event{};
   out.source = wire_default_proc;
   reader r{in};

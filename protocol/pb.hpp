@@ -73,8 +73,8 @@ class reader {
 
   bool next(field& f) {
     if (p_ == end_) return false;
-    std::uint64_t tag;
-    if (!get_varint(tag) || tag > 0xffffffffu || (tag >> 3) == 0) return fail();
+    std::uint32_t tag;
+    if (!get_varint32(tag) || (tag >> 3) == 0) return fail();
     f.id = static_cast<std::uint32_t>(tag >> 3);
     switch (tag & 7) {
       case varint:
@@ -88,8 +88,8 @@ class reader {
         return get_fixed(f.number, 4) || fail();
       case delimited: {
         f.type = delimited;
-        std::uint64_t n;
-        if (!get_varint(n) || n > static_cast<std::uint64_t>(end_ - p_)) return fail();
+        std::uint32_t n;
+        if (!get_varint32(n) || n > static_cast<std::uint64_t>(end_ - p_)) return fail();
         f.bytes = std::string_view{p_, static_cast<std::size_t>(n)};
         p_ += n;
         return true;
@@ -114,6 +114,19 @@ class reader {
       const auto b = static_cast<std::uint8_t>(*p_++);
       if (shift < 64) v |= static_cast<std::uint64_t>(b & 0x7f) << shift;
       if ((b & 0x80) == 0) return true;
+    }
+    return false;
+  }
+  // Tags and lengths, as protobuf reads them: at most 5 bytes, cut to 32 bits.
+  bool get_varint32(std::uint32_t& v) {
+    std::uint64_t wide = 0;
+    for (int shift = 0; shift < 35 && p_ != end_; shift += 7) {
+      const auto b = static_cast<std::uint8_t>(*p_++);
+      wide |= static_cast<std::uint64_t>(b & 0x7f) << shift;
+      if ((b & 0x80) == 0) {
+        v = static_cast<std::uint32_t>(wide);
+        return true;
+      }
     }
     return false;
   }
