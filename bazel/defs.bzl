@@ -10,6 +10,11 @@ PMIX_COPTS = [
 
 # The library's own code is compiled with hidden visibility; the public C API
 # marks its symbols with PMIX_EXPORT (api/include/pmix_common.h).
+# C programs (the demo, the benchmarks) link only the libraries they use, as
+# `gcc` links a C program: Bazel's C++ toolchain otherwise adds libstdc++ and
+# libm to every binary, and each process would load them for nothing.
+PMIX_C_PROGRAM_LINKOPTS = ["-Wl,--as-needed"]
+
 PMIX_LIB_COPTS = PMIX_COPTS + ["-fvisibility=hidden", "-fvisibility-inlines-hidden", "-fPIC"]
 
 def pmix_proto_library(name, src, deps = [], visibility = None):
