@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -265,8 +266,7 @@ void connection::drive(const std::function<bool()>& done) {
       int r = 0;
       if (spin_.count() > 0) {
         const auto until = std::chrono::steady_clock::now() + spin_;
-        while ((r = ::poll(&p, 1, 0)) == 0 && std::chrono::steady_clock::now() < until) {
-        }
+        while ((r = ::poll(&p, 1, 0)) == 0 && std::chrono::steady_clock::now() < until) ::sched_yield();
       }
       if (r == 0) r = ::poll(&p, 1, 100);  // re-checks `done` now and then
       if (r < 0 && errno != EINTR) break;

@@ -76,9 +76,10 @@ class connection {
   // blocking caller waiting for its reply). Returns early, leaving the rest
   // to the progress thread, if the connection is lost or closing.
   void drive(const std::function<bool()>& done);
-  // How long drive() polls the socket before it sleeps in poll(2). A reply
-  // that comes within it costs no wake-up (tens of µs on a VM); 0 sleeps at
-  // once. Set by the session: see spin_budget().
+  // How long drive() polls the socket (yielding the CPU between polls)
+  // before it sleeps in poll(2). A reply that comes within it costs no
+  // wake-up (tens of µs on a VM); 0 sleeps at once. Set by the session: see
+  // spin_budget().
   void set_spin(std::chrono::microseconds budget) { spin_ = budget; }
   // Runs `task` on the progress thread (for completions known at once).
   void post(std::function<void()> task);
