@@ -7,6 +7,9 @@
 namespace pmix::actors {
 
 bool fence_tracker::ready() const {
+  // Asked on every contribution: while fewer have arrived than are expected
+  // the answer needs no walk (contribute() adds each contributor to both).
+  if (arrived.size() < expected.size()) return false;
   return std::includes(arrived.begin(), arrived.end(), expected.begin(), expected.end());
 }
 

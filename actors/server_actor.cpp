@@ -52,16 +52,28 @@ void advance_fence(self_ptr self, fence_tracker& t) {
   auto& st = self->state;
   // A local participant that already left can never contribute. A death
   // (PMIX_ERR_PROC_TERM_WO_SYNC) is reported before a finalize.
+  // Runs on every contribution: it walks whichever is shorter, the missing
+  // participants or the departed ranks (usually none), both in proc order,
+  // so the same one is named either way.
   const proc_id* gone = nullptr;
   pmix_status_t reason = PMIX_SUCCESS;
-  for (const auto& p : t.expected) {
-    if (t.arrived.count(p) > 0) continue;
-    auto d = st.departed.find(p);
-    if (d == st.departed.end()) continue;
-    if (gone == nullptr || (reason != PMIX_ERR_PROC_TERM_WO_SYNC &&
-                            d->second == PMIX_ERR_PROC_TERM_WO_SYNC)) {
-      gone = &d->first;
-      reason = d->second;
+  auto consider = [&](const proc_id& p, pmix_status_t why) {
+    if (gone == nullptr || (reason != PMIX_ERR_PROC_TERM_WO_SYNC && why == PMIX_ERR_PROC_TERM_WO_SYNC)) {
+      gone = &p;
+      reason = why;
+    }
+  };
+  const auto missing = t.expected.size() - t.arrived.size();
+  if (st.departed.empty() || missing == 0) {
+    // nobody can be gone
+  } else if (st.departed.size() <= missing) {
+    for (const auto& [p, why] : st.departed)
+      if (t.expected.count(p) > 0 && t.arrived.count(p) == 0) consider(p, why);
+  } else {
+    for (const auto& p : t.expected) {
+      if (t.arrived.count(p) > 0) continue;
+      auto d = st.departed.find(p);
+      if (d != st.departed.end()) consider(d->first, d->second);
     }
   }
   if (gone != nullptr) {

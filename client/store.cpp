@@ -75,16 +75,16 @@ bool store::add_rank(const protocol::rank_data& data, const proc_id& self, nspac
     t.complete = &complete_[nspace];
     t.peers = &peers_[nspace];
   }
-  const bool source_local = t.local != nullptr ? t.local->count(rank) > 0 : nspace == self.nspace;
-  (*t.complete)[rank] = generation_;
+  t.complete->set(rank, generation_);
   if (data.items.empty()) return true;
+  const bool source_local = t.local != nullptr ? t.local->count(rank) > 0 : nspace == self.nspace;
   auto& dest = (*t.peers)[rank];
   info i;
   for (const auto& [scope_number, item] : data.items) {
     const auto scope = static_cast<pmix_scope_t>(scope_number);
     if (scope == PMIX_LOCAL && !source_local) continue;
     if (scope == PMIX_REMOTE && source_local) continue;
-    if (!protocol::decode_info(item, i, error)) return false;
+    if (!protocol::decode_checked_info(item, i, error)) return false;
     dest[std::move(i.key)] = std::move(i.val);
   }
   return true;
@@ -92,9 +92,7 @@ bool store::add_rank(const protocol::rank_data& data, const proc_id& self, nspac
 
 bool store::has_complete_data(const proc_id& p) const {
   auto it = complete_.find(p.nspace);
-  if (it == complete_.end()) return false;
-  auto r = it->second.find(p.rank);
-  return r != it->second.end() && r->second == generation_;
+  return it != complete_.end() && it->second.get(p.rank) == generation_;
 }
 
 const value* store::peer_value(const proc_id& p, const std::string& key) const {
@@ -106,6 +104,21 @@ const value* store::peer_value(const proc_id& p, const std::string& key) const {
 
 void store::store_value(const proc_id& p, const std::string& key, value v) {
   peers_[p.nspace][p.rank][key] = std::move(v);
+}
+
+void store::rank_stamps::set(rank_t r, std::uint64_t generation) {
+  if (r >= dense_limit) {
+    sparse_[r] = generation;
+    return;
+  }
+  if (r >= dense_.size()) dense_.resize(r + 1, 0);
+  dense_[r] = generation;
+}
+
+std::uint64_t store::rank_stamps::get(rank_t r) const {
+  if (r < dense_.size()) return dense_[r];
+  auto it = sparse_.find(r);
+  return it == sparse_.end() ? 0 : it->second;
 }
 
 void store::clear() {

@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "common/value.hpp"
 #include "protocol/messages.hpp"
@@ -51,6 +52,20 @@ class store {
     std::unordered_map<rank_t, key_map> ranks;
     std::set<rank_t> local;
   };
+  // The fence generation in which each rank's complete data arrived, by
+  // rank: a vector for the dense ranks of a job (a collecting fence stamps
+  // every rank, and hashing each one showed in the profiles), a map for the
+  // rare rank beyond.
+  class rank_stamps {
+   public:
+    void set(rank_t r, std::uint64_t generation);
+    std::uint64_t get(rank_t r) const;
+
+   private:
+    static constexpr rank_t dense_limit = 1u << 20;
+    std::vector<std::uint64_t> dense_;
+    std::unordered_map<rank_t, std::uint64_t> sparse_;
+  };
   // Keyed by namespace, then rank: a fence delivers the data of every rank
   // of a job, so lookups stay within one namespace's tables.
   template <class T>
@@ -60,7 +75,7 @@ class store {
     bool looked_up = false;
     std::string name;
     const std::set<rank_t>* local = nullptr;  // null: no job data for it
-    std::unordered_map<rank_t, std::uint64_t>* complete = nullptr;
+    rank_stamps* complete = nullptr;
     std::unordered_map<rank_t, key_map>* peers = nullptr;
   };
   bool add_rank(const protocol::rank_data& data, const proc_id& self, nspace_tables& t,
@@ -71,7 +86,7 @@ class store {
   // rank -> the fence generation in which its complete data arrived; only
   // the current generation counts (a fence completing just moves it on, so a
   // collecting fence re-marks its ranks without allocating).
-  by_proc<std::uint64_t> complete_;
+  std::unordered_map<std::string, rank_stamps> complete_;
   std::uint64_t generation_ = 1;
 };
 

@@ -521,8 +521,9 @@ bool decode(std::string_view in, body kind, status_reply& out, std::string* erro
   return r.ok() || malformed(error);
 }
 
-bool decode(std::string_view in, rank_data& out, std::string* error) {
-  if (!well_formed(msg::rank_data, in)) return malformed(error);
+bool decode(std::string_view in, rank_data& out, std::string* error) { return detail::read_rank(in, out, error); }
+
+bool detail::read_rank(std::string_view in, rank_data& out, std::string* error) {
   out.proc = wire_default_proc;
   out.items.clear();
   reader r{in};
@@ -536,8 +537,13 @@ bool decode(std::string_view in, rank_data& out, std::string* error) {
       reader sr{f.bytes};
       field g;
       while (sr.next(g)) {
-        if (g.id == 1 && g.type == pb::varint) scope = static_cast<std::uint32_t>(g.number);
-        else if (g.id == 2 && g.type == pb::delimited) item = g.bytes;
+        if (g.id == 1 && g.type == pb::varint) {
+          scope = static_cast<std::uint32_t>(g.number);
+        } else if (g.id == 2 && g.type == pb::delimited) {
+          // Checked here, read later only if kept (decode_checked_info).
+          if (!well_formed(msg::info, g.bytes)) return malformed(error);
+          item = g.bytes;
+        }
       }
       if (!sr.ok()) return malformed(error);
       out.items.emplace_back(scope, item);
@@ -548,7 +554,6 @@ bool decode(std::string_view in, rank_data& out, std::string* error) {
 
 namespace detail {
 int next_rank(std::string_view modex, std::size_t& pos, std::string_view& rank) {
-  if (pos == 0 && !well_formed(msg::modex, modex)) return -1;
   reader r{modex.substr(pos)};
   field f;
   while (r.next(f)) {
@@ -562,6 +567,8 @@ int next_rank(std::string_view modex, std::size_t& pos, std::string_view& rank) 
   return r.ok() ? 0 : -1;
 }
 }  // namespace detail
+
+bool decode_checked_info(std::string_view in, info& out, std::string* error) { return read_info(in, out, error, 0); }
 
 bool decode_info(std::string_view in, info& out, std::string* error) {
   return well_formed(msg::info, in) ? read_info(in, out, error, 0) : malformed(error);

@@ -110,19 +110,24 @@ struct status_reply {
 };
 bool decode(std::string_view in, body kind, status_reply& out, std::string* error = nullptr);
 
-// One rank's committed data: its items are left encoded (an Info each) until
-// the reader keeps them: decode_info() reads one.
+// One rank's committed data: its items are left encoded (an Info each, whose
+// structure decode() has checked) until the reader keeps them:
+// decode_checked_info() reads one.
 struct rank_data {
   proc_id proc;
   std::vector<std::pair<std::uint32_t, std::string_view>> items;  // scope, Info
 };
 bool decode(std::string_view in, rank_data& out, std::string* error = nullptr);
-// Calls `each(const rank_data&)` for every RankData of a ModexData; stops
-// (false) at the first one it cannot read or `each` refuses.
+// Calls `each(const rank_data&)` for every RankData of a ModexData, as it
+// reads them (one pass); stops (false) at the first one it cannot read or
+// `each` refuses. The ranks before a malformed one have then been handed to
+// `each`: the caller fails as a whole (a fence's PMIX_ERR_UNPACK_FAILURE).
 template <class F>
 bool for_each_rank(std::string_view modex, F&& each, std::string* error = nullptr);
 
 bool decode_info(std::string_view in, info& out, std::string* error = nullptr);
+// An Info of a decoded rank_data, whose structure is already checked.
+bool decode_checked_info(std::string_view in, info& out, std::string* error = nullptr);
 bool decode_value(std::string_view in, value& out, std::string* error = nullptr);
 
 struct info_reply {
@@ -135,8 +140,10 @@ bool decode(std::string_view in, event& out, std::string* error = nullptr);
 
 // ---- Internals of for_each_rank ---------------------------------------------
 namespace detail {
-// The next RankData of a ModexData from `pos` on: 1 found, 0 at the end, -1 malformed.
+// The next RankData of a ModexData from `pos` on: 1 found, 0 at the end, -1
+// malformed. read_rank reads one and checks it as it goes.
 int next_rank(std::string_view modex, std::size_t& pos, std::string_view& rank);
+bool read_rank(std::string_view in, rank_data& out, std::string* error);
 }  // namespace detail
 
 template <class F>
@@ -152,7 +159,7 @@ bool for_each_rank(std::string_view modex, F&& each, std::string* error) {
       return false;
     }
     r.items.clear();
-    if (!decode(bytes, r, error) || !each(static_cast<const rank_data&>(r))) return false;
+    if (!detail::read_rank(bytes, r, error) || !each(static_cast<const rank_data&>(r))) return false;
   }
 }
 
