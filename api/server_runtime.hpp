@@ -90,6 +90,7 @@ class runtime {
   std::thread loop_thread_;
   std::mutex inbox_mutex_;
   std::vector<std::pair<caf::actor_addr, caf::message>> inbox_;  // for the loop thread to send
+  std::vector<std::pair<caf::actor_addr, caf::message>> posted_;  // the loop thread's: being sent
   bool loop_done_ = false;  // under inbox_mutex_: the loop has stopped
   void loop();
   // Loop mode: queues a message for the loop thread to send, waking it only
@@ -97,6 +98,8 @@ class runtime {
   void post(const caf::actor_addr& to, caf::message m);
   std::atomic<bool> stopped_{false};
   caf::scheduler::test_coordinator* manual_ = nullptr;  // with external progress
+  // With external progress and in loop mode: runs the actors that have work.
+  void run_actors();
   caf::actor root_;
   std::shared_ptr<host::module> host_;
   std::shared_ptr<actors::server_context> ctx_;
