@@ -58,6 +58,13 @@ struct register_client_msg {
   reply_to<no_result> done;
 };
 
+// A burst of register_client_msg to the server actor, coalesced by the
+// server's loop thread (a host registers its local ranks in a loop): one
+// actor message for the lot, handled in order.
+struct register_clients_msg {
+  std::vector<register_client_msg> batch;
+};
+
 struct deregister_client_msg {
   proc_id proc;
   reply_to<no_result> done;
@@ -262,6 +269,7 @@ struct job_info_msg {};
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::register_nspace_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::deregister_nspace_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::register_client_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::register_clients_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::deregister_client_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::setup_fork_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::snapshot_msg)

@@ -514,6 +514,9 @@ caf::behavior server_actor(caf::stateful_actor<server_state>* self, context_ptr 
       [=](register_nspace_msg& msg) { on_register_nspace(self, msg); },
       [=](deregister_nspace_msg& msg) { on_deregister_nspace(self, msg); },
       [=](register_client_msg& msg) { on_register_client(self, msg); },
+      [=](register_clients_msg& msg) {
+        for (auto& one : msg.batch) on_register_client(self, one);
+      },
       [=](deregister_client_msg& msg) { on_deregister_client(self, msg); },
       [=](setup_fork_msg& msg) {
         msg.done->deliver(PMIX_SUCCESS, client_environment(*self->state.ctx, msg.proc));

@@ -393,9 +393,21 @@ void runtime::loop() {
     int n = 0;
     if (spin_.count() > 0) {
       const auto until = std::chrono::steady_clock::now() + spin_;
-      while ((n = io_->wait(events, 64, 0)) == 0 && std::chrono::steady_clock::now() < until) ::sched_yield();
+      while ((n = io_->wait(events, 64, 0)) == 0 && !inbox_ready_.load(std::memory_order_acquire) &&
+             std::chrono::steady_clock::now() < until)
+        ::sched_yield();
     }
-    if (n == 0) n = io_->wait(events, 64, -1);
+    if (n == 0 && !inbox_ready_.load(std::memory_order_acquire)) {
+      // Only a sleeping loop is woken by post() (an eventfd write per host
+      // call cost more than the call's own work once the loop kept up).
+      bool block;
+      {
+        std::lock_guard<std::mutex> inbox_guard{inbox_mutex_};
+        block = inbox_.empty();
+        sleeping_ = block;
+      }
+      if (block) n = io_->wait(events, 64, -1);
+    }
     std::lock_guard<std::recursive_mutex> guard{ctx_->gate->mutex()};
     if (stopped_) break;
     io_->handle(events, n);
@@ -404,11 +416,11 @@ void runtime::loop() {
       // posts thousands of calls in a burst does not grow a fresh one each
       // time (freeing those large blocks showed in the profiles).
       std::lock_guard<std::mutex> inbox_guard{inbox_mutex_};
+      sleeping_ = false;
+      inbox_ready_.store(false, std::memory_order_relaxed);
       posted_.swap(inbox_);
     }
-    if (!posted_.empty() && ctx_->gate->is_open())
-      for (auto& [to, m] : posted_)
-        if (auto target = caf::actor_cast<caf::actor>(to)) caf::anon_send(target, std::move(m));
+    if (!posted_.empty() && ctx_->gate->is_open()) send_posted();
     posted_.clear();
     run_actors();
   }
@@ -458,17 +470,47 @@ void runtime::run_actors() {
   }
 }
 
+// Sends what host threads posted, in order. A run of register_client calls
+// (a host registers its local ranks in a loop: thousands at a time in the
+// benchmark) goes as one register_clients_msg: one mailbox element, one
+// dispatch, instead of one each.
+void runtime::send_posted() {
+  std::vector<actors::register_client_msg> batch;
+  caf::actor_addr batch_to;
+  auto send = [](const caf::actor_addr& to, auto&& what) {
+    if (auto target = caf::actor_cast<caf::actor>(to)) caf::anon_send(target, std::forward<decltype(what)>(what));
+  };
+  auto flush = [&] {
+    if (batch.size() == 1) send(batch_to, std::move(batch.front()));
+    else if (!batch.empty()) send(batch_to, actors::register_clients_msg{std::move(batch)});
+    batch.clear();
+  };
+  for (auto& [to, m] : posted_) {
+    if (m.match_elements<actors::register_client_msg>()) {
+      if (!batch.empty() && to != batch_to) flush();
+      batch_to = to;
+      batch.push_back(std::move(m.get_mutable_as<actors::register_client_msg>(0)));
+      continue;
+    }
+    flush();
+    send(to, std::move(m));
+  }
+  flush();
+}
+
 void runtime::post(const caf::actor_addr& to, caf::message m) {
-  bool first;
+  bool wake;
   {
     std::lock_guard<std::mutex> guard{inbox_mutex_};
     // After the loop has stopped nobody would send it: dropped here, its
     // reply channel answers PMIX_ERR_NOT_AVAILABLE (actors/reply.hpp).
     if (loop_done_) return;
-    first = inbox_.empty();
     inbox_.emplace_back(to, std::move(m));
+    inbox_ready_.store(true, std::memory_order_release);  // seen by a spinning loop
+    wake = sleeping_;
+    sleeping_ = false;  // one wake-up is enough
   }
-  if (first) io_->wake();
+  if (wake) io_->wake();
 }
 
 void runtime::progress(int timeout_ms) {

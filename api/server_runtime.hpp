@@ -92,14 +92,18 @@ class runtime {
   std::vector<std::pair<caf::actor_addr, caf::message>> inbox_;  // for the loop thread to send
   std::vector<std::pair<caf::actor_addr, caf::message>> posted_;  // the loop thread's: being sent
   bool loop_done_ = false;  // under inbox_mutex_: the loop has stopped
+  bool sleeping_ = false;   // under inbox_mutex_: the loop blocks in epoll_wait; post() wakes it
+  std::atomic<bool> inbox_ready_{false};  // inbox_ has messages: a spinning loop stops spinning
   void loop();
   // Loop mode: queues a message for the loop thread to send, waking it only
-  // when the queue was empty.
+  // when it sleeps (a spinning loop sees inbox_ready_).
   void post(const caf::actor_addr& to, caf::message m);
   std::atomic<bool> stopped_{false};
   caf::scheduler::test_coordinator* manual_ = nullptr;  // with external progress
   // With external progress and in loop mode: runs the actors that have work.
   void run_actors();
+  // Loop mode: sends posted_ (see the definition).
+  void send_posted();
   caf::actor root_;
   std::shared_ptr<host::module> host_;
   std::shared_ptr<actors::server_context> ctx_;

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -471,6 +472,60 @@ TEST_SUITE("end to end") {
     REQUIRE(PMIx_generate_ppn("0-3;4-7", &out) == PMIX_SUCCESS);
     CHECK(std::string{out}.rfind("pmix[", 0) == 0);
     std::free(out);
+  }
+
+  // The loop thread sends a run of register_client calls to the server actor
+  // as one message (api/server_runtime.cpp, send_posted): each call must
+  // still get its own answer, in call order, refusals included.
+  TEST_CASE("a burst of register_client calls: each gets its own status, in call order") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("burst", 64, 64) == PMIX_SUCCESS);
+    struct answers {
+      std::mutex m;
+      std::vector<std::pair<std::size_t, pmix_status_t>> got;  // call index, status
+    } a;
+    struct call {
+      answers* to;
+      std::size_t index;
+    };
+    constexpr std::size_t n = 3000;
+    std::vector<call> calls(n);
+    std::vector<pmix_status_t> expected(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      calls[k] = call{&a, k};
+      pmix_proc_t p;
+      if (k % 97 == 13) {
+        PMIX_LOAD_PROCID(&p, "nowhere", 0);  // a namespace nobody registered
+        expected[k] = PMIX_ERR_NOT_FOUND;
+      } else if (k % 89 == 7) {
+        PMIX_LOAD_PROCID(&p, "burst", PMIX_RANK_WILDCARD);  // not a rank
+        expected[k] = PMIX_ERR_BAD_PARAM;
+      } else {
+        PMIX_LOAD_PROCID(&p, "burst", static_cast<pmix_rank_t>(k % 64));
+        expected[k] = PMIX_SUCCESS;
+      }
+      const auto rc = PMIx_server_register_client(
+          &p, getuid(), getgid(), nullptr,
+          [](pmix_status_t st, void* cbdata) {
+            auto* c = static_cast<call*>(cbdata);
+            std::lock_guard<std::mutex> guard{c->to->m};
+            c->to->got.emplace_back(c->index, st);
+          },
+          &calls[k]);
+      REQUIRE(rc == PMIX_SUCCESS);
+    }
+    REQUIRE(eventually([&] {
+      std::lock_guard<std::mutex> guard{a.m};
+      return a.got.size() == n;
+    }));
+    std::lock_guard<std::mutex> guard{a.m};
+    for (std::size_t k = 0; k < n; ++k) {
+      CAPTURE(k);
+      CHECK(a.got[k].first == k);
+      CHECK(a.got[k].second == expected[a.got[k].first]);
+    }
   }
 
   TEST_CASE("clients get the job data derived from the node and proc maps") {
