@@ -488,6 +488,7 @@ void runtime::send_posted() {
   for (auto& [to, m] : posted_) {
     if (m.match_elements<actors::register_client_msg>()) {
       if (!batch.empty() && to != batch_to) flush();
+      if (batch.capacity() == 0) batch.reserve(posted_.size());
       batch_to = to;
       batch.push_back(std::move(m.get_mutable_as<actors::register_client_msg>(0)));
       continue;
