@@ -24,56 +24,7 @@ using namespace pmix;  // the value model's types: value, info, proc_id, ...
 
 namespace {
 
-// Values of type `t` of the kind the value model fixes for it, including the
-// edge cases proto3 treats specially (zero and empty fields are left out,
-// negative int32/int64 take ten bytes).
-std::vector<value> samples(data_type t) {
-  switch (value::kind_of(t)) {
-    case value::kind::none:
-      return {value{}};
-    case value::kind::boolean:
-      return {value::boolean(true), value::boolean(false)};
-    case value::kind::integer:
-      return {value::integer(t, 0), value::integer(t, -1), value::integer(t, 77),
-              value::integer(t, std::numeric_limits<std::int64_t>::min()),
-              value::integer(t, std::numeric_limits<std::int64_t>::max())};
-    case value::kind::unsigned_:
-      return {value::unsigned_(t, 0), value::unsigned_(t, 127), value::unsigned_(t, 128),
-              value::unsigned_(t, std::numeric_limits<std::uint64_t>::max())};
-    case value::kind::real:
-      return {value::real(t, 0.0), value::real(t, -2.5), value::real(t, 1e300)};
-    case value::kind::bytes:
-      return {value::bytes(t, ""), value::bytes(t, std::string{"b\0y\xfft", 5}),
-              value::bytes(t, std::string(300, 'x'))};
-    case value::kind::proc:
-      return {value::proc(proc_id{"job-7", 12}), value::proc(proc_id{"", 0}),
-              value::proc(proc_id{"j", pmix::rank_wildcard})};
-    case value::kind::timeval:
-      return {value{t, timeval_value{1700000000, 999999}}, value{t, timeval_value{0, 0}},
-              value{t, timeval_value{-5, -1}}};
-    case value::kind::envar:
-      return {value{t, std::make_shared<const envar_value>(envar_value{"PATH", "/usr/bin", ':'})},
-              value{t, std::make_shared<const envar_value>(envar_value{"", "", 0})}};
-    case value::kind::proc_info:
-      return {value{t, std::make_shared<const proc_info_value>(pmix::test::sample_proc_info())},
-              value{t, std::make_shared<const proc_info_value>(proc_info_value{})}};
-    case value::kind::array: {
-      auto inner = value::array(array_value{PMIX_UINT32, {value::unsigned_(PMIX_UINT32, 0), value::unsigned_(PMIX_UINT32, 9)}});
-      auto infos = value::array(array_value{
-          PMIX_INFO,
-          {value{PMIX_INFO, std::make_shared<const info>(info{PMIX_RANK, value::unsigned_(PMIX_PROC_RANK, 5), 0})},
-           value{PMIX_INFO, std::make_shared<const info>(info{"", value{}, 0})},
-           value{PMIX_INFO, std::make_shared<const info>(info{"k", inner, PMIX_INFO_REQD})}}});
-      return {inner, infos, value::array(array_value{0, {}}),
-              value::array(array_value{PMIX_VALUE, {value{}, inner, value::string("s")}})};
-    }
-    case value::kind::info:
-      return {value{PMIX_INFO, std::make_shared<const info>(info{"inner.key", value::string("x"), PMIX_INFO_REQD})}};
-    case value::kind::unsupported:
-      return {value{t, std::monostate{}}, value{t, std::string{"ignored"}}};
-  }
-  return {};
-}
+using pmix::test::samples;
 
 std::string via_messages(const info& i) {
   wire::Info w;
