@@ -62,16 +62,18 @@ connection::completion info_reply(std::function<void(pmix_status_t, info_list)> 
   };
 }
 
-// A blocked client polls for its reply a little before it sleeps: a reply
-// that comes within the budget costs no wake-up (25-40 µs on a VM, more than
-// a whole fence's work). Between polls it yields its CPU (sched_yield), so on
-// a node with more processes than CPUs the spin costs the server and the
-// other ranks nothing: measured on 2 CPUs, fences of 2 to 64 clients got
-// faster, where polling without yielding had doubled them
+// A blocked client polls for its reply for up to 1 ms before it sleeps: a
+// reply that comes within the budget costs no wake-up (25-40 µs on a VM, more
+// than a whole fence's work), and a woken process on a busy node can wait a
+// whole scheduler slice for a CPU. Between polls it yields its CPU
+// (sched_yield), so on a node with more processes than CPUs the spin costs
+// the server and the other ranks nothing: measured on 2 CPUs, fences of 2 to
+// 64 clients got faster, where polling without yielding had doubled them;
+// 1 ms against 100 µs cut the p99 of 8- and 16-client fences by 3-8×
 // (docs/performance.md, "Third pass"). PMIX_CXX_SPIN_US overrides the budget
 // (0 never spins).
 std::chrono::microseconds spin_budget() {
-  constexpr long default_us = 100, max_us = 10000;
+  constexpr long default_us = 1000, max_us = 100000;
   if (const char* v = std::getenv("PMIX_CXX_SPIN_US"); v != nullptr && *v != '\0')
     return std::chrono::microseconds{std::clamp(std::atol(v), 0L, max_us)};
   return std::chrono::microseconds{default_us};
