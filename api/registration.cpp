@@ -84,8 +84,12 @@ pmix_status_t from_c(const pmix_info_t* info, size_t ninfo, actors::encoded_regi
   out = actors::encoded_registration{};
   if (ninfo > 0 && info == nullptr) return PMIX_ERR_BAD_PARAM;
   bool fast = true;
+  std::size_t proc_data = 0;
   for (size_t k = 0; k < ninfo && fast; ++k)
-    if (is_key(info[k].key, PMIX_PROC_DATA)) fast = fast_form(info[k]);
+    if (is_key(info[k].key, PMIX_PROC_DATA)) {
+      fast = fast_form(info[k]);
+      ++proc_data;
+    }
   if (!fast) {
     info_list all;
     const auto rc = convert::from_c(info, ninfo, all);
@@ -94,10 +98,23 @@ pmix_status_t from_c(const pmix_info_t* info, size_t ninfo, actors::encoded_regi
     return PMIX_SUCCESS;
   }
   std::string elements, body;
+  out.ranks.reserve(proc_data);
+  bool sized = false;
   for (size_t k = 0; k < ninfo; ++k) {
     if (is_key(info[k].key, PMIX_PROC_DATA)) {
+      const auto registered_before = out.registered.size(), rank_before = out.rank_bytes.size();
       const auto rc = add_proc_data(info[k], out, elements, body);
       if (rc != PMIX_SUCCESS) return rc;
+      if (!sized) {
+        // Ranks' data are usually alike: size both outputs from the first
+        // rank's, so 10,000 ranks do not grow them by doubling (each growth
+        // copied and page-faulted the whole string again).
+        sized = true;
+        const auto left = proc_data - 1;
+        out.registered.reserve(out.registered.size() + (out.registered.size() - registered_before) * left * 11 / 10 +
+                               4096);
+        out.rank_bytes.reserve(out.rank_bytes.size() + (out.rank_bytes.size() - rank_before) * left * 11 / 10 + 4096);
+      }
       continue;
     }
     info_list one;
