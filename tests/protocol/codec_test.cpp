@@ -21,6 +21,7 @@
 #include "protocol/framing.hpp"
 #include "protocol/pmix.pb.h"
 #include "tests/protocol/samples.hpp"
+#include "tests/protocol/wire_payloads.hpp"
 
 namespace proto = pmix::protocol;
 namespace wire = pmix::wire;
@@ -384,23 +385,7 @@ TEST_SUITE("codec") {
   TEST_CASE("a payload that does not match its type is rejected") {
     // One wire payload per field; each must be refused by every type that
     // uses a different field.
-    struct payload {
-      const char* name;
-      void (*set)(wire::Value&);
-    };
-    const payload payloads[] = {
-        {"flag", [](wire::Value& w) { w.set_flag(true); }},
-        {"integer", [](wire::Value& w) { w.set_integer(1); }},
-        {"unsigned", [](wire::Value& w) { w.set_unsigned_(1); }},
-        {"real", [](wire::Value& w) { w.set_real(1.0); }},
-        {"bytes", [](wire::Value& w) { w.set_bytes("b"); }},
-        {"proc", [](wire::Value& w) { w.mutable_proc()->set_rank(1); }},
-        {"timeval", [](wire::Value& w) { w.mutable_timeval()->set_sec(1); }},
-        {"array", [](wire::Value& w) { w.mutable_array()->set_type(PMIX_UINT8); }},
-        {"envar", [](wire::Value& w) { w.mutable_envar()->set_name("n"); }},
-        {"proc_info", [](wire::Value& w) { w.mutable_proc_info()->set_pid(1); }},
-        {"info", [](wire::Value& w) { w.mutable_info()->set_key("k"); }},
-    };
+    const auto& payloads = pmix::test::wire_payloads();
     for (auto t : supported_types()) {
       if (t == PMIX_UNDEF) continue;
       wire::Value right;

@@ -57,6 +57,7 @@
 #include "protocol/framing.hpp"
 #include "protocol/pmix.pb.h"
 #include "tests/protocol/samples.hpp"
+#include "tests/protocol/wire_payloads.hpp"
 
 namespace proto = pmix::protocol;
 namespace wire = pmix::wire;
@@ -1474,24 +1475,7 @@ TEST_SUITE("messages") {
   // ===========================================================================
 
   TEST_CASE("[refuse] payloads that do not match their type") {
-    struct payload {
-      const char* name;
-      void (*set)(wire::Value&);
-    };
-    const payload payloads[] = {
-        {"flag", [](wire::Value& w) { w.set_flag(true); }},
-        {"integer", [](wire::Value& w) { w.set_integer(1); }},
-        {"unsigned", [](wire::Value& w) { w.set_unsigned_(1); }},
-        {"real", [](wire::Value& w) { w.set_real(1.0); }},
-        {"bytes", [](wire::Value& w) { w.set_bytes("b"); }},
-        {"empty bytes", [](wire::Value& w) { w.set_bytes(""); }},
-        {"proc", [](wire::Value& w) { w.mutable_proc()->set_rank(1); }},
-        {"timeval", [](wire::Value& w) { w.mutable_timeval()->set_sec(1); }},
-        {"array", [](wire::Value& w) { w.mutable_array()->set_type(PMIX_UINT8); }},
-        {"envar", [](wire::Value& w) { w.mutable_envar()->set_name("n"); }},
-        {"proc_info", [](wire::Value& w) { w.mutable_proc_info()->set_pid(1); }},
-        {"info", [](wire::Value& w) { w.mutable_info()->set_key("k"); }},
-    };
+    const auto& payloads = pmix::test::wire_payloads();
     int refused = 0;
     for (std::uint32_t t = 0; t <= 0xffff; ++t) {
       const auto type = static_cast<data_type>(t);
