@@ -470,6 +470,7 @@ void on_snapshot(self_ptr self, snapshot_msg& msg) {
   for (auto& [name, entry] : st.nspaces) {
     std::vector<rank_t> registered;
     for (const auto& [rank, reg] : entry.registrations) registered.push_back(rank);
+    std::sort(registered.begin(), registered.end());
     self->request(entry.actor, caf::infinite, view_msg{})
         .then(
             [=](server_snapshot::nspace_view& v) {

@@ -10,6 +10,7 @@
 #include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
 #include <map>
+#include <unordered_map>
 #include <string>
 
 #include "actors/context.hpp"
@@ -30,7 +31,9 @@ struct server_state {
     // changes, and handed to the rank actor with each connect. A registered
     // rank costs a map entry, not an actor, until a process connects
     // (docs/spec-map.md).
-    std::map<rank_t, registration> registrations;
+    // (unordered: a host registers thousands in a burst; in rank order where
+    // an order is shown, as the snapshot does).
+    std::unordered_map<rank_t, registration> registrations;
   };
 
   // A tool connect waiting for the host's tool_connected answer.
