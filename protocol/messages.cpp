@@ -164,6 +164,9 @@ bool read_info(std::string_view in, info& out, std::string* error, int depth) {
   return read_value(val, out.val, error, depth);
 }
 
+// A status field (sint32).
+pmix_status_t status_field(const field& f) { return pb::unzigzag32(static_cast<std::uint32_t>(f.number)); }
+
 bool read_infos_field(const field& f, info_list& out, std::string* error) {
   out.emplace_back();
   return read_info(f.bytes, out.back(), error, 0);
@@ -465,7 +468,7 @@ bool decode(std::string_view in, connect_reply& out, std::string* error) {
   field f;
   while (r.next(f)) {
     if (f.id == 1 && f.type == pb::varint) {
-      out.status = pb::unzigzag32(static_cast<std::uint32_t>(f.number));
+      out.status = status_field(f);
     } else if (f.id == 2 && f.type == pb::delimited) {
       if (!read_proc(f.bytes, out.server)) return malformed(error);
     } else if (f.id == 3 && f.type == pb::delimited) {
@@ -510,7 +513,7 @@ bool decode(std::string_view in, body kind, status_reply& out, std::string* erro
   field f;
   while (r.next(f)) {
     if (f.id == 1 && f.type == pb::varint) {
-      out.status = pb::unzigzag32(static_cast<std::uint32_t>(f.number));
+      out.status = status_field(f);
     } else if (with_data && f.id == 2 && f.type == pb::delimited) {
       out.has_data = true;
       out.data = f.bytes;
@@ -521,9 +524,7 @@ bool decode(std::string_view in, body kind, status_reply& out, std::string* erro
   return r.ok() || malformed(error);
 }
 
-bool decode(std::string_view in, rank_data& out, std::string* error) { return detail::read_rank(in, out, error); }
-
-bool detail::read_rank(std::string_view in, rank_data& out, std::string* error) {
+bool decode(std::string_view in, rank_data& out, std::string* error) {
   out.proc = wire_default_proc;
   out.items.clear();
   reader r{in};
@@ -583,7 +584,7 @@ bool decode(std::string_view in, info_reply& out, std::string* error) {
   reader r{in};
   field f;
   while (r.next(f)) {
-    if (f.id == 1 && f.type == pb::varint) out.status = pb::unzigzag32(static_cast<std::uint32_t>(f.number));
+    if (f.id == 1 && f.type == pb::varint) out.status = status_field(f);
     else if (f.id == 2 && f.type == pb::delimited && !read_infos_field(f, out.info, error)) return false;
   }
   return r.ok() || malformed(error);
@@ -597,7 +598,7 @@ bool decode(std::string_view in, event& out, std::string* error) {
   field f;
   while (r.next(f)) {
     if (f.id == 1 && f.type == pb::varint) {
-      out.status = pb::unzigzag32(static_cast<std::uint32_t>(f.number));
+      out.status = status_field(f);
     } else if (f.id == 2 && f.type == pb::delimited) {
       if (!read_proc(f.bytes, out.source)) return malformed(error);
     } else if (f.id == 3 && f.type == pb::varint) {

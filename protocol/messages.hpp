@@ -141,9 +141,8 @@ bool decode(std::string_view in, event& out, std::string* error = nullptr);
 // ---- Internals of for_each_rank ---------------------------------------------
 namespace detail {
 // The next RankData of a ModexData from `pos` on: 1 found, 0 at the end, -1
-// malformed. read_rank reads one and checks it as it goes.
+// malformed. decode(rank_data) reads one and checks it as it goes.
 int next_rank(std::string_view modex, std::size_t& pos, std::string_view& rank);
-bool read_rank(std::string_view in, rank_data& out, std::string* error);
 }  // namespace detail
 
 template <class F>
@@ -159,7 +158,7 @@ bool for_each_rank(std::string_view modex, F&& each, std::string* error) {
       return false;
     }
     r.items.clear();
-    if (!detail::read_rank(bytes, r, error) || !each(static_cast<const rank_data&>(r))) return false;
+    if (!decode(bytes, r, error) || !each(static_cast<const rank_data&>(r))) return false;
   }
 }
 

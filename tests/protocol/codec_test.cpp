@@ -37,6 +37,9 @@ using pmix::value;
 
 namespace {
 
+using pmix::test::nested_arrays;
+using pmix::test::supported_types;
+
 // ---- deep equality of C++ values -------------------------------------------
 
 bool same(const value& a, const value& b);
@@ -152,30 +155,6 @@ value round_trip(const value& v) {
   const bool ok = proto::from_wire(parsed, out, &error);
   REQUIRE_MESSAGE(ok, error);
   return out;
-}
-
-// Every data type the value model can carry (anything but kind::unsupported).
-std::vector<data_type> supported_types() {
-  std::vector<data_type> out;
-  for (std::uint32_t t = 0; t <= 0xffff; ++t)
-    if (value::kind_of(static_cast<data_type>(t)) != value::kind::unsupported)
-      out.push_back(static_cast<data_type>(t));
-  return out;
-}
-
-// A value nested `depth` levels deep through data arrays of data arrays.
-wire::Value nested_arrays(int depth) {
-  wire::Value leaf;
-  leaf.set_type(PMIX_UINT8);
-  leaf.set_unsigned_(7);
-  for (int i = 0; i < depth; ++i) {
-    wire::Value outer;
-    outer.set_type(PMIX_DATA_ARRAY);
-    outer.mutable_array()->set_type(i == 0 ? PMIX_UINT8 : PMIX_DATA_ARRAY);
-    *outer.mutable_array()->add_elements() = leaf;
-    leaf = std::move(outer);
-  }
-  return leaf;
 }
 
 wire::RankData rank_data(const std::string& nspace, std::uint32_t rank, int entries) {

@@ -167,14 +167,13 @@ bool same(const value& a, const value& b) {
 // ---- sample values -------------------------------------------------------------
 
 using pmix::test::info_value;
+using pmix::test::nested_arrays;
 using pmix::test::samples;
 
 // Every data type the value model carries, plus a few it does not (sent as
 // PMIX_UNDEF by both encoders).
 std::vector<data_type> sample_types() {
-  std::vector<data_type> out;
-  for (std::uint32_t t = 0; t <= 0xffff; ++t)
-    if (value::kind_of(static_cast<data_type>(t)) != value::kind::unsupported) out.push_back(static_cast<data_type>(t));
+  std::vector<data_type> out = pmix::test::supported_types();
   for (data_type t : {data_type{PMIX_TOPO}, data_type{PMIX_QUERY}, data_type{PMIX_VALUE}, data_type{PMIX_APP},
                       data_type{0xffff}})
     out.push_back(t);
@@ -869,21 +868,6 @@ std::vector<subject> subjects() {
   return {{"Envelope with a FenceReply", fence.SerializeAsString(), schema::envelope, ours_envelope, ref_envelope},
           {"JobInfo", job_info_wire("job-1", job_level).SerializeAsString(), schema::job_info, ours_job, ref_job},
           {"Value of an array", array.SerializeAsString(), schema::value, ours_value, ref_value}};
-}
-
-// A value nested `depth` levels deep through data arrays of data arrays.
-wire::Value nested_arrays(int depth) {
-  wire::Value leaf;
-  leaf.set_type(PMIX_UINT8);
-  leaf.set_unsigned_(7);
-  for (int i = 0; i < depth; ++i) {
-    wire::Value outer;
-    outer.set_type(PMIX_DATA_ARRAY);
-    outer.mutable_array()->set_type(i == 0 ? PMIX_UINT8 : PMIX_DATA_ARRAY);
-    *outer.mutable_array()->add_elements() = leaf;
-    leaf = std::move(outer);
-  }
-  return leaf;
 }
 
 // A value nested `depth` levels deep through infos whose values are infos.

@@ -26,6 +26,15 @@ inline proc_info_value sample_proc_info() {
   return p;
 }
 
+// Every data type the value model can carry (anything but kind::unsupported).
+inline std::vector<data_type> supported_types() {
+  std::vector<data_type> out;
+  for (std::uint32_t t = 0; t <= 0xffff; ++t)
+    if (value::kind_of(static_cast<data_type>(t)) != value::kind::unsupported)
+      out.push_back(static_cast<data_type>(t));
+  return out;
+}
+
 // A PMIX_INFO value holding one info.
 inline value info_value(std::string key, value v, std::uint32_t flags = 0) {
   return value{PMIX_INFO, std::make_shared<const info>(info{std::move(key), std::move(v), flags})};

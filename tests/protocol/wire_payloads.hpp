@@ -1,6 +1,6 @@
-// One wire payload per field of wire::Value's `data` oneof, shared by the
-// tests that check a payload must match its data type (codec_test,
-// messages_test).
+// Wire-level test inputs shared by codec_test and messages_test: one payload
+// per field of wire::Value's `data` oneof (a payload must match its data
+// type), and values nested as deep as asked.
 #pragma once
 
 #include <pmix_common.h>
@@ -32,6 +32,21 @@ inline const std::vector<wire_payload>& wire_payloads() {
       {"info", [](wire::Value& w) { w.mutable_info()->set_key("k"); }},
   };
   return all;
+}
+
+// A value nested `depth` levels deep through data arrays of data arrays.
+inline wire::Value nested_arrays(int depth) {
+  wire::Value leaf;
+  leaf.set_type(PMIX_UINT8);
+  leaf.set_unsigned_(7);
+  for (int i = 0; i < depth; ++i) {
+    wire::Value outer;
+    outer.set_type(PMIX_DATA_ARRAY);
+    outer.mutable_array()->set_type(i == 0 ? PMIX_UINT8 : PMIX_DATA_ARRAY);
+    *outer.mutable_array()->add_elements() = leaf;
+    leaf = std::move(outer);
+  }
+  return leaf;
 }
 
 }  // namespace pmix::test
