@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <cstring>
 #include <set>
 
@@ -293,6 +294,14 @@ pmix_status_t read_settings(const info_list& directives, const pmix_topology_t* 
     return PMIX_ERR_BAD_PARAM;
   }
   s.threads = static_cast<std::size_t>(threads);
+  const auto spin = first_of(getenv, {"PMIX_CXX_SERVER_SPIN_US"}, "50");
+  char* end = nullptr;
+  const long spin_us = std::strtol(spin.c_str(), &end, 10);
+  if (*end != '\0' || spin_us < 0 || spin_us > 10000) {
+    error = "PMIX_CXX_SERVER_SPIN_US must be a number of microseconds between 0 and 10000";
+    return PMIX_ERR_BAD_PARAM;
+  }
+  s.loop_spin = std::chrono::microseconds{spin_us};
   return PMIX_SUCCESS;
 }
 

@@ -5,6 +5,7 @@
 
 #include <pmix_common.h>
 
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <string>
@@ -55,6 +56,8 @@ struct settings {
   // Ours (environment): the actor scheduler and its worker threads.
   std::string scheduler_policy = "sharing";
   std::size_t threads = 2;
+  // PMIX_CXX_SERVER_SPIN_US: how long the loop thread polls before it sleeps.
+  std::chrono::microseconds loop_spin{50};
 };
 
 using env_fn = std::function<const char*(const char* name)>;

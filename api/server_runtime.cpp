@@ -9,7 +9,6 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdlib>
 
 #include <caf/actor_registry.hpp>
@@ -283,8 +282,7 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
   if (!rt->external_ && !(loop_env != nullptr && std::string{loop_env} == "0")) {
     rt->loop_ = true;
     rt->external_ = true;  // the manual scheduler, driven by our one loop thread
-    if (const char* v = std::getenv("PMIX_CXX_SERVER_SPIN_US"); v != nullptr && *v != '\0')
-      rt->spin_ = std::chrono::microseconds{std::clamp(std::atol(v), 0L, 10000L)};
+    rt->spin_ = s.loop_spin;
   }
   if (rt->external_) {
     // No threads of ours: CAF's manual scheduler runs inside PMIx_Progress.

@@ -85,8 +85,8 @@ class runtime {
   bool external_ = false;
   bool loop_ = false;        // PMIX_CXX_LOOP: sockets and actors on one thread of ours
   // Loop mode: how long the loop thread polls (yielding its CPU) before it
-  // sleeps; PMIX_CXX_SERVER_SPIN_US, 50 µs by default (see loop()).
-  std::chrono::microseconds spin_{50};
+  // sleeps: settings::loop_spin (see loop()).
+  std::chrono::microseconds spin_{0};
   std::thread loop_thread_;
   std::mutex inbox_mutex_;
   std::vector<std::pair<caf::actor_addr, caf::message>> inbox_;  // for the loop thread to send

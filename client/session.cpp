@@ -74,9 +74,16 @@ connection::completion info_reply(std::function<void(pmix_status_t, info_list)> 
 // (0 never spins).
 std::chrono::microseconds spin_budget() {
   constexpr long default_us = 1000, max_us = 100000;
-  if (const char* v = std::getenv("PMIX_CXX_SPIN_US"); v != nullptr && *v != '\0')
-    return std::chrono::microseconds{std::clamp(std::atol(v), 0L, max_us)};
-  return std::chrono::microseconds{default_us};
+  const char* v = std::getenv("PMIX_CXX_SPIN_US");
+  if (v == nullptr || *v == '\0') return std::chrono::microseconds{default_us};
+  char* end = nullptr;
+  const long us = std::strtol(v, &end, 10);
+  if (*end != '\0' || us < 0 || us > max_us) {
+    log::warning("client", "PMIX_CXX_SPIN_US='", v, "' is not a number of microseconds from 0 to ", max_us,
+                 ": using ", default_us);
+    return std::chrono::microseconds{default_us};
+  }
+  return std::chrono::microseconds{us};
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // with a fake environment: each rule without starting a server.
 #include <doctest/doctest.h>
 
+#include <chrono>
+
 #include <map>
 #include <string>
 
@@ -71,6 +73,18 @@ TEST_SUITE("server directives") {
       const auto r = read({}, env);
       CHECK(r.status == PMIX_ERR_BAD_PARAM);
       CHECK(r.error.find("PMIX_SERVER_RANK") != std::string::npos);
+    }
+  }
+
+  TEST_CASE("PMIX_CXX_SERVER_SPIN_US: the loop thread's poll, 50 µs by default, 0 to 10000, else PMIX_ERR_BAD_PARAM") {
+    CHECK(read({}).s.loop_spin == std::chrono::microseconds{50});
+    CHECK(read({}, fake_env{{{"PMIX_CXX_SERVER_SPIN_US", "0"}}}).s.loop_spin == std::chrono::microseconds{0});
+    CHECK(read({}, fake_env{{{"PMIX_CXX_SERVER_SPIN_US", "10000"}}}).s.loop_spin == std::chrono::microseconds{10000});
+    for (const char* bad : {"-1", "10001", "5us", "x"}) {
+      CAPTURE(bad);
+      const auto r = read({}, fake_env{{{"PMIX_CXX_SERVER_SPIN_US", bad}}});
+      CHECK(r.status == PMIX_ERR_BAD_PARAM);
+      CHECK(r.error.find("PMIX_CXX_SERVER_SPIN_US") != std::string::npos);
     }
   }
 

@@ -528,6 +528,23 @@ TEST_SUITE("end to end") {
     }
   }
 
+  TEST_CASE("a PMIX_CXX_SPIN_US that is not a number of microseconds is refused with a warning; the client still works") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    for (const char* bad : {"fast", "-5", "100001"}) {
+      CAPTURE(bad);
+      const std::string nspace = std::string{"spin"} + (bad[0] == '-' ? "neg" : bad[0] == 'f' ? "word" : "big");
+      auto ranks = run_job(nspace, 1, {script, std::string{"setenv:PMIX_CXX_SPIN_US="} + bad, "init", "fence", "finalize"},
+                           dir);
+      REQUIRE(ranks.size() == 1);
+      CHECK_MESSAGE(ranks[0].exited_with(0), ranks[0].errors());
+      CHECK(contains(ranks[0].output(), "fence PMIX_SUCCESS"));
+      CHECK(contains(ranks[0].errors(), std::string{"PMIX_CXX_SPIN_US='"} + bad + "'"));
+      CHECK(deregister_job(nspace) == PMIX_SUCCESS);
+    }
+  }
+
   TEST_CASE("clients get the job data derived from the node and proc maps") {
     temp_dir dir;
     server srv(dir.path());
