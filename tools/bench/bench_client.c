@@ -11,6 +11,10 @@
  *   bench_client rss <dir> <a> <b>         cycles; after a and b cycles it
  *                                          creates <dir>/at.<k> and waits for
  *                                          <dir>/ack.<k>
+ *
+ * Samples are kept in memory and printed after the timed loop: a line
+ * written inside it would wake the reader of the pipe, which then competes
+ * for the CPUs with the processes being timed.
  */
 #define _GNU_SOURCE
 #include <pmix.h>
@@ -28,12 +32,37 @@ static double now_us(void) {
     return (double) t.tv_sec * 1e6 + (double) t.tv_nsec / 1e3;
 }
 
+/* The samples of one timed loop, printed once it is over. */
+typedef struct {
+    double *v;
+    int n, cap;
+} samples_t;
+
+static void sample(samples_t *s, double v) {
+    if (s->n == s->cap) {
+        int cap = s->cap > 0 ? 2 * s->cap : 256;
+        double *grown = realloc(s->v, (size_t) cap * sizeof(double));
+        if (NULL == grown) return; /* fewer samples, never a wrong one */
+        s->v = grown;
+        s->cap = cap;
+    }
+    s->v[s->n++] = v;
+}
+
+static void print_samples(samples_t *s, const char *name, int decimals) {
+    for (int i = 0; i < s->n; ++i) printf("sample %s %.*f\n", name, decimals, s->v[i]);
+    free(s->v);
+    s->v = NULL;
+    s->n = s->cap = 0;
+}
+
 static int fail(const char *what, pmix_status_t rc) {
     fprintf(stderr, "bench_client: %s: %s\n", what, PMIx_Error_string(rc));
     return 1;
 }
 
 static int cycles(int n, const char *dir, int a, int b) {
+    samples_t times = {0};
     for (int i = 1; i <= n; ++i) {
         pmix_proc_t me;
         double t0 = now_us();
@@ -41,7 +70,7 @@ static int cycles(int n, const char *dir, int a, int b) {
         if (PMIX_SUCCESS != rc) return fail("PMIx_Init", rc);
         rc = PMIx_Finalize(NULL, 0);
         if (PMIX_SUCCESS != rc) return fail("PMIx_Finalize", rc);
-        if (NULL == dir) printf("sample cycle_us %.1f\n", now_us() - t0);
+        if (NULL == dir) sample(&times, now_us() - t0);
         if (NULL != dir && (i == a || i == b)) {
             char path[4096];
             struct stat st;
@@ -52,6 +81,7 @@ static int cycles(int n, const char *dir, int a, int b) {
             for (int w = 0; w < 600000 && 0 != stat(path, &st); ++w) usleep(1000);
         }
     }
+    print_samples(&times, "cycle_us", 1);
     return 0;
 }
 
@@ -81,12 +111,14 @@ int main(int argc, char **argv) {
         PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
         for (int i = 0; i < 5; ++i) /* warm-up */
             if (PMIX_SUCCESS != (rc = PMIx_Fence(&job, 1, &info, 1))) return fail("PMIx_Fence", rc);
+        samples_t times = {0};
         for (int i = 0; i < iters; ++i) {
             double f0 = now_us();
             rc = PMIx_Fence(&job, 1, &info, 1);
             if (PMIX_SUCCESS != rc) return fail("PMIx_Fence", rc);
-            if (0 == me.rank) printf("sample fence_us %.1f\n", now_us() - f0);
+            if (0 == me.rank) sample(&times, now_us() - f0);
         }
+        print_samples(&times, "fence_us", 1);
         PMIX_INFO_DESTRUCT(&info);
     } else if (0 == strcmp(mode, "get") && argc > 2) {
         int iters = atoi(argv[2]);
@@ -105,6 +137,7 @@ int main(int argc, char **argv) {
         if (0 == me.rank) {
             pmix_proc_t peer;
             PMIX_LOAD_PROCID(&peer, me.nspace, 1);
+            samples_t peer_times = {0}, job_times = {0};
             for (int i = 0; i < iters; ++i) {
                 pmix_value_t *got = NULL;
                 double g0 = now_us();
@@ -114,7 +147,7 @@ int main(int argc, char **argv) {
                 if (PMIX_STRING != got->type || 64 != strlen(got->data.string) || 'b' != got->data.string[0])
                     return fail("PMIx_Get (peer key): wrong value", PMIX_ERR_BAD_PARAM);
                 PMIX_VALUE_RELEASE(got);
-                printf("sample get_peer_us %.2f\n", dt);
+                sample(&peer_times, dt);
             }
             for (int i = 0; i < iters; ++i) {
                 pmix_value_t *got = NULL;
@@ -123,8 +156,10 @@ int main(int argc, char **argv) {
                 double dt = now_us() - g0;
                 if (PMIX_SUCCESS != rc) return fail("PMIx_Get (job size)", rc);
                 PMIX_VALUE_RELEASE(got);
-                printf("sample get_job_us %.2f\n", dt);
+                sample(&job_times, dt);
             }
+            print_samples(&peer_times, "get_peer_us", 2);
+            print_samples(&job_times, "get_job_us", 2);
         }
         /* Nobody leaves before rank 0 has read. */
         collect = false;
