@@ -6,44 +6,73 @@
 
 namespace pmix::actors {
 
-bool fence_tracker::ready() const {
-  // Asked on every contribution: while fewer have arrived than are expected
-  // the answer needs no walk (contribute() adds each contributor to both).
-  if (arrived.size() < expected.size()) return false;
-  return std::includes(arrived.begin(), arrived.end(), expected.begin(), expected.end());
-}
-
 bool fence_tracker::includes(const proc_id& p) const {
   for (const auto& q : procs)
     if (q.nspace == p.nspace && (q.rank == rank_wildcard || q.rank == p.rank)) return true;
   return false;
 }
 
+bool fence_tracker::waits_for(const proc_id& p) const {
+  auto it = std::lower_bound(expected.begin(), expected.end(), p);
+  return it != expected.end() && *it == p && !arrived_flags[static_cast<std::size_t>(it - expected.begin())];
+}
+
+std::vector<proc_id> fence_tracker::arrived() const {
+  std::vector<proc_id> out;
+  out.reserve(arrived_count);
+  for (std::size_t k = 0; k < expected.size(); ++k)
+    if (arrived_flags[k]) out.push_back(expected[k]);
+  return out;
+}
+
+std::size_t fence_tracker::expect(const proc_id& p) {
+  auto it = std::lower_bound(expected.begin(), expected.end(), p);
+  const auto k = static_cast<std::size_t>(it - expected.begin());
+  if (it == expected.end() || !(*it == p)) {
+    expected.insert(it, p);
+    arrived_flags.insert(arrived_flags.begin() + static_cast<std::ptrdiff_t>(k), false);
+  }
+  return k;
+}
+
 std::vector<proc_id> fence_book::canonical(std::vector<proc_id> procs) {
+  if (procs.size() <= 1) return procs;
   std::sort(procs.begin(), procs.end());
   procs.erase(std::unique(procs.begin(), procs.end()), procs.end());
-  std::set<std::string> wild;
-  for (const auto& p : procs)
-    if (p.rank == rank_wildcard) wild.insert(p.nspace);
-  if (!wild.empty())
-    procs.erase(std::remove_if(procs.begin(), procs.end(),
-                               [&](const proc_id& p) {
-                                 return p.rank != rank_wildcard && wild.count(p.nspace) > 0;
-                               }),
-                procs.end());
+  // Each namespace's entries are adjacent now: where one of them is the
+  // wildcard, only the wildcard stays.
+  std::size_t kept = 0;
+  for (std::size_t k = 0; k < procs.size();) {
+    std::size_t end = k + 1;
+    std::size_t wildcard = procs[k].rank == rank_wildcard ? k : procs.size();
+    for (; end < procs.size() && procs[end].nspace == procs[k].nspace; ++end)
+      if (procs[end].rank == rank_wildcard) wildcard = end;
+    const std::size_t from = wildcard < end ? wildcard : k;
+    const std::size_t to = wildcard < end ? wildcard + 1 : end;
+    for (std::size_t i = from; i < to; ++i) {
+      if (kept != i) procs[kept] = std::move(procs[i]);
+      ++kept;
+    }
+    k = end;
+  }
+  procs.resize(kept);
   return procs;
 }
 
 void fence_book::expect_locals(fence_tracker& t) const {
+  // procs is canonical (sorted by namespace, a wildcard first and alone),
+  // and local_ranks are sorted: appending keeps `expected` sorted.
   for (const auto& p : t.procs) {
     const auto* loc = locality_(p.nspace);
     if (loc == nullptr) continue;
     if (p.rank == rank_wildcard) {
-      for (auto r : loc->local_ranks) t.expected.insert(proc_id{p.nspace, r});
+      t.expected.reserve(t.expected.size() + loc->local_ranks.size());
+      for (auto r : loc->local_ranks) t.expected.push_back(proc_id{p.nspace, r});
     } else if (std::binary_search(loc->local_ranks.begin(), loc->local_ranks.end(), p.rank)) {
-      t.expected.insert(p);
+      t.expected.push_back(p);
     }
   }
+  t.arrived_flags.assign(t.expected.size(), false);
 }
 
 bool fence_book::compute_all_local(const fence_tracker& t) const {
@@ -91,10 +120,14 @@ fence_tracker* fence_book::contribute(const fence_msg& msg, fence_tracker::reply
     }
   }
   // A contributor is local by definition, whatever the maps said.
-  t->expected.insert(msg.from);
-  const bool first = t->arrived.insert(msg.from).second;
-  if (first && t->collect && !msg.data.empty())
-    protocol::append_length_delimited(t->data, 1, msg.data);
+  const auto k = t->expect(msg.from);
+  const bool first = !t->arrived_flags[k];
+  if (first) {
+    t->arrived_flags[k] = true;
+    ++t->arrived_count;
+  }
+  if (first && t->collect && msg.data && !msg.data->empty())
+    protocol::append_length_delimited(t->data, 1, *msg.data);
   t->replies.push_back(std::move(reply));
   status = PMIX_SUCCESS;
   return t;
@@ -105,19 +138,21 @@ fence_tracker* fence_book::find(std::uint64_t id) {
   return it == trackers_.end() ? nullptr : &it->second;
 }
 
-void fence_book::complete(std::uint64_t id, const fence_result& result) {
+void fence_book::complete(std::uint64_t id, fence_result result) {
   auto it = trackers_.find(id);
   if (it == trackers_.end()) return;
   auto replies = std::move(it->second.replies);
   by_procs_.erase(it->second.procs);
   trackers_.erase(it);
+  result.reply = std::make_shared<const std::string>(
+      protocol::fence_reply(result.status, result.data ? *result.data : std::string_view{}));
   for (auto& r : replies) r(result);
 }
 
 std::vector<std::uint64_t> fence_book::waiting_for(const proc_id& p) const {
   std::vector<std::uint64_t> out;
   for (const auto& [id, t] : trackers_)
-    if (t.expected.count(p) > 0 && t.arrived.count(p) == 0) out.push_back(id);
+    if (t.waits_for(p)) out.push_back(id);
   return out;
 }
 

@@ -13,7 +13,6 @@
 #include <functional>
 #include <map>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -37,14 +36,23 @@ struct fence_tracker {
   bool collect = false;
   bool all_local = false;
   bool host_called = false;
-  std::set<proc_id> expected;  // local participants
-  std::set<proc_id> arrived;
+  // The local participants, sorted, and which of them have contributed
+  // (same positions): one allocation per fence, not one per participant.
+  std::vector<proc_id> expected;
+  std::vector<bool> arrived_flags;
+  std::size_t arrived_count = 0;
   std::vector<reply_fn> replies;
   std::string data;  // serialized wire::ModexData of the local contributions
 
-  bool ready() const;
+  bool ready() const { return arrived_count == expected.size(); }
   // Names `p` (explicitly or through a wildcard).
   bool includes(const proc_id& p) const;
+  // `p` is a local participant that has not contributed yet.
+  bool waits_for(const proc_id& p) const;
+  // The local participants that have contributed, in order.
+  std::vector<proc_id> arrived() const;
+  // Adds `p` to the local participants (if new); returns its position.
+  std::size_t expect(const proc_id& p);
 };
 
 class fence_book {
@@ -65,8 +73,9 @@ class fence_book {
                             pmix_status_t& status);
 
   fence_tracker* find(std::uint64_t id);
-  // Delivers `result` to every contributor and forgets the tracker.
-  void complete(std::uint64_t id, const fence_result& result);
+  // Delivers `result` to every contributor and forgets the tracker. The
+  // reply's wire body is encoded here, once for all of them.
+  void complete(std::uint64_t id, fence_result result);
 
   // Trackers that still wait for `p` (expected, not arrived).
   std::vector<std::uint64_t> waiting_for(const proc_id& p) const;

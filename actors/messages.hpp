@@ -200,12 +200,17 @@ struct fence_msg {
   std::vector<proc_id> procs;
   info_list info;
   bool collect = false;
-  std::string data;  // the contributor's serialized wire::RankData when collecting
+  // The contributor's serialized wire::RankData when collecting (shared with
+  // the peer's cache: not copied per fence).
+  std::shared_ptr<const std::string> data;
 };
 
 struct fence_result {
   pmix_status_t status = PMIX_SUCCESS;
   std::shared_ptr<const std::string> data;  // serialized wire::ModexData
+  // The serialized wire::FenceReply, encoded once for every contributor by
+  // fence_book::complete.
+  std::shared_ptr<const std::string> reply;
 };
 
 // A direct-modex request for `target`'s committed data. Reply: get_result.

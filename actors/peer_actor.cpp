@@ -3,6 +3,8 @@
 #include <caf/send.hpp>
 
 #include <algorithm>
+#include <cstddef>
+#include <google/protobuf/arena.h>
 
 #include "actors/upcall.hpp"
 #include "api/host_module.hpp"
@@ -10,6 +12,7 @@
 
 #include "common/log.hpp"
 #include "protocol/codec.hpp"
+#include "protocol/messages.hpp"
 #include "protocol/version.hpp"
 #include "transport/atoms.hpp"
 
@@ -151,16 +154,21 @@ void on_fence(self_ptr self, std::uint64_t id, const wire::FenceRequest& req) {
   std::string error;
   if (!protocol::from_wire(req.info(), msg.info, &error)) return protocol_error(self, error);
   msg.collect = req.collect_data();
-  if (msg.collect) msg.data = st.rank_data();
+  // A peer that committed nothing adds nothing to the collected data: the
+  // clients take a collecting fence's participants as complete either way
+  // (client::store::participants_complete).
+  if (msg.collect && !st.committed.empty()) {
+    st.rank_data();  // fills the cache
+    msg.data = st.committed_blob;
+  }
   self->request(st.server, caf::infinite, std::move(msg))
       .then(
           [=](fence_result& r) {
-            wire::Envelope e;
-            e.set_id(id);
-            auto* reply = e.mutable_fence_reply();
-            reply->set_status(r.status);
-            if (r.data) reply->set_data(*r.data);
-            send_envelope(self, e);
+            auto& st = self->state;
+            if (!st.conn) return;
+            const protocol::frame_prefix prefix{id, protocol::body::fence_reply, r.reply->size()};
+            if (!st.conn->send(prefix.view(), *r.reply))
+              log::debug("peer", to_string(st.proc), ": write failed, connection broken");
           },
           [=](caf::error&) {
             wire::Envelope e;
@@ -305,7 +313,15 @@ void on_finalize(self_ptr self, std::uint64_t id) {
 void on_frame(self_ptr self, const std::string& payload) {
   auto& st = self->state;
   if (st.state == peer_state::phase::tombstone || !st.conn) return;
-  wire::Envelope e;
+  // The request is parsed on an arena whose first block is on the stack:
+  // its parts cost no allocation and no destructor each (no handler keeps
+  // a reference to them past this call).
+  alignas(std::max_align_t) char block[2048];
+  google::protobuf::ArenaOptions options;
+  options.initial_block = block;
+  options.initial_block_size = sizeof block;
+  google::protobuf::Arena arena{options};
+  auto& e = *google::protobuf::Arena::CreateMessage<wire::Envelope>(&arena);
   if (!protocol::parse(payload, e)) return protocol_error(self, "malformed frame");
   const auto id = e.id();
   if (st.state == peer_state::phase::handshake) {

@@ -43,7 +43,7 @@ namespace {
 using self_ptr = caf::stateful_actor<server_state>*;
 
 void fail_fence(self_ptr self, std::uint64_t id, pmix_status_t status) {
-  self->state.fences.complete(id, fence_result{status, nullptr});
+  self->state.fences.complete(id, fence_result{status, nullptr, nullptr});
 }
 
 // A tracker whose local participants have all arrived completes here or goes
@@ -63,16 +63,16 @@ void advance_fence(self_ptr self, fence_tracker& t) {
       reason = why;
     }
   };
-  const auto missing = t.expected.size() - t.arrived.size();
+  const auto missing = t.expected.size() - t.arrived_count;
   if (st.departed.empty() || missing == 0) {
     // nobody can be gone
   } else if (st.departed.size() <= missing) {
     for (const auto& [p, why] : st.departed)
-      if (t.expected.count(p) > 0 && t.arrived.count(p) == 0) consider(p, why);
+      if (t.waits_for(p)) consider(p, why);
   } else {
-    for (const auto& p : t.expected) {
-      if (t.arrived.count(p) > 0) continue;
-      auto d = st.departed.find(p);
+    for (std::size_t k = 0; k < t.expected.size(); ++k) {
+      if (t.arrived_flags[k]) continue;
+      auto d = st.departed.find(t.expected[k]);
       if (d != st.departed.end()) consider(d->first, d->second);
     }
   }
@@ -84,7 +84,7 @@ void advance_fence(self_ptr self, fence_tracker& t) {
   if (!t.ready() || t.host_called) return;
   if (t.all_local) {
     st.fences.complete(t.id, fence_result{PMIX_SUCCESS,
-                                          std::make_shared<const std::string>(std::move(t.data))});
+                                          std::make_shared<const std::string>(std::move(t.data)), nullptr});
     return;
   }
   const auto upcall = st.next_upcall++;
@@ -107,7 +107,8 @@ caf::result<fence_result> on_fence(self_ptr self, fence_msg& msg) {
   if (t == nullptr) {
     log::error("server", "fence from ", to_string(msg.from), " refused: ",
                PMIx_Error_string(status));
-    rp.deliver(fence_result{status, nullptr});
+    rp.deliver(fence_result{status, nullptr,
+                            std::make_shared<const std::string>(protocol::fence_reply(status, {}))});
     return rp;
   }
   advance_fence(self, *t);
@@ -357,7 +358,7 @@ void on_upcall_result(self_ptr self, upcall_result& r) {
     const auto tracker = it->second;
     st.fence_upcalls.erase(it);
     st.fences.complete(tracker,
-                       fence_result{r.status, std::make_shared<const std::string>(std::move(r.data))});
+                       fence_result{r.status, std::make_shared<const std::string>(std::move(r.data)), nullptr});
   } else if (auto d = st.dmodex_upcalls.find(r.id); d != st.dmodex_upcalls.end()) {
     auto rp = std::move(d->second);
     st.dmodex_upcalls.erase(d);
@@ -511,7 +512,10 @@ caf::behavior server_actor(caf::stateful_actor<server_state>* self, context_ptr 
     }
     log::error("server", "an actor of the server failed: ", to_string(em.reason));
   });
+  // CAF tries the handlers in order: the per-request ones come first.
   return {
+      [=](fence_msg& msg) { return on_fence(self, msg); },
+      [=](get_msg& msg) { return on_get(self, msg); },
       [=](register_nspace_msg& msg) { on_register_nspace(self, msg); },
       [=](deregister_nspace_msg& msg) { on_deregister_nspace(self, msg); },
       [=](register_client_msg& msg) { on_register_client(self, msg); },
@@ -532,8 +536,6 @@ caf::behavior server_actor(caf::stateful_actor<server_state>* self, context_ptr 
         rp.delegate(it->second.actor, std::move(msg));
         return rp;
       },
-      [=](fence_msg& msg) { return on_fence(self, msg); },
-      [=](get_msg& msg) { return on_get(self, msg); },
       [=](const rank_state_msg& msg) { on_rank_state(self, msg); },
       [=](upcall_result& r) { on_upcall_result(self, r); },
       [=](snapshot_msg& msg) { on_snapshot(self, msg); },

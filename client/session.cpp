@@ -202,15 +202,21 @@ pmix_status_t session::fence(std::vector<proc_id> procs, info_list info, done_fn
   for (auto& p : procs)
     if (p.nspace.empty()) p.nspace = self_.nspace;
   auto self = shared_from_this();
+  auto request = protocol::fence_request(procs, info, collect);
+  // A collecting fence brings every participant's data (no procs: all of
+  // our namespace); only those need remembering.
+  std::vector<proc_id> participants;
+  if (collect) participants = procs.empty() ? std::vector<proc_id>{{self_.nspace, rank_wildcard}} : std::move(procs);
   return conn_->request(
-      protocol::body::fence, protocol::fence_request(procs, info, collect),
-      [self, done](pmix_status_t st, protocol::envelope* reply) {
+      protocol::body::fence, std::move(request),
+      [self, done, participants = std::move(participants)](pmix_status_t st, protocol::envelope* reply) {
     protocol::status_reply r;
     st = status_of(st, reply, protocol::body::fence_reply, r);
     if (st == PMIX_SUCCESS) {
       {
         std::lock_guard<std::mutex> guard{self->mutex_};
         self->data_.fence_completed();
+        self->data_.participants_complete(participants);
       }
       if (r.has_data) self->store_modex(r.data, st);
     }

@@ -90,7 +90,16 @@ bool store::add_rank(const protocol::rank_data& data, const proc_id& self, nspac
   return true;
 }
 
+void store::participants_complete(const std::vector<proc_id>& participants) {
+  for (const auto& p : participants) {
+    if (p.rank == rank_wildcard) complete_nspaces_[p.nspace] = generation_;
+    else complete_[p.nspace].set(p.rank, generation_);
+  }
+}
+
 bool store::has_complete_data(const proc_id& p) const {
+  auto all = complete_nspaces_.find(p.nspace);
+  if (all != complete_nspaces_.end() && all->second == generation_) return true;
   auto it = complete_.find(p.nspace);
   return it != complete_.end() && it->second.get(p.rank) == generation_;
 }
@@ -125,6 +134,7 @@ void store::clear() {
   jobs_.clear();
   peers_.clear();
   complete_.clear();
+  complete_nspaces_.clear();
 }
 
 }  // namespace pmix::client

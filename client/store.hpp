@@ -36,6 +36,11 @@ class store {
   bool add_peer_data(const protocol::rank_data& data, const proc_id& self, std::string* error);
   // Every rank's data from a collecting fence (a ModexData; the same, in one pass).
   bool add_modex(std::string_view modex, const proc_id& self, std::string* error);
+  // A collecting fence succeeded: every participant's data has arrived with
+  // it, so a participant that sent none has none (a wildcard: every rank of
+  // its namespace). Until the next fence, their other keys need not be asked
+  // for either.
+  void participants_complete(const std::vector<proc_id>& participants);
   bool has_complete_data(const proc_id& p) const;
   // A fence completed: peers may have committed more since their data came.
   void fence_completed() { ++generation_; }
@@ -87,6 +92,8 @@ class store {
   // the current generation counts (a fence completing just moves it on, so a
   // collecting fence re-marks its ranks without allocating).
   std::unordered_map<std::string, rank_stamps> complete_;
+  // namespace -> the generation in which every rank of it was complete.
+  std::unordered_map<std::string, std::uint64_t> complete_nspaces_;
   std::uint64_t generation_ = 1;
 };
 

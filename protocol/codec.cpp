@@ -225,6 +225,13 @@ std::string to_frame(const wire::Envelope& e) {
   return out;
 }
 
+std::string fence_reply(pmix_status_t status, std::string_view data) {
+  wire::FenceReply r;
+  r.set_status(status);
+  if (!data.empty()) r.set_data(data.data(), data.size());
+  return r.SerializeAsString();
+}
+
 bool parse(std::string_view payload, wire::Envelope& out) {
   return out.ParseFromArray(payload.data(), static_cast<int>(payload.size()));
 }

@@ -3,6 +3,8 @@
 // envelopes include the generated protobuf header.
 #pragma once
 
+#include <pmix_common.h>
+
 #include <string>
 #include <string_view>
 
@@ -29,6 +31,10 @@ bool from_wire(const google::protobuf::RepeatedPtrField<wire::Info>& in, info_li
 
 // Serializes an envelope into one complete frame (length prefix included).
 std::string to_frame(const wire::Envelope& e);
+// A serialized wire::FenceReply: encoded once for all of a fence's
+// contributors, each sends it under its own envelope id
+// (protocol::to_frame(id, body::fence_reply, ...) in protocol/messages.hpp).
+std::string fence_reply(pmix_status_t status, std::string_view data);
 // Parses one frame's payload. False on garbage.
 bool parse(std::string_view payload, wire::Envelope& out);
 

@@ -360,18 +360,39 @@ bool parse_envelope(std::string payload, envelope& out) {
   return r.ok();
 }
 
-std::string to_frame(std::uint64_t id, body kind, std::string_view message) {
+frame_prefix::frame_prefix(std::uint64_t id, body kind, std::size_t message_size) {
+  auto put_varint = [this](std::uint64_t v) {
+    while (v >= 0x80) {
+      bytes[size++] = static_cast<char>((v & 0x7f) | 0x80);
+      v >>= 7;
+    }
+    bytes[size++] = static_cast<char>(v);
+  };
   const int number = static_cast<int>(kind);
-  const std::size_t size =
-      uint_size(1, id) + (kind == body::none ? 0 : header_size(number, message.size()) + message.size());
+  const std::size_t envelope_size =
+      uint_size(1, id) + (kind == body::none ? 0 : header_size(number, message_size) + message_size);
+  const auto n = static_cast<std::uint32_t>(envelope_size);
+  bytes[0] = static_cast<char>(n >> 24);
+  bytes[1] = static_cast<char>(n >> 16);
+  bytes[2] = static_cast<char>(n >> 8);
+  bytes[3] = static_cast<char>(n);
+  size = frame_header_size;
+  if (id != 0) {  // proto3 leaves a zero out
+    put_varint(std::uint64_t{1} << 3 | pb::varint);
+    put_varint(id);
+  }
+  if (kind != body::none) {
+    put_varint(static_cast<std::uint64_t>(number) << 3 | pb::delimited);
+    put_varint(message_size);
+  }
+}
+
+std::string to_frame(std::uint64_t id, body kind, std::string_view message) {
+  const frame_prefix prefix{id, kind, kind == body::none ? 0 : message.size()};
   std::string out;
-  out.reserve(frame_header_size + size);
-  const auto n = static_cast<std::uint32_t>(size);
-  const char prefix[frame_header_size] = {static_cast<char>(n >> 24), static_cast<char>(n >> 16),
-                                          static_cast<char>(n >> 8), static_cast<char>(n)};
-  out.append(prefix, frame_header_size);
-  append_uint(out, 1, id);
-  if (kind != body::none) append_delimited(out, number, message);
+  out.reserve(prefix.view().size() + (kind == body::none ? 0 : message.size()));
+  out.append(prefix.view());
+  if (kind != body::none) out.append(message.data(), message.size());
   return out;
 }
 

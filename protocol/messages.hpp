@@ -61,6 +61,18 @@ bool parse_envelope(std::string payload, envelope& out);
 // `message`, already encoded by one of the functions below).
 std::string to_frame(std::uint64_t id, body kind, std::string_view message);
 
+// The bytes of that frame before `message`: the frame is these followed by
+// the message. A message sent alike to many peers (a fence's reply) is then
+// written once and sent after each peer's own prefix.
+struct frame_prefix {
+  frame_prefix(std::uint64_t id, body kind, std::size_t message_size);
+  std::string_view view() const { return {bytes, size}; }
+
+ private:
+  char bytes[4 + 11 + 5 + 5];  // length, id field, body tag, body length
+  std::size_t size = 0;
+};
+
 // ---- Requests (what a client or tool sends) ---------------------------------
 
 enum class role : std::uint32_t { client = 0, tool = 1 };

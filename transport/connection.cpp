@@ -1,6 +1,7 @@
 #include "transport/connection.hpp"
 
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -34,19 +35,45 @@ long write_some(int fd, const char* data, std::size_t size) {
 }
 }  // namespace
 
-bool connection::send(std::string_view frame) {
+bool connection::send(std::string_view frame) { return send(frame, {}); }
+
+bool connection::send(std::string_view head, std::string_view body) {
   if (broken_) return false;
   if (!pending_.empty()) {
-    pending_.append(frame.data(), frame.size());
+    pending_.append(head.data(), head.size());
+    pending_.append(body.data(), body.size());
     return true;
   }
-  const long n = write_some(fd_, frame.data(), frame.size());
-  if (n < 0) {
+  // Both parts in one system call; what the socket does not take is kept.
+  std::size_t done = 0;
+  const std::size_t total = head.size() + body.size();
+  while (done < total) {
+    iovec parts[2];
+    int count = 0;
+    if (done < head.size()) parts[count++] = {const_cast<char*>(head.data() + done), head.size() - done};
+    const std::size_t body_done = done > head.size() ? done - head.size() : 0;
+    if (body_done < body.size())
+      parts[count++] = {const_cast<char*>(body.data() + body_done), body.size() - body_done};
+    msghdr m{};
+    m.msg_iov = parts;
+    m.msg_iovlen = static_cast<std::size_t>(count);
+    const auto n = ::sendmsg(fd_, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+      done += static_cast<std::size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
     broken_ = true;
     return false;
   }
-  if (static_cast<std::size_t>(n) < frame.size()) {
-    pending_.assign(frame.data() + n, frame.size() - static_cast<std::size_t>(n));
+  if (done < total) {
+    if (done < head.size()) {
+      pending_.assign(head.data() + done, head.size() - done);
+      pending_.append(body.data(), body.size());
+    } else {
+      pending_.assign(body.data() + (done - head.size()), total - done);
+    }
     io_->want_write(id_);
   }
   return true;

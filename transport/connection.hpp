@@ -35,6 +35,9 @@ class connection {
   // the actor (writable_atom) and it calls flush(). False once the connection
   // is broken.
   bool send(std::string_view frame);
+  // The same for a frame in two parts (a peer's own prefix and a body shared
+  // by many peers), written without joining them first.
+  bool send(std::string_view head, std::string_view body);
   bool flush();
   bool has_pending_output() const { return !pending_.empty(); }
 

@@ -44,7 +44,7 @@ fence_msg msg(proc_id from, std::vector<proc_id> procs, bool collect = false, st
   m.from = std::move(from);
   m.procs = std::move(procs);
   m.collect = collect;
-  m.data = std::move(data);
+  m.data = std::make_shared<const std::string>(std::move(data));
   return m;
 }
 
@@ -53,16 +53,19 @@ struct replies {
   std::vector<int> calls;
   std::vector<pmix_status_t> statuses;
   std::vector<std::shared_ptr<const std::string>> data;
+  std::vector<std::shared_ptr<const std::string>> bodies;
 
   fence_tracker::reply_fn make() {
     const std::size_t index = calls.size();
     calls.push_back(0);
     statuses.push_back(PMIX_ERR_NOT_AVAILABLE);
     data.emplace_back();
+    bodies.emplace_back();
     return [this, index](const fence_result& r) {
       ++calls[index];
       statuses[index] = r.status;
       data[index] = r.data;
+      bodies[index] = r.reply;
     };
   }
 };
@@ -100,6 +103,11 @@ TEST_SUITE("fence") {
     const auto c = fence_book::canonical({{"a", 3}, wild("a"), {"b", 1}, {"a", 0}, wild("a"), {"c", 5}, wild("c")});
     const std::vector<proc_id> expected{wild("a"), {"b", 1}, wild("c")};
     CHECK(c == expected);
+    // The special ranks above the wildcard (PMIX_RANK_UNDEF) are subsumed too.
+    CHECK(fence_book::canonical({{"a", pmix::rank_undef}, wild("a"), {"a", 2}}) ==
+          std::vector<proc_id>{wild("a")});
+    CHECK(fence_book::canonical({{"a", pmix::rank_undef}, {"a", 2}}) ==
+          std::vector<proc_id>{{"a", 2}, {"a", pmix::rank_undef}});
     // A namespace whose name is a prefix of another's is a different namespace.
     const auto d = fence_book::canonical({wild("ab"), {"a", 1}, {"abc", 2}});
     const std::vector<proc_id> expected_d{{"a", 1}, wild("ab"), {"abc", 2}};
@@ -115,7 +123,7 @@ TEST_SUITE("fence") {
     const auto id = t->id;
     CHECK(t->all_local);
     CHECK(t->procs == std::vector<proc_id>{wild("job")});
-    CHECK(t->expected == std::set<proc_id>{{"job", 0}, {"job", 1}, {"job", 2}});
+    CHECK(t->expected == std::vector<proc_id>{{"job", 0}, {"job", 1}, {"job", 2}});
     CHECK_FALSE(t->ready());
 
     t = contribute(w, r, msg({"job", 0}, {wild("job")}));
@@ -126,7 +134,7 @@ TEST_SUITE("fence") {
     REQUIRE(t != nullptr);
     CHECK(t->id == id);
     CHECK(t->ready());
-    CHECK(t->arrived.size() == 3);
+    CHECK(t->arrived().size() == 3);
     CHECK(w.book.size() == 1);
     CHECK(r.calls == std::vector<int>{0, 0, 0});  // nobody is answered before complete
   }
@@ -158,7 +166,7 @@ TEST_SUITE("fence") {
     auto* t = contribute(w, r, msg({"job", 0}, {wild("job")}));
     REQUIRE(t != nullptr);
     CHECK_FALSE(t->all_local);
-    CHECK(t->expected == std::set<proc_id>{{"job", 0}, {"job", 1}});
+    CHECK(t->expected == std::vector<proc_id>{{"job", 0}, {"job", 1}});
     CHECK_FALSE(t->ready());
     t = contribute(w, r, msg({"job", 1}, {wild("job")}));
     CHECK(t->ready());  // ready to go to the host: every local rank is in
@@ -169,7 +177,7 @@ TEST_SUITE("fence") {
     auto* e = contribute(w, r, msg({"job", 0}, {{"job", 0}, {"job", 3}}));
     REQUIRE(e != nullptr);
     CHECK_FALSE(e->all_local);
-    CHECK(e->expected == std::set<proc_id>{{"job", 0}});
+    CHECK(e->expected == std::vector<proc_id>{{"job", 0}});
     CHECK(e->ready());
 
     // Only local ranks named explicitly: all_local.
@@ -193,13 +201,13 @@ TEST_SUITE("fence") {
     auto* u = contribute(w, r, msg({"job", 0}, {wild("job"), wild("elsewhere")}));
     REQUIRE(u != nullptr);
     CHECK_FALSE(u->all_local);
-    CHECK(u->expected == std::set<proc_id>{{"job", 0}});
+    CHECK(u->expected == std::vector<proc_id>{{"job", 0}});
     CHECK(u->ready());
 
     auto* v = contribute(w, r, msg({"ghost", 4}, {wild("ghost")}));
     REQUIRE(v != nullptr);
     CHECK_FALSE(v->all_local);
-    CHECK(v->expected == std::set<proc_id>{{"ghost", 4}});
+    CHECK(v->expected == std::vector<proc_id>{{"ghost", 4}});
     CHECK(v->ready());
   }
 
@@ -237,8 +245,8 @@ TEST_SUITE("fence") {
     contribute(w, r, msg({"job", 2}, {{"job", 1}, {"job", 0}}), PMIX_ERR_BAD_PARAM);
     t = w.book.find(id);
     REQUIRE(t != nullptr);
-    CHECK(t->arrived == std::set<proc_id>{{"job", 0}});
-    CHECK(t->expected == std::set<proc_id>{{"job", 0}, {"job", 1}});
+    CHECK(t->arrived() == std::vector<proc_id>{{"job", 0}});
+    CHECK(t->expected == std::vector<proc_id>{{"job", 0}, {"job", 1}});
     CHECK(t->replies.size() == 1);
     // The refused callers' replies were never stored, so complete skips them.
     w.book.complete(id, fence_result{PMIX_SUCCESS, nullptr});
@@ -256,7 +264,7 @@ TEST_SUITE("fence") {
     contribute(w, r, msg({"job", 1}, {wild("job")}, false), PMIX_ERR_BAD_PARAM);
     t = w.book.find(id);
     REQUIRE(t != nullptr);
-    CHECK(t->arrived.size() == 1);
+    CHECK(t->arrived().size() == 1);
     CHECK_FALSE(t->ready());
     CHECK(t->collect);
     CHECK(t->data == data_before);
@@ -281,7 +289,7 @@ TEST_SUITE("fence") {
     auto* t = contribute(w, r, msg({"job", 0}, {wild("job")}, true, rank_blob({"job", 0}, "k", "first")));
     t = contribute(w, r, msg({"job", 0}, {wild("job")}, true, rank_blob({"job", 0}, "k", "second")));
     REQUIRE(t != nullptr);
-    CHECK(t->arrived.size() == 1);
+    CHECK(t->arrived().size() == 1);
     CHECK_FALSE(t->ready());
     CHECK(w.book.waiting_for({"job", 1}) == std::vector<std::uint64_t>{t->id});
 
@@ -330,6 +338,14 @@ TEST_SUITE("fence") {
       CHECK(r.statuses[i] == PMIX_SUCCESS);
       CHECK(r.data[i] == data);
     }
+    // Every caller gets the one reply body, encoded once, which carries the
+    // status and the data as a FenceReply would.
+    REQUIRE(r.bodies[0] != nullptr);
+    for (std::size_t i = 1; i < 4; ++i) CHECK(r.bodies[i] == r.bodies[0]);
+    pmix::wire::FenceReply reply;
+    REQUIRE(reply.ParseFromString(*r.bodies[0]));
+    CHECK(reply.status() == PMIX_SUCCESS);
+    CHECK(reply.data() == *data);
   }
 
   TEST_CASE("a non-collecting fence keeps no data, an empty contribution adds no entry") {
@@ -388,7 +404,7 @@ TEST_SUITE("fence") {
     auto* again = contribute(w, r, msg({"job", 2}, {wild("job")}));
     REQUIRE(again != nullptr);
     CHECK(again->id != id);
-    CHECK(again->arrived == std::set<proc_id>{{"job", 2}});
+    CHECK(again->arrived() == std::vector<proc_id>{{"job", 2}});
   }
 
   TEST_CASE("a reply may start the next fence while complete runs") {
@@ -472,12 +488,20 @@ TEST_SUITE("fence") {
   TEST_CASE("ready means every expected proc has arrived") {
     fence_tracker t;
     CHECK(t.ready());  // nothing expected
-    t.expected = {{"a", 0}, {"a", 1}};
-    t.arrived = {{"a", 1}};
+    CHECK(t.expect({"a", 1}) == 0);
+    CHECK(t.expect({"a", 0}) == 0);  // kept sorted
+    CHECK(t.expect({"a", 1}) == 1);  // once each
+    CHECK(t.expected == std::vector<proc_id>{{"a", 0}, {"a", 1}});
     CHECK_FALSE(t.ready());
-    t.arrived.insert({"a", 0});
+    t.arrived_flags[1] = true;
+    ++t.arrived_count;
+    CHECK_FALSE(t.ready());
+    CHECK(t.waits_for({"a", 0}));
+    CHECK_FALSE(t.waits_for({"a", 1}));
+    CHECK_FALSE(t.waits_for({"a", 7}));  // never expected
+    t.arrived_flags[0] = true;
+    ++t.arrived_count;
     CHECK(t.ready());
-    t.arrived.insert({"a", 7});  // extra arrivals do not matter
-    CHECK(t.ready());
+    CHECK(t.arrived() == t.expected);
   }
 }

@@ -100,6 +100,50 @@ TEST_SUITE("end to end") {
     CHECK(record().fence_calls == 0);
   }
 
+  TEST_CASE("after a collecting fence a rank that committed nothing has nothing, the others their data") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("sparse", 3, 3) == PMIX_SUCCESS);
+    std::vector<child> ranks;
+    for (pmix_rank_t r = 0; r < 3; ++r) {
+      std::vector<std::string> argv{script, "init"};
+      if (r != 1) argv.push_back("put:k=v" + std::to_string(r));
+      argv.insert(argv.end(), {"commit", "fence:collect", "get:0:k", "get:1:k", "get:2:k", "fence", "finalize"});
+      ranks.push_back(launch("sparse", r, argv, dir.path()));
+    }
+    for (auto& c : ranks) {
+      CHECK_MESSAGE(c.exited_with(0), c.errors());
+      const auto out = c.output();
+      CHECK(contains(out, "fence:collect PMIX_SUCCESS"));
+      CHECK_MESSAGE(contains(out, "get:0:k PMIX_SUCCESS v0"), out);
+      CHECK_MESSAGE(contains(out, "get:1:k PMIX_ERR_NOT_FOUND"), out);
+      CHECK_MESSAGE(contains(out, "get:2:k PMIX_SUCCESS v2"), out);
+    }
+    CHECK(deregister_job("sparse") == PMIX_SUCCESS);
+  }
+
+  TEST_CASE("a collecting fence carries megabytes to every client intact") {
+    // Each reply (6 MB) is far larger than a socket buffer: the server
+    // writes it in pieces as each client reads.
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    const std::string bytes = std::to_string(1536 * 1024);
+    std::vector<std::string> argv{script, "init", "put_pattern:big=" + bytes, "commit", "fence:collect"};
+    for (int r = 0; r < 4; ++r) argv.push_back("get_pattern:" + std::to_string(r) + ":big=" + bytes);
+    argv.push_back("finalize");
+    auto ranks = run_job("big", 4, argv, dir);
+    for (auto& c : ranks) {
+      CHECK_MESSAGE(c.exited_with(0), c.errors());
+      const auto out = c.output();
+      CHECK(contains(out, "fence:collect PMIX_SUCCESS"));
+      for (int r = 0; r < 4; ++r)
+        CHECK_MESSAGE(contains(out, "get_pattern:" + std::to_string(r) + ":big=" + bytes + " PMIX_SUCCESS intact"), out);
+    }
+    CHECK(deregister_job("big") == PMIX_SUCCESS);
+  }
+
   TEST_CASE("the host's client_connected and client_finalized see every client") {
     temp_dir dir;
     server srv(dir.path());

@@ -5,6 +5,10 @@
 //   put:<key>=<text>[:local|remote|global]
 //   fence[:collect][:ranks=<r,r,...>]
 //   get:<rank|*>:<key>            prints the value (text or number)
+//   put_pattern:<key>=<bytes>     puts a string of <bytes> characters that
+//                                 depend on this rank and their position
+//   get_pattern:<rank>:<key>=<bytes>  gets <rank>'s pattern string; prints
+//                                 "intact" or where it differs
 //   abort:<status>
 //   fence_nb[:collect]            PMIx_Fence_nb; waits for its callback
 //   get_nb:<rank|*>:<key>         PMIx_Get_nb; waits for its callback
@@ -66,6 +70,14 @@ namespace {
 pmix_proc_t me;
 std::string who;  // "" before a fork, "[parent] " or "[child] " after
 pid_t child_pid = 0;
+
+// put_pattern's text for `rank`: printable, different for every rank and
+// position modulo 26 * 7.
+std::string pattern(pmix_rank_t rank, std::size_t bytes) {
+  std::string out(bytes, ' ');
+  for (std::size_t k = 0; k < bytes; ++k) out[k] = static_cast<char>('a' + (k / 7 + rank) % 26);
+  return out;
+}
 
 std::string text_of(const pmix_value_t* v) {
   char buf[64];
@@ -178,6 +190,31 @@ int run(const std::vector<std::string>& steps) {
       PMIX_VALUE_LOAD(&v, kv.substr(eq + 1).c_str(), PMIX_STRING);
       say(step, PMIx_Put(scope, kv.substr(0, eq).c_str(), &v));
       PMIX_VALUE_DESTRUCT(&v);
+    } else if (cmd == "put_pattern") {
+      const auto kv = parts.at(1);
+      const auto eq = kv.find('=');
+      const std::string text = pattern(me.rank, std::strtoul(kv.substr(eq + 1).c_str(), nullptr, 10));
+      pmix_value_t v;
+      PMIX_VALUE_LOAD(&v, text.c_str(), PMIX_STRING);
+      say(step, PMIx_Put(PMIX_GLOBAL, kv.substr(0, eq).c_str(), &v));
+      PMIX_VALUE_DESTRUCT(&v);
+    } else if (cmd == "get_pattern") {
+      const auto r = static_cast<pmix_rank_t>(std::atoi(parts.at(1).c_str()));
+      const auto kv = parts.at(2);
+      const auto eq = kv.find('=');
+      pmix_proc_t who;
+      PMIX_LOAD_PROCID(&who, me.nspace, r);
+      pmix_value_t* val = nullptr;
+      const auto rc = PMIx_Get(&who, kv.substr(0, eq).c_str(), nullptr, 0, &val);
+      std::string verdict;
+      if (rc == PMIX_SUCCESS) {
+        const std::string want = pattern(r, std::strtoul(kv.substr(eq + 1).c_str(), nullptr, 10));
+        if (val->type != PMIX_STRING || val->data.string == nullptr) verdict = "not a string";
+        else if (want == val->data.string) verdict = "intact";
+        else verdict = "differs (" + std::to_string(std::strlen(val->data.string)) + " bytes)";
+      }
+      say(step, rc, verdict);
+      if (val != nullptr) PMIX_VALUE_RELEASE(val);
     } else if (cmd == "fence") {
       bool collect = false;
       std::vector<pmix_proc_t> procs;

@@ -1,0 +1,83 @@
+// The client's store (client/store.hpp): what it answers without asking the
+// server after fences and direct-modex replies.
+#include "client/store.hpp"
+
+#include <doctest/doctest.h>
+#include <pmix_common.h>
+
+#include <string>
+
+#include "protocol/codec.hpp"
+#include "protocol/pmix.pb.h"
+
+using pmix::info;
+using pmix::proc_id;
+using pmix::rank_wildcard;
+using pmix::value;
+using pmix::client::store;
+
+namespace {
+
+const proc_id self{"job", 9};
+
+// A ModexData as a collecting fence delivers it: one RankData per rank that
+// committed something, with one global key each.
+std::string modex(const std::vector<std::pair<proc_id, std::string>>& ranks) {
+  pmix::wire::ModexData m;
+  for (const auto& [p, text] : ranks) {
+    auto* r = m.add_ranks();
+    pmix::protocol::to_wire(p, r->mutable_proc());
+    auto* item = r->add_data();
+    item->set_scope(PMIX_GLOBAL);
+    pmix::protocol::to_wire(info{"k", value::string(text), 0}, item->mutable_info());
+  }
+  return m.SerializeAsString();
+}
+
+}  // namespace
+
+TEST_SUITE("client store") {
+  TEST_CASE("a collecting fence makes every participant complete, whether it sent data or not") {
+    store s;
+    s.fence_completed();
+    std::string error;
+    REQUIRE(s.add_modex(modex({{{"job", 0}, "zero"}, {{"job", 2}, "two"}}), self, &error));
+    s.participants_complete({{"job", rank_wildcard}});
+    for (pmix::rank_t r : {0u, 1u, 2u, 3u}) {
+      CAPTURE(r);
+      CHECK(s.has_complete_data({"job", r}));  // rank 1 and 3 sent nothing: they have nothing
+    }
+    CHECK_FALSE(s.has_complete_data({"other", 0}));
+    REQUIRE(s.peer_value({"job", 2}, "k") != nullptr);
+    CHECK(*s.peer_value({"job", 2}, "k")->as_string() == "two");
+    CHECK(s.peer_value({"job", 1}, "k") == nullptr);
+
+    // The next fence: peers may have committed more since.
+    s.fence_completed();
+    CHECK_FALSE(s.has_complete_data({"job", 0}));
+    CHECK_FALSE(s.has_complete_data({"job", 1}));
+  }
+
+  TEST_CASE("explicit participants are complete, the other ranks are not") {
+    store s;
+    s.fence_completed();
+    std::string error;
+    REQUIRE(s.add_modex(modex({{{"job", 3}, "three"}}), self, &error));
+    s.participants_complete({{"job", 1}, {"job", 3}});
+    CHECK(s.has_complete_data({"job", 1}));
+    CHECK(s.has_complete_data({"job", 3}));
+    CHECK_FALSE(s.has_complete_data({"job", 2}));
+    CHECK_FALSE(s.has_complete_data({"job", 0}));
+  }
+
+  TEST_CASE("ranks in the fence data are complete even without a participant list") {
+    store s;
+    s.fence_completed();
+    std::string error;
+    REQUIRE(s.add_modex(modex({{{"job", 4}, "four"}}), self, &error));
+    CHECK(s.has_complete_data({"job", 4}));
+    CHECK_FALSE(s.has_complete_data({"job", 5}));
+    s.clear();
+    CHECK_FALSE(s.has_complete_data({"job", 4}));
+  }
+}
