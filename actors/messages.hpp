@@ -58,11 +58,44 @@ struct register_client_msg {
   reply_to<no_result> done;
 };
 
-// A burst of register_client_msg to the server actor, coalesced by the
-// server's loop thread (a host registers its local ranks in a loop): one
-// actor message for the lot, handled in order.
+// A run of non-blocking PMIx_server_register_client calls for one namespace,
+// as host threads queue them for the server's loop thread (a host registers
+// its local ranks in a loop): plain records, so a call allocates nothing and
+// the loop sends the lot as one message. Each call is answered exactly once,
+// in call order; whatever is not answered when the batch goes away (dropped
+// at finalize) gets PMIX_ERR_NOT_AVAILABLE, as a reply_channel's caller does.
+class registration_batch {
+ public:
+  struct call {
+    rank_t rank;
+    uid_t uid;
+    gid_t gid;
+    void* server_object;
+    pmix_op_cbfunc_t cbfunc;
+    void* cbdata;
+  };
+
+  explicit registration_batch(std::string nspace) : nspace_(std::move(nspace)) {}
+  ~registration_batch();
+  registration_batch(const registration_batch&) = delete;
+  registration_batch& operator=(const registration_batch&) = delete;
+
+  const std::string& nspace() const { return nspace_; }
+  void add(const call& c) { calls_.push_back(c); }
+  std::size_t size() const { return calls_.size(); }
+  const call& operator[](std::size_t k) const { return calls_[k]; }
+  // Answers the next call not answered yet (the calls are answered in
+  // order); its cbfunc runs inside a progress::scope (spec 002).
+  void answer_next(pmix_status_t status);
+
+ private:
+  std::string nspace_;
+  std::vector<call> calls_;
+  std::size_t answered_ = 0;
+};
+
 struct register_clients_msg {
-  std::vector<register_client_msg> batch;
+  std::shared_ptr<registration_batch> batch;
 };
 
 struct deregister_client_msg {

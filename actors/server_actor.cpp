@@ -201,23 +201,42 @@ void on_deregister_nspace(self_ptr self, deregister_nspace_msg& msg) {
             [done](caf::error&) { done->deliver(PMIX_SUCCESS); });
 }
 
-void on_register_client(self_ptr self, register_client_msg& msg) {
-  auto& st = self->state;
-  auto it = st.nspaces.find(msg.proc.nspace);
-  if (it == st.nspaces.end()) {
-    log::error("server", "register_client ", to_string(msg.proc),
+// One PMIx_server_register_client: `entry` is the namespace's (null: not
+// registered).
+pmix_status_t register_rank(server_state::nspace_entry* entry, const std::string& nspace, rank_t rank,
+                            const registration& reg) {
+  if (entry == nullptr) {
+    log::error("server", "register_client ", to_string(proc_id{nspace, rank}),
                " refused: namespace not registered");
-    return msg.done->deliver(PMIX_ERR_NOT_FOUND);
+    return PMIX_ERR_NOT_FOUND;
   }
-  if (msg.proc.rank >= rank_valid_limit) {
-    log::error("server", "register_client refused: ", to_string(msg.proc), " is not a valid rank");
-    return msg.done->deliver(PMIX_ERR_BAD_PARAM);
+  if (rank >= rank_valid_limit) {
+    log::error("server", "register_client refused: ", to_string(proc_id{nspace, rank}), " is not a valid rank");
+    return PMIX_ERR_BAD_PARAM;
   }
-  auto& locals = it->second.locality.local_ranks;
-  auto pos = std::lower_bound(locals.begin(), locals.end(), msg.proc.rank);
-  if (pos == locals.end() || *pos != msg.proc.rank) locals.insert(pos, msg.proc.rank);
-  it->second.registrations[msg.proc.rank] = registration{msg.uid, msg.gid, msg.server_object};
-  msg.done->deliver(PMIX_SUCCESS);
+  auto& locals = entry->locality.local_ranks;
+  auto pos = std::lower_bound(locals.begin(), locals.end(), rank);
+  if (pos == locals.end() || *pos != rank) locals.insert(pos, rank);
+  entry->registrations[rank] = reg;
+  return PMIX_SUCCESS;
+}
+
+server_state::nspace_entry* find_nspace(self_ptr self, const std::string& nspace) {
+  auto it = self->state.nspaces.find(nspace);
+  return it == self->state.nspaces.end() ? nullptr : &it->second;
+}
+
+void on_register_client(self_ptr self, register_client_msg& msg) {
+  msg.done->deliver(register_rank(find_nspace(self, msg.proc.nspace), msg.proc.nspace, msg.proc.rank,
+                                  registration{msg.uid, msg.gid, msg.server_object}));
+}
+
+void on_register_clients(self_ptr self, registration_batch& batch) {
+  auto* entry = find_nspace(self, batch.nspace());
+  for (std::size_t k = 0; k < batch.size(); ++k) {
+    const auto& c = batch[k];
+    batch.answer_next(register_rank(entry, batch.nspace(), c.rank, registration{c.uid, c.gid, c.server_object}));
+  }
 }
 
 void on_deregister_client(self_ptr self, deregister_client_msg& msg) {
@@ -519,9 +538,7 @@ caf::behavior server_actor(caf::stateful_actor<server_state>* self, context_ptr 
       [=](register_nspace_msg& msg) { on_register_nspace(self, msg); },
       [=](deregister_nspace_msg& msg) { on_deregister_nspace(self, msg); },
       [=](register_client_msg& msg) { on_register_client(self, msg); },
-      [=](register_clients_msg& msg) {
-        for (auto& one : msg.batch) on_register_client(self, one);
-      },
+      [=](register_clients_msg& msg) { on_register_clients(self, *msg.batch); },
       [=](deregister_client_msg& msg) { on_deregister_client(self, msg); },
       [=](setup_fork_msg& msg) {
         msg.done->deliver(PMIX_SUCCESS, client_environment(*self->state.ctx, msg.proc));

@@ -254,6 +254,10 @@ pmix_status_t register_client(const pmix_proc_t* proc, uid_t uid, gid_t gid, voi
   auto rt = current();
   if (!rt) return PMIX_ERR_INIT;
   if (proc == nullptr || !valid_nspace(proc->nspace)) return PMIX_ERR_BAD_PARAM;
+  // A host registers its ranks in a burst: the loop thread takes each call
+  // as a plain record (no allocation, no message of its own).
+  if (cbfunc != nullptr && rt->post_registration(proc->nspace, {proc->rank, uid, gid, server_object, cbfunc, cbdata}))
+    return PMIX_SUCCESS;
   auto p = convert::proc(*proc);
   return op_call("PMIx_server_register_client", rt, cbfunc, cbdata,
                  [&](actors::reply_to<actors::no_result> done) {

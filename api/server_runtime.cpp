@@ -468,33 +468,17 @@ void runtime::run_actors() {
   }
 }
 
-// Sends what host threads posted, in order. A run of register_client calls
-// (a host registers its local ranks in a loop: thousands at a time in the
-// benchmark) goes as one register_clients_msg: one mailbox element, one
-// dispatch, instead of one each.
+// Sends what host threads posted, in order.
 void runtime::send_posted() {
-  std::vector<actors::register_client_msg> batch;
-  caf::actor_addr batch_to;
-  auto send = [](const caf::actor_addr& to, auto&& what) {
-    if (auto target = caf::actor_cast<caf::actor>(to)) caf::anon_send(target, std::forward<decltype(what)>(what));
-  };
-  auto flush = [&] {
-    if (batch.size() == 1) send(batch_to, std::move(batch.front()));
-    else if (!batch.empty()) send(batch_to, actors::register_clients_msg{std::move(batch)});
-    batch.clear();
-  };
-  for (auto& [to, m] : posted_) {
-    if (m.match_elements<actors::register_client_msg>()) {
-      if (!batch.empty() && to != batch_to) flush();
-      if (batch.capacity() == 0) batch.reserve(posted_.size());
-      batch_to = to;
-      batch.push_back(std::move(m.get_mutable_as<actors::register_client_msg>(0)));
-      continue;
+  for (auto& p : posted_) {
+    if (p.registrations) {
+      caf::anon_send(root_, actors::register_clients_msg{std::move(p.registrations)});
+    } else if (!p.to) {
+      caf::anon_send(root_, std::move(p.message));
+    } else if (auto target = caf::actor_cast<caf::actor>(p.to)) {
+      caf::anon_send(target, std::move(p.message));
     }
-    flush();
-    send(to, std::move(m));
   }
-  flush();
 }
 
 void runtime::post(const caf::actor_addr& to, caf::message m) {
@@ -504,12 +488,36 @@ void runtime::post(const caf::actor_addr& to, caf::message m) {
     // After the loop has stopped nobody would send it: dropped here, its
     // reply channel answers PMIX_ERR_NOT_AVAILABLE (actors/reply.hpp).
     if (loop_done_) return;
-    inbox_.emplace_back(to, std::move(m));
+    inbox_.push_back(posted{to, std::move(m), nullptr});
     inbox_ready_.store(true, std::memory_order_release);  // seen by a spinning loop
     wake = sleeping_;
     sleeping_ = false;  // one wake-up is enough
   }
   if (wake) io_->wake();
+}
+
+bool runtime::post_registration(const char* nspace, const actors::registration_batch::call& c) {
+  if (!loop_) return false;
+  std::shared_ptr<actors::registration_batch> dropped;  // answered outside the lock
+  bool wake = false;
+  {
+    std::lock_guard<std::mutex> guard{inbox_mutex_};
+    if (loop_done_) {
+      dropped = std::make_shared<actors::registration_batch>(nspace);
+      dropped->add(c);
+    } else {
+      // A run of calls for one namespace shares one batch; anything else
+      // queued in between starts a new one, so the order holds.
+      if (inbox_.empty() || !inbox_.back().registrations || inbox_.back().registrations->nspace() != nspace)
+        inbox_.push_back(posted{{}, {}, std::make_shared<actors::registration_batch>(nspace)});
+      inbox_.back().registrations->add(c);
+      inbox_ready_.store(true, std::memory_order_release);
+      wake = sleeping_;
+      sleeping_ = false;
+    }
+  }
+  if (wake) io_->wake();
+  return true;  // `dropped`, if any, answers PMIX_ERR_NOT_AVAILABLE here
 }
 
 void runtime::progress(int timeout_ms) {
@@ -533,7 +541,7 @@ void runtime::stop() {
     loop_thread_.join();
     // What was posted and not sent is dropped: its callers get
     // PMIX_ERR_NOT_AVAILABLE from the messages' reply channels.
-    std::vector<std::pair<caf::actor_addr, caf::message>> unsent;
+    std::vector<posted> unsent;
     {
       std::lock_guard<std::mutex> guard{inbox_mutex_};
       loop_done_ = true;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "actors/context.hpp"
+#include "actors/messages.hpp"
 #include "api/host_module.hpp"
 #include "api/rendezvous.hpp"
 #include "api/server_directives.hpp"
@@ -51,8 +52,8 @@ class runtime {
     if (!external_) return caf::anon_send(root_, std::forward<Msg>(msg));
     if (loop_) {
       // Queued for the loop thread, which sends it; woken only by the
-      // request that finds the queue empty.
-      return post(root_.address(), caf::make_message(std::forward<Msg>(msg)));
+      // request that finds the queue empty. (No address: the server actor.)
+      return post(caf::actor_addr{}, caf::make_message(std::forward<Msg>(msg)));
     }
     std::lock_guard<std::recursive_mutex> guard{ctx_->gate->mutex()};
     caf::anon_send(root_, std::forward<Msg>(msg));
@@ -63,6 +64,11 @@ class runtime {
   // job), and blocking calls drive progress while they wait. A no-op
   // otherwise.
   bool external() const { return external_; }
+  // A non-blocking PMIx_server_register_client in loop mode: a plain record
+  // appended to the run of registrations the loop thread sends as one
+  // message (actors::registration_batch). False when not in loop mode (the
+  // caller sends a register_client_msg instead).
+  bool post_registration(const char* nspace, const actors::registration_batch::call& c);
   void progress(int timeout_ms = 0);
   // Waits until `ready()` holds: by progressing (external progress) or by
   // `wait()` (the actors' own threads progress).
@@ -89,8 +95,16 @@ class runtime {
   std::chrono::microseconds spin_{0};
   std::thread loop_thread_;
   std::mutex inbox_mutex_;
-  std::vector<std::pair<caf::actor_addr, caf::message>> inbox_;  // for the loop thread to send
-  std::vector<std::pair<caf::actor_addr, caf::message>> posted_;  // the loop thread's: being sent
+  // What host threads queued for the loop thread to send, in order: a
+  // message (to the server actor when `to` is empty), or a run of
+  // registrations.
+  struct posted {
+    caf::actor_addr to;
+    caf::message message;
+    std::shared_ptr<actors::registration_batch> registrations;
+  };
+  std::vector<posted> inbox_;   // for the loop thread to send
+  std::vector<posted> posted_;  // the loop thread's: being sent
   bool loop_done_ = false;  // under inbox_mutex_: the loop has stopped
   bool sleeping_ = false;   // under inbox_mutex_: the loop blocks in epoll_wait; post() wakes it
   std::atomic<bool> inbox_ready_{false};  // inbox_ has messages: a spinning loop stops spinning

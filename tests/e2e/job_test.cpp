@@ -12,6 +12,8 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <atomic>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -569,6 +571,59 @@ TEST_SUITE("end to end") {
       CAPTURE(k);
       CHECK(a.got[k].first == k);
       CHECK(a.got[k].second == expected[a.got[k].first]);
+    }
+  }
+
+  TEST_CASE("register_client calls racing the server's finalize are each answered once: success or not-available") {
+    // Calls queued for the loop thread when finalize stops it are dropped and
+    // answered PMIX_ERR_NOT_AVAILABLE; a call after finalize is PMIX_ERR_INIT.
+    constexpr std::size_t n = 20000;
+    for (int round = 0; round < 10; ++round) {
+      CAPTURE(round);
+      temp_dir dir;
+      auto srv = std::make_unique<server>(dir.path());
+      REQUIRE(srv->status() == PMIX_SUCCESS);
+      REQUIRE(register_job("racing", 64, 64) == PMIX_SUCCESS);
+      struct answer {
+        std::atomic<int> calls{0};
+        std::atomic<int> status{PMIX_ERR_NOT_SUPPORTED};
+      };
+      std::vector<answer> answers(n);
+      std::vector<pmix_status_t> returned(n, PMIX_ERR_NOT_SUPPORTED);
+      std::atomic<bool> started{false};
+      std::thread host([&] {
+        for (std::size_t k = 0; k < n; ++k) {
+          if (k == 100) started = true;
+          pmix_proc_t p;
+          PMIX_LOAD_PROCID(&p, "racing", static_cast<pmix_rank_t>(k % 64));
+          returned[k] = PMIx_server_register_client(
+              &p, getuid(), getgid(), nullptr,
+              [](pmix_status_t st, void* cbdata) {
+                auto* a = static_cast<answer*>(cbdata);
+                a->status = st;
+                ++a->calls;
+              },
+              &answers[k]);
+        }
+      });
+      while (!started) std::this_thread::yield();
+      srv.reset();  // PMIx_server_finalize while the host is still registering
+      host.join();
+      std::size_t accepted = 0, not_available = 0;
+      for (std::size_t k = 0; k < n; ++k) {
+        CAPTURE(k);
+        if (returned[k] == PMIX_SUCCESS) {
+          ++accepted;
+          REQUIRE(answers[k].calls == 1);
+          REQUIRE((answers[k].status == PMIX_SUCCESS || answers[k].status == PMIX_ERR_NOT_AVAILABLE));
+          if (answers[k].status == PMIX_ERR_NOT_AVAILABLE) ++not_available;
+        } else {
+          REQUIRE(returned[k] == PMIX_ERR_INIT);  // after finalize: no callback
+          REQUIRE(answers[k].calls == 0);
+        }
+      }
+      CHECK(accepted >= 100);
+      MESSAGE("accepted ", accepted, ", not available ", not_available);
     }
   }
 
