@@ -36,6 +36,9 @@ struct rank_slice {
 // PMIX_GLOBAL_RANK, PMIX_APPNUM), 0 for any other key.
 std::uint8_t derived_bit(std::string_view key);
 
+// Sorts `ranks` and removes duplicates, in linear time when they are dense.
+void sort_unique(std::vector<rank_t>& ranks);
+
 // A registration as PMIx_server_register_nspace hands it to the server
 // actor: the registered info in wire form, kept for collect_job_info
 // (`registered`: wire::JobInfo `info` fields, in the host's order); the

@@ -483,4 +483,27 @@ TEST_SUITE("job_layout") {
     CHECK(l.nodes == std::vector<std::string>{"node01", "node02", "node03"});
     CHECK(l.local_node == 2);
   }
+
+  TEST_CASE("sort_unique sorts and removes duplicates, dense or sparse") {
+    using pmix::actors::sort_unique;
+    std::vector<rank_t> none;
+    sort_unique(none);
+    CHECK(none.empty());
+    // Dense: sorted runs listed twice, as a registration's ranks are.
+    std::vector<rank_t> dense;
+    for (int pass = 0; pass < 2; ++pass)
+      for (rank_t r = 0; r < 1000; ++r) dense.push_back(r);
+    dense.push_back(5);
+    sort_unique(dense);
+    REQUIRE(dense.size() == 1000);
+    for (rank_t r = 0; r < 1000; ++r) CHECK(dense[r] == r);
+    // Gaps and disorder.
+    std::vector<rank_t> gaps{9, 3, 3, 0, 7, 9};
+    sort_unique(gaps);
+    CHECK(gaps == std::vector<rank_t>{0, 3, 7, 9});
+    // Sparse: a few ranks far apart.
+    std::vector<rank_t> sparse{4000000000u, 12, 4000000000u, 70000000u};
+    sort_unique(sparse);
+    CHECK(sparse == std::vector<rank_t>{12, 70000000u, 4000000000u});
+  }
 }
