@@ -56,8 +56,8 @@ std::string join_ranks(const std::vector<rank_t>& ranks) {
 }  // namespace
 
 std::uint8_t derived_bit(std::string_view key) {
-  static constexpr const char* keys[] = {PMIX_HOSTNAME,    PMIX_NODEID,      PMIX_LOCAL_RANK,
-                                         PMIX_NODE_RANK,   PMIX_GLOBAL_RANK, PMIX_APPNUM};
+  static constexpr std::string_view keys[] = {PMIX_HOSTNAME,  PMIX_NODEID,      PMIX_LOCAL_RANK,
+                                              PMIX_NODE_RANK, PMIX_GLOBAL_RANK, PMIX_APPNUM};
   for (std::size_t k = 0; k < std::size(keys); ++k)
     if (key == keys[k]) return static_cast<std::uint8_t>(1u << k);
   return 0;

@@ -35,25 +35,20 @@ pmix_status_t add_proc_data(const pmix_info_t& in, actors::encoded_registration&
   elements.clear();
   actors::rank_slice slice;
   slice.offset = static_cast<std::uint32_t>(out.rank_bytes.size());
+  value v;
   for (size_t j = 0; j < a.size; ++j) {
-    info item;
-    item.key = convert::key(items[j].key);
-    item.flags = items[j].flags;
-    const auto rc = convert::from_c(items[j].value, item.val);
+    // The key as the C string it is (bounded), not a copy.
+    const std::string_view key{items[j].key, ::strnlen(items[j].key, PMIX_MAX_KEYLEN)};
+    const auto rc = convert::from_c(items[j].value, v);
     if (rc != PMIX_SUCCESS) return rc;
-    if (j == 0) slice.rank = static_cast<rank_t>(*item.val.as_uint());
+    if (j == 0) slice.rank = static_cast<rank_t>(*v.as_uint());
     body.clear();
-    protocol::append_info_body(body, item);
+    protocol::append_info_body(body, key, v, items[j].flags);
     // The element: a wire::Value of type PMIX_INFO holding the Info.
-    const auto element_size = protocol::uint_size(1, PMIX_INFO) + protocol::header_size(12, body.size()) + body.size();
-    protocol::append_header(elements, wire::DataArray::kElementsFieldNumber, element_size);
-    protocol::append_uint(elements, 1, PMIX_INFO);
-    protocol::append_header(elements, wire::Value::kInfoFieldNumber, body.size());
-    elements.append(body);
+    protocol::append_info_element(elements, wire::DataArray::kElementsFieldNumber, body);
     if (j > 0) {
-      protocol::append_header(out.rank_bytes, wire::RankInfo::kInfoFieldNumber, body.size());
-      out.rank_bytes.append(body);
-      slice.given |= actors::derived_bit(item.key);
+      protocol::append_delimited(out.rank_bytes, wire::RankInfo::kInfoFieldNumber, body);
+      slice.given |= actors::derived_bit(key);
     }
   }
   slice.length = static_cast<std::uint32_t>(out.rank_bytes.size() - slice.offset);

@@ -1,5 +1,7 @@
 #include "protocol/direct.hpp"
 
+#include <pmix_common.h>
+
 #include <cstring>
 
 #include "protocol/pb.hpp"
@@ -7,47 +9,84 @@
 namespace pmix::protocol {
 namespace {
 
-using pb::put_tag;
-using pb::put_varint;
 using pb::tag_size;
 using pb::varint_size;
 constexpr auto varint_type = pb::varint, fixed64_type = pb::fixed64, delimited_type = pb::delimited;
 
 // proto3 scalars: absent when zero/empty (outside a oneof).
 std::size_t opt_varint_size(int field, std::uint64_t v) { return v == 0 ? 0 : tag_size(field) + varint_size(v); }
-std::size_t opt_bytes_size(int field, const std::string& s) {
+std::size_t opt_bytes_size(int field, std::string_view s) {
   return s.empty() ? 0 : tag_size(field) + varint_size(s.size()) + s.size();
 }
 std::size_t delimited_size(int field, std::size_t n) { return tag_size(field) + varint_size(n) + n; }
 // int32 and int64 fields: a negative value is sign-extended to 64 bits.
 std::uint64_t as_varint(std::int64_t v) { return static_cast<std::uint64_t>(v); }
 
-void opt_varint(std::string& out, int field, std::uint64_t v) {
-  if (v == 0) return;
-  put_tag(out, field, varint_type);
-  put_varint(out, v);
-}
-void opt_bytes(std::string& out, int field, const std::string& s) {
-  if (s.empty()) return;
-  put_tag(out, field, delimited_type);
-  put_varint(out, s.size());
-  out.append(s);
-}
-void bytes_field(std::string& out, int field, const std::string& s) {
-  put_tag(out, field, delimited_type);
-  put_varint(out, s.size());
-  out.append(s);
-}
-void delimited_header(std::string& out, int field, std::size_t n) {
-  put_tag(out, field, delimited_type);
-  put_varint(out, n);
-}
+// Writes a message part whose size is known first (the *_size functions,
+// which protobuf's own length prefixes need anyway): a small one is built
+// on the stack and appended in one go, a large one is written straight
+// into the string, grown once. Appending field by field cost a library
+// call and a capacity check per byte run; growing the string costs more
+// than that for a few bytes.
+class cursor {
+ public:
+  cursor(std::string& out, std::size_t n) : out_(out), on_stack_(n <= sizeof small_) {
+    if (on_stack_) {
+      p_ = small_;
+    } else {
+      const auto old = out.size();
+      out.resize(old + n);
+      p_ = &out[old];
+    }
+  }
+  ~cursor() {
+    if (on_stack_) out_.append(small_, static_cast<std::size_t>(p_ - small_));
+  }
+  cursor(const cursor&) = delete;
+  cursor& operator=(const cursor&) = delete;
+
+  void varint(std::uint64_t v) {
+    while (v >= 0x80) {
+      *p_++ = static_cast<char>((v & 0x7f) | 0x80);
+      v >>= 7;
+    }
+    *p_++ = static_cast<char>(v);
+  }
+  void tag(int field, pb::wire_type type) { varint((static_cast<std::uint64_t>(field) << 3) | type); }
+  void raw(const char* data, std::size_t n) {
+    if (n > 0) std::memcpy(p_, data, n);
+    p_ += n;
+  }
+  void opt_varint(int field, std::uint64_t v) {
+    if (v == 0) return;
+    tag(field, varint_type);
+    varint(v);
+  }
+  void bytes_field(int field, std::string_view s) {
+    tag(field, delimited_type);
+    varint(s.size());
+    raw(s.data(), s.size());
+  }
+  void opt_bytes(int field, std::string_view s) {
+    if (!s.empty()) bytes_field(field, s);
+  }
+  void delimited_header(int field, std::size_t n) {
+    tag(field, delimited_type);
+    varint(n);
+  }
+
+ private:
+  std::string& out_;
+  bool on_stack_;
+  char small_[128];
+  char* p_;
+};
 
 // wire::Proc
 std::size_t proc_body_size(const proc_id& p) { return opt_bytes_size(1, p.nspace) + opt_varint_size(2, p.rank); }
-void proc_body(std::string& out, const proc_id& p) {
-  opt_bytes(out, 1, p.nspace);
-  opt_varint(out, 2, p.rank);
+void proc_body(cursor& out, const proc_id& p) {
+  out.opt_bytes(1, p.nspace);
+  out.opt_varint(2, p.rank);
 }
 
 // The payload (oneof) part of a wire::Value, per C++ alternative; the field
@@ -87,77 +126,92 @@ struct payload_size {
   }
 };
 
-void value_body(std::string& out, const value& v);
+void value_body(cursor& out, const value& v);
+void info_body(cursor& out, const info& i);
 
 struct payload_writer {
-  std::string& out;
+  cursor& out;
   void operator()(const std::monostate&) const {}
   void operator()(bool b) const {
-    put_tag(out, 2, varint_type);
-    out.push_back(b ? 1 : 0);
+    out.tag(2, varint_type);
+    out.varint(b ? 1 : 0);
   }
   void operator()(std::int64_t i) const {
-    put_tag(out, 3, varint_type);
-    put_varint(out, pb::zigzag64(i));
+    out.tag(3, varint_type);
+    out.varint(pb::zigzag64(i));
   }
   void operator()(std::uint64_t u) const {
-    put_tag(out, 4, varint_type);
-    put_varint(out, u);
+    out.tag(4, varint_type);
+    out.varint(u);
   }
   void operator()(double d) const {
-    put_tag(out, 5, fixed64_type);
+    out.tag(5, fixed64_type);
     std::uint64_t bits;
     std::memcpy(&bits, &d, 8);
     char buf[8];
     for (int k = 0; k < 8; ++k) buf[k] = static_cast<char>(bits >> (8 * k));
-    out.append(buf, 8);
+    out.raw(buf, 8);
   }
-  void operator()(const std::string& s) const { bytes_field(out, 6, s); }
+  void operator()(const std::string& s) const { out.bytes_field(6, s); }
   void operator()(const proc_id& p) const {
-    delimited_header(out, 7, proc_body_size(p));
+    out.delimited_header(7, proc_body_size(p));
     proc_body(out, p);
   }
   void operator()(const timeval_value& t) const {
-    delimited_header(out, 8, opt_varint_size(1, as_varint(t.sec)) + opt_varint_size(2, as_varint(t.usec)));
-    opt_varint(out, 1, as_varint(t.sec));
-    opt_varint(out, 2, as_varint(t.usec));
+    out.delimited_header(8, opt_varint_size(1, as_varint(t.sec)) + opt_varint_size(2, as_varint(t.usec)));
+    out.opt_varint(1, as_varint(t.sec));
+    out.opt_varint(2, as_varint(t.usec));
   }
   void operator()(const std::shared_ptr<const envar_value>& e) const {
     const auto sep = static_cast<unsigned char>(e->separator);
-    delimited_header(out, 10, opt_bytes_size(1, e->name) + opt_bytes_size(2, e->value) + opt_varint_size(3, sep));
-    opt_bytes(out, 1, e->name);
-    opt_bytes(out, 2, e->value);
-    opt_varint(out, 3, sep);
+    out.delimited_header(10, opt_bytes_size(1, e->name) + opt_bytes_size(2, e->value) + opt_varint_size(3, sep));
+    out.opt_bytes(1, e->name);
+    out.opt_bytes(2, e->value);
+    out.opt_varint(3, sep);
   }
   void operator()(const std::shared_ptr<const proc_info_value>& p) const {
-    delimited_header(out, 11, payload_size::proc_info_body_size(*p));
-    delimited_header(out, 1, proc_body_size(p->proc));
+    out.delimited_header(11, payload_size::proc_info_body_size(*p));
+    out.delimited_header(1, proc_body_size(p->proc));
     proc_body(out, p->proc);
-    opt_bytes(out, 2, p->hostname);
-    opt_bytes(out, 3, p->executable);
-    opt_varint(out, 4, as_varint(p->pid));
-    opt_varint(out, 5, as_varint(p->exit_code));
-    opt_varint(out, 6, p->state);
+    out.opt_bytes(2, p->hostname);
+    out.opt_bytes(3, p->executable);
+    out.opt_varint(4, as_varint(p->pid));
+    out.opt_varint(5, as_varint(p->exit_code));
+    out.opt_varint(6, p->state);
   }
   void operator()(const std::shared_ptr<const array_value>& a) const {
-    delimited_header(out, 9, payload_size::array_body_size(*a));
-    opt_varint(out, 1, a->type);
+    out.delimited_header(9, payload_size::array_body_size(*a));
+    out.opt_varint(1, a->type);
     for (const auto& e : a->elements) {
-      delimited_header(out, 2, value_size(e));
+      out.delimited_header(2, value_size(e));
       value_body(out, e);
     }
   }
-  void operator()(const std::shared_ptr<const info>& i) const { append_info(out, 12, *i); }
+  void operator()(const std::shared_ptr<const info>& i) const {
+    out.delimited_header(12, info_size(*i));
+    info_body(out, *i);
+  }
 };
 
 // What to_wire(value) writes: the type (PMIX_UNDEF for a type the wire
 // cannot carry, with no payload), then the payload.
 bool carried(const value& v) { return value::kind_of(v.type) != value::kind::unsupported; }
 
-void value_body(std::string& out, const value& v) {
+void value_body(cursor& out, const value& v) {
   if (!carried(v)) return;
-  opt_varint(out, 1, v.type);
+  out.opt_varint(1, v.type);
   std::visit(payload_writer{out}, v.data);
+}
+
+void info_body(cursor& out, std::string_view key, const value& v, std::uint32_t flags) {
+  out.opt_bytes(1, key);
+  out.delimited_header(2, value_size(v));
+  value_body(out, v);
+  out.opt_varint(3, flags);
+}
+void info_body(cursor& out, const info& i) { info_body(out, i.key, i.val, i.flags); }
+std::size_t info_parts_size(std::string_view key, const value& v, std::uint32_t flags) {
+  return opt_bytes_size(1, key) + delimited_size(2, value_size(v)) + opt_varint_size(3, flags);
 }
 
 }  // namespace
@@ -169,33 +223,59 @@ std::size_t value_size(const value& v) {
 
 std::size_t info_size(const info& i) {
   // The value is always present (to_wire sets it), even when empty.
-  return opt_bytes_size(1, i.key) + delimited_size(2, value_size(i.val)) + opt_varint_size(3, i.flags);
+  return info_parts_size(i.key, i.val, i.flags);
 }
 
 void append_info(std::string& out, int field_number, const info& i) {
-  delimited_header(out, field_number, info_size(i));
-  append_info_body(out, i);
+  const auto body = info_size(i);
+  cursor c{out, header_size(field_number, body) + body};
+  c.delimited_header(field_number, body);
+  info_body(c, i);
 }
 
-void append_value_body(std::string& out, const value& v) { value_body(out, v); }
+void append_value_body(std::string& out, const value& v) {
+  cursor c{out, value_size(v)};
+  value_body(c, v);
+}
 
-void append_uint(std::string& out, int field_number, std::uint64_t v) { opt_varint(out, field_number, v); }
+void append_uint(std::string& out, int field_number, std::uint64_t v) {
+  cursor c{out, opt_varint_size(field_number, v)};
+  c.opt_varint(field_number, v);
+}
 
-void append_info_body(std::string& out, const info& i) {
-  opt_bytes(out, 1, i.key);
-  delimited_header(out, 2, value_size(i.val));
-  value_body(out, i.val);
-  opt_varint(out, 3, i.flags);
+void append_info_body(std::string& out, const info& i) { append_info_body(out, i.key, i.val, i.flags); }
+
+void append_info_body(std::string& out, std::string_view key, const value& v, std::uint32_t flags) {
+  cursor c{out, info_parts_size(key, v, flags)};
+  info_body(c, key, v, flags);
+}
+
+void append_delimited(std::string& out, int field_number, std::string_view bytes) {
+  cursor c{out, delimited_size(field_number, bytes.size())};
+  c.bytes_field(field_number, bytes);
+}
+
+void append_info_element(std::string& out, int field_number, std::string_view info_body) {
+  // Value { type: PMIX_INFO, info: <body> }
+  const auto value = opt_varint_size(1, PMIX_INFO) + delimited_size(12, info_body.size());
+  cursor c{out, delimited_size(field_number, value)};
+  c.delimited_header(field_number, value);
+  c.opt_varint(1, PMIX_INFO);
+  c.bytes_field(12, info_body);
 }
 
 void append_header(std::string& out, int field_number, std::size_t length) {
-  delimited_header(out, field_number, length);
+  cursor c{out, header_size(field_number, length)};
+  c.delimited_header(field_number, length);
 }
 std::size_t header_size(int field_number, std::size_t length) {
   return tag_size(field_number) + varint_size(length);
 }
 std::size_t uint_size(int field_number, std::uint64_t v) { return opt_varint_size(field_number, v); }
 std::size_t bytes_size(int field_number, const std::string& s) { return opt_bytes_size(field_number, s); }
-void append_bytes(std::string& out, int field_number, const std::string& s) { opt_bytes(out, field_number, s); }
+void append_bytes(std::string& out, int field_number, const std::string& s) {
+  cursor c{out, opt_bytes_size(field_number, s)};
+  c.opt_bytes(field_number, s);
+}
 
 }  // namespace pmix::protocol

@@ -9,7 +9,9 @@
 // than the encoding itself.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "common/value.hpp"
 
@@ -29,6 +31,13 @@ void append_uint(std::string& out, int field_number, std::uint64_t v);
 // one by one: the body of a wire::Info (no tag, no length); the tag and
 // length of a length-delimited field; what those fields take.
 void append_info_body(std::string& out, const info& i);
+// The same for an info given as its parts.
+void append_info_body(std::string& out, std::string_view key, const value& v, std::uint32_t flags);
+// A length-delimited field holding `bytes` as they are (tag, length, bytes).
+void append_delimited(std::string& out, int field_number, std::string_view bytes);
+// A wire::Value of type PMIX_INFO holding an encoded Info body, as field
+// `field_number` (a data array's element).
+void append_info_element(std::string& out, int field_number, std::string_view info_body);
 // The body of a wire::Value (what PMIx_Data_pack stores per value).
 void append_value_body(std::string& out, const value& v);
 void append_header(std::string& out, int field_number, std::size_t length);

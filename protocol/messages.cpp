@@ -37,11 +37,6 @@ void append_proc(std::string& out, int field_number, const proc_id& p) {
 void append_infos(std::string& out, int field_number, const info_list& list) {
   for (const auto& i : list) append_info(out, field_number, i);
 }
-// A length-delimited field always written (repeated bytes elements).
-void append_delimited(std::string& out, int field_number, std::string_view bytes) {
-  append_header(out, field_number, bytes.size());
-  out.append(bytes.data(), bytes.size());
-}
 // int32 fields: negative values are sign-extended to ten bytes.
 std::uint64_t int32_varint(std::int32_t v) { return static_cast<std::uint64_t>(static_cast<std::int64_t>(v)); }
 
