@@ -50,18 +50,16 @@ std::shared_ptr<client::session> current_session() {
 void waiter::finish(pmix_status_t st) {
   std::lock_guard<std::mutex> guard{m};
   status = st;
-  done = true;
+  done.store(true, std::memory_order_release);
   cv.notify_all();
 }
 
-bool waiter::is_done() {
-  std::lock_guard<std::mutex> guard{m};
-  return done;
-}
+bool waiter::is_done() { return done.load(std::memory_order_acquire); }
 
 pmix_status_t waiter::wait() {
+  if (done.load(std::memory_order_acquire)) return status;  // answered while this thread read
   std::unique_lock<std::mutex> guard{m};
-  cv.wait(guard, [this] { return done; });
+  cv.wait(guard, [this] { return done.load(std::memory_order_relaxed); });
   return status;
 }
 

@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -34,7 +35,9 @@ std::shared_ptr<client::session> current_session();
 struct waiter {
   std::mutex m;
   std::condition_variable cv;
-  bool done = false;
+  // Set (under m, after status) by finish(): is_done() reads it without the
+  // lock, as a thread reading its own reply asks after every frame.
+  std::atomic<bool> done{false};
   pmix_status_t status = PMIX_ERR_NOT_AVAILABLE;
 
   void finish(pmix_status_t st);

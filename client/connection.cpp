@@ -6,11 +6,13 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -75,11 +77,21 @@ pmix_status_t connection::open(const std::string& uri, std::unique_ptr<connectio
   return PMIX_SUCCESS;
 }
 
-pmix_status_t connection::write_frame(const std::string& frame) {
+pmix_status_t connection::write_frame(std::string_view head, std::string_view body) {
   std::lock_guard<std::mutex> guard{write_mutex_};
   std::size_t done = 0;
-  while (done < frame.size()) {
-    const auto n = ::send(fd_, frame.data() + done, frame.size() - done, MSG_NOSIGNAL);
+  const std::size_t total = head.size() + body.size();
+  while (done < total) {
+    iovec parts[2];
+    int count = 0;
+    if (done < head.size()) parts[count++] = {const_cast<char*>(head.data() + done), head.size() - done};
+    const std::size_t body_done = done > head.size() ? done - head.size() : 0;
+    if (body_done < body.size())
+      parts[count++] = {const_cast<char*>(body.data() + body_done), body.size() - body_done};
+    msghdr m{};
+    m.msg_iov = parts;
+    m.msg_iovlen = static_cast<std::size_t>(count);
+    const auto n = ::sendmsg(fd_, &m, MSG_NOSIGNAL);
     if (n > 0) {
       done += static_cast<std::size_t>(n);
       continue;
@@ -98,7 +110,8 @@ pmix_status_t connection::write_frame(const std::string& frame) {
 pmix_status_t connection::handshake(protocol::body kind, const std::string& message,
                                     protocol::envelope& reply) {
   const auto id = next_id_++;
-  auto rc = write_frame(protocol::to_frame(id, kind, message));
+  const protocol::frame_prefix prefix{id, kind, message.size()};
+  auto rc = write_frame(prefix.view(), message);
   if (rc != PMIX_SUCCESS) {
     log::error("client", "cannot send the connect request: ", std::strerror(errno));
     return rc;
@@ -158,7 +171,13 @@ void connection::watch_socket(bool on) {
 }
 
 pmix_status_t connection::send(protocol::body kind, const std::string& message) {
-  return write_frame(protocol::to_frame(0, kind, message));
+  const protocol::frame_prefix prefix{0, kind, message.size()};
+  return write_frame(prefix.view(), message);
+}
+
+std::vector<std::pair<std::uint64_t, connection::pending_request>>::iterator connection::find_pending(
+    std::uint64_t id) {
+  return std::find_if(pending_.begin(), pending_.end(), [id](const auto& p) { return p.first == id; });
 }
 
 pmix_status_t connection::request(protocol::body kind, const std::string& message, completion done) {
@@ -167,12 +186,14 @@ pmix_status_t connection::request(protocol::body kind, const std::string& messag
     std::lock_guard<std::mutex> guard{mutex_};
     if (lost_ || stopping_) return lost_ ? PMIX_ERR_LOST_CONNECTION : PMIX_ERR_NOT_AVAILABLE;
     id = next_id_++;
-    pending_.emplace(id, pending_request{std::move(done), answered_here_depth > 0});
+    pending_.emplace_back(id, pending_request{std::move(done), answered_here_depth > 0});
   }
-  auto rc = write_frame(protocol::to_frame(id, kind, message));
+  const protocol::frame_prefix prefix{id, kind, message.size()};
+  auto rc = write_frame(prefix.view(), message);
   if (rc != PMIX_SUCCESS) {
     std::lock_guard<std::mutex> guard{mutex_};
-    pending_.erase(id);  // the reader may have failed it already
+    auto it = find_pending(id);  // the reader may have failed it already
+    if (it != pending_.end()) pending_.erase(it);
   }
   return rc;
 }
@@ -222,7 +243,7 @@ bool connection::read_frames(std::vector<protocol::envelope>& out, bool& lost) {
 
 bool connection::answers_blocking_call(std::uint64_t id) {
   std::lock_guard<std::mutex> guard{mutex_};
-  auto it = pending_.find(id);
+  auto it = find_pending(id);
   return it != pending_.end() && it->second.here;
 }
 
@@ -234,10 +255,12 @@ void connection::dispatch(protocol::envelope& e, bool on_progress_thread) {
   pending_request req;
   {
     std::lock_guard<std::mutex> guard{mutex_};
-    auto it = pending_.find(e.id);
+    auto it = find_pending(e.id);
     if (it == pending_.end()) return;
     req = std::move(it->second);
-    pending_.erase(it);
+    // Order does not matter: the last entry takes its place.
+    if (it + 1 != pending_.end()) *it = std::move(pending_.back());
+    pending_.pop_back();
   }
   if (on_progress_thread || req.here) {
     req.done(PMIX_SUCCESS, &e);
@@ -339,7 +362,7 @@ void connection::run() {
 }
 
 void connection::fail_all(pmix_status_t status) {
-  std::unordered_map<std::uint64_t, pending_request> pending;
+  std::vector<std::pair<std::uint64_t, pending_request>> pending;
   {
     std::lock_guard<std::mutex> guard{mutex_};
     if (status == PMIX_ERR_LOST_CONNECTION) lost_ = true;
@@ -383,7 +406,7 @@ void connection::abandon() {
   new (&read_mutex_) std::mutex();
   // The parent's pending completions are left alone (leaked): running their
   // destructors could touch the parent's waiters.
-  new (&pending_) std::unordered_map<std::uint64_t, pending_request>();
+  new (&pending_) std::vector<std::pair<std::uint64_t, pending_request>>();
   new (&tasks_) std::deque<std::function<void()>>();
   new (&unprompted_) std::function<void(protocol::envelope&)>();
   new (&lost_hook_) std::function<void()>();

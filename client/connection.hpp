@@ -103,7 +103,8 @@ class connection {
   explicit connection(int fd);
   void run();
   void fail_all(pmix_status_t status);
-  pmix_status_t write_frame(const std::string& frame);
+  // Writes a frame (in two parts: a request's prefix and its message).
+  pmix_status_t write_frame(std::string_view head, std::string_view body = {});
   // With read_mutex_ held: reads what the socket has and splits it into
   // frames. False when the connection is lost or a frame is malformed.
   bool read_frames(std::vector<protocol::envelope>& out, bool& lost);
@@ -120,7 +121,11 @@ class connection {
   std::chrono::microseconds spin_{0};
   std::mutex read_mutex_;  // held by whoever reads the socket (and owns reader_)
   mutable std::mutex mutex_;  // guards the fields below
-  std::unordered_map<std::uint64_t, pending_request> pending_;
+  // Requests in flight, by id: a handful at most, so a flat list (no
+  // allocation per request once it has grown).
+  std::vector<std::pair<std::uint64_t, pending_request>> pending_;
+  // The entry for `id`, or pending_.end().
+  std::vector<std::pair<std::uint64_t, pending_request>>::iterator find_pending(std::uint64_t id);
   std::deque<std::function<void()>> tasks_;
   std::function<void(protocol::envelope&)> unprompted_;
   std::function<void()> lost_hook_;

@@ -250,6 +250,15 @@ void append_info_body(std::string& out, std::string_view key, const value& v, st
   info_body(c, key, v, flags);
 }
 
+void append_proc(std::string& out, int field_number, const proc_id& p) {
+  const auto body = proc_body_size(p);
+  cursor c{out, delimited_size(field_number, body)};
+  c.delimited_header(field_number, body);
+  proc_body(c, p);
+}
+
+std::size_t proc_size(int field_number, const proc_id& p) { return delimited_size(field_number, proc_body_size(p)); }
+
 void append_delimited(std::string& out, int field_number, std::string_view bytes) {
   cursor c{out, delimited_size(field_number, bytes.size())};
   c.bytes_field(field_number, bytes);

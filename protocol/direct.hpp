@@ -33,6 +33,10 @@ void append_uint(std::string& out, int field_number, std::uint64_t v);
 void append_info_body(std::string& out, const info& i);
 // The same for an info given as its parts.
 void append_info_body(std::string& out, std::string_view key, const value& v, std::uint32_t flags);
+// A wire::Proc field (always written, even when empty, as a set message
+// field is), and what it takes.
+void append_proc(std::string& out, int field_number, const proc_id& p);
+std::size_t proc_size(int field_number, const proc_id& p);
 // A length-delimited field holding `bytes` as they are (tag, length, bytes).
 void append_delimited(std::string& out, int field_number, std::string_view bytes);
 // A wire::Value of type PMIX_INFO holding an encoded Info body, as field

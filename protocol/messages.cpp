@@ -25,15 +25,6 @@ bool malformed(std::string* error) { return fail(error, "malformed message"); }
 
 // ---- writing ----------------------------------------------------------------
 
-std::size_t proc_body_size(const proc_id& p) {
-  return bytes_size(1, p.nspace) + uint_size(2, p.rank);
-}
-// A Proc field (always written, even when empty, as a set message field is).
-void append_proc(std::string& out, int field_number, const proc_id& p) {
-  append_header(out, field_number, proc_body_size(p));
-  append_bytes(out, 1, p.nspace);
-  append_uint(out, 2, p.rank);
-}
 void append_infos(std::string& out, int field_number, const info_list& list) {
   for (const auto& i : list) append_info(out, field_number, i);
 }
@@ -425,6 +416,10 @@ std::string commit_request(const std::vector<scoped_info>& data) {
 
 std::string fence_request(const std::vector<proc_id>& procs, const info_list& info, bool collect_data) {
   std::string out;
+  std::size_t size = uint_size(3, collect_data ? 1 : 0);
+  for (const auto& p : procs) size += proc_size(1, p);
+  for (const auto& i : info) size += header_size(2, info_size(i)) + info_size(i);
+  out.reserve(size);
   for (const auto& p : procs) append_proc(out, 1, p);
   append_infos(out, 2, info);
   append_uint(out, 3, collect_data ? 1 : 0);
