@@ -82,6 +82,7 @@ class registration_batch {
 
   const std::string& nspace() const { return nspace_; }
   void add(const call& c) { calls_.push_back(c); }
+  void reserve(std::size_t n) { calls_.reserve(n); }
   std::size_t size() const { return calls_.size(); }
   const call& operator[](std::size_t k) const { return calls_[k]; }
   // Answers the next call not answered yet (the calls are answered in

@@ -246,7 +246,7 @@ void on_deregister_client(self_ptr self, deregister_client_msg& msg) {
     log::warning("server", "deregister_client of ", to_string(msg.proc), ": unknown namespace");
     return msg.done->deliver(PMIX_ERR_NOT_FOUND);
   }
-  msg.registered = it->second.registrations.erase(msg.proc.rank) > 0;
+  msg.registered = it->second.registrations.erase(msg.proc.rank);
   // The rank is gone for good: collectives still waiting for it fail.
   st.departed[msg.proc] = PMIX_ERR_UNREACH;
   for (auto id : st.fences.waiting_for(msg.proc))
@@ -280,8 +280,7 @@ void route_connect(self_ptr self, connect_msg msg, caf::response_promise rp) {
   auto& st = self->state;
   auto it = st.nspaces.find(msg.proc.nspace);
   if (it != st.nspaces.end() && !it->second.tool) {
-    if (auto r = it->second.registrations.find(msg.proc.rank); r != it->second.registrations.end())
-      msg.reg = r->second;
+    if (const auto* r = it->second.registrations.find(msg.proc.rank)) msg.reg = *r;
     rp.delegate(it->second.actor, std::move(msg));
     return;
   }
@@ -488,9 +487,7 @@ void on_snapshot(self_ptr self, snapshot_msg& msg) {
   auto remaining = std::make_shared<std::size_t>(st.nspaces.size());
   if (*remaining == 0) return done->deliver(PMIX_SUCCESS, *snap);
   for (auto& [name, entry] : st.nspaces) {
-    std::vector<rank_t> registered;
-    for (const auto& [rank, reg] : entry.registrations) registered.push_back(rank);
-    std::sort(registered.begin(), registered.end());
+    const std::vector<rank_t> registered = entry.registrations.ranks();
     self->request(entry.actor, caf::infinite, view_msg{})
         .then(
             [=](server_snapshot::nspace_view& v) {

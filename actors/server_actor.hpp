@@ -15,6 +15,7 @@
 
 #include "actors/context.hpp"
 #include "actors/fence.hpp"
+#include "actors/rank_map.hpp"
 #include "actors/messages.hpp"
 
 namespace pmix::actors {
@@ -31,9 +32,8 @@ struct server_state {
     // changes, and handed to the rank actor with each connect. A registered
     // rank costs a map entry, not an actor, until a process connects
     // (docs/spec-map.md).
-    // (unordered: a host registers thousands in a burst; in rank order where
-    // an order is shown, as the snapshot does).
-    std::unordered_map<rank_t, registration> registrations;
+    // (by rank position: a host registers thousands in a burst).
+    rank_map<registration> registrations;
   };
 
   // A tool connect waiting for the host's tool_connected answer.

@@ -281,6 +281,12 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
   const char* loop_env = std::getenv("PMIX_CXX_LOOP");
   if (!rt->external_ && !(loop_env != nullptr && std::string{loop_env} == "0")) {
     rt->loop_ = true;
+    // The queue's storage is made here, once: grown for the first time
+    // during a host's first burst of calls (right after it freed a large
+    // registration), each step cost a slow allocation, and freeing the
+    // first one could make the allocator hand tens of megabytes of the
+    // host's memory back to the system inside the burst.
+    for (auto* q : {&rt->inbox_, &rt->posted_}) q->reserve(1024);
     rt->external_ = true;  // the manual scheduler, driven by our one loop thread
     rt->spin_ = s.loop_spin;
   }
@@ -417,9 +423,14 @@ void runtime::loop() {
       sleeping_ = false;
       inbox_ready_.store(false, std::memory_order_relaxed);
       posted_.swap(inbox_);
+      posted_nspaces_.swap(inbox_nspaces_);
     }
-    if (!posted_.empty() && ctx_->gate->is_open()) send_posted();
+    if (!posted_.empty()) {
+      if (ctx_->gate->is_open()) send_posted();
+      else drop_posted(posted_, posted_nspaces_);
+    }
     posted_.clear();
+    posted_nspaces_.clear();
     run_actors();
   }
 }
@@ -468,17 +479,40 @@ void runtime::run_actors() {
   }
 }
 
-// Sends what host threads posted, in order.
+// Sends what host threads posted, in order; a run of registrations of one
+// namespace goes as one message.
 void runtime::send_posted() {
-  for (auto& p : posted_) {
-    if (p.registrations) {
-      caf::anon_send(root_, actors::register_clients_msg{std::move(p.registrations)});
-    } else if (!p.to) {
+  for (std::size_t k = 0; k < posted_.size();) {
+    auto& p = posted_[k];
+    if (p.registers) {
+      std::size_t end = k + 1;
+      while (end < posted_.size() && posted_[end].registers && posted_[end].nspace == p.nspace) ++end;
+      auto batch = std::make_shared<actors::registration_batch>(posted_nspaces_[p.nspace]);
+      batch->reserve(end - k);
+      for (std::size_t i = k; i < end; ++i) batch->add(posted_[i].registration);
+      caf::anon_send(root_, actors::register_clients_msg{std::move(batch)});
+      k = end;
+      continue;
+    }
+    if (!p.to) {
       caf::anon_send(root_, std::move(p.message));
     } else if (auto target = caf::actor_cast<caf::actor>(p.to)) {
       caf::anon_send(target, std::move(p.message));
     }
+    ++k;
   }
+}
+
+// What the loop did not send (finalize): messages are dropped (their reply
+// channels answer PMIX_ERR_NOT_AVAILABLE), registrations answered so here.
+void runtime::drop_posted(std::vector<posted>& entries, std::vector<std::string>& nspaces) {
+  for (auto& p : entries) {
+    if (!p.registers) continue;
+    actors::registration_batch lost{nspaces[p.nspace]};
+    lost.add(p.registration);
+  }
+  entries.clear();
+  nspaces.clear();
 }
 
 void runtime::post(const caf::actor_addr& to, caf::message m) {
@@ -488,7 +522,7 @@ void runtime::post(const caf::actor_addr& to, caf::message m) {
     // After the loop has stopped nobody would send it: dropped here, its
     // reply channel answers PMIX_ERR_NOT_AVAILABLE (actors/reply.hpp).
     if (loop_done_) return;
-    inbox_.push_back(posted{to, std::move(m), nullptr});
+    inbox_.push_back(posted{to, std::move(m)});
     inbox_ready_.store(true, std::memory_order_release);  // seen by a spinning loop
     wake = sleeping_;
     sleeping_ = false;  // one wake-up is enough
@@ -498,26 +532,24 @@ void runtime::post(const caf::actor_addr& to, caf::message m) {
 
 bool runtime::post_registration(const char* nspace, const actors::registration_batch::call& c) {
   if (!loop_) return false;
-  std::shared_ptr<actors::registration_batch> dropped;  // answered outside the lock
   bool wake = false;
   {
-    std::lock_guard<std::mutex> guard{inbox_mutex_};
+    std::unique_lock<std::mutex> guard{inbox_mutex_};
     if (loop_done_) {
-      dropped = std::make_shared<actors::registration_batch>(nspace);
-      dropped->add(c);
-    } else {
-      // A run of calls for one namespace shares one batch; anything else
-      // queued in between starts a new one, so the order holds.
-      if (inbox_.empty() || !inbox_.back().registrations || inbox_.back().registrations->nspace() != nspace)
-        inbox_.push_back(posted{{}, {}, std::make_shared<actors::registration_batch>(nspace)});
-      inbox_.back().registrations->add(c);
-      inbox_ready_.store(true, std::memory_order_release);
-      wake = sleeping_;
-      sleeping_ = false;
+      guard.unlock();
+      actors::registration_batch lost{nspace};  // answers PMIX_ERR_NOT_AVAILABLE
+      lost.add(c);
+      return true;
     }
+    // Consecutive calls name the same namespace: its name is kept once.
+    if (inbox_nspaces_.empty() || inbox_nspaces_.back() != nspace) inbox_nspaces_.emplace_back(nspace);
+    inbox_.push_back(posted{{}, {}, true, c, static_cast<std::uint32_t>(inbox_nspaces_.size() - 1)});
+    inbox_ready_.store(true, std::memory_order_release);
+    wake = sleeping_;
+    sleeping_ = false;
   }
   if (wake) io_->wake();
-  return true;  // `dropped`, if any, answers PMIX_ERR_NOT_AVAILABLE here
+  return true;
 }
 
 void runtime::progress(int timeout_ms) {
@@ -542,11 +574,14 @@ void runtime::stop() {
     // What was posted and not sent is dropped: its callers get
     // PMIX_ERR_NOT_AVAILABLE from the messages' reply channels.
     std::vector<posted> unsent;
+    std::vector<std::string> unsent_nspaces;
     {
       std::lock_guard<std::mutex> guard{inbox_mutex_};
       loop_done_ = true;
       unsent.swap(inbox_);
+      unsent_nspaces.swap(inbox_nspaces_);
     }
+    drop_posted(unsent, unsent_nspaces);
   }
   if (external_ && system_) {
     // No threads: take the system down ourselves, in one last round.

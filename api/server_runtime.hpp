@@ -65,9 +65,10 @@ class runtime {
   // otherwise.
   bool external() const { return external_; }
   // A non-blocking PMIx_server_register_client in loop mode: a plain record
-  // appended to the run of registrations the loop thread sends as one
-  // message (actors::registration_batch). False when not in loop mode (the
-  // caller sends a register_client_msg instead).
+  // queued for the loop thread, which sends a run of them as one message
+  // (actors::registration_batch, built on the loop thread). The host thread
+  // allocates nothing: the queue keeps its storage. False when not in loop
+  // mode (the caller sends a register_client_msg instead).
   bool post_registration(const char* nspace, const actors::registration_batch::call& c);
   void progress(int timeout_ms = 0);
   // Waits until `ready()` holds: by progressing (external progress) or by
@@ -96,15 +97,18 @@ class runtime {
   std::thread loop_thread_;
   std::mutex inbox_mutex_;
   // What host threads queued for the loop thread to send, in order: a
-  // message (to the server actor when `to` is empty), or a run of
-  // registrations.
+  // message (to the server actor when `to` is empty), or one registration
+  // of the namespace inbox_nspaces_[nspace].
   struct posted {
     caf::actor_addr to;
     caf::message message;
-    std::shared_ptr<actors::registration_batch> registrations;
+    bool registers = false;
+    actors::registration_batch::call registration{};
+    std::uint32_t nspace = 0;
   };
   std::vector<posted> inbox_;   // for the loop thread to send
   std::vector<posted> posted_;  // the loop thread's: being sent
+  std::vector<std::string> inbox_nspaces_, posted_nspaces_;  // the registrations' namespaces
   bool loop_done_ = false;  // under inbox_mutex_: the loop has stopped
   bool sleeping_ = false;   // under inbox_mutex_: the loop blocks in epoll_wait; post() wakes it
   std::atomic<bool> inbox_ready_{false};  // inbox_ has messages: a spinning loop stops spinning
@@ -118,6 +122,7 @@ class runtime {
   void run_actors();
   // Loop mode: sends posted_ (see the definition).
   void send_posted();
+  static void drop_posted(std::vector<posted>& entries, std::vector<std::string>& nspaces);
   caf::actor root_;
   std::shared_ptr<host::module> host_;
   std::shared_ptr<actors::server_context> ctx_;
