@@ -431,6 +431,12 @@ void runtime::loop() {
     }
     posted_.clear();
     posted_nspaces_.clear();
+    if (posted_.capacity() > 8192) {
+      // After a burst of thousands of calls: the memory goes back, the
+      // queue keeps its usual size.
+      posted_ = std::vector<posted>();
+      posted_.reserve(1024);
+    }
     run_actors();
   }
 }
