@@ -6,7 +6,6 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
-#include <sys/uio.h>
 #include <sys/un.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -18,6 +17,7 @@
 
 #include "common/log.hpp"
 #include "common/progress.hpp"
+#include "transport/send_parts.hpp"
 #include "transport/tcp.hpp"
 
 namespace pmix::client {
@@ -82,16 +82,7 @@ pmix_status_t connection::write_frame(std::string_view head, std::string_view bo
   std::size_t done = 0;
   const std::size_t total = head.size() + body.size();
   while (done < total) {
-    iovec parts[2];
-    int count = 0;
-    if (done < head.size()) parts[count++] = {const_cast<char*>(head.data() + done), head.size() - done};
-    const std::size_t body_done = done > head.size() ? done - head.size() : 0;
-    if (body_done < body.size())
-      parts[count++] = {const_cast<char*>(body.data() + body_done), body.size() - body_done};
-    msghdr m{};
-    m.msg_iov = parts;
-    m.msg_iovlen = static_cast<std::size_t>(count);
-    const auto n = ::sendmsg(fd_, &m, MSG_NOSIGNAL);
+    const auto n = transport::send_parts(fd_, head, body, done, MSG_NOSIGNAL);
     if (n > 0) {
       done += static_cast<std::size_t>(n);
       continue;
