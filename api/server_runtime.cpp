@@ -281,12 +281,9 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
   const char* loop_env = std::getenv("PMIX_CXX_LOOP");
   if (!rt->external_ && !(loop_env != nullptr && std::string{loop_env} == "0")) {
     rt->loop_ = true;
-    // The queue's storage is made here, once: grown for the first time
-    // during a host's first burst of calls (right after it freed a large
-    // registration), each step cost a slow allocation, and freeing the
-    // first one could make the allocator hand tens of megabytes of the
-    // host's memory back to the system inside the burst.
-    for (auto* q : {&rt->inbox_, &rt->posted_}) q->reserve(1024);
+    // The queue's storage is made here, for the few requests a loop turn
+    // usually takes; a burst grows it, and gives it back once sent.
+    for (auto* q : {&rt->inbox_, &rt->posted_}) q->reserve(64);
     rt->external_ = true;  // the manual scheduler, driven by our one loop thread
     rt->spin_ = s.loop_spin;
   }
@@ -435,7 +432,7 @@ void runtime::loop() {
       // After a burst of thousands of calls: the memory goes back, the
       // queue keeps its usual size.
       posted_ = std::vector<posted>();
-      posted_.reserve(1024);
+      posted_.reserve(64);
     }
     run_actors();
   }
