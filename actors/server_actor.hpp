@@ -15,8 +15,8 @@
 
 #include "actors/context.hpp"
 #include "actors/fence.hpp"
-#include "actors/rank_map.hpp"
 #include "actors/messages.hpp"
+#include "common/rank_map.hpp"
 
 namespace pmix::actors {
 

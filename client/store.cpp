@@ -75,7 +75,7 @@ bool store::add_rank(const protocol::rank_data& data, const proc_id& self, nspac
     t.complete = &complete_[nspace];
     t.peers = &peers_[nspace];
   }
-  t.complete->set(rank, generation_);
+  (*t.complete)[rank] = generation_;
   if (data.items.empty()) return true;
   const bool source_local = t.local != nullptr ? t.local->count(rank) > 0 : nspace == self.nspace;
   auto& dest = (*t.peers)[rank];
@@ -93,7 +93,7 @@ bool store::add_rank(const protocol::rank_data& data, const proc_id& self, nspac
 void store::participants_complete(const std::vector<proc_id>& participants) {
   for (const auto& p : participants) {
     if (p.rank == rank_wildcard) complete_nspaces_[p.nspace] = generation_;
-    else complete_[p.nspace].set(p.rank, generation_);
+    else complete_[p.nspace][p.rank] = generation_;
   }
 }
 
@@ -101,7 +101,9 @@ bool store::has_complete_data(const proc_id& p) const {
   auto all = complete_nspaces_.find(p.nspace);
   if (all != complete_nspaces_.end() && all->second == generation_) return true;
   auto it = complete_.find(p.nspace);
-  return it != complete_.end() && it->second.get(p.rank) == generation_;
+  if (it == complete_.end()) return false;
+  const auto* stamp = it->second.find(p.rank);
+  return stamp != nullptr && *stamp == generation_;
 }
 
 const value* store::peer_value(const proc_id& p, const std::string& key) const {
@@ -113,21 +115,6 @@ const value* store::peer_value(const proc_id& p, const std::string& key) const {
 
 void store::store_value(const proc_id& p, const std::string& key, value v) {
   peers_[p.nspace][p.rank][key] = std::move(v);
-}
-
-void store::rank_stamps::set(rank_t r, std::uint64_t generation) {
-  if (r >= dense_limit) {
-    sparse_[r] = generation;
-    return;
-  }
-  if (r >= dense_.size()) dense_.resize(r + 1, 0);
-  dense_[r] = generation;
-}
-
-std::uint64_t store::rank_stamps::get(rank_t r) const {
-  if (r < dense_.size()) return dense_[r];
-  auto it = sparse_.find(r);
-  return it == sparse_.end() ? 0 : it->second;
 }
 
 void store::clear() {

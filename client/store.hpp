@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/rank_map.hpp"
 #include "common/value.hpp"
 #include "protocol/messages.hpp"
 
@@ -58,19 +59,9 @@ class store {
     std::set<rank_t> local;
   };
   // The fence generation in which each rank's complete data arrived, by
-  // rank: a vector for the dense ranks of a job (a collecting fence stamps
-  // every rank, and hashing each one showed in the profiles), a map for the
-  // rare rank beyond.
-  class rank_stamps {
-   public:
-    void set(rank_t r, std::uint64_t generation);
-    std::uint64_t get(rank_t r) const;
-
-   private:
-    static constexpr rank_t dense_limit = 1u << 20;
-    std::vector<std::uint64_t> dense_;
-    std::unordered_map<rank_t, std::uint64_t> sparse_;
-  };
+  // rank position (common/rank_map.hpp: a collecting fence stamps every rank,
+  // and hashing each one showed in the profiles).
+  using rank_stamps = rank_map<std::uint64_t>;
   // Keyed by namespace, then rank: a fence delivers the data of every rank
   // of a job, so lookups stay within one namespace's tables.
   template <class T>

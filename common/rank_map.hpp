@@ -1,8 +1,9 @@
-// A map from a namespace's ranks to values, for the tables the server keeps
-// per rank (registrations): a job's ranks are dense (0..n-1), so they are
-// positions of a vector, and the rare rank far beyond the others goes to a
-// hash map. A host that registers 10,000 clients then costs one growing
-// vector, not 10,000 hash-map nodes.
+// A map from a namespace's ranks to values, for the tables kept per rank
+// (the server's registrations, a client's fence stamps): a job's ranks are
+// dense (0..n-1), so they are positions of a vector, and the rare rank far
+// beyond the others goes to a hash map. A host that registers 10,000 clients,
+// or a collecting fence over 10,000 ranks, then costs one growing vector, not
+// 10,000 hash-map nodes.
 #pragma once
 
 #include <algorithm>
@@ -13,7 +14,7 @@
 
 #include "common/value.hpp"
 
-namespace pmix::actors {
+namespace pmix {
 
 template <class T>
 class rank_map {
@@ -74,4 +75,4 @@ class rank_map {
   std::size_t count_ = 0;
 };
 
-}  // namespace pmix::actors
+}  // namespace pmix

@@ -1,5 +1,5 @@
-// The server's per-rank tables (actors/rank_map.hpp).
-#include "actors/rank_map.hpp"
+// Per-rank tables (common/rank_map.hpp).
+#include "common/rank_map.hpp"
 
 #include <doctest/doctest.h>
 
@@ -8,7 +8,7 @@
 #include <vector>
 
 using pmix::rank_t;
-using pmix::actors::rank_map;
+using pmix::rank_map;
 
 TEST_SUITE("rank_map") {
   TEST_CASE("dense ranks: insert, find, overwrite, erase") {
