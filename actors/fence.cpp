@@ -60,8 +60,9 @@ std::vector<proc_id> fence_book::canonical(std::vector<proc_id> procs) {
 }
 
 void fence_book::expect_locals(fence_tracker& t) const {
-  // procs is canonical (sorted by namespace, a wildcard first and alone),
-  // and local_ranks are sorted: appending keeps `expected` sorted.
+  // procs is canonical (sorted; a namespace named by its wildcard has no
+  // other entry), and local_ranks are sorted: appending keeps `expected`
+  // sorted.
   for (const auto& p : t.procs) {
     const auto* loc = locality_(p.nspace);
     if (loc == nullptr) continue;

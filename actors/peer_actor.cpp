@@ -27,14 +27,14 @@ using query_done_atom = caf::atom_constant<caf::atom("querydone")>;
 
 const char* peer_state::name = "pmix.peer";
 
-const std::string& peer_state::rank_data() {
+const std::shared_ptr<const std::string>& peer_state::rank_blob() {
   if (!committed_blob) {
     wire::RankData data;
     protocol::to_wire(proc, data.mutable_proc());
     for (const auto& [key, entry] : committed) *data.add_data() = entry;
     committed_blob = std::make_shared<const std::string>(data.SerializeAsString());
   }
-  return *committed_blob;
+  return committed_blob;
 }
 
 namespace {
@@ -157,10 +157,7 @@ void on_fence(self_ptr self, std::uint64_t id, const wire::FenceRequest& req) {
   // A peer that committed nothing adds nothing to the collected data: the
   // clients take a collecting fence's participants as complete either way
   // (client::store::participants_complete).
-  if (msg.collect && !st.committed.empty()) {
-    st.rank_data();  // fills the cache
-    msg.data = st.committed_blob;
-  }
+  if (msg.collect && !st.committed.empty()) msg.data = st.rank_blob();
   self->request(st.server, caf::infinite, std::move(msg))
       .then(
           [=](fence_result& r) {

@@ -57,8 +57,10 @@ struct peer_state {
   std::map<std::uint64_t, std::uint64_t> upcalls;
   std::uint64_t next_upcall = 1;
 
-  // Serialized wire::RankData of what was committed (cached).
-  const std::string& rank_data();
+  // Serialized wire::RankData of what was committed (cached), and the same
+  // as the shared cache entry (handed to a fence without a copy).
+  const std::shared_ptr<const std::string>& rank_blob();
+  const std::string& rank_data() { return *rank_blob(); }
 };
 
 caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
