@@ -174,18 +174,28 @@ void on_register_nspace(self_ptr self, register_nspace_msg& msg) {
     return msg.done->deliver(rc);
   }
   nspace_locality loc{layout.local_ranks, layout.job_size};
+  rank_map<registration> registrations;
+  if (auto early = st.early_registrations.find(msg.nspace); early != st.early_registrations.end()) {
+    registrations = std::move(early->second);
+    st.early_registrations.erase(early);
+    for (auto r : registrations.ranks()) {
+      auto pos = std::lower_bound(loc.local_ranks.begin(), loc.local_ranks.end(), r);
+      if (pos == loc.local_ranks.end() || *pos != r) loc.local_ranks.insert(pos, r);
+    }
+  }
   // (A tool namespace of that name is replaced: the host now owns the name.)
   // The namespace actor answers the host once it has built the job's data.
   auto actor = self->spawn<caf::linked>(nspace_actor, msg.nspace, msg.nlocalprocs, std::move(msg.reg.registered),
                                         std::move(layout), false,
                                         caf::actor_cast<caf::actor>(self), st.ctx, msg.done);
-  st.nspaces[msg.nspace] = server_state::nspace_entry{actor, std::move(loc), false, 0};
+  st.nspaces[msg.nspace] = server_state::nspace_entry{actor, std::move(loc), false, 0, std::move(registrations)};
 }
 
 void on_deregister_nspace(self_ptr self, deregister_nspace_msg& msg) {
   auto& st = self->state;
   auto it = st.nspaces.find(msg.nspace);
   if (it == st.nspaces.end()) {
+    if (st.early_registrations.erase(msg.nspace) > 0) return msg.done->deliver(PMIX_SUCCESS);
     log::warning("server", "deregister of unknown namespace ", msg.nspace);
     return msg.done->deliver(PMIX_ERR_NOT_FOUND);
   }
@@ -202,17 +212,19 @@ void on_deregister_nspace(self_ptr self, deregister_nspace_msg& msg) {
 }
 
 // One PMIx_server_register_client: `entry` is the namespace's (null: not
-// registered).
+// registered yet: the registration waits for it in `early`).
 pmix_status_t register_rank(server_state::nspace_entry* entry, const std::string& nspace, rank_t rank,
-                            const registration& reg) {
-  if (entry == nullptr) {
-    log::error("server", "register_client ", to_string(proc_id{nspace, rank}),
-               " refused: namespace not registered");
-    return PMIX_ERR_NOT_FOUND;
-  }
+                            const registration& reg,
+                            std::map<std::string, rank_map<registration>>& early) {
   if (rank >= rank_valid_limit) {
     log::error("server", "register_client refused: ", to_string(proc_id{nspace, rank}), " is not a valid rank");
     return PMIX_ERR_BAD_PARAM;
+  }
+  if (entry == nullptr) {
+    log::debug("server", "register_client ", to_string(proc_id{nspace, rank}),
+               " before its namespace: kept until the namespace is registered");
+    early[nspace][rank] = reg;
+    return PMIX_SUCCESS;
   }
   auto& locals = entry->locality.local_ranks;
   auto pos = std::lower_bound(locals.begin(), locals.end(), rank);
@@ -228,14 +240,16 @@ server_state::nspace_entry* find_nspace(self_ptr self, const std::string& nspace
 
 void on_register_client(self_ptr self, register_client_msg& msg) {
   msg.done->deliver(register_rank(find_nspace(self, msg.proc.nspace), msg.proc.nspace, msg.proc.rank,
-                                  registration{msg.uid, msg.gid, msg.server_object}));
+                                  registration{msg.uid, msg.gid, msg.server_object},
+                                  self->state.early_registrations));
 }
 
 void on_register_clients(self_ptr self, registration_batch& batch) {
   auto* entry = find_nspace(self, batch.nspace());
   for (std::size_t k = 0; k < batch.size(); ++k) {
     const auto& c = batch[k];
-    batch.answer_next(register_rank(entry, batch.nspace(), c.rank, registration{c.uid, c.gid, c.server_object}));
+    batch.answer_next(register_rank(entry, batch.nspace(), c.rank, registration{c.uid, c.gid, c.server_object},
+                                    self->state.early_registrations));
   }
 }
 
@@ -243,6 +257,11 @@ void on_deregister_client(self_ptr self, deregister_client_msg& msg) {
   auto& st = self->state;
   auto it = st.nspaces.find(msg.proc.nspace);
   if (it == st.nspaces.end()) {
+    if (auto early = st.early_registrations.find(msg.proc.nspace);
+        early != st.early_registrations.end() && early->second.erase(msg.proc.rank)) {
+      if (early->second.size() == 0) st.early_registrations.erase(early);
+      return msg.done->deliver(PMIX_SUCCESS);
+    }
     log::warning("server", "deregister_client of ", to_string(msg.proc), ": unknown namespace");
     return msg.done->deliver(PMIX_ERR_NOT_FOUND);
   }

@@ -46,6 +46,12 @@ struct server_state {
 
   context_ptr ctx;
   std::map<std::string, nspace_entry> nspaces;
+  // Registrations of clients whose namespace is not registered yet: hosts
+  // may register a job's clients first (Open MPI's mpirun does, and waits
+  // for each answer before it registers the namespace). They are answered
+  // at once and join the namespace when it comes; deregistering the client
+  // or the namespace, or finalize, drops them.
+  std::map<std::string, rank_map<registration>> early_registrations;
   fence_book fences;
   // Ranks with no live process after having had one: why they are gone.
   std::map<proc_id, pmix_status_t> departed;

@@ -219,14 +219,17 @@ pmix_status_t value_from_c(const pmix_value_t& in, value& out, int depth) {
       out.data = in.type == PMIX_FLOAT ? static_cast<double>(in.data.fval) : in.data.dval;
       return PMIX_SUCCESS;
     case value::kind::bytes:
+      // A NULL string (or byte object) stays NULL: no payload (std::monostate).
+      // Hosts register one (Open MPI's pmix.locstr of an unbound rank) and
+      // readers tell it from "".
       if (in.type == PMIX_STRING) {
-        out.data = in.data.string == nullptr ? std::string{} : std::string{in.data.string};
+        if (in.data.string != nullptr) out.data = std::string{in.data.string};
       } else if (in.type == PMIX_PROC_NSPACE) {
         if (in.data.nspace == nullptr) return PMIX_ERR_BAD_PARAM;
         out.data = nspace(*in.data.nspace);
       } else {
         if (in.data.bo.bytes == nullptr && in.data.bo.size > 0) return PMIX_ERR_BAD_PARAM;
-        out.data = std::string{in.data.bo.bytes == nullptr ? "" : in.data.bo.bytes, in.data.bo.size};
+        if (in.data.bo.bytes != nullptr) out.data = std::string{in.data.bo.bytes, in.data.bo.size};
       }
       return PMIX_SUCCESS;
     case value::kind::proc:
@@ -369,6 +372,7 @@ pmix_status_t value_to_c(const value& in, pmix_value_t& out, int depth) {
       const auto* s = in.as_string();
       const std::string empty;
       const auto& text = s == nullptr ? empty : *s;
+      if (s == nullptr && in.type != PMIX_PROC_NSPACE) return PMIX_SUCCESS;  // NULL stays NULL
       if (in.type == PMIX_STRING) {
         out.data.string = dup_string(text);
       } else if (in.type == PMIX_PROC_NSPACE) {

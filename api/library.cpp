@@ -18,6 +18,7 @@ void forget_after_fork() {
   new (&l.mutex) std::mutex();  // a parent thread may have held it
   if (l.session) l.session->abandon();
   new (&l.session) std::shared_ptr<client::session>();  // leaked on purpose
+  new (&l.server_self) std::shared_ptr<client::session>();
   l.client_refs = l.tool_refs = 0;
   l.pid = 0;
   events::forget_after_fork();
@@ -43,8 +44,8 @@ void library::forget_if_forked() {
 std::shared_ptr<client::session> current_session() {
   auto& l = lib();
   std::lock_guard<std::mutex> guard{l.mutex};
-  if (l.pid != getpid()) return nullptr;
-  return l.session;
+  if (l.pid == getpid() && l.session) return l.session;
+  return l.server_self;
 }
 
 void waiter::finish(pmix_status_t st) {

@@ -20,6 +20,11 @@ struct library {
   int tool_refs = 0;
   pid_t pid = 0;  // the process that initialized: a forked child differs
   std::shared_ptr<client::session> session;
+  // In a server process (PMIx_server_init .. the last PMIx_server_finalize):
+  // the host's own store, used by the client calls when the process is not
+  // also a client or tool (Open MPI's mpirun stores its URI with
+  // PMIx_Store_internal right after PMIx_server_init).
+  std::shared_ptr<client::session> server_self;
 
   // In a forked child: drop the parent's session without touching it.
   void forget_if_forked();
@@ -27,7 +32,8 @@ struct library {
 
 library& lib();
 
-// The current session, or null (not initialized, or a forked child that has
+// The current session (the client's or tool's, else the server process's
+// own store), or null (not initialized, or a forked child that has
 // not initialized yet).
 std::shared_ptr<client::session> current_session();
 

@@ -50,8 +50,15 @@ library& lib() {
   return instance;
 }
 
+// The parent's fixed server context, in a forked child: a host may call
+// PMIx_server_setup_fork there, between fork and exec (Slurm's slurmstepd
+// does), and the child's environment depends only on it. The runtime it
+// belongs to is leaked in the child, so the pointer stays valid.
+const actors::server_context* forked_context = nullptr;
+
 void forget_after_fork() {
   auto& l = lib();
+  forked_context = l.rt ? &l.rt->context() : nullptr;
   new (&l.mutex) std::mutex();
   new (&l.rt) std::shared_ptr<runtime>();
   l.refcount = 0;
@@ -281,10 +288,13 @@ void deregister_client(const pmix_proc_t* proc, pmix_op_cbfunc_t cbfunc, void* c
 
 pmix_status_t setup_fork(const pmix_proc_t* proc, char*** env) {
   auto rt = current();
-  if (!rt) return PMIX_ERR_INIT;
+  // In a forked child of the server the parent's context still answers:
+  // the environment needs no thread of the server.
+  const actors::server_context* ctx = rt ? &rt->context() : forked_context;
+  if (ctx == nullptr) return PMIX_ERR_INIT;
   if (proc == nullptr || env == nullptr || !valid_nspace(proc->nspace)) return PMIX_ERR_BAD_PARAM;
   // Computed from the fixed server context: no actor round trip needed.
-  const auto vars = actors::client_environment(rt->context(), convert::proc(*proc));
+  const auto vars = actors::client_environment(*ctx, convert::proc(*proc));
   for (const auto& v : vars) {
     const auto eq = v.find('=');
     const auto name = v.substr(0, eq);

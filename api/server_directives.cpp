@@ -8,6 +8,8 @@
 #include <cstring>
 #include <set>
 
+#include "common/directives.hpp"
+
 namespace pmix::server {
 namespace {
 
@@ -222,17 +224,26 @@ pmix_status_t read_settings(const info_list& directives, const pmix_topology_t* 
       }
       if (topology->source == nullptr || std::strncmp(topology->source, "hwloc", 5) != 0 ||
           topology->topology == nullptr) {
-        error = "PMIX_TOPOLOGY2: only hwloc topologies are supported";
-        return PMIX_ERR_NOT_SUPPORTED;
+        // Not one we can read: the server discovers the node itself.
+        if (directives::unsupported("PMIx_server_init", k, d.flags, "only hwloc topologies can be used") !=
+            PMIX_SUCCESS) {
+          error = "PMIX_TOPOLOGY2 (required): only hwloc topologies are supported";
+          return PMIX_ERR_NOT_SUPPORTED;
+        }
+      } else {
+        s.topology = topology;
       }
-      s.topology = topology;
     } else if (k == PMIX_SERVER_SHARE_TOPOLOGY) {
       s.share_topology = flag(d);
     } else if (k == PMIX_HOMOGENEOUS_SYSTEM) {
       s.homogeneous = flag(d);
     } else if (k == PMIX_SERVER_ENABLE_MONITORING) {
-      if (flag(d)) {
-        error = "PMIX_SERVER_ENABLE_MONITORING: this server has no monitoring capabilities";
+      // Hosts ask for it by default (Open MPI's mpirun does): without
+      // monitoring capabilities the server runs unmonitored, unless the
+      // host requires them.
+      if (flag(d) && directives::unsupported("PMIx_server_init", k, d.flags,
+                                             "this server has no monitoring capabilities") != PMIX_SUCCESS) {
+        error = "PMIX_SERVER_ENABLE_MONITORING (required): this server has no monitoring capabilities";
         return PMIX_ERR_NOT_SUPPORTED;
       }
     } else if (k == PMIX_EXTERNAL_PROGRESS) {
@@ -262,7 +273,9 @@ pmix_status_t read_settings(const info_list& directives, const pmix_topology_t* 
       // Accepted: the library needs no auxiliary event base (it captures no
       // signals), so there is nothing to apply it to.
       s.aux_event_base = true;
-    } else if ((d.flags & PMIX_INFO_REQD) != 0 && known_directives().count(k) == 0) {
+    } else if (known_directives().count(k) == 0 &&
+               directives::unsupported("PMIx_server_init", k, d.flags, "not a directive of this server") !=
+                   PMIX_SUCCESS) {
       error = "required directive " + k + " is not supported by this server";
       return PMIX_ERR_NOT_SUPPORTED;
     }

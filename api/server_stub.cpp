@@ -9,10 +9,12 @@
 #include <pmix_server.h>
 #include <stdlib.h>
 
+#include <atomic>
 #include <mutex>
 #include <string>
 
 #include "api/blocking.hpp"
+#include "api/convert.hpp"
 #include "api/events.hpp"
 #include "api/library.hpp"
 #include "api/server_runtime_abi.h"
@@ -23,7 +25,10 @@ namespace pmix::api {
 namespace {
 
 std::mutex load_mutex;
-const pmix_cxx_server_runtime_t* loaded = nullptr;  // written once, under load_mutex
+// Written once, under load_mutex; read without it once set (a host's forked
+// child calls PMIx_server_setup_fork, where a parent thread may have held
+// the mutex at fork time).
+std::atomic<const pmix_cxx_server_runtime_t*> loaded{nullptr};
 
 std::string library_dir() {
   Dl_info info{};
@@ -58,19 +63,22 @@ const pmix_cxx_server_runtime_t* try_open(const std::string& path, std::string& 
 }  // namespace
 
 const pmix_cxx_server_runtime_t* server_runtime(bool load) {
+  if (const auto* table = loaded.load(std::memory_order_acquire); table != nullptr || !load) return table;
   std::lock_guard<std::mutex> guard{load_mutex};
-  if (loaded != nullptr || !load) return loaded;
+  if (const auto* table = loaded.load(std::memory_order_acquire)) return table;
   std::string errors;
+  const pmix_cxx_server_runtime_t* table = nullptr;
   if (const char* env = getenv("PMIX_CXX_SERVER_LIBRARY"); env != nullptr && *env != '\0')
-    loaded = try_open(env, errors);
-  if (loaded == nullptr) {
+    table = try_open(env, errors);
+  if (table == nullptr) {
     const auto dir = library_dir();
-    if (!dir.empty()) loaded = try_open(dir + "/" + PMIX_CXX_SERVER_LIBRARY, errors);
+    if (!dir.empty()) table = try_open(dir + "/" + PMIX_CXX_SERVER_LIBRARY, errors);
   }
-  if (loaded == nullptr) loaded = try_open(PMIX_CXX_SERVER_LIBRARY, errors);
-  if (loaded == nullptr)
+  if (table == nullptr) table = try_open(PMIX_CXX_SERVER_LIBRARY, errors);
+  if (table == nullptr)
     log::error("server", "cannot load the server runtime ", PMIX_CXX_SERVER_LIBRARY, ":", errors);
-  return loaded;
+  loaded.store(table, std::memory_order_release);
+  return table;
 }
 
 bool in_server_library_thread() {
@@ -89,7 +97,14 @@ PMIX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t* module, pmix_in
   if (pmix::api::on_library_thread()) return pmix::api::refuse_blocking("PMIx_server_init");
   const auto* rt = server_runtime(true);
   if (rt == nullptr) return PMIX_ERR_INIT;
-  return rt->init(module, info, ninfo);
+  const auto rc = rt->init(module, info, ninfo);
+  pmix_proc_t self;
+  if (rc == PMIX_SUCCESS && rt->running(&self) != 0) {
+    auto& l = pmix::api::lib();
+    std::lock_guard<std::mutex> guard{l.mutex};
+    if (!l.server_self) l.server_self = pmix::client::session::server_self(pmix::convert::proc(self));
+  }
+  return rc;
 }
 
 PMIX_EXPORT pmix_status_t PMIx_server_finalize(void) {
@@ -97,6 +112,11 @@ PMIX_EXPORT pmix_status_t PMIx_server_finalize(void) {
   const auto* rt = server_runtime(false);
   if (rt == nullptr) return PMIX_ERR_INIT;
   const auto rc = rt->finalize();
+  if (rc == PMIX_SUCCESS && rt->running(nullptr) == 0) {
+    auto& l = pmix::api::lib();
+    std::lock_guard<std::mutex> guard{l.mutex};
+    l.server_self.reset();
+  }
   // The handlers go with the last user of the library in this process.
   if (rc == PMIX_SUCCESS && rt->running(nullptr) == 0 && !pmix::api::current_session())
     pmix::api::events::handlers().clear();

@@ -163,6 +163,13 @@ std::shared_ptr<session> session::singleton(const proc_id& self) {
   return s;
 }
 
+std::shared_ptr<session> session::server_self(const proc_id& self) {
+  std::shared_ptr<session> s{new session};
+  s->self_ = self;
+  s->server_ = self;
+  return s;
+}
+
 pmix_status_t session::put(pmix_scope_t scope, info item) {
   std::lock_guard<std::mutex> guard{mutex_};
   if (scope != PMIX_INTERNAL) staged_[item.key] = protocol::scoped_info{static_cast<std::uint32_t>(scope), item};

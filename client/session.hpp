@@ -42,6 +42,10 @@ class session : public std::enable_shared_from_this<session> {
                                event_fn on_event = {});
   // A process without a server (OpenPMIx's singleton): job size 1, rank 0.
   static std::shared_ptr<session> singleton(const proc_id& self);
+  // The server process's own store (PMIx_Put, PMIx_Store_internal and
+  // PMIx_Get called by a host after PMIx_server_init): no connection and no
+  // job data of its own.
+  static std::shared_ptr<session> server_self(const proc_id& self);
 
   const proc_id& self() const { return self_; }
   const proc_id& server() const { return server_; }

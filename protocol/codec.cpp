@@ -66,6 +66,8 @@ bool value_from_wire(const wire::Value& in, value& out, std::string* error, int 
       out.data = in.real();
       return true;
     case value::kind::bytes:
+      // No payload: a NULL string or byte object.
+      if (in.data_case() == wire::Value::DATA_NOT_SET) return out.data = std::monostate{}, true;
       if (in.data_case() != wire::Value::kBytes) return mismatch();
       out.data = in.bytes();
       return true;

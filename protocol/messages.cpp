@@ -215,6 +215,8 @@ bool read_value(std::string_view in, value& out, std::string* error, int depth) 
       return true;
     }
     case value::kind::bytes:
+      // No payload: a NULL string or byte object.
+      if (data.id == 0) return out.data = std::monostate{}, true;
       if (!expect(6)) return mismatch();
       out.data = std::string{data.bytes};
       return true;

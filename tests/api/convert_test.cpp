@@ -207,19 +207,44 @@ TEST_SUITE("convert") {
       CHECK(std::memcmp(back.v.data.bo.bytes, blob.data(), 6) == 0);
     }
 
-    // An empty byte object is an empty string, and back.
+    // A byte object without bytes stays without bytes; an empty one with
+    // storage is an empty string.
     c_value empty;
     empty.v.type = PMIX_BYTE_OBJECT;
     value e = round_trip(empty.v);
-    CHECK(e.as_string()->empty());
+    CHECK(e.as_string() == nullptr);
+    c_value empty_back;
+    REQUIRE(convert::to_c(e, empty_back.v) == PMIX_SUCCESS);
+    CHECK(empty_back.v.data.bo.bytes == nullptr);
+    CHECK(empty_back.v.data.bo.size == 0);
+    char storage = 0;
+    c_value zero;
+    zero.v.type = PMIX_BYTE_OBJECT;
+    zero.v.data.bo.bytes = &storage;
+    value z;
+    REQUIRE(convert::from_c(zero.v, z) == PMIX_SUCCESS);
+    zero.v.data.bo.bytes = nullptr;  // not ours to free
+    REQUIRE(z.as_string() != nullptr);
+    CHECK(z.as_string()->empty());
 
-    // A NULL string is read as the empty string.
+    // A NULL string stays NULL, distinct from "" (Open MPI registers the
+    // locality string of an unbound rank as NULL and tests for NULL).
     pmix_value_t null_string;
     std::memset(&null_string, 0, sizeof null_string);
     null_string.type = PMIX_STRING;
     value ns;
     REQUIRE(convert::from_c(null_string, ns) == PMIX_SUCCESS);
-    CHECK(ns.as_string()->empty());
+    CHECK(ns.type == PMIX_STRING);
+    CHECK(ns.as_string() == nullptr);
+    c_value null_back;
+    REQUIRE(convert::to_c(ns, null_back.v) == PMIX_SUCCESS);
+    CHECK(null_back.v.type == PMIX_STRING);
+    CHECK(null_back.v.data.string == nullptr);
+    c_value empty_string;
+    REQUIRE(PMIx_Value_load(&empty_string.v, "", PMIX_STRING) == PMIX_SUCCESS);
+    value es = round_trip(empty_string.v);
+    REQUIRE(es.as_string() != nullptr);
+    CHECK(es.as_string()->empty());
   }
 
   TEST_CASE("PMIX_PROC, PMIX_PROC_NSPACE, PMIX_PROC_INFO and PMIX_ENVAR round trip") {

@@ -4,7 +4,8 @@
 //   init | finalize | commit | crash | exit:<code> | sleep:<ms>
 //   put:<key>=<text>[:local|remote|global]
 //   fence[:collect][:ranks=<r,r,...>]
-//   get:<rank|*>:<key>            prints the value (text or number)
+//   get:<rank|*>:<key>            prints the value (text or number; a NULL
+//                                 string prints "(null)")
 //   put_pattern:<key>=<bytes>     puts a string of <bytes> characters that
 //                                 depend on this rank and their position
 //   get_pattern:<rank>:<key>=<bytes>  gets <rank>'s pattern string; prints
@@ -82,7 +83,7 @@ std::string pattern(pmix_rank_t rank, std::size_t bytes) {
 std::string text_of(const pmix_value_t* v) {
   char buf[64];
   switch (v->type) {
-    case PMIX_STRING: return v->data.string == nullptr ? "" : v->data.string;
+    case PMIX_STRING: return v->data.string == nullptr ? "(null)" : v->data.string;
     case PMIX_UINT32: std::snprintf(buf, sizeof buf, "%u", v->data.uint32); return buf;
     case PMIX_UINT16: std::snprintf(buf, sizeof buf, "%u", v->data.uint16); return buf;
     case PMIX_PROC_RANK: std::snprintf(buf, sizeof buf, "%u", v->data.rank); return buf;

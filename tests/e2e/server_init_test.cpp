@@ -45,6 +45,12 @@ struct directives {
     PMIX_INFO_LOAD(&v.back(), key, &on, PMIX_BOOL);
     return *this;
   }
+  // A bool directive marked PMIX_INFO_REQD.
+  directives& required(const char* key, bool on = true) {
+    flag(key, on);
+    v.back().flags |= PMIX_INFO_REQD;
+    return *this;
+  }
   directives& text(const char* key, const std::string& s) {
     v.emplace_back();
     PMIX_INFO_LOAD(&v.back(), key, s.c_str(), PMIX_STRING);
@@ -582,7 +588,7 @@ TEST_SUITE("server init: failures leave nothing behind") {
     };
     const std::vector<failure> failures = {
         {"bad param", PMIX_ERR_BAD_PARAM, [](directives& d) { d.text(PMIX_SINGLETON, "no-rank-here"); }},
-        {"not supported", PMIX_ERR_NOT_SUPPORTED, [](directives& d) { d.flag(PMIX_SERVER_ENABLE_MONITORING); }},
+        {"not supported", PMIX_ERR_NOT_SUPPORTED, [](directives& d) { d.required(PMIX_SERVER_ENABLE_MONITORING); }},
         {"port in use", PMIX_ERR_INIT,
          [&](directives& d) { d.integer(PMIX_TCP_IPV4_PORT, taken.port).flag(PMIX_TCP_DISABLE_IPV6); }},
         {"live rendezvous file", PMIX_ERR_EXISTS,
@@ -739,10 +745,16 @@ TEST_SUITE("server init: topology and behaviour") {
     CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
   }
 
-  TEST_CASE("[20.2.247.5 PMIX_ERR_NOT_SUPPORTED] monitoring is refused") {
+  TEST_CASE("[20.2.247.5 PMIX_ERR_NOT_SUPPORTED] monitoring is ignored, and refused only when required") {
     temp_dir dir;
+    {
+      directives d;
+      d.text(PMIX_SERVER_TMPDIR, dir.path()).flag(PMIX_SERVER_ENABLE_MONITORING).flag("vendor.unknown.knob");
+      REQUIRE(init(d) == PMIX_SUCCESS);
+      CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+    }
     directives d;
-    d.text(PMIX_SERVER_TMPDIR, dir.path()).flag(PMIX_SERVER_ENABLE_MONITORING);
+    d.text(PMIX_SERVER_TMPDIR, dir.path()).required(PMIX_SERVER_ENABLE_MONITORING);
     CHECK(init(d) == PMIX_ERR_NOT_SUPPORTED);
     CHECK(PMIx_server_finalize() == PMIX_ERR_INIT);
   }

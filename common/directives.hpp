@@ -1,0 +1,37 @@
+// The PMIx Standard's rule for the directives (pmix_info_t arrays) that
+// qualify a call: an attribute the call does not support is ignored, with a
+// debug log line, unless the caller marked it PMIX_INFO_REQD; then the call
+// fails with PMIX_ERR_NOT_SUPPORTED (and an error log line naming it).
+//
+// Each call lists the keys it acts on. A call that hands its directives to
+// the host (spawn, publish, connect, log, ...) lets the host judge them and
+// does not check here. docs/server-init.md and docs/hosts.md list, per call,
+// what is supported.
+#pragma once
+
+#include <pmix_common.h>
+
+#include <cstddef>
+#include <initializer_list>
+#include <string_view>
+
+#include "common/value.hpp"
+
+namespace pmix::directives {
+
+using keys = std::initializer_list<std::string_view>;
+
+// PMIX_SUCCESS, or PMIX_ERR_NOT_SUPPORTED for the first required directive
+// not in `supported`.
+pmix_status_t check(const char* call, const info_list& list, keys supported);
+pmix_status_t check(const char* call, const pmix_info_t* info, std::size_t ninfo, keys supported);
+
+// Whether a directive is required (PMIX_INFO_REQD).
+inline bool required(std::uint32_t flags) { return (flags & PMIX_INFO_REQD) != 0; }
+
+// An attribute the call knows but cannot honour (a behaviour the library
+// does not provide, such as server monitoring): ignored with a debug line,
+// or PMIX_ERR_NOT_SUPPORTED when required. `why` completes the log line.
+pmix_status_t unsupported(const char* call, std::string_view key, std::uint32_t flags, std::string_view why);
+
+}  // namespace pmix::directives
