@@ -73,6 +73,7 @@ struct server_context {
   bool allow_clones = false;  // PMIX_ALLOW_CLIENT_CLONES
   bool tool_support = false;  // PMIX_SERVER_TOOL_SUPPORT: tools may connect
   bool foreign_tools = false;  // PMIX_SERVER_ALLOW_FOREIGN_TOOLS
+  bool iof_local_output = false;  // PMIX_IOF_LOCAL_OUTPUT
   uid_t uid = 0;               // the server's user: tools of others are foreign
   info_list job_info;          // added to every namespace's job data (topology)
   std::shared_ptr<host::module> host;

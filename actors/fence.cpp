@@ -145,8 +145,9 @@ void fence_book::complete(std::uint64_t id, fence_result result) {
   auto replies = std::move(it->second.replies);
   by_procs_.erase(it->second.procs);
   trackers_.erase(it);
-  result.reply = std::make_shared<const std::string>(
-      protocol::fence_reply(result.status, result.data ? *result.data : std::string_view{}));
+  const std::string_view data = result.data ? std::string_view{*result.data} : std::string_view{};
+  result.reply = std::make_shared<const std::string>(encode_ ? encode_(result.status, data)
+                                                             : protocol::fence_reply(result.status, data));
   for (auto& r : replies) r(result);
 }
 

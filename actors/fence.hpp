@@ -58,8 +58,13 @@ struct fence_tracker {
 class fence_book {
  public:
   using locality_fn = std::function<const nspace_locality*(const std::string& nspace)>;
+  // Encodes a completed tracker's reply body from its status and data (a
+  // FenceReply by default; PMIx_Connect's trackers answer a
+  // ConnectProcsReply).
+  using encode_fn = std::function<std::string(pmix_status_t, std::string_view data)>;
 
-  explicit fence_book(locality_fn locality) : locality_(std::move(locality)) {}
+  explicit fence_book(locality_fn locality, encode_fn encode = {})
+      : locality_(std::move(locality)), encode_(std::move(encode)) {}
 
   // Sorted, duplicates removed, explicit ranks dropped where a wildcard of
   // the same namespace is present. Empty input stays empty.
@@ -89,6 +94,7 @@ class fence_book {
   bool compute_all_local(const fence_tracker& t) const;
 
   locality_fn locality_;
+  encode_fn encode_;
   std::map<std::vector<proc_id>, std::uint64_t> by_procs_;
   std::map<std::uint64_t, fence_tracker> trackers_;
   std::uint64_t next_id_ = 1;

@@ -258,6 +258,9 @@ struct get_msg {
 struct get_result {
   pmix_status_t status = PMIX_SUCCESS;
   std::string data;  // serialized wire::RankData
+  // A reserved key of a namespace the client has no job data for: the
+  // namespace's serialized wire::JobInfo.
+  std::shared_ptr<const std::string> job;
 };
 
 // The result of a host up-call, sent by its callback trampoline to the actor
@@ -303,6 +306,53 @@ struct deliver_event_msg {
 // A namespace's registration info. Reply: info_list.
 struct job_info_msg {};
 
+// PMIx_Connect / PMIx_Disconnect from a peer: a collective over `procs`,
+// tracked like a fence. Reply: fence_result whose `reply` is a serialized
+// wire::ConnectProcsReply (for a connect: the job data of the participants'
+// namespaces this server knows).
+struct connect_procs_msg {
+  proc_id from;
+  std::vector<proc_id> procs;
+  info_list info;
+  bool disconnect = false;
+};
+
+// A namespace's serialized wire::JobInfo (what its clients get at connect).
+// Reply: job_blob.
+struct job_blob_msg {};
+struct job_blob {
+  std::shared_ptr<const std::string> job;
+};
+
+// PMIx_server_setup_local_support: `info` joins the namespace's job data
+// (facade -> server -> namespace; kept by the server until the namespace
+// is registered).
+struct extend_job_msg {
+  std::string nspace;
+  info_list info;
+  reply_to<no_result> done;
+};
+
+// PMIx_server_dmodex_request: the serialized wire::RankData a local process
+// committed, once it has (kept by the server until the namespace is
+// registered, if it is not yet).
+struct dmodex_request_msg {
+  proc_id proc;
+  reply_to<std::string> done;
+};
+
+// The host's answer to lookup / spawn, for the peer that asked.
+struct lookup_done_msg {
+  std::uint64_t id = 0;
+  pmix_status_t status = PMIX_SUCCESS;
+  std::vector<pdata> data;
+};
+struct spawn_done_msg {
+  std::uint64_t id = 0;
+  pmix_status_t status = PMIX_SUCCESS;
+  std::string nspace;
+};
+
 }  // namespace pmix::actors
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::register_nspace_msg)
@@ -338,3 +388,10 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::notify_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::task_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::client_event_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::deliver_event_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::connect_procs_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::job_blob_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::job_blob)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::extend_job_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::dmodex_request_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::lookup_done_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::spawn_done_msg)

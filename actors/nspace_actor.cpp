@@ -5,6 +5,7 @@
 #include "actors/rank_actor.hpp"
 #include "common/log.hpp"
 #include "protocol/codec.hpp"
+#include "protocol/direct.hpp"
 #include "protocol/pmix.pb.h"
 
 namespace pmix::actors {
@@ -152,6 +153,16 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
         const auto rc = self->state.cleanup.add(msg.directives, msg.owner, error);
         if (rc != PMIX_SUCCESS) log::error("nspace", self->state.nspace, ": cleanup refused: ", error);
         return rc;
+      },
+      [=](const job_blob_msg&) { return job_blob{self->state.job}; },
+      [=](extend_job_msg& msg) {
+        // PMIx_server_setup_local_support: the info joins the job data
+        // (JobInfo's repeated `info`: appended fields extend it).
+        auto& st = self->state;
+        auto job = std::make_shared<std::string>(*st.job);
+        for (const auto& i : msg.info) protocol::append_info(*job, wire::JobInfo::kInfoFieldNumber, i);
+        st.job = std::move(job);
+        msg.done->deliver(PMIX_SUCCESS);
       },
       [=](const job_info_msg&) {
         wire::JobInfo kept;

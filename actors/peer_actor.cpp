@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <google/protobuf/arena.h>
 
+#include "common/log_sink.hpp"
 #include "actors/upcall.hpp"
 #include "api/host_module.hpp"
 #include <pmix.h>
@@ -192,6 +193,7 @@ void on_get(self_ptr self, std::uint64_t id, const wire::GetRequest& req) {
             reply->set_status(r.status);
             if (!r.data.empty() && !reply->mutable_data()->ParseFromString(r.data))
               reply->set_status(PMIX_ERR_UNPACK_FAILURE);
+            if (r.job) reply->set_job(*r.job);
             send_envelope(self, e);
           },
           [=](caf::error&) {
@@ -298,6 +300,143 @@ void on_notify(self_ptr self, std::uint64_t id, const wire::Event& req) {
             [=](caf::error&) { send_status(self, id, PMIX_ERR_UNREACH); });
 }
 
+// The publisher's user, added to what a publish, lookup or unpublish hands
+// the host (as OpenPMIx does: Open MPI's data server keys its entries on it
+// and refuses a lookup without it).
+void add_user(const peer_state& st, info_list& info) {
+  if (find(info, PMIX_USERID) == nullptr)
+    info.push_back({PMIX_USERID, value::unsigned_(PMIX_UINT32, st.owner), 0});
+}
+
+// PMIx_Publish / _Unpublish: the host keeps published data.
+void on_publish(self_ptr self, std::uint64_t id, const wire::PublishRequest& req) {
+  auto& st = self->state;
+  info_list info;
+  std::string error;
+  if (!protocol::from_wire(req.info(), info, &error)) return protocol_error(self, error);
+  add_user(st, info);
+  const auto upcall = st.next_upcall++;
+  if (!st.ctx->host->publish(st.proc, info, reply_to_actor(self->address(), st.ctx, upcall)))
+    return send_status(self, id, PMIX_ERR_NOT_SUPPORTED);
+  st.upcalls.emplace(upcall, id);
+}
+
+void on_unpublish(self_ptr self, std::uint64_t id, const wire::KeysRequest& req) {
+  auto& st = self->state;
+  info_list info;
+  std::string error;
+  if (!protocol::from_wire(req.info(), info, &error)) return protocol_error(self, error);
+  add_user(st, info);
+  const std::vector<std::string> keys(req.keys().begin(), req.keys().end());
+  const auto upcall = st.next_upcall++;
+  if (!st.ctx->host->unpublish(st.proc, keys, info, reply_to_actor(self->address(), st.ctx, upcall)))
+    return send_status(self, id, PMIX_ERR_NOT_SUPPORTED);
+  st.upcalls.emplace(upcall, id);
+}
+
+void send_lookup_reply(self_ptr self, std::uint64_t id, pmix_status_t status, const std::vector<pdata>& data) {
+  wire::Envelope e;
+  e.set_id(id);
+  auto* r = e.mutable_lookup_reply();
+  r->set_status(status);
+  for (const auto& d : data) protocol::to_wire(d, r->add_data());
+  send_envelope(self, e);
+}
+
+void on_lookup(self_ptr self, std::uint64_t id, const wire::KeysRequest& req) {
+  auto& st = self->state;
+  info_list info;
+  std::string error;
+  if (!protocol::from_wire(req.info(), info, &error)) return protocol_error(self, error);
+  if (req.keys().empty()) {
+    log::error("peer", to_string(st.proc), ": PMIx_Lookup without keys");
+    return send_lookup_reply(self, id, PMIX_ERR_BAD_PARAM, {});
+  }
+  add_user(st, info);
+  const std::vector<std::string> keys(req.keys().begin(), req.keys().end());
+  const bool asked = st.ctx->host->lookup(
+      st.proc, keys, info,
+      [addr = self->address(), gate = st.ctx->gate, id](pmix_status_t status, std::vector<pdata> data) {
+        gate->send_if_open(addr, lookup_done_msg{id, status, std::move(data)});
+      });
+  if (!asked) send_lookup_reply(self, id, PMIX_ERR_NOT_SUPPORTED, {});
+}
+
+void send_spawn_reply(self_ptr self, std::uint64_t id, pmix_status_t status, const std::string& nspace) {
+  wire::Envelope e;
+  e.set_id(id);
+  auto* r = e.mutable_spawn_reply();
+  r->set_status(status);
+  r->set_nspace(nspace);
+  send_envelope(self, e);
+}
+
+// PMIx_Spawn: the host starts the job and names its namespace.
+void on_spawn(self_ptr self, std::uint64_t id, const wire::SpawnRequest& req) {
+  auto& st = self->state;
+  info_list job_info;
+  std::string error;
+  if (!protocol::from_wire(req.job_info(), job_info, &error)) return protocol_error(self, error);
+  std::vector<app> apps(static_cast<std::size_t>(req.apps_size()));
+  for (int k = 0; k < req.apps_size(); ++k)
+    if (!protocol::from_wire(req.apps(k), apps[static_cast<std::size_t>(k)], &error))
+      return protocol_error(self, error);
+  if (apps.empty() || std::any_of(apps.begin(), apps.end(), [](const app& a) { return a.cmd.empty(); })) {
+    log::error("peer", to_string(st.proc), ": PMIx_Spawn without applications or with an empty command");
+    return send_spawn_reply(self, id, PMIX_ERR_BAD_PARAM, {});
+  }
+  const bool asked = st.ctx->host->spawn(
+      st.proc, job_info, apps,
+      [addr = self->address(), gate = st.ctx->gate, id](pmix_status_t status, std::string nspace) {
+        gate->send_if_open(addr, spawn_done_msg{id, status, std::move(nspace)});
+      });
+  if (!asked) send_spawn_reply(self, id, PMIX_ERR_NOT_SUPPORTED, {});
+}
+
+// PMIx_Connect / PMIx_Disconnect: a collective the server tracks.
+void on_connect_procs(self_ptr self, std::uint64_t id, const wire::ConnectProcsRequest& req) {
+  auto& st = self->state;
+  connect_procs_msg msg;
+  msg.from = st.proc;
+  msg.disconnect = req.disconnect();
+  for (const auto& p : req.procs()) msg.procs.push_back(protocol::from_wire(p));
+  std::string error;
+  if (!protocol::from_wire(req.info(), msg.info, &error)) return protocol_error(self, error);
+  self->request(st.server, caf::infinite, std::move(msg))
+      .then(
+          [=](fence_result& r) {
+            auto& st = self->state;
+            if (!st.conn || !r.reply) return;
+            const protocol::frame_prefix prefix{id, protocol::body::connect_procs_reply, r.reply->size()};
+            if (!st.conn->send(prefix.view(), *r.reply))
+              log::debug("peer", to_string(st.proc), ": write failed, connection broken");
+          },
+          [=](caf::error&) {
+            wire::Envelope e;
+            e.set_id(id);
+            e.mutable_connect_procs_reply()->set_status(PMIX_ERR_UNREACH);
+            send_envelope(self, e);
+          });
+}
+
+// PMIx_Log: to the host's log up-call, or else to the channels this
+// server reaches itself (actors/log_sink.hpp).
+void on_log(self_ptr self, std::uint64_t id, const wire::LogRequest& req) {
+  auto& st = self->state;
+  info_list data, directives;
+  std::string error;
+  if (!protocol::from_wire(req.data(), data, &error) || !protocol::from_wire(req.directives(), directives, &error))
+    return protocol_error(self, error);
+  const auto upcall = st.next_upcall++;
+  if (st.ctx->host->log(st.proc, data, directives, reply_to_actor(self->address(), st.ctx, upcall))) {
+    st.upcalls.emplace(upcall, id);
+    return;
+  }
+  const auto rc = logging::log_locally(st.proc, data, directives, error);
+  if (rc != PMIX_SUCCESS) log::warning("peer", to_string(st.proc), ": PMIx_Log: ", error);
+  send_status(self, id, rc);
+}
+
 void on_finalize(self_ptr self, std::uint64_t id) {
   auto& st = self->state;
   st.finalized = true;
@@ -347,6 +486,18 @@ void on_frame(self_ptr self, const std::string& payload) {
       return on_notify(self, id, e.notify());
     case wire::Envelope::kQuery:
       return on_query(self, id, e.query());
+    case wire::Envelope::kPublish:
+      return on_publish(self, id, e.publish());
+    case wire::Envelope::kLookup:
+      return on_lookup(self, id, e.lookup());
+    case wire::Envelope::kUnpublish:
+      return on_unpublish(self, id, e.unpublish());
+    case wire::Envelope::kSpawn:
+      return on_spawn(self, id, e.spawn());
+    case wire::Envelope::kConnectProcs:
+      return on_connect_procs(self, id, e.connect_procs());
+    case wire::Envelope::kLog:
+      return on_log(self, id, e.log());
     case wire::Envelope::kConnect:
       return protocol_error(self, "second connect request");
     case wire::Envelope::BODY_NOT_SET:
@@ -432,6 +583,8 @@ caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
       [=](query_done_atom, std::uint64_t id, pmix_status_t status, info_list& results) {
         send_info_reply(self, id, status, results);
       },
+      [=](const lookup_done_msg& r) { send_lookup_reply(self, r.id, r.status, r.data); },
+      [=](const spawn_done_msg& r) { send_spawn_reply(self, r.id, r.status, r.nspace); },
       [=](const release_msg&) {
         auto& st = self->state;
         st.cleanup.run();  // deregistered while still connected: the epilog runs too

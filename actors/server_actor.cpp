@@ -10,6 +10,7 @@
 #include "api/host_module.hpp"
 #include <pmix.h>
 
+#include "common/directives.hpp"
 #include "common/log.hpp"
 #include "protocol/codec.hpp"
 #include "protocol/version.hpp"
@@ -18,11 +19,20 @@ namespace pmix::actors {
 
 const char* server_state::name = "pmix.server";
 
+namespace {
+// The same locality for every tracker book.
+fence_book::locality_fn locality_of(server_state* st) {
+  return [st](const std::string& ns) -> const nspace_locality* {
+    auto it = st->nspaces.find(ns);
+    return it == st->nspaces.end() ? nullptr : &it->second.locality;
+  };
+}
+}  // namespace
+
 server_state::server_state()
-    : fences([this](const std::string& ns) -> const nspace_locality* {
-        auto it = nspaces.find(ns);
-        return it == nspaces.end() ? nullptr : &it->second.locality;
-      }) {}
+    : fences(locality_of(this)),
+      connects(locality_of(this), protocol::connect_procs_reply_body),
+      disconnects(locality_of(this), protocol::connect_procs_reply_body) {}
 
 env_list client_environment(const server_context& ctx, const proc_id& proc) {
   env_list env;
@@ -42,13 +52,60 @@ namespace {
 
 using self_ptr = caf::stateful_actor<server_state>*;
 
+using collective = server_state::collective;
+constexpr collective all_collectives[] = {collective::fence, collective::connect, collective::disconnect};
+
+const char* name_of(collective kind) {
+  return kind == collective::fence ? "fence" : kind == collective::connect ? "connect" : "disconnect";
+}
+
+void fail_collective(self_ptr self, collective kind, std::uint64_t id, pmix_status_t status) {
+  self->state.book(kind).complete(id, fence_result{status, nullptr, nullptr});
+}
+
 void fail_fence(self_ptr self, std::uint64_t id, pmix_status_t status) {
-  self->state.fences.complete(id, fence_result{status, nullptr, nullptr});
+  fail_collective(self, collective::fence, id, status);
+}
+
+void complete_connect(self_ptr self, std::uint64_t id, const std::vector<proc_id>& procs);
+
+// A collective that completes on this node, without the host, honours only
+// the directives the library acts on: a required one it does not is
+// PMIX_ERR_NOT_SUPPORTED (one that goes to the host is the host's to judge).
+pmix_status_t check_local_directives(collective kind, const info_list& info) {
+  if (kind == collective::fence) return directives::check("PMIx_Fence", info, {PMIX_COLLECT_DATA});
+  return directives::check(kind == collective::connect ? "PMIx_Connect" : "PMIx_Disconnect", info, {});
+}
+
+// A connect or disconnect whose local participants have all arrived. When
+// every participant is local it completes here, as a local fence does (as
+// OpenPMIx does: Open MPI's mpirun then sees no up-call); otherwise the host
+// joins it, with its connect / disconnect up-call, once for the whole set.
+void advance_connection(self_ptr self, collective kind, fence_tracker& t) {
+  auto& st = self->state;
+  t.host_called = true;
+  if (t.all_local) {
+    if (const auto rc = check_local_directives(kind, t.info); rc != PMIX_SUCCESS)
+      return fail_collective(self, kind, t.id, rc);
+    if (kind == collective::connect) return complete_connect(self, t.id, t.procs);
+    return st.disconnects.complete(t.id, fence_result{PMIX_SUCCESS, nullptr, nullptr});
+  }
+  const auto upcall = st.next_upcall++;
+  auto done = reply_to_actor(self->address(), st.ctx, upcall);
+  const bool asked = kind == collective::connect ? st.ctx->host->connect(t.procs, t.info, std::move(done))
+                                                 : st.ctx->host->disconnect(t.procs, t.info, std::move(done));
+  if (asked) {
+    st.collective_upcalls.emplace(upcall, std::make_pair(kind, t.id));
+    return;
+  }
+  log::warning("server", "a ", name_of(kind), " spans other nodes but the host has no ", name_of(kind),
+               " up-call");
+  fail_collective(self, kind, t.id, PMIX_ERR_NOT_SUPPORTED);
 }
 
 // A tracker whose local participants have all arrived completes here or goes
 // to the host.
-void advance_fence(self_ptr self, fence_tracker& t) {
+void advance_collective(self_ptr self, collective kind, fence_tracker& t) {
   auto& st = self->state;
   // A local participant that already left can never contribute. A death
   // (PMIX_ERR_PROC_TERM_WO_SYNC) is reported before a finalize.
@@ -77,12 +134,15 @@ void advance_fence(self_ptr self, fence_tracker& t) {
     }
   }
   if (gone != nullptr) {
-    log::warning("server", "a fence fails: participant ", to_string(*gone), " has left (",
+    log::warning("server", "a ", name_of(kind), " fails: participant ", to_string(*gone), " has left (",
                  PMIx_Error_string(reason), ")");
-    return fail_fence(self, t.id, reason);
+    return fail_collective(self, kind, t.id, reason);
   }
   if (!t.ready() || t.host_called) return;
+  if (kind != collective::fence) return advance_connection(self, kind, t);
   if (t.all_local) {
+    if (const auto rc = check_local_directives(kind, t.info); rc != PMIX_SUCCESS)
+      return fail_collective(self, kind, t.id, rc);
     st.fences.complete(t.id, fence_result{PMIX_SUCCESS,
                                           std::make_shared<const std::string>(std::move(t.data)), nullptr});
     return;
@@ -95,7 +155,80 @@ void advance_fence(self_ptr self, fence_tracker& t) {
     return fail_fence(self, t.id, PMIX_ERR_NOT_SUPPORTED);
   }
   t.host_called = true;
-  st.fence_upcalls.emplace(upcall, t.id);
+  st.collective_upcalls.emplace(upcall, std::make_pair(collective::fence, t.id));
+}
+
+void advance_fence(self_ptr self, fence_tracker& t) { advance_collective(self, collective::fence, t); }
+
+// Every tracker of every collective still waiting for `p` moves on (it left).
+void advance_waiting_for(self_ptr self, const proc_id& p) {
+  for (auto kind : all_collectives) {
+    auto& book = self->state.book(kind);
+    for (auto id : book.waiting_for(p))
+      if (auto* t = book.find(id)) advance_collective(self, kind, *t);
+  }
+}
+
+// Every tracker naming a participant of `nspace` fails (it went away).
+void fail_naming(self_ptr self, const std::string& nspace) {
+  for (auto kind : all_collectives)
+    for (auto id : self->state.book(kind).naming(nspace)) fail_collective(self, kind, id, PMIX_ERR_NOT_FOUND);
+}
+
+// A connect completes with the job data of every participant's namespace
+// this server knows (each client then reads the others' job data locally).
+void complete_connect(self_ptr self, std::uint64_t id, const std::vector<proc_id>& procs) {
+  auto& st = self->state;
+  std::vector<caf::actor> known;
+  std::vector<std::string> names;
+  for (const auto& p : procs) {
+    if (std::find(names.begin(), names.end(), p.nspace) != names.end()) continue;
+    names.push_back(p.nspace);
+    auto it = st.nspaces.find(p.nspace);
+    if (it != st.nspaces.end() && !it->second.tool) known.push_back(it->second.actor);
+  }
+  if (known.empty()) return st.connects.complete(id, fence_result{PMIX_SUCCESS, nullptr, nullptr});
+  auto jobs = std::make_shared<std::vector<std::shared_ptr<const std::string>>>(known.size());
+  auto remaining = std::make_shared<std::size_t>(known.size());
+  auto finish = [self, id, jobs] {
+    std::string fields;
+    for (const auto& j : *jobs)
+      if (j) protocol::append_length_delimited(fields, 2, *j);
+    self->state.connects.complete(
+        id, fence_result{PMIX_SUCCESS, std::make_shared<const std::string>(std::move(fields)), nullptr});
+  };
+  for (std::size_t k = 0; k < known.size(); ++k)
+    self->request(known[k], caf::infinite, job_blob_msg{})
+        .then(
+            [=](job_blob& b) {
+              (*jobs)[k] = std::move(b.job);
+              if (--*remaining == 0) finish();
+            },
+            [=](caf::error&) {
+              if (--*remaining == 0) finish();
+            });
+}
+
+caf::result<fence_result> on_connect_procs(self_ptr self, connect_procs_msg& msg) {
+  auto& st = self->state;
+  const auto kind = msg.disconnect ? collective::disconnect : collective::connect;
+  auto rp = self->make_response_promise();
+  fence_msg as_fence;
+  as_fence.from = msg.from;
+  as_fence.procs = std::move(msg.procs);
+  if (as_fence.procs.empty()) as_fence.procs.push_back(proc_id{msg.from.nspace, rank_wildcard});
+  as_fence.info = std::move(msg.info);
+  pmix_status_t status = PMIX_SUCCESS;
+  auto& book = st.book(kind);
+  auto* t = book.contribute(as_fence, [rp](const fence_result& r) mutable { rp.deliver(r); }, status);
+  if (t == nullptr) {
+    log::error("server", name_of(kind), " from ", to_string(msg.from), " refused: ", PMIx_Error_string(status));
+    rp.deliver(fence_result{status, nullptr,
+                            std::make_shared<const std::string>(protocol::connect_procs_reply_body(status, {}))});
+    return rp;
+  }
+  advance_collective(self, kind, *t);
+  return rp;
 }
 
 caf::result<fence_result> on_fence(self_ptr self, fence_msg& msg) {
@@ -118,6 +251,16 @@ caf::result<fence_result> on_fence(self_ptr self, fence_msg& msg) {
 caf::result<get_result> on_get(self_ptr self, get_msg& msg) {
   auto& st = self->state;
   auto it = st.nspaces.find(msg.target.nspace);
+  // A client asks for a reserved key only of a namespace it has no job data
+  // for (a job it spawned or connected to): the namespace's job data answers.
+  const bool reserved = msg.key.compare(0, 4, "pmix") == 0;
+  if (reserved && it != st.nspaces.end() && !it->second.tool) {
+    auto rp = self->make_response_promise();
+    self->request(it->second.actor, caf::infinite, job_blob_msg{})
+        .then([rp](job_blob& b) mutable { rp.deliver(get_result{PMIX_SUCCESS, {}, std::move(b.job)}); },
+              [rp](caf::error&) mutable { rp.deliver(get_result{PMIX_ERR_NOT_FOUND, {}, nullptr}); });
+    return rp;
+  }
   if (it != st.nspaces.end()) {
     const auto& loc = it->second.locality;
     const bool local =
@@ -156,8 +299,7 @@ void on_rank_state(self_ptr self, const rank_state_msg& msg) {
     return;
   }
   st.departed[msg.proc] = msg.reason;
-  for (auto id : st.fences.waiting_for(msg.proc))
-    if (auto* t = st.fences.find(id)) advance_fence(self, *t);
+  advance_waiting_for(self, msg.proc);
 }
 
 void on_register_nspace(self_ptr self, register_nspace_msg& msg) {
@@ -189,19 +331,71 @@ void on_register_nspace(self_ptr self, register_nspace_msg& msg) {
                                         std::move(layout), false,
                                         caf::actor_cast<caf::actor>(self), st.ctx, msg.done);
   st.nspaces[msg.nspace] = server_state::nspace_entry{actor, std::move(loc), false, 0, std::move(registrations)};
+  // What waited for the namespace.
+  if (auto early = st.early_job_info.find(msg.nspace); early != st.early_job_info.end()) {
+    self->send(actor, extend_job_msg{msg.nspace, std::move(early->second), actors::make_reply<no_result>(
+                                                                               [](pmix_status_t, no_result) {})});
+    st.early_job_info.erase(early);
+  }
+  if (auto early = st.early_dmodex.find(msg.nspace); early != st.early_dmodex.end()) {
+    auto waiting = std::move(early->second);
+    st.early_dmodex.erase(early);
+    for (auto& d : waiting) self->send(self, std::move(d));
+  }
+}
+
+// PMIx_server_setup_local_support: the namespace's job data grows.
+void on_extend_job(self_ptr self, extend_job_msg& msg) {
+  auto& st = self->state;
+  auto it = st.nspaces.find(msg.nspace);
+  if (it == st.nspaces.end()) {
+    // Kept for the namespace; the host is answered now (it registers the
+    // namespace after this call, often from the same thread).
+    auto& kept = st.early_job_info[msg.nspace];
+    kept.insert(kept.end(), msg.info.begin(), msg.info.end());
+    msg.done->deliver(PMIX_SUCCESS);
+    return;
+  }
+  self->send(it->second.actor, std::move(msg));
+}
+
+// PMIx_server_dmodex_request: a local process's committed data, for the
+// host to send to the node that asked.
+void on_dmodex_request(self_ptr self, dmodex_request_msg& msg) {
+  auto& st = self->state;
+  auto it = st.nspaces.find(msg.proc.nspace);
+  if (it == st.nspaces.end() || it->second.tool) {
+    log::debug("server", "dmodex_request for ", to_string(msg.proc), ": waiting for its namespace");
+    st.early_dmodex[msg.proc.nspace].push_back(std::move(msg));
+    return;
+  }
+  get_msg get;
+  get.from = st.ctx->server;
+  get.target = msg.proc;
+  auto done = msg.done;
+  self->request(it->second.actor, caf::infinite, std::move(get))
+      .then([done](get_result& r) { done->deliver(r.status, std::move(r.data)); },
+            [done](caf::error&) { done->deliver(PMIX_ERR_NOT_FOUND, {}); });
 }
 
 void on_deregister_nspace(self_ptr self, deregister_nspace_msg& msg) {
   auto& st = self->state;
   auto it = st.nspaces.find(msg.nspace);
+  // Whatever waited for it waits no more.
+  bool early = st.early_registrations.erase(msg.nspace) + st.early_job_info.erase(msg.nspace) > 0;
+  if (auto d = st.early_dmodex.find(msg.nspace); d != st.early_dmodex.end()) {
+    for (auto& waiting : d->second) waiting.done->deliver(PMIX_ERR_NOT_FOUND, {});
+    st.early_dmodex.erase(d);
+    early = true;
+  }
   if (it == st.nspaces.end()) {
-    if (st.early_registrations.erase(msg.nspace) > 0) return msg.done->deliver(PMIX_SUCCESS);
+    if (early) return msg.done->deliver(PMIX_SUCCESS);
     log::warning("server", "deregister of unknown namespace ", msg.nspace);
     return msg.done->deliver(PMIX_ERR_NOT_FOUND);
   }
   auto actor = it->second.actor;
   st.nspaces.erase(it);
-  for (auto id : st.fences.naming(msg.nspace)) fail_fence(self, id, PMIX_ERR_NOT_FOUND);
+  fail_naming(self, msg.nspace);
   for (auto d = st.departed.begin(); d != st.departed.end();)
     d = d->first.nspace == msg.nspace ? st.departed.erase(d) : std::next(d);
   self->unlink_from(actor);
@@ -268,8 +462,7 @@ void on_deregister_client(self_ptr self, deregister_client_msg& msg) {
   msg.registered = it->second.registrations.erase(msg.proc.rank);
   // The rank is gone for good: collectives still waiting for it fail.
   st.departed[msg.proc] = PMIX_ERR_UNREACH;
-  for (auto id : st.fences.waiting_for(msg.proc))
-    if (auto* t = st.fences.find(id)) advance_fence(self, *t);
+  advance_waiting_for(self, msg.proc);
   self->send(it->second.actor, std::move(msg));
 }
 
@@ -382,7 +575,7 @@ void on_tool_nspace_idle(self_ptr self, const tool_nspace_idle_msg& msg) {
   if (it == st.nspaces.end() || !it->second.tool || it->second.connects_sent != msg.epoch) return;
   auto actor = it->second.actor;
   st.nspaces.erase(it);
-  for (auto id : st.fences.naming(msg.nspace)) fail_fence(self, id, PMIX_ERR_NOT_FOUND);
+  fail_naming(self, msg.nspace);
   for (auto d = st.departed.begin(); d != st.departed.end();)
     d = d->first.nspace == msg.nspace ? st.departed.erase(d) : std::next(d);
   self->unlink_from(actor);
@@ -391,11 +584,18 @@ void on_tool_nspace_idle(self_ptr self, const tool_nspace_idle_msg& msg) {
 
 void on_upcall_result(self_ptr self, upcall_result& r) {
   auto& st = self->state;
-  if (auto it = st.fence_upcalls.find(r.id); it != st.fence_upcalls.end()) {
-    const auto tracker = it->second;
-    st.fence_upcalls.erase(it);
-    st.fences.complete(tracker,
-                       fence_result{r.status, std::make_shared<const std::string>(std::move(r.data)), nullptr});
+  if (auto it = st.collective_upcalls.find(r.id); it != st.collective_upcalls.end()) {
+    const auto [kind, tracker] = it->second;
+    st.collective_upcalls.erase(it);
+    if (kind == collective::fence) {
+      st.fences.complete(tracker,
+                         fence_result{r.status, std::make_shared<const std::string>(std::move(r.data)), nullptr});
+    } else if (kind == collective::connect && r.status == PMIX_SUCCESS) {
+      auto* t = st.connects.find(tracker);
+      if (t != nullptr) complete_connect(self, tracker, t->procs);
+    } else {
+      fail_collective(self, kind, tracker, r.status);
+    }
   } else if (auto d = st.dmodex_upcalls.find(r.id); d != st.dmodex_upcalls.end()) {
     auto rp = std::move(d->second);
     st.dmodex_upcalls.erase(d);
@@ -498,9 +698,9 @@ caf::result<pmix_status_t> on_client_event(self_ptr self, client_event_msg& msg)
 void on_snapshot(self_ptr self, snapshot_msg& msg) {
   auto& st = self->state;
   auto snap = std::make_shared<server_snapshot>();
-  snap->fences_in_flight = st.fences.size();
+  snap->fences_in_flight = st.fences.size() + st.connects.size() + st.disconnects.size();
   snap->departed = st.departed.size();
-  snap->pending_upcalls = st.fence_upcalls.size() + st.dmodex_upcalls.size() +
+  snap->pending_upcalls = st.collective_upcalls.size() + st.dmodex_upcalls.size() +
                          st.tool_upcalls.size() + st.notify_upcalls.size();
   auto done = msg.done;
   auto remaining = std::make_shared<std::size_t>(st.nspaces.size());
@@ -550,6 +750,7 @@ caf::behavior server_actor(caf::stateful_actor<server_state>* self, context_ptr 
   // CAF tries the handlers in order: the per-request ones come first.
   return {
       [=](fence_msg& msg) { return on_fence(self, msg); },
+      [=](connect_procs_msg& msg) { return on_connect_procs(self, msg); },
       [=](get_msg& msg) { return on_get(self, msg); },
       [=](register_nspace_msg& msg) { on_register_nspace(self, msg); },
       [=](deregister_nspace_msg& msg) { on_deregister_nspace(self, msg); },
@@ -573,6 +774,8 @@ caf::behavior server_actor(caf::stateful_actor<server_state>* self, context_ptr 
       [=](upcall_result& r) { on_upcall_result(self, r); },
       [=](snapshot_msg& msg) { on_snapshot(self, msg); },
       [=](collect_job_info_msg& msg) { on_collect_job_info(self, msg); },
+      [=](extend_job_msg& msg) { on_extend_job(self, msg); },
+      [=](dmodex_request_msg& msg) { on_dmodex_request(self, msg); },
       [=](notify_msg& msg) {
         route_event(self, msg.ev, caf::actor{});
         msg.done->deliver(PMIX_SUCCESS);

@@ -44,6 +44,13 @@ struct server_state {
 
   server_state();
 
+  // The collectives the server tracks alike (actors/fence.hpp): fences,
+  // and PMIx_Connect / PMIx_Disconnect over a set of processes.
+  enum class collective { fence, connect, disconnect };
+  fence_book& book(collective kind) {
+    return kind == collective::fence ? fences : kind == collective::connect ? connects : disconnects;
+  }
+
   context_ptr ctx;
   std::map<std::string, nspace_entry> nspaces;
   // Registrations of clients whose namespace is not registered yet: hosts
@@ -52,10 +59,18 @@ struct server_state {
   // at once and join the namespace when it comes; deregistering the client
   // or the namespace, or finalize, drops them.
   std::map<std::string, rank_map<registration>> early_registrations;
+  // Job data given with PMIx_server_setup_local_support before the
+  // namespace was registered, and direct-modex requests of the host for a
+  // namespace not registered yet: both wait for it.
+  std::map<std::string, info_list> early_job_info;
+  std::map<std::string, std::vector<dmodex_request_msg>> early_dmodex;
   fence_book fences;
+  fence_book connects;
+  fence_book disconnects;
   // Ranks with no live process after having had one: why they are gone.
   std::map<proc_id, pmix_status_t> departed;
-  std::map<std::uint64_t, std::uint64_t> fence_upcalls;               // up-call -> tracker
+  // up-call -> the collective and its tracker
+  std::map<std::uint64_t, std::pair<collective, std::uint64_t>> collective_upcalls;
   std::map<std::uint64_t, caf::response_promise> dmodex_upcalls;      // up-call -> requester
   std::map<std::uint64_t, pending_tool> tool_upcalls;                 // up-call -> connect
   std::map<std::uint64_t, caf::response_promise> notify_upcalls;      // up-call -> notifier

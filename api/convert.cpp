@@ -484,6 +484,39 @@ pmix_status_t from_c(const pmix_query_t* queries, size_t nqueries, std::vector<q
 
 pmix_status_t to_c(const value& in, pmix_value_t& out) { return value_to_c(in, out, 0); }
 
+pmix_status_t to_c(const pdata& in, pmix_pdata_t& out) {
+  std::memset(&out, 0, sizeof out);
+  to_c(in.proc, out.proc);
+  std::strncpy(out.key, in.key.c_str(), PMIX_MAX_KEYLEN);
+  return to_c(in.val, out.value);
+}
+
+std::vector<std::string> keys(char* const* list) {
+  std::vector<std::string> out;
+  for (auto k = list; k != nullptr && *k != nullptr; ++k) out.push_back(key(*k));
+  return out;
+}
+
+pmix_status_t from_c(const pmix_app_t* apps, size_t napps, std::vector<app>& out) {
+  out.clear();
+  if (napps > 0 && apps == nullptr) return PMIX_ERR_BAD_PARAM;
+  out.reserve(napps);
+  for (size_t k = 0; k < napps; ++k) {
+    const auto& a = apps[k];
+    if (a.cmd == nullptr || a.cmd[0] == '\0') return PMIX_ERR_BAD_PARAM;
+    app cpp;
+    cpp.cmd = a.cmd;
+    for (auto v = a.argv; v != nullptr && *v != nullptr; ++v) cpp.argv.emplace_back(*v);
+    for (auto v = a.env; v != nullptr && *v != nullptr; ++v) cpp.env.emplace_back(*v);
+    if (a.cwd != nullptr) cpp.cwd = a.cwd;
+    cpp.maxprocs = a.maxprocs;
+    const auto rc = from_c(a.info, a.ninfo, cpp.info);
+    if (rc != PMIX_SUCCESS) return rc;
+    out.push_back(std::move(cpp));
+  }
+  return PMIX_SUCCESS;
+}
+
 pmix_status_t element_from_c(data_type type, const void* array, size_t i, value& out) {
   if (array == nullptr || element_bytes(type) == 0) return PMIX_ERR_NOT_SUPPORTED;
   pmix_data_array_t a{type, i + 1, const_cast<void*>(array)};
@@ -546,6 +579,44 @@ query_array::query_array(const std::vector<query>& queries) : size_(queries.size
 
 query_array::~query_array() {
   for (size_t k = 0; k < size_; ++k) PMIX_QUERY_DESTRUCT(&data_[k]);
+  std::free(data_);
+}
+
+namespace {
+char** argv_of(const std::vector<std::string>& items) {
+  auto** out = static_cast<char**>(std::calloc(items.size() + 1, sizeof(char*)));
+  for (size_t k = 0; k < items.size(); ++k) out[k] = strdup(items[k].c_str());
+  return out;
+}
+}  // namespace
+
+app_array::app_array(const std::vector<app>& apps) : size_(apps.size()) {
+  if (size_ == 0) return;
+  data_ = static_cast<pmix_app_t*>(std::calloc(size_, sizeof(pmix_app_t)));
+  for (size_t k = 0; k < size_; ++k) {
+    const auto& a = apps[k];
+    auto& c = data_[k];
+    c.cmd = strdup(a.cmd.c_str());
+    c.argv = argv_of(a.argv);
+    c.env = argv_of(a.env);
+    c.cwd = a.cwd.empty() ? nullptr : strdup(a.cwd.c_str());
+    c.maxprocs = a.maxprocs;
+    if (a.info.empty()) continue;
+    c.ninfo = a.info.size();
+    c.info = static_cast<pmix_info_t*>(std::calloc(c.ninfo, sizeof(pmix_info_t)));
+    for (size_t j = 0; j < c.ninfo; ++j) to_c(a.info[j], c.info[j]);
+  }
+}
+
+app_array::~app_array() {
+  for (size_t k = 0; k < size_; ++k) PMIX_APP_DESTRUCT(&data_[k]);
+  std::free(data_);
+}
+
+string_array::string_array(const std::vector<std::string>& items) : data_(argv_of(items)) {}
+
+string_array::~string_array() {
+  for (auto p = data_; p != nullptr && *p != nullptr; ++p) std::free(*p);
   std::free(data_);
 }
 

@@ -28,7 +28,14 @@ pmix_status_t from_c(const pmix_proc_t* procs, size_t nprocs, std::vector<proc_i
 // PMIX_ERR_BAD_PARAM for a NULL array with nqueries > 0, or a query without keys.
 pmix_status_t from_c(const pmix_query_t* queries, size_t nqueries, std::vector<query>& out);
 
+// PMIX_ERR_BAD_PARAM for a NULL array with napps > 0, or an app without a
+// command.
+pmix_status_t from_c(const pmix_app_t* apps, size_t napps, std::vector<app>& out);
+// A NULL-terminated array of keys (NULL: none).
+std::vector<std::string> keys(char* const* keys);
+
 pmix_status_t to_c(const value& in, pmix_value_t& out);
+pmix_status_t to_c(const pdata& in, pmix_pdata_t& out);
 
 // Element i of a C array whose elements have type `type` (the layout a
 // pmix_data_array_t of that type uses), and back. `array` for to_c must have
@@ -85,6 +92,36 @@ class query_array {
  private:
   pmix_query_t* data_ = nullptr;
   size_t size_ = 0;
+};
+
+// A C array of pmix_app_t built from C++ values and freed with it; handed
+// to the host's spawn up-call.
+class app_array {
+ public:
+  explicit app_array(const std::vector<app>& apps);
+  ~app_array();
+  app_array(const app_array&) = delete;
+  app_array& operator=(const app_array&) = delete;
+  pmix_app_t* data() { return size_ == 0 ? nullptr : data_; }
+  size_t size() const { return size_; }
+
+ private:
+  pmix_app_t* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+// A NULL-terminated C array of strings built from C++ values and freed with
+// it (argv style).
+class string_array {
+ public:
+  explicit string_array(const std::vector<std::string>& items);
+  ~string_array();
+  string_array(const string_array&) = delete;
+  string_array& operator=(const string_array&) = delete;
+  char** data() { return data_; }
+
+ private:
+  char** data_ = nullptr;
 };
 
 }  // namespace pmix::convert

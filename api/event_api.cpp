@@ -11,6 +11,7 @@
 #include "api/events.hpp"
 #include "api/library.hpp"
 #include "api/server_stub.hpp"
+#include "common/directives.hpp"
 #include "common/log.hpp"
 
 namespace pmix::api {
@@ -87,6 +88,13 @@ PMIX_EXPORT pmix_status_t PMIx_Register_event_handler(pmix_status_t codes[], siz
     log::error("api", "PMIx_Register_event_handler: no handler, or unreadable codes or directives");
     return PMIX_ERR_BAD_PARAM;
   }
+  if (const auto rc = directives::check(
+          "PMIx_Register_event_handler", directives,
+          {PMIX_EVENT_HDLR_NAME, PMIX_EVENT_RETURN_OBJECT, PMIX_EVENT_HDLR_BEFORE, PMIX_EVENT_HDLR_AFTER,
+           PMIX_EVENT_HDLR_FIRST, PMIX_EVENT_HDLR_LAST, PMIX_EVENT_HDLR_FIRST_IN_CATEGORY,
+           PMIX_EVENT_HDLR_LAST_IN_CATEGORY, PMIX_EVENT_HDLR_PREPEND, PMIX_EVENT_HDLR_APPEND});
+      rc != PMIX_SUCCESS)
+    return rc;
   std::size_t id = 0;
   std::string error;
   const auto rc = events::handlers().add(std::move(wanted), directives, evhdlr, id, error);

@@ -15,6 +15,7 @@ struct upcall {
   pmix_proc_t proc{};
   std::unique_ptr<convert::info_array> info;
   std::unique_ptr<convert::proc_array> procs;
+  std::unique_ptr<convert::string_array> keys;
   std::string text;  // abort message / fence data
 };
 
@@ -264,6 +265,188 @@ bool module::notify_event(pmix_status_t status, const proc_id& source, pmix_data
                          op_callback, call.get());
   }
   settle(rc, std::move(call));
+  return true;
+}
+
+}  // namespace pmix::host
+
+namespace pmix::host {
+namespace {
+
+struct lookup_call {
+  std::function<void(pmix_status_t, std::vector<pdata>)> done;
+  pmix_proc_t proc{};
+  std::unique_ptr<convert::string_array> keys;
+  std::unique_ptr<convert::info_array> info;
+};
+
+void lookup_callback(pmix_status_t status, pmix_pdata_t data[], size_t ndata, void* cbdata) {
+  std::unique_ptr<lookup_call> call{static_cast<lookup_call*>(cbdata)};
+  std::vector<pdata> found;
+  if (data != nullptr) {
+    for (size_t k = 0; k < ndata; ++k) {
+      pdata d;
+      d.proc = convert::proc(data[k].proc);
+      d.key = convert::key(data[k].key);
+      if (convert::from_c(data[k].value, d.val) != PMIX_SUCCESS) continue;
+      found.push_back(std::move(d));
+    }
+  }
+  call->done(status, std::move(found));
+}
+
+struct spawn_call {
+  std::function<void(pmix_status_t, std::string)> done;
+  pmix_proc_t proc{};
+  std::unique_ptr<convert::info_array> job_info;
+  std::unique_ptr<convert::app_array> apps;
+};
+
+void spawn_callback(pmix_status_t status, pmix_nspace_t nspace, void* cbdata) {
+  std::unique_ptr<spawn_call> call{static_cast<spawn_call*>(cbdata)};
+  call->done(status, nspace == nullptr ? std::string{} : convert::nspace(nspace));
+}
+
+struct log_call {
+  explicit log_call(done_fn d) : done(std::move(d)) {}
+  done_fn done;
+  pmix_proc_t proc{};
+  std::unique_ptr<convert::info_array> data;
+  std::unique_ptr<convert::info_array> directives;
+};
+
+void log_callback(pmix_status_t status, void* cbdata) {
+  std::unique_ptr<log_call> call{static_cast<log_call*>(cbdata)};
+  call->done(status, {});
+}
+
+}  // namespace
+
+bool module::publish(const proc_id& proc, const info_list& info, done_fn done) const {
+  const auto* m = slots();
+  if (m == nullptr || m->publish == nullptr) return false;
+  auto call = std::make_unique<upcall>(std::move(done));
+  convert::to_c(proc, call->proc);
+  call->info = std::make_unique<convert::info_array>(info);
+  pmix_status_t rc;
+  {
+    progress::scope in_upcall;
+    rc = m->publish(&call->proc, call->info->data(), call->info->size(), op_callback, call.get());
+  }
+  settle(rc, std::move(call));
+  return true;
+}
+
+bool module::lookup(const proc_id& proc, const std::vector<std::string>& keys, const info_list& info,
+                    std::function<void(pmix_status_t, std::vector<pdata>)> done) const {
+  const auto* m = slots();
+  if (m == nullptr || m->lookup == nullptr) return false;
+  auto call = std::make_unique<lookup_call>();
+  call->done = std::move(done);
+  convert::to_c(proc, call->proc);
+  call->keys = std::make_unique<convert::string_array>(keys);
+  call->info = std::make_unique<convert::info_array>(info);
+  pmix_status_t rc;
+  {
+    progress::scope in_upcall;
+    rc = m->lookup(&call->proc, call->keys->data(), call->info->data(), call->info->size(), lookup_callback,
+                   call.get());
+  }
+  if (rc == PMIX_SUCCESS) {
+    call.release();  // lookup_callback owns it now
+  } else {
+    call->done(rc == PMIX_OPERATION_SUCCEEDED ? PMIX_ERR_NOT_FOUND : rc, {});
+  }
+  return true;
+}
+
+bool module::unpublish(const proc_id& proc, const std::vector<std::string>& keys, const info_list& info,
+                       done_fn done) const {
+  const auto* m = slots();
+  if (m == nullptr || m->unpublish == nullptr) return false;
+  auto call = std::make_unique<upcall>(std::move(done));
+  convert::to_c(proc, call->proc);
+  call->info = std::make_unique<convert::info_array>(info);
+  call->keys = std::make_unique<convert::string_array>(keys);
+  pmix_status_t rc;
+  {
+    progress::scope in_upcall;
+    // No keys: all of the caller's (a NULL array, as the client gave it).
+    rc = m->unpublish(&call->proc, keys.empty() ? nullptr : call->keys->data(), call->info->data(),
+                      call->info->size(), op_callback, call.get());
+  }
+  settle(rc, std::move(call));
+  return true;
+}
+
+bool module::spawn(const proc_id& proc, const info_list& job_info, const std::vector<app>& apps,
+                   std::function<void(pmix_status_t, std::string)> done) const {
+  const auto* m = slots();
+  if (m == nullptr || m->spawn == nullptr) return false;
+  auto call = std::make_unique<spawn_call>();
+  call->done = std::move(done);
+  convert::to_c(proc, call->proc);
+  call->job_info = std::make_unique<convert::info_array>(job_info);
+  call->apps = std::make_unique<convert::app_array>(apps);
+  pmix_status_t rc;
+  {
+    progress::scope in_upcall;
+    rc = m->spawn(&call->proc, call->job_info->data(), call->job_info->size(), call->apps->data(),
+                  call->apps->size(), spawn_callback, call.get());
+  }
+  if (rc == PMIX_SUCCESS) {
+    call.release();  // spawn_callback owns it now
+  } else {
+    // A spawn cannot have completed without naming the new namespace.
+    call->done(rc == PMIX_OPERATION_SUCCEEDED ? PMIX_ERR_BAD_PARAM : rc, {});
+  }
+  return true;
+}
+
+bool module::connect(const std::vector<proc_id>& procs, const info_list& info, done_fn done) const {
+  const auto* m = slots();
+  if (m == nullptr || m->connect == nullptr) return false;
+  auto call = std::make_unique<upcall>(std::move(done));
+  call->procs = std::make_unique<convert::proc_array>(procs);
+  call->info = std::make_unique<convert::info_array>(info);
+  pmix_status_t rc;
+  {
+    progress::scope in_upcall;
+    rc = m->connect(call->procs->data(), call->procs->size(), call->info->data(), call->info->size(),
+                    op_callback, call.get());
+  }
+  settle(rc, std::move(call));
+  return true;
+}
+
+bool module::disconnect(const std::vector<proc_id>& procs, const info_list& info, done_fn done) const {
+  const auto* m = slots();
+  if (m == nullptr || m->disconnect == nullptr) return false;
+  auto call = std::make_unique<upcall>(std::move(done));
+  call->procs = std::make_unique<convert::proc_array>(procs);
+  call->info = std::make_unique<convert::info_array>(info);
+  pmix_status_t rc;
+  {
+    progress::scope in_upcall;
+    rc = m->disconnect(call->procs->data(), call->procs->size(), call->info->data(), call->info->size(),
+                       op_callback, call.get());
+  }
+  settle(rc, std::move(call));
+  return true;
+}
+
+bool module::log(const proc_id& proc, const info_list& data, const info_list& directives,
+                 done_fn done) const {
+  const auto* m = slots();
+  if (m == nullptr || m->log == nullptr) return false;
+  auto call = std::make_unique<log_call>(std::move(done));
+  convert::to_c(proc, call->proc);
+  call->data = std::make_unique<convert::info_array>(data);
+  call->directives = std::make_unique<convert::info_array>(directives);
+  auto* raw = call.release();  // the host always answers through log_callback
+  progress::scope in_upcall;
+  m->log(&raw->proc, raw->data->data(), raw->data->size(), raw->directives->data(), raw->directives->size(),
+         log_callback, raw);
   return true;
 }
 

@@ -59,6 +59,21 @@ class module {
   bool tool_connected(const info_list& info,
                       std::function<void(pmix_status_t, proc_id)> done) const;
 
+  // PMIx_Publish / _Lookup / _Unpublish of a client: the host keeps the data.
+  bool publish(const proc_id& proc, const info_list& info, done_fn done) const;
+  bool lookup(const proc_id& proc, const std::vector<std::string>& keys, const info_list& info,
+              std::function<void(pmix_status_t, std::vector<pdata>)> done) const;
+  bool unpublish(const proc_id& proc, const std::vector<std::string>& keys, const info_list& info,
+                 done_fn done) const;
+  // PMIx_Spawn: `done` gets the new job's namespace.
+  bool spawn(const proc_id& proc, const info_list& job_info, const std::vector<app>& apps,
+             std::function<void(pmix_status_t, std::string)> done) const;
+  // PMIx_Connect / PMIx_Disconnect, once every local participant has called.
+  bool connect(const std::vector<proc_id>& procs, const info_list& info, done_fn done) const;
+  bool disconnect(const std::vector<proc_id>& procs, const info_list& info, done_fn done) const;
+  // PMIx_Log from a client.
+  bool log(const proc_id& proc, const info_list& data, const info_list& directives, done_fn done) const;
+
  private:
   const pmix_server_module_t* slots() const { return slots_.load(std::memory_order_acquire); }
 

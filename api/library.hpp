@@ -51,4 +51,20 @@ struct waiter {
   pmix_status_t wait();
 };
 
+// Runs a session call that completes through a done_fn, and waits for it,
+// reading the reply on this thread (client::connection::drive).
+template <class Start>
+pmix_status_t wait_for(const std::shared_ptr<client::session>& s, Start start) {
+  auto w = std::make_shared<waiter>();
+  pmix_status_t rc;
+  {
+    client::connection::answered_here blocking;
+    rc = start([w](pmix_status_t st) { w->finish(st); });
+  }
+  if (rc == PMIX_OPERATION_SUCCEEDED) return PMIX_SUCCESS;
+  if (rc != PMIX_SUCCESS) return rc;
+  s->drive([&w] { return w->is_done(); });
+  return w->wait();
+}
+
 }  // namespace pmix::api

@@ -13,6 +13,7 @@
 #include <climits>
 #include <condition_variable>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <thread>
 #include <new>
@@ -22,11 +23,13 @@
 #include "api/convert.hpp"
 #include "api/registration.hpp"
 #include "api/data_pack.hpp"
+#include "api/fork_env.hpp"
 #include "api/server_runtime.hpp"
 #include "api/server_directives.hpp"
 #include "api/server_runtime_abi.h"
 #include "common/host.hpp"
 #include "common/log.hpp"
+#include "common/directives.hpp"
 #include "common/progress.hpp"
 
 namespace pmix::server {
@@ -36,6 +39,10 @@ struct library {
   std::mutex mutex;
   std::shared_ptr<runtime> rt;
   int refcount = 0;
+  // PMIx_server_setup_local_support's environment changes, by namespace,
+  // applied by PMIx_server_setup_fork (also in a forked child, which reads
+  // the copy it inherited).
+  std::map<std::string, std::vector<env_change>> fork_env;
 };
 
 // In a forked child of a server the actor system's threads do not exist:
@@ -206,6 +213,7 @@ pmix_status_t finalize() {
     if (!l.rt) return PMIX_ERR_INIT;
     if (--l.refcount > 0) return PMIX_SUCCESS;
     doomed = std::move(l.rt);
+    l.fork_env.clear();
   }
   // The teardown runs outside the lock. Calls other threads still have in
   // flight end (PMIX_ERR_NOT_AVAILABLE) before the runtime is destroyed, so
@@ -248,6 +256,10 @@ void deregister_nspace(const pmix_nspace_t nspace, pmix_op_cbfunc_t cbfunc, void
   if (!rt) return fail(PMIX_ERR_INIT);
   if (!valid_nspace(nspace)) return fail(PMIX_ERR_BAD_PARAM);
   const auto name = convert::nspace(nspace);
+  {
+    std::lock_guard<std::mutex> guard{lib().mutex};
+    lib().fork_env.erase(name);
+  }
   auto rc = op_call("PMIx_server_deregister_nspace", rt, cbfunc, cbdata,
                     [&](actors::reply_to<actors::no_result> done) {
                       return actors::deregister_nspace_msg{name, std::move(done)};
@@ -294,7 +306,8 @@ pmix_status_t setup_fork(const pmix_proc_t* proc, char*** env) {
   if (ctx == nullptr) return PMIX_ERR_INIT;
   if (proc == nullptr || env == nullptr || !valid_nspace(proc->nspace)) return PMIX_ERR_BAD_PARAM;
   // Computed from the fixed server context: no actor round trip needed.
-  const auto vars = actors::client_environment(*ctx, convert::proc(*proc));
+  const auto p = convert::proc(*proc);
+  const auto vars = actors::client_environment(*ctx, p);
   for (const auto& v : vars) {
     const auto eq = v.find('=');
     const auto name = v.substr(0, eq);
@@ -302,7 +315,132 @@ pmix_status_t setup_fork(const pmix_proc_t* proc, char*** env) {
     auto rc = pmix_setenv(name.c_str(), value.c_str(), true, env);
     if (rc != PMIX_SUCCESS) return rc;
   }
+  std::vector<env_change> changes;
+  {
+    std::lock_guard<std::mutex> guard{lib().mutex};
+    auto it = lib().fork_env.find(p.nspace);
+    if (it != lib().fork_env.end()) changes = it->second;
+  }
+  return apply_env_changes(changes, env);
+}
+
+// Runs `fn` on a library thread (the server's), inside a progress::scope:
+// a callback the host gets from a call it made is never run inside that
+// call.
+template <class F>
+void call_back_later(runtime& rt, F fn) {
+  rt.tell(actors::task_msg{[fn = std::move(fn)]() mutable {
+    progress::scope in_callback;
+    fn();
+  }});
+}
+
+pmix_status_t dmodex_request(const pmix_proc_t* proc, pmix_dmodex_response_fn_t cbfunc, void* cbdata) {
+  auto rt = current();
+  if (!rt) return PMIX_ERR_INIT;
+  if (proc == nullptr || cbfunc == nullptr || !valid_nspace(proc->nspace) || proc->rank >= rank_valid_limit) {
+    log::error("api", "PMIx_server_dmodex_request: a process of a valid rank and a callback are required");
+    return PMIX_ERR_BAD_PARAM;
+  }
+  auto done = actors::make_reply<std::string>([cbfunc, cbdata](pmix_status_t st, std::string data) {
+    progress::scope in_callback;
+    cbfunc(st, data.empty() ? nullptr : data.data(), data.size(), cbdata);
+  });
+  rt->tell(actors::dmodex_request_msg{convert::proc(*proc), std::move(done)});
   return PMIX_SUCCESS;
+}
+
+pmix_status_t iof_deliver(const pmix_proc_t* source, pmix_iof_channel_t channel, const pmix_byte_object_t* bo,
+                          const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  auto rt = current();
+  if (!rt) return PMIX_ERR_INIT;
+  if (source == nullptr || bo == nullptr || (bo->size > 0 && bo->bytes == nullptr)) {
+    log::error("api", "PMIx_server_IOF_deliver: a source and a byte object are required");
+    return PMIX_ERR_BAD_PARAM;
+  }
+  auto rc = directives::check("PMIx_server_IOF_deliver", info, ninfo, {PMIX_IOF_COMPLETE});
+  if (rc != PMIX_SUCCESS) return rc;
+  // No process of this server has asked for forwarded output (PMIx_IOF_pull
+  // is not offered yet): with PMIX_IOF_LOCAL_OUTPUT it goes to the server's
+  // own stdout or stderr, else nowhere.
+  if (rt->context().iof_local_output && bo->size > 0) {
+    const int fd = (channel & PMIX_FWD_STDOUT_CHANNEL) != 0 ? STDOUT_FILENO : STDERR_FILENO;
+    std::size_t done = 0;
+    while (done < bo->size) {
+      const auto n = ::write(fd, bo->bytes + done, bo->size - done);
+      if (n <= 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+  }
+  if (cbfunc != nullptr) call_back_later(*rt, [cbfunc, cbdata] { cbfunc(PMIX_SUCCESS, cbdata); });
+  return PMIX_SUCCESS;
+}
+
+struct info_release {
+  pmix_info_t* info = nullptr;
+  size_t ninfo = 0;
+};
+
+void release_info(pmix_status_t, void* cbdata) {
+  std::unique_ptr<info_release> r{static_cast<info_release*>(cbdata)};
+  if (r->info != nullptr) PMIX_INFO_FREE(r->info, r->ninfo);
+}
+
+pmix_status_t setup_application(const pmix_nspace_t nspace, pmix_info_t info[], size_t ninfo,
+                                 pmix_setup_application_cbfunc_t cbfunc, void* cbdata) {
+  auto rt = current();
+  if (!rt) return PMIX_ERR_INIT;
+  if (!valid_nspace(nspace) || cbfunc == nullptr) {
+    log::error("api", "PMIx_server_setup_application: a namespace and a callback are required");
+    return PMIX_ERR_BAD_PARAM;
+  }
+  info_list directives;
+  if (convert::from_c(info, ninfo, directives) != PMIX_SUCCESS) return PMIX_ERR_BAD_PARAM;
+  auto rc = directives::check("PMIx_server_setup_application", directives,
+                              {PMIX_SETUP_APP_ENVARS, PMIX_SETUP_APP_NONENVARS, PMIX_SETUP_APP_ALL});
+  if (rc != PMIX_SUCCESS) return rc;
+  bool envars = false;
+  for (const auto& d : directives)
+    if ((d.key == PMIX_SETUP_APP_ENVARS || d.key == PMIX_SETUP_APP_ALL) && d.val.truthy()) envars = true;
+  // There is no fabric to prepare: the environment is all there is to give.
+  const auto out = envars ? harvest_envars(environ) : info_list{};
+  call_back_later(*rt, [out, cbfunc, cbdata] {
+    auto* r = new info_release;
+    r->ninfo = out.size();
+    if (!out.empty()) {
+      PMIX_INFO_CREATE(r->info, r->ninfo);
+      for (size_t k = 0; k < out.size(); ++k) convert::to_c(out[k], r->info[k]);
+    }
+    cbfunc(PMIX_SUCCESS, r->info, r->ninfo, cbdata, release_info, r);
+  });
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t setup_local_support(const pmix_nspace_t nspace, pmix_info_t info[], size_t ninfo,
+                                  pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  auto rt = current();
+  if (!rt) return PMIX_ERR_INIT;
+  if (!valid_nspace(nspace)) return PMIX_ERR_BAD_PARAM;
+  info_list all;
+  if (convert::from_c(info, ninfo, all) != PMIX_SUCCESS) return PMIX_ERR_BAD_PARAM;
+  std::vector<env_change> changes;
+  info_list job;
+  std::string error;
+  auto rc = split_env_changes(all, changes, job, error);
+  if (rc != PMIX_SUCCESS) {
+    log::error("api", "PMIx_server_setup_local_support: ", error);
+    return rc;
+  }
+  const auto name = convert::nspace(nspace);
+  if (!changes.empty()) {
+    std::lock_guard<std::mutex> guard{lib().mutex};
+    auto& kept = lib().fork_env[name];
+    kept.insert(kept.end(), changes.begin(), changes.end());
+  }
+  return op_call("PMIx_server_setup_local_support", rt, cbfunc, cbdata,
+                 [&](actors::reply_to<actors::no_result> done) {
+                   return actors::extend_job_msg{name, std::move(job), std::move(done)};
+                 });
 }
 
 pmix_status_t collect_job_info(pmix_proc_t* procs, size_t nprocs, pmix_data_buffer_t* dbuf) {
@@ -445,6 +583,10 @@ const pmix_cxx_server_runtime_t table = {
     running,
     notify,
     post,
+    dmodex_request,
+    iof_deliver,
+    setup_application,
+    setup_local_support,
 };
 
 }  // namespace

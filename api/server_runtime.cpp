@@ -250,6 +250,7 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
   ctx->allow_clones = s.allow_clones;
   ctx->tool_support = s.tool_support;
   ctx->foreign_tools = s.foreign_tools;
+  ctx->iof_local_output = s.iof_local_output;
   ctx->uid = ::getuid();
   ctx->uri = s.server.nspace + "." + std::to_string(s.server.rank) + ";uds://" + rt->socket_path_;
   ctx->host = rt->host_;

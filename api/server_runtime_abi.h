@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define PMIX_CXX_SERVER_RUNTIME_VERSION 5u
+#define PMIX_CXX_SERVER_RUNTIME_VERSION 6u
 
 /* Counters and states for tests (tests/, tools/): not part of the PMIx API. */
 typedef struct pmix_cxx_rank_view {
@@ -82,6 +82,18 @@ typedef struct pmix_cxx_server_runtime {
     /* Runs fn(arg) on a thread of the server runtime (event handlers of the
      * server process). */
     pmix_status_t (*post)(void (*fn)(void *), void *arg);
+    /* PMIx_server_dmodex_request, _IOF_deliver, _setup_application and
+     * _setup_local_support, as pmix_server.h declares them. */
+    pmix_status_t (*dmodex_request)(const pmix_proc_t *proc, pmix_dmodex_response_fn_t cbfunc,
+                                    void *cbdata);
+    pmix_status_t (*iof_deliver)(const pmix_proc_t *source, pmix_iof_channel_t channel,
+                                 const pmix_byte_object_t *bo, const pmix_info_t info[],
+                                 size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata);
+    pmix_status_t (*setup_application)(const pmix_nspace_t nspace, pmix_info_t info[],
+                                       size_t ninfo, pmix_setup_application_cbfunc_t cbfunc,
+                                       void *cbdata);
+    pmix_status_t (*setup_local_support)(const pmix_nspace_t nspace, pmix_info_t info[],
+                                         size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata);
 } pmix_cxx_server_runtime_t;
 
 typedef const pmix_cxx_server_runtime_t *(*pmix_cxx_server_runtime_fn)(void);

@@ -177,6 +177,38 @@ PMIX_EXPORT pmix_status_t PMIx_server_setup_fork(const pmix_proc_t* proc, char**
   return rt->setup_fork(proc, env);
 }
 
+PMIX_EXPORT pmix_status_t PMIx_server_dmodex_request(const pmix_proc_t* proc, pmix_dmodex_response_fn_t cbfunc,
+                                                     void* cbdata) {
+  const auto* rt = server_runtime(false);
+  if (rt == nullptr) return PMIX_ERR_INIT;
+  return rt->dmodex_request(proc, cbfunc, cbdata);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_server_IOF_deliver(const pmix_proc_t* source, pmix_iof_channel_t channel,
+                                                  const pmix_byte_object_t* bo, const pmix_info_t info[],
+                                                  size_t ninfo, pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  const auto* rt = server_runtime(false);
+  if (rt == nullptr) return PMIX_ERR_INIT;
+  return rt->iof_deliver(source, channel, bo, info, ninfo, cbfunc, cbdata);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_server_setup_application(const pmix_nspace_t nspace, pmix_info_t info[],
+                                                        size_t ninfo, pmix_setup_application_cbfunc_t cbfunc,
+                                                        void* cbdata) {
+  const auto* rt = server_runtime(false);
+  if (rt == nullptr) return PMIX_ERR_INIT;
+  return rt->setup_application(nspace, info, ninfo, cbfunc, cbdata);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_server_setup_local_support(const pmix_nspace_t nspace, pmix_info_t info[],
+                                                          size_t ninfo, pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  if (cbfunc == nullptr && pmix::api::on_library_thread())
+    return pmix::api::refuse_blocking("PMIx_server_setup_local_support with a NULL cbfunc");
+  const auto* rt = server_runtime(false);
+  if (rt == nullptr) return PMIX_ERR_INIT;
+  return rt->setup_local_support(nspace, info, ninfo, cbfunc, cbdata);
+}
+
 PMIX_EXPORT pmix_status_t PMIx_server_collect_job_info(pmix_proc_t* procs, size_t nprocs,
                                                        pmix_data_buffer_t* dbuf) {
   if (pmix::api::on_library_thread()) return pmix::api::refuse_blocking("PMIx_server_collect_job_info");

@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "common/log.hpp"
+#include "common/log_sink.hpp"
 #include "common/progress.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/version.hpp"
@@ -240,6 +241,9 @@ session::lookup session::resolve_local(const proc_id& target, const std::string&
       if (const auto* v = data_.rank_value(target, key)) return out = *v, lookup::found;
     if (const auto* v = data_.job_value(target.nspace, key)) return out = *v, lookup::found;
     if (const auto* v = data_.peer_value(target, key)) return out = *v, lookup::found;
+    // Another job's data (one this process spawned, say) that we do not
+    // hold yet: the server has it.
+    if (!data_.has_job(target.nspace) && conn_ && !optional) return lookup::ask_server;
     return lookup::not_found;
   }
   if (const auto* v = data_.peer_value(target, key)) return out = *v, lookup::found;
@@ -273,7 +277,21 @@ pmix_status_t session::fetch(const proc_id& target, const std::string& key, cons
         log::error("client", "unreadable data for ", to_string(target), ": ", error);
         return done(PMIX_ERR_UNPACK_FAILURE, nullptr);
       }
-      if (const auto* v = self->data_.peer_value(target, key)) {
+      protocol::job_info job;
+      if (!r.job.empty()) {
+        if (!protocol::decode(r.job, job, &error)) {
+          log::error("client", "unreadable job data of ", target.nspace, ": ", error);
+          return done(PMIX_ERR_UNPACK_FAILURE, nullptr);
+        }
+        if (job.nspace != self->self_.nspace) self->data_.load_job(std::move(job));
+      }
+      const value* v = nullptr;
+      if (is_reserved(key)) {
+        if (target.rank < rank_valid_limit) v = self->data_.rank_value(target, key);
+        if (v == nullptr) v = self->data_.job_value(target.nspace, key);
+      }
+      if (v == nullptr) v = self->data_.peer_value(target, key);
+      if (v != nullptr) {
         found = *v;
         have = true;
       }
@@ -309,6 +327,125 @@ pmix_status_t session::notify(const event& ev, done_fn done) {
   if (!conn_) return PMIX_ERR_UNREACH;
   return conn_->request(protocol::body::notify, protocol::event_message(ev),
                         [done](pmix_status_t st, protocol::envelope* reply) { done(status_of(st, reply)); });
+}
+
+bool session::store_job(std::string_view bytes) {
+  protocol::job_info job;
+  std::string error;
+  if (!protocol::decode(bytes, job, &error)) {
+    log::error("client", "unreadable job data: ", error);
+    return false;
+  }
+  std::lock_guard<std::mutex> guard{mutex_};
+  if (job.nspace != self_.nspace) data_.load_job(std::move(job));
+  return true;
+}
+
+pmix_status_t session::publish(const info_list& info, done_fn done) {
+  if (!conn_) return PMIX_ERR_UNREACH;
+  return conn_->request(protocol::body::publish, protocol::publish_request(info),
+                        [done](pmix_status_t st, protocol::envelope* reply) { done(status_of(st, reply)); });
+}
+
+pmix_status_t session::unpublish(const std::vector<std::string>& keys, const info_list& info, done_fn done) {
+  if (!conn_) return PMIX_ERR_UNREACH;
+  return conn_->request(protocol::body::unpublish, protocol::keys_request(keys, info),
+                        [done](pmix_status_t st, protocol::envelope* reply) { done(status_of(st, reply)); });
+}
+
+pmix_status_t session::lookup_published(const std::vector<std::string>& keys, const info_list& info,
+                              std::function<void(pmix_status_t, std::vector<pdata>)> done) {
+  if (!conn_) return PMIX_ERR_UNREACH;
+  return conn_->request(protocol::body::lookup, protocol::keys_request(keys, info),
+                        [done](pmix_status_t st, protocol::envelope* reply) {
+                          protocol::lookup_reply r;
+                          if (st == PMIX_SUCCESS)
+                            st = reply->kind == protocol::body::lookup_reply && protocol::decode(reply->message, r)
+                                     ? r.status
+                                     : PMIX_ERR_UNPACK_FAILURE;
+                          done(st, std::move(r.data));
+                        });
+}
+
+pmix_status_t session::spawn(const info_list& job_info, const std::vector<app>& apps,
+                             std::function<void(pmix_status_t, std::string)> done) {
+  if (!conn_) return PMIX_ERR_UNREACH;
+  return conn_->request(protocol::body::spawn, protocol::spawn_request(job_info, apps),
+                        [done](pmix_status_t st, protocol::envelope* reply) {
+                          protocol::spawn_reply r;
+                          if (st == PMIX_SUCCESS)
+                            st = reply->kind == protocol::body::spawn_reply && protocol::decode(reply->message, r)
+                                     ? r.status
+                                     : PMIX_ERR_UNPACK_FAILURE;
+                          done(st, std::move(r.nspace));
+                        });
+}
+
+pmix_status_t session::connect_procs(std::vector<proc_id> procs, const info_list& info, bool disconnect,
+                                     done_fn done) {
+  for (auto& p : procs)
+    if (p.nspace.empty()) p.nspace = self_.nspace;
+  if (!conn_) {
+    // Without a server only this process can take part.
+    for (const auto& p : procs)
+      if (!(p.nspace == self_.nspace && (p.rank == self_.rank || p.rank == rank_wildcard))) return PMIX_ERR_UNREACH;
+    return PMIX_OPERATION_SUCCEEDED;
+  }
+  auto self = shared_from_this();
+  return conn_->request(protocol::body::connect_procs, protocol::connect_procs_request(procs, info, disconnect),
+                        [self, done](pmix_status_t st, protocol::envelope* reply) {
+                          protocol::connect_procs_reply r;
+                          if (st == PMIX_SUCCESS)
+                            st = reply->kind == protocol::body::connect_procs_reply &&
+                                         protocol::decode(reply->message, r)
+                                     ? r.status
+                                     : PMIX_ERR_UNPACK_FAILURE;
+                          if (st == PMIX_SUCCESS)
+                            for (auto job : r.jobs)
+                              if (!self->store_job(job)) st = PMIX_ERR_UNPACK_FAILURE;
+                          done(st);
+                        });
+}
+
+pmix_status_t session::log(const info_list& data, const info_list& directives, done_fn done) {
+  if (!conn_) {
+    std::string error;
+    const auto rc = logging::log_locally(self_, data, directives, error);
+    if (rc != PMIX_SUCCESS) log::warning("client", "PMIx_Log: ", error);
+    return rc == PMIX_SUCCESS ? PMIX_OPERATION_SUCCEEDED : rc;
+  }
+  return conn_->request(protocol::body::log, protocol::log_request(data, directives),
+                        [done](pmix_status_t st, protocol::envelope* reply) { done(status_of(st, reply)); });
+}
+
+pmix_status_t session::resolve_peers(const std::string& node, const std::string& nspace,
+                                     std::vector<proc_id>& out) {
+  out.clear();
+  std::lock_guard<std::mutex> guard{mutex_};
+  std::string where = node;
+  if (where.empty()) {
+    const auto* me = data_.rank_value(self_, PMIX_HOSTNAME);
+    if (me == nullptr) me = data_.job_value(self_.nspace, PMIX_HOSTNAME);
+    if (me != nullptr && me->as_string() != nullptr) where = *me->as_string();
+  }
+  if (!nspace.empty() && !data_.has_job(nspace)) return PMIX_ERR_NOT_FOUND;
+  const auto names = nspace.empty() ? data_.nspaces() : std::vector<std::string>{nspace};
+  for (const auto& ns : names)
+    for (auto r : data_.ranks_on(ns, where)) out.push_back(proc_id{ns, r});
+  return out.empty() ? PMIX_ERR_NOT_FOUND : PMIX_SUCCESS;
+}
+
+pmix_status_t session::resolve_nodes(const std::string& nspace, std::string& out) {
+  out.clear();
+  std::lock_guard<std::mutex> guard{mutex_};
+  if (!nspace.empty() && !data_.has_job(nspace)) return PMIX_ERR_NOT_FOUND;
+  const auto names = nspace.empty() ? data_.nspaces() : std::vector<std::string>{nspace};
+  std::vector<std::string> nodes;
+  for (const auto& ns : names)
+    for (auto& n : data_.nodes_of(ns))
+      if (std::find(nodes.begin(), nodes.end(), n) == nodes.end()) nodes.push_back(std::move(n));
+  for (const auto& n : nodes) out += (out.empty() ? "" : ",") + n;
+  return nodes.empty() ? PMIX_ERR_NOT_FOUND : PMIX_SUCCESS;
 }
 
 pmix_status_t session::finalize(done_fn done) {

@@ -83,6 +83,25 @@ class session : public std::enable_shared_from_this<session> {
   // range (and tells its host); `done` gets its answer.
   pmix_status_t notify(const event& ev, done_fn done);
 
+  // PMIx_Publish / _Lookup / _Unpublish: the server's host keeps the data.
+  pmix_status_t publish(const info_list& info, done_fn done);
+  pmix_status_t lookup_published(const std::vector<std::string>& keys, const info_list& info,
+                       std::function<void(pmix_status_t, std::vector<pdata>)> done);
+  pmix_status_t unpublish(const std::vector<std::string>& keys, const info_list& info, done_fn done);
+  // PMIx_Spawn: `done` gets the new job's namespace.
+  pmix_status_t spawn(const info_list& job_info, const std::vector<app>& apps,
+                      std::function<void(pmix_status_t, std::string)> done);
+  // PMIx_Connect / PMIx_Disconnect over `procs`. A connect stores the job
+  // data of the other participants' namespaces the server sends.
+  pmix_status_t connect_procs(std::vector<proc_id> procs, const info_list& info, bool disconnect, done_fn done);
+  // PMIx_Log: through the server (and its host); without a server, logged
+  // here (common/log_sink.hpp).
+  pmix_status_t log(const info_list& data, const info_list& directives, done_fn done);
+  // PMIx_Resolve_peers / _nodes, from the job data this process holds. An
+  // empty nspace means every namespace held; an empty node this node.
+  pmix_status_t resolve_peers(const std::string& node, const std::string& nspace, std::vector<proc_id>& out);
+  pmix_status_t resolve_nodes(const std::string& nspace, std::string& out);
+
   // Tells the server this process finalizes; `done` gets its answer.
   pmix_status_t finalize(done_fn done);
 
@@ -103,6 +122,8 @@ class session : public std::enable_shared_from_this<session> {
  private:
   session() = default;
   void store_modex(std::string_view bytes, pmix_status_t& status);
+  // Stores a namespace's job data (a serialized JobInfo) unless it is ours.
+  bool store_job(std::string_view bytes);
 
   proc_id self_;
   proc_id server_;

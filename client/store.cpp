@@ -2,6 +2,9 @@
 
 #include <pmix_common.h>
 
+#include <algorithm>
+#include <map>
+
 #include "common/regex/regex.hpp"
 
 namespace pmix::client {
@@ -32,6 +35,51 @@ bool store::load_job(protocol::job_info&& in) {
   }
   jobs_[in.nspace] = std::move(j);
   return true;
+}
+
+std::vector<std::string> store::nspaces() const {
+  std::vector<std::string> out;
+  for (const auto& [name, j] : jobs_) out.push_back(name);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<rank_t> store::ranks_on(const std::string& nspace, const std::string& node) const {
+  std::vector<rank_t> out;
+  auto it = jobs_.find(nspace);
+  if (it == jobs_.end()) return out;
+  for (const auto& [rank, keys] : it->second.ranks) {
+    const auto* host = lookup(keys, PMIX_HOSTNAME);
+    const auto* text = host == nullptr ? nullptr : host->as_string();
+    if (text != nullptr && *text == node) out.push_back(rank);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<std::string> store::nodes_of(const std::string& nspace) const {
+  std::vector<std::string> out;
+  auto it = jobs_.find(nspace);
+  if (it == jobs_.end()) return out;
+  if (const auto* list = lookup(it->second.info, PMIX_NODE_LIST); list != nullptr && list->as_string() != nullptr) {
+    const auto& text = *list->as_string();
+    std::size_t start = 0;
+    while (start <= text.size()) {
+      const auto comma = text.find(',', start);
+      auto name = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      if (!name.empty()) out.push_back(std::move(name));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    if (!out.empty()) return out;
+  }
+  std::map<rank_t, std::string> by_rank;
+  for (const auto& [rank, keys] : it->second.ranks)
+    if (const auto* host = lookup(keys, PMIX_HOSTNAME); host != nullptr && host->as_string() != nullptr)
+      by_rank.emplace(rank, *host->as_string());
+  for (const auto& [rank, host] : by_rank)
+    if (std::find(out.begin(), out.end(), host) == out.end()) out.push_back(host);
+  return out;
 }
 
 const value* store::job_value(const std::string& nspace, const std::string& key) const {

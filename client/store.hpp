@@ -27,6 +27,13 @@ class store {
   // Per-rank value registered or derived for p.
   const value* rank_value(const proc_id& p, const std::string& key) const;
   bool has_job(const std::string& nspace) const { return jobs_.count(nspace) > 0; }
+  // The namespaces we hold job data for, sorted.
+  std::vector<std::string> nspaces() const;
+  // The ranks of `nspace` whose PMIX_HOSTNAME is `node`, in order.
+  std::vector<rank_t> ranks_on(const std::string& nspace, const std::string& node) const;
+  // The nodes `nspace` runs on, in job order: its PMIX_NODE_LIST, else its
+  // ranks' PMIX_HOSTNAMEs.
+  std::vector<std::string> nodes_of(const std::string& nspace) const;
   const std::set<rank_t>& local_ranks(const std::string& nspace) const;
 
   // A peer's committed data, as delivered by a fence or direct modex. Data

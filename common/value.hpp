@@ -138,4 +138,21 @@ struct query {
   info_list qualifiers;
 };
 
+// One pmix_pdata_t: a published key, its value and who published it.
+struct pdata {
+  proc_id proc;
+  std::string key;
+  value val;
+};
+
+// One pmix_app_t of PMIx_Spawn.
+struct app {
+  std::string cmd;
+  std::vector<std::string> argv;
+  std::vector<std::string> env;  // "NAME=value" entries
+  std::string cwd;
+  int maxprocs = 0;
+  info_list info;
+};
+
 }  // namespace pmix

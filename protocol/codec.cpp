@@ -234,6 +234,30 @@ std::string fence_reply(pmix_status_t status, std::string_view data) {
   return r.SerializeAsString();
 }
 
+std::string connect_procs_reply_body(pmix_status_t status, std::string_view jobs) {
+  wire::ConnectProcsReply r;
+  r.set_status(status);
+  std::string out = r.SerializeAsString();
+  out.append(jobs.data(), jobs.size());  // repeated field 2, already encoded
+  return out;
+}
+
+bool from_wire(const wire::App& in, app& out, std::string* error) {
+  out = app{};
+  out.cmd = in.cmd();
+  out.argv.assign(in.argv().begin(), in.argv().end());
+  out.env.assign(in.env().begin(), in.env().end());
+  out.cwd = in.cwd();
+  out.maxprocs = in.maxprocs();
+  return from_wire(in.info(), out.info, error);
+}
+
+void to_wire(const pdata& d, wire::PData* out) {
+  to_wire(d.proc, out->mutable_proc());
+  out->set_key(d.key);
+  to_wire(d.val, out->mutable_value());
+}
+
 bool parse(std::string_view payload, wire::Envelope& out) {
   return out.ParseFromArray(payload.data(), static_cast<int>(payload.size()));
 }

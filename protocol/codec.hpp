@@ -29,12 +29,18 @@ bool from_wire(const wire::Info& in, info& out, std::string* error = nullptr);
 bool from_wire(const google::protobuf::RepeatedPtrField<wire::Info>& in, info_list& out,
                std::string* error = nullptr);
 
+bool from_wire(const wire::App& in, app& out, std::string* error = nullptr);
+void to_wire(const pdata& d, wire::PData* out);
+
 // Serializes an envelope into one complete frame (length prefix included).
 std::string to_frame(const wire::Envelope& e);
 // A serialized wire::FenceReply: encoded once for all of a fence's
 // contributors, each sends it under its own envelope id
 // (protocol::to_frame(id, body::fence_reply, ...) in protocol/messages.hpp).
 std::string fence_reply(pmix_status_t status, std::string_view data);
+// A serialized wire::ConnectProcsReply; `jobs` are its already encoded
+// `jobs` fields (protocol::append_length_delimited(.., 2, job) each).
+std::string connect_procs_reply_body(pmix_status_t status, std::string_view jobs);
 // Parses one frame's payload. False on garbage.
 bool parse(std::string_view payload, wire::Envelope& out);
 

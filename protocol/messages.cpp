@@ -38,6 +38,7 @@ enum class msg : std::uint8_t {
   none, proc, timeval, envar, proc_info, value, data_array, info, rank_info, job_info, scoped_info,
   rank_data, modex, connect_request, connect_reply, finalize, commit, fence_request, fence_reply,
   get_request, get_reply, abort, status_reply, job_control, query, query_request, info_reply, event,
+  publish, keys, pdata, lookup_reply, app, spawn, spawn_reply, connect_procs, connect_procs_reply, log,
   envelope,
 };
 
@@ -75,6 +76,14 @@ msg child(msg m, std::uint32_t id) {
     case msg::query_request: return id == 1 ? msg::query : msg::none;
     case msg::info_reply: return id == 2 ? msg::info : msg::none;
     case msg::event: return id == 2 ? msg::proc : id == 4 ? msg::info : msg::none;
+    case msg::publish: return id == 1 ? msg::info : msg::none;
+    case msg::keys: return id == 2 ? msg::info : msg::none;
+    case msg::pdata: return id == 1 ? msg::proc : id == 3 ? msg::value : msg::none;
+    case msg::lookup_reply: return id == 2 ? msg::pdata : msg::none;
+    case msg::app: return id == 6 ? msg::info : msg::none;
+    case msg::spawn: return id == 1 ? msg::info : id == 2 ? msg::app : msg::none;
+    case msg::connect_procs: return id == 1 ? msg::proc : id == 2 ? msg::info : msg::none;
+    case msg::log: return id == 1 || id == 2 ? msg::info : msg::none;
     case msg::envelope:
       switch (static_cast<body>(id)) {
         case body::connect: return msg::connect_request;
@@ -91,6 +100,14 @@ msg child(msg m, std::uint32_t id) {
         case body::info_reply: return msg::info_reply;
         case body::notify: case body::event: return msg::event;
         case body::query: return msg::query_request;
+        case body::publish: return msg::publish;
+        case body::lookup: case body::unpublish: return msg::keys;
+        case body::lookup_reply: return msg::lookup_reply;
+        case body::spawn: return msg::spawn;
+        case body::spawn_reply: return msg::spawn_reply;
+        case body::connect_procs: return msg::connect_procs;
+        case body::connect_procs_reply: return msg::connect_procs_reply;
+        case body::log: return msg::log;
         default: return msg::none;
       }
     default: return msg::none;
@@ -340,7 +357,7 @@ bool parse_envelope(std::string payload, envelope& out) {
     if (f.id == 1 && f.type == pb::varint) {
       out.id = f.number;
     } else if (f.id >= static_cast<std::uint32_t>(body::connect) &&
-               f.id <= static_cast<std::uint32_t>(body::query) && f.type == pb::delimited) {
+               f.id <= static_cast<std::uint32_t>(body::log) && f.type == pb::delimited) {
       out.kind = static_cast<body>(f.id);
       out.message = f.bytes;
     }
@@ -471,6 +488,50 @@ std::string event_message(const event& ev) {
   return out;
 }
 
+std::string publish_request(const info_list& info) {
+  std::string out;
+  append_infos(out, 1, info);
+  return out;
+}
+
+std::string keys_request(const std::vector<std::string>& keys, const info_list& info) {
+  std::string out;
+  for (const auto& k : keys) append_delimited(out, 1, k);
+  append_infos(out, 2, info);
+  return out;
+}
+
+std::string spawn_request(const info_list& job_info, const std::vector<app>& apps) {
+  std::string out, one;
+  append_infos(out, 1, job_info);
+  for (const auto& a : apps) {
+    one.clear();
+    append_bytes(one, 1, a.cmd);
+    for (const auto& v : a.argv) append_delimited(one, 2, v);
+    for (const auto& v : a.env) append_delimited(one, 3, v);
+    append_bytes(one, 4, a.cwd);
+    append_uint(one, 5, int32_varint(a.maxprocs));
+    append_infos(one, 6, a.info);
+    append_delimited(out, 2, one);
+  }
+  return out;
+}
+
+std::string connect_procs_request(const std::vector<proc_id>& procs, const info_list& info, bool disconnect) {
+  std::string out;
+  for (const auto& p : procs) append_proc(out, 1, p);
+  append_infos(out, 2, info);
+  append_uint(out, 3, disconnect ? 1 : 0);
+  return out;
+}
+
+std::string log_request(const info_list& data, const info_list& directives) {
+  std::string out;
+  append_infos(out, 1, data);
+  append_infos(out, 2, directives);
+  return out;
+}
+
 // ---- replies ----------------------------------------------------------------
 
 bool decode(std::string_view in, connect_reply& out, std::string* error) {
@@ -530,6 +591,8 @@ bool decode(std::string_view in, body kind, status_reply& out, std::string* erro
     } else if (with_data && f.id == 2 && f.type == pb::delimited) {
       out.has_data = true;
       out.data = f.bytes;
+    } else if (kind == body::get_reply && f.id == 3 && f.type == pb::delimited) {
+      out.job = f.bytes;
     }
   }
   // A FenceReply's data is bytes: empty is the same as absent.
@@ -619,6 +682,58 @@ bool decode(std::string_view in, event& out, std::string* error) {
     } else if (f.id == 4 && f.type == pb::delimited) {
       if (!read_infos_field(f, out.info, error)) return false;
     }
+  }
+  return r.ok() || malformed(error);
+}
+
+bool decode(std::string_view in, lookup_reply& out, std::string* error) {
+  if (!well_formed(msg::lookup_reply, in)) return malformed(error);
+  out = lookup_reply{};
+  reader r{in};
+  field f;
+  while (r.next(f)) {
+    if (f.id == 1 && f.type == pb::varint) {
+      out.status = status_field(f);
+    } else if (f.id == 2 && f.type == pb::delimited) {
+      auto& d = out.data.emplace_back();
+      d.proc = wire_default_proc;
+      reader dr{f.bytes};
+      field g;
+      while (dr.next(g)) {
+        if (g.id == 1 && g.type == pb::delimited) {
+          if (!read_proc(g.bytes, d.proc)) return malformed(error);
+        } else if (g.id == 2 && g.type == pb::delimited) {
+          d.key.assign(g.bytes.data(), g.bytes.size());
+        } else if (g.id == 3 && g.type == pb::delimited) {
+          if (!read_value(g.bytes, d.val, error, 0)) return false;
+        }
+      }
+      if (!dr.ok()) return malformed(error);
+    }
+  }
+  return r.ok() || malformed(error);
+}
+
+bool decode(std::string_view in, spawn_reply& out, std::string* error) {
+  if (!well_formed(msg::spawn_reply, in)) return malformed(error);
+  out = spawn_reply{};
+  reader r{in};
+  field f;
+  while (r.next(f)) {
+    if (f.id == 1 && f.type == pb::varint) out.status = status_field(f);
+    else if (f.id == 2 && f.type == pb::delimited) out.nspace.assign(f.bytes.data(), f.bytes.size());
+  }
+  return r.ok() || malformed(error);
+}
+
+bool decode(std::string_view in, connect_procs_reply& out, std::string* error) {
+  if (!well_formed(msg::connect_procs_reply, in)) return malformed(error);
+  out = connect_procs_reply{};
+  reader r{in};
+  field f;
+  while (r.next(f)) {
+    if (f.id == 1 && f.type == pb::varint) out.status = status_field(f);
+    else if (f.id == 2 && f.type == pb::delimited) out.jobs.push_back(f.bytes);
   }
   return r.ok() || malformed(error);
 }

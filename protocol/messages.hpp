@@ -41,6 +41,15 @@ enum class body : std::uint32_t {
   notify = 22,
   event = 23,
   query = 24,
+  publish = 25,
+  lookup = 26,
+  lookup_reply = 27,
+  unpublish = 28,
+  spawn = 29,
+  spawn_reply = 30,
+  connect_procs = 31,
+  connect_procs_reply = 32,
+  log = 33,
 };
 
 // One received Envelope. `message` is the body's bytes, inside `bytes`.
@@ -92,6 +101,12 @@ std::string job_control_request(const std::vector<proc_id>& targets, const info_
 std::string query_request(const std::vector<query>& queries);
 // An Event (a client's PMIx_Notify_event, or the server's event).
 std::string event_message(const event& ev);
+std::string publish_request(const info_list& info);
+// PMIx_Lookup and PMIx_Unpublish.
+std::string keys_request(const std::vector<std::string>& keys, const info_list& info);
+std::string spawn_request(const info_list& job_info, const std::vector<app>& apps);
+std::string connect_procs_request(const std::vector<proc_id>& procs, const info_list& info, bool disconnect);
+std::string log_request(const info_list& data, const info_list& directives);
 
 // ---- What the server sends --------------------------------------------------
 // Each decoder is false on a malformed message or an unreadable value; then
@@ -114,11 +129,12 @@ bool decode(std::string_view in, job_info& out, std::string* error = nullptr);
 
 // A status and an optional payload: StatusReply, FenceReply (`data`: a
 // ModexData, empty when nothing was collected), GetReply (`data`: a RankData
-// when present).
+// when present; `job`: a JobInfo, empty when absent).
 struct status_reply {
   pmix_status_t status = 0;
   bool has_data = false;
   std::string_view data;
+  std::string_view job;
 };
 bool decode(std::string_view in, body kind, status_reply& out, std::string* error = nullptr);
 
@@ -149,6 +165,25 @@ struct info_reply {
 bool decode(std::string_view in, info_reply& out, std::string* error = nullptr);
 
 bool decode(std::string_view in, event& out, std::string* error = nullptr);
+
+struct lookup_reply {
+  pmix_status_t status = 0;
+  std::vector<pdata> data;
+};
+bool decode(std::string_view in, lookup_reply& out, std::string* error = nullptr);
+
+struct spawn_reply {
+  pmix_status_t status = 0;
+  std::string nspace;
+};
+bool decode(std::string_view in, spawn_reply& out, std::string* error = nullptr);
+
+// `jobs`: serialized JobInfo messages (decode each with decode(job_info)).
+struct connect_procs_reply {
+  pmix_status_t status = 0;
+  std::vector<std::string_view> jobs;
+};
+bool decode(std::string_view in, connect_procs_reply& out, std::string* error = nullptr);
 
 // ---- Internals of for_each_rank ---------------------------------------------
 namespace detail {

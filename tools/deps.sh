@@ -15,6 +15,8 @@ test_packages=(
   iproute2      # network namespaces for the remote-connection test
   libpmix-dev   # OpenPMIx 4.2.2 headers: the ABI test compares against them
   python3-pytest  # the Python module's tests (tests/python)
+  # Real hosts and MPI programs on our library (tests/hosts, docs/hosts.md)
+  openmpi-bin libopenmpi-dev slurm-wlm munge
 )
 
 wanted=("${build_packages[@]}")

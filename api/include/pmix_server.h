@@ -308,6 +308,39 @@ typedef void (*pmix_setup_application_cbfunc_t)(pmix_status_t status, pmix_info_
                                                 size_t ninfo, void *provided_cbdata,
                                                 pmix_op_cbfunc_t cbfunc, void *cbdata);
 
+/* The host asks, for another node, for the data the local process *proc
+ * committed; cbfunc receives it (a blob the library frees when cbfunc
+ * returns) once the process has committed. A namespace not registered yet is
+ * waited for. */
+PMIX_EXPORT pmix_status_t PMIx_server_dmodex_request(const pmix_proc_t *proc,
+                                                     pmix_dmodex_response_fn_t cbfunc,
+                                                     void *cbdata);
+
+/* Information for launching an application of nspace on any node (for
+ * example environment variables harvested with PMIX_SETUP_APP_ENVARS),
+ * delivered through cbfunc; the host hands it to
+ * PMIx_server_setup_local_support on each node. */
+PMIX_EXPORT pmix_status_t PMIx_server_setup_application(const pmix_nspace_t nspace,
+                                                        pmix_info_t info[], size_t ninfo,
+                                                        pmix_setup_application_cbfunc_t cbfunc,
+                                                        void *cbdata);
+
+/* Prepares this node for nspace's local clients: environment changes
+ * (PMIX_SET_ENVAR and the like) are applied by PMIx_server_setup_fork, the
+ * other entries join the namespace's job-level data. */
+PMIX_EXPORT pmix_status_t PMIx_server_setup_local_support(const pmix_nspace_t nspace,
+                                                          pmix_info_t info[], size_t ninfo,
+                                                          pmix_op_cbfunc_t cbfunc, void *cbdata);
+
+/* Output of *source on channel, forwarded by the host, for the processes
+ * that asked for it (with PMIX_IOF_LOCAL_OUTPUT: the server's own stdout or
+ * stderr). cbfunc says when bo may be released. */
+PMIX_EXPORT pmix_status_t PMIx_server_IOF_deliver(const pmix_proc_t *source,
+                                                  pmix_iof_channel_t channel,
+                                                  const pmix_byte_object_t *bo,
+                                                  const pmix_info_t info[], size_t ninfo,
+                                                  pmix_op_cbfunc_t cbfunc, void *cbdata);
+
 #if defined(c_plusplus) || defined(__cplusplus)
 }
 #endif

@@ -30,6 +30,13 @@ void host_record::reset() {
   job_control_calls = 0;
   job_control_keys.clear();
   notifications.clear();
+  store.clear();
+  waiting.clear();
+  dynamic_calls.clear();
+  connects = disconnects = 0;
+  logged.clear();
+  spawned.clear();
+  spawned_children.clear();  // kills what is left
 }
 
 host_record& record() {
@@ -174,7 +181,169 @@ pmix_status_t on_notify(pmix_status_t code, const pmix_proc_t* source, pmix_data
   return PMIX_SUCCESS;
 }
 
+std::string keys_of(const char* call, const pmix_info_t info[], size_t ninfo) {
+  std::string line = call;
+  line += ":";
+  for (size_t k = 0; k < ninfo; ++k) line += std::string{" "} + info[k].key;
+  return line;
+}
+
+std::string spawn_capture_dir = "/tmp";
+
+// Answers a waiting lookup whose keys are all published (under r.mutex).
+bool try_answer(host_record& r, const std::vector<std::string>& keys, pmix_lookup_cbfunc_t cbfunc,
+                void* cbdata) {
+  for (const auto& k : keys)
+    if (r.store.count(k) == 0) return false;
+  std::vector<pmix_pdata_t> out(keys.size());
+  for (size_t k = 0; k < keys.size(); ++k) {
+    const auto& entry = r.store.at(keys[k]);
+    PMIX_PDATA_CONSTRUCT(&out[k]);
+    out[k].proc = entry.owner;
+    PMIX_LOAD_KEY(out[k].key, keys[k].c_str());
+    PMIX_VALUE_LOAD(&out[k].value, entry.value.c_str(), PMIX_STRING);
+  }
+  cbfunc(PMIX_SUCCESS, out.data(), out.size(), cbdata);
+  for (auto& d : out) PMIX_PDATA_DESTRUCT(&d);
+  return true;
+}
+
+pmix_status_t on_publish(const pmix_proc_t* proc, const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc,
+                         void* cbdata) {
+  auto& r = record();
+  std::lock_guard<std::mutex> guard{r.mutex};
+  r.dynamic_calls.push_back(keys_of("publish", info, ninfo));
+  for (size_t k = 0; k < ninfo; ++k) {
+    if (info[k].value.type != PMIX_STRING) continue;  // directives
+    if (r.store.count(info[k].key) != 0) return PMIX_ERR_DUPLICATE_KEY;
+    r.store[info[k].key] = {*proc, info[k].value.data.string};
+  }
+  for (auto it = r.waiting.begin(); it != r.waiting.end();)
+    it = try_answer(r, it->keys, it->cbfunc, it->cbdata) ? r.waiting.erase(it) : std::next(it);
+  (void)cbfunc;
+  (void)cbdata;
+  return PMIX_OPERATION_SUCCEEDED;
+}
+
+pmix_status_t on_lookup(const pmix_proc_t*, char** keys, const pmix_info_t info[], size_t ninfo,
+                        pmix_lookup_cbfunc_t cbfunc, void* cbdata) {
+  auto& r = record();
+  std::lock_guard<std::mutex> guard{r.mutex};
+  r.dynamic_calls.push_back(keys_of("lookup", info, ninfo));
+  std::vector<std::string> wanted;
+  for (char** k = keys; k != nullptr && *k != nullptr; ++k) wanted.emplace_back(*k);
+  bool wait = false;
+  for (size_t k = 0; k < ninfo; ++k)
+    if (std::strcmp(info[k].key, PMIX_WAIT) == 0) wait = PMIX_INFO_TRUE(&info[k]);
+  if (try_answer(r, wanted, cbfunc, cbdata)) return PMIX_SUCCESS;
+  if (!wait) return PMIX_ERR_NOT_FOUND;
+  r.waiting.push_back({wanted, cbfunc, cbdata});
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t on_unpublish(const pmix_proc_t* proc, char** keys, const pmix_info_t info[], size_t ninfo,
+                           pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  auto& r = record();
+  std::lock_guard<std::mutex> guard{r.mutex};
+  r.dynamic_calls.push_back(keys_of("unpublish", info, ninfo));
+  bool any = false;
+  for (auto it = r.store.begin(); it != r.store.end();) {
+    bool named = keys == nullptr;
+    for (char** k = keys; k != nullptr && *k != nullptr; ++k) named = named || it->first == *k;
+    if (named && PMIX_CHECK_PROCID(&it->second.owner, proc)) {
+      it = r.store.erase(it);
+      any = true;
+    } else {
+      ++it;
+    }
+  }
+  // Answered later, through the callback.
+  std::thread([cbfunc, cbdata, any] { cbfunc(any ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND, cbdata); }).detach();
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t on_spawn(const pmix_proc_t* proc, const pmix_info_t job_info[], size_t ninfo, const pmix_app_t apps[],
+                       size_t napps, pmix_spawn_cbfunc_t cbfunc, void* cbdata) {
+  auto& r = record();
+  std::string nspace;
+  std::vector<std::vector<std::string>> argvs;
+  {
+    std::lock_guard<std::mutex> guard{r.mutex};
+    r.dynamic_calls.push_back(keys_of("spawn", job_info, ninfo));
+    nspace = std::string{proc->nspace} + ".spawn" + std::to_string(r.spawned.size());
+    r.spawned.push_back(nspace);
+    for (size_t a = 0; a < napps; ++a)
+      for (int k = 0; k < apps[a].maxprocs; ++k) {
+        std::vector<std::string> argv;
+        for (char** v = apps[a].argv; v != nullptr && *v != nullptr; ++v) argv.emplace_back(*v);
+        if (argv.empty()) argv.emplace_back(apps[a].cmd);
+        argvs.push_back(std::move(argv));
+      }
+  }
+  // Blocking server calls are not allowed here (spec 002): a thread of the
+  // host's own registers the job and starts it, then answers.
+  std::thread([nspace, argvs, cbfunc, cbdata] {
+    auto& r = record();
+    const auto n = static_cast<std::uint32_t>(argvs.size());
+    const auto rc = register_job(nspace, n, n);
+    if (rc == PMIX_SUCCESS) {
+      std::lock_guard<std::mutex> guard{r.mutex};
+      for (pmix_rank_t k = 0; k < n; ++k)
+        r.spawned_children.push_back(launch(nspace, k, argvs[k], spawn_capture_dir));
+    }
+    pmix_nspace_t name;
+    PMIX_LOAD_NSPACE(name, nspace.c_str());
+    cbfunc(rc, name, cbdata);
+  }).detach();
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t on_connect(const pmix_proc_t[], size_t nprocs, const pmix_info_t info[], size_t ninfo,
+                         pmix_op_cbfunc_t, void*) {
+  auto& r = record();
+  {
+    std::lock_guard<std::mutex> guard{r.mutex};
+    r.dynamic_calls.push_back(keys_of("connect", info, ninfo) + " procs=" + std::to_string(nprocs));
+  }
+  ++r.connects;
+  return PMIX_OPERATION_SUCCEEDED;
+}
+
+pmix_status_t on_disconnect(const pmix_proc_t[], size_t nprocs, const pmix_info_t info[], size_t ninfo,
+                            pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  auto& r = record();
+  {
+    std::lock_guard<std::mutex> guard{r.mutex};
+    r.dynamic_calls.push_back(keys_of("disconnect", info, ninfo) + " procs=" + std::to_string(nprocs));
+  }
+  ++r.disconnects;
+  std::thread([cbfunc, cbdata] { cbfunc(PMIX_SUCCESS, cbdata); }).detach();
+  return PMIX_SUCCESS;
+}
+
+void on_log(const pmix_proc_t* client, const pmix_info_t data[], size_t ndata, const pmix_info_t directives[],
+            size_t ndirs, pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  auto& r = record();
+  {
+    std::lock_guard<std::mutex> guard{r.mutex};
+    r.dynamic_calls.push_back(keys_of("log", directives, ndirs));
+    for (size_t k = 0; k < ndata; ++k)
+      r.logged.push_back(std::string{client->nspace} + "." + std::to_string(client->rank) + " " + data[k].key + "=" +
+                         (data[k].value.type == PMIX_STRING && data[k].value.data.string != nullptr
+                              ? data[k].value.data.string
+                              : "?"));
+  }
+  if (cbfunc != nullptr) cbfunc(PMIX_SUCCESS, cbdata);
+}
+
 }  // namespace
+
+std::vector<std::string> dynamic_calls() {
+  std::lock_guard<std::mutex> guard{record().mutex};
+  return record().dynamic_calls;
+}
+
+void set_spawn_capture_dir(const std::string& dir) { spawn_capture_dir = dir; }
 
 std::vector<std::string> notifications() {
   std::lock_guard<std::mutex> guard{record().mutex};
@@ -192,6 +361,17 @@ pmix_server_module_t make_module(host_slots slots) {
   if (slots.tool) m.tool_connected = on_tool;
   if (slots.job_control) m.job_control = on_job_control;
   if (slots.notify) m.notify_event = on_notify;
+  if (slots.publish) {
+    m.publish = on_publish;
+    m.lookup = on_lookup;
+    m.unpublish = on_unpublish;
+  }
+  if (slots.spawn) m.spawn = on_spawn;
+  if (slots.connect) {
+    m.connect = on_connect;
+    m.disconnect = on_disconnect;
+  }
+  if (slots.log) m.log = on_log;
   return m;
 }
 

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -52,6 +53,27 @@ struct host_record {
   // notify_event up-calls: "<code> <source nspace>.<rank> <range>" each.
   std::vector<std::string> notifications;
 
+  // Publish / lookup / unpublish (host_slots::publish): the host's store,
+  // "key" -> (publisher, value), and lookups waiting with PMIX_WAIT.
+  struct published {
+    pmix_proc_t owner;
+    std::string value;
+  };
+  std::map<std::string, published> store;
+  struct waiting_lookup {
+    std::vector<std::string> keys;
+    pmix_lookup_cbfunc_t cbfunc;
+    void* cbdata;
+  };
+  std::vector<waiting_lookup> waiting;
+  // The info keys of each up-call, "<call>: key key ...", in order.
+  std::vector<std::string> dynamic_calls;
+  std::atomic<int> connects{0}, disconnects{0};
+  std::vector<std::string> logged;  // "<proc> <key>=<text>" per PMIx_Log data entry
+  // Jobs the spawn up-call started (host_slots::spawn): their processes.
+  std::vector<std::string> spawned;  // namespaces, in order
+  std::vector<child> spawned_children;
+
   void reset();
 };
 
@@ -63,6 +85,10 @@ struct host_slots {
   bool tool = false;  // tool_connected: names every tool host_record::tool_identity
   bool job_control = false;  // answers every request with {"host.answer": "done"}
   bool notify = false;       // notify_event: records the event, answers PMIX_SUCCESS
+  bool publish = false;      // publish / lookup (PMIX_WAIT too) / unpublish on host_record::store
+  bool spawn = false;        // spawn: registers "<requester>.spawn<k>" and launches the apps' processes
+  bool connect = false;      // connect / disconnect: counted, answered PMIX_SUCCESS
+  bool log = false;          // log: records each data entry, answers PMIX_SUCCESS
 };
 pmix_server_module_t make_module(host_slots slots = {});
 
@@ -132,6 +158,11 @@ std::string server_uri();
 // Launches rank r of nspace running argv, with the environment setup_fork gives.
 child launch(const std::string& nspace, pmix_rank_t r, const std::vector<std::string>& argv,
              const std::string& capture_dir);
+
+// The host's dynamic up-calls so far (host_record::dynamic_calls, a copy).
+std::vector<std::string> dynamic_calls();
+// Where spawned processes write their output (set before they are spawned).
+void set_spawn_capture_dir(const std::string& dir);
 
 // Blocking deregistration of a whole namespace.
 pmix_status_t deregister_job(const std::string& nspace);

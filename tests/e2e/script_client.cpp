@@ -41,6 +41,24 @@
 //                                 Fence_nb callback; prints "probe <call> <STATUS>"
 //   job_control:<key>=<text>      PMIx_Job_control with one string directive;
 //                                 prints the number of results
+//   publish:<key>=<text>[:ns]     PMIx_Publish (with PMIX_RANGE_NAMESPACE)
+//   lookup:<key>[:wait]           PMIx_Lookup (with PMIX_WAIT); prints
+//                                 "<value> from <nspace>.<rank>"
+//   lookup_nb:<key>               PMIx_Lookup_nb; waits for its callback
+//   unpublish:<key|*>             PMIx_Unpublish (*: all of this process's)
+//   spawn:<n>:<prog>|<arg>|...    PMIx_Spawn of n processes; prints the namespace
+//   connect:<ns>,... | disconnect:<ns>,...
+//                                 PMIx_Connect / _Disconnect over every rank of
+//                                 the namespaces: "self", "spawned" (the last
+//                                 spawn's), "parent" (ours without ".spawnN")
+//   get_ns:<ns>:<rank|*>:<key>    PMIx_Get from another namespace (as above)
+//   log:<stderr|stdout|syslog>:<text>  PMIx_Log; log_nb:... PMIx_Log_nb
+//   resolve_peers:<node|->:<ns|*> | resolve_nodes:<ns|*>
+//                                 PMIx_Resolve_peers / _nodes (- : this node,
+//                                 * : every namespace held)
+//   directive:<call>:<key>:<reqd|opt>  calls init, finalize, fence, get, connect
+//                                 or handler (PMIx_Register_event_handler) with
+//                                 one bool directive <key>, PMIX_INFO_REQD or not
 //   fork                          forks; later lines say [parent] or [child];
 //                                 steps written c:<step> / p:<step> run in the
 //                                 child / parent only; p:wait_child waits for it
@@ -69,6 +87,19 @@
 namespace {
 
 pmix_proc_t me;
+std::string last_spawned;
+
+// A namespace named in a step: self, spawned, parent, or as written.
+std::string nspace_named(const std::string& token) {
+  if (token == "self") return me.nspace;
+  if (token == "spawned") return last_spawned;
+  if (token == "parent") {
+    const std::string mine = me.nspace;
+    const auto dot = mine.rfind(".spawn");
+    return dot == std::string::npos ? mine : mine.substr(0, dot);
+  }
+  return token;
+}
 std::string who;  // "" before a fork, "[parent] " or "[child] " after
 pid_t child_pid = 0;
 
@@ -485,6 +516,147 @@ int run(const std::vector<std::string>& steps) {
       if (rc == PMIX_SUCCESS) state.done.wait();
       for (const auto& [name, status] : state.results) say("probe " + name, status);
       say(step, rc);
+    } else if (cmd == "publish") {
+      const auto kv = parts.at(1);
+      const auto eq = kv.find('=');
+      pmix_info_t info[2];
+      PMIX_INFO_LOAD(&info[0], kv.substr(0, eq).c_str(), kv.substr(eq + 1).c_str(), PMIX_STRING);
+      size_t n = 1;
+      if (parts.size() > 2 && parts[2] == "ns") {
+        pmix_data_range_t range = PMIX_RANGE_NAMESPACE;
+        PMIX_INFO_LOAD(&info[1], PMIX_RANGE, &range, PMIX_DATA_RANGE);
+        n = 2;
+      }
+      say(step, PMIx_Publish(info, n));
+      for (size_t k = 0; k < n; ++k) PMIX_INFO_DESTRUCT(&info[k]);
+    } else if (cmd == "lookup") {
+      pmix_pdata_t data;
+      PMIX_PDATA_CONSTRUCT(&data);
+      PMIX_LOAD_KEY(data.key, parts.at(1).c_str());
+      pmix_info_t info;
+      const bool wait = parts.size() > 2 && parts[2] == "wait";
+      PMIX_INFO_LOAD(&info, PMIX_WAIT, &wait, PMIX_BOOL);
+      const auto rc = PMIx_Lookup(&data, 1, &info, wait ? 1 : 0);
+      say(step, rc,
+          rc == PMIX_SUCCESS ? text_of(&data.value) + " from " + data.proc.nspace + "." + std::to_string(data.proc.rank)
+                             : "");
+      PMIX_INFO_DESTRUCT(&info);
+      PMIX_PDATA_DESTRUCT(&data);
+    } else if (cmd == "lookup_nb") {
+      char* keys[] = {const_cast<char*>(parts.at(1).c_str()), nullptr};
+      pending p;
+      auto cb = [](pmix_status_t st, pmix_pdata_t data[], size_t ndata, void* cbdata) {
+        std::string text = std::to_string(ndata);
+        if (ndata > 0) text += " " + text_of(&data[0].value);
+        static_cast<pending*>(cbdata)->finish(st, text);
+      };
+      const auto rc = PMIx_Lookup_nb(keys, nullptr, 0, cb, &p);
+      if (rc == PMIX_SUCCESS) p.wait();
+      say(step, rc == PMIX_SUCCESS ? p.status : rc, p.text);
+    } else if (cmd == "unpublish") {
+      char* keys[] = {const_cast<char*>(parts.at(1).c_str()), nullptr};
+      say(step, PMIx_Unpublish(parts.at(1) == "*" ? nullptr : keys, nullptr, 0));
+    } else if (cmd == "spawn") {
+      pmix_app_t app;
+      PMIX_APP_CONSTRUCT(&app);
+      const auto argv = split(step.substr(step.find(':', 6) + 1), '|');
+      app.cmd = strdup(argv.at(0).c_str());
+      for (const auto& a : argv) pmix_argv_append_nosize(&app.argv, a.c_str());
+      app.maxprocs = std::atoi(parts.at(1).c_str());
+      pmix_nspace_t child;
+      const auto rc = PMIx_Spawn(nullptr, 0, &app, 1, child);
+      if (rc == PMIX_SUCCESS) last_spawned = child;
+      say(step, rc, rc == PMIX_SUCCESS ? std::string{child} : "");
+      PMIX_APP_DESTRUCT(&app);
+    } else if (cmd == "connect" || cmd == "disconnect") {
+      std::vector<pmix_proc_t> procs;
+      for (const auto& token : split(parts.at(1), ',')) {
+        procs.emplace_back();
+        PMIX_LOAD_PROCID(&procs.back(), nspace_named(token).c_str(), PMIX_RANK_WILDCARD);
+      }
+      say(step, cmd == "connect" ? PMIx_Connect(procs.data(), procs.size(), nullptr, 0)
+                                 : PMIx_Disconnect(procs.data(), procs.size(), nullptr, 0));
+    } else if (cmd == "get_ns") {
+      pmix_proc_t who;
+      const auto& r = parts.at(2);
+      PMIX_LOAD_PROCID(&who, nspace_named(parts.at(1)).c_str(),
+                       r == "*" ? PMIX_RANK_WILDCARD : static_cast<pmix_rank_t>(std::atoi(r.c_str())));
+      pmix_value_t* val = nullptr;
+      const auto rc = PMIx_Get(&who, parts.at(3).c_str(), nullptr, 0, &val);
+      say(step, rc, rc == PMIX_SUCCESS ? text_of(val) : "");
+      if (val != nullptr) PMIX_VALUE_RELEASE(val);
+    } else if (cmd == "log" || cmd == "log_nb") {
+      const auto channel = parts.at(1);
+      const char* key = channel == "stderr" ? PMIX_LOG_STDERR : channel == "stdout" ? PMIX_LOG_STDOUT : PMIX_LOG_SYSLOG;
+      pmix_info_t data;
+      PMIX_INFO_LOAD(&data, key, step.substr(cmd.size() + channel.size() + 2).c_str(), PMIX_STRING);
+      if (cmd == "log") {
+        say(step, PMIx_Log(&data, 1, nullptr, 0));
+      } else {
+        pending p;
+        const auto rc = PMIx_Log_nb(&data, 1, nullptr, 0, op_done, &p);
+        if (rc == PMIX_SUCCESS) p.wait();
+        say(step, rc == PMIX_SUCCESS ? p.status : rc);
+      }
+      PMIX_INFO_DESTRUCT(&data);
+    } else if (cmd == "resolve_peers") {
+      pmix_proc_t* procs = nullptr;
+      size_t n = 0;
+      const std::string ns = parts.at(2) == "*" ? std::string{} : nspace_named(parts.at(2));
+      const auto rc = PMIx_Resolve_peers(parts.at(1) == "-" ? nullptr : parts.at(1).c_str(),
+                                         ns.empty() ? nullptr : ns.c_str(), &procs, &n);
+      std::string text;
+      for (size_t k = 0; k < n; ++k)
+        text += (k == 0 ? "" : ",") + std::string{procs[k].nspace} + "." + std::to_string(procs[k].rank);
+      say(step, rc, text);
+      if (procs != nullptr) PMIX_PROC_FREE(procs, n);
+    } else if (cmd == "resolve_nodes") {
+      char* list = nullptr;
+      const std::string ns = parts.at(1) == "*" ? std::string{} : nspace_named(parts.at(1));
+      const auto rc = PMIx_Resolve_nodes(ns.empty() ? nullptr : ns.c_str(), &list);
+      say(step, rc, list == nullptr ? "" : list);
+      std::free(list);
+    } else if (cmd == "directive") {
+      const auto& call = parts.at(1);
+      pmix_info_t info;
+      bool on = true;
+      PMIX_INFO_LOAD(&info, parts.at(2).c_str(), &on, PMIX_BOOL);
+      if (parts.at(3) == "reqd") PMIX_INFO_REQUIRED(&info);
+      pmix_status_t rc = PMIX_ERR_BAD_PARAM;
+      if (call == "init") {
+        pmix_proc_t p;
+        rc = PMIx_Init(&p, &info, 1);
+        if (rc == PMIX_SUCCESS) PMIx_Finalize(nullptr, 0);  // balanced: this was an extra reference
+      } else if (call == "finalize") {
+        pmix_proc_t p;
+        PMIx_Init(&p, nullptr, 0);  // an extra reference to give back
+        rc = PMIx_Finalize(&info, 1);
+        if (rc != PMIX_SUCCESS) PMIx_Finalize(nullptr, 0);
+      } else if (call == "fence") {
+        rc = PMIx_Fence(nullptr, 0, &info, 1);
+      } else if (call == "get") {
+        pmix_proc_t who;
+        PMIX_LOAD_PROCID(&who, me.nspace, PMIX_RANK_WILDCARD);
+        pmix_value_t* val = nullptr;
+        rc = PMIx_Get(&who, PMIX_JOB_SIZE, &info, 1, &val);
+        if (val != nullptr) PMIX_VALUE_RELEASE(val);
+      } else if (call == "connect") {
+        pmix_proc_t all;
+        PMIX_LOAD_PROCID(&all, me.nspace, PMIX_RANK_WILDCARD);
+        rc = PMIx_Connect(&all, 1, &info, 1);
+      } else if (call == "handler") {
+        auto handler = [](size_t, pmix_status_t, const pmix_proc_t*, pmix_info_t[], size_t, pmix_info_t[], size_t,
+                          pmix_event_notification_cbfunc_fn_t cbfunc, void* cbdata) {
+          if (cbfunc != nullptr) cbfunc(PMIX_SUCCESS, nullptr, 0, nullptr, nullptr, cbdata);
+        };
+        rc = PMIx_Register_event_handler(nullptr, 0, &info, 1, handler, nullptr, nullptr);
+        if (rc >= 0) {
+          PMIx_Deregister_event_handler(static_cast<size_t>(rc), nullptr, nullptr);
+          rc = PMIX_SUCCESS;
+        }
+      }
+      say(step, rc);
+      PMIX_INFO_DESTRUCT(&info);
     } else if (cmd == "initialized") {
       say(step, PMIX_SUCCESS, std::to_string(PMIx_Initialized()));
     } else if (cmd == "abort") {

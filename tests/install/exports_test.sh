@@ -31,5 +31,18 @@ for f in $(grep -ho 'PMIx_[A-Za-z_]*(' api/include/pmix.h api/include/pmix_serve
              api/include/pmix_tool.h | tr -d '(' | sort -u); do
   nm -D --defined-only "$lib" | awk '{print $3}' | grep -qx "$f" || fail "declared but not exported: $f"
 done
+# Every PMIx function our first real users import is defined: Open MPI
+# 4.1.4's PMIx component (48 functions) and Slurm 22.05's mpi/pmix_v4
+# plugin (13). CI installs both (tools/deps.sh).
+for host in /usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/mca_pmix_ext3x.so \
+            /usr/lib/x86_64-linux-gnu/slurm-wlm/mpi_pmix_v4.so; do
+  if [ ! -f "$host" ]; then fail "$host is not installed"; continue; fi
+  wanted=$(nm -D --undefined-only "$host" | awk '{print $2}' | grep '^PMIx_' | sort -u)
+  [ -n "$wanted" ] || fail "$host imports no PMIx_ functions"
+  for f in $wanted; do
+    nm -D --defined-only "$lib" | awk '{print $3}' | grep -qx "$f" || fail "$(basename "$host") imports $f, not exported"
+  done
+  echo "$(basename "$host"): all $(echo "$wanted" | wc -l) imported PMIx_ functions are exported"
+done
 [ $failures -eq 0 ] && echo "exports_test: ok"
 exit $failures

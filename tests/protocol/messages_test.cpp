@@ -1215,6 +1215,187 @@ TEST_SUITE("messages") {
     }
   }
 
+  TEST_CASE("[write] publish, lookup/unpublish (keys), spawn, connect_procs and log requests") {
+    const std::vector<std::vector<std::string>> key_lists = {{}, {"svc"}, {"", std::string{"k\0", 2}, std::string(300, 'k')}};
+    for (const auto& infos : info_lists()) {
+      wire::PublishRequest w;
+      proto::to_wire(infos, w.mutable_info());
+      CHECK_SAME_BYTES(proto::publish_request(infos), w);
+      for (const auto& keys : key_lists) {
+        wire::KeysRequest k;
+        for (const auto& key : keys) k.add_keys(key);
+        proto::to_wire(infos, k.mutable_info());
+        CAPTURE(keys.size());
+        CHECK_SAME_BYTES(proto::keys_request(keys, infos), k);
+      }
+      for (const auto& procs : proc_lists())
+        for (bool disconnect : {false, true}) {
+          wire::ConnectProcsRequest c;
+          add_procs(procs, c.mutable_procs());
+          proto::to_wire(infos, c.mutable_info());
+          c.set_disconnect(disconnect);
+          CHECK_SAME_BYTES(proto::connect_procs_request(procs, infos, disconnect), c);
+        }
+      for (const auto& directives : info_lists()) {
+        wire::LogRequest l;
+        proto::to_wire(infos, l.mutable_data());
+        proto::to_wire(directives, l.mutable_directives());
+        CHECK_SAME_BYTES(proto::log_request(infos, directives), l);
+      }
+    }
+    std::vector<pmix::app> apps(3);
+    apps[1].cmd = "/bin/prog";
+    apps[1].argv = {"/bin/prog", "", "--flag"};
+    apps[1].env = {"A=1", "B="};
+    apps[1].cwd = "/tmp";
+    apps[1].maxprocs = 16;
+    apps[1].info = small_infos();
+    apps[2].cmd = "x";
+    apps[2].maxprocs = -1;
+    apps[2].info = every_type_infos();
+    for (std::size_t n = 0; n <= apps.size(); ++n)
+      for (const auto& job_info : info_lists()) {
+        std::vector<pmix::app> some(apps.begin(), apps.begin() + static_cast<std::ptrdiff_t>(n));
+        wire::SpawnRequest w;
+        proto::to_wire(job_info, w.mutable_job_info());
+        for (const auto& a : some) {
+          auto* wa = w.add_apps();
+          wa->set_cmd(a.cmd);
+          for (const auto& v : a.argv) wa->add_argv(v);
+          for (const auto& v : a.env) wa->add_env(v);
+          wa->set_cwd(a.cwd);
+          wa->set_maxprocs(a.maxprocs);
+          proto::to_wire(a.info, wa->mutable_info());
+        }
+        CAPTURE(n);
+        CHECK_SAME_BYTES(proto::spawn_request(job_info, some), w);
+        // And the server reads back what the client wrote.
+        wire::SpawnRequest back;
+        REQUIRE(back.ParseFromString(proto::spawn_request(job_info, some)));
+        REQUIRE(back.apps_size() == static_cast<int>(n));
+        for (std::size_t k = 0; k < n; ++k) {
+          pmix::app got;
+          REQUIRE(proto::from_wire(back.apps(static_cast<int>(k)), got));
+          CHECK(got.cmd == some[k].cmd);
+          CHECK(got.argv == some[k].argv);
+          CHECK(got.env == some[k].env);
+          CHECK(got.cwd == some[k].cwd);
+          CHECK(got.maxprocs == some[k].maxprocs);
+          info_list expected;  // as the codec reads what protobuf wrote
+          REQUIRE(proto::from_wire(w.apps(static_cast<int>(k)).info(), expected));
+          CHECK(same(got.info, expected));
+        }
+      }
+  }
+
+  TEST_CASE("[read] LookupReply, SpawnReply, ConnectProcsReply and a GetReply with job data") {
+    const auto job = job_info_wire("other.job", small_infos()).SerializeAsString();
+    for (auto status : statuses) {
+      CAPTURE(status);
+      for (const auto& values : {info_list{}, small_infos(), every_type_infos()}) {
+        wire::LookupReply w;
+        w.set_status(status);
+        std::vector<pmix::pdata> expected;
+        rank_t r = 0;
+        for (const auto& i : values) {
+          pmix::pdata d{proc_id{"pub", r++}, i.key, i.val};
+          auto* wd = w.add_data();
+          proto::to_wire(d, wd);
+          REQUIRE(proto::from_wire(wd->value(), d.val));  // as the codec reads it
+          expected.push_back(d);
+        }
+        w.add_data();  // an entry with nothing set: protobuf's defaults
+        expected.push_back(pmix::pdata{proc_id{"", 0}, "", value{}});
+        proto::lookup_reply got;
+        std::string error;
+        REQUIRE_MESSAGE(proto::decode(w.SerializeAsString(), got, &error), error);
+        CHECK(got.status == status);
+        REQUIRE(got.data.size() == expected.size());
+        for (std::size_t k = 0; k < expected.size(); ++k) {
+          CHECK(got.data[k].proc == expected[k].proc);
+          CHECK(got.data[k].key == expected[k].key);
+          CHECK(same(got.data[k].val, expected[k].val));
+        }
+      }
+      for (const auto& ns : {std::string{}, std::string{"spawned.1"}, std::string(255, 'n')}) {
+        wire::SpawnReply w;
+        w.set_status(status);
+        w.set_nspace(ns);
+        proto::spawn_reply got;
+        REQUIRE(proto::decode(w.SerializeAsString(), got));
+        CHECK(got.status == status);
+        CHECK(got.nspace == ns);
+      }
+      for (int jobs = 0; jobs < 3; ++jobs) {
+        wire::ConnectProcsReply w;
+        w.set_status(status);
+        for (int k = 0; k < jobs; ++k) w.add_jobs(job);
+        const auto bytes = w.SerializeAsString();
+        // The server writes the jobs after the status (connect_procs_reply_body).
+        CHECK(proto::connect_procs_reply_body(status, [&] {
+                std::string fields;
+                for (int k = 0; k < jobs; ++k) proto::append_length_delimited(fields, 2, job);
+                return fields;
+              }()) == bytes);
+        proto::connect_procs_reply got;
+        REQUIRE(proto::decode(bytes, got));
+        CHECK(got.status == status);
+        REQUIRE(got.jobs.size() == static_cast<std::size_t>(jobs));
+        for (auto j : got.jobs) {
+          proto::job_info decoded;
+          REQUIRE(proto::decode(j, decoded));
+          CHECK(decoded.nspace == "other.job");
+        }
+      }
+      wire::GetReply g;
+      g.set_status(status);
+      g.set_job(job);
+      const auto get_bytes = g.SerializeAsString();  // `job` points into it
+      proto::status_reply got;
+      REQUIRE(proto::decode(get_bytes, proto::body::get_reply, got));
+      CHECK(got.status == status);
+      CHECK_FALSE(got.has_data);
+      CHECK(got.job == job);
+    }
+    // Every prefix of a reply is read iff protobuf reads it.
+    wire::LookupReply l;
+    l.set_status(-46);
+    proto::to_wire(pmix::pdata{proc_id{"pub", 3}, "svc", value::string("port")}, l.add_data());
+    wire::ConnectProcsReply c;
+    c.set_status(0);
+    c.add_jobs(job);
+    wire::SpawnReply sp;
+    sp.set_status(0);
+    sp.set_nspace("ns");
+    for (const auto& [name, full] : {std::pair<std::string, std::string>{"lookup", l.SerializeAsString()},
+                                     {"connect", c.SerializeAsString()},
+                                     {"spawn", sp.SerializeAsString()}}) {
+      for (std::size_t n = 0; n < full.size(); ++n) {
+        const std::string prefix = full.substr(0, n);
+        CAPTURE(name);
+        CAPTURE(n);
+        bool ref = false, ours = false;
+        if (name == "lookup") {
+          wire::LookupReply w;
+          ref = w.ParseFromString(prefix);
+          proto::lookup_reply r;
+          ours = proto::decode(prefix, r);
+        } else if (name == "connect") {
+          wire::ConnectProcsReply w;
+          ref = w.ParseFromString(prefix);
+          proto::connect_procs_reply r;
+          ours = proto::decode(prefix, r);
+        } else {
+          wire::SpawnReply w;
+          ref = w.ParseFromString(prefix);
+          proto::spawn_reply r;
+          ours = proto::decode(prefix, r);
+        }
+        CHECK(ours == ref);
+      }
+    }
+  }
+
   TEST_CASE("[read] RankData: the proc, and each item's scope and Info") {
     std::vector<wire::RankData> cases;
     for (const auto& p : single_procs) cases.push_back(rank_data_wire(p, every_type_infos()));
