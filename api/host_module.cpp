@@ -100,7 +100,11 @@ bool module::client_connected(const proc_id& proc, void* server_object, const in
       rc = m->client_connected2(&call->proc, server_object, call->info->data(), call->info->size(),
                                 op_callback, call.get());
     } else {
-      rc = m->client_connected(&call->proc, server_object, op_callback, call.get());
+      // The v1 up-call is made without a callback, as OpenPMIx makes it:
+      // its return is the answer. Hosts rely on that (Slurm's returns
+      // PMIX_SUCCESS and never calls a callback).
+      rc = m->client_connected(&call->proc, server_object, nullptr, nullptr);
+      if (rc == PMIX_SUCCESS) rc = PMIX_OPERATION_SUCCEEDED;
     }
   }
   settle(rc, std::move(call));

@@ -36,6 +36,9 @@ class module {
   bool adopt(const pmix_server_module_t* m);
   bool has_module() const { return slots_.load(std::memory_order_acquire) != nullptr; }
 
+  // client_connected2 if the host has it (answered through its callback);
+  // else client_connected, called with a NULL callback as OpenPMIx calls it:
+  // its return value is the answer.
   bool client_connected(const proc_id& proc, void* server_object, const info_list& info,
                         done_fn done) const;
   bool client_finalized(const proc_id& proc, void* server_object, done_fn done) const;

@@ -144,11 +144,23 @@ TEST_SUITE("server_actor") {
     CHECK(f.snapshot().nspaces.size() == 1);
   }
 
-  TEST_CASE("register_client before register_nspace is refused") {
+  TEST_CASE("register_client before register_nspace is kept until the namespace comes") {
     fixture f;
-    CHECK(f.call(register_client_msg{proc_id{"nojob", 0}, 0, 0, nullptr, nullptr}) ==
-          PMIX_ERR_NOT_FOUND);
+    // Open MPI's mpirun registers a job's clients first, each waited for.
+    CHECK(f.call(register_client_msg{proc_id{"later", 1}, 1000, 1000, nullptr, nullptr}) == PMIX_SUCCESS);
     CHECK(f.snapshot().nspaces.empty());
+    CHECK(f.call(register_nspace_msg{"later", 2, single_node_job(2), nullptr}) == PMIX_SUCCESS);
+    auto snap = f.snapshot();
+    const auto* ns = find_ns(snap, "later");
+    REQUIRE(ns != nullptr);
+    const auto* r1 = find_rank(*ns, 1);
+    REQUIRE(r1 != nullptr);
+    CHECK(r1->registered);
+    CHECK(find_rank(*ns, 0) == nullptr);
+    // One whose namespace never comes goes with its deregistration.
+    CHECK(f.call(register_client_msg{proc_id{"never", 0}, 0, 0, nullptr, nullptr}) == PMIX_SUCCESS);
+    CHECK(f.call(deregister_nspace_msg{"never", nullptr}) == PMIX_SUCCESS);
+    CHECK(f.call(deregister_nspace_msg{"never", nullptr}) == PMIX_ERR_NOT_FOUND);
   }
 
   TEST_CASE("register_client of a special rank is refused") {

@@ -64,7 +64,10 @@ pmix_status_t on_connected(const pmix_proc_t*, void*, pmix_op_cbfunc_t cbfunc, v
     probe = r.upcall_probe;
   }
   if (probe) probe();
-  // Answer through the callback, as an asynchronous host would.
+  // The v1 up-call comes without a callback (as OpenPMIx makes it): the
+  // return value answers. With one, answer through it, as an asynchronous
+  // host would.
+  if (cbfunc == nullptr) return PMIX_SUCCESS;
   std::thread([cbfunc, cbdata] { cbfunc(PMIX_SUCCESS, cbdata); }).detach();
   return PMIX_SUCCESS;
 }

@@ -1,161 +1,83 @@
-// pmixrun: the reference launcher. A small PMIx host written only against the
-// public server API (pmix_server.h), the way a resource manager uses it:
+// pmixrun: the reference launcher. A one-node PMIx host written only against
+// the public server API (pmix_server.h), the way a resource manager uses it:
 //
-//   pmixrun [-n N] [--nspace NAME] [--timeout SECONDS] [--quiet] prog [args...]
+//   pmixrun [-n N] [--nspace NAME] [--timeout SECONDS] [--quiet] [--verbose] prog [args...]
 //
 // It starts a PMIx server, registers one namespace with realistic job data
-// (node and proc maps, per-rank data), registers and forks N clients with the
-// environment PMIx_server_setup_fork gives, waits for them and forwards their
-// exit status: non-zero if any client fails, is killed or aborts (then the
-// rest of the job is terminated). It ends with a one-line summary.
+// (jobs.hpp), registers and forks N clients with the environment
+// PMIx_server_setup_fork gives, and hosts what the clients ask for
+// (upcalls.hpp): publish / lookup / unpublish, spawn of further jobs,
+// connect / disconnect, log, abort. The children inherit pmixrun's stdin,
+// stdout and stderr.
+//
+// It waits for every process of every job (spawned ones too, within the
+// same --timeout) and forwards their status: non-zero if any process fails,
+// is killed or aborts (then every job is terminated). It ends with a
+// one-line summary.
+//
+// Structure: this file (options, the main loop), host_thread (up-calls post
+// tasks to the main thread), upcalls (the server module), jobs (registration,
+// launch, reaping), datastore (published data), info (PMIx value helpers).
 #include <pmix.h>
 #include <pmix_server.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
-#include <cerrno>
-#include <csignal>
 #include <chrono>
 #include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
+
+#include "datastore.hpp"
+#include "host_thread.hpp"
+#include "info.hpp"
+#include "jobs.hpp"
+#include "upcalls.hpp"
 
 namespace {
 
-struct job {
-  std::string nspace;
-  std::vector<pid_t> pids;
-  std::vector<int> status;  // wait status per rank, -1 while running
-  std::mutex mutex;
-  std::atomic<int> abort_status{0};
-  std::atomic<bool> aborted{false};
-  std::atomic<int> connected{0};
-  std::atomic<int> finalized{0};
-};
-
-job the_job;
-volatile sig_atomic_t interrupted = 0;
-
-void kill_job(int sig) {
-  std::lock_guard<std::mutex> guard{the_job.mutex};
-  for (std::size_t r = 0; r < the_job.pids.size(); ++r)
-    if (the_job.status[r] < 0 && the_job.pids[r] > 0) ::kill(the_job.pids[r], sig);
-}
-
-// ---- the host module ------------------------------------------------------
-
-pmix_status_t on_connected(const pmix_proc_t*, void*, pmix_op_cbfunc_t, void*) {
-  ++the_job.connected;
-  return PMIX_OPERATION_SUCCEEDED;
-}
-
-pmix_status_t on_finalized(const pmix_proc_t*, void*, pmix_op_cbfunc_t, void*) {
-  ++the_job.finalized;
-  return PMIX_OPERATION_SUCCEEDED;
-}
-
-pmix_status_t on_abort(const pmix_proc_t* proc, void*, int status, const char msg[], pmix_proc_t[],
-                       size_t, pmix_op_cbfunc_t cbfunc, void* cbdata) {
-  std::fprintf(stderr, "pmixrun: rank %u of %s called PMIx_Abort(%d): %s\n", proc->rank,
-               proc->nspace, status, msg == nullptr ? "" : msg);
-  the_job.abort_status = status == 0 ? 1 : status;
-  the_job.aborted = true;
-  // Let the caller go, then end the job.
-  if (cbfunc != nullptr) cbfunc(PMIX_SUCCESS, cbdata);
-  kill_job(SIGTERM);
-  return PMIX_SUCCESS;
-}
-
-// A single-node host: every fence is local, so the server never calls this;
-// it answers as a one-node RM would (its own data is all the data).
-pmix_status_t on_fence(const pmix_proc_t[], size_t, const pmix_info_t[], size_t, char* data,
-                       size_t ndata, pmix_modex_cbfunc_t cbfunc, void* cbdata) {
-  if (cbfunc != nullptr) cbfunc(PMIX_SUCCESS, data, ndata, cbdata, nullptr, nullptr);
-  return PMIX_SUCCESS;
-}
-
-void op_done(pmix_status_t, void* cbdata) {
-  static_cast<std::atomic<bool>*>(cbdata)->store(true);
-}
-
-// ---- job data -----------------------------------------------------------------
-
-std::string hostname() {
-  char buf[HOST_NAME_MAX + 1] = {};
-  ::gethostname(buf, sizeof buf - 1);
-  return buf;
-}
-
-void add(std::vector<pmix_info_t>& v, const char* key, const void* data, pmix_data_type_t type) {
-  v.emplace_back();
-  PMIX_INFO_LOAD(&v.back(), key, data, type);
-}
-
-pmix_status_t register_job(const std::string& nspace, uint32_t n) {
-  const std::string host = hostname();
-  char* node_map = nullptr;
-  char* proc_map = nullptr;
-  auto rc = PMIx_generate_regex(host.c_str(), &node_map);
-  if (rc != PMIX_SUCCESS) return rc;
-  const std::string ranks = n == 1 ? "0" : "0-" + std::to_string(n - 1);
-  rc = PMIx_generate_ppn(ranks.c_str(), &proc_map);
-  if (rc != PMIX_SUCCESS) return rc;
-
-  std::vector<pmix_info_t> info;
-  info.reserve(16);
-  uint32_t one = 1, zero = 0;
-  add(info, PMIX_JOB_SIZE, &n, PMIX_UINT32);
-  add(info, PMIX_UNIV_SIZE, &n, PMIX_UINT32);
-  add(info, PMIX_MAX_PROCS, &n, PMIX_UINT32);
-  add(info, PMIX_LOCAL_SIZE, &n, PMIX_UINT32);
-  add(info, PMIX_NUM_NODES, &one, PMIX_UINT32);
-  add(info, PMIX_APPNUM, &zero, PMIX_UINT32);
-  add(info, PMIX_JOBID, nspace.c_str(), PMIX_STRING);
-  add(info, PMIX_NODE_MAP, node_map, PMIX_STRING);
-  add(info, PMIX_PROC_MAP, proc_map, PMIX_STRING);
-  std::free(node_map);
-  std::free(proc_map);
-
-  // Per-rank data, as an RM registers it: PMIX_PROC_DATA arrays led by PMIX_RANK.
-  for (uint32_t r = 0; r < n; ++r) {
-    pmix_data_array_t* darray = nullptr;
-    PMIX_DATA_ARRAY_CREATE(darray, 5, PMIX_INFO);
-    auto* items = static_cast<pmix_info_t*>(darray->array);
-    uint16_t local = static_cast<uint16_t>(r);
-    PMIX_INFO_LOAD(&items[0], PMIX_RANK, &r, PMIX_PROC_RANK);
-    PMIX_INFO_LOAD(&items[1], PMIX_LOCAL_RANK, &local, PMIX_UINT16);
-    PMIX_INFO_LOAD(&items[2], PMIX_NODE_RANK, &local, PMIX_UINT16);
-    PMIX_INFO_LOAD(&items[3], PMIX_APPNUM, &zero, PMIX_UINT32);
-    PMIX_INFO_LOAD(&items[4], PMIX_HOSTNAME, host.c_str(), PMIX_STRING);
-    info.emplace_back();
-    PMIX_INFO_LOAD(&info.back(), PMIX_PROC_DATA, darray, PMIX_DATA_ARRAY);
-    PMIX_DATA_ARRAY_FREE(darray);
-  }
-  rc = PMIx_server_register_nspace(nspace.c_str(), static_cast<int>(n), info.data(), info.size(),
-                                   nullptr, nullptr);
-  for (auto& i : info) PMIX_INFO_DESTRUCT(&i);
-  return rc;
-}
+using clock_type = std::chrono::steady_clock;
 
 void usage() {
   std::fprintf(stderr,
-               "usage: pmixrun [-n N] [--nspace NAME] [--timeout SECONDS] [--quiet] prog [args...]\n");
+               "usage: pmixrun [-n N] [--nspace NAME] [--timeout SECONDS] [--quiet] [--verbose] "
+               "prog [args...]\n");
+}
+
+uint32_t cpu_count() {
+  cpu_set_t set;
+  if (::sched_getaffinity(0, sizeof set, &set) == 0) {
+    const int n = CPU_COUNT(&set);
+    if (n > 0) return static_cast<uint32_t>(n);
+  }
+  const long n = ::sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? static_cast<uint32_t>(n) : 1;
+}
+
+// A private directory for the jobs' session directories, or empty.
+std::string make_session_dir() {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string templ =
+      std::string(tmp != nullptr && tmp[0] != '\0' ? tmp : "/tmp") + "/pmixrun.XXXXXX";
+  std::vector<char> buf(templ.begin(), templ.end());
+  buf.push_back('\0');
+  return ::mkdtemp(buf.data()) != nullptr ? std::string(buf.data()) : std::string();
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  using namespace pmixrun;
   uint32_t n = 1;
   std::string nspace = "pmixrun." + std::to_string(getpid());
   double timeout = 0;
   bool quiet = false;
+  bool verbose = false;
   int i = 1;
   for (; i < argc && argv[i][0] == '-'; ++i) {
     const std::string a = argv[i];
@@ -168,10 +90,17 @@ int main(int argc, char** argv) {
       n = static_cast<uint32_t>(v);
     } else if (a == "--nspace" && i + 1 < argc) {
       nspace = argv[++i];
+      if (nspace.empty() || nspace.size() > PMIX_MAX_NSLEN - 8) {
+        std::fprintf(stderr, "pmixrun: --nspace must have 1 to %d characters\n",
+                     PMIX_MAX_NSLEN - 8);
+        return 2;
+      }
     } else if (a == "--timeout" && i + 1 < argc) {
       timeout = std::atof(argv[++i]);
     } else if (a == "--quiet" || a == "-q") {
       quiet = true;
+    } else if (a == "--verbose" || a == "-v") {
+      verbose = true;
     } else if (a == "--") {
       ++i;
       break;
@@ -184,145 +113,151 @@ int main(int argc, char** argv) {
     usage();
     return 2;
   }
-  const auto start = std::chrono::steady_clock::now();
-  // SIGCHLD, SIGINT and SIGTERM are taken synchronously by the wait loop.
-  // Blocked before any thread starts, so every thread inherits the mask; the
-  // children get the default mask back before exec.
+  const auto start = clock_type::now();
+  // SIGCHLD, SIGINT and SIGTERM are taken synchronously by the main loop, and
+  // SIGUSR1 wakes it for posted tasks. Blocked before any thread starts, so
+  // every thread inherits the mask; the children get an empty mask back.
   sigset_t waited;
   sigemptyset(&waited);
   sigaddset(&waited, SIGCHLD);
   sigaddset(&waited, SIGINT);
   sigaddset(&waited, SIGTERM);
+  sigaddset(&waited, SIGUSR1);
   ::pthread_sigmask(SIG_BLOCK, &waited, nullptr);
+  set_host_thread(::pthread_self(), SIGUSR1);
 
-  pmix_server_module_t module;
-  std::memset(&module, 0, sizeof module);
-  module.client_connected = on_connected;
-  module.client_finalized = on_finalized;
-  module.abort = on_abort;
-  module.fence_nb = on_fence;
+  const std::string session_dir = make_session_dir();
+  const uint32_t cpus = cpu_count();
+  datastore store;
+  launcher::settings settings;
+  settings.verbose = verbose;
+  settings.cpus = cpus;
+  settings.universe_size = std::max(cpus, n);
+  settings.session_dir = session_dir;
+  settings.proc_ended = [&store](const pmix_proc_t& p) { store.proc_ended(p); };
+  settings.job_ended = [&store](const std::string& ns) { store.job_ended(ns); };
+  launcher jobs(settings);
+  host_context ctx;
+  ctx.jobs = &jobs;
+  ctx.store = &store;
+  ctx.known_nspace = [&jobs](const std::string& ns) { return jobs.find(ns) != nullptr; };
+  ctx.verbose = verbose;
+
+  pmix_server_module_t module = host_module(ctx);
   pmix_info_t dirs[1];
   PMIX_INFO_LOAD(&dirs[0], PMIX_SERVER_NSPACE, "pmixrun-server", PMIX_STRING);
   auto rc = PMIx_server_init(&module, dirs, 1);
   PMIX_INFO_DESTRUCT(&dirs[0]);
   if (rc != PMIX_SUCCESS) {
     std::fprintf(stderr, "pmixrun: PMIx_server_init failed: %s\n", PMIx_Error_string(rc));
+    if (!session_dir.empty()) ::rmdir(session_dir.c_str());
     return 1;
   }
-  the_job.nspace = nspace;
-  rc = register_job(nspace, n);
-  if (rc != PMIX_SUCCESS) {
-    std::fprintf(stderr, "pmixrun: registering the job failed: %s\n", PMIx_Error_string(rc));
+
+  job_spec spec;
+  app_spec app;
+  app.cmd = argv[i];
+  for (int k = i; k < argc; ++k) app.argv.emplace_back(argv[k]);
+  app.nprocs = n;
+  spec.apps.push_back(std::move(app));
+  std::string error;
+  job* first = jobs.start(nspace, std::move(spec), false, rc, error);
+  if (first == nullptr) {
+    std::fprintf(stderr, "pmixrun: %s\n", error.c_str());
+    stop_posting();
     PMIx_server_finalize();
-    return 1;
+    if (!session_dir.empty()) ::rmdir(session_dir.c_str());
+    return rc == PMIX_ERR_JOB_FAILED_TO_LAUNCH ? 127 : 1;
   }
-  the_job.pids.assign(n, 0);
-  the_job.status.assign(n, -1);
-  for (uint32_t r = 0; r < n; ++r) {
-    pmix_proc_t proc;
-    PMIX_LOAD_PROCID(&proc, nspace.c_str(), r);
-    rc = PMIx_server_register_client(&proc, getuid(), getgid(), nullptr, nullptr, nullptr);
-    if (rc != PMIX_SUCCESS) {
-      std::fprintf(stderr, "pmixrun: registering rank %u failed: %s\n", r, PMIx_Error_string(rc));
-      PMIx_server_finalize();
-      return 1;
-    }
-  }
-  for (uint32_t r = 0; r < n; ++r) {
-    pmix_proc_t proc;
-    PMIX_LOAD_PROCID(&proc, nspace.c_str(), r);
-    char** env = nullptr;
-    // Start from our own environment, then add what the client needs.
-    for (char** e = environ; *e != nullptr; ++e) PMIX_ARGV_APPEND(rc, env, *e);
-    rc = PMIx_server_setup_fork(&proc, &env);
-    if (rc != PMIX_SUCCESS) {
-      std::fprintf(stderr, "pmixrun: setup_fork for rank %u failed: %s\n", r, PMIx_Error_string(rc));
-      kill_job(SIGKILL);
+  if (rc != PMIX_SUCCESS) std::fprintf(stderr, "pmixrun: %s\n", error.c_str());
+
+  // The main loop: run the up-calls' tasks, reap children, expire held
+  // lookups, enforce the timeout; sleep in sigtimedwait until a child
+  // changes state, a task is posted, a signal arrives or a deadline comes.
+  int interrupts = 0;
+  bool timed_out = false;
+  for (;;) {
+    run_posted();
+    jobs.reap();
+    auto now = clock_type::now();
+    store.expire(now);
+    if (!jobs.active()) {
+      // A task posted just now may still start a job (a spawn).
+      if (run_posted() > 0 && jobs.active()) continue;
       break;
     }
-    std::fflush(nullptr);
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-      ::pthread_sigmask(SIG_UNBLOCK, &waited, nullptr);
-      ::execvpe(argv[i], argv + i, env);
-      std::fprintf(stderr, "pmixrun: cannot run %s: %s\n", argv[i], std::strerror(errno));
-      ::_exit(127);
+    const double elapsed = std::chrono::duration<double>(now - start).count();
+    if (timeout > 0 && elapsed > timeout && !timed_out) {
+      timed_out = true;
+      jobs.terminate("timeout");
     }
-    PMIX_ARGV_FREE(env);
-    std::lock_guard<std::mutex> guard{the_job.mutex};
-    the_job.pids[r] = pid;
+    jobs.tick(now, interrupts > 1);
+    auto wake = now + std::chrono::seconds(1);
+    if (auto d = store.next_deadline(); d && *d < wake) wake = *d;
+    if (auto k = jobs.kill_time(); k && *k < wake) wake = *k;
+    if (timeout > 0 && !timed_out) {
+      const auto limit = start + std::chrono::duration_cast<clock_type::duration>(
+                                     std::chrono::duration<double>(timeout));
+      if (limit < wake) wake = limit;
+    }
+    const auto ns_left = std::chrono::duration_cast<std::chrono::nanoseconds>(wake - now).count();
+    timespec tick{0, 0};
+    if (ns_left > 0) {
+      tick.tv_sec = static_cast<time_t>(ns_left / 1000000000);
+      tick.tv_nsec = static_cast<long>(ns_left % 1000000000) + 1000000;  // +1 ms: past the deadline
+      if (tick.tv_nsec >= 1000000000) {
+        tick.tv_sec += 1;
+        tick.tv_nsec -= 1000000000;
+      }
+    }
+    const int sig = ::sigtimedwait(&waited, nullptr, &tick);
+    if (sig == SIGINT || sig == SIGTERM) {
+      if (++interrupts == 1) jobs.terminate("interrupted");
+    }
   }
 
-  // Wait for every client; the first failure ends the rest of the job. The
-  // loop sleeps in sigtimedwait, so an idle launcher costs no CPU.
-  uint32_t running = n;
-  bool terminating = false;
-  while (running > 0) {
-    int status = 0;
-    const pid_t pid = ::waitpid(-1, &status, WNOHANG);
-    if (pid > 0) {
-      std::lock_guard<std::mutex> guard{the_job.mutex};
-      for (uint32_t r = 0; r < n; ++r)
-        if (the_job.pids[r] == pid && the_job.status[r] < 0) {
-          the_job.status[r] = status;
-          --running;
-          const bool failed = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
-          if (failed && !terminating && !the_job.aborted) {
-            std::fprintf(stderr, "pmixrun: rank %u %s %d: terminating the job\n", r,
-                         WIFEXITED(status) ? "exited with status" : "was killed by signal",
-                         WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-            terminating = true;
-            for (uint32_t k = 0; k < n; ++k)
-              if (the_job.status[k] < 0 && the_job.pids[k] > 0) ::kill(the_job.pids[k], SIGTERM);
-          }
-        }
+  // Every process has ended: refuse further spawns, answer what is still
+  // held, deregister, finish.
+  jobs.terminate("");
+  run_posted();
+  store.cancel_all(PMIX_ERR_NOT_FOUND);
+  jobs.finish_all();
+  stop_posting();
+  PMIx_server_finalize();
+  if (!session_dir.empty()) ::rmdir(session_dir.c_str());
+
+  int exit_code = jobs.exit_code();
+  if (exit_code == 0 && interrupts > 0) exit_code = 130;
+  if (exit_code == 0 && timed_out) exit_code = 1;
+
+  // The summary: the first job, then the spawned ones together.
+  uint32_t ok = 0;
+  for (const auto& p : first->procs) ok += p.succeeded() ? 1 : 0;
+  uint32_t spawned_jobs = 0, spawned_procs = 0, spawned_ok = 0, spawn_failures = 0;
+  for (const auto& j : jobs.jobs()) {
+    if (j.get() == first) continue;
+    if (j->launch_failed) {
+      ++spawn_failures;
       continue;
     }
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if ((interrupted || (timeout > 0 && elapsed > timeout)) && !terminating) {
-      std::fprintf(stderr, "pmixrun: %s: terminating the job\n",
-                   interrupted ? "interrupted" : "timeout");
-      terminating = true;
-      kill_job(SIGTERM);
-    }
-    if (terminating && timeout > 0 && elapsed > timeout + 5) kill_job(SIGKILL);
-    // Sleep until a child changes state, a signal arrives, or a second passes.
-    timespec tick{1, 0};
-    const int sig = ::sigtimedwait(&waited, nullptr, &tick);
-    if (sig == SIGINT || sig == SIGTERM) interrupted = 1;
+    ++spawned_jobs;
+    spawned_procs += j->size;
+    for (const auto& p : j->procs) spawned_ok += p.succeeded() ? 1 : 0;
   }
-
-  int exit_code = 0;
-  uint32_t ok = 0;
-  for (uint32_t r = 0; r < n; ++r) {
-    const int s = the_job.status[r];
-    if (WIFEXITED(s) && WEXITSTATUS(s) == 0) {
-      ++ok;
-    } else if (exit_code == 0) {
-      exit_code = WIFEXITED(s) ? WEXITSTATUS(s) : 128 + WTERMSIG(s);
-    }
-  }
-  if (the_job.aborted) exit_code = the_job.abort_status;
-  if (interrupted && exit_code == 0) exit_code = 130;
-
-  std::atomic<bool> done{false};
-  for (uint32_t r = 0; r < n; ++r) {
-    pmix_proc_t proc;
-    PMIX_LOAD_PROCID(&proc, nspace.c_str(), r);
-    PMIx_server_deregister_client(&proc, nullptr, nullptr);
-  }
-  PMIx_server_deregister_nspace(nspace.c_str(), op_done, &done);
-  while (!done) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  PMIx_server_finalize();
-
-  const double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::string spawned;
+  if (spawned_jobs > 0)
+    spawned = ", and " + std::to_string(spawned_ok) + " of " + std::to_string(spawned_procs) +
+              " processes of " + std::to_string(spawned_jobs) + " spawned job" +
+              (spawned_jobs == 1 ? "" : "s");
+  if (spawn_failures > 0)
+    spawned += " (" + std::to_string(spawn_failures) + " spawn" + (spawn_failures == 1 ? "" : "s") +
+               " failed to launch)";
+  const double elapsed = std::chrono::duration<double>(clock_type::now() - start).count();
   if (!quiet || exit_code != 0)
     std::fprintf(stderr,
-                 "pmixrun: %u of %u processes of %s succeeded (%d connected, %d finalized%s) in "
+                 "pmixrun: %u of %u processes of %s succeeded (%d connected, %d finalized%s)%s in "
                  "%.2f s; exit status %d\n",
-                 ok, n, nspace.c_str(), the_job.connected.load(), the_job.finalized.load(),
-                 the_job.aborted ? ", job aborted" : "", elapsed, exit_code);
+                 ok, first->size, first->nspace.c_str(), first->connected, first->finalized,
+                 jobs.aborted() ? ", job aborted" : "", spawned.c_str(), elapsed, exit_code);
   return exit_code;
 }

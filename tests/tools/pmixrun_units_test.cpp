@@ -1,0 +1,335 @@
+// pmixrun's host logic without a server: the data store's contracts
+// (tools/pmixrun/datastore.hpp) and the up-calls a one-node PMIx library
+// may never make (connect/disconnect complete locally in OpenPMIx and in
+// ours), called directly as a library would, their tasks run on this thread.
+#include <doctest/doctest.h>
+#include <pmix.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tools/pmixrun/datastore.hpp"
+#include "tools/pmixrun/host_thread.hpp"
+#include "tools/pmixrun/info.hpp"
+#include "tools/pmixrun/upcalls.hpp"
+
+using pmixrun::datastore;
+using pmixrun::make_proc;
+
+namespace {
+
+// What a lookup callback received.
+struct lookup_result {
+  bool called = false;
+  pmix_status_t status = PMIX_SUCCESS;
+  std::vector<std::pair<std::string, std::string>> found;  // key, "nspace:rank=value"
+};
+
+void on_lookup(pmix_status_t status, pmix_pdata_t data[], size_t ndata, void* cbdata) {
+  auto* r = static_cast<lookup_result*>(cbdata);
+  r->called = true;
+  r->status = status;
+  for (size_t k = 0; k < ndata; ++k) {
+    std::string v = data[k].value.type == PMIX_STRING ? data[k].value.data.string : "?";
+    r->found.emplace_back(data[k].key, pmixrun::to_string(data[k].proc) + "=" + v);
+  }
+}
+
+struct op_result {
+  int calls = 0;
+  pmix_status_t status = PMIX_SUCCESS;
+};
+
+void on_op(pmix_status_t status, void* cbdata) {
+  auto* r = static_cast<op_result*>(cbdata);
+  ++r->calls;
+  r->status = status;
+}
+
+pmix_status_t publish(datastore& s, const pmix_proc_t& owner, const char* key, const char* value,
+                      pmix_data_range_t range = PMIX_RANGE_SESSION,
+                      pmix_persistence_t persistence = PMIX_PERSIST_SESSION, uint32_t uid = 1000) {
+  pmix_value_t v;
+  PMIX_VALUE_LOAD(&v, value, PMIX_STRING);
+  const pmix_status_t rc = s.publish(owner, uid, range, persistence, {{key, &v}});
+  PMIX_VALUE_DESTRUCT(&v);
+  return rc;
+}
+
+lookup_result lookup(datastore& s, const pmix_proc_t& who, std::vector<std::string> keys,
+                     bool wait = false, std::optional<pmix_data_range_t> range = std::nullopt,
+                     uint32_t uid = 1000) {
+  lookup_result r;
+  s.lookup(who, uid, std::move(keys), range, wait, std::nullopt, on_lookup, &r);
+  return r;
+}
+
+const pmix_proc_t a0 = make_proc("a", 0);
+const pmix_proc_t a1 = make_proc("a", 1);
+const pmix_proc_t b0 = make_proc("b", 0);
+
+}  // namespace
+
+TEST_CASE("datastore: ranges decide who sees an entry, and what is a duplicate") {
+  datastore s;
+  CHECK(publish(s, a0, "k", "session") == PMIX_SUCCESS);
+  CHECK(publish(s, a0, "k", "ns", PMIX_RANGE_NAMESPACE) == PMIX_SUCCESS);
+  CHECK(publish(s, a1, "k", "again") == PMIX_ERR_DUPLICATE_KEY);  // same range, seen by all
+  CHECK(publish(s, b0, "k", "b-ns", PMIX_RANGE_NAMESPACE) == PMIX_SUCCESS);  // another namespace
+  CHECK(publish(s, a1, "k", "a-ns", PMIX_RANGE_NAMESPACE) == PMIX_ERR_DUPLICATE_KEY);
+  CHECK(publish(s, a1, "k", "other uid", PMIX_RANGE_SESSION, PMIX_PERSIST_SESSION, 2000) ==
+        PMIX_SUCCESS);
+
+  // the narrowest visible range wins
+  auto r = lookup(s, a1, {"k"});
+  REQUIRE(r.called);
+  CHECK(r.status == PMIX_SUCCESS);
+  REQUIRE(r.found.size() == 1);
+  CHECK(r.found[0].second == "a:0=ns");
+  r = lookup(s, b0, {"k"});
+  CHECK(r.found.at(0).second == "b:0=b-ns");
+  // a lookup range restricts the publishers searched
+  r = lookup(s, b0, {"k"}, false, PMIX_RANGE_SESSION);
+  CHECK(r.found.at(0).second == "b:0=b-ns");
+  r = lookup(s, make_proc("c", 0), {"k"});
+  CHECK(r.found.at(0).second == "a:0=session");
+  r = lookup(s, make_proc("c", 0), {"k"}, false, PMIX_RANGE_NAMESPACE);
+  CHECK(r.status == PMIX_ERR_NOT_FOUND);
+  // uids do not mix
+  r = lookup(s, make_proc("c", 0), {"k"}, false, std::nullopt, 2000);
+  CHECK(r.found.at(0).second == "a:1=other uid");
+  r = lookup(s, a0, {"k"}, false, std::nullopt, 3000);
+  CHECK(r.status == PMIX_ERR_NOT_FOUND);
+
+  // PROC_LOCAL: the publisher alone
+  CHECK(publish(s, a0, "mine", "x", PMIX_RANGE_PROC_LOCAL) == PMIX_SUCCESS);
+  CHECK(lookup(s, a0, {"mine"}).status == PMIX_SUCCESS);
+  CHECK(lookup(s, a1, {"mine"}).status == PMIX_ERR_NOT_FOUND);
+
+  // a key twice in one publish
+  pmix_value_t v;
+  PMIX_VALUE_LOAD(&v, "x", PMIX_STRING);
+  CHECK(s.publish(a0, 1000, PMIX_RANGE_SESSION, PMIX_PERSIST_SESSION, {{"t", &v}, {"t", &v}}) ==
+        PMIX_ERR_DUPLICATE_KEY);
+  PMIX_VALUE_DESTRUCT(&v);
+  CHECK(lookup(s, a0, {"t"}).status == PMIX_ERR_NOT_FOUND);
+}
+
+TEST_CASE("datastore: partial lookups, waits for every key, timeouts, first read") {
+  datastore s;
+  CHECK(publish(s, a0, "x", "1") == PMIX_SUCCESS);
+  auto r = lookup(s, a1, {"x", "y"});
+  CHECK(r.status == PMIX_SUCCESS);
+  CHECK(r.found.size() == 1);
+
+  lookup_result held;
+  s.lookup(a1, 1000, {"x", "y"}, std::nullopt, true, std::nullopt, on_lookup, &held);
+  CHECK_FALSE(held.called);  // y is missing: held
+  lookup_result timed;
+  const auto t0 = datastore::clock::now();
+  s.lookup(a1, 1000, {"z"}, std::nullopt, true, t0 + std::chrono::seconds(1), on_lookup, &timed);
+  CHECK(s.waiting() == 2);
+  REQUIRE(s.next_deadline().has_value());
+  s.expire(t0);
+  CHECK_FALSE(timed.called);
+  s.expire(t0 + std::chrono::seconds(2));
+  CHECK(timed.called);
+  CHECK(timed.status == PMIX_ERR_TIMEOUT);
+
+  CHECK(publish(s, b0, "y", "2", PMIX_RANGE_SESSION, PMIX_PERSIST_FIRST_READ) == PMIX_SUCCESS);
+  REQUIRE(held.called);
+  CHECK(held.status == PMIX_SUCCESS);
+  CHECK(held.found.size() == 2);
+  CHECK(s.waiting() == 0);
+  // the first read took y
+  CHECK(lookup(s, a1, {"y"}).status == PMIX_ERR_NOT_FOUND);
+
+  // a FIRST_READ entry goes to the first of two waiting lookups only
+  lookup_result w1, w2;
+  s.lookup(a0, 1000, {"once"}, std::nullopt, true, std::nullopt, on_lookup, &w1);
+  s.lookup(a1, 1000, {"once"}, std::nullopt, true, std::nullopt, on_lookup, &w2);
+  CHECK(publish(s, b0, "once", "o", PMIX_RANGE_SESSION, PMIX_PERSIST_FIRST_READ) == PMIX_SUCCESS);
+  CHECK(w1.called);
+  CHECK_FALSE(w2.called);
+  // its requester ends: the held lookup fails
+  s.proc_ended(a1);
+  CHECK(w2.called);
+  CHECK(w2.status == PMIX_ERR_NOT_FOUND);
+
+  lookup_result last;
+  s.lookup(a0, 1000, {"never"}, std::nullopt, true, std::nullopt, on_lookup, &last);
+  s.cancel_all(PMIX_ERR_NOT_FOUND);
+  CHECK(last.called);
+}
+
+TEST_CASE("datastore: persistence and unpublish") {
+  datastore s;
+  CHECK(publish(s, a0, "proc", "p", PMIX_RANGE_SESSION, PMIX_PERSIST_PROC) == PMIX_SUCCESS);
+  CHECK(publish(s, a0, "app", "a", PMIX_RANGE_SESSION, PMIX_PERSIST_APP) == PMIX_SUCCESS);
+  CHECK(publish(s, a0, "indef", "i", PMIX_RANGE_SESSION, PMIX_PERSIST_INDEF) == PMIX_SUCCESS);
+  CHECK(publish(s, a0, "sess", "s") == PMIX_SUCCESS);
+  s.proc_ended(a1);
+  CHECK(lookup(s, b0, {"proc"}).status == PMIX_SUCCESS);
+  s.proc_ended(a0);
+  CHECK(lookup(s, b0, {"proc"}).status == PMIX_ERR_NOT_FOUND);
+  CHECK(lookup(s, b0, {"app"}).status == PMIX_SUCCESS);
+  s.job_ended("b");
+  CHECK(lookup(s, b0, {"app"}).status == PMIX_SUCCESS);
+  s.job_ended("a");
+  CHECK(lookup(s, b0, {"app"}).status == PMIX_ERR_NOT_FOUND);
+  CHECK(lookup(s, b0, {"indef", "sess"}).found.size() == 2);
+
+  // only one's own entries, of the given range if any
+  std::vector<std::string> keys{"sess"};
+  CHECK(s.unpublish(a1, 1000, &keys, std::nullopt) == PMIX_ERR_NOT_FOUND);
+  CHECK(s.unpublish(a0, 1000, &keys, PMIX_RANGE_NAMESPACE) == PMIX_ERR_NOT_FOUND);
+  CHECK(s.unpublish(a0, 1000, &keys, std::nullopt) == PMIX_SUCCESS);
+  CHECK(lookup(s, b0, {"sess"}).status == PMIX_ERR_NOT_FOUND);
+  CHECK(publish(s, a0, "sess", "s2") == PMIX_SUCCESS);  // gone, so no duplicate
+  CHECK(s.unpublish(a0, 1000, nullptr, std::nullopt) == PMIX_SUCCESS);
+  CHECK(s.entries() == 0);
+}
+
+namespace {
+
+// The up-calls post tasks to the "host thread": this one, with the wake-up
+// signal blocked so that post()'s pthread_kill only leaves it pending.
+struct host_fixture {
+  host_fixture() {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR2);
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+    pmixrun::set_host_thread(pthread_self(), SIGUSR2);
+    ctx.store = &store;
+    ctx.known_nspace = [](const std::string& ns) { return ns == "a" || ns == "b"; };
+    module = pmixrun::host_module(ctx);
+  }
+  ~host_fixture() {
+    pmixrun::run_posted();
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR2);
+    timespec zero{0, 0};
+    while (sigtimedwait(&set, nullptr, &zero) > 0) {
+    }
+  }
+  datastore store;
+  pmixrun::host_context ctx;
+  pmix_server_module_t module;
+};
+
+}  // namespace
+
+TEST_CASE("up-calls: connect records groups, disconnect forgets them") {
+  host_fixture h;
+  const pmix_proc_t ab[2] = {make_proc("b", PMIX_RANK_WILDCARD),
+                             make_proc("a", PMIX_RANK_WILDCARD)};
+  const pmix_proc_t ba[2] = {ab[1], ab[0]};
+  const std::size_t before = pmixrun::connected_groups();
+  op_result r;
+  CHECK(h.module.connect(ab, 2, nullptr, 0, on_op, &r) == PMIX_SUCCESS);
+  CHECK(r.calls == 0);  // never from inside the up-call
+  pmixrun::run_posted();
+  CHECK(r.calls == 1);
+  CHECK(r.status == PMIX_SUCCESS);
+  CHECK(pmixrun::connected_groups() == before + 1);
+
+  // the same set in another order is the same group
+  r = {};
+  CHECK(h.module.disconnect(ba, 2, nullptr, 0, on_op, &r) == PMIX_SUCCESS);
+  pmixrun::run_posted();
+  CHECK(r.status == PMIX_SUCCESS);
+  CHECK(pmixrun::connected_groups() == before);
+  // a group never connected: acknowledged (as ORTE does)
+  r = {};
+  CHECK(h.module.disconnect(ab, 2, nullptr, 0, on_op, &r) == PMIX_SUCCESS);
+  pmixrun::run_posted();
+  CHECK(r.calls == 1);
+  CHECK(r.status == PMIX_SUCCESS);
+  // a namespace nobody registered
+  const pmix_proc_t ghost[2] = {make_proc("a", 0), make_proc("ghost", 0)};
+  r = {};
+  CHECK(h.module.connect(ghost, 2, nullptr, 0, on_op, &r) == PMIX_SUCCESS);
+  pmixrun::run_posted();
+  CHECK(r.status == PMIX_ERR_NOT_FOUND);
+  CHECK(pmixrun::connected_groups() == before);
+}
+
+TEST_CASE(
+    "up-calls: log writes stdout/stderr with the source, refuses what is required and missing") {
+  host_fixture h;
+  std::fflush(stdout);
+  char path[] = "/tmp/pmixrun_units.XXXXXX";
+  const int fd = mkstemp(path);
+  REQUIRE(fd >= 0);
+  const int saved = dup(STDOUT_FILENO);
+  dup2(fd, STDOUT_FILENO);
+
+  pmix_info_t data[2];
+  PMIX_INFO_LOAD(&data[0], PMIX_LOG_STDOUT, "two\nlines", PMIX_STRING);
+  PMIX_INFO_LOAD(&data[1], PMIX_LOG_EMAIL, "x@example.invalid", PMIX_STRING);  // ignored
+  pmix_info_t source;
+  const pmix_proc_t b3 = make_proc("b", 3);
+  PMIX_INFO_LOAD(&source, PMIX_LOG_SOURCE, &b3, PMIX_PROC);
+  op_result r;
+  const pmix_proc_t caller = make_proc("a", 1);
+  h.module.log(&caller, data, 2, nullptr, 0, on_op, &r);
+  pmixrun::run_posted();
+  CHECK(r.calls == 1);
+  CHECK(r.status == PMIX_SUCCESS);
+  h.module.log(&caller, data, 1, &source, 1, on_op, &r);
+  pmixrun::run_posted();
+  PMIX_INFO_REQUIRED(&data[1]);
+  h.module.log(&caller, &data[1], 1, nullptr, 0, on_op, &r);
+  pmixrun::run_posted();
+  CHECK(r.calls == 3);
+  CHECK(r.status == PMIX_ERR_NOT_SUPPORTED);
+
+  dup2(saved, STDOUT_FILENO);
+  close(saved);
+  std::string text;
+  char buf[256];
+  lseek(fd, 0, SEEK_SET);
+  for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
+  close(fd);
+  unlink(path);
+  CHECK(text == "[a:1] two\n[a:1] lines\n[b:3] two\n[b:3] lines\n");
+  for (auto& i : data) PMIX_INFO_DESTRUCT(&i);
+  PMIX_INFO_DESTRUCT(&source);
+}
+
+TEST_CASE("up-calls: publish and lookup through the module, directives separated from data") {
+  host_fixture h;
+  pmix_info_t info[3];
+  PMIX_INFO_LOAD(&info[0], "svc", "port-1", PMIX_STRING);
+  int range = PMIX_RANGE_NAMESPACE;  // Open MPI passes ranges as PMIX_INT
+  PMIX_INFO_LOAD(&info[1], PMIX_RANGE, &range, PMIX_INT);
+  uint32_t uid = 1234;
+  PMIX_INFO_LOAD(&info[2], PMIX_USERID, &uid, PMIX_UINT32);
+  op_result r;
+  CHECK(h.module.publish(&a0, info, 3, on_op, &r) == PMIX_SUCCESS);
+  pmixrun::run_posted();
+  CHECK(r.status == PMIX_SUCCESS);
+  CHECK(h.store.entries() == 1);
+
+  char* keys[] = {const_cast<char*>("svc"), nullptr};
+  lookup_result same, other;
+  CHECK(h.module.lookup(&a1, keys, &info[2], 1, on_lookup, &same) == PMIX_SUCCESS);
+  CHECK(h.module.lookup(&b0, keys, &info[2], 1, on_lookup, &other) == PMIX_SUCCESS);
+  pmixrun::run_posted();
+  CHECK(same.status == PMIX_SUCCESS);
+  CHECK(same.found.at(0).second == "a:0=port-1");
+  CHECK(other.status == PMIX_ERR_NOT_FOUND);
+
+  r = {};
+  CHECK(h.module.unpublish(&a0, nullptr, &info[2], 1, on_op, &r) == PMIX_SUCCESS);
+  pmixrun::run_posted();
+  CHECK(r.status == PMIX_SUCCESS);
+  CHECK(h.store.entries() == 0);
+  for (auto& i : info) PMIX_INFO_DESTRUCT(&i);
+}

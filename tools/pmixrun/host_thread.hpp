@@ -1,0 +1,32 @@
+// The host thread: pmixrun's main thread owns all launcher state (jobs, the
+// data store, connected groups). Up-calls run on the PMIx server library's
+// threads; they copy what they need into a task and post() it, then return
+// PMIX_SUCCESS. The main loop runs the posted tasks in order, and the tasks
+// call the up-calls' callbacks. So no launcher state needs a lock, and no
+// callback is ever called from inside the up-call that it answers (the way
+// PRRTE thread-shifts every up-call into its own event loop).
+#pragma once
+
+#include <pthread.h>
+
+#include <functional>
+
+namespace pmixrun {
+
+// Which thread runs the tasks, and the signal that wakes it: post() sends
+// `wake_signal` to `thread`, which keeps the signal blocked and takes it
+// with sigtimedwait. Call once, before PMIx_server_init.
+void set_host_thread(pthread_t thread, int wake_signal);
+
+// Queues a task for the host thread (any thread may call this).
+void post(std::function<void()> task);
+
+// Runs every task posted so far, in order (host thread only). Tasks posted
+// while it runs are run too. Returns how many ran.
+int run_posted();
+
+// From now on post() drops its tasks (after the server is finalized, no
+// callback may be called).
+void stop_posting();
+
+}  // namespace pmixrun

@@ -1,0 +1,527 @@
+#include "jobs.hpp"
+
+#include <fcntl.h>
+#include <ftw.h>
+#include <pmix.h>
+#include <pmix_server.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "info.hpp"
+
+extern char** environ;
+
+namespace pmixrun {
+namespace {
+
+std::string hostname() {
+  char buf[HOST_NAME_MAX + 1] = {};
+  ::gethostname(buf, sizeof buf - 1);
+  return buf;
+}
+
+// Waits for `count` op callbacks. Heap-allocated: if the library never calls
+// back, the waiter is leaked rather than written after it is gone.
+class countdown {
+ public:
+  explicit countdown(std::size_t count) : left_(count) {}
+  static void done(pmix_status_t, void* cbdata) {
+    auto* self = static_cast<countdown*>(cbdata);
+    std::lock_guard<std::mutex> guard{self->mutex_};
+    if (self->left_ > 0 && --self->left_ == 0) self->cv_.notify_all();
+  }
+  // Some calls did not take their callback (they failed at once).
+  void skip(std::size_t n) {
+    for (std::size_t k = 0; k < n; ++k) done(PMIX_SUCCESS, this);
+  }
+  bool wait(double seconds) {
+    std::unique_lock<std::mutex> lock{mutex_};
+    return cv_.wait_for(lock, std::chrono::duration<double>(seconds),
+                        [this] { return left_ == 0; });
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::size_t left_;
+};
+
+// "NAME=value" entries: later entries replace earlier ones of the same name.
+void set_env(std::vector<std::string>& env, const std::string& entry) {
+  const auto eq = entry.find('=');
+  const std::string name = entry.substr(0, eq == std::string::npos ? entry.size() : eq + 1);
+  for (auto& e : env)
+    if (e.compare(0, name.size(), name) == 0) {
+      e = entry;
+      return;
+    }
+  env.push_back(entry);
+}
+
+const char* get_env(const std::vector<std::string>& env, const std::string& name) {
+  for (const auto& e : env)
+    if (e.size() > name.size() && e.compare(0, name.size(), name) == 0 && e[name.size()] == '=')
+      return e.c_str() + name.size() + 1;
+  return nullptr;
+}
+
+bool is_executable_file(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+}
+
+// The file exec will run for `cmd` (relative paths against `cwd`, bare names
+// searched in `path`), or empty with errno set.
+std::string resolve_program(const std::string& cmd, const std::string& cwd, const char* path) {
+  if (cmd.empty()) {
+    errno = ENOENT;
+    return {};
+  }
+  if (cmd.find('/') != std::string::npos) {
+    const std::string full = cmd[0] == '/' || cwd.empty() ? cmd : cwd + "/" + cmd;
+    if (is_executable_file(full)) return full;
+    if (errno == 0) errno = EACCES;
+    return {};
+  }
+  std::string dirs = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
+  std::size_t start = 0;
+  int err = ENOENT;
+  for (;;) {
+    const auto colon = dirs.find(':', start);
+    std::string dir =
+        dirs.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+    if (dir.empty()) dir = ".";
+    if (dir[0] != '/' && !cwd.empty()) dir = cwd + "/" + dir;
+    const std::string full = dir + "/" + cmd;
+    if (is_executable_file(full)) return full;
+    if (errno == EACCES) err = EACCES;
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  errno = err;
+  return {};
+}
+
+int remove_entry(const char* path, const struct stat*, int, struct FTW*) { return ::remove(path); }
+
+void remove_tree(const std::string& dir) {
+  if (!dir.empty()) ::nftw(dir.c_str(), remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+// Why an exec did not happen, sent by the child over a close-on-exec pipe.
+struct exec_failure {
+  int stage;  // 0: chdir, 1: exec
+  int err;
+};
+
+// Forks and execs. Returns the pid once the exec succeeded; on failure the
+// child has exited (status 127, still to be reaped), the pid is returned and
+// `failure` is set.
+pid_t fork_exec(const std::string& file, const std::vector<std::string>& argv, char** env,
+                const std::string& cwd, std::optional<exec_failure>& failure) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    failure = exec_failure{1, errno};
+    return -1;
+  }
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    failure = exec_failure{1, errno};
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return -1;
+  }
+  if (pid == 0) {
+    // Only async-signal-safe calls from here on: the parent has threads.
+    sigset_t none;
+    sigemptyset(&none);
+    ::pthread_sigmask(SIG_SETMASK, &none, nullptr);
+    exec_failure f{0, 0};
+    if (cwd.empty() || ::chdir(cwd.c_str()) == 0) {
+      ::execve(file.c_str(), args.data(), env);
+      f.stage = 1;
+    }
+    f.err = errno;
+    ssize_t w = ::write(fds[1], &f, sizeof f);
+    (void)w;
+    ::_exit(127);
+  }
+  ::close(fds[1]);
+  exec_failure f{};
+  ssize_t got;
+  do {
+    got = ::read(fds[0], &f, sizeof f);
+  } while (got < 0 && errno == EINTR);
+  ::close(fds[0]);
+  if (got == static_cast<ssize_t>(sizeof f)) failure = f;
+  return pid;
+}
+
+}  // namespace
+
+uint32_t job::app_of(uint32_t rank) const {
+  uint32_t a = 0;
+  while (a + 1 < app_first.size() && app_first[a + 1] <= rank) ++a;
+  return a;
+}
+
+launcher::launcher(settings s) : settings_(std::move(s)) {}
+
+std::string launcher::next_spawn_nspace() {
+  const std::string base =
+      jobs_.empty() ? "pmixrun." + std::to_string(::getpid()) : jobs_.front()->nspace;
+  std::string ns;
+  do {
+    ns = base + "." + std::to_string(++spawn_count_);
+  } while (find(ns) != nullptr);
+  return ns;
+}
+
+job* launcher::find(const std::string& nspace) {
+  for (auto& j : jobs_)
+    if (j->nspace == nspace) return j.get();
+  return nullptr;
+}
+
+uint32_t launcher::live_processes() const {
+  uint32_t n = 0;
+  for (const auto& j : jobs_) n += j->running;
+  return n;
+}
+
+bool launcher::active() const { return live_processes() > 0; }
+
+pmix_status_t launcher::register_job(job& j, std::string& error) {
+  const std::string host = hostname();
+  const uint32_t n = j.size;
+  char* node_map = nullptr;
+  char* proc_map = nullptr;
+  pmix_status_t rc = PMIx_generate_regex(host.c_str(), &node_map);
+  if (rc != PMIX_SUCCESS) {
+    error = std::string("PMIx_generate_regex: ") + PMIx_Error_string(rc);
+    return rc;
+  }
+  // The ranks on this node, "0,1,...": the input form of PMIx_generate_ppn
+  // (OpenPMIx reads "0-3" as one rank named "0-3") and PMIX_LOCAL_PEERS.
+  std::string peers;
+  for (uint32_t r = 0; r < n; ++r) {
+    if (r > 0) peers += ',';
+    peers += std::to_string(r);
+  }
+  rc = PMIx_generate_ppn(peers.c_str(), &proc_map);
+  if (rc != PMIX_SUCCESS) {
+    std::free(node_map);
+    error = std::string("PMIx_generate_ppn: ") + PMIx_Error_string(rc);
+    return rc;
+  }
+
+  // Job-level data, as Open MPI's mpirun and PRRTE register it for a job on
+  // one node (what Open MPI's ess/pmi reads is marked).
+  info_array info;
+  info.add_string(PMIX_JOBID, j.nspace);
+  info.add_u32(PMIX_NPROC_OFFSET, j.offset);
+  info.add_u32(PMIX_JOB_SIZE, n);                                      // ess/pmi
+  info.add_u32(PMIX_MAX_PROCS, n);                                     // ess/pmi
+  info.add_u32(PMIX_UNIV_SIZE, std::max(settings_.universe_size, n));  // ess/pmi: MPI_UNIVERSE_SIZE
+  info.add_u32(PMIX_JOB_NUM_APPS, static_cast<uint32_t>(j.spec.apps.size()));
+  info.add_u32(PMIX_NUM_NODES, 1);  // ess/pmi
+  info.add_string(PMIX_NODE_MAP, node_map);
+  info.add_string(PMIX_PROC_MAP, proc_map);
+  std::free(node_map);
+  std::free(proc_map);
+  info.add_u32(PMIX_NODEID, 0);
+  info.add_u32(PMIX_NODE_SIZE, live_processes() + n);
+  info.add_u32(PMIX_LOCAL_SIZE, n);          // ess/pmi
+  info.add_string(PMIX_LOCAL_PEERS, peers);  // ess/pmi
+  info.add_rank(PMIX_LOCALLDR, 0);
+  if (j.spec.apps.size() == 1) info.add_u32(PMIX_APPNUM, 0);
+  info.add_bool(PMIX_SPAWNED, j.spec.parent.has_value());
+  if (j.spec.parent) info.add(PMIX_PARENT_ID, &*j.spec.parent, PMIX_PROC);
+  if (!j.dir.empty()) {
+    // Open MPI puts its session directories here and, with RMCLEAN, leaves
+    // their removal to us (we remove j.dir when the job is finished).
+    info.add_string(PMIX_TMPDIR, j.dir);     // ess/pmi
+    info.add_string(PMIX_NSDIR, j.dir);      // ess/pmi
+    info.add_bool(PMIX_TDIR_RMCLEAN, true);  // ess/pmi
+  }
+  for (uint32_t a = 0; a < j.spec.apps.size(); ++a) {
+    const app_spec& app = j.spec.apps[a];
+    info_array items;
+    items.add_u32(PMIX_APPNUM, a);
+    items.add_u32(PMIX_APP_SIZE, app.nprocs);
+    items.add_rank(PMIX_APPLDR, j.app_first[a]);
+    if (!app.cwd.empty()) items.add_string(PMIX_WDIR, app.cwd);
+    std::string argv;
+    for (const auto& s : app.argv) argv += (argv.empty() ? "" : " ") + s;
+    items.add_string(PMIX_APP_ARGV, argv);
+    info.add_array(PMIX_APP_INFO_ARRAY, items);
+  }
+  // Per-rank data: PMIX_PROC_DATA arrays led by PMIX_RANK.
+  for (uint32_t r = 0; r < n; ++r) {
+    const uint32_t a = j.app_of(r);
+    info_array items;
+    items.add_rank(PMIX_RANK, r);
+    items.add_rank(PMIX_GLOBAL_RANK, j.offset + r);
+    items.add_u32(PMIX_APPNUM, a);  // ess/pmi
+    items.add_rank(PMIX_APP_RANK, r - j.app_first[a]);
+    items.add_rank(PMIX_APPLDR, j.app_first[a]);
+    items.add_u16(PMIX_LOCAL_RANK, static_cast<uint16_t>(r));  // ess/pmi
+    // ess/pmi; unique on the node, across jobs
+    items.add_u16(PMIX_NODE_RANK, static_cast<uint16_t>(j.offset + r));
+    items.add_u32(PMIX_NODEID, 0);
+    items.add_string(PMIX_HOSTNAME, host);  // ess/pmi
+    info.add_array(PMIX_PROC_DATA, items);
+  }
+  rc = PMIx_server_register_nspace(j.nspace.c_str(), static_cast<int>(n), info.data(), info.size(),
+                                   nullptr, nullptr);
+  if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED) {
+    error = std::string("registering the namespace failed: ") + PMIx_Error_string(rc);
+    return rc;
+  }
+  for (uint32_t r = 0; r < n; ++r) {
+    const pmix_proc_t proc = make_proc(j.nspace, r);
+    rc = PMIx_server_register_client(&proc, ::getuid(), ::getgid(), nullptr, nullptr, nullptr);
+    if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED) {
+      error = "registering rank " + std::to_string(r) + " failed: " + PMIx_Error_string(rc);
+      return rc;
+    }
+    ++j.registered_clients;
+  }
+  return PMIX_SUCCESS;
+}
+
+job* launcher::start(const std::string& nspace, job_spec spec, bool spawned, pmix_status_t& rc,
+                     std::string& error) {
+  rc = PMIX_SUCCESS;
+  auto owned = std::make_unique<job>();
+  job& j = *owned;
+  j.nspace = nspace;
+  j.spec = std::move(spec);
+  for (auto& app : j.spec.apps) {
+    if (app.argv.empty()) app.argv.push_back(app.cmd);
+    j.app_first.push_back(j.size);
+    j.size += app.nprocs;
+  }
+  if (j.spec.apps.empty() || j.size == 0) {
+    rc = PMIX_ERR_BAD_PARAM;
+    error = "no processes to start";
+    return nullptr;
+  }
+
+  // Each app's environment and program, checked before anything is
+  // registered: a program that cannot run fails the launch at once.
+  const uint32_t total = live_processes() + j.size;
+  std::vector<std::vector<std::string>> envs;
+  std::vector<std::string> files;
+  for (const auto& app : j.spec.apps) {
+    std::vector<std::string> env;
+    for (char** e = environ; e != nullptr && *e != nullptr; ++e) env.emplace_back(*e);
+    for (const auto& e : app.env) set_env(env, e);
+    // Open MPI 4.1 direct launch (README of tools/pmixrun): without an ORTE
+    // daemon, Open MPI's "orte" schizo component declares every rank a
+    // singleton; excluding it lets ess/pmi take the PMIx client path.
+    if (get_env(env, "OMPI_MCA_schizo") == nullptr) env.emplace_back("OMPI_MCA_schizo=^orte");
+    // More processes than cores: ranks must yield while they poll (mpirun
+    // sets the same for an oversubscribed job).
+    if (total > settings_.cpus && get_env(env, "OMPI_MCA_mpi_yield_when_idle") == nullptr)
+      env.emplace_back("OMPI_MCA_mpi_yield_when_idle=1");
+    if (!app.cwd.empty()) {
+      struct stat st;
+      if (::stat(app.cwd.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+        rc = PMIX_ERR_JOB_FAILED_TO_LAUNCH;
+        error = "cannot run " + app.cmd + ": working directory " + app.cwd + ": " +
+                std::strerror(errno != 0 ? errno : ENOTDIR);
+        return nullptr;
+      }
+    }
+    errno = 0;
+    std::string file = resolve_program(app.cmd, app.cwd, get_env(env, "PATH"));
+    if (file.empty()) {
+      rc = PMIX_ERR_JOB_FAILED_TO_LAUNCH;
+      error = "cannot run " + app.cmd + ": " + std::strerror(errno);
+      return nullptr;
+    }
+    envs.push_back(std::move(env));
+    files.push_back(std::move(file));
+  }
+
+  j.offset = next_offset_;
+  if (!settings_.session_dir.empty()) {
+    j.dir = settings_.session_dir + "/" + nspace;
+    if (::mkdir(j.dir.c_str(), 0700) != 0 && errno != EEXIST) j.dir.clear();
+  }
+  j.procs.assign(j.size, process{});
+  jobs_.push_back(std::move(owned));
+  rc = register_job(j, error);
+  if (rc != PMIX_SUCCESS) {
+    finish(j);
+    jobs_.pop_back();
+    return nullptr;
+  }
+  next_offset_ += j.size;
+
+  bool exec_failed = false;
+  for (uint32_t r = 0; r < j.size; ++r) {
+    const uint32_t a = j.app_of(r);
+    const app_spec& app = j.spec.apps[a];
+    const pmix_proc_t proc = make_proc(nspace, r);
+    char** env = nullptr;
+    for (const auto& e : envs[a]) PMIX_ARGV_APPEND(rc, env, e.c_str());
+    rc = PMIx_server_setup_fork(&proc, &env);
+    if (rc != PMIX_SUCCESS) {
+      PMIX_ARGV_FREE(env);
+      error = "setup_fork for rank " + std::to_string(r) + " failed: " + PMIx_Error_string(rc);
+      break;
+    }
+    std::optional<exec_failure> failure;
+    const pid_t pid = fork_exec(files[a], app.argv, env, app.cwd, failure);
+    PMIX_ARGV_FREE(env);
+    if (pid > 0) {
+      j.procs[r].pid = pid;
+      ++j.running;
+    }
+    if (failure) {
+      exec_failed = true;
+      rc = PMIX_ERR_JOB_FAILED_TO_LAUNCH;
+      error = "cannot run " + app.cmd + (failure->stage == 0 ? " in " + app.cwd : std::string()) +
+              ": " + std::strerror(failure->err);
+      break;
+    }
+  }
+  if (rc != PMIX_SUCCESS) {
+    // A spawn that fails is the spawner's business; the first job failing
+    // to start fails pmixrun (127, as a shell reports a program it cannot run).
+    j.launch_failed = spawned;
+    if (!spawned) {
+      if (!first_failure_) first_failure_ = exec_failed ? 127 : 1;
+      terminate("");
+    }
+    for (auto& p : j.procs)
+      if (p.running()) ::kill(p.pid, SIGKILL);
+    if (j.running == 0) finish(j);
+    return &j;
+  }
+  if (settings_.verbose)
+    std::fprintf(stderr, "pmixrun: started %s: %u process%s%s%s\n", nspace.c_str(), j.size,
+                 j.size == 1 ? "" : "es", j.spec.parent ? ", spawned by " : "",
+                 j.spec.parent ? to_string(*j.spec.parent).c_str() : "");
+  return &j;
+}
+
+void launcher::failed(job& j, uint32_t rank, int status) {
+  if (j.launch_failed) return;
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (!first_failure_) first_failure_ = code;
+  if (terminating_ || abort_status_) return;
+  char why[160];
+  std::snprintf(why, sizeof why, "rank %u of %s %s %d", rank, j.nspace.c_str(),
+                WIFEXITED(status) ? "exited with status" : "was killed by signal",
+                WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+  terminate(why);
+}
+
+void launcher::reap() {
+  for (;;) {
+    int status = 0;
+    const pid_t pid = ::waitpid(-1, &status, WNOHANG);
+    if (pid <= 0) return;
+    for (auto& jp : jobs_) {
+      job& j = *jp;
+      for (uint32_t r = 0; r < j.procs.size(); ++r) {
+        process& p = j.procs[r];
+        if (p.pid != pid || p.ended) continue;
+        p.ended = true;
+        p.status = status;
+        --j.running;
+        if (!p.succeeded()) failed(j, r, status);
+        if (settings_.proc_ended) settings_.proc_ended(make_proc(j.nspace, r));
+        if (j.running == 0) finish(j);
+      }
+    }
+  }
+}
+
+void launcher::finish(job& j) {
+  if (j.finished) return;
+  j.finished = true;
+  if (settings_.job_ended) settings_.job_ended(j.nspace);
+  // Deregister as a resource manager does at job end: every client, then
+  // the namespace; wait for the library's callbacks (bounded).
+  auto* clients = new countdown(j.registered_clients);
+  for (uint32_t r = 0; r < j.registered_clients; ++r) {
+    const pmix_proc_t proc = make_proc(j.nspace, r);
+    PMIx_server_deregister_client(&proc, countdown::done, clients);
+  }
+  if (clients->wait(10)) {
+    delete clients;
+  } else {
+    std::fprintf(stderr, "pmixrun: deregistering the clients of %s did not complete\n",
+                 j.nspace.c_str());
+  }
+  auto* ns = new countdown(1);
+  PMIx_server_deregister_nspace(j.nspace.c_str(), countdown::done, ns);
+  if (ns->wait(10)) {
+    delete ns;
+  } else {
+    std::fprintf(stderr, "pmixrun: deregistering %s did not complete\n", j.nspace.c_str());
+  }
+  remove_tree(j.dir);
+  if (settings_.verbose) std::fprintf(stderr, "pmixrun: %s finished\n", j.nspace.c_str());
+}
+
+void launcher::finish_all() {
+  for (auto& j : jobs_) finish(*j);
+}
+
+void launcher::terminate(const std::string& why) {
+  if (terminating_) return;
+  terminating_ = true;
+  terminate_time_ = clock::now();
+  if (!why.empty()) std::fprintf(stderr, "pmixrun: %s: terminating the job\n", why.c_str());
+  for (auto& j : jobs_)
+    for (auto& p : j->procs)
+      if (p.running()) ::kill(p.pid, SIGTERM);
+}
+
+std::optional<launcher::clock::time_point> launcher::kill_time() const {
+  if (!terminating_ || killed_) return std::nullopt;
+  return terminate_time_ + std::chrono::duration_cast<clock::duration>(
+                               std::chrono::duration<double>(settings_.grace_seconds));
+}
+
+void launcher::tick(clock::time_point now, bool now_or_never) {
+  if (!terminating_ || killed_) return;
+  if (!now_or_never && now < *kill_time()) return;
+  killed_ = true;
+  for (auto& j : jobs_)
+    for (auto& p : j->procs)
+      if (p.running()) ::kill(p.pid, SIGKILL);
+}
+
+void launcher::record_abort(const pmix_proc_t& proc, int status) {
+  if (abort_status_) return;
+  abort_status_ = status == 0 ? 1 : status;
+  terminate("");
+}
+
+int launcher::exit_code() const {
+  if (abort_status_) return *abort_status_;
+  if (first_failure_) return *first_failure_;
+  return 0;
+}
+
+}  // namespace pmixrun

@@ -1,0 +1,143 @@
+// Jobs: a namespace registered with the PMIx server and its processes.
+//
+// The launcher registers a job the way a resource manager does (namespace
+// with full job data, then each client), forks its processes with the
+// environment PMIx_server_setup_fork gives, reaps them, and, once every
+// process of a job has ended, deregisters its clients and its namespace and
+// removes its session directory.
+//
+// Failure policy: the first process of any job that exits non-zero or is
+// killed, while no termination is under way, terminates every job (SIGTERM,
+// then SIGKILL after a grace period); its status becomes pmixrun's exit
+// status. An abort (PMIx_Abort) does the same with the abort's status. A
+// spawned job that could not be started is reported to its spawner and does
+// not count.
+//
+// Host thread only (host_thread.hpp).
+#pragma once
+
+#include <pmix_common.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pmixrun {
+
+struct app_spec {
+  std::string cmd;                // the program; searched in PATH when it has no '/'
+  std::vector<std::string> argv;  // argv[0] included; empty means { cmd }
+  std::vector<std::string> env;   // NAME=value entries on top of pmixrun's environment
+  std::string cwd;                // empty: pmixrun's working directory
+  uint32_t nprocs = 1;
+};
+
+struct job_spec {
+  std::vector<app_spec> apps;         // ranks are consecutive over the apps, app by app
+  std::optional<pmix_proc_t> parent;  // the spawning process, for spawned jobs
+};
+
+struct process {
+  pid_t pid = 0;  // 0: never started
+  bool ended = false;
+  int status = 0;  // wait status, once ended
+  bool running() const { return pid > 0 && !ended; }
+  bool succeeded() const { return ended && WIFEXITED(status) && WEXITSTATUS(status) == 0; }
+};
+
+struct job {
+  std::string nspace;
+  job_spec spec;
+  uint32_t size = 0;
+  uint32_t offset = 0;              // global rank of rank 0 (PMIX_NPROC_OFFSET)
+  std::vector<uint32_t> app_first;  // first rank of each app
+  std::vector<process> procs;
+  uint32_t running = 0;
+  bool launch_failed = false;  // a spawn that could not start: not in the exit status
+  bool finished = false;       // deregistered
+  uint32_t registered_clients = 0;
+  int connected = 0;
+  int finalized = 0;
+  std::string dir;  // session directory (PMIX_NSDIR), removed with the job
+
+  uint32_t app_of(uint32_t rank) const;
+};
+
+class launcher {
+ public:
+  using clock = std::chrono::steady_clock;
+
+  struct settings {
+    bool verbose = false;
+    uint32_t cpus = 1;           // oversubscribed when more processes than this run
+    uint32_t universe_size = 1;  // PMIX_UNIV_SIZE of every job
+    std::string session_dir;     // where job directories go; empty: none
+    double grace_seconds = 5;    // SIGTERM to SIGKILL
+    std::function<void(const pmix_proc_t&)> proc_ended;  // each process, when reaped
+    std::function<void(const std::string&)> job_ended;   // each job, before deregistration
+  };
+
+  explicit launcher(settings s);
+
+  // Registers a job and starts its processes. On PMIX_SUCCESS every process
+  // was exec'd. Otherwise `error` says why and nothing of the job keeps
+  // running (processes already started are killed, and the job is
+  // deregistered once they are reaped). A job whose registration failed is
+  // dropped (the result is nullptr).
+  job* start(const std::string& nspace, job_spec spec, bool spawned, pmix_status_t& rc,
+             std::string& error);
+
+  // A fresh namespace for a spawned job: "<first job's nspace>.<k>".
+  std::string next_spawn_nspace();
+
+  // Collects every child that ended (waitpid WNOHANG), applies the failure
+  // policy, and finishes the jobs that are done.
+  void reap();
+
+  // Ends every job: SIGTERM now, SIGKILL after the grace period (see tick).
+  void terminate(const std::string& why);
+  // Escalates a termination whose grace period has passed (at once with
+  // `now_or_never`: a second interrupt).
+  void tick(clock::time_point now, bool now_or_never = false);
+  // When tick() will escalate, if it has yet to.
+  std::optional<clock::time_point> kill_time() const;
+  bool terminating() const { return terminating_; }
+
+  void record_abort(const pmix_proc_t& proc, int status);
+
+  // Any process still running.
+  bool active() const;
+  job* find(const std::string& nspace);
+  std::vector<std::unique_ptr<job>>& jobs() { return jobs_; }
+  uint32_t live_processes() const;
+
+  // pmixrun's exit status: the abort's, else the first failure's, else 0.
+  int exit_code() const;
+  bool aborted() const { return abort_status_.has_value(); }
+
+  // Deregisters every job not finished yet (at shutdown).
+  void finish_all();
+
+ private:
+  pmix_status_t register_job(job& j, std::string& error);
+  void finish(job& j);
+  void failed(job& j, uint32_t rank, int status);
+
+  settings settings_;
+  std::vector<std::unique_ptr<job>> jobs_;
+  uint32_t next_offset_ = 0;
+  int spawn_count_ = 0;
+  bool terminating_ = false;
+  bool killed_ = false;
+  clock::time_point terminate_time_{};
+  std::optional<int> first_failure_;
+  std::optional<int> abort_status_;
+};
+
+}  // namespace pmixrun

@@ -1,0 +1,60 @@
+// pmixrun's server module: the up-calls of a one-node PMIx host.
+//
+// Every up-call copies its arguments, post()s a task to the host thread
+// (host_thread.hpp) and returns PMIX_SUCCESS; the task does the work and
+// calls the callback. client_connected / client_finalized only count, and
+// return PMIX_OPERATION_SUCCEEDED.
+//
+//  abort       prints the message, calls back, then ends every job; the
+//              abort's status becomes pmixrun's exit status.
+//  fence_nb    one node: the node's data is all the data.
+//  publish / lookup / unpublish
+//              the data store (datastore.hpp). Directives read: PMIX_RANGE
+//              (default PMIX_RANGE_SESSION), PMIX_PERSISTENCE (default
+//              PMIX_PERSIST_SESSION), PMIX_USERID (default: the uid pmixrun
+//              registered every client with), PMIX_WAIT and PMIX_TIMEOUT
+//              (seconds; 0 or absent: no limit) on lookup.
+//  spawn       starts the apps as one new namespace (jobs.hpp) and calls back
+//              with its name once every process is exec'd; a program that
+//              cannot run gives PMIX_ERR_JOB_FAILED_TO_LAUNCH, a spawn during
+//              termination PMIX_ERR_JOB_CANCELED.
+//  connect     records the group. PMIX_ERR_NOT_FOUND if a namespace of the
+//              group was never registered here.
+//  disconnect  forgets the group; a group that was never connected is
+//              acknowledged with PMIX_SUCCESS, as Open MPI's ORTE does (its
+//              disconnect up-call is a fence over the procs).
+//  log         PMIX_LOG_STDOUT / PMIX_LOG_STDERR (strings) to pmixrun's
+//              stdout / stderr, every line prefixed "[nspace:rank] " (the
+//              PMIX_LOG_SOURCE directive, else the caller); PMIX_LOG_SYSLOG,
+//              PMIX_LOG_LOCAL_SYSLOG, PMIX_LOG_GLOBAL_SYSLOG to syslog(3) at
+//              PMIX_LOG_SYSLOG_PRI (default LOG_ERR). PMIX_LOG_ONCE: only the
+//              first channel that works. Any other entry is ignored, unless
+//              it is marked PMIX_INFO_REQD: then PMIX_ERR_NOT_SUPPORTED.
+#pragma once
+
+#include <pmix_server.h>
+
+#include <functional>
+#include <string>
+
+#include "datastore.hpp"
+#include "jobs.hpp"
+
+namespace pmixrun {
+
+struct host_context {
+  launcher* jobs = nullptr;  // nullptr: no spawn, no counting (unit tests)
+  datastore* store = nullptr;
+  // Whether a namespace was ever registered here (connect's check).
+  std::function<bool(const std::string&)> known_nspace;
+  bool verbose = false;
+};
+
+// The module for PMIx_server_init. `ctx` must outlive the server.
+pmix_server_module_t host_module(host_context& ctx);
+
+// Groups connected and not disconnected yet, and connects acknowledged.
+std::size_t connected_groups();
+std::size_t connects();
+
+}  // namespace pmixrun
