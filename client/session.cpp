@@ -51,14 +51,20 @@ pmix_status_t status_of(pmix_status_t transport, const protocol::envelope* reply
   return status_of(transport, reply, protocol::body::status_reply, out);
 }
 
+// The status a reply of kind `kind` carries (decoded into `out`), or why it
+// is not one.
+template <class Reply>
+pmix_status_t decoded(pmix_status_t transport, const protocol::envelope* reply, protocol::body kind, Reply& out) {
+  if (transport != PMIX_SUCCESS) return transport;
+  return reply->kind == kind && protocol::decode(reply->message, out) ? out.status : PMIX_ERR_UNPACK_FAILURE;
+}
+
 // The completion of a request answered by an InfoReply: `done` gets the
 // status and the info.
 connection::completion info_reply(std::function<void(pmix_status_t, info_list)> done) {
   return [done = std::move(done)](pmix_status_t st, protocol::envelope* reply) {
     protocol::info_reply r;
-    if (st == PMIX_SUCCESS)
-      st = reply->kind == protocol::body::info_reply && protocol::decode(reply->message, r) ? r.status
-                                                                                            : PMIX_ERR_UNPACK_FAILURE;
+    st = decoded(st, reply, protocol::body::info_reply, r);
     done(st, std::move(r.info));
   };
 }
@@ -359,10 +365,7 @@ pmix_status_t session::lookup_published(const std::vector<std::string>& keys, co
   return conn_->request(protocol::body::lookup, protocol::keys_request(keys, info),
                         [done](pmix_status_t st, protocol::envelope* reply) {
                           protocol::lookup_reply r;
-                          if (st == PMIX_SUCCESS)
-                            st = reply->kind == protocol::body::lookup_reply && protocol::decode(reply->message, r)
-                                     ? r.status
-                                     : PMIX_ERR_UNPACK_FAILURE;
+                          st = decoded(st, reply, protocol::body::lookup_reply, r);
                           done(st, std::move(r.data));
                         });
 }
@@ -373,10 +376,7 @@ pmix_status_t session::spawn(const info_list& job_info, const std::vector<app>& 
   return conn_->request(protocol::body::spawn, protocol::spawn_request(job_info, apps),
                         [done](pmix_status_t st, protocol::envelope* reply) {
                           protocol::spawn_reply r;
-                          if (st == PMIX_SUCCESS)
-                            st = reply->kind == protocol::body::spawn_reply && protocol::decode(reply->message, r)
-                                     ? r.status
-                                     : PMIX_ERR_UNPACK_FAILURE;
+                          st = decoded(st, reply, protocol::body::spawn_reply, r);
                           done(st, std::move(r.nspace));
                         });
 }
@@ -395,11 +395,7 @@ pmix_status_t session::connect_procs(std::vector<proc_id> procs, const info_list
   return conn_->request(protocol::body::connect_procs, protocol::connect_procs_request(procs, info, disconnect),
                         [self, done](pmix_status_t st, protocol::envelope* reply) {
                           protocol::connect_procs_reply r;
-                          if (st == PMIX_SUCCESS)
-                            st = reply->kind == protocol::body::connect_procs_reply &&
-                                         protocol::decode(reply->message, r)
-                                     ? r.status
-                                     : PMIX_ERR_UNPACK_FAILURE;
+                          st = decoded(st, reply, protocol::body::connect_procs_reply, r);
                           if (st == PMIX_SUCCESS)
                             for (auto job : r.jobs)
                               if (!self->store_job(job)) st = PMIX_ERR_UNPACK_FAILURE;

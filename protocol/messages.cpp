@@ -714,28 +714,32 @@ bool decode(std::string_view in, lookup_reply& out, std::string* error) {
   return r.ok() || malformed(error);
 }
 
-bool decode(std::string_view in, spawn_reply& out, std::string* error) {
-  if (!well_formed(msg::spawn_reply, in)) return malformed(error);
-  out = spawn_reply{};
+namespace {
+// A reply of a status (field 1) and a bytes field 2: each occurrence of the
+// latter goes to `bytes`.
+template <class F>
+bool status_and_bytes(std::string_view in, msg m, pmix_status_t& status, F bytes, std::string* error) {
+  if (!well_formed(m, in)) return malformed(error);
   reader r{in};
   field f;
   while (r.next(f)) {
-    if (f.id == 1 && f.type == pb::varint) out.status = status_field(f);
-    else if (f.id == 2 && f.type == pb::delimited) out.nspace.assign(f.bytes.data(), f.bytes.size());
+    if (f.id == 1 && f.type == pb::varint) status = status_field(f);
+    else if (f.id == 2 && f.type == pb::delimited) bytes(f.bytes);
   }
   return r.ok() || malformed(error);
 }
+}  // namespace
+
+bool decode(std::string_view in, spawn_reply& out, std::string* error) {
+  out = spawn_reply{};
+  return status_and_bytes(in, msg::spawn_reply, out.status,
+                          [&](std::string_view b) { out.nspace.assign(b.data(), b.size()); }, error);
+}
 
 bool decode(std::string_view in, connect_procs_reply& out, std::string* error) {
-  if (!well_formed(msg::connect_procs_reply, in)) return malformed(error);
   out = connect_procs_reply{};
-  reader r{in};
-  field f;
-  while (r.next(f)) {
-    if (f.id == 1 && f.type == pb::varint) out.status = status_field(f);
-    else if (f.id == 2 && f.type == pb::delimited) out.jobs.push_back(f.bytes);
-  }
-  return r.ok() || malformed(error);
+  return status_and_bytes(in, msg::connect_procs_reply, out.status,
+                          [&](std::string_view b) { out.jobs.push_back(b); }, error);
 }
 
 }  // namespace pmix::protocol

@@ -102,8 +102,8 @@ TEST_SUITE("calls through the host") {
     auto ranks = run_ranks(
         "pub",
         {{"init", "publish:svc=addr0", "publish:late=x", "publish:late=y", "fence", "unpublish:svc", "fence",
-          "lookup:svc", "publish:svc=again", "lookup_nb:svc", "finalize"},
-         {"init", "lookup:late:wait", "fence", "fence", "lookup:svc", "unpublish:late", "finalize"}},
+          "lookup:svc", "fence", "publish:svc=again", "lookup_nb:svc", "finalize"},
+         {"init", "lookup:late:wait", "fence", "fence", "lookup:svc", "fence", "unpublish:late", "finalize"}},
         dir);
     for (auto& c : ranks) CHECK_MESSAGE(c.exited_with(0), c.errors());
     const auto out0 = ranks[0].output(), out1 = ranks[1].output();
