@@ -15,6 +15,13 @@
  *   pmixrun_client log             (-n 2) PMIx_Log to stdout and stderr, and a required
  *                                  channel nobody offers (PMIX_LOG_EMAIL) is refused
  *   pmixrun_client jobdata         (any -n) the job data Open MPI reads, with its types
+ *   pmixrun_client output LINES [SPAWN]
+ *                                  (any -n) output forwarding: each process writes LINES lines
+ *                                  "out <nspace> <rank> <k>" to stdout and "err ..." to
+ *                                  stderr, each line in two write()s with a pause between (a
+ *                                  partial line pmixrun must not mix with others); with SPAWN
+ *                                  > 0, rank 0 first spawns SPAWN processes of "output LINES"
+ *                                  (a second job, for the tags of spawned jobs)
  *
  * Output: "FAIL <mode>: rank R: ..." per failed check, "OK <mode> rank=R" per passing
  * process; exit status 1 on any failure (spawn children: CODE for the last one). */
@@ -472,6 +479,58 @@ static void log_test(void)
     PMIX_INFO_DESTRUCT(&mail);
 }
 
+/* ---- output ------------------------------------------------------------------------ */
+
+static void write_all(int fd, const char *text, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write(fd, text, len);
+        if (n <= 0) {
+            fail("write to fd %d failed", fd);
+            return;
+        }
+        text += n;
+        len -= (size_t) n;
+    }
+}
+
+static void output(int lines, int spawn)
+{
+    if (spawn > 0 && me.rank == 0) {
+        char self[4096], lines_s[16];
+        ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (len <= 0) {
+            fail("readlink /proc/self/exe");
+            return;
+        }
+        self[len] = '\0';
+        snprintf(lines_s, sizeof lines_s, "%d", lines);
+        pmix_app_t app;
+        pmix_status_t rc;
+        PMIX_APP_CONSTRUCT(&app);
+        app.cmd = strdup(self);
+        PMIX_ARGV_APPEND(rc, app.argv, self);
+        PMIX_ARGV_APPEND(rc, app.argv, "output");
+        PMIX_ARGV_APPEND(rc, app.argv, lines_s);
+        app.maxprocs = spawn;
+        pmix_nspace_t ns;
+        rc = PMIx_Spawn(NULL, 0, &app, 1, ns);
+        PMIX_APP_DESTRUCT(&app);
+        CHECK(rc == PMIX_SUCCESS, "PMIx_Spawn: %s", PMIx_Error_string(rc));
+    }
+    char text[PMIX_MAX_NSLEN + 64];
+    for (int k = 0; k < lines; ++k) {
+        for (int fd = STDOUT_FILENO; fd <= STDERR_FILENO; ++fd) {
+            int n = snprintf(text, sizeof text, "%s %s %u %d\n", fd == STDOUT_FILENO ? "out" : "err",
+                             me.nspace, me.rank, k);
+            int half = n / 2;
+            write_all(fd, text, (size_t) half);
+            usleep(2000);
+            write_all(fd, text + half, (size_t) (n - half));
+        }
+    }
+}
+
 /* ---- jobdata ----------------------------------------------------------------------- */
 
 static void jobdata(void)
@@ -551,6 +610,8 @@ int main(int argc, char **argv)
         log_test();
     } else if (strcmp(mode, "jobdata") == 0) {
         jobdata();
+    } else if (strcmp(mode, "output") == 0) {
+        output(argc > 2 ? atoi(argv[2]) : 1, argc > 3 ? atoi(argv[3]) : 0);
     } else {
         fail("unknown mode");
     }

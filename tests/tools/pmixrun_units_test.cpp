@@ -1,13 +1,18 @@
 // pmixrun's host logic without a server: the data store's contracts
-// (tools/pmixrun/datastore.hpp) and the up-calls a one-node PMIx library
+// (tools/pmixrun/datastore.hpp), the up-calls a one-node PMIx library
 // may never make (connect/disconnect complete locally in OpenPMIx and in
-// ours), called directly as a library would, their tasks run on this thread.
+// ours), called directly as a library would, their tasks run on this thread,
+// and the output forwarder (tools/pmixrun/iof.hpp) on pipes of the test's.
 #include <doctest/doctest.h>
+#include <fcntl.h>
 #include <pmix.h>
+#include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -15,6 +20,7 @@
 #include "tools/pmixrun/datastore.hpp"
 #include "tools/pmixrun/host_thread.hpp"
 #include "tools/pmixrun/info.hpp"
+#include "tools/pmixrun/iof.hpp"
 #include "tools/pmixrun/upcalls.hpp"
 
 using pmixrun::datastore;
@@ -332,4 +338,175 @@ TEST_CASE("up-calls: publish and lookup through the module, directives separated
   CHECK(r.status == PMIX_SUCCESS);
   CHECK(h.store.entries() == 0);
   for (auto& i : info) PMIX_INFO_DESTRUCT(&i);
+}
+
+// ---- output forwarding ---------------------------------------------------------------------
+
+namespace {
+
+// A pipe; both ends closed at the end.
+struct test_pipe {
+  int fd[2] = {-1, -1};
+  test_pipe() { REQUIRE(::pipe2(fd, O_CLOEXEC) == 0); }
+  ~test_pipe() { close_write(), close_read(); }
+  test_pipe(const test_pipe&) = delete;
+  test_pipe& operator=(const test_pipe&) = delete;
+  int take_read() { return std::exchange(fd[0], -1); }
+  void write(const std::string& s) {
+    REQUIRE(::write(fd[1], s.data(), s.size()) == ssize_t(s.size()));
+  }
+  void close_write() {
+    if (fd[1] >= 0) ::close(std::exchange(fd[1], -1));
+  }
+  void close_read() {
+    if (fd[0] >= 0) ::close(std::exchange(fd[0], -1));
+  }
+  // What the pipe holds now.
+  std::string drain() {
+    std::string out;
+    char buf[65536];
+    for (;;) {
+      pollfd p{fd[0], POLLIN, 0};
+      if (::poll(&p, 1, 0) <= 0 || (p.revents & POLLIN) == 0) return out;
+      const ssize_t n = ::read(fd[0], buf, sizeof buf);
+      if (n <= 0) return out;
+      out.append(buf, static_cast<std::size_t>(n));
+    }
+  }
+};
+
+// Turns of a main loop, until `done` or 200 turns of at most 10 ms.
+void turn(pmixrun::output_forwarder& iof, const std::function<bool()>& done) {
+  for (int k = 0; k < 200 && !done(); ++k) {
+    std::vector<pollfd> fds;
+    iof.poll_set(fds);
+    if (::poll(fds.data(), fds.size(), 10) > 0) iof.handle(fds.data(), fds.size());
+  }
+}
+
+struct forwarder_fixture {
+  test_pipe out, err;  // pmixrun's stdout and stderr
+  std::vector<std::string> closed;
+  pmixrun::output_forwarder::settings settings(bool tag) {
+    pmixrun::output_forwarder::settings s;
+    s.tag = tag;
+    s.deliver = false;  // no server here
+    s.out_fd = out.fd[1];
+    s.err_fd = err.fd[1];
+    s.closed = [this](const pmix_proc_t& p) { closed.push_back(pmixrun::to_string(p)); };
+    return s;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("iof: whole lines, tags, and a last line without a newline at the end") {
+  forwarder_fixture f;
+  pmixrun::output_forwarder iof(f.settings(true));
+  test_pipe a_out, a_err, b_out, b_err;
+  iof.add(make_proc("a", 0), 1, a_out.take_read(), a_err.take_read());
+  iof.add(make_proc("a.1", 3), 2, b_out.take_read(), b_err.take_read());
+  std::string got;
+  a_out.write("hel");
+  b_out.write("x\ny\n");
+  b_err.write("e\n");
+  turn(iof, [&] { return (got += f.out.drain()).size() >= 30; });
+  CHECK(got == "[2,3]<stdout>:x\n[2,3]<stdout>:y\n");  // a's partial line waits
+  CHECK(f.err.drain() == "[2,3]<stderr>:e\n");
+  a_out.write("lo\nwor");
+  got.clear();
+  turn(iof, [&] { return (got += f.out.drain()).size() >= 20; });
+  CHECK(got == "[1,0]<stdout>:hello\n");
+  a_out.close_write();
+  a_err.close_write();
+  got.clear();
+  turn(iof, [&] { return !f.closed.empty(); });
+  CHECK(f.out.drain() == "[1,0]<stdout>:wor\n");  // tagged and given its newline
+  CHECK(f.closed == std::vector<std::string>{"a:0"});
+  CHECK(iof.open());
+  b_out.close_write();
+  b_err.close_write();
+  turn(iof, [&] { return !iof.open(); });
+  CHECK(f.closed == std::vector<std::string>{"a:0", "a.1:3"});
+  CHECK(iof.bytes_read() == 15);
+}
+
+TEST_CASE("iof: untagged bytes pass unchanged; a long line goes in pieces") {
+  forwarder_fixture f;
+  auto s = f.settings(false);
+  s.line_max = 8;
+  pmixrun::output_forwarder iof(s);
+  test_pipe o, e;
+  iof.add(make_proc("a", 0), 1, o.take_read(), e.take_read());
+  const std::string bytes("\0\1\2\377no newline in 16", 20);
+  o.write(bytes);
+  std::string got;
+  turn(iof, [&] { return (got += f.out.drain()).size() >= bytes.size(); });
+  CHECK(got == bytes);
+  o.write("tail");
+  o.close_write();
+  e.close_write();
+  got.clear();
+  turn(iof, [&] { return !iof.open(); });
+  CHECK(f.out.drain() == "tail");
+}
+
+TEST_CASE("iof: a full destination stops the reading; nothing is lost") {
+  forwarder_fixture f;
+  auto s = f.settings(false);
+  s.backlog_max = 100000;
+  pmixrun::output_forwarder iof(s);
+  test_pipe o, e;
+  iof.add(make_proc("a", 0), 1, o.take_read(), e.take_read());
+  ::fcntl(o.fd[1], F_SETFL, O_NONBLOCK);
+  std::string sent;
+  for (int k = 0; sent.size() < 1000000; ++k) {  // as much as the source pipe takes each turn
+    const std::string line = "line " + std::to_string(k) + "\n";
+    if (::write(o.fd[1], line.data(), line.size()) != ssize_t(line.size())) {
+      std::vector<pollfd> fds;
+      iof.poll_set(fds);
+      if (fds.at(0).fd < 0) break;  // paused: the destination pipe is full and 100000 bytes wait
+      if (::poll(fds.data(), fds.size(), 10) > 0) iof.handle(fds.data(), fds.size());
+      continue;
+    }
+    sent += line;
+  }
+  CHECK(sent.size() < 1000000);  // it did stop
+  o.close_write();
+  e.close_write();
+  std::string got;
+  turn(iof, [&] {
+    got += f.out.drain();
+    return !iof.open() && got.size() == sent.size();
+  });
+  iof.flush();
+  got += f.out.drain();
+  CHECK(got.size() == sent.size());
+  CHECK(got == sent);
+}
+
+TEST_CASE("iof: a destination that is gone closes the pipes that feed it") {
+  sigset_t pipe_signal;
+  sigemptyset(&pipe_signal);
+  sigaddset(&pipe_signal, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_signal, nullptr);  // as pmixrun: EPIPE, not SIGPIPE
+  forwarder_fixture f;
+  pmixrun::output_forwarder iof(f.settings(false));
+  test_pipe o, e;
+  iof.add(make_proc("a", 0), 1, o.take_read(), e.take_read());
+  f.out.close_read();
+  o.write("to nobody\n");
+  turn(iof, [&] {
+    errno = 0;
+    return ::write(o.fd[1], "x", 1) < 0 && errno == EPIPE;
+  });
+  CHECK(errno == EPIPE);  // the writer learns it
+  e.write("stderr still works\n");
+  std::string got;
+  turn(iof, [&] { return (got += f.err.drain()).size() >= 19; });
+  CHECK(got == "stderr still works\n");
+  CHECK(f.closed.empty());
+  e.close_write();
+  turn(iof, [&] { return !iof.open(); });
+  CHECK(f.closed == std::vector<std::string>{"a:0"});
 }

@@ -28,8 +28,9 @@ void post(std::function<void()> task) {
     if (stopped) return;
     tasks.push_back(std::move(task));
   }
-  // A pending signal is not lost: if the host thread is busy, sigtimedwait
-  // returns at once the next time it sleeps.
+  // A pending signal is not lost: if the host thread is busy, its wait
+  // (ppoll on a signalfd, or sigtimedwait) returns at once the next time it
+  // sleeps.
   ::pthread_kill(host, wake);
 }
 

@@ -15,7 +15,8 @@ namespace pmixrun {
 
 // Which thread runs the tasks, and the signal that wakes it: post() sends
 // `wake_signal` to `thread`, which keeps the signal blocked and takes it
-// with sigtimedwait. Call once, before PMIx_server_init.
+// synchronously (pmixrun's main loop: from a signalfd it polls; or with
+// sigtimedwait). Call once, before PMIx_server_init.
 void set_host_thread(pthread_t thread, int wake_signal);
 
 // Queues a task for the host thread (any thread may call this).

@@ -124,11 +124,44 @@ struct exec_failure {
   int err;
 };
 
+// A pipe per output stream of a child: [0] stdout, [1] stderr; each
+// {read end, write end}, close-on-exec, or -1.
+struct output_pipes {
+  int fds[2][2] = {{-1, -1}, {-1, -1}};
+  bool open(std::string& error) {
+    for (auto& p : fds)
+      if (::pipe2(p, O_CLOEXEC) != 0) {
+        error = std::string("cannot make an output pipe: ") + std::strerror(errno);
+        close_all();
+        return false;
+      }
+    return true;
+  }
+  void close_write_ends() {
+    for (auto& p : fds)
+      if (p[1] >= 0) {
+        ::close(p[1]);
+        p[1] = -1;
+      }
+  }
+  void close_all() {
+    close_write_ends();
+    for (auto& p : fds)
+      if (p[0] >= 0) {
+        ::close(p[0]);
+        p[0] = -1;
+      }
+  }
+};
+
 // Forks and execs. Returns the pid once the exec succeeded; on failure the
 // child has exited (status 127, still to be reaped), the pid is returned and
-// `failure` is set.
+// `failure` is set. With `pipes`, the child's stdout and stderr are their
+// write ends (pmixrun keeps 0, 1 and 2 open, so pipes never take those
+// numbers).
 pid_t fork_exec(const std::string& file, const std::vector<std::string>& argv, char** env,
-                const std::string& cwd, std::optional<exec_failure>& failure) {
+                const std::string& cwd, const output_pipes* pipes,
+                std::optional<exec_failure>& failure) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -150,6 +183,10 @@ pid_t fork_exec(const std::string& file, const std::vector<std::string>& argv, c
     sigset_t none;
     sigemptyset(&none);
     ::pthread_sigmask(SIG_SETMASK, &none, nullptr);
+    // dup2 clears close-on-exec on the copies; the originals close at exec.
+    if (pipes != nullptr && (::dup2(pipes->fds[0][1], STDOUT_FILENO) < 0 ||
+                             ::dup2(pipes->fds[1][1], STDERR_FILENO) < 0))
+      ::_exit(127);
     exec_failure f{0, 0};
     if (cwd.empty() || ::chdir(cwd.c_str()) == 0) {
       ::execve(file.c_str(), args.data(), env);
@@ -203,7 +240,11 @@ uint32_t launcher::live_processes() const {
   return n;
 }
 
-bool launcher::active() const { return live_processes() > 0; }
+bool launcher::active() const {
+  for (const auto& j : jobs_)
+    if (j->running > 0 || j->open_outputs > 0) return true;
+  return false;
+}
 
 pmix_status_t launcher::register_job(job& j, std::string& error) {
   const std::string host = hostname();
@@ -360,6 +401,8 @@ job* launcher::start(const std::string& nspace, job_spec spec, bool spawned, pmi
   }
 
   j.offset = next_offset_;
+  // The spawn's k: next_spawn_nspace() named it "<first nspace>.k".
+  j.index = spawned ? static_cast<uint32_t>(spawn_count_) + 1 : 1;
   if (!settings_.session_dir.empty()) {
     j.dir = settings_.session_dir + "/" + nspace;
     if (::mkdir(j.dir.c_str(), 0700) != 0 && errno != EEXIST) j.dir.clear();
@@ -387,12 +430,28 @@ job* launcher::start(const std::string& nspace, job_spec spec, bool spawned, pmi
       error = "setup_fork for rank " + std::to_string(r) + " failed: " + PMIx_Error_string(rc);
       break;
     }
+    output_pipes pipes;
+    const bool forward = static_cast<bool>(settings_.output);
+    if (forward && !pipes.open(error)) {
+      PMIX_ARGV_FREE(env);
+      rc = PMIX_ERR_OUT_OF_RESOURCE;
+      break;
+    }
     std::optional<exec_failure> failure;
-    const pid_t pid = fork_exec(files[a], app.argv, env, app.cwd, failure);
+    const pid_t pid =
+        fork_exec(files[a], app.argv, env, app.cwd, forward ? &pipes : nullptr, failure);
     PMIX_ARGV_FREE(env);
+    pipes.close_write_ends();
     if (pid > 0) {
       j.procs[r].pid = pid;
       ++j.running;
+      if (forward) {
+        j.procs[r].output_open = true;
+        ++j.open_outputs;
+        settings_.output(j, r, pipes.fds[0][0], pipes.fds[1][0]);
+      }
+    } else {
+      pipes.close_all();
     }
     if (failure) {
       exec_failed = true;
@@ -412,7 +471,7 @@ job* launcher::start(const std::string& nspace, job_spec spec, bool spawned, pmi
     }
     for (auto& p : j.procs)
       if (p.running()) ::kill(p.pid, SIGKILL);
-    if (j.running == 0) finish(j);
+    finish_if_done(j);
     return &j;
   }
   if (settings_.verbose)
@@ -449,10 +508,24 @@ void launcher::reap() {
         --j.running;
         if (!p.succeeded()) failed(j, r, status);
         if (settings_.proc_ended) settings_.proc_ended(make_proc(j.nspace, r));
-        if (j.running == 0) finish(j);
+        finish_if_done(j);
       }
     }
   }
+}
+
+void launcher::output_closed(const pmix_proc_t& proc) {
+  job* j = find(std::string(proc.nspace, strnlen(proc.nspace, PMIX_MAX_NSLEN)));
+  if (j == nullptr || proc.rank >= j->procs.size()) return;
+  process& p = j->procs[proc.rank];
+  if (!p.output_open) return;
+  p.output_open = false;
+  --j->open_outputs;
+  finish_if_done(*j);
+}
+
+void launcher::finish_if_done(job& j) {
+  if (j.running == 0 && j.open_outputs == 0) finish(j);
 }
 
 void launcher::finish(job& j) {

@@ -3,8 +3,9 @@
 // The launcher registers a job the way a resource manager does (namespace
 // with full job data, then each client), forks its processes with the
 // environment PMIx_server_setup_fork gives, reaps them, and, once every
-// process of a job has ended, deregisters its clients and its namespace and
-// removes its session directory.
+// process of a job has ended and its output too (when it is forwarded),
+// deregisters its clients and its namespace and removes its session
+// directory.
 //
 // Failure policy: the first process of any job that exits non-zero or is
 // killed, while no termination is under way, terminates every job (SIGTERM,
@@ -46,19 +47,22 @@ struct job_spec {
 struct process {
   pid_t pid = 0;  // 0: never started
   bool ended = false;
-  int status = 0;  // wait status, once ended
+  int status = 0;            // wait status, once ended
+  bool output_open = false;  // its stdout/stderr pipes are forwarded and not at their end yet
   bool running() const { return pid > 0 && !ended; }
   bool succeeded() const { return ended && WIFEXITED(status) && WEXITSTATUS(status) == 0; }
 };
 
 struct job {
   std::string nspace;
+  uint32_t index = 1;  // J of the output tag: 1, then k + 1 for the spawned job "<nspace>.k"
   job_spec spec;
   uint32_t size = 0;
   uint32_t offset = 0;              // global rank of rank 0 (PMIX_NPROC_OFFSET)
   std::vector<uint32_t> app_first;  // first rank of each app
   std::vector<process> procs;
-  uint32_t running = 0;
+  uint32_t running = 0;        // started and not reaped
+  uint32_t open_outputs = 0;   // processes whose output has not ended
   bool launch_failed = false;  // a spawn that could not start: not in the exit status
   bool finished = false;       // deregistered
   uint32_t registered_clients = 0;
@@ -81,6 +85,12 @@ class launcher {
     double grace_seconds = 5;    // SIGTERM to SIGKILL
     std::function<void(const pmix_proc_t&)> proc_ended;  // each process, when reaped
     std::function<void(const std::string&)> job_ended;   // each job, before deregistration
+    // Set: every process's stdout and stderr are pipes, whose read ends
+    // (close-on-exec) are handed over here, once the process is started;
+    // output_closed() says when both have ended. A job ends (job_ended,
+    // deregistration) once its processes are reaped and their output has
+    // ended. Unset: the processes inherit pmixrun's stdout and stderr.
+    std::function<void(const job&, pmix_rank_t rank, int out_fd, int err_fd)> output;
   };
 
   explicit launcher(settings s);
@@ -111,7 +121,10 @@ class launcher {
 
   void record_abort(const pmix_proc_t& proc, int status);
 
-  // Any process still running.
+  // Both output pipes of `proc` have ended (settings::output).
+  void output_closed(const pmix_proc_t& proc);
+
+  // Any process still running, or whose output has not ended.
   bool active() const;
   job* find(const std::string& nspace);
   std::vector<std::unique_ptr<job>>& jobs() { return jobs_; }
@@ -127,6 +140,7 @@ class launcher {
  private:
   pmix_status_t register_job(job& j, std::string& error);
   void finish(job& j);
+  void finish_if_done(job& j);
   void failed(job& j, uint32_t rank, int status);
 
   settings settings_;

@@ -1,41 +1,52 @@
 // pmixrun: the reference launcher. A one-node PMIx host written only against
 // the public server API (pmix_server.h), the way a resource manager uses it:
 //
-//   pmixrun [-n N] [--nspace NAME] [--timeout SECONDS] [--quiet] [--verbose] prog [args...]
+//   pmixrun [-n N] [--nspace NAME] [--timeout SECONDS] [--tag-output] [--iof-server-output]
+//           [--quiet] [--verbose] prog [args...]
 //
 // It starts a PMIx server, registers one namespace with realistic job data
 // (jobs.hpp), registers and forks N clients with the environment
 // PMIx_server_setup_fork gives, and hosts what the clients ask for
 // (upcalls.hpp): publish / lookup / unpublish, spawn of further jobs,
-// connect / disconnect, log, abort. The children inherit pmixrun's stdin,
-// stdout and stderr.
+// connect / disconnect, log, abort. The children inherit pmixrun's stdin;
+// their stdout and stderr are pipes that pmixrun reads and forwards (iof.hpp):
+// to its own stdout and stderr (--tag-output: each line prefixed as
+// `mpirun --tag-output` does) and to the server (PMIx_server_IOF_deliver),
+// which with --iof-server-output is the one that writes them.
 //
 // It waits for every process of every job (spawned ones too, within the
-// same --timeout) and forwards their status: non-zero if any process fails,
-// is killed or aborts (then every job is terminated). It ends with a
-// one-line summary.
+// same --timeout) and for the end of their output, and forwards their
+// status: non-zero if any process fails, is killed or aborts (then every job
+// is terminated). It ends with a one-line summary.
 //
 // Structure: this file (options, the main loop), host_thread (up-calls post
 // tasks to the main thread), upcalls (the server module), jobs (registration,
-// launch, reaping), datastore (published data), info (PMIx value helpers).
+// launch, reaping), iof (output forwarding), datastore (published data), info
+// (PMIx value helpers).
+#include <fcntl.h>
 #include <pmix.h>
 #include <pmix_server.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "datastore.hpp"
 #include "host_thread.hpp"
 #include "info.hpp"
+#include "iof.hpp"
 #include "jobs.hpp"
 #include "upcalls.hpp"
 
@@ -45,8 +56,8 @@ using clock_type = std::chrono::steady_clock;
 
 void usage() {
   std::fprintf(stderr,
-               "usage: pmixrun [-n N] [--nspace NAME] [--timeout SECONDS] [--quiet] [--verbose] "
-               "prog [args...]\n");
+               "usage: pmixrun [-n N] [--nspace NAME] [--timeout SECONDS] [--tag-output]\n"
+               "               [--iof-server-output] [--quiet] [--verbose] prog [args...]\n");
 }
 
 uint32_t cpu_count() {
@@ -69,6 +80,19 @@ std::string make_session_dir() {
   return ::mkdtemp(buf.data()) != nullptr ? std::string(buf.data()) : std::string();
 }
 
+// Descriptors 0, 1 and 2 open (on /dev/null if they were closed), so that
+// no pipe of pmixrun's takes one of their numbers.
+void keep_standard_fds_open() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::fcntl(fd, F_GETFD) >= 0 || errno != EBADF) continue;
+    const int null = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+    if (null >= 0 && null != fd) {
+      ::dup2(null, fd);
+      ::close(null);
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -78,6 +102,8 @@ int main(int argc, char** argv) {
   double timeout = 0;
   bool quiet = false;
   bool verbose = false;
+  bool tag_output = false;
+  bool server_output = false;
   int i = 1;
   for (; i < argc && argv[i][0] == '-'; ++i) {
     const std::string a = argv[i];
@@ -101,6 +127,10 @@ int main(int argc, char** argv) {
       quiet = true;
     } else if (a == "--verbose" || a == "-v") {
       verbose = true;
+    } else if (a == "--tag-output") {
+      tag_output = true;
+    } else if (a == "--iof-server-output") {
+      server_output = true;
     } else if (a == "--") {
       ++i;
       break;
@@ -113,18 +143,34 @@ int main(int argc, char** argv) {
     usage();
     return 2;
   }
+  if (tag_output && server_output) {
+    std::fprintf(stderr,
+                 "pmixrun: --tag-output and --iof-server-output exclude each other (with "
+                 "--iof-server-output the server writes the output as it is delivered)\n");
+    return 2;
+  }
   const auto start = clock_type::now();
-  // SIGCHLD, SIGINT and SIGTERM are taken synchronously by the main loop, and
-  // SIGUSR1 wakes it for posted tasks. Blocked before any thread starts, so
-  // every thread inherits the mask; the children get an empty mask back.
+  keep_standard_fds_open();
+  // SIGCHLD, SIGINT and SIGTERM are taken synchronously by the main loop
+  // (through a signalfd it polls with the output pipes), and SIGUSR1 wakes
+  // it for posted tasks. SIGPIPE is blocked too: a write to a closed pipe
+  // gives EPIPE instead. Blocked before any thread starts, so every thread
+  // inherits the mask; the children get an empty mask back.
   sigset_t waited;
   sigemptyset(&waited);
   sigaddset(&waited, SIGCHLD);
   sigaddset(&waited, SIGINT);
   sigaddset(&waited, SIGTERM);
   sigaddset(&waited, SIGUSR1);
-  ::pthread_sigmask(SIG_BLOCK, &waited, nullptr);
+  sigset_t blocked = waited;
+  sigaddset(&blocked, SIGPIPE);
+  ::pthread_sigmask(SIG_BLOCK, &blocked, nullptr);
   set_host_thread(::pthread_self(), SIGUSR1);
+  const int sigfd = ::signalfd(-1, &waited, SFD_NONBLOCK | SFD_CLOEXEC);
+  if (sigfd < 0) {
+    std::perror("pmixrun: signalfd");
+    return 1;
+  }
 
   const std::string session_dir = make_session_dir();
   const uint32_t cpus = cpu_count();
@@ -136,7 +182,19 @@ int main(int argc, char** argv) {
   settings.session_dir = session_dir;
   settings.proc_ended = [&store](const pmix_proc_t& p) { store.proc_ended(p); };
   settings.job_ended = [&store](const std::string& ns) { store.job_ended(ns); };
+  // Output forwarding: the forwarder tells the launcher when a process's
+  // output has ended (a job ends after its output).
+  launcher* launched = nullptr;
+  output_forwarder::settings iof_settings;
+  iof_settings.tag = tag_output;
+  iof_settings.write = !server_output;
+  iof_settings.closed = [&launched](const pmix_proc_t& p) { launched->output_closed(p); };
+  output_forwarder iof(iof_settings);
+  settings.output = [&iof](const job& j, pmix_rank_t rank, int out_fd, int err_fd) {
+    iof.add(make_proc(j.nspace, rank), j.index, out_fd, err_fd);
+  };
   launcher jobs(settings);
+  launched = &jobs;
   host_context ctx;
   ctx.jobs = &jobs;
   ctx.store = &store;
@@ -144,10 +202,15 @@ int main(int argc, char** argv) {
   ctx.verbose = verbose;
 
   pmix_server_module_t module = host_module(ctx);
-  pmix_info_t dirs[1];
-  PMIX_INFO_LOAD(&dirs[0], PMIX_SERVER_NSPACE, "pmixrun-server", PMIX_STRING);
-  auto rc = PMIx_server_init(&module, dirs, 1);
-  PMIX_INFO_DESTRUCT(&dirs[0]);
+  info_array dirs;
+  dirs.add_string(PMIX_SERVER_NSPACE, "pmixrun-server");
+  // Always said: whether the server writes the output pmixrun delivers.
+  dirs.add_bool(PMIX_IOF_LOCAL_OUTPUT, server_output);
+  // OpenPMIx 4.2 sets up the server's own output channels only for a
+  // gateway server (as PRRTE's master is); without them a local write
+  // crashes it.
+  if (server_output) dirs.add_bool(PMIX_SERVER_GATEWAY, true);
+  auto rc = PMIx_server_init(&module, dirs.data(), dirs.size());
   if (rc != PMIX_SUCCESS) {
     std::fprintf(stderr, "pmixrun: PMIx_server_init failed: %s\n", PMIx_Error_string(rc));
     if (!session_dir.empty()) ::rmdir(session_dir.c_str());
@@ -172,19 +235,35 @@ int main(int argc, char** argv) {
   if (rc != PMIX_SUCCESS) std::fprintf(stderr, "pmixrun: %s\n", error.c_str());
 
   // The main loop: run the up-calls' tasks, reap children, expire held
-  // lookups, enforce the timeout; sleep in sigtimedwait until a child
-  // changes state, a task is posted, a signal arrives or a deadline comes.
+  // lookups, enforce the timeout; sleep in ppoll on the signalfd and the
+  // output pipes until a child changes state or writes, a task is posted, a
+  // signal arrives, pmixrun's stdout or stderr takes more, or a deadline
+  // comes.
   int interrupts = 0;
   bool timed_out = false;
+  std::optional<clock_type::time_point> delivery_deadline;
+  std::vector<pollfd> fds;
   for (;;) {
     run_posted();
     jobs.reap();
     auto now = clock_type::now();
     store.expire(now);
+    // Ending (a failure, an abort, an interrupt, the timeout) and every
+    // process is reaped: output pipes that something else still holds open
+    // (a process's own children) are not waited for.
+    if (jobs.terminating() && jobs.live_processes() == 0 && iof.open()) iof.close_all();
     if (!jobs.active()) {
       // A task posted just now may still start a job (a spawn).
       if (run_posted() > 0 && jobs.active()) continue;
-      break;
+      // Output the library has not called back for (with
+      // --iof-server-output: may not have written yet): wait, 10 s at most.
+      if (iof.in_flight() == 0) break;
+      if (!delivery_deadline) delivery_deadline = now + std::chrono::seconds(10);
+      if (now >= *delivery_deadline) {
+        std::fprintf(stderr, "pmixrun: the PMIx server did not complete %zu output deliveries\n",
+                     iof.in_flight());
+        break;
+      }
     }
     const double elapsed = std::chrono::duration<double>(now - start).count();
     if (timeout > 0 && elapsed > timeout && !timed_out) {
@@ -195,6 +274,7 @@ int main(int argc, char** argv) {
     auto wake = now + std::chrono::seconds(1);
     if (auto d = store.next_deadline(); d && *d < wake) wake = *d;
     if (auto k = jobs.kill_time(); k && *k < wake) wake = *k;
+    if (delivery_deadline && *delivery_deadline < wake) wake = *delivery_deadline;
     if (timeout > 0 && !timed_out) {
       const auto limit = start + std::chrono::duration_cast<clock_type::duration>(
                                      std::chrono::duration<double>(timeout));
@@ -210,11 +290,26 @@ int main(int argc, char** argv) {
         tick.tv_nsec -= 1000000000;
       }
     }
-    const int sig = ::sigtimedwait(&waited, nullptr, &tick);
-    if (sig == SIGINT || sig == SIGTERM) {
-      if (++interrupts == 1) jobs.terminate("interrupted");
+    fds.clear();
+    fds.push_back(pollfd{sigfd, POLLIN, 0});
+    iof.poll_set(fds);
+    if (::ppoll(fds.data(), fds.size(), &tick, nullptr) <= 0) continue;
+    if (fds[0].revents != 0) {
+      signalfd_siginfo si;
+      while (::read(sigfd, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
+        if (si.ssi_signo != SIGINT && si.ssi_signo != SIGTERM) continue;
+        if (++interrupts == 1) jobs.terminate("interrupted");
+      }
     }
+    iof.handle(fds.data() + 1, fds.size() - 1);
   }
+  // What pmixrun's stdout or stderr has not taken yet, before the summary.
+  iof.flush();
+  if (verbose)
+    std::fprintf(stderr,
+                 "pmixrun: output: %zu bytes read, %zu bytes delivered to the server in %zu "
+                 "calls, %zu bytes written by pmixrun\n",
+                 iof.bytes_read(), iof.bytes_delivered(), iof.deliveries(), iof.bytes_written());
 
   // Every process has ended: refuse further spawns, answer what is still
   // held, deregister, finish.
@@ -224,6 +319,7 @@ int main(int argc, char** argv) {
   jobs.finish_all();
   stop_posting();
   PMIx_server_finalize();
+  ::close(sigfd);
   if (!session_dir.empty()) ::rmdir(session_dir.c_str());
 
   int exit_code = jobs.exit_code();
