@@ -57,9 +57,19 @@ void report_state(self_ptr self, bool live, pmix_status_t reason) {
 
 caf::result<connect_result> on_connect(self_ptr self, connect_msg& msg) {
   auto& st = self->state;
-  // The registration lives with the server actor until a process connects
-  // (a registered rank costs no actor); it comes with every connect.
-  if (msg.reg) {
+  // The registration lives with the server actor (a registered rank costs
+  // no actor until a process connects); the current one comes with every
+  // connect. A rank of a job the host registered is served only while the
+  // host has registered a process for it (PMIx_server_register_client, not
+  // deregistered since): a process's credentials are checked against that
+  // registration, whoever it claims to be, client or tool.
+  if (!st.tool) {
+    if (!msg.reg) {
+      log::error("rank", to_string(st.pname), ": connection from pid ", msg.cred.pid, " uid ", msg.cred.uid,
+                 " refused: no process of this rank is registered");
+      st.registered = false;
+      return connect_result{PMIX_ERR_NOT_FOUND, {}, {}, nullptr};
+    }
     st.registered = true;
     st.uid = msg.reg->uid;
     st.gid = msg.reg->gid;

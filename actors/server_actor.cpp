@@ -321,6 +321,12 @@ void on_register_nspace(self_ptr self, register_nspace_msg& msg) {
     registrations = std::move(early->second);
     st.early_registrations.erase(early);
     for (auto r : registrations.ranks()) {
+      if (loc.job_size && r >= *loc.job_size) {
+        log::error("server", "register_client ", to_string(proc_id{msg.nspace, r}), " dropped: beyond the job size ",
+                   *loc.job_size);
+        registrations.erase(r);
+        continue;
+      }
       auto pos = std::lower_bound(loc.local_ranks.begin(), loc.local_ranks.end(), r);
       if (pos == loc.local_ranks.end() || *pos != r) loc.local_ranks.insert(pos, r);
     }
@@ -414,12 +420,30 @@ pmix_status_t register_rank(server_state::nspace_entry* entry, const std::string
     log::error("server", "register_client refused: ", to_string(proc_id{nspace, rank}), " is not a valid rank");
     return PMIX_ERR_BAD_PARAM;
   }
+  // A rank registered for one user is not silently handed to another: the
+  // host deregisters it first. The same user again updates it (a new
+  // process for the rank).
+  auto same_user = [&](const registration* had) {
+    if (had == nullptr || (had->uid == reg.uid && had->gid == reg.gid)) return true;
+    log::error("server", "register_client ", to_string(proc_id{nspace, rank}), " for uid ", reg.uid, " gid ",
+               reg.gid, " refused: it is registered for uid ", had->uid, " gid ", had->gid,
+               " (deregister it first)");
+    return false;
+  };
   if (entry == nullptr) {
+    auto& kept = early[nspace];
+    if (!same_user(kept.find(rank))) return PMIX_ERR_EXISTS;
     log::debug("server", "register_client ", to_string(proc_id{nspace, rank}),
                " before its namespace: kept until the namespace is registered");
-    early[nspace][rank] = reg;
+    kept[rank] = reg;
     return PMIX_SUCCESS;
   }
+  if (entry->locality.job_size && rank >= *entry->locality.job_size && !entry->tool) {
+    log::error("server", "register_client refused: ", to_string(proc_id{nspace, rank}), " is beyond the job size ",
+               *entry->locality.job_size);
+    return PMIX_ERR_BAD_PARAM;
+  }
+  if (!same_user(entry->registrations.find(rank))) return PMIX_ERR_EXISTS;
   auto& locals = entry->locality.local_ranks;
   auto pos = std::lower_bound(locals.begin(), locals.end(), rank);
   if (pos == locals.end() || *pos != rank) locals.insert(pos, rank);

@@ -275,7 +275,8 @@ TEST_SUITE("server_actor") {
     auto log1 = std::make_shared<probe_log>();
     auto p0 = f.peer(log0);
     auto p1 = f.peer(log1);
-    caf::anon_send(p1, connect_msg{proc_id{"job", 1}, {}, peer_role::client, {}, 7}, f.server);
+    REQUIRE(f.call(register_client_msg{proc_id{"job", 1}, 0, 0, nullptr, nullptr}) == PMIX_SUCCESS);
+    caf::anon_send(p1, connect_msg{proc_id{"job", 1}, {0, 0, 102}, peer_role::client, {}, 7}, f.server);
     f.sched->run();
     REQUIRE(log1->connects.size() == 1);
     caf::anon_send(p0, fence_msg{proc_id{"job", 0}, {{"job", rank_wildcard}}, {}, true, {}}, f.server);

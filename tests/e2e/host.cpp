@@ -1,11 +1,13 @@
 #include "tests/e2e/host.hpp"
 
 #include <dlfcn.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <climits>
 #include <cstring>
+#include <filesystem>
 #include <thread>
 
 #include "protocol/codec.hpp"
@@ -347,6 +349,19 @@ std::vector<std::string> dynamic_calls() {
 }
 
 void set_spawn_capture_dir(const std::string& dir) { spawn_capture_dir = dir; }
+
+std::string stage_for_other_user(const std::string& dir) {
+  const std::string bin = dir + "/bin";
+  ::mkdir(bin.c_str(), 0755);
+  ::chmod(bin.c_str(), 0755);
+  std::filesystem::copy_file(std::filesystem::canonical(runfile("tests/e2e/script_client")), bin + "/script_client",
+                             std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::copy_file(std::filesystem::canonical(runfile("api/libpmix.so.2")), bin + "/libpmix.so.2",
+                             std::filesystem::copy_options::overwrite_existing);
+  ::chmod((bin + "/script_client").c_str(), 0755);
+  ::chmod((bin + "/libpmix.so.2").c_str(), 0755);
+  return bin;
+}
 
 std::vector<std::string> notifications() {
   std::lock_guard<std::mutex> guard{record().mutex};

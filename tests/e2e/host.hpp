@@ -164,6 +164,11 @@ std::vector<std::string> dynamic_calls();
 // Where spawned processes write their output (set before they are spawned).
 void set_spawn_capture_dir(const std::string& dir);
 
+// script_client and libpmix.so.2 copied into DIR/bin, where a user other
+// than root can run them (Bazel's output tree is under root's home); returns
+// that directory.
+std::string stage_for_other_user(const std::string& dir);
+
 // Blocking deregistration of a whole namespace.
 pmix_status_t deregister_job(const std::string& nspace);
 

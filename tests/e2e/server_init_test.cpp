@@ -161,20 +161,7 @@ struct held_port {
 
 constexpr uid_t nobody = 65534;
 
-// The test tool and the library, copied where an unprivileged user can run
-// them (Bazel's output tree is under root's home).
-std::string stage_for_nobody(const std::string& dir) {
-  const std::string bin = dir + "/bin";
-  ::mkdir(bin.c_str(), 0755);
-  ::chmod(bin.c_str(), 0755);
-  std::filesystem::copy_file(script, bin + "/script_client",
-                             std::filesystem::copy_options::overwrite_existing);
-  std::filesystem::copy_file(std::filesystem::canonical(runfile("api/libpmix.so.2")),
-                             bin + "/libpmix.so.2", std::filesystem::copy_options::overwrite_existing);
-  ::chmod((bin + "/script_client").c_str(), 0755);
-  ::chmod((bin + "/libpmix.so.2").c_str(), 0755);
-  return bin;
-}
+std::string stage_for_nobody(const std::string& dir) { return stage_for_other_user(dir); }
 
 }  // namespace
 
