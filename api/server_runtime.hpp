@@ -130,6 +130,7 @@ class runtime {
   std::shared_ptr<thread_binding> binding_;
   std::vector<int> listeners_;  // until the socket thread owns them
   std::vector<std::string> created_dirs_;  // missing temporary directories we made
+  std::string socket_dir_;   // the server's own directory, holding the socket
   std::string socket_path_;
   std::string topology_file_;
   std::string uri_;                    // what tools are told (rendezvous, report)

@@ -174,11 +174,17 @@ TEST_SUITE("server init: identity and directories") {
     REQUIRE(init(d) == PMIX_SUCCESS);
     CHECK(exists(tmp));
     CHECK(mode_of(dir.path() + "/made") == (0700 & ~[] { mode_t m = ::umask(0); ::umask(m); return m; }()));
-    // The socket alone, a file of the tmpdir (no directory of its own), which
-    // any user may reach: who connects is decided by the peer credentials.
+    // The server's own directory (issue 14: nobody else can create, replace
+    // or remove anything in it), which other users can pass through but not
+    // list, holding the socket any user may reach: who connects is decided
+    // by the peer credentials against the host's registration.
     const auto made = entries(tmp);
     REQUIRE(made.size() == 1);
-    const auto sock = tmp + "/" + *made.begin();
+    const auto own = tmp + "/" + *made.begin();
+    CHECK(own.rfind(tmp + "/pmix-cxx." + std::to_string(::getpid()) + ".", 0) == 0);
+    CHECK(mode_of(own) == 0711);
+    CHECK(entries(own) == std::set<std::string>{"sock"});
+    const auto sock = own + "/sock";
     struct stat st;
     REQUIRE(::stat(sock.c_str(), &st) == 0);
     CHECK(S_ISSOCK(st.st_mode));
@@ -639,7 +645,9 @@ TEST_SUITE("server init: topology and behaviour") {
     content << std::ifstream(path).rdbuf();
     CHECK(content.str() == expected);
     CHECK(mode_of(path) == 0644);
-    CHECK(entries(dir.path()).count(path.substr(dir.path().size() + 1)) == 1);  // in the tmpdir itself
+    // Beside the socket, in the server's own directory under the tmpdir.
+    CHECK(path.rfind(dir.path() + "/pmix-cxx.", 0) == 0);
+    CHECK(exists(path.substr(0, path.rfind('/')) + "/sock"));
     CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
     CHECK_FALSE(exists(path));
     for (const auto& e : entries(dir.path())) CHECK_MESSAGE(e.rfind("pmix-cxx.", 0) != 0, e);  // socket gone too
