@@ -31,10 +31,32 @@ const char* name(level l) {
 
 bool enabled(level l) { return static_cast<int>(l) <= threshold(); }
 
+std::string escaped(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  static constexpr char hex[] = "0123456789abcdef";
+  for (unsigned char c : text) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c < 0x20 || c == 0x7f) {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 0xf];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
 void write(level l, std::string_view component, const std::string& text) {
+  // Client-supplied strings (namespaces, keys, messages) end up in log
+  // lines: control characters are escaped, so a client can neither break a
+  // line nor send escape sequences to a terminal (issue 14.6).
+  const auto line = escaped(text);
   // One fprintf per line keeps lines from different threads whole.
   std::fprintf(stderr, "[pmix %d] %s %.*s: %s\n", static_cast<int>(getpid()), name(l),
-               static_cast<int>(component.size()), component.data(), text.c_str());
+               static_cast<int>(component.size()), component.data(), line.c_str());
 }
 
 }  // namespace pmix::log

@@ -14,7 +14,12 @@ namespace pmix::log {
 enum class level { error = 0, warning = 1, info = 2, debug = 3 };
 
 bool enabled(level l);
+// Writes one line; control characters (and backslashes) in `text` are
+// escaped as \xNN (\\): whatever a client sent cannot break a line or reach
+// a terminal as an escape sequence.
 void write(level l, std::string_view component, const std::string& text);
+// `text` as write() prints it.
+std::string escaped(const std::string& text);
 
 template <class... Ts>
 void emit(level l, std::string_view component, const Ts&... parts) {

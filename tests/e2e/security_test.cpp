@@ -3,6 +3,7 @@
 // attack with a real process of another user (uid 65534) over the real
 // socket. Needs root, as CI has.
 #include <doctest/doctest.h>
+#include <fcntl.h>
 #include <pmix_server.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -33,6 +34,23 @@ child impostor(const std::string& nspace, pmix_rank_t r, const std::vector<std::
   argv.insert(argv.end(), steps.begin(), steps.end());
   return child(argv, environment_with(extra), capture, nobody);
 }
+
+// This process's stderr goes to a file while the object lives.
+class capture_stderr {
+ public:
+  explicit capture_stderr(const std::string& path) : saved_(::dup(STDERR_FILENO)) {
+    const int file = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ::dup2(file, STDERR_FILENO);
+    ::close(file);
+  }
+  ~capture_stderr() {
+    ::dup2(saved_, STDERR_FILENO);
+    ::close(saved_);
+  }
+
+ private:
+  int saved_;
+};
 
 pmix_status_t register_rank(const std::string& nspace, pmix_rank_t r, uid_t uid, gid_t gid) {
   pmix_proc_t p;
@@ -134,5 +152,32 @@ TEST_SUITE("hostile local users") {
     CHECK(ns->rank(5) == nullptr);  // beyond the job size: dropped
     CHECK(deregister_job("early") == PMIX_SUCCESS);
     CHECK(deregister_job("sized") == PMIX_SUCCESS);
+  }
+
+  TEST_CASE("[issue 14.6] control characters a client sends reach the server's log escaped") {
+    temp_dir dir;
+    const std::string log_file = dir.path() + "/server.log";
+    const std::string evil = "evil\n[pmix 1] error server: forged line\x1b[31m";
+    {
+      server srv(dir.path());
+      REQUIRE(srv.status() == PMIX_SUCCESS);
+      capture_stderr capture{log_file};
+      // A namespace nobody registered: the server logs the refusal, naming it.
+      auto c = launch(evil, 0, {runfile("tests/e2e/script_client"), "init"}, dir.path());
+      CHECK(c.exited_with(0));
+      CHECK(contains(c.output(), "init PMIX_ERR_NOT_FOUND"));
+    }
+    const auto logged = read_file(log_file);
+    CHECK_MESSAGE(contains(logged, "evil\\x0a[pmix 1] error server: forged line\\x1b[31m"), logged);
+    CHECK(logged.find('\x1b') == std::string::npos);
+    // Every line the server wrote is one of its own.
+    std::size_t start = 0;
+    while (start < logged.size()) {
+      const auto end = logged.find('\n', start);
+      const auto line = logged.substr(start, end - start);
+      CHECK_MESSAGE(line.rfind("[pmix ", 0) == 0, line);
+      if (end == std::string::npos) break;
+      start = end + 1;
+    }
   }
 }
