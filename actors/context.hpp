@@ -22,6 +22,11 @@ class module;
 }
 
 namespace pmix::actors {
+class cleaner;
+class epilog;
+}
+
+namespace pmix::actors {
 
 // Closed at finalize, before the actor system goes away: a host callback that
 // arrives after that is dropped instead of touching a dead system.
@@ -78,7 +83,14 @@ struct server_context {
   info_list job_info;          // added to every namespace's job data (topology)
   std::shared_ptr<host::module> host;
   std::shared_ptr<upcall_gate> gate = std::make_shared<upcall_gate>();
+  // Runs epilogs off the actors' threads (actors/cleaner.hpp); without one
+  // (actor tests) they run where they are asked for.
+  std::shared_ptr<actors::cleaner> cleanup_worker;
 };
+
+// Runs `e` (once) off the actors' threads and tells `who` when it is done
+// (epilog_done_msg), through the gate; inline, then told, without a cleaner.
+void run_epilog(const server_context& ctx, epilog e, const caf::actor_addr& who);
 
 using context_ptr = std::shared_ptr<const server_context>;
 

@@ -1,6 +1,7 @@
 #include "actors/epilog.hpp"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,11 +27,13 @@ std::vector<std::string> split_list(const std::string& text) {
   return out;
 }
 
-std::string base_name(const std::string& path) {
-  const auto slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
+// Removes one cleanup item through directory descriptors (issue 14.2): each
+// directory is opened with O_NOFOLLOW relative to the descriptor of its
+// parent, from "/" down, and every entry is examined and removed relative to
+// the descriptor of the directory that holds it (fstatat, unlinkat). Nothing
+// is ever looked up by a path again after it was checked, so swapping a path
+// component for a symbolic link while the epilog runs cannot lead it out of
+// the registered tree (the class of CVE-2023-41915).
 struct remover {
   const cleanup_item& item;
   std::size_t removed = 0;
@@ -41,49 +44,109 @@ struct remover {
                  ", the cleanup was registered by uid ", item.owner);
     return false;
   }
-  bool ignored(const std::string& path) const {
-    const auto name = base_name(path);
+  bool ignored(const std::string& name) const {
     return std::find(item.ignore.begin(), item.ignore.end(), name) != item.ignore.end();
   }
-  void remove_entry(const std::string& path, bool is_dir) {
-    const int rc = is_dir ? ::rmdir(path.c_str()) : ::unlink(path.c_str());
-    if (rc == 0) {
+  void remove_entry(int dirfd, const std::string& name, bool is_dir, const std::string& shown) {
+    if (::unlinkat(dirfd, name.c_str(), is_dir ? AT_REMOVEDIR : 0) == 0) {
       ++removed;
     } else if (!(is_dir && (errno == ENOTEMPTY || errno == EEXIST))) {
-      log::warning("epilog", "cannot remove ", path, ": ", std::strerror(errno));
+      log::warning("epilog", "cannot remove ", shown, ": ", std::strerror(errno));
     }
   }
-  // Cleans the contents of directory `dir`; `depth` 0 is the registered one.
-  void clean_dir(const std::string& dir, int depth) {
-    DIR* d = ::opendir(dir.c_str());
-    if (d == nullptr) return;
+  // Opens directory `name` of `dirfd`, refusing a symbolic link, and checks
+  // it is still the entry `expected` described (same device and inode).
+  static int open_dir(int dirfd, const std::string& name, const struct stat* expected) {
+    const int fd = ::openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 || expected == nullptr) return fd;
+    struct stat now;
+    if (::fstat(fd, &now) != 0 || now.st_dev != expected->st_dev || now.st_ino != expected->st_ino) {
+      ::close(fd);
+      errno = ESTALE;
+      return -1;
+    }
+    return fd;
+  }
+  // Cleans the contents of the directory open as `fd` (closed here).
+  void clean_dir(int fd, const std::string& shown) {
+    DIR* d = ::fdopendir(fd);
+    if (d == nullptr) {
+      ::close(fd);
+      return;
+    }
     std::vector<std::string> names;
     while (auto* e = ::readdir(d))
-      if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
-        names.emplace_back(e->d_name);
-    ::closedir(d);
+      if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) names.emplace_back(e->d_name);
+    const int dirfd = ::dirfd(d);
     for (const auto& name : names) {
-      const auto path = dir + "/" + name;
+      const auto path = shown + "/" + name;
       struct stat st;
-      if (::lstat(path.c_str(), &st) != 0 || ignored(path) || !allowed(st, path)) continue;
+      if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || ignored(name) || !allowed(st, path))
+        continue;
       if (S_ISDIR(st.st_mode)) {
         if (!item.recursive) continue;
-        clean_dir(path, depth + 1);
-        remove_entry(path, true);  // only if it ended up empty
+        const int sub = open_dir(dirfd, name, &st);
+        if (sub < 0) {
+          log::warning("epilog", "not descending into ", path, ": ", std::strerror(errno));
+          continue;
+        }
+        clean_dir(sub, path);
+        remove_entry(dirfd, name, true, path);  // only if it ended up empty
       } else if (!item.empty_only) {
-        remove_entry(path, false);  // files and symbolic links themselves
+        remove_entry(dirfd, name, false, path);  // files and symbolic links themselves
       }
+    }
+    ::closedir(d);
+  }
+  // The descriptor of the directory holding the registered path, reached
+  // component by component from "/" without following any symbolic link.
+  int open_parent(std::string& last) const {
+    int fd = ::open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    std::size_t start = 1;
+    for (;;) {
+      const auto slash = item.path.find('/', start);
+      if (slash == std::string::npos) {
+        last = item.path.substr(start);
+        return fd;
+      }
+      const auto part = item.path.substr(start, slash - start);
+      start = slash + 1;
+      if (part.empty() || part == ".") continue;
+      if (part == "..") {  // a path leaving its own tree is not followed
+        ::close(fd);
+        errno = EINVAL;
+        return -1;
+      }
+      const int next = open_dir(fd, part, nullptr);
+      ::close(fd);
+      if (next < 0) return -1;
+      fd = next;
     }
   }
   void run() {
-    struct stat st;
-    if (::lstat(item.path.c_str(), &st) != 0 || ignored(item.path) || !allowed(st, item.path)) return;
-    if (!item.directory || !S_ISDIR(st.st_mode)) {
-      if (!S_ISDIR(st.st_mode)) remove_entry(item.path, false);
+    std::string last;
+    const int parent = open_parent(last);
+    if (parent < 0) {
+      log::warning("epilog", "not removing ", item.path, ": ", std::strerror(errno),
+                   " (a component is not a directory, or is a symbolic link)");
       return;
     }
-    clean_dir(item.path, 0);
-    if (!item.leave_topdir) remove_entry(item.path, true);
+    struct stat st;
+    if (last.empty() || last == "." || last == ".." ||
+        ::fstatat(parent, last.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || ignored(last) ||
+        !allowed(st, item.path)) {
+      ::close(parent);
+      return;
+    }
+    if (!item.directory || !S_ISDIR(st.st_mode)) {
+      if (!S_ISDIR(st.st_mode)) remove_entry(parent, last, false, item.path);
+      ::close(parent);
+      return;
+    }
+    const int fd = open_dir(parent, last, &st);
+    if (fd >= 0) clean_dir(fd, item.path);
+    if (!item.leave_topdir) remove_entry(parent, last, true, item.path);
+    ::close(parent);
   }
 };
 

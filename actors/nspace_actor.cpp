@@ -2,6 +2,7 @@
 
 #include <malloc.h>
 
+#include "actors/cleaner.hpp"
 #include "actors/rank_actor.hpp"
 #include "common/log.hpp"
 #include "protocol/codec.hpp"
@@ -86,6 +87,7 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
   if (st.registered.size() + st.job->size() > (1u << 20)) ::malloc_trim(0);
   if (ready) ready->deliver(PMIX_SUCCESS);
   self->set_default_handler(caf::drop);
+
   return {
       [=](deregister_client_msg& msg) {
         auto& st = self->state;
@@ -155,6 +157,12 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
         return rc;
       },
       [=](const job_blob_msg&) { return job_blob{self->state.job}; },
+      [=](const epilog_done_msg&) {
+        auto& st = self->state;
+        if (!st.deregistered) return;
+        st.deregistered->deliver(true);
+        self->quit();
+      },
       [=](extend_job_msg& msg) {
         // PMIx_server_setup_local_support: the info joins the job data
         // (JobInfo's repeated `info`: appended fields extend it).
@@ -212,11 +220,12 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
         fan_out<bool>(
             self, caf::make_message(deregister_msg{}), [](bool) {},
             [=]() mutable {
-              // Peers released (their epilogs ran): now the namespace epilog.
-              self->state.ranks.clear();
-              self->state.cleanup.run();
-              rp.deliver(true);
-              self->quit();
+              // Peers released (their epilogs ran): now the namespace epilog,
+              // off the actors' threads; the answer once it is done.
+              auto& st = self->state;
+              st.ranks.clear();
+              st.deregistered = rp;
+              run_epilog(*st.ctx, std::exchange(st.cleanup, epilog{}), self->address());
             });
         return rp;
       },

@@ -9,6 +9,7 @@
 #include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
 #include <map>
+#include <optional>
 #include <memory>
 #include <set>
 #include <string>
@@ -35,6 +36,8 @@ struct nspace_state {
   std::shared_ptr<const std::string> job;  // serialized wire::JobInfo
   std::map<rank_t, caf::actor> ranks;
   epilog cleanup;  // the namespace epilog: runs at deregistration
+  // The deregistration waiting for the namespace epilog to finish.
+  std::optional<caf::response_promise> deregistered;
   caf::actor server;
   context_ptr ctx;
 

@@ -7,6 +7,7 @@
 #include <google/protobuf/arena.h>
 
 #include "common/log_sink.hpp"
+#include "actors/cleaner.hpp"
 #include "actors/upcall.hpp"
 #include "api/host_module.hpp"
 #include <pmix.h>
@@ -509,6 +510,19 @@ void on_frame(self_ptr self, const std::string& payload) {
   }
 }
 
+// Starts the epilog (once), off the actors' threads; epilog_done_msg tells
+// when it is done.
+void start_cleanup(self_ptr self) {
+  auto& st = self->state;
+  if (st.cleanup_state != peer_state::cleanup_phase::idle) return;
+  if (st.cleanup.empty()) {
+    st.cleanup_state = peer_state::cleanup_phase::done;
+    return;
+  }
+  st.cleanup_state = peer_state::cleanup_phase::running;
+  run_epilog(*st.ctx, std::exchange(st.cleanup, epilog{}), self->address());
+}
+
 void on_closed(self_ptr self) {
   auto& st = self->state;
   if (st.state == peer_state::phase::tombstone) return;
@@ -525,7 +539,7 @@ void on_closed(self_ptr self) {
   }
   st.state = peer_state::phase::tombstone;
   // The process is gone (finalized or dead): its epilog runs now (spec 004).
-  st.cleanup.run();
+  start_cleanup(self);
   answer_waiting_gets(self, st.has_committed ? PMIX_SUCCESS
                             : st.finalized   ? PMIX_ERR_NOT_FOUND
                                              : PMIX_ERR_PROC_TERM_WO_SYNC);
@@ -585,12 +599,29 @@ caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
       },
       [=](const lookup_done_msg& r) { send_lookup_reply(self, r.id, r.status, r.data); },
       [=](const spawn_done_msg& r) { send_spawn_reply(self, r.id, r.status, r.nspace); },
-      [=](const release_msg&) {
+      [=](const release_msg&) -> caf::result<bool> {
+        // Freed (reclaimed, stranded, or deregistered while still
+        // connected): the epilog runs too, and the answer (which a
+        // deregistration waits for) comes once it is done.
         auto& st = self->state;
-        st.cleanup.run();  // deregistered while still connected: the epilog runs too
+        start_cleanup(self);
         if (st.conn) st.conn->shutdown();
         st.conn.reset();
         answer_waiting_gets(self, PMIX_ERR_NOT_FOUND);
+        if (st.cleanup_state == peer_state::cleanup_phase::done) {
+          self->quit();
+          return true;
+        }
+        auto rp = self->make_response_promise();
+        st.released.push_back(rp);
+        return rp;
+      },
+      [=](const epilog_done_msg&) {
+        auto& st = self->state;
+        st.cleanup_state = peer_state::cleanup_phase::done;
+        if (st.released.empty()) return;
+        for (auto& rp : st.released) rp.deliver(true);
+        st.released.clear();
         self->quit();
       },
   };

@@ -49,8 +49,13 @@ struct peer_state {
   // Direct-modex requests waiting for this peer's first commit.
   std::vector<caf::response_promise> waiting_gets;
 
-  // What the client asked to have removed when it ends (its epilog).
+  // What the client asked to have removed when it ends (its epilog), run
+  // off the actors' threads (actors/cleaner.hpp) once the process is gone:
+  // not yet, running, or done. A release (deregistration) waits for it.
   epilog cleanup;
+  enum class cleanup_phase { idle, running, done };
+  cleanup_phase cleanup_state = cleanup_phase::idle;
+  std::vector<caf::response_promise> released;  // release requests waiting for the epilog
   uid_t owner = 0;  // the client's uid (SO_PEERCRED)
 
   // Host up-calls in flight: up-call id -> envelope id to answer.

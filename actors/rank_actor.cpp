@@ -176,18 +176,34 @@ void on_peer_lost(self_ptr self, const peer_lost_msg& msg) {
   }
 }
 
-void release_everything(self_ptr self) {
+// Frees every peer of the rank (deregistration) and answers whatever waits;
+// `done` runs once every peer has answered, i.e. its epilog has run
+// (spec 004: deregistration returns after the peers' epilogs).
+void release_everything(self_ptr self, std::function<void()> done) {
   auto& st = self->state;
-  if (st.peerid) self->send(st.peerid->actor, release_msg{});
-  for (const auto& p : st.displaced) self->send(p.actor, release_msg{});
+  std::vector<caf::actor> peers;
+  if (st.peerid) peers.push_back(st.peerid->actor);
+  for (const auto& p : st.displaced) peers.push_back(p.actor);
   st.peerid.reset();
   st.displaced.clear();
+  auto remaining = std::make_shared<std::size_t>(peers.size());
+  auto finish = std::make_shared<std::function<void()>>(std::move(done));
+  for (const auto& p : peers)
+    self->request(p, caf::infinite, release_msg{})
+        .then(
+            [=](bool) {
+              if (--*remaining == 0) (*finish)();
+            },
+            [=](caf::error&) {
+              if (--*remaining == 0) (*finish)();
+            });
   for (auto& [get, rp] : st.waiting_gets) rp.deliver(get_result{PMIX_ERR_NOT_FOUND, {}});
   st.waiting_gets.clear();
   for (auto& [id, c] : st.connects) c.promise.deliver(connect_result{PMIX_ERR_NOT_FOUND, {}, {}, nullptr});
   st.connects.clear();
   for (auto& [id, rp] : st.finalizes) rp.deliver(pmix_status_t{PMIX_SUCCESS});
   st.finalizes.clear();
+  if (peers.empty()) (*finish)();
 }
 
 }  // namespace
@@ -257,10 +273,13 @@ caf::behavior rank_actor(caf::stateful_actor<rank_state>* self, proc_id pname, b
         v.actor = true;
         return v;
       },
-      [=](const deregister_msg&) {
-        release_everything(self);
-        self->quit();
-        return true;
+      [=](const deregister_msg&) -> caf::result<bool> {
+        auto rp = self->make_response_promise();
+        release_everything(self, [self, rp]() mutable {
+          rp.deliver(true);
+          self->quit();
+        });
+        return rp;
       },
   };
 }

@@ -404,7 +404,8 @@ void on_deregister_nspace(self_ptr self, deregister_nspace_msg& msg) {
   fail_naming(self, msg.nspace);
   for (auto d = st.departed.begin(); d != st.departed.end();)
     d = d->first.nspace == msg.nspace ? st.departed.erase(d) : std::next(d);
-  self->unlink_from(actor);
+  // Still linked while it winds down (its epilogs may take a while): if the
+  // server goes first (finalize), so does it.
   auto done = msg.done;
   self->request(actor, caf::infinite, deregister_msg{})
       .then([done](bool) { done->deliver(PMIX_SUCCESS); },
@@ -602,7 +603,6 @@ void on_tool_nspace_idle(self_ptr self, const tool_nspace_idle_msg& msg) {
   fail_naming(self, msg.nspace);
   for (auto d = st.departed.begin(); d != st.departed.end();)
     d = d->first.nspace == msg.nspace ? st.departed.erase(d) : std::next(d);
-  self->unlink_from(actor);
   self->send(actor, deregister_msg{});
 }
 

@@ -30,6 +30,7 @@
 #include <mutex>
 #include <thread>
 
+#include "actors/cleaner.hpp"
 #include "actors/messages.hpp"
 #include "actors/peer_actor.hpp"
 #include "actors/server_actor.hpp"
@@ -252,6 +253,7 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
   ctx->uid = ::getuid();
   ctx->uri = s.server.nspace + "." + std::to_string(s.server.rank) + ";uds://" + rt->socket_path_;
   ctx->host = rt->host_;
+  ctx->cleanup_worker = std::make_shared<actors::cleaner>();
   if (s.share_topology) {
     std::string xml;
     rc = topology_xml(s.topology, xml, error);
@@ -606,6 +608,9 @@ runtime::~runtime() {
   if (io_) io_->stop();
   root_ = nullptr;
   system_.reset();  // waits for every actor
+  // Epilogs already given to the cleaner still run (their answers go
+  // nowhere now); its thread is joined here, before anything it uses goes.
+  if (ctx_) ctx_->cleanup_worker.reset();
   io_.reset();      // closes the listeners
   for (int fd : listeners_) ::close(fd);
   if (!topology_file_.empty()) ::unlink(topology_file_.c_str());

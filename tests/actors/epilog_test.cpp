@@ -1,6 +1,10 @@
 // Epilogs: what a registered cleanup removes, and what it must leave alone.
 #include <doctest/doctest.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <sched.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -158,5 +162,61 @@ TEST_SUITE("epilog") {
     CHECK(e.empty());
     CHECK(epilog::is_cleanup(cleanup(PMIX_REGISTER_CLEANUP, "/x")));
     CHECK_FALSE(epilog::is_cleanup({flag(PMIX_CLEANUP_RECURSIVE)}));
+  }
+
+  TEST_CASE("[issue 14.2] swapping a directory for a symbolic link while the epilog runs leads it nowhere") {
+    if (::getuid() != 0) FAIL("this test runs an attacker as another user: run it as root (CI does)");
+    constexpr uid_t nobody = 65534;
+    constexpr int files = 20000;
+    scratch s;
+    ::chmod(s.root.c_str(), 0755);
+    const auto t = s.dir("t");       // the attacker's own directory
+    const auto victim = s.dir("v");  // root's, with files of the same names
+    REQUIRE(::chown(t.c_str(), nobody, nobody) == 0);
+    const auto d = s.dir("t/d");
+    REQUIRE(::chown(d.c_str(), nobody, nobody) == 0);
+    const std::string stop = s.root + "/stop";
+    for (int round = 0; round < 2; ++round) {
+      CAPTURE(round);
+      for (int k = 0; k < files; ++k) {
+        const auto name = "/f" + std::to_string(k);
+        std::ofstream(d + name) << "mine";
+        REQUIRE(::chown((d + name).c_str(), nobody, nobody) == 0);
+        std::ofstream(victim + name) << "root's";
+      }
+      ::unlink(stop.c_str());
+      std::fflush(nullptr);
+      const pid_t attacker = ::fork();
+      REQUIRE(attacker >= 0);
+      if (attacker == 0) {
+        // Another user: flips its directory to a link to root's and back.
+        if (::setgroups(0, nullptr) != 0 || ::setgid(nobody) != 0 || ::setuid(nobody) != 0) ::_exit(3);
+        const std::string real = d + ".real";
+        while (::access(stop.c_str(), F_OK) != 0) {
+          if (::rename(d.c_str(), real.c_str()) != 0) continue;
+          ::symlink(victim.c_str(), d.c_str());
+          ::unlink(d.c_str());
+          ::rename(real.c_str(), d.c_str());
+        }
+        ::_exit(0);
+      }
+      epilog e;
+      std::string error;
+      REQUIRE(e.add(cleanup(PMIX_REGISTER_CLEANUP_DIR, d, {flag(PMIX_CLEANUP_RECURSIVE)}), nobody, error) ==
+              PMIX_SUCCESS);
+      e.run();
+      std::ofstream(stop) << "";
+      int status = 0;
+      REQUIRE(::waitpid(attacker, &status, 0) == attacker);
+      CHECK(WIFEXITED(status));
+      int kept = 0;
+      for (int k = 0; k < files; ++k) kept += exists(victim + "/f" + std::to_string(k)) ? 1 : 0;
+      CHECK(kept == files);  // not one of root's files went
+      // Leave the attacker's directory in place for the next round.
+      if (!exists(d)) {
+        REQUIRE(::mkdir(d.c_str(), 0755) == 0);
+        REQUIRE(::chown(d.c_str(), nobody, nobody) == 0);
+      }
+    }
   }
 }

@@ -3,6 +3,7 @@
 // spec's sections.
 #include <doctest/doctest.h>
 #include <pmix_server.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <cstring>
@@ -341,6 +342,39 @@ TEST_SUITE("lifecycle: epilogs and deregistration") {
     CHECK(path_exists(file));  // finalize keeps job-scoped state
     CHECK(deregister_job("jobwide") == PMIX_SUCCESS);
     CHECK_FALSE(path_exists(file));
+  }
+
+  TEST_CASE("[Deregistering the Namespace] deregistration returns after the peers' epilogs, then the namespace's") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    const std::string never = dir.path() + "/never";  // the clients wait for it: still connected
+    for (int round = 0; round < 4; ++round) {
+      CAPTURE(round);
+      const std::string ns = "dereg" + std::to_string(round);
+      REQUIRE(register_job(ns, 2, 2) == PMIX_SUCCESS);
+      // Each process's file is in the job's directory: the namespace epilog
+      // (not recursive) can remove the directory only after both peers'
+      // epilogs removed their files.
+      const auto job_dir = dir.path() + "/" + ns;
+      REQUIRE(::mkdir(job_dir.c_str(), 0755) == 0);
+      std::vector<child> ranks;
+      for (pmix_rank_t r = 0; r < 2; ++r) {
+        // Thousands of files: a peer's epilog takes a while.
+        const auto mine = job_dir + "/rank" + std::to_string(r);
+        std::vector<std::string> steps{script, "init", "files:" + mine + ":3000", "cleanup_dir:" + mine};
+        if (r == 0) steps.push_back("cleanup_job_dir:" + job_dir);
+        steps.insert(steps.end(), {"fence", "wait_file:" + never});
+        ranks.push_back(launch(ns, r, steps, dir.path()));
+      }
+      for (auto& c : ranks) REQUIRE(wait_for_output(c, "fence PMIX_SUCCESS"));
+      CHECK(path_exists(job_dir + "/rank0"));
+      CHECK(deregister_job(ns) == PMIX_SUCCESS);
+      // Everything ran before the call returned, in that order.
+      CHECK_FALSE(path_exists(job_dir + "/rank0"));
+      CHECK_FALSE(path_exists(job_dir + "/rank1"));
+      CHECK_FALSE(path_exists(job_dir));
+    }
   }
 
   TEST_CASE("[20.2.247 function shipping] other job-control directives go to the host's job_control") {

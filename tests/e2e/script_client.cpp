@@ -25,9 +25,11 @@
 //   tool_finalize
 //   repeat:<n>                    runs the remaining steps n times
 //   touch:<path> | mkdir:<path>   creates a file / directory (owned by this process)
-//   cleanup:<path> | cleanup_dir:<path> | cleanup_job:<path>
+//   files:<dir>:<n>               creates <dir> holding n empty files
+//   cleanup:<path> | cleanup_dir:<path> | cleanup_job:<path> | cleanup_job_dir:<path>
 //                                 PMIx_Job_control registering a file, a directory
-//                                 (recursive) for this process, or a file for the job
+//                                 (recursive) for this process, or a file or a
+//                                 directory (not recursive) for the job
 //   cycles:<client|tool>:<n>      n init/finalize cycles; prints ok/failed counts,
 //                                 RSS growth (kB) from cycle n/10 to n, and the
 //                                 open descriptors then and at the end
@@ -372,18 +374,28 @@ int run(const std::vector<std::string>& steps) {
     } else if (cmd == "touch") {
       std::FILE* f = std::fopen(step.substr(6).c_str(), "w");
       if (f != nullptr) std::fclose(f);
+    } else if (cmd == "files") {  // files:<dir>:<n> makes <dir> with n files in it
+      const auto where = parts.at(1);
+      ::mkdir(where.c_str(), 0755);
+      const int n = std::atoi(parts.at(2).c_str());
+      for (int k = 0; k < n; ++k) {
+        std::FILE* f = std::fopen((where + "/f" + std::to_string(k)).c_str(), "w");
+        if (f != nullptr) std::fclose(f);
+      }
+      say(step, PMIX_SUCCESS);
     } else if (cmd == "mkdir") {
       ::mkdir(step.substr(6).c_str(), 0755);
-    } else if (cmd == "cleanup" || cmd == "cleanup_dir" || cmd == "cleanup_job") {
+    } else if (cmd == "cleanup" || cmd == "cleanup_dir" || cmd == "cleanup_job" || cmd == "cleanup_job_dir") {
       const auto path = step.substr(cmd.size() + 1);
       pmix_info_t info[2];
-      bool recursive = true;
-      PMIX_INFO_LOAD(&info[0], cmd == "cleanup_dir" ? PMIX_REGISTER_CLEANUP_DIR : PMIX_REGISTER_CLEANUP,
-                     path.c_str(), PMIX_STRING);
+      // A job's directory is cleaned without recursion (only if empty then).
+      bool recursive = cmd != "cleanup_job_dir";
+      const bool dir = cmd == "cleanup_dir" || cmd == "cleanup_job_dir";
+      PMIX_INFO_LOAD(&info[0], dir ? PMIX_REGISTER_CLEANUP_DIR : PMIX_REGISTER_CLEANUP, path.c_str(), PMIX_STRING);
       PMIX_INFO_LOAD(&info[1], PMIX_CLEANUP_RECURSIVE, &recursive, PMIX_BOOL);
       pmix_proc_t job;
       PMIX_LOAD_PROCID(&job, me.nspace, PMIX_RANK_WILDCARD);
-      const bool whole = cmd == "cleanup_job";
+      const bool whole = cmd == "cleanup_job" || cmd == "cleanup_job_dir";
       pmix_info_t* results = nullptr;
       size_t nresults = 0;
       say(step, PMIx_Job_control(whole ? &job : nullptr, whole ? 1 : 0, info, 2, &results, &nresults));

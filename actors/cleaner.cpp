@@ -1,0 +1,52 @@
+#include "actors/cleaner.hpp"
+
+#include "actors/context.hpp"
+
+namespace pmix::actors {
+
+void run_epilog(const server_context& ctx, epilog e, const caf::actor_addr& who) {
+  if (e.empty()) {  // nothing to remove: no need to leave the actor's thread
+    ctx.gate->send_if_open(who, epilog_done_msg{0});
+    return;
+  }
+  auto job = [e = std::move(e), gate = ctx.gate, who]() mutable {
+    const auto removed = e.run();
+    gate->send_if_open(who, epilog_done_msg{removed});
+  };
+  if (ctx.cleanup_worker) return ctx.cleanup_worker->submit(std::move(job));
+  job();
+}
+
+cleaner::~cleaner() {
+  {
+    std::lock_guard<std::mutex> guard{mutex_};
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void cleaner::submit(std::function<void()> job) {
+  {
+    std::lock_guard<std::mutex> guard{mutex_};
+    jobs_.push_back(std::move(job));
+    if (!thread_.joinable()) thread_ = std::thread([this] { work(); });
+  }
+  wake_.notify_one();
+}
+
+void cleaner::work() {
+  for (;;) {
+    std::function<void()> job;
+    {
+      std::unique_lock<std::mutex> guard{mutex_};
+      wake_.wait(guard, [this] { return stopping_ || !jobs_.empty(); });
+      if (jobs_.empty()) return;  // stopping, and everything done
+      job = std::move(jobs_.front());
+      jobs_.pop_front();
+    }
+    job();
+  }
+}
+
+}  // namespace pmix::actors
