@@ -124,6 +124,8 @@ void on_connect(self_ptr self, std::uint64_t id, const wire::ConnectRequest& req
             st.rank = r.rank;
             st.server_object = r.server_object;
             st.proc = r.assigned;
+            // Before the answer goes out: the peer's next frames may be large.
+            st.conn->authenticate();
             protocol::to_wire(r.assigned, reply->mutable_assigned());
             if (st.state == peer_state::phase::connecting) st.state = peer_state::phase::active;
             if (r.job) reply->set_job(*r.job);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <set>
@@ -315,6 +316,36 @@ pmix_status_t read_settings(const info_list& directives, const pmix_topology_t* 
     return PMIX_ERR_BAD_PARAM;
   }
   s.loop_spin = std::chrono::microseconds{spin_us};
+  // The limits (docs/security.md): a number within its range, else the
+  // server does not start (a typo must not leave a server unbounded).
+  struct bound {
+    const char* name;
+    unsigned long long low, high;
+    std::function<void(unsigned long long)> set;
+  };
+  const bound bounds[] = {
+      {"PMIX_CXX_MAX_FRAME", 4096, 1ull << 30, [&](unsigned long long v) { s.max_frame = static_cast<std::uint32_t>(v); }},
+      {"PMIX_CXX_MAX_HANDSHAKE_FRAME", 1024, 1ull << 30,
+       [&](unsigned long long v) { s.max_handshake_frame = static_cast<std::uint32_t>(v); }},
+      {"PMIX_CXX_MAX_SEND_BACKLOG", 4096, 1ull << 40, [&](unsigned long long v) { s.max_send_backlog = v; }},
+      {"PMIX_CXX_MAX_UNAUTHENTICATED", 1, 1000000, [&](unsigned long long v) { s.max_unauthenticated = v; }},
+      {"PMIX_CXX_HANDSHAKE_TIMEOUT_MS", 10, 3600000,
+       [&](unsigned long long v) { s.handshake_timeout_ms = static_cast<std::uint32_t>(v); }},
+  };
+  for (const auto& b : bounds) {
+    const char* text = getenv(b.name);
+    if (text == nullptr || *text == '\0') continue;
+    char* stop = nullptr;
+    errno = 0;
+    const auto v = std::strtoull(text, &stop, 10);
+    if (*stop != '\0' || errno != 0 || v < b.low || v > b.high) {
+      error = std::string{b.name} + "='" + text + "' must be a number from " + std::to_string(b.low) + " to " +
+              std::to_string(b.high);
+      return PMIX_ERR_BAD_PARAM;
+    }
+    b.set(v);
+  }
+  if (s.max_handshake_frame > s.max_frame) s.max_handshake_frame = s.max_frame;
   return PMIX_SUCCESS;
 }
 

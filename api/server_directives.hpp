@@ -58,6 +58,16 @@ struct settings {
   std::size_t threads = 2;
   // PMIX_CXX_SERVER_SPIN_US: how long the loop thread polls before it sleeps.
   std::chrono::microseconds loop_spin{50};
+
+  // Bounds on what one peer can make the server hold (docs/security.md),
+  // each from its environment variable: PMIX_CXX_MAX_FRAME,
+  // PMIX_CXX_MAX_HANDSHAKE_FRAME, PMIX_CXX_MAX_SEND_BACKLOG (bytes),
+  // PMIX_CXX_MAX_UNAUTHENTICATED (connections), PMIX_CXX_HANDSHAKE_TIMEOUT_MS.
+  std::uint32_t max_frame = 64u << 20;
+  std::uint32_t max_handshake_frame = 1u << 20;
+  std::size_t max_send_backlog = 128u << 20;
+  std::size_t max_unauthenticated = 128;
+  std::uint32_t handshake_timeout_ms = 10000;
 };
 
 using env_fn = std::function<const char*(const char* name)>;

@@ -36,6 +36,9 @@ class frame_reader {
   // the stream is unusable and the connection must be closed.
   status next(std::string& payload);
 
+  // Changes the largest accepted payload (a peer's limit grows once it has
+  // authenticated).
+  void set_max(std::uint32_t max_frame_size) { max_frame_size_ = max_frame_size; }
   // Bytes received but not yet returned as a frame.
   std::size_t buffered() const { return buffer_.size() - consumed_; }
   // The length announced by the header that caused too_large.

@@ -1,6 +1,7 @@
 #include "transport/connection.hpp"
 
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,20 +12,49 @@
 
 namespace pmix::transport {
 
-connection::connection(std::uint64_t id, int fd, peer_credentials cred, io_thread* io)
-    : id_(id), fd_(fd), cred_(cred), io_(io) {}
+connection::connection(std::uint64_t id, int fd, peer_credentials cred, io_thread* io,
+                       std::size_t max_send_backlog)
+    : id_(id), fd_(fd), cred_(cred), io_(io), max_send_backlog_(max_send_backlog) {}
 
 connection::~connection() { ::close(fd_); }
 
 bool connection::send(std::string_view frame) { return send(frame, {}); }
 
+void connection::overflow() {
+  log::error("io", "connection ", id_, " (pid ", cred_.pid, ", uid ", cred_.uid, ") has not read ", pending_bytes_,
+             " bytes of output, over the limit of ", max_send_backlog_,
+             " (PMIX_CXX_MAX_SEND_BACKLOG): closing that connection");
+  broken_ = true;
+  pending_.clear();
+  pending_offset_ = pending_bytes_ = 0;
+  shutdown();
+}
+
+// Keeps what is left of head+body after `done` bytes were sent: one copy.
+bool connection::queue(std::string_view head, std::string_view body, std::size_t done) {
+  const std::size_t total = head.size() + body.size();
+  if (pending_bytes_ + (total - done) > max_send_backlog_) {
+    pending_bytes_ += total - done;
+    overflow();
+    return false;
+  }
+  std::string rest;
+  rest.reserve(total - done);
+  if (done < head.size()) {
+    rest.append(head.data() + done, head.size() - done);
+    rest.append(body.data(), body.size());
+  } else {
+    rest.append(body.data() + (done - head.size()), total - done);
+  }
+  bytes_queued_ += rest.size();
+  pending_bytes_ += rest.size();
+  pending_.push_back(std::move(rest));
+  return true;
+}
+
 bool connection::send(std::string_view head, std::string_view body) {
   if (broken_) return false;
-  if (!pending_.empty()) {
-    pending_.append(head.data(), head.size());
-    pending_.append(body.data(), body.size());
-    return true;
-  }
+  if (pending_bytes_ > 0) return queue(head, body, 0);  // after what waits, in order
   // Both parts in one system call; what the socket does not take is kept.
   std::size_t done = 0;
   const std::size_t total = head.size() + body.size();
@@ -40,12 +70,7 @@ bool connection::send(std::string_view head, std::string_view body) {
     return false;
   }
   if (done < total) {
-    if (done < head.size()) {
-      pending_.assign(head.data() + done, head.size() - done);
-      pending_.append(body.data(), body.size());
-    } else {
-      pending_.assign(body.data() + (done - head.size()), total - done);
-    }
+    if (!queue(head, body, done)) return false;
     io_->want_write(id_);
   }
   return true;
@@ -53,10 +78,40 @@ bool connection::send(std::string_view head, std::string_view body) {
 
 bool connection::flush() {
   if (broken_) return false;
-  if (pending_.empty()) return true;
-  std::string rest = std::move(pending_);
-  pending_.clear();
-  return send(rest, {});  // keeps what the socket still does not take
+  while (pending_bytes_ > 0) {
+    // Up to 64 queued frames in one system call, from where the first stopped.
+    iovec parts[64];
+    int count = 0;
+    std::size_t offset = pending_offset_;
+    for (auto it = pending_.begin(); it != pending_.end() && count < 64; ++it, offset = 0)
+      parts[count++] = {const_cast<char*>(it->data() + offset), it->size() - offset};
+    msghdr m{};
+    m.msg_iov = parts;
+    m.msg_iovlen = static_cast<std::size_t>(count);
+    const auto n = ::sendmsg(fd_, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        io_->want_write(id_);
+        return true;
+      }
+      broken_ = true;
+      return false;
+    }
+    auto left = static_cast<std::size_t>(n);
+    pending_bytes_ -= left;
+    while (left > 0) {
+      const auto rest = pending_.front().size() - pending_offset_;
+      if (left < rest) {
+        pending_offset_ += left;
+        break;
+      }
+      left -= rest;
+      pending_.pop_front();
+      pending_offset_ = 0;
+    }
+  }
+  return true;
 }
 
 void connection::shutdown() {

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <string_view>
 
@@ -20,9 +21,24 @@ struct peer_credentials {
 
 class io_thread;
 
+// Bounds on what one peer can make the server hold (docs/security.md).
+struct limits {
+  // The largest frame of an authenticated peer, and of one that has not
+  // completed its handshake yet.
+  std::uint32_t max_frame = 64u << 20;
+  std::uint32_t handshake_frame = 1u << 20;
+  // Output a peer has not read, at most; beyond it the peer is disconnected.
+  std::size_t max_send_backlog = 128u << 20;
+  // Connections that have not completed their handshake: how many at once,
+  // and for how long each.
+  std::size_t max_unauthenticated = 128;
+  std::uint32_t handshake_timeout_ms = 10000;
+};
+
 class connection {
  public:
-  connection(std::uint64_t id, int fd, peer_credentials cred, io_thread* io);
+  connection(std::uint64_t id, int fd, peer_credentials cred, io_thread* io,
+             std::size_t max_send_backlog = limits{}.max_send_backlog);
   ~connection();
   connection(const connection&) = delete;
   connection& operator=(const connection&) = delete;
@@ -39,7 +55,16 @@ class connection {
   // by many peers), written without joining them first.
   bool send(std::string_view head, std::string_view body);
   bool flush();
-  bool has_pending_output() const { return !pending_.empty(); }
+  bool has_pending_output() const { return pending_bytes_ > 0; }
+  std::size_t pending_bytes() const { return pending_bytes_; }
+  // Bytes ever copied into the queue of unsent output: each byte a peer
+  // could not take at once is copied exactly once (tests).
+  std::uint64_t bytes_queued() const { return bytes_queued_; }
+
+  // The peer actor marks the connection authenticated once its handshake
+  // succeeded (read by the I/O thread: larger frames, no handshake timeout).
+  void authenticate() { authenticated_.store(true, std::memory_order_release); }
+  bool authenticated() const { return authenticated_.load(std::memory_order_acquire); }
 
   // Ends the connection: the client sees EOF; the I/O thread then reports
   // closed_atom to the actor. Safe to call more than once.
@@ -51,9 +76,20 @@ class connection {
   int fd_;
   peer_credentials cred_;
   io_thread* io_;
-  std::string pending_;
+  // Output the socket did not take yet, in order: whole frames (the first
+  // possibly partly sent, `pending_offset_` bytes of it). Appending never
+  // copies what is queued, and sending never copies at all.
+  std::deque<std::string> pending_;
+  std::size_t pending_offset_ = 0;
+  std::size_t pending_bytes_ = 0;
+  std::size_t max_send_backlog_;
+  std::uint64_t bytes_queued_ = 0;
   bool broken_ = false;
   std::atomic<bool> shut_{false};
+  std::atomic<bool> authenticated_{false};
+
+  bool queue(std::string_view head, std::string_view body, std::size_t done);
+  void overflow();
 };
 
 }  // namespace pmix::transport

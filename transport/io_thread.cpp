@@ -1,5 +1,6 @@
 #include "transport/io_thread.hpp"
 
+#include <fcntl.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -22,18 +23,20 @@ constexpr std::size_t read_chunk = 64 * 1024;
 
 }  // namespace
 
-io_thread::io_thread(acceptor accept, std::function<void()> on_start, std::uint32_t max_frame_size)
-    : accept_(std::move(accept)), on_start_(std::move(on_start)), max_frame_size_(max_frame_size) {}
+io_thread::io_thread(acceptor accept, std::function<void()> on_start, limits bounds)
+    : accept_(std::move(accept)), on_start_(std::move(on_start)), limits_(bounds) {}
 
 io_thread::~io_thread() {
   stop();
   for (int fd : listeners_) ::close(fd);
   listeners_.clear();
+  if (reserve_fd_ >= 0) ::close(reserve_fd_);
 }
 
 void io_thread::add_listener(int fd) { listeners_.push_back(fd); }
 
 bool io_thread::open() {
+  reserve_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
   if (epoll_fd_ < 0) return false;
   wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -130,6 +133,10 @@ bool io_thread::step(int timeout_ms) {
 }
 
 int io_thread::wait(epoll_event* events, int max, int timeout_ms) {
+  // Wake up in time to close a connection whose handshake is overdue, and
+  // to take connections again on a listener that rests.
+  for (const int due : {expire_handshakes(), resume_listeners()})
+    if (due >= 0 && (timeout_ms < 0 || due < timeout_ms)) timeout_ms = due;
   const int n = ::epoll_wait(epoll_fd_, events, max, timeout_ms);
   if (n < 0 && errno != EINTR) {
     log::error("io", "epoll_wait failed: ", std::strerror(errno));
@@ -145,6 +152,7 @@ void io_thread::wake() {
 
 bool io_thread::handle(const epoll_event* events, int n) {
   if (n < 0) return false;
+  expire_handshakes();
   bool stop_now = false;
   for (int i = 0; i < n; ++i) {
     const auto tag = events[i].data.u64;
@@ -190,14 +198,72 @@ void io_thread::drain_commands() {
   }
 }
 
+void io_thread::note_refused(const char* why) {
+  ++refused_;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - refused_logged_ < std::chrono::seconds(1)) return;  // counted for the next report
+  log::warning("io", "refusing connections: ", why, " (", refused_, refused_ == 1 ? " connection" : " connections",
+               " since the last report)");
+  refused_ = 0;
+  refused_logged_ = now;
+}
+
+bool io_thread::refuse_one(int listener, int error) {
+  // Room for one descriptor: take the waiting connection and close it.
+  if (reserve_fd_ >= 0) {
+    ::close(reserve_fd_);
+    reserve_fd_ = -1;
+  }
+  const int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+  if (fd >= 0) ::close(fd);
+  reserve_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  note_refused(error == EMFILE ? "this process is out of file descriptors (EMFILE)"
+                               : "the system is out of file descriptors (ENFILE)");
+  if (fd >= 0) return true;
+  // Not even that (the reserve was gone): the listener rests a while rather
+  // than spin on a connection it cannot take.
+  pause_listener(listener);
+  return false;
+}
+
+void io_thread::pause_listener(int listener) {
+  epoll_event ev{};
+  ev.data.u64 = listener_tag | static_cast<std::uint32_t>(listener);
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, listener, &ev);  // no events
+  paused_.emplace_back(std::chrono::steady_clock::now() + std::chrono::milliseconds(100), listener);
+}
+
+int io_thread::resume_listeners() {
+  if (paused_.empty()) return -1;
+  const auto now = std::chrono::steady_clock::now();
+  while (!paused_.empty() && paused_.front().first <= now) {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u64 = listener_tag | static_cast<std::uint32_t>(paused_.front().second);
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, paused_.front().second, &ev);
+    paused_.pop_front();
+  }
+  if (paused_.empty()) return -1;
+  return static_cast<int>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(paused_.front().first - now).count() + 1);
+}
+
 void io_thread::accept_from(int listener) {
   for (;;) {
     const int fd = ::accept4(listener, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno == EINTR) continue;
-      if (errno != EAGAIN && errno != EWOULDBLOCK)
-        log::warning("io", "accept failed: ", std::strerror(errno));
+      if (errno == EMFILE || errno == ENFILE) {
+        if (refuse_one(listener, errno)) continue;  // the next one too, until the queue is empty
+        return;
+      }
+      if (errno != EAGAIN && errno != EWOULDBLOCK) note_refused(std::strerror(errno));
       return;
+    }
+    if (unauthenticated_ >= limits_.max_unauthenticated) {
+      ::close(fd);
+      note_refused("too many connections have not completed their handshake (PMIX_CXX_MAX_UNAUTHENTICATED)");
+      continue;
     }
     peer_credentials cred;
     ucred uc{};
@@ -208,7 +274,7 @@ void io_thread::accept_from(int listener) {
       cred.pid = uc.pid;
     }
     const auto id = next_id_++;
-    auto conn = std::make_shared<connection>(id, fd, cred, this);
+    auto conn = std::make_shared<connection>(id, fd, cred, this, limits_.max_send_backlog);
     auto peer = accept_(conn);
     if (!peer) {
       conn->shutdown();
@@ -224,16 +290,53 @@ void io_thread::accept_from(int listener) {
       continue;
     }
     entries_.emplace(id, entry{std::move(conn), std::move(peer),
-                               protocol::frame_reader{max_frame_size_}, fd});
+                               protocol::frame_reader{limits_.handshake_frame}, fd, true});
+    ++unauthenticated_;
+    handshakes_.emplace_back(std::chrono::steady_clock::now() +
+                                 std::chrono::milliseconds(limits_.handshake_timeout_ms),
+                             id);
     std::lock_guard<std::mutex> guard{mutex_};
     ++connection_count_;
   }
+}
+
+void io_thread::note_authenticated(entry& e) {
+  if (!e.counted_unauthenticated || !e.conn->authenticated()) return;
+  e.counted_unauthenticated = false;
+  --unauthenticated_;
+  e.reader.set_max(limits_.max_frame);
+}
+
+int io_thread::expire_handshakes() {
+  if (handshakes_.empty()) return -1;
+  const auto now = std::chrono::steady_clock::now();
+  while (!handshakes_.empty()) {
+    const auto [deadline, id] = handshakes_.front();
+    auto it = entries_.find(id);
+    if (it != entries_.end()) note_authenticated(it->second);
+    const bool pending = it != entries_.end() && it->second.counted_unauthenticated;
+    if (!pending) {
+      handshakes_.pop_front();
+      continue;
+    }
+    if (deadline > now)
+      return static_cast<int>(
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count() + 1);
+    log::warning("io", "connection ", id, " (pid ", it->second.conn->credentials().pid, ", uid ",
+                 it->second.conn->credentials().uid, ") did not complete its handshake within ",
+                 limits_.handshake_timeout_ms, " ms (PMIX_CXX_HANDSHAKE_TIMEOUT_MS): closing it");
+    handshakes_.pop_front();
+    it->second.conn->shutdown();
+    drop(id, true);
+  }
+  return -1;
 }
 
 void io_thread::read_from(std::uint64_t id) {
   auto it = entries_.find(id);
   if (it == entries_.end()) return;
   auto& e = it->second;
+  note_authenticated(e);
   char buf[read_chunk];
   bool eof = false;
   // Read until EAGAIN so a level-triggered wakeup is not wasted.
@@ -263,7 +366,9 @@ void io_thread::read_from(std::uint64_t id) {
     if (st == protocol::frame_reader::status::too_large) {
       log::error("io", "connection ", id, " (pid ", e.conn->credentials().pid,
                  ") sent a frame of ", e.reader.rejected_length(), " bytes, over the limit of ",
-                 max_frame_size_, ": closing that connection");
+                 e.counted_unauthenticated ? limits_.handshake_frame : limits_.max_frame,
+                 e.counted_unauthenticated ? " before its handshake (PMIX_CXX_MAX_HANDSHAKE_FRAME)" : "",
+                 ": closing that connection");
       e.conn->shutdown();
       eof = true;
     }
@@ -277,6 +382,7 @@ void io_thread::drop(std::uint64_t id, bool notify) {
   if (it == entries_.end()) return;
   ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, it->second.fd, nullptr);
   if (notify) caf::anon_send(it->second.peer, closed_atom::value);
+  if (it->second.counted_unauthenticated) --unauthenticated_;
   entries_.erase(it);
   std::lock_guard<std::mutex> guard{mutex_};
   --connection_count_;

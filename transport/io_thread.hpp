@@ -7,6 +7,8 @@
 // other connections are untouched. docs/architecture.md has the flow.
 #pragma once
 
+#include <chrono>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -31,8 +33,10 @@ class io_thread {
   using acceptor = std::function<caf::actor(std::shared_ptr<connection>)>;
 
   // `on_start` runs first on the new thread (e.g. to bind it to CPUs).
-  io_thread(acceptor accept, std::function<void()> on_start = {},
-            std::uint32_t max_frame_size = protocol::default_max_frame_size);
+  // `bounds`: frame sizes before and after a peer's handshake, its send
+  // backlog, and how many connections may be in their handshake, for how
+  // long (docs/security.md).
+  io_thread(acceptor accept, std::function<void()> on_start = {}, limits bounds = {});
   ~io_thread();
   io_thread(const io_thread&) = delete;
   io_thread& operator=(const io_thread&) = delete;
@@ -75,6 +79,7 @@ class io_thread {
     caf::actor peer;
     protocol::frame_reader reader;
     int fd;
+    bool counted_unauthenticated = true;  // in unauthenticated_ still
   };
 
   void run();
@@ -83,10 +88,33 @@ class io_thread {
   void read_from(std::uint64_t id);
   void drop(std::uint64_t id, bool notify);
   void drain_commands();
+  // Connections still in their handshake past their time are closed;
+  // returns the milliseconds until the next one is due (-1: none).
+  int expire_handshakes();
+  // The peer of `e` has authenticated since the I/O thread last looked.
+  void note_authenticated(entry& e);
+  // accept(2) failing for want of descriptors: the reserve descriptor makes
+  // room to take the pending connection and close it at once, so it does
+  // not stay queued (a level-triggered listener would spin).
+  bool refuse_one(int listener, int error);
+  // A listener that cannot take connections (no descriptor at all) rests
+  // for 100 ms; resume_listeners() re-arms those due and returns the
+  // milliseconds until the next one is (-1: none rests).
+  void pause_listener(int listener);
+  int resume_listeners();
+  // One log line per burst of refusals, with how many.
+  void note_refused(const char* why);
 
   acceptor accept_;
   std::function<void()> on_start_;
-  std::uint32_t max_frame_size_;
+  limits limits_;
+  std::size_t unauthenticated_ = 0;
+  // (deadline, connection) in accept order: deadlines grow with it.
+  std::deque<std::pair<std::chrono::steady_clock::time_point, std::uint64_t>> handshakes_;
+  int reserve_fd_ = -1;
+  std::deque<std::pair<std::chrono::steady_clock::time_point, int>> paused_;
+  std::uint64_t refused_ = 0;  // since the last log line
+  std::chrono::steady_clock::time_point refused_logged_{};
   int epoll_fd_ = -1;
   int wake_fd_ = -1;
   std::vector<int> listeners_;

@@ -5,11 +5,17 @@
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <pmix_server.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
+
+#include "protocol/codec.hpp"
 
 #include "tests/e2e/host.hpp"
 
@@ -50,6 +56,62 @@ class capture_stderr {
 
  private:
   int saved_;
+};
+
+// A raw connection to the Unix socket a URI names ("...;uds://<path>").
+int connect_raw(const std::string& uri) {
+  const auto at = uri.find("uds://");
+  if (at == std::string::npos) return -1;
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, uri.c_str() + at + 6, sizeof addr.sun_path - 1);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  timeval tv{60, 0};  // a guard against hangs only
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  return fd;
+}
+
+// True when the server closed the connection (EOF or reset), false when the
+// guard ran out first.
+bool closed_by_server(int fd) {
+  char buf[4096];
+  for (;;) {
+    const auto n = ::recv(fd, buf, sizeof buf, 0);
+    if (n == 0 || (n < 0 && errno == ECONNRESET)) return true;
+    if (n < 0) return false;
+  }
+}
+
+void send_all(int fd, const std::string& bytes) {
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const auto n = ::send(fd, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
+    if (n <= 0) return;
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+// The frame of a connect request for `p`.
+std::string connect_frame(const pmix_proc_t& p) {
+  pmix::wire::Envelope e;
+  e.set_id(1);
+  auto* c = e.mutable_connect();
+  c->set_protocol_version(1);
+  c->mutable_proc()->set_nspace(p.nspace);
+  c->mutable_proc()->set_rank(p.rank);
+  c->set_pid(::getpid());
+  return pmix::protocol::to_frame(e);
+}
+
+// Sets an environment variable for a scope (read at PMIx_server_init).
+struct scoped_env {
+  std::string name;
+  scoped_env(std::string n, const std::string& v) : name(std::move(n)) { ::setenv(name.c_str(), v.c_str(), 1); }
+  ~scoped_env() { ::unsetenv(name.c_str()); }
 };
 
 pmix_status_t register_rank(const std::string& nspace, pmix_rank_t r, uid_t uid, gid_t gid) {
@@ -179,5 +241,150 @@ TEST_SUITE("hostile local users") {
       if (end == std::string::npos) break;
       start = end + 1;
     }
+  }
+
+  TEST_CASE("[issue 14.4] before its handshake a connection may send only a small frame, for a limited time, and only "
+            "so many at once") {
+    temp_dir dir;
+    scoped_env timeout{"PMIX_CXX_HANDSHAKE_TIMEOUT_MS", "300"};
+    scoped_env most{"PMIX_CXX_MAX_UNAUTHENTICATED", "4"};
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("bounded", 1, 1) == PMIX_SUCCESS);
+    const auto uri = server_uri();
+    // A frame announcing 60 MiB before any handshake: closed at once (the
+    // server buffered up to 64 MiB per such connection).
+    const int big = connect_raw(uri);
+    REQUIRE(big >= 0);
+    std::string header{"\x03\xc0\x00\x00", 4};  // 60 MiB
+    send_all(big, header + std::string(64 * 1024, 'x'));
+    CHECK(closed_by_server(big));
+    ::close(big);
+    // Silent connections: four are held, a fifth is closed at once, and all
+    // are closed once their time is up.
+    std::vector<int> idle;
+    for (int k = 0; k < 4; ++k) idle.push_back(connect_raw(uri));
+    for (int fd : idle) REQUIRE(fd >= 0);
+    REQUIRE(eventually([] { return take_snapshot().connections == 4; }));
+    const int fifth = connect_raw(uri);
+    REQUIRE(fifth >= 0);
+    CHECK(closed_by_server(fifth));
+    ::close(fifth);
+    for (int fd : idle) {
+      CHECK(closed_by_server(fd));
+      ::close(fd);
+    }
+    // A real client is served all along.
+    auto c = launch("bounded", 0, {runfile("tests/e2e/script_client"), "init", "fence", "finalize"}, dir.path());
+    CHECK_MESSAGE(c.exited_with(0), c.errors());
+    CHECK(contains(c.output(), "fence PMIX_SUCCESS"));
+    CHECK(deregister_job("bounded") == PMIX_SUCCESS);
+  }
+
+  TEST_CASE("[issue 14.4, 14.5] a peer that does not read is disconnected at its send backlog; the others are not slowed") {
+    temp_dir dir;
+    scoped_env backlog{"PMIX_CXX_MAX_SEND_BACKLOG", std::to_string(1 << 20)};
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("slow", 2, 2) == PMIX_SUCCESS);
+    // Rank 0: authenticated by a real handshake, then never reads again.
+    const int lazy = connect_raw(server_uri());
+    REQUIRE(lazy >= 0);
+    int small = 4096;  // a small receive buffer: the backlog builds on the server
+    ::setsockopt(lazy, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+    pmix_proc_t p0;
+    PMIX_LOAD_PROCID(&p0, "slow", 0);
+    send_all(lazy, connect_frame(p0));
+    char reply[4];
+    REQUIRE(::recv(lazy, reply, sizeof reply, MSG_PEEK) == 4);  // the answer began: authenticated
+    // Rank 1: a real client, waiting for the events.
+    auto c = launch("slow", 1, {runfile("tests/e2e/event_client"), "init", "on:h:all", "wait_events:64", "finalize"},
+                    dir.path());
+    REQUIRE(wait_for_output(c, "on:h:all PMIX_SUCCESS"));
+    // The host sends events of 64 KiB to every process, 64 of them: 4 MiB
+    // for a peer that reads nothing, over its 1 MiB backlog.
+    const std::string payload(64 * 1024, 'e');
+    pmix_info_t info;
+    PMIX_INFO_LOAD(&info, "test.payload", payload.c_str(), PMIX_STRING);
+    for (int k = 0; k < 64; ++k)
+      CHECK(PMIx_Notify_event(-1000 - k, nullptr, PMIX_RANGE_SESSION, &info, 1, nullptr, nullptr) == PMIX_SUCCESS);
+    PMIX_INFO_DESTRUCT(&info);
+    // The lazy peer is cut off once its backlog is full...
+    ::shutdown(lazy, SHUT_WR);
+    REQUIRE(eventually([&] {
+      char buf[65536];
+      const auto n = ::recv(lazy, buf, sizeof buf, MSG_DONTWAIT);
+      return n == 0 || (n < 0 && errno == ECONNRESET);
+    }));
+    ::close(lazy);
+    // ...and the real client got every event.
+    CHECK_MESSAGE(c.exited_with(0), c.errors());
+    CHECK(contains(c.output(), "wait_events:64 PMIX_SUCCESS"));
+    CHECK(contains(c.output(), "event h -1063 "));
+    CHECK(deregister_job("slow") == PMIX_SUCCESS);
+  }
+
+  TEST_CASE("[issue 14.3] a server out of file descriptors refuses connections at once, without spinning, and serves "
+            "again once descriptors are free") {
+    temp_dir dir;
+    const std::string stop = dir.path() + "/stop";
+    const std::string out_file = dir.path() + "/host.out";
+    // The server in a process of its own, with few descriptors.
+    child host({"/usr/bin/prlimit", "--nofile=48:48", runfile("tests/e2e/server_host"),
+                std::string{PMIX_SERVER_TMPDIR} + "=" + dir.path()},
+               environment_with({"SERVER_HOST_STOP=" + stop, "SERVER_HOST_JOB=fdjob:1"}), dir.path());
+    REQUIRE(wait_for_output(host, "ready"));
+    std::vector<std::string> env;
+    std::string uri;
+    {
+      const auto out = host.output();
+      std::size_t at = 0;
+      while ((at = out.find("env ", at)) != std::string::npos) {
+        const auto end = out.find('\n', at);
+        env.push_back(out.substr(at + 4, end - at - 4));
+        if (env.back().rfind("PMIX_SERVER_URI41=", 0) == 0) uri = env.back().substr(18);
+        at = end;
+      }
+    }
+    REQUIRE(!uri.empty());
+    // Take every descriptor the server has with idle connections.
+    std::vector<int> hogs;
+    for (int k = 0; k < 60; ++k) {
+      const int fd = connect_raw(uri);
+      if (fd < 0) break;
+      hogs.push_back(fd);
+    }
+    REQUIRE(eventually([&] { return contains(host.errors(), "out of file descriptors"); }));
+    // Connections beyond that are taken and closed at once, not left queued.
+    for (int k = 0; k < 20; ++k) {
+      const int fd = connect_raw(uri);
+      REQUIRE(fd >= 0);
+      CHECK(closed_by_server(fd));
+      ::close(fd);
+    }
+    // One report per burst, not a line per attempt.
+    std::size_t reports = 0;
+    for (std::size_t at = 0; (at = host.errors().find("refusing connections", at)) != std::string::npos; ++at)
+      ++reports;
+    CHECK(reports < 10);
+    for (int fd : hogs) ::close(fd);
+    // Once the server has seen them go, a connection stays open again.
+    REQUIRE(eventually([&] {
+      const int probe = connect_raw(uri);
+      if (probe < 0) return false;
+      timeval tv{0, 200000};
+      ::setsockopt(probe, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+      char b;
+      const bool kept = ::recv(probe, &b, 1, 0) < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+      ::close(probe);
+      return kept;
+    }));
+    // Descriptors free again: a real client is served.
+    std::vector<std::string> argv{runfile("tests/e2e/script_client"), "init", "fence", "finalize"};
+    child c(argv, environment_with(env), dir.path());
+    CHECK_MESSAGE(c.exited_with(0), c.errors());
+    CHECK_MESSAGE(contains(c.output(), "fence PMIX_SUCCESS"), c.output(), host.errors());
+    std::fclose(std::fopen(stop.c_str(), "w"));
+    CHECK(host.exited_with(0));
   }
 }

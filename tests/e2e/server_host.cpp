@@ -1,7 +1,8 @@
 // A PMIx server in its own process, for tests that need two servers or a
 // server's standard streams. Each argument is a directive "key=value"
 // (true/false: bool; digits: int, or pmix_rank_t for PMIX_SERVER_RANK;
-// anything else: string). Prints "init <STATUS>", then waits until the file
+// anything else: string). Prints "init <STATUS>" (and with $SERVER_HOST_JOB
+// registers a job and prints its rank 0's environment), then waits until the file
 // named by $SERVER_HOST_STOP exists (or for ever if unset; SIGKILL ends it),
 // finalizes and prints "finalize <STATUS>".
 #include <pmix.h>
@@ -43,6 +44,34 @@ int main(int argc, char** argv) {
   std::printf("init %s\n", PMIx_Error_string(rc));
   std::fflush(stdout);
   if (rc != PMIX_SUCCESS) return 1;
+  // SERVER_HOST_JOB=<nspace>:<size>: registers that job, every rank here and
+  // registered for this user, and prints the environment of rank 0's
+  // process ("env NAME=value" lines, then "ready").
+  if (const char* job = std::getenv("SERVER_HOST_JOB")) {
+    const std::string spec = job;
+    const auto colon = spec.find(':');
+    const std::string nspace = spec.substr(0, colon);
+    const std::uint32_t size = static_cast<std::uint32_t>(std::stoul(spec.substr(colon + 1)));
+    pmix_info_t jinfo;
+    PMIX_INFO_LOAD(&jinfo, PMIX_JOB_SIZE, &size, PMIX_UINT32);
+    if (PMIx_server_register_nspace(nspace.c_str(), static_cast<int>(size), &jinfo, 1, nullptr, nullptr) !=
+        PMIX_SUCCESS)
+      return 2;
+    PMIX_INFO_DESTRUCT(&jinfo);
+    for (pmix_rank_t r = 0; r < size; ++r) {
+      pmix_proc_t p;
+      PMIX_LOAD_PROCID(&p, nspace.c_str(), r);
+      if (PMIx_server_register_client(&p, getuid(), getgid(), nullptr, nullptr, nullptr) != PMIX_SUCCESS) return 3;
+    }
+    pmix_proc_t p0;
+    PMIX_LOAD_PROCID(&p0, nspace.c_str(), 0);
+    char** env = nullptr;
+    PMIx_server_setup_fork(&p0, &env);
+    for (char** e = env; e != nullptr && *e != nullptr; ++e) std::printf("env %s\n", *e);
+    PMIX_ARGV_FREE(env);
+    std::printf("ready\n");
+    std::fflush(stdout);
+  }
   const char* stop = std::getenv("SERVER_HOST_STOP");
   while (stop == nullptr || ::access(stop, F_OK) != 0)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
