@@ -298,6 +298,14 @@ void on_rank_state(self_ptr self, const rank_state_msg& msg) {
     st.departed.erase(msg.proc);
     return;
   }
+  // A rank whose process finalized may run again (the cycling guarantee of
+  // spec 004, or a new process for the rank): collectives naming it wait
+  // for that process. Only a death is remembered: a process that ended
+  // without PMIx_Finalize can no longer contribute, so the collectives
+  // waiting for the rank, and those that name it later, fail instead of
+  // hanging, until a new process of the rank connects or the host
+  // registers the rank again.
+  if (msg.reason == PMIX_ERR_UNREACH) return;
   st.departed[msg.proc] = msg.reason;
   advance_waiting_for(self, msg.proc);
 }
@@ -458,17 +466,23 @@ server_state::nspace_entry* find_nspace(self_ptr self, const std::string& nspace
 }
 
 void on_register_client(self_ptr self, register_client_msg& msg) {
-  msg.done->deliver(register_rank(find_nspace(self, msg.proc.nspace), msg.proc.nspace, msg.proc.rank,
-                                  registration{msg.uid, msg.gid, msg.server_object},
-                                  self->state.early_registrations));
+  const auto rc = register_rank(find_nspace(self, msg.proc.nspace), msg.proc.nspace, msg.proc.rank,
+                                registration{msg.uid, msg.gid, msg.server_object}, self->state.early_registrations);
+  // Registered again (a new process for a rank that died or was
+  // deregistered): collectives wait for it again.
+  if (rc == PMIX_SUCCESS) self->state.departed.erase(msg.proc);
+  msg.done->deliver(rc);
 }
 
 void on_register_clients(self_ptr self, registration_batch& batch) {
   auto* entry = find_nspace(self, batch.nspace());
   for (std::size_t k = 0; k < batch.size(); ++k) {
     const auto& c = batch[k];
-    batch.answer_next(register_rank(entry, batch.nspace(), c.rank, registration{c.uid, c.gid, c.server_object},
-                                    self->state.early_registrations));
+    const auto rc = register_rank(entry, batch.nspace(), c.rank, registration{c.uid, c.gid, c.server_object},
+                                  self->state.early_registrations);
+    if (rc == PMIX_SUCCESS && !self->state.departed.empty())
+      self->state.departed.erase(proc_id{batch.nspace(), c.rank});
+    batch.answer_next(rc);
   }
 }
 

@@ -466,6 +466,47 @@ TEST_SUITE("lifecycle: cycling") {
     CHECK(s.actors == s.accounted_actors());
   }
 
+  TEST_CASE("[The cycling guarantee; No cross-cycle carryover] two ranks cycling fence in every cycle, and a cycle sees none of the last cycle's data") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("cycle2", 2, 2) == PMIX_SUCCESS);
+    // Rank 1 rests between its cycles, so rank 0's second fence arrives
+    // while rank 1 is finalized (issue 14.7: it failed with UNREACH).
+    auto r0 = launch("cycle2", 0,
+                     {script, "init", "put:round=1", "put:mine=kept", "commit", "fence:collect", "get:1:round",
+                      "get:1:only_first", "finalize",
+                      //
+                      "init", "put:round=2", "commit", "fence:collect", "get:1:round", "get:1:only_first",
+                      "get:0:mine", "finalize"},
+                     dir.path());
+    auto r1 = launch("cycle2", 1,
+                     {script, "init", "put:round=1", "put:only_first=yes", "commit", "fence:collect", "finalize",
+                      "sleep:300",
+                      //
+                      "init", "put:round=2", "commit", "fence:collect", "get:0:round", "get:1:only_first",
+                      "finalize"},
+                     dir.path());
+    CHECK_MESSAGE(r0.exited_with(0), r0.errors());
+    CHECK_MESSAGE(r1.exited_with(0), r1.errors());
+    const auto out0 = r0.output();
+    const auto out1 = r1.output();
+    // Both fences of both ranks succeed.
+    CHECK_MESSAGE(out0.find("fence:collect PMIX_SUCCESS") != out0.rfind("fence:collect PMIX_SUCCESS"), out0);
+    CHECK_MESSAGE(out1.find("fence:collect PMIX_SUCCESS") != out1.rfind("fence:collect PMIX_SUCCESS"), out1);
+    CHECK_FALSE(contains(out0 + out1, "fence:collect PMIX_ERR"));
+    // Cycle 1 sees cycle 1's data; cycle 2 sees cycle 2's and nothing that
+    // only cycle 1 committed, on either side.
+    const auto second = out0.find("get:1:round PMIX_SUCCESS 2");
+    REQUIRE_MESSAGE(second != std::string::npos, out0);
+    CHECK(out0.find("get:1:round PMIX_SUCCESS 1") < second);
+    CHECK(out0.find("get:1:only_first PMIX_SUCCESS yes") < second);
+    CHECK_MESSAGE(out0.find("get:1:only_first PMIX_ERR_NOT_FOUND", second) != std::string::npos, out0);
+    CHECK_MESSAGE(contains(out0, "get:0:mine PMIX_ERR_NOT_FOUND"), out0);
+    CHECK_MESSAGE(contains(out1, "get:0:round PMIX_SUCCESS 2"), out1);
+    CHECK_MESSAGE(contains(out1, "get:1:only_first PMIX_ERR_NOT_FOUND"), out1);
+  }
+
   TEST_CASE("[Tool-Side Teardown] 1,000 tool init/finalize cycles: flat RSS and descriptors, nothing left on the server") {
     temp_dir dir;
     server srv(dir.path(), {}, with_tools());
@@ -512,7 +553,67 @@ TEST_SUITE("lifecycle: races") {
     CHECK(s.actors == s.accounted_actors());
   }
 
-  TEST_CASE("[Invariants] a fence naming a rank that has finalized completes with an error instead of hanging") {
+  TEST_CASE("[The cycling guarantee] a fence naming a rank that has finalized waits for the rank's next process") {
+    // Issue 14.7: the earlier process of rank 1 finalized; a new process of
+    // rank 0 fences before rank 1's new process has even started. The fence
+    // waits for it (it used to fail with PMIX_ERR_UNREACH).
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("rerun", 2, 2) == PMIX_SUCCESS);
+    {
+      auto a0 = launch("rerun", 0, {script, "init", "put:round=first", "commit", "fence", "finalize"}, dir.path());
+      auto a1 = launch("rerun", 1, {script, "init", "put:round=first", "commit", "fence", "finalize"}, dir.path());
+      CHECK_MESSAGE(a0.exited_with(0), a0.errors());
+      CHECK_MESSAGE(a1.exited_with(0), a1.errors());
+      CHECK(contains(a0.output(), "fence PMIX_SUCCESS"));
+    }
+    REQUIRE(settled("rerun"));
+    auto r0 = launch("rerun", 0, {script, "init", "put:round=second", "commit", "fence:collect", "get:1:round",
+                                  "finalize"},
+                     dir.path());
+    REQUIRE(eventually([] { return take_snapshot().fences == 1; }));
+    auto r1 = launch("rerun", 1, {script, "init", "put:round=second", "commit", "fence:collect", "get:0:round",
+                                  "finalize"},
+                     dir.path());
+    CHECK_MESSAGE(r0.exited_with(0), r0.errors());
+    CHECK_MESSAGE(r1.exited_with(0), r1.errors());
+    CHECK_MESSAGE(contains(r0.output(), "fence:collect PMIX_SUCCESS"), r0.output());
+    CHECK_MESSAGE(contains(r1.output(), "fence:collect PMIX_SUCCESS"), r1.output());
+    // The data of this run, not the last one's.
+    CHECK_MESSAGE(contains(r0.output(), "get:1:round PMIX_SUCCESS second"), r0.output());
+    CHECK_MESSAGE(contains(r1.output(), "get:0:round PMIX_SUCCESS second"), r1.output());
+  }
+
+  TEST_CASE("[Invariants] a rank that died fails the fences naming it until the host registers it again") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("phoenix", 2, 2) == PMIX_SUCCESS);
+    auto dead = launch("phoenix", 1, {script, "init", "crash"}, dir.path());
+    CHECK(WIFSIGNALED(dead.wait()));
+    REQUIRE(eventually([] { return take_snapshot().departed == 1; }));
+    // A fence naming the dead rank cannot complete: it fails at once.
+    auto r0 = launch("phoenix", 0, {script, "init", "fence", "fence:ranks=0", "finalize"}, dir.path());
+    CHECK_MESSAGE(r0.exited_with(0), r0.errors());
+    CHECK_MESSAGE(contains(r0.output(), "fence PMIX_ERR_PROC_TERM_WO_SYNC"), r0.output());
+    CHECK(contains(r0.output(), "fence:ranks=0 PMIX_SUCCESS"));  // a fence of the live alone works
+    // The host starts a new process for rank 1 and registers it again: the
+    // next fence waits for it, whichever process arrives first.
+    pmix_proc_t p;
+    PMIX_LOAD_PROCID(&p, "phoenix", 1);
+    REQUIRE(PMIx_server_register_client(&p, getuid(), getgid(), nullptr, nullptr, nullptr) == PMIX_SUCCESS);
+    CHECK(take_snapshot().departed == 0);
+    auto again0 = launch("phoenix", 0, {script, "init", "fence", "finalize"}, dir.path());
+    REQUIRE(eventually([] { return take_snapshot().fences == 1; }));
+    auto again1 = launch("phoenix", 1, {script, "init", "fence", "finalize"}, dir.path());
+    CHECK_MESSAGE(again0.exited_with(0), again0.errors());
+    CHECK_MESSAGE(again1.exited_with(0), again1.errors());
+    CHECK(contains(again0.output(), "fence PMIX_SUCCESS"));
+    CHECK(contains(again1.output(), "fence PMIX_SUCCESS"));
+  }
+
+  TEST_CASE("[Registration outlives finalize; only deregistration is terminal] a fence naming a deregistered rank fails") {
     temp_dir dir;
     server srv(dir.path());
     REQUIRE(srv.status() == PMIX_SUCCESS);
@@ -520,12 +621,15 @@ TEST_SUITE("lifecycle: races") {
     auto r1 = launch("gone", 1, {script, "init", "finalize"}, dir.path());
     REQUIRE(r1.exited_with(0));
     REQUIRE(settled("gone"));
+    pmix_proc_t p;
+    PMIX_LOAD_PROCID(&p, "gone", 1);
+    PMIx_server_deregister_client(&p, nullptr, nullptr);
     auto r0 = launch("gone", 0, {script, "init", "fence", "fence:ranks=0,1", "fence:ranks=0", "finalize"},
                      dir.path());
     CHECK_MESSAGE(r0.exited_with(0), r0.errors());
     CHECK(contains(r0.output(), "fence PMIX_ERR_UNREACH"));
     CHECK(contains(r0.output(), "fence:ranks=0,1 PMIX_ERR_UNREACH"));
-    CHECK(contains(r0.output(), "fence:ranks=0 PMIX_SUCCESS"));  // a fence of the live alone works
+    CHECK(contains(r0.output(), "fence:ranks=0 PMIX_SUCCESS"));
   }
 
   TEST_CASE("[peerid stays valid for clients] a finalized rank's committed data is still served from its tombstone") {
