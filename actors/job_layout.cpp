@@ -63,9 +63,7 @@ std::uint8_t derived_bit(std::string_view key) {
   return 0;
 }
 
-encoded_registration::encoded_registration(info_list list) : job(std::move(list)) {
-  for (const auto& i : job) protocol::append_info(registered, wire::JobInfo::kInfoFieldNumber, i);
-}
+encoded_registration::encoded_registration(info_list list) : job(std::move(list)) {}
 
 info_list job_layout::rank_info(rank_t r) const {
   std::string bytes;

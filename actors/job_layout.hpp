@@ -40,9 +40,7 @@ std::uint8_t derived_bit(std::string_view key);
 void sort_unique(std::vector<rank_t>& ranks);
 
 // A registration as PMIx_server_register_nspace hands it to the server
-// actor: the registered info in wire form, kept for collect_job_info
-// (`registered`: wire::JobInfo `info` fields, in the host's order); the
-// job-level info as values, for the layout; and, when the facade could
+// actor: the job-level info as values, for the layout; and, when the facade could
 // write them straight from the host's C arrays, the PMIX_PROC_DATA entries
 // already encoded (`rank_bytes`, `ranks`). A PMIX_PROC_DATA entry left in
 // `job` is encoded by compute_layout instead (same bytes).
@@ -50,7 +48,6 @@ struct encoded_registration {
   encoded_registration() = default;
   // From values (tests, the singleton's namespace): everything in `job`.
   encoded_registration(info_list list);  // NOLINT: implicit on purpose
-  std::string registered;
   info_list job;
   std::string rank_bytes;
   std::vector<rank_slice> ranks;

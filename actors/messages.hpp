@@ -110,8 +110,8 @@ struct setup_fork_msg {
   reply_to<env_list> done;
 };
 
-// PMIx_server_collect_job_info: the registration info of each known
-// namespace among `nspaces` (in that order; unknown ones are skipped).
+// PMIx_server_collect_job_info: the job-level store of each known namespace
+// among `nspaces` as a registration (in that order; unknown ones skipped).
 using job_infos = std::vector<std::pair<std::string, info_list>>;
 struct collect_job_info_msg {
   std::vector<std::string> nspaces;

@@ -59,14 +59,10 @@ void fan_out(self_ptr self, const caf::message& msg, Combine combine, Done done)
 }  // namespace
 
 caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string nspace,
-                           int nlocalprocs, std::string registered, job_layout layout, bool tool,
+                           int nlocalprocs, job_layout layout, bool tool,
                            caf::actor server, context_ptr ctx, reply_to<no_result> ready) {
   auto& st = self->state;
   st.nspace = std::move(nspace);
-  // The registration as the host gave it, in wire form (for
-  // collect_job_info).
-  st.registered = std::move(registered);
-  st.registered.shrink_to_fit();
   st.tool = tool;
   st.nlocalprocs = nlocalprocs;
   st.layout = std::move(layout);
@@ -84,7 +80,7 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
   st.layout.job_size = job_size;
   // A large registration leaves megabytes of freed conversion buffers in the
   // allocator; hand them back so the server's footprint is what it keeps.
-  if (st.registered.size() + st.job->size() > (1u << 20)) ::malloc_trim(0);
+  if (st.job->size() > (1u << 20)) ::malloc_trim(0);
   if (ready) ready->deliver(PMIX_SUCCESS);
   self->set_default_handler(caf::drop);
 
@@ -173,12 +169,37 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
         msg.done->deliver(PMIX_SUCCESS);
       },
       [=](const job_info_msg&) {
-        wire::JobInfo kept;
+        // The job-level store, what a local client reads at connect (the
+        // host's job info with the keys the server added, spec 002), as a
+        // registration: the job-level keys, then one PMIX_PROC_DATA per
+        // rank (PMIX_RANK first, then its keys, registered and derived).
+        // Another server can register the namespace from it.
+        wire::JobInfo job;
         info_list out;
         std::string error;
-        if (!kept.ParseFromString(self->state.registered) ||
-            !protocol::from_wire(kept.info(), out, &error))
-          log::error("nspace", self->state.nspace, ": stored registration unreadable: ", error);
+        if (!job.ParseFromString(*self->state.job) || !protocol::from_wire(job.info(), out, &error)) {
+          log::error("nspace", self->state.nspace, ": job data unreadable: ", error);
+          return out;
+        }
+        out.reserve(out.size() + static_cast<std::size_t>(job.ranks_size()));
+        for (const auto& r : job.ranks()) {
+          info_list items;
+          if (!protocol::from_wire(r.info(), items, &error)) {
+            log::error("nspace", self->state.nspace, ": job data of rank ", r.rank(), " unreadable: ", error);
+            continue;
+          }
+          array_value a{PMIX_INFO, {}};
+          a.elements.reserve(items.size() + 1);
+          auto element = [](info i) {
+            value v;
+            v.type = PMIX_INFO;
+            v.data = std::make_shared<const info>(std::move(i));
+            return v;
+          };
+          a.elements.push_back(element(info{PMIX_RANK, value::unsigned_(PMIX_PROC_RANK, r.rank()), 0}));
+          for (auto& i : items) a.elements.push_back(element(std::move(i)));
+          out.push_back(info{PMIX_PROC_DATA, value::array(std::move(a)), 0});
+        }
         return out;
       },
       [=](deliver_event_msg& msg) {

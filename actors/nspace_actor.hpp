@@ -30,10 +30,9 @@ struct nspace_state {
   bool local_app_fini_fired = false;
   int local_app_fini_runs = 0;  // for introspection: how often the step ran
   job_layout layout;
-  // The info the host registered, as given, kept serialized (a wire::JobInfo
-  // with only `info`): it is read only by PMIx_server_collect_job_info.
-  std::string registered;
-  std::shared_ptr<const std::string> job;  // serialized wire::JobInfo
+  // The job-level store, serialized (wire::JobInfo): sent to every client
+  // at connect, and what PMIx_server_collect_job_info packs.
+  std::shared_ptr<const std::string> job;
   std::map<rank_t, caf::actor> ranks;
   epilog cleanup;  // the namespace epilog: runs at deregistration
   // The deregistration waiting for the namespace epilog to finish.
@@ -60,7 +59,7 @@ struct nspace_state {
 // `ready` (may be null) is answered once the namespace's data is built: the
 // host's PMIx_server_register_nspace completes then.
 caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string nspace,
-                           int nlocalprocs, std::string registered, job_layout layout, bool tool,
+                           int nlocalprocs, job_layout layout, bool tool,
                            caf::actor server, context_ptr ctx, reply_to<no_result> ready);
 
 }  // namespace pmix::actors

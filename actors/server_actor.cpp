@@ -341,7 +341,7 @@ void on_register_nspace(self_ptr self, register_nspace_msg& msg) {
   }
   // (A tool namespace of that name is replaced: the host now owns the name.)
   // The namespace actor answers the host once it has built the job's data.
-  auto actor = self->spawn<caf::linked>(nspace_actor, msg.nspace, msg.nlocalprocs, std::move(msg.reg.registered),
+  auto actor = self->spawn<caf::linked>(nspace_actor, msg.nspace, msg.nlocalprocs,
                                         std::move(layout), false,
                                         caf::actor_cast<caf::actor>(self), st.ctx, msg.done);
   st.nspaces[msg.nspace] = server_state::nspace_entry{actor, std::move(loc), false, 0, std::move(registrations)};
@@ -511,7 +511,7 @@ void route_tool(self_ptr self, connect_msg msg, caf::response_promise rp) {
   auto& st = self->state;
   auto it = st.nspaces.find(msg.proc.nspace);
   if (it == st.nspaces.end()) {
-    auto actor = self->spawn<caf::linked>(nspace_actor, msg.proc.nspace, 0, std::string{},
+    auto actor = self->spawn<caf::linked>(nspace_actor, msg.proc.nspace, 0,
                                           job_layout{}, true, caf::actor_cast<caf::actor>(self),
                                           st.ctx, reply_to<no_result>{});
     it = st.nspaces.emplace(msg.proc.nspace, server_state::nspace_entry{actor, {}, true, 0}).first;
@@ -645,8 +645,8 @@ void on_upcall_result(self_ptr self, upcall_result& r) {
   }
 }
 
-// PMIx_server_collect_job_info: each known namespace's registration info,
-// in the order asked; unknown namespaces are skipped.
+// PMIx_server_collect_job_info: each known namespace's job-level store (as
+// a registration), in the order asked; unknown namespaces are skipped.
 void on_collect_job_info(self_ptr self, collect_job_info_msg& msg) {
   auto& st = self->state;
   std::vector<std::pair<std::string, caf::actor>> known;

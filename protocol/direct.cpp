@@ -264,15 +264,6 @@ void append_delimited(std::string& out, int field_number, std::string_view bytes
   c.bytes_field(field_number, bytes);
 }
 
-void append_info_element(std::string& out, int field_number, std::string_view info_body) {
-  // Value { type: PMIX_INFO, info: <body> }
-  const auto value = opt_varint_size(1, PMIX_INFO) + delimited_size(12, info_body.size());
-  cursor c{out, delimited_size(field_number, value)};
-  c.delimited_header(field_number, value);
-  c.opt_varint(1, PMIX_INFO);
-  c.bytes_field(12, info_body);
-}
-
 void append_header(std::string& out, int field_number, std::size_t length) {
   cursor c{out, header_size(field_number, length)};
   c.delimited_header(field_number, length);

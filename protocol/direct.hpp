@@ -39,9 +39,6 @@ void append_proc(std::string& out, int field_number, const proc_id& p);
 std::size_t proc_size(int field_number, const proc_id& p);
 // A length-delimited field holding `bytes` as they are (tag, length, bytes).
 void append_delimited(std::string& out, int field_number, std::string_view bytes);
-// A wire::Value of type PMIX_INFO holding an encoded Info body, as field
-// `field_number` (a data array's element).
-void append_info_element(std::string& out, int field_number, std::string_view info_body);
 // The body of a wire::Value (what PMIx_Data_pack stores per value).
 void append_value_body(std::string& out, const value& v);
 void append_header(std::string& out, int field_number, std::size_t length);

@@ -3,6 +3,7 @@
 #include <pmix.h>
 #include <pmix_server.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <fstream>
@@ -19,14 +20,16 @@ namespace {
 const std::string script = runfile("tests/e2e/script_client");
 const std::string peer = runfile("tests/e2e/peer_server");
 
+// Every rank on this node.
 pmix_status_t register_with(const char* nspace, uint32_t size, const char* color) {
-  pmix_info_t info[3];
+  pmix_info_t info[4];
   PMIX_INFO_LOAD(&info[0], PMIX_JOB_SIZE, &size, PMIX_UINT32);
   PMIX_INFO_LOAD(&info[1], "app.color", color, PMIX_STRING);
-  pmix_rank_t r = 0;
   PMIX_INFO_LOAD(&info[2], PMIX_NODE_MAP, this_host().c_str(), PMIX_STRING);
-  (void)r;
-  const auto rc = PMIx_server_register_nspace(nspace, 1, info, 3, nullptr, nullptr);
+  std::string ranks;
+  for (uint32_t r = 0; r < size; ++r) ranks += (r ? "," : "") + std::to_string(r);
+  PMIX_INFO_LOAD(&info[3], PMIX_PROC_MAP, ranks.c_str(), PMIX_STRING);
+  const auto rc = PMIx_server_register_nspace(nspace, static_cast<int>(size), info, 4, nullptr, nullptr);
   for (auto& i : info) PMIX_INFO_DESTRUCT(&i);
   return rc;
 }
@@ -35,8 +38,13 @@ pmix_status_t register_with(const char* nspace, uint32_t size, const char* color
 struct entry {
   std::string nspace;
   std::vector<std::pair<std::string, std::string>> strings;  // string-valued info
+  std::vector<std::string> keys;                           // every key, in order
   std::size_t ninfo = 0;
   bool size_first = false;  // the byte object starts with a PMIX_SIZE count
+  // Per PMIX_PROC_DATA entry: its rank (the first item, PMIX_RANK) and the
+  // keys after it.
+  std::vector<std::pair<pmix_rank_t, std::vector<std::string>>> ranks;
+  bool has(const std::string& key) const { return std::find(keys.begin(), keys.end(), key) != keys.end(); }
 };
 
 pmix_status_t read_entries(pmix_data_buffer_t* buf, std::vector<entry>& out) {
@@ -62,7 +70,17 @@ pmix_status_t read_entries(pmix_data_buffer_t* buf, std::vector<entry>& out) {
     if (e.ninfo > 0 && (rc = PMIx_Data_unpack(nullptr, &inner, info.data(), &n, PMIX_INFO)) != PMIX_SUCCESS)
       return rc;
     for (auto& i : info) {
+      e.keys.emplace_back(i.key);
       if (i.value.type == PMIX_STRING) e.strings.emplace_back(i.key, i.value.data.string);
+      if (PMIX_CHECK_KEY(&i, PMIX_PROC_DATA) && i.value.type == PMIX_DATA_ARRAY &&
+          i.value.data.darray->type == PMIX_INFO && i.value.data.darray->size > 0) {
+        const auto* items = static_cast<const pmix_info_t*>(i.value.data.darray->array);
+        std::pair<pmix_rank_t, std::vector<std::string>> r{PMIX_RANK_INVALID, {}};
+        if (PMIX_CHECK_KEY(&items[0], PMIX_RANK) && items[0].value.type == PMIX_PROC_RANK)
+          r.first = items[0].value.data.rank;
+        for (size_t j = 1; j < i.value.data.darray->size; ++j) r.second.emplace_back(items[j].key);
+        e.ranks.push_back(std::move(r));
+      }
       PMIX_INFO_DESTRUCT(&i);
     }
     PMIx_Data_buffer_destruct(&inner);
@@ -138,7 +156,26 @@ TEST_SUITE("collect_job_info") {
     CHECK(entries[1].nspace == "A");
     for (const auto& e : entries) {
       CHECK(e.size_first);
-      CHECK(e.ninfo == 3);  // what was registered, as registered
+      CHECK(e.ninfo == e.keys.size());
+      // The job-level store a local client reads, not the raw registration:
+      // the host's keys and those the server added (spec 002).
+      for (const char* key : {PMIX_JOB_SIZE, "app.color", PMIX_NODE_MAP, PMIX_LOCAL_PEERS, PMIX_LOCAL_SIZE,
+                              PMIX_NODE_LIST, PMIX_NUM_NODES}) {
+        CAPTURE(key);
+        CHECK(e.has(key));
+      }
+    }
+    // Every rank's data, with the keys the server derived for it.
+    REQUIRE(entries[0].ranks.size() == 2);
+    REQUIRE(entries[1].ranks.size() == 4);
+    for (pmix_rank_t r = 0; r < 4; ++r) {
+      CAPTURE(r);
+      CHECK(entries[1].ranks[r].first == r);
+      const auto& keys = entries[1].ranks[r].second;
+      for (const char* key : {PMIX_HOSTNAME, PMIX_LOCAL_RANK, PMIX_NODE_RANK, PMIX_GLOBAL_RANK}) {
+        CAPTURE(key);
+        CHECK(std::find(keys.begin(), keys.end(), key) != keys.end());
+      }
     }
     auto color = [](const entry& e) {
       for (const auto& [k, v] : e.strings)
@@ -179,7 +216,7 @@ TEST_SUITE("collect_job_info") {
     peer_argv.insert(peer_argv.end(), steps.begin(), steps.end());
     child there(peer_argv, environment_with({}), dir.path());
     REQUIRE_MESSAGE(there.exited_with(0), there.errors());
-    CHECK(contains(there.output(), "registered bootstrapped with 3 info"));
+    CHECK(contains(there.output(), "registered bootstrapped with "));
     for (const auto& line : {"get:*:pmix.job.size PMIX_SUCCESS 4", "get:*:app.color PMIX_SUCCESS purple",
                              "init PMIX_SUCCESS bootstrapped 0", "finalize PMIX_SUCCESS"}) {
       CAPTURE(line);

@@ -39,6 +39,40 @@ std::size_t count_refused_probes(const std::string& out) {
   return refused;
 }
 
+// The diagnostic that goes with every refusal (19.2.260.7: "accompanied by
+// a diagnostic naming the call"): for each "probe <call> ..." line of the
+// output, a log line on stderr naming that call, saying why it was refused
+// and what to do instead.
+void check_diagnostics(const std::string& out, const std::string& err) {
+  std::size_t probes = 0;
+  for (std::size_t at = 0; (at = out.find("probe ", at)) != std::string::npos; ++at) {
+    if (out.compare(at, 16, "probe_in_handler") == 0 || out.compare(at, 17, "probe_in_callback") == 0)
+      continue;
+    ++probes;
+    const auto line = out.substr(at + 6, out.find('\n', at) - at - 6);
+    auto call = line.substr(0, line.find_first_of(" ("));  // "PMIx_Fence_nb(NULL cbfunc)" -> PMIx_Fence_nb
+    CAPTURE(call);
+    bool named = false;
+    for (std::size_t d = 0; (d = err.find("api: " + call + " ", d)) != std::string::npos; ++d) {
+      const auto text = err.substr(d, err.find('\n', d) - d);
+      if (contains(text, "called from a PMIx library thread") && contains(text, "PMIX_ERR_WOULD_BLOCK") &&
+          contains(text, "thread of your own"))
+        named = true;
+    }
+    CHECK_MESSAGE(named, err);
+  }
+  CHECK(probes == kBlockingForms);
+  // The two forms with no status (deregister_client, deregister_nspace)
+  // have theirs too: one line per refusal, no more.
+  for (const std::string call : {"PMIx_server_deregister_client", "PMIx_server_deregister_nspace"}) {
+    CAPTURE(call);
+    CHECK(contains(err, "api: " + call + " with a NULL cbfunc called from a PMIx library thread"));
+  }
+  std::size_t lines = 0;
+  for (std::size_t d = 0; (d = err.find("called from a PMIx library thread", d)) != std::string::npos; ++d) ++lines;
+  CHECK(lines == kBlockingForms + 2);
+}
+
 using results = std::vector<std::pair<std::string, pmix_status_t>>;
 
 void check_all_refused(const results& r) {
@@ -111,6 +145,7 @@ TEST_SUITE("would block") {
     CHECK_MESSAGE(c.exited_with(0), c.errors());
     const auto out = c.output();
     CHECK(count_refused_probes(out) == kBlockingForms);
+    check_diagnostics(out, c.errors());
     CHECK(contains(out, "probe_in_callback PMIX_SUCCESS"));
     // Outside the callback the same process's blocking calls work, and the
     // refused Finalize left it initialized.
