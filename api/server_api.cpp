@@ -529,6 +529,16 @@ void progress() {
   if (auto rt = current()) rt->progress(0);
 }
 
+pmix_status_t contact(char** uri, char** alt_uris) {
+  auto rt = current();
+  if (!rt || rt->stopped()) return PMIX_ERR_INIT;
+  std::string alts;
+  for (const auto& a : rt->alt_uris()) alts += (alts.empty() ? "" : ",") + a;
+  *uri = ::strdup(rt->uri().c_str());
+  *alt_uris = ::strdup(alts.c_str());
+  return PMIX_SUCCESS;
+}
+
 int running(pmix_proc_t* self) {
   auto rt = current();
   if (!rt || rt->stopped()) return 0;
@@ -587,6 +597,7 @@ const pmix_cxx_server_runtime_t table = {
     iof_deliver,
     setup_application,
     setup_local_support,
+    contact,
 };
 
 }  // namespace

@@ -42,6 +42,9 @@ class runtime {
   bool stopped() const { return stopped_; }
 
   const actors::server_context& context() const { return *ctx_; }
+  // The URI tools are told, and the alternatives (PMIX_MYSERVER_ALT_URIS).
+  const std::string& uri() const { return uri_; }
+  const std::vector<std::string>& alt_uris() const { return alt_uris_; }
   host::module& host() { return *host_; }
   const caf::actor& root() const { return root_; }
 

@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define PMIX_CXX_SERVER_RUNTIME_VERSION 6u
+#define PMIX_CXX_SERVER_RUNTIME_VERSION 7u
 
 /* Counters and states for tests (tests/, tools/): not part of the PMIx API. */
 typedef struct pmix_cxx_rank_view {
@@ -94,6 +94,9 @@ typedef struct pmix_cxx_server_runtime {
                                        void *cbdata);
     pmix_status_t (*setup_local_support)(const pmix_nspace_t nspace, pmix_info_t info[],
                                          size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata);
+    /* The running server's URI and its alternatives (comma-separated,
+     * possibly empty), as malloc'd strings the caller frees. */
+    pmix_status_t (*contact)(char **uri, char **alt_uris);
 } pmix_cxx_server_runtime_t;
 
 typedef const pmix_cxx_server_runtime_t *(*pmix_cxx_server_runtime_fn)(void);

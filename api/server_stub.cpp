@@ -102,7 +102,22 @@ PMIX_EXPORT pmix_status_t PMIx_server_init(pmix_server_module_t* module, pmix_in
   if (rc == PMIX_SUCCESS && rt->running(&self) != 0) {
     auto& l = pmix::api::lib();
     std::lock_guard<std::mutex> guard{l.mutex};
-    if (!l.server_self) l.server_self = pmix::client::session::server_self(pmix::convert::proc(self));
+    if (!l.server_self) {
+      l.server_self = pmix::client::session::server_self(pmix::convert::proc(self));
+      // The server's own contact data, for PMIx_Get on its own identity:
+      // PMIX_SERVER_URI / PMIX_MYSERVER_URI, and PMIX_MYSERVER_ALT_URIS
+      // when it listens at more than one address.
+      char* uri = nullptr;
+      char* alts = nullptr;
+      if (rt->contact(&uri, &alts) == PMIX_SUCCESS) {
+        for (const char* key : {PMIX_SERVER_URI, PMIX_MYSERVER_URI})
+          l.server_self->put(PMIX_INTERNAL, pmix::info{key, pmix::value::string(uri), 0});
+        if (alts[0] != '\0')
+          l.server_self->put(PMIX_INTERNAL, pmix::info{PMIX_MYSERVER_ALT_URIS, pmix::value::string(alts), 0});
+      }
+      std::free(uri);
+      std::free(alts);
+    }
   }
   return rc;
 }

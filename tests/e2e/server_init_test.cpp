@@ -365,6 +365,50 @@ TEST_SUITE("server init: rendezvous files") {
     }
   }
 
+  TEST_CASE("[20.2.247.6.1] every rendezvous file: 0600 without foreign tools, 0644 with them, subject to the umask") {
+    // The files of the table: the launcher's, the tool files by PID and by
+    // namespace, the session and system files (one server), then the
+    // scheduler's and the system controller's (each written alone).
+    for (bool foreign : {false, true}) {
+      for (mode_t mask : {mode_t{022}, mode_t{077}, mode_t{0}}) {
+        CAPTURE(foreign);
+        CAPTURE(mask);
+        const int want = (foreign ? 0644 : 0600) & ~static_cast<int>(mask);
+        for (const char* flag : {static_cast<const char*>(nullptr), PMIX_SERVER_SCHEDULER, PMIX_SERVER_SYS_CONTROLLER}) {
+          CAPTURE((flag ? flag : "tool support"));
+          temp_dir dir, sys;
+          const mode_t old = ::umask(mask);
+          directives d;
+          d.text(PMIX_SERVER_TMPDIR, dir.path()).text(PMIX_SYSTEM_TMPDIR, sys.path())
+              .text(PMIX_SERVER_NSPACE, "modes").flag(PMIX_SERVER_TOOL_SUPPORT);
+          if (foreign) d.flag(PMIX_SERVER_ALLOW_FOREIGN_TOOLS);
+          std::vector<std::string> files;
+          if (flag == nullptr) {
+            d.flag(PMIX_SERVER_SYSTEM_SUPPORT).flag(PMIX_SERVER_SESSION_SUPPORT)
+                .text(PMIX_LAUNCHER_RENDEZVOUS_FILE, dir.path() + "/launcher.rv");
+            files = {dir.path() + "/launcher.rv",
+                     dir.path() + "/pmix." + host + ".tool." + std::to_string(getpid()),
+                     dir.path() + "/pmix." + host + ".tool.modes", dir.path() + "/pmix." + host + ".tool",
+                     sys.path() + "/pmix.sys." + host};
+          } else {
+            d.flag(flag);
+            files = {sys.path() + (std::string{flag} == PMIX_SERVER_SCHEDULER ? "/pmix.sched." : "/pmix.sysctrlr.") +
+                     host};
+          }
+          REQUIRE(init(d) == PMIX_SUCCESS);
+          ::umask(old);
+          for (const auto& f : files) {
+            CAPTURE(f);
+            CHECK(mode_of(f) == want);
+            CHECK(contents_of(f).pid == getpid());
+          }
+          CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+          for (const auto& f : files) CHECK_FALSE(exists(f));
+        }
+      }
+    }
+  }
+
   TEST_CASE("[20.2.247.6.1] a file whose recorded PID is dead is replaced") {
     temp_dir dir;
     const pid_t dead = ::fork();
@@ -544,6 +588,40 @@ TEST_SUITE("server init: connection directives") {
     auto t = run_tool({"tool_init"}, dir.path(), {"TEST_SERVER_URI=" + c.alt_uris[0]});
     CHECK_MESSAGE(t.exited_with(0), t.errors());
     CHECK(contains(t.output(), "tool_init PMIX_ERR_NO_PERMISSIONS"));
+    CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+  }
+
+  TEST_CASE("[20.2.247.4.2 PMIX_MYSERVER_ALT_URIS] the server process reads its URI and alternatives with PMIx_Get, as its contact files list them") {
+    temp_dir dir;
+    directives d;
+    d.text(PMIX_SERVER_TMPDIR, dir.path()).integer(PMIX_TCP_IPV4_PORT, 0).integer(PMIX_TCP_IPV6_PORT, 0)
+        .flag(PMIX_SERVER_TOOL_SUPPORT).text(PMIX_SERVER_NSPACE, "alts");
+    REQUIRE(init(d) == PMIX_SUCCESS);
+    const auto c = contents_of(dir.path() + "/pmix." + host + ".tool." + std::to_string(getpid()));
+    REQUIRE(c.alt_uris.size() >= 1);
+    std::string listed;
+    for (const auto& a : c.alt_uris) listed += (listed.empty() ? "" : ",") + a;
+    pmix_proc_t self;
+    PMIX_LOAD_PROCID(&self, "alts", 0);
+    auto get = [&](const char* key) {
+      pmix_value_t* v = nullptr;
+      std::string out = "(none)";
+      if (PMIx_Get(&self, key, nullptr, 0, &v) == PMIX_SUCCESS && v != nullptr) {
+        out = v->type == PMIX_STRING && v->data.string ? v->data.string : "(not a string)";
+        PMIX_VALUE_RELEASE(v);
+      }
+      return out;
+    };
+    CHECK(get(PMIX_MYSERVER_URI) == c.uri);
+    CHECK(get(PMIX_SERVER_URI) == c.uri);
+    CHECK(get(PMIX_MYSERVER_ALT_URIS) == listed);
+    CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+    // A server listening only on its local socket has no alternatives.
+    directives plain;
+    plain.text(PMIX_SERVER_TMPDIR, dir.path()).text(PMIX_SERVER_NSPACE, "alts");
+    REQUIRE(init(plain) == PMIX_SUCCESS);
+    CHECK(contains(get(PMIX_MYSERVER_URI), "alts.0;uds://"));
+    CHECK(get(PMIX_MYSERVER_ALT_URIS) == "(none)");
     CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
   }
 
@@ -728,7 +806,7 @@ TEST_SUITE("server init: topology and behaviour") {
     CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
   }
 
-  TEST_CASE("[20.2.247.4] directives that need nothing from this server are accepted") {
+  TEST_CASE("[20.2.247.4] directives that need nothing from this server are accepted, also when required") {
     temp_dir dir;
     directives d;
     d.text(PMIX_SERVER_TMPDIR, dir.path()).flag(PMIX_SERVER_GATEWAY).flag(PMIX_HOMOGENEOUS_SYSTEM)
@@ -737,6 +815,16 @@ TEST_SUITE("server init: topology and behaviour") {
     int base = 0;
     PMIX_INFO_LOAD(&d.v.back(), PMIX_EXTERNAL_AUX_EVENT_BASE, &base, PMIX_POINTER);
     REQUIRE(init(d) == PMIX_SUCCESS);
+    CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+    // They are supported (docs/server-init.md says what each does), so
+    // PMIX_INFO_REQD changes nothing.
+    temp_dir sys;
+    directives required;
+    required.text(PMIX_SERVER_TMPDIR, dir.path()).text(PMIX_SYSTEM_TMPDIR, sys.path())
+        .required(PMIX_SERVER_GATEWAY).required(PMIX_HOMOGENEOUS_SYSTEM).required(PMIX_IOF_LOCAL_OUTPUT)
+        .required(PMIX_SERVER_SCHEDULER);
+    REQUIRE(init(required) == PMIX_SUCCESS);
+    CHECK(exists(sys.path() + "/pmix.sched." + host));
     CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
   }
 
