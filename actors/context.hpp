@@ -86,6 +86,10 @@ struct server_context {
   // Runs epilogs off the actors' threads (actors/cleaner.hpp); without one
   // (actor tests) they run where they are asked for.
   std::shared_ptr<actors::cleaner> cleanup_worker;
+  // Replies and events that reached a peer whose socket had closed (a
+  // tombstone, or a process that died), dropped before any send: spec
+  // 004's short-circuit of every send path. For introspection.
+  mutable std::atomic<std::uint64_t> dropped_sends{0};
 };
 
 // Runs `e` (once) off the actors' threads and tells `who` when it is done

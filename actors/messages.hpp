@@ -155,6 +155,7 @@ struct server_snapshot {
   std::size_t fences_in_flight = 0;
   std::size_t connections = 0;
   std::size_t departed = 0;        // ranks the server remembers as gone
+  std::uint64_t dropped_sends = 0;  // replies/events for closed peers, never sent
   std::size_t pending_upcalls = 0;  // host up-calls the server waits for
 };
 

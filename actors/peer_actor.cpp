@@ -43,9 +43,20 @@ namespace {
 
 using self_ptr = caf::stateful_actor<peer_state>*;
 
+// Spec 004: once the socket has closed (the peer is a tombstone, or its
+// process died; `conn` reset is the spec's sd = -1) every send path stops
+// here: a reply or event for it is dropped and counted, never queued on a
+// dead connection. Every send below asks first.
+bool can_send(self_ptr self) {
+  auto& st = self->state;
+  if (st.conn) return true;
+  st.ctx->dropped_sends.fetch_add(1, std::memory_order_relaxed);
+  return false;
+}
+
 void send_envelope(self_ptr self, const wire::Envelope& e) {
   auto& st = self->state;
-  if (!st.conn) return;
+  if (!can_send(self)) return;
   if (!st.conn->send(protocol::to_frame(e)))
     log::debug("peer", to_string(st.proc), ": write failed, connection broken");
 }
@@ -166,7 +177,7 @@ void on_fence(self_ptr self, std::uint64_t id, const wire::FenceRequest& req) {
       .then(
           [=](fence_result& r) {
             auto& st = self->state;
-            if (!st.conn) return;
+            if (!can_send(self)) return;
             const protocol::frame_prefix prefix{id, protocol::body::fence_reply, r.reply->size()};
             if (!st.conn->send(prefix.view(), *r.reply))
               log::debug("peer", to_string(st.proc), ": write failed, connection broken");
@@ -409,7 +420,7 @@ void on_connect_procs(self_ptr self, std::uint64_t id, const wire::ConnectProcsR
       .then(
           [=](fence_result& r) {
             auto& st = self->state;
-            if (!st.conn || !r.reply) return;
+            if (!r.reply || !can_send(self)) return;
             const protocol::frame_prefix prefix{id, protocol::body::connect_procs_reply, r.reply->size()};
             if (!st.conn->send(prefix.view(), *r.reply))
               log::debug("peer", to_string(st.proc), ": write failed, connection broken");
@@ -588,7 +599,7 @@ caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
       },
       [=](const deliver_event_msg& msg) {
         auto& st = self->state;
-        if (!st.conn || msg.skip == caf::actor_cast<caf::actor>(self)) return;
+        if (msg.skip == caf::actor_cast<caf::actor>(self) || !can_send(self)) return;
         if (st.state != peer_state::phase::active && st.state != peer_state::phase::finalizing) return;
         if (!st.conn->send(*msg.frame))
           log::debug("peer", to_string(st.proc), ": write failed, event not delivered");

@@ -494,6 +494,7 @@ pmix_status_t view(pmix_cxx_server_view_t* out) {
   out->connections = rt->connection_count();
   out->actors_running = rt->actors_running();
   out->departed = snap.departed;
+  out->dropped_sends = snap.dropped_sends;
   out->pending_upcalls = snap.pending_upcalls;
   out->nnspaces = snap.nspaces.size();
   out->nspaces = static_cast<pmix_cxx_nspace_view_t*>(

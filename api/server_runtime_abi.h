@@ -48,6 +48,7 @@ typedef struct pmix_cxx_server_view {
     size_t actors_running; /* actors alive in the server's actor system */
     size_t departed;       /* ranks the server remembers as gone */
     size_t pending_upcalls; /* host up-calls the server actor waits for */
+    size_t dropped_sends;   /* replies and events for closed peers, dropped unsent */
 } pmix_cxx_server_view_t;
 
 typedef struct pmix_cxx_server_runtime {

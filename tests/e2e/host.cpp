@@ -452,6 +452,7 @@ snapshot take_snapshot() {
   out.connections = v.connections;
   out.actors = v.actors_running;
   out.departed = v.departed;
+  out.dropped_sends = v.dropped_sends;
   out.pending_upcalls = v.pending_upcalls;
   for (std::size_t i = 0; i < v.nnspaces; ++i) {
     const auto& n = v.nspaces[i];

@@ -126,7 +126,7 @@ struct snapshot {
     const rank_view* rank(pmix_rank_t r) const;
   };
   std::vector<nspace_view> nspaces;
-  std::size_t fences = 0, connections = 0, actors = 0, departed = 0, pending_upcalls = 0;
+  std::size_t fences = 0, connections = 0, actors = 0, departed = 0, pending_upcalls = 0, dropped_sends = 0;
   const nspace_view* nspace(const std::string& name) const;
   // Actors the tree accounts for: the server, its namespaces and ranks, and
   // the peers the ranks hold. The rest of `actors` are orphans (or peers

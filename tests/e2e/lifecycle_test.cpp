@@ -2,6 +2,7 @@
 // peers, clones, cycling, counters and the invariants. Test names cite the
 // spec's sections.
 #include <doctest/doctest.h>
+#include <signal.h>
 #include <pmix_server.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -507,6 +508,72 @@ TEST_SUITE("lifecycle: cycling") {
     CHECK_MESSAGE(contains(out1, "get:1:only_first PMIX_ERR_NOT_FOUND"), out1);
   }
 
+  TEST_CASE("[Client-Side Teardown: the reference-count guard] a nested finalize leaves the library running and untouched; the last one tears down") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("nested", 1, 1) == PMIX_SUCCESS);
+    const std::string go = dir.path() + "/go";
+    auto c = launch("nested", 0,
+                    {script, "init", "init", "put:k=v", "commit", "finalize", "initialized", "wait_file:" + go,
+                     "fence", "get:0:k", "get:*:pmix.job.size", "finalize", "initialized",
+                     //
+                     "init", "get:0:k", "finalize"},
+                    dir.path());
+    REQUIRE(wait_for_output(c, "initialized PMIX_SUCCESS 1"));
+    // After the nested finalize: still connected, nothing finalized on
+    // the server.
+    {
+      const auto s = take_snapshot();
+      REQUIRE(s.nspace("nested") != nullptr);
+      CHECK(s.nspace("nested")->nfinalized == 0);
+      const auto* r = s.nspace("nested")->rank(0);
+      REQUIRE(r != nullptr);
+      CHECK(r->proc_cnt == 1);
+      CHECK(r->tombstones == 0);
+    }
+    std::fclose(std::fopen(go.c_str(), "w"));
+    CHECK_MESSAGE(c.exited_with(0), c.errors());
+    const auto out = c.output();
+    CHECK(contains(out, "fence PMIX_SUCCESS"));
+    CHECK(contains(out, "get:0:k PMIX_SUCCESS v"));  // the data put before the nested finalize
+    CHECK(contains(out, "get:*:pmix.job.size PMIX_SUCCESS 1"));
+    CHECK(contains(out, "initialized PMIX_SUCCESS 0"));  // the last finalize tore down
+    // The next init is a clean slate: the last cycle's data is gone.
+    CHECK(contains(out, "get:0:k PMIX_ERR_NOT_FOUND"));
+    // Both finalizes of the first cycle and the one of the second succeed.
+    std::size_t finalizes = 0;
+    for (std::size_t at = 0; (at = out.find("finalize PMIX_SUCCESS", at)) != std::string::npos; ++at) ++finalizes;
+    CHECK(finalizes == 3);
+  }
+
+  TEST_CASE("[Tool-Side Teardown: the reference-count guard] nested tool inits: a nested tool finalize leaves the tool connected") {
+    temp_dir dir;
+    server srv(dir.path(), {}, with_tools());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    auto t = launch_tool({"tool_init", "tool_init", "tool_finalize", "get:*:pmix.job.size", "tool_finalize",
+                          "get:*:pmix.job.size", "tool_init", "tool_finalize"},
+                         dir.path());
+    CHECK_MESSAGE(t.exited_with(0), t.errors());
+    const auto out = t.output();
+    // Between the nested and the last finalize the tool still works; after
+    // the last, it is not initialized; the next init comes back up.
+    const auto nested = out.find("tool_finalize PMIX_SUCCESS");
+    REQUIRE_MESSAGE(nested != std::string::npos, out);
+    auto line_at = [&](std::size_t at) { return out.substr(at, out.find('\n', at) - at); };
+    const auto first_get = out.find("get:*:pmix.job.size", nested);
+    REQUIRE(first_get != std::string::npos);
+    // (Whatever the answer for a pure tool, it is not "not initialized".)
+    CHECK(line_at(first_get) != "get:*:pmix.job.size PMIX_ERR_INIT");
+    const auto second_get = out.find("get:*:pmix.job.size", first_get + 1);
+    REQUIRE(second_get != std::string::npos);
+    CHECK_MESSAGE(line_at(second_get) == "get:*:pmix.job.size PMIX_ERR_INIT", out);
+    std::size_t inits = 0;
+    for (std::size_t at = 0; (at = out.find("tool_init PMIX_SUCCESS", at)) != std::string::npos; ++at) ++inits;
+    CHECK(inits == 3);
+    CHECK(no_orphans(0));
+  }
+
   TEST_CASE("[Tool-Side Teardown] 1,000 tool init/finalize cycles: flat RSS and descriptors, nothing left on the server") {
     temp_dir dir;
     server srv(dir.path(), {}, with_tools());
@@ -735,5 +802,71 @@ TEST_SUITE("lifecycle: deregistration and clean slates") {
     CHECK(contains(out, "get:0:k PMIX_ERR_NOT_FOUND"));
     CHECK_MESSAGE(!contains(out, "finalize PMIX_ERR"), out);
     CHECK(record().connected == 1);
+  }
+}
+
+TEST_SUITE("lifecycle: the tombstone short-circuit") {
+  // Spec 004: once a peer's socket has closed, the finalized flag (here: the
+  // connection reset) short-circuits every send path. Each case leaves a
+  // reply on its way to a process that is gone, then completes it: the
+  // server drops it unsent (counted), and the others are served.
+  auto killed = [](child& c) {
+    ::kill(c.pid(), SIGKILL);
+    return WIFSIGNALED(c.wait());
+  };
+  auto dropped = [] { return take_snapshot().dropped_sends; };
+
+  TEST_CASE("[Tombstone mechanics] a fence reply for a participant that died after contributing is dropped") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("sc_fence", 2, 2) == PMIX_SUCCESS);
+    const auto before = dropped();
+    auto r1 = launch("sc_fence", 1, {script, "init", "fence"}, dir.path());
+    REQUIRE(eventually([] { return take_snapshot().fences == 1; }));  // rank 1 has contributed
+    REQUIRE(killed(r1));
+    REQUIRE(eventually([] { return take_snapshot().nspace("sc_fence")->rank(1)->proc_cnt == 0; }));
+    auto r0 = launch("sc_fence", 0, {script, "init", "fence", "finalize"}, dir.path());
+    CHECK_MESSAGE(r0.exited_with(0), r0.errors());
+    CHECK(contains(r0.output(), "fence PMIX_SUCCESS"));
+    CHECK(eventually([&] { return dropped() == before + 1; }));
+  }
+
+  TEST_CASE("[Tombstone mechanics] a get answered after the asking process died is dropped") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("sc_get", 2, 2) == PMIX_SUCCESS);
+    const auto before = dropped();
+    // Rank 1 asks for rank 0's data before rank 0 has started: the request
+    // waits at rank 0's actor (created by the request).
+    auto r1 = launch("sc_get", 1, {script, "init", "get:0:late"}, dir.path());
+    REQUIRE(eventually([] {
+      const auto s = take_snapshot();
+      const auto* r = s.nspace("sc_get")->rank(0);
+      return r != nullptr && r->actor;
+    }));
+    REQUIRE(killed(r1));
+    REQUIRE(eventually([] { return take_snapshot().nspace("sc_get")->rank(1)->proc_cnt == 0; }));
+    auto r0 = launch("sc_get", 0, {script, "init", "put:late=x", "commit", "get:0:late", "finalize"}, dir.path());
+    CHECK_MESSAGE(r0.exited_with(0), r0.errors());
+    CHECK(contains(r0.output(), "get:0:late PMIX_SUCCESS x"));
+    CHECK(eventually([&] { return dropped() == before + 1; }));
+  }
+
+  TEST_CASE("[Tombstone mechanics] a connect reply for a participant that died after calling is dropped") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("sc_conn", 2, 2) == PMIX_SUCCESS);
+    const auto before = dropped();
+    auto r1 = launch("sc_conn", 1, {script, "init", "connect:self"}, dir.path());
+    REQUIRE(eventually([] { return take_snapshot().fences == 1; }));
+    REQUIRE(killed(r1));
+    REQUIRE(eventually([] { return take_snapshot().nspace("sc_conn")->rank(1)->proc_cnt == 0; }));
+    auto r0 = launch("sc_conn", 0, {script, "init", "connect:self", "finalize"}, dir.path());
+    CHECK_MESSAGE(r0.exited_with(0), r0.errors());
+    CHECK(contains(r0.output(), "connect:self PMIX_SUCCESS"));
+    CHECK(eventually([&] { return dropped() == before + 1; }));
   }
 }
