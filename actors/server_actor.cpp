@@ -253,7 +253,7 @@ caf::result<get_result> on_get(self_ptr self, get_msg& msg) {
   auto it = st.nspaces.find(msg.target.nspace);
   // A client asks for a reserved key only of a namespace it has no job data
   // for (a job it spawned or connected to): the namespace's job data answers.
-  const bool reserved = msg.key.compare(0, 4, "pmix") == 0;
+  const bool reserved = reserved_key(msg.key);
   if (reserved && it != st.nspaces.end() && !it->second.tool) {
     auto rp = self->make_response_promise();
     self->request(it->second.actor, caf::infinite, job_blob_msg{})

@@ -4,6 +4,7 @@
 #include <pmix.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -360,6 +361,45 @@ pmix_status_t read_queries(pmix_query_t queries[], size_t nqueries, std::vector<
   return PMIX_SUCCESS;
 }
 
+// The Standard ABI versions this library implements, answered by the
+// library itself (before init too, for the blocking form), as OpenPMIx
+// 4.2.2 does; its values are "0.0" for both.
+constexpr const char* kStableAbiVersion = "0.0";
+constexpr const char* kProvisionalAbiVersion = "0.0";
+
+bool local_answer(const std::string& key, info_list& out) {
+  if (key == PMIX_QUERY_STABLE_ABI_VERSION) {
+    out.push_back(info{key, value::string(kStableAbiVersion), 0});
+  } else if (key == PMIX_QUERY_PROVISIONAL_ABI_VERSION) {
+    out.push_back(info{key, value::string(kProvisionalAbiVersion), 0});
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// Answers what the library knows itself into `local` and leaves in `q`
+// only the keys the server must answer (queries left without keys go).
+void split_local(std::vector<query>& q, info_list& local) {
+  for (auto& one : q)
+    one.keys.erase(std::remove_if(one.keys.begin(), one.keys.end(),
+                                  [&](const std::string& k) { return local_answer(k, local); }),
+                   one.keys.end());
+  q.erase(std::remove_if(q.begin(), q.end(), [](const query& one) { return one.keys.empty(); }), q.end());
+}
+
+// The server's answer joined to the local one: the local results first; a
+// server that knows none of its keys leaves a partial success.
+std::function<void(pmix_status_t, info_list)> with_local(info_list local,
+                                                          std::function<void(pmix_status_t, info_list)> done) {
+  return [local = std::move(local), done = std::move(done)](pmix_status_t st, info_list r) mutable {
+    if (local.empty()) return done(st, std::move(r));
+    local.insert(local.end(), std::make_move_iterator(r.begin()), std::make_move_iterator(r.end()));
+    if (st != PMIX_SUCCESS && st != PMIX_ERR_PARTIAL_SUCCESS) st = PMIX_ERR_PARTIAL_SUCCESS;
+    done(st, std::move(local));
+  };
+}
+
 }  // namespace
 }  // namespace pmix::api
 
@@ -376,29 +416,46 @@ PMIX_EXPORT pmix_status_t PMIx_Query_info_nb(pmix_query_t queries[], size_t nque
   std::vector<query> q;
   auto rc = read_queries(queries, nqueries, q);
   if (rc != PMIX_SUCCESS) return rc;
-  return s->query(q, [cbfunc, cbdata](pmix_status_t st, info_list results) {
+  info_list local;
+  split_local(q, local);
+  auto deliver = [cbfunc, cbdata](pmix_status_t st, info_list results) {
     auto* r = new info_release{info_out(results), results.size()};
     cbfunc(st, r->info, r->ninfo, cbdata, release_info, r);
-  });
+  };
+  if (q.empty()) {
+    // Answered here, through the callback on the library's thread (inline
+    // only in a process without one, such as a singleton).
+    s->post([deliver, local = std::move(local)]() mutable { deliver(PMIX_SUCCESS, std::move(local)); });
+    return PMIX_SUCCESS;
+  }
+  return s->query(q, with_local(std::move(local), deliver));
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Query_info(pmix_query_t queries[], size_t nqueries,
                                           pmix_info_t** results, size_t* nresults) {
   if (on_library_thread()) return refuse_blocking("PMIx_Query_info");
-  auto s = current_session();
-  if (!s) return PMIX_ERR_INIT;
   if (results == nullptr || nresults == nullptr) return PMIX_ERR_BAD_PARAM;
   *results = nullptr;
   *nresults = 0;
   std::vector<query> q;
   auto rc = read_queries(queries, nqueries, q);
   if (rc != PMIX_SUCCESS) return rc;
+  info_list local;
+  split_local(q, local);
+  if (q.empty()) {
+    // Only keys the library answers itself: allowed before init too.
+    *results = info_out(local);
+    *nresults = local.size();
+    return PMIX_SUCCESS;
+  }
+  auto s = current_session();
+  if (!s) return PMIX_ERR_INIT;
   auto out = std::make_shared<info_list>();
   rc = wait_for(s, [&](client::done_fn done) {
-    return s->query(q, [out, done](pmix_status_t st, info_list r) {
+    return s->query(q, with_local(std::move(local), [out, done](pmix_status_t st, info_list r) {
       *out = std::move(r);
       done(st);
-    });
+    }));
   });
   if (!out->empty()) {
     *results = info_out(*out);

@@ -113,10 +113,11 @@ PMIX_EXPORT pmix_status_t PMIx_Deregister_event_handler(size_t evhdlr_ref, pmix_
     return refuse_blocking("PMIx_Deregister_event_handler with a NULL cbfunc");
   process p;
   if (!current_process(p)) return PMIX_ERR_INIT;
-  if (!events::handlers().remove(evhdlr_ref)) {
-    log::warning("api", "PMIx_Deregister_event_handler: no handler ", evhdlr_ref);
-    return PMIX_ERR_NOT_FOUND;
-  }
+  // An unknown reference is not an error the caller can act on: like
+  // OpenPMIx, the callback still runs with success (a program waiting for
+  // it would otherwise hang) and the blocking form succeeds.
+  if (!events::handlers().remove(evhdlr_ref))
+    log::debug("api", "PMIx_Deregister_event_handler: no handler ", evhdlr_ref, " (already gone)");
   if (cbfunc != nullptr) p.post([cbfunc, cbdata] { cbfunc(PMIX_SUCCESS, cbdata); });
   return PMIX_SUCCESS;
 }

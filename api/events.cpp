@@ -109,6 +109,7 @@ void registry::clear() {
   first_.reset();
   last_.reset();
   single_ = multi_ = defaults_ = category{};
+  next_id_ = 0;  // the next cycle numbers its handlers from 0 again
 }
 
 bool registry::empty() const {

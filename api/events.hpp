@@ -64,7 +64,7 @@ class registry {
   mutable std::mutex mutex_;
   std::optional<handler> first_, last_;
   category single_, multi_, defaults_;
-  std::size_t next_id_ = 1;
+  std::size_t next_id_ = 0;  // references start at 0, as OpenPMIx's do
 };
 
 // The process's registry.

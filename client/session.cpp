@@ -16,7 +16,7 @@
 namespace pmix::client {
 namespace {
 
-bool is_reserved(const std::string& key) { return key.compare(0, 4, "pmix") == 0; }
+bool is_reserved(const std::string& key) { return reserved_key(key); }
 
 protocol::job_info singleton_job(const proc_id& self) {
   protocol::job_info job;

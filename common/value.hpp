@@ -129,6 +129,11 @@ struct info {
 
 using info_list = std::vector<info>;
 
+// A key the Standard reserves: they all start "pmix.". A user key that
+// merely begins with "pmix" (one made from a namespace such as
+// "pmixrun.123-...") is the application's own.
+inline bool reserved_key(std::string_view key) { return key.substr(0, 5) == "pmix."; }
+
 // The first entry with `key`, or nullptr.
 const info* find(const info_list& list, std::string_view key);
 

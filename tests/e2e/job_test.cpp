@@ -202,6 +202,43 @@ TEST_SUITE("end to end") {
     CHECK(contains(ranks[0].output(), "abort:3 PMIX_ERR_NOT_SUPPORTED"));
   }
 
+  TEST_CASE("a key that merely begins with \"pmix\" is the application's, fetched like any other (issue 15)") {
+    // OpenPMIx examples build keys from the namespace; pmixrun's namespaces
+    // begin with "pmix". Only "pmix." keys are the Standard's.
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("pmixrun.77-0", 2, 2) == PMIX_SUCCESS);
+    auto r1 = launch("pmixrun.77-0", 1, {script, "init", "put:pmixrun.77-0-1-key=mine", "commit", "fence", "finalize"},
+                     dir.path());
+    auto r0 = launch("pmixrun.77-0", 0, {script, "init", "fence", "get:1:pmixrun.77-0-1-key", "finalize"}, dir.path());
+    CHECK_MESSAGE(r0.exited_with(0), r0.errors());
+    CHECK_MESSAGE(r1.exited_with(0), r1.errors());
+    CHECK_MESSAGE(contains(r0.output(), "get:1:pmixrun.77-0-1-key PMIX_SUCCESS mine"), r0.output());
+  }
+
+  TEST_CASE("the Standard ABI versions are answered by the client library itself, before init too (issue 15)") {
+    temp_dir dir;
+    server srv(dir.path());  // a host without a query up-call
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("abiq", 1, 1) == PMIX_SUCCESS);
+    const std::string both = std::string{PMIX_QUERY_STABLE_ABI_VERSION} + "," + PMIX_QUERY_PROVISIONAL_ABI_VERSION;
+    auto c = launch("abiq", 0,
+                    {script, "query:" + both, "init", "query:" + both, "query_nb:" + both,
+                     "query:" + both + "," + PMIX_QUERY_NAMESPACES, "finalize"},
+                    dir.path());
+    CHECK_MESSAGE(c.exited_with(0), c.errors());
+    const auto out = c.output();
+    const std::string answer = std::string{" PMIX_SUCCESS 2 "} + PMIX_QUERY_STABLE_ABI_VERSION + "=0.0 " +
+                               PMIX_QUERY_PROVISIONAL_ABI_VERSION + "=0.0\n";
+    CHECK_MESSAGE(contains(out, "query:" + both + answer + "init PMIX_SUCCESS"), out);  // before init
+    CHECK_MESSAGE(contains(out, "init PMIX_SUCCESS abiq 0\nquery:" + both + answer), out);
+    CHECK_MESSAGE(contains(out, "query_nb:" + both + answer), out);
+    // With a key only the host can answer (and this host cannot): the
+    // library's answers come back as a partial success.
+    CHECK_MESSAGE(contains(out, "," + std::string{PMIX_QUERY_NAMESPACES} + " PMIX_ERR_PARTIAL_SUCCESS 2 "), out);
+  }
+
   TEST_CASE("a client that dies without finalizing makes the fence fail instead of hang") {
     temp_dir dir;
     server srv(dir.path());

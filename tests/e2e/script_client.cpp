@@ -41,6 +41,9 @@
 //   setenv:<name>=<value> | unsetenv:<name>
 //   probe_in_callback             calls every blocking API form inside a
 //                                 Fence_nb callback; prints "probe <call> <STATUS>"
+//   query:<key>,... | query_nb:<key>,...  PMIx_Query_info(_nb) of one query with
+//                                 those keys; prints the count and key=value
+//                                 for each string result
 //   job_control:<key>=<text>      PMIx_Job_control with one string directive;
 //                                 prints the number of results
 //   publish:<key>=<text>[:ns]     PMIx_Publish (with PMIX_RANGE_NAMESPACE)
@@ -402,6 +405,64 @@ int run(const std::vector<std::string>& steps) {
       PMIX_INFO_FREE(results, nresults);
       PMIX_INFO_DESTRUCT(&info[0]);
       PMIX_INFO_DESTRUCT(&info[1]);
+    } else if (cmd == "query" || cmd == "query_nb") {
+      // query[_nb]:<key>,<key>,...: one pmix_query_t with those keys;
+      // prints the count and each string result as key=value.
+      pmix_query_t q;
+      PMIX_QUERY_CONSTRUCT(&q);
+      std::string keys = step.substr(cmd.size() + 1);
+      for (std::size_t at = 0; at <= keys.size();) {
+        const auto comma = std::min(keys.find(',', at), keys.size());
+        pmix_status_t appended;
+        PMIX_ARGV_APPEND(appended, q.keys, keys.substr(at, comma - at).c_str());
+        (void)appended;
+        at = comma + 1;
+      }
+      struct answer {
+        std::mutex m;
+        std::condition_variable cv;
+        bool done = false;
+        pmix_status_t rc = PMIX_SUCCESS;
+        std::string text;
+      } a;
+      auto describe = [](pmix_info_t* info, size_t n) {
+        std::string text = std::to_string(n);
+        for (size_t k = 0; k < n; ++k)
+          if (info[k].value.type == PMIX_STRING)
+            text += std::string{" "} + info[k].key + "=" + info[k].value.data.string;
+        return text;
+      };
+      pmix_status_t rc;
+      if (cmd == "query") {
+        pmix_info_t* results = nullptr;
+        size_t nresults = 0;
+        rc = PMIx_Query_info(&q, 1, &results, &nresults);
+        a.text = describe(results, nresults);
+        PMIX_INFO_FREE(results, nresults);
+      } else {
+        static answer* current = nullptr;
+        static std::string (*describe_fn)(pmix_info_t*, size_t) = nullptr;
+        current = &a;
+        describe_fn = +describe;
+        rc = PMIx_Query_info_nb(&q, 1,
+                                [](pmix_status_t st, pmix_info_t* info, size_t n, void*, pmix_release_cbfunc_t release,
+                                   void* release_data) {
+                                  std::lock_guard<std::mutex> g{current->m};
+                                  current->rc = st;
+                                  current->text = describe_fn(info, n);
+                                  current->done = true;
+                                  current->cv.notify_all();
+                                  if (release != nullptr) release(release_data);
+                                },
+                                nullptr);
+        if (rc == PMIX_SUCCESS) {
+          std::unique_lock<std::mutex> g{a.m};
+          a.cv.wait(g, [&] { return a.done; });
+          rc = a.rc;
+        }
+      }
+      say(step, rc, a.text);
+      PMIX_QUERY_DESTRUCT(&q);
     } else if (cmd == "job_control") {
       const auto kv = step.substr(12);
       const auto eq = kv.find('=');
