@@ -90,6 +90,9 @@ struct server_context {
   // tombstone, or a process that died), dropped before any send: spec
   // 004's short-circuit of every send path. For introspection.
   mutable std::atomic<std::uint64_t> dropped_sends{0};
+  // The key of the credentials the server issues itself when the host does
+  // not (actors/credential.hpp): random, for this server's lifetime.
+  std::string credential_key;
 };
 
 // Runs `e` (once) off the actors' threads and tells `who` when it is done

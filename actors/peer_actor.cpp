@@ -1,4 +1,5 @@
 #include "actors/peer_actor.hpp"
+#include "actors/peer_detail.hpp"
 
 #include <caf/send.hpp>
 
@@ -39,9 +40,7 @@ const std::shared_ptr<const std::string>& peer_state::rank_blob() {
   return committed_blob;
 }
 
-namespace {
-
-using self_ptr = caf::stateful_actor<peer_state>*;
+namespace peer {
 
 // Spec 004: once the socket has closed (the peer is a tombstone, or its
 // process died; `conn` reset is the spec's sd = -1) every send path stops
@@ -78,6 +77,28 @@ void protocol_error(self_ptr self, const std::string& what) {
              ": ", what, ": closing that connection");
   if (st.conn) st.conn->shutdown();
 }
+
+void send_info_reply(self_ptr self, std::uint64_t id, pmix_status_t status, const info_list& info,
+                     const std::string& data) {
+  wire::Envelope e;
+  e.set_id(id);
+  auto* r = e.mutable_info_reply();
+  r->set_status(status);
+  protocol::to_wire(info, r->mutable_info());
+  if (!data.empty()) r->set_data(data);
+  send_envelope(self, e);
+}
+
+}  // namespace peer
+
+namespace {
+
+using peer::self_ptr;
+using peer::can_send;
+using peer::protocol_error;
+using peer::send_envelope;
+using peer::send_info_reply;
+using peer::send_status;
 
 void answer_waiting_gets(self_ptr self, pmix_status_t status) {
   auto& st = self->state;
@@ -228,15 +249,6 @@ void on_abort(self_ptr self, std::uint64_t id, const wire::AbortRequest& req) {
                           reply_to_actor(self->address(), st.ctx, upcall));
   if (!supported) return send_status(self, id, PMIX_ERR_NOT_SUPPORTED);
   st.upcalls.emplace(upcall, id);
-}
-
-void send_info_reply(self_ptr self, std::uint64_t id, pmix_status_t status, const info_list& info) {
-  wire::Envelope e;
-  e.set_id(id);
-  auto* r = e.mutable_info_reply();
-  r->set_status(status);
-  protocol::to_wire(info, r->mutable_info());
-  send_envelope(self, e);
 }
 
 // PMIx_Job_control: cleanup directives are served here (the peer's epilog,
@@ -512,6 +524,8 @@ void on_frame(self_ptr self, const std::string& payload) {
       return on_connect_procs(self, id, e.connect_procs());
     case wire::Envelope::kLog:
       return on_log(self, id, e.log());
+    case wire::Envelope::kHost:
+      return peer::on_host_request(self, id, e.host());
     case wire::Envelope::kConnect:
       return protocol_error(self, "second connect request");
     case wire::Envelope::BODY_NOT_SET:
@@ -551,6 +565,7 @@ void on_closed(self_ptr self) {
     return;
   }
   st.state = peer_state::phase::tombstone;
+  st.heartbeat.reset();  // nothing to watch any more
   // The process is gone (finalized or dead): its epilog runs now (spec 004).
   start_cleanup(self);
   answer_waiting_gets(self, st.has_committed ? PMIX_SUCCESS
@@ -571,7 +586,7 @@ caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
   self->set_default_handler(caf::drop);
   // Linked to the server actor: its exit at finalize ends every connection.
   self->link_to(self->state.server);
-  return {
+  return caf::message_handler{
       [=](transport::frame_atom, const std::string& payload) { on_frame(self, payload); },
       [=](transport::closed_atom) { on_closed(self); },
       [=](transport::writable_atom) {
@@ -637,7 +652,7 @@ caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
         st.released.clear();
         self->quit();
       },
-  };
+  }.or_else(peer::host_request_handlers(self));
 }
 
 }  // namespace pmix::actors

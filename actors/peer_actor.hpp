@@ -15,6 +15,7 @@
 #include <caf/stateful_actor.hpp>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,22 @@ struct peer_state {
   cleanup_phase cleanup_state = cleanup_phase::idle;
   std::vector<caf::response_promise> released;  // release requests waiting for the epilog
   uid_t owner = 0;  // the client's uid (SO_PEERCRED)
+
+  // PMIx_Process_monitor of this process's heartbeat, served by the server
+  // itself (actors/peer_requests.cpp): a check every `seconds`; after
+  // `drops` checks without a beat, `error` is raised once as an event.
+  struct heartbeat_monitor {
+    std::string id;  // PMIX_MONITOR_ID
+    std::uint32_t seconds = 0;
+    std::uint32_t drops = 1;
+    std::uint32_t missed = 0;
+    bool beat = false;
+    bool alerted = false;
+    pmix_status_t error = PMIX_MONITOR_HEARTBEAT_ALERT;
+    std::uint64_t generation = 0;  // a stale timer finds another generation
+  };
+  std::optional<heartbeat_monitor> heartbeat;
+  std::uint64_t heartbeat_generation = 0;
 
   // Host up-calls in flight: up-call id -> envelope id to answer.
   std::map<std::uint64_t, std::uint64_t> upcalls;

@@ -323,13 +323,7 @@ namespace pmix::api {
 namespace {
 
 // A C info array for a callback or an output, built from C++ values.
-pmix_info_t* info_out(const info_list& list) {
-  if (list.empty()) return nullptr;
-  pmix_info_t* out = nullptr;
-  PMIX_INFO_CREATE(out, list.size());
-  for (std::size_t k = 0; k < list.size(); ++k) convert::to_c(list[k], out[k]);
-  return out;
-}
+pmix_info_t* info_out(const info_list& list) { return convert::new_infos(list); }
 
 struct info_release {
   pmix_info_t* info;

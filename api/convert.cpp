@@ -620,4 +620,30 @@ string_array::~string_array() {
   std::free(data_);
 }
 
+pmix_info_t* new_infos(const info_list& list) {
+  if (list.empty()) return nullptr;
+  pmix_info_t* out = nullptr;
+  PMIX_INFO_CREATE(out, list.size());
+  for (std::size_t k = 0; k < list.size(); ++k) to_c(list[k], out[k]);
+  return out;
+}
+
+namespace {
+struct released_infos {
+  pmix_info_t* info;
+  std::size_t ninfo;
+};
+void release_infos(void* cbdata) {
+  auto* r = static_cast<released_infos*>(cbdata);
+  PMIX_INFO_FREE(r->info, r->ninfo);
+  delete r;
+}
+}  // namespace
+
+void deliver_infos(pmix_info_cbfunc_t cbfunc, void* cbdata, pmix_status_t status, const info_list& list) {
+  if (cbfunc == nullptr) return;
+  auto* r = new released_infos{new_infos(list), list.size()};
+  cbfunc(status, r->info, r->ninfo, cbdata, release_infos, r);
+}
+
 }  // namespace pmix::convert

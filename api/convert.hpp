@@ -124,4 +124,12 @@ class string_array {
   char** data_ = nullptr;
 };
 
+// A PMIX_INFO_CREATE'd copy of `list` (NULL when empty): results the caller
+// frees with PMIX_INFO_FREE.
+pmix_info_t* new_infos(const info_list& list);
+
+// Calls a pmix_info_cbfunc_t with a copy of `list` and a release function
+// that frees it.
+void deliver_infos(pmix_info_cbfunc_t cbfunc, void* cbdata, pmix_status_t status, const info_list& list);
+
 }  // namespace pmix::convert

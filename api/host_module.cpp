@@ -16,7 +16,8 @@ struct upcall {
   std::unique_ptr<convert::info_array> info;
   std::unique_ptr<convert::proc_array> procs;
   std::unique_ptr<convert::string_array> keys;
-  std::string text;  // abort message / fence data
+  std::string text;  // abort message / fence data / stdin bytes
+  pmix_byte_object_t object{};  // over `text`, for push_stdin
 };
 
 void op_callback(pmix_status_t status, void* cbdata) {
@@ -451,6 +452,207 @@ bool module::log(const proc_id& proc, const info_list& data, const info_list& di
   progress::scope in_upcall;
   m->log(&raw->proc, raw->data->data(), raw->data->size(), raw->directives->data(), raw->directives->size(),
          log_callback, raw);
+  return true;
+}
+
+}  // namespace pmix::host
+
+namespace pmix::host {
+namespace {
+
+// One request a client hands its host (allocate, monitor, credentials,
+// fabric, group), kept alive until the host's callback.
+struct request_call {
+  module::reply_fn done;
+  pmix_proc_t proc{};
+  std::unique_ptr<convert::proc_array> procs;
+  std::unique_ptr<convert::info_array> info;
+  std::unique_ptr<convert::info_array> directives;
+  std::string bytes;
+  pmix_byte_object_t object{};
+  std::string group;
+};
+
+void request_info_callback(pmix_status_t status, pmix_info_t* info, size_t ninfo, void* cbdata,
+                           pmix_release_cbfunc_t release, void* release_data) {
+  std::unique_ptr<request_call> call{static_cast<request_call*>(cbdata)};
+  info_list results;
+  if (convert::from_c(info, ninfo, results) != PMIX_SUCCESS) results.clear();
+  if (release != nullptr) release(release_data);
+  call->done(status, std::move(results), {});
+}
+
+void credential_callback(pmix_status_t status, pmix_byte_object_t* credential, pmix_info_t info[], size_t ninfo,
+                         void* cbdata) {
+  std::unique_ptr<request_call> call{static_cast<request_call*>(cbdata)};
+  info_list results;
+  if (convert::from_c(info, ninfo, results) != PMIX_SUCCESS) results.clear();
+  std::string bytes;
+  if (credential != nullptr && credential->bytes != nullptr) bytes.assign(credential->bytes, credential->size);
+  call->done(status, std::move(results), std::move(bytes));
+}
+
+void validation_callback(pmix_status_t status, pmix_info_t info[], size_t ninfo, void* cbdata) {
+  std::unique_ptr<request_call> call{static_cast<request_call*>(cbdata)};
+  info_list results;
+  if (convert::from_c(info, ninfo, results) != PMIX_SUCCESS) results.clear();
+  call->done(status, std::move(results), {});
+}
+
+// The host's immediate answer: PMIX_SUCCESS means its callback will run.
+void settle_request(pmix_status_t rc, std::unique_ptr<request_call> call) {
+  if (rc == PMIX_SUCCESS) {
+    call.release();  // the callback owns it now
+    return;
+  }
+  call->done(rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc, {}, {});
+}
+
+std::unique_ptr<request_call> new_request(module::reply_fn done, const info_list& directives) {
+  auto call = std::make_unique<request_call>();
+  call->done = std::move(done);
+  call->directives = std::make_unique<convert::info_array>(directives);
+  return call;
+}
+
+}  // namespace
+
+bool module::allocate(const proc_id& client, pmix_alloc_directive_t directive, const info_list& data,
+                      reply_fn done) const {
+  const auto* m = slots();
+  if (m == nullptr || m->allocate == nullptr) return false;
+  auto call = new_request(std::move(done), data);
+  convert::to_c(client, call->proc);
+  pmix_status_t rc;
+  {
+    progress::scope in_upcall;
+    rc = m->allocate(&call->proc, directive, call->directives->data(), call->directives->size(),
+                     request_info_callback, call.get());
+  }
+  settle_request(rc, std::move(call));
+  return true;
+}
+
+bool module::monitor(const proc_id& requestor, const info& monitor, pmix_status_t error,
+                     const info_list& directives, reply_fn done) const {
+  const auto* m = slots();
+  if (m == nullptr || m->monitor == nullptr) return false;
+  auto call = new_request(std::move(done), directives);
+  convert::to_c(requestor, call->proc);
+  call->info = std::make_unique<convert::info_array>(info_list{monitor});
+  pmix_status_t rc;
+  {
+    progress::scope in_upcall;
+    rc = m->monitor(&call->proc, call->info->data(), error, call->directives->data(), call->directives->size(),
+                    request_info_callback, call.get());
+  }
+  settle_request(rc, std::move(call));
+  return true;
+}
+
+bool module::get_credential(const proc_id& proc, const info_list& directives, reply_fn done) const {
+  const auto* m = slots();
+  if (m == nullptr || m->get_credential == nullptr) return false;
+  auto call = new_request(std::move(done), directives);
+  convert::to_c(proc, call->proc);
+  pmix_status_t rc;
+  {
+    progress::scope in_upcall;
+    rc = m->get_credential(&call->proc, call->directives->data(), call->directives->size(), credential_callback,
+                           call.get());
+  }
+  settle_request(rc, std::move(call));
+  return true;
+}
+
+bool module::validate_credential(const proc_id& proc, const std::string& credential, const info_list& directives,
+                                 reply_fn done) const {
+  const auto* m = slots();
+  if (m == nullptr || m->validate_credential == nullptr) return false;
+  auto call = new_request(std::move(done), directives);
+  convert::to_c(proc, call->proc);
+  call->bytes = credential;
+  call->object.bytes = call->bytes.empty() ? nullptr : call->bytes.data();
+  call->object.size = call->bytes.size();
+  pmix_status_t rc;
+  {
+    progress::scope in_upcall;
+    rc = m->validate_credential(&call->proc, &call->object, call->directives->data(), call->directives->size(),
+                                validation_callback, call.get());
+  }
+  settle_request(rc, std::move(call));
+  return true;
+}
+
+bool module::fabric(const proc_id& requestor, pmix_fabric_operation_t op, const info_list& directives,
+                    reply_fn done) const {
+  const auto* m = slots();
+  if (m == nullptr || m->fabric == nullptr) return false;
+  auto call = new_request(std::move(done), directives);
+  convert::to_c(requestor, call->proc);
+  pmix_status_t rc;
+  {
+    progress::scope in_upcall;
+    rc = m->fabric(&call->proc, op, call->directives->data(), call->directives->size(), request_info_callback,
+                   call.get());
+  }
+  settle_request(rc, std::move(call));
+  return true;
+}
+
+bool module::group(pmix_group_operation_t op, const std::string& group, const std::vector<proc_id>& procs,
+                   const info_list& directives, reply_fn done) const {
+  const auto* m = slots();
+  if (m == nullptr || m->group == nullptr) return false;
+  auto call = new_request(std::move(done), directives);
+  call->procs = std::make_unique<convert::proc_array>(procs);
+  call->group = group;
+  pmix_status_t rc;
+  {
+    progress::scope in_upcall;
+    rc = m->group(op, call->group.data(), call->procs->data(), call->procs->size(), call->directives->data(),
+                  call->directives->size(), request_info_callback, call.get());
+  }
+  settle_request(rc, std::move(call));
+  return true;
+}
+
+bool module::iof_pull(const std::vector<proc_id>& procs, const info_list& directives, pmix_iof_channel_t channels,
+                      done_fn done) const {
+  const auto* m = slots();
+  if (m == nullptr || m->iof_pull == nullptr) return false;
+  auto call = std::make_unique<upcall>(std::move(done));
+  call->procs = std::make_unique<convert::proc_array>(procs);
+  call->info = std::make_unique<convert::info_array>(directives);
+  pmix_status_t rc;
+  {
+    progress::scope in_upcall;
+    rc = m->iof_pull(call->procs->data(), call->procs->size(), call->info->data(), call->info->size(), channels,
+                     op_callback, call.get());
+  }
+  settle(rc, std::move(call));
+  return true;
+}
+
+bool module::push_stdin(const proc_id& source, const std::vector<proc_id>& targets, const info_list& directives,
+                        const std::optional<std::string>& bytes, done_fn done) const {
+  const auto* m = slots();
+  if (m == nullptr || m->push_stdin == nullptr) return false;
+  auto call = std::make_unique<upcall>(std::move(done));
+  convert::to_c(source, call->proc);
+  call->procs = std::make_unique<convert::proc_array>(targets);
+  call->info = std::make_unique<convert::info_array>(directives);
+  if (bytes) call->text = *bytes;
+  call->object.bytes = call->text.empty() ? nullptr : call->text.data();
+  call->object.size = call->text.size();
+  pmix_status_t rc;
+  {
+    progress::scope in_upcall;
+    // No bytes: the end of the input (OpenPMIx passes a NULL object).
+    rc = m->push_stdin(&call->proc, call->procs->data(), call->procs->size(), call->info->data(),
+                       call->info->size(), bytes ? &call->object : nullptr, op_callback, call.get());
+  }
+  settle(rc, std::move(call));
   return true;
 }
 

@@ -15,6 +15,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,34 @@ class module {
   bool disconnect(const std::vector<proc_id>& procs, const info_list& info, done_fn done) const;
   // PMIx_Log from a client.
   bool log(const proc_id& proc, const info_list& data, const info_list& directives, done_fn done) const;
+
+  // The requests a client hands to its host through the server (protocol
+  // HostRequest): the answer is a status, info, and for a credential its
+  // bytes. False when the host has no such up-call.
+  using reply_fn = std::function<void(pmix_status_t, info_list, std::string)>;
+  // PMIx_Allocation_request.
+  bool allocate(const proc_id& client, pmix_alloc_directive_t directive, const info_list& data,
+                reply_fn done) const;
+  // PMIx_Process_monitor: `monitor` is the one item saying what to watch.
+  bool monitor(const proc_id& requestor, const info& monitor, pmix_status_t error, const info_list& directives,
+               reply_fn done) const;
+  // PMIx_Get_credential / PMIx_Validate_credential.
+  bool get_credential(const proc_id& proc, const info_list& directives, reply_fn done) const;
+  bool validate_credential(const proc_id& proc, const std::string& credential, const info_list& directives,
+                           reply_fn done) const;
+  // PMIx_IOF_pull (the host starts forwarding those processes' output to
+  // this server) and PMIx_IOF_push (bytes for the targets' stdin; none:
+  // the end of input).
+  bool iof_pull(const std::vector<proc_id>& procs, const info_list& directives, pmix_iof_channel_t channels,
+                done_fn done) const;
+  bool push_stdin(const proc_id& source, const std::vector<proc_id>& targets, const info_list& directives,
+                  const std::optional<std::string>& bytes, done_fn done) const;
+  // PMIx_Fabric_register / _update / _deregister.
+  bool fabric(const proc_id& requestor, pmix_fabric_operation_t op, const info_list& directives,
+              reply_fn done) const;
+  // PMIx_Group_* once every local member has called.
+  bool group(pmix_group_operation_t op, const std::string& group, const std::vector<proc_id>& procs,
+             const info_list& directives, reply_fn done) const;
 
  private:
   const pmix_server_module_t* slots() const { return slots_.load(std::memory_order_acquire); }

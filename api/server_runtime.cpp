@@ -31,6 +31,7 @@
 #include <thread>
 
 #include "actors/cleaner.hpp"
+#include "actors/credential.hpp"
 #include "actors/messages.hpp"
 #include "actors/peer_actor.hpp"
 #include "actors/server_actor.hpp"
@@ -251,6 +252,7 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
   ctx->foreign_tools = s.foreign_tools;
   ctx->iof_local_output = s.iof_local_output;
   ctx->uid = ::getuid();
+  ctx->credential_key = actors::credential::new_key();
   ctx->uri = s.server.nspace + "." + std::to_string(s.server.rank) + ";uds://" + rt->socket_path_;
   ctx->host = rt->host_;
   ctx->cleanup_worker = std::make_shared<actors::cleaner>();
@@ -409,7 +411,7 @@ void runtime::loop() {
         block = inbox_.empty();
         sleeping_ = block;
       }
-      if (block) n = io_->wait(events, 64, -1);
+      if (block) n = io_->wait(events, 64, next_timeout_ms_);
     }
     std::lock_guard<std::recursive_mutex> guard{ctx_->gate->mutex()};
     if (stopped_) break;
@@ -436,8 +438,27 @@ void runtime::loop() {
       posted_ = std::vector<posted>();
       posted_.reserve(64);
     }
+    follow_clock();
     run_actors();
+    next_timeout_ms_ = follow_clock();
   }
+}
+
+int runtime::follow_clock() {
+  auto& clock = manual_->clock();
+  const auto real = std::chrono::steady_clock::now();
+  if (!clock_started_) {
+    clock_started_ = true;
+    clock_base_real_ = real;
+    clock_base_sim_ = clock.current_time;
+  }
+  const auto target = clock_base_sim_ + (real - clock_base_real_);
+  if (target > clock.current_time) manual_->advance_time(target - clock.current_time);
+  if (!clock.has_pending_timeout()) return -1;
+  const auto next = clock.schedule().begin()->first;
+  if (next <= clock.current_time) return 0;
+  const auto wait = std::chrono::ceil<std::chrono::milliseconds>(next - clock.current_time).count();
+  return static_cast<int>(std::min<decltype(wait)>(wait, 60000));
 }
 
 namespace {
@@ -562,6 +583,7 @@ void runtime::progress(int timeout_ms) {
   std::lock_guard<std::recursive_mutex> guard{ctx_->gate->mutex()};
   progress::scope in_library;
   io_->step(timeout_ms);
+  follow_clock();
   run_actors();
 }
 

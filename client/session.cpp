@@ -329,6 +329,16 @@ pmix_status_t session::query(const std::vector<pmix::query>& queries,
   return conn_->request(protocol::body::query, protocol::query_request(queries), info_reply(std::move(done)));
 }
 
+pmix_status_t session::host_request(const protocol::host_request& r, host_reply_fn done) {
+  if (!conn_) return PMIX_ERR_UNREACH;
+  return conn_->request(protocol::body::host, protocol::encode(r),
+                        [done = std::move(done)](pmix_status_t st, protocol::envelope* reply) {
+                          protocol::info_reply ir;
+                          st = decoded(st, reply, protocol::body::info_reply, ir);
+                          done(st, std::move(ir.info), std::move(ir.data));
+                        });
+}
+
 pmix_status_t session::notify(const event& ev, done_fn done) {
   if (!conn_) return PMIX_ERR_UNREACH;
   return conn_->request(protocol::body::notify, protocol::event_message(ev),

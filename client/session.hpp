@@ -97,6 +97,11 @@ class session : public std::enable_shared_from_this<session> {
   // PMIx_Log: through the server (and its host); without a server, logged
   // here (common/log_sink.hpp).
   pmix_status_t log(const info_list& data, const info_list& directives, done_fn done);
+  // A request the server hands to its host (allocation, monitoring,
+  // credentials, stdin, fabric): `done` gets the status, the info and the
+  // InfoReply's data (a credential).
+  using host_reply_fn = std::function<void(pmix_status_t, info_list, std::string)>;
+  pmix_status_t host_request(const protocol::host_request& r, host_reply_fn done);
   // PMIx_Resolve_peers / _nodes, from the job data this process holds. An
   // empty nspace means every namespace held; an empty node this node.
   pmix_status_t resolve_peers(const std::string& node, const std::string& nspace, std::vector<proc_id>& out);

@@ -39,7 +39,7 @@ enum class msg : std::uint8_t {
   rank_data, modex, connect_request, connect_reply, finalize, commit, fence_request, fence_reply,
   get_request, get_reply, abort, status_reply, job_control, query, query_request, info_reply, event,
   publish, keys, pdata, lookup_reply, app, spawn, spawn_reply, connect_procs, connect_procs_reply, log,
-  envelope,
+  host_request, envelope,
 };
 
 // The message type of field `id` of an `m`; none for scalar and bytes fields.
@@ -84,6 +84,7 @@ msg child(msg m, std::uint32_t id) {
     case msg::spawn: return id == 1 ? msg::info : id == 2 ? msg::app : msg::none;
     case msg::connect_procs: return id == 1 ? msg::proc : id == 2 ? msg::info : msg::none;
     case msg::log: return id == 1 || id == 2 ? msg::info : msg::none;
+    case msg::host_request: return id == 3 ? msg::proc : id == 4 || id == 5 ? msg::info : msg::none;
     case msg::envelope:
       switch (static_cast<body>(id)) {
         case body::connect: return msg::connect_request;
@@ -108,6 +109,7 @@ msg child(msg m, std::uint32_t id) {
         case body::connect_procs: return msg::connect_procs;
         case body::connect_procs_reply: return msg::connect_procs_reply;
         case body::log: return msg::log;
+        case body::host: return msg::host_request;
         default: return msg::none;
       }
     default: return msg::none;
@@ -532,6 +534,20 @@ std::string log_request(const info_list& data, const info_list& directives) {
   return out;
 }
 
+std::string encode(const host_request& r) {
+  std::string out;
+  append_uint(out, 1, static_cast<std::uint32_t>(r.call));
+  append_uint(out, 2, pb::zigzag32(r.code));
+  for (const auto& p : r.procs) append_proc(out, 3, p);
+  append_infos(out, 4, r.info);
+  append_infos(out, 5, r.directives);
+  if (r.data) {
+    append_bytes(out, 6, *r.data);
+    append_uint(out, 7, 1);
+  }
+  return out;
+}
+
 // ---- replies ----------------------------------------------------------------
 
 bool decode(std::string_view in, connect_reply& out, std::string* error) {
@@ -662,6 +678,7 @@ bool decode(std::string_view in, info_reply& out, std::string* error) {
   while (r.next(f)) {
     if (f.id == 1 && f.type == pb::varint) out.status = status_field(f);
     else if (f.id == 2 && f.type == pb::delimited && !read_infos_field(f, out.info, error)) return false;
+    else if (f.id == 3 && f.type == pb::delimited) out.data.assign(f.bytes.data(), f.bytes.size());
   }
   return r.ok() || malformed(error);
 }

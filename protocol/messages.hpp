@@ -50,6 +50,7 @@ enum class body : std::uint32_t {
   connect_procs = 31,
   connect_procs_reply = 32,
   log = 33,
+  host = 34,
 };
 
 // One received Envelope. `message` is the body's bytes, inside `bytes`.
@@ -107,6 +108,26 @@ std::string keys_request(const std::vector<std::string>& keys, const info_list& 
 std::string spawn_request(const info_list& job_info, const std::vector<app>& apps);
 std::string connect_procs_request(const std::vector<proc_id>& procs, const info_list& info, bool disconnect);
 std::string log_request(const info_list& data, const info_list& directives);
+// A HostRequest (pmix.proto's HostCall says what each field carries).
+enum class host_call : std::uint32_t {
+  allocate = 0,
+  monitor = 1,
+  get_credential = 2,
+  validate_credential = 3,
+  iof_pull = 4,
+  iof_push = 5,
+  fabric = 6,
+  iof_deregister = 7,
+};
+struct host_request {
+  host_call call = host_call::allocate;
+  std::int32_t code = 0;
+  std::vector<proc_id> procs;
+  info_list info;
+  info_list directives;
+  std::optional<std::string> data;
+};
+std::string encode(const host_request& r);
 
 // ---- What the server sends --------------------------------------------------
 // Each decoder is false on a malformed message or an unreadable value; then
@@ -161,6 +182,7 @@ bool decode_value(std::string_view in, value& out, std::string* error = nullptr)
 struct info_reply {
   pmix_status_t status = 0;
   info_list info;
+  std::string data;  // a credential
 };
 bool decode(std::string_view in, info_reply& out, std::string* error = nullptr);
 

@@ -8,6 +8,7 @@ build_packages=(
   g++ pkg-config python3
   bazel-bootstrap bazel-platforms
   libcaf-dev libprotobuf-dev protobuf-compiler libhwloc-dev
+  libssl-dev    # the server's own credentials (HMAC-SHA256, actors/credential.cpp)
   python3-dev pybind11-dev   # the Python module (python/, docs/python.md)
 )
 test_packages=(

@@ -172,6 +172,74 @@ PMIX_EXPORT pmix_status_t PMIx_Log_nb(const pmix_info_t data[], size_t ndata,
                                       const pmix_info_t directives[], size_t ndirs,
                                       pmix_op_cbfunc_t cbfunc, void *cbdata);
 
+/* ---- Requests the server hands to its host (or serves itself) ---------------
+ * Without the host's up-call they answer PMIX_ERR_NOT_SUPPORTED, except the
+ * heartbeat monitor and credentials, which the server serves itself. */
+
+/* A new allocation, an extension, a release... (directive), with details in
+ * info; *results (PMIX_INFO_FREE) holds the host's answer. */
+PMIX_EXPORT pmix_status_t PMIx_Allocation_request(pmix_alloc_directive_t directive,
+                                                  pmix_info_t *info, size_t ninfo,
+                                                  pmix_info_t **results, size_t *nresults);
+PMIX_EXPORT pmix_status_t PMIx_Allocation_request_nb(pmix_alloc_directive_t directive,
+                                                     pmix_info_t *info, size_t ninfo,
+                                                     pmix_info_cbfunc_t cbfunc, void *cbdata);
+
+/* Watch this process: monitor is one item (PMIX_MONITOR_HEARTBEAT with
+ * PMIX_MONITOR_HEARTBEAT_TIME / _DROPS, PMIX_MONITOR_CANCEL, or a kind the
+ * host supports); error is the event raised when it stalls. */
+PMIX_EXPORT pmix_status_t PMIx_Process_monitor(const pmix_info_t *monitor, pmix_status_t error,
+                                               const pmix_info_t directives[], size_t ndirs,
+                                               pmix_info_t **results, size_t *nresults);
+PMIX_EXPORT pmix_status_t PMIx_Process_monitor_nb(const pmix_info_t *monitor, pmix_status_t error,
+                                                  const pmix_info_t directives[], size_t ndirs,
+                                                  pmix_info_cbfunc_t cbfunc, void *cbdata);
+
+/* One heartbeat to the server (after a PMIX_MONITOR_HEARTBEAT request). */
+#define PMIx_Heartbeat()                                                    \
+    do {                                                                    \
+        pmix_info_t _in;                                                    \
+        PMIX_INFO_CONSTRUCT(&_in);                                          \
+        PMIX_INFO_LOAD(&_in, PMIX_SEND_HEARTBEAT, NULL, PMIX_POINTER);      \
+        PMIx_Process_monitor_nb(&_in, PMIX_SUCCESS, NULL, 0, NULL, NULL);   \
+        PMIX_INFO_DESTRUCT(&_in);                                           \
+    } while (0)
+
+/* A credential for this process (credential->bytes is freed with free()),
+ * and its validation, which says whom it was issued to (PMIX_USERID,
+ * PMIX_GRPID, ...). */
+PMIX_EXPORT pmix_status_t PMIx_Get_credential(const pmix_info_t info[], size_t ninfo,
+                                              pmix_byte_object_t *credential);
+PMIX_EXPORT pmix_status_t PMIx_Get_credential_nb(const pmix_info_t info[], size_t ninfo,
+                                                 pmix_credential_cbfunc_t cbfunc, void *cbdata);
+PMIX_EXPORT pmix_status_t PMIx_Validate_credential(const pmix_byte_object_t *cred,
+                                                   const pmix_info_t info[], size_t ninfo,
+                                                   pmix_info_t **results, size_t *nresults);
+PMIX_EXPORT pmix_status_t PMIx_Validate_credential_nb(const pmix_byte_object_t *cred,
+                                                      const pmix_info_t info[], size_t ninfo,
+                                                      pmix_validation_cbfunc_t cbfunc, void *cbdata);
+
+/* Bytes for the targets' stdin (a tool); NULL bo or PMIX_IOF_COMPLETE ends
+ * it. With a NULL cbfunc the call waits. */
+PMIX_EXPORT pmix_status_t PMIx_IOF_push(const pmix_proc_t targets[], size_t ntargets,
+                                        pmix_byte_object_t *bo,
+                                        const pmix_info_t directives[], size_t ndirs,
+                                        pmix_op_cbfunc_t cbfunc, void *cbdata);
+
+/* What the host knows about a fabric (fabric->info, PMIX_INFO_FREE'd by
+ * PMIx_Fabric_deregister). */
+PMIX_EXPORT pmix_status_t PMIx_Fabric_register(pmix_fabric_t *fabric,
+                                               const pmix_info_t directives[], size_t ndirs);
+PMIX_EXPORT pmix_status_t PMIx_Fabric_register_nb(pmix_fabric_t *fabric,
+                                                  const pmix_info_t directives[], size_t ndirs,
+                                                  pmix_op_cbfunc_t cbfunc, void *cbdata);
+PMIX_EXPORT pmix_status_t PMIx_Fabric_update(pmix_fabric_t *fabric);
+PMIX_EXPORT pmix_status_t PMIx_Fabric_update_nb(pmix_fabric_t *fabric,
+                                                pmix_op_cbfunc_t cbfunc, void *cbdata);
+PMIX_EXPORT pmix_status_t PMIx_Fabric_deregister(pmix_fabric_t *fabric);
+PMIX_EXPORT pmix_status_t PMIx_Fabric_deregister_nb(pmix_fabric_t *fabric,
+                                                    pmix_op_cbfunc_t cbfunc, void *cbdata);
+
 /* Packs num_vals values of type `type` from src into buffer (target is not
  * used: the format is the same for every peer). */
 PMIX_EXPORT pmix_status_t PMIx_Data_pack(const pmix_proc_t *target, pmix_data_buffer_t *buffer,

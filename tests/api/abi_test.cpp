@@ -26,9 +26,9 @@ const std::set<std::string> kNewerFunctions = {
     "PMIx_Data_buffer_destruct",    "PMIx_Data_buffer_release",  "PMIx_Data_buffer_load",
     "PMIx_Data_buffer_unload"};
 
-// 4.2.2 macros we deliberately leave out: PMIx_Heartbeat() expands to a call
-// of PMIx_Process_monitor_nb, which is not declared yet.
-const std::set<std::string> kOmittedMacros = {"PMIx_Heartbeat"};
+// 4.2.2 macros we deliberately leave out: none (PMIx_Heartbeat() is there
+// since PMIx_Process_monitor_nb is).
+const std::set<std::string> kOmittedMacros = {};
 
 std::set<std::string> to_set(const char* const* names) {
   std::set<std::string> out;

@@ -341,6 +341,90 @@ void on_log(const pmix_proc_t* client, const pmix_info_t data[], size_t ndata, c
   if (cbfunc != nullptr) cbfunc(PMIX_SUCCESS, cbdata);
 }
 
+void record_call(std::string line) {
+  std::lock_guard<std::mutex> guard{record().mutex};
+  record().dynamic_calls.push_back(std::move(line));
+}
+
+std::string who(const pmix_proc_t* p) { return p == nullptr ? "?" : std::string{p->nspace} + "." + std::to_string(p->rank); }
+
+// Answers an info callback with one string item, then frees it.
+void answer_info(pmix_info_cbfunc_t cbfunc, void* cbdata, pmix_status_t status, const char* key, const char* text) {
+  if (cbfunc == nullptr) return;
+  auto* info = new pmix_info_t;
+  PMIX_INFO_LOAD(info, key, text, PMIX_STRING);
+  cbfunc(status, info, 1, cbdata,
+         [](void* d) {
+           auto* i = static_cast<pmix_info_t*>(d);
+           PMIX_INFO_DESTRUCT(i);
+           delete i;
+         },
+         info);
+}
+
+pmix_status_t on_allocate(const pmix_proc_t* client, pmix_alloc_directive_t directive, const pmix_info_t data[],
+                          size_t ndata, pmix_info_cbfunc_t cbfunc, void* cbdata) {
+  record_call("allocate: " + who(client) + " directive=" + std::to_string(directive) + " " +
+              keys_of("keys", data, ndata));
+  answer_info(cbfunc, cbdata, PMIX_SUCCESS, "host.alloc", "granted");
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t on_monitor(const pmix_proc_t* requestor, const pmix_info_t* monitor, pmix_status_t error,
+                         const pmix_info_t directives[], size_t ndirs, pmix_info_cbfunc_t cbfunc, void* cbdata) {
+  record_call("monitor: " + who(requestor) + " " + monitor->key + " error=" + std::to_string(error) + " " +
+              keys_of("keys", directives, ndirs));
+  answer_info(cbfunc, cbdata, PMIX_SUCCESS, "host.monitor", "on");
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t on_get_credential(const pmix_proc_t* proc, const pmix_info_t directives[], size_t ndirs,
+                                pmix_credential_cbfunc_t cbfunc, void* cbdata) {
+  record_call("get_credential: " + who(proc));
+  std::string cred = "host-cred:" + who(proc);
+  pmix_byte_object_t bo{cred.data(), cred.size()};
+  pmix_info_t type;
+  PMIX_INFO_LOAD(&type, PMIX_CRED_TYPE, "host", PMIX_STRING);
+  cbfunc(PMIX_SUCCESS, &bo, &type, 1, cbdata);
+  PMIX_INFO_DESTRUCT(&type);
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t on_validate_credential(const pmix_proc_t* proc, const pmix_byte_object_t* cred,
+                                     const pmix_info_t directives[], size_t ndirs, pmix_validation_cbfunc_t cbfunc,
+                                     void* cbdata) {
+  const std::string bytes = cred == nullptr || cred->bytes == nullptr ? "" : std::string(cred->bytes, cred->size);
+  record_call("validate_credential: " + who(proc) + " " + bytes);
+  if (bytes.compare(0, 10, "host-cred:") != 0) {
+    cbfunc(PMIX_ERR_INVALID_CRED, nullptr, 0, cbdata);
+    return PMIX_SUCCESS;
+  }
+  pmix_info_t uid;
+  uint32_t value = 4242;
+  PMIX_INFO_LOAD(&uid, PMIX_USERID, &value, PMIX_UINT32);
+  cbfunc(PMIX_SUCCESS, &uid, 1, cbdata);
+  PMIX_INFO_DESTRUCT(&uid);
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t on_push_stdin(const pmix_proc_t* source, const pmix_proc_t targets[], size_t ntargets,
+                            const pmix_info_t directives[], size_t ndirs, const pmix_byte_object_t* bo,
+                            pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  std::string line = "push_stdin: " + who(source) + " ->";
+  for (size_t k = 0; k < ntargets; ++k) line += " " + who(&targets[k]);
+  line += bo == nullptr ? " EOF" : " [" + std::string(bo->bytes == nullptr ? "" : bo->bytes, bo->size) + "]";
+  record_call(line);
+  if (cbfunc != nullptr) cbfunc(PMIX_SUCCESS, cbdata);
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t on_fabric(const pmix_proc_t* requestor, pmix_fabric_operation_t op, const pmix_info_t directives[],
+                        size_t ndirs, pmix_info_cbfunc_t cbfunc, void* cbdata) {
+  record_call("fabric: " + who(requestor) + " op=" + std::to_string(op) + " " + keys_of("keys", directives, ndirs));
+  answer_info(cbfunc, cbdata, PMIX_SUCCESS, "host.fabric", "fab0");
+  return PMIX_SUCCESS;
+}
+
 }  // namespace
 
 std::vector<std::string> dynamic_calls() {
@@ -361,6 +445,20 @@ std::string stage_for_other_user(const std::string& dir) {
   ::chmod((bin + "/script_client").c_str(), 0755);
   ::chmod((bin + "/libpmix.so.2").c_str(), 0755);
   return bin;
+}
+
+child launch_as(uid_t uid, const std::string& nspace, pmix_rank_t r, const std::vector<std::string>& steps,
+                const std::string& bin, const std::string& capture_dir) {
+  pmix_proc_t p;
+  PMIX_LOAD_PROCID(&p, nspace.c_str(), r);
+  char** env = nullptr;
+  PMIx_server_setup_fork(&p, &env);
+  std::vector<std::string> extra{"LD_LIBRARY_PATH=" + bin};
+  for (char** e = env; e != nullptr && *e != nullptr; ++e) extra.emplace_back(*e);
+  PMIX_ARGV_FREE(env);
+  std::vector<std::string> argv{bin + "/script_client"};
+  argv.insert(argv.end(), steps.begin(), steps.end());
+  return child(argv, environment_with(extra), capture_dir, uid);
 }
 
 std::vector<std::string> notifications() {
@@ -390,6 +488,14 @@ pmix_server_module_t make_module(host_slots slots) {
     m.disconnect = on_disconnect;
   }
   if (slots.log) m.log = on_log;
+  if (slots.requests) {
+    m.allocate = on_allocate;
+    m.monitor = on_monitor;
+    m.get_credential = on_get_credential;
+    m.validate_credential = on_validate_credential;
+    m.push_stdin = on_push_stdin;
+    m.fabric = on_fabric;
+  }
   return m;
 }
 

@@ -89,6 +89,13 @@ struct host_slots {
   bool spawn = false;        // spawn: registers "<requester>.spawn<k>" and launches the apps' processes
   bool connect = false;      // connect / disconnect: counted, answered PMIX_SUCCESS
   bool log = false;          // log: records each data entry, answers PMIX_SUCCESS
+  // allocate, monitor, get_credential, validate_credential, push_stdin and
+  // fabric: each records "<call>: <detail>" in dynamic_calls and answers:
+  // allocate {"host.alloc": "granted"}; monitor {"host.monitor": "on"};
+  // credentials "host-cred:<nspace>.<rank>" (type "host"), valid when they
+  // start "host-cred:" (PMIX_USERID 4242), else PMIX_ERR_INVALID_CRED;
+  // fabric {"host.fabric": "fab0"}; push_stdin PMIX_SUCCESS.
+  bool requests = false;
 };
 pmix_server_module_t make_module(host_slots slots = {});
 
@@ -158,6 +165,12 @@ std::string server_uri();
 // Launches rank r of nspace running argv, with the environment setup_fork gives.
 child launch(const std::string& nspace, pmix_rank_t r, const std::vector<std::string>& argv,
              const std::string& capture_dir);
+
+// script_client (staged in `bin` by stage_for_other_user) as rank `r` of
+// `nspace`, run as `uid` (and the same gid), with the environment the host
+// gives that rank.
+child launch_as(uid_t uid, const std::string& nspace, pmix_rank_t r, const std::vector<std::string>& steps,
+                const std::string& bin, const std::string& capture_dir);
 
 // The host's dynamic up-calls so far (host_record::dynamic_calls, a copy).
 std::vector<std::string> dynamic_calls();

@@ -29,16 +29,7 @@ constexpr uid_t nobody = 65534;
 // environment the host would have given that rank.
 child impostor(const std::string& nspace, pmix_rank_t r, const std::vector<std::string>& steps,
                const std::string& bin, const std::string& capture) {
-  pmix_proc_t p;
-  PMIX_LOAD_PROCID(&p, nspace.c_str(), r);
-  char** env = nullptr;
-  PMIx_server_setup_fork(&p, &env);
-  std::vector<std::string> extra{"LD_LIBRARY_PATH=" + bin};
-  for (char** e = env; e != nullptr && *e != nullptr; ++e) extra.emplace_back(*e);
-  PMIX_ARGV_FREE(env);
-  std::vector<std::string> argv{bin + "/script_client"};
-  argv.insert(argv.end(), steps.begin(), steps.end());
-  return child(argv, environment_with(extra), capture, nobody);
+  return launch_as(nobody, nspace, r, steps, bin, capture);
 }
 
 // This process's stderr goes to a file while the object lives.

@@ -371,6 +371,7 @@ void fill_body(wire::Envelope& e, proto::body k, int size) {
     case proto::body::info_reply:
       e.mutable_info_reply()->set_status(-3);
       proto::to_wire(infos, e.mutable_info_reply()->mutable_info());
+      e.mutable_info_reply()->set_data("credential");
       break;
     case proto::body::notify: fill_event(e.mutable_notify(), infos); break;
     case proto::body::event: fill_event(e.mutable_event(), infos); break;
@@ -401,7 +402,7 @@ struct reading {
   std::uint32_t kind = 0;
   pmix_status_t status = 0;
   bool has_data = false;
-  std::string bytes;  // ConnectReply.job, FenceReply.data: verbatim
+  std::string bytes;  // ConnectReply.job, FenceReply.data, InfoReply.data: verbatim
   proc_id proc{"", 0};  // ConnectReply.server, Event.source
   std::optional<proc_id> assigned;
   std::uint32_t range = 0;
@@ -535,6 +536,7 @@ outcome ours_envelope(std::string_view in, reading& r) {
       if (!proto::decode(e.message, i, &error)) return refused(error);
       r.status = i.status;
       r.info = std::move(i.info);
+      r.bytes = std::move(i.data);
       return outcome::read;
     }
     case proto::body::event:
@@ -583,6 +585,7 @@ outcome ref_envelope(std::string_view in, reading& r) {
       return outcome::read;
     case wire::Envelope::kInfoReply:
       r.status = e.info_reply().status();
+      r.bytes = e.info_reply().data();
       return proto::from_wire(e.info_reply().info(), r.info, &error) ? outcome::read : outcome::refused;
     case wire::Envelope::kEvent:
     case wire::Envelope::kNotify: {
@@ -1466,18 +1469,52 @@ TEST_SUITE("messages") {
 
   TEST_CASE("[read] InfoReply") {
     for (auto status : statuses)
-      for (const auto& infos : info_lists()) {
-        wire::InfoReply w;
-        w.set_status(status);
-        proto::to_wire(infos, w.mutable_info());
-        proto::info_reply got;
-        info_list expected;
-        std::string error;
-        REQUIRE(proto::from_wire(w.info(), expected));
-        REQUIRE(proto::decode(w.SerializeAsString(), got, &error));
-        CHECK(got.status == status);
-        CHECK(same(got.info, expected));
-      }
+      for (const auto& infos : info_lists())
+        for (const std::string data : {std::string{}, std::string{"cred\0ential", 11}}) {
+          wire::InfoReply w;
+          w.set_status(status);
+          proto::to_wire(infos, w.mutable_info());
+          w.set_data(data);
+          proto::info_reply got;
+          info_list expected;
+          std::string error;
+          REQUIRE(proto::from_wire(w.info(), expected));
+          REQUIRE(proto::decode(w.SerializeAsString(), got, &error));
+          CHECK(got.status == status);
+          CHECK(same(got.info, expected));
+          CHECK(got.data == data);
+        }
+  }
+
+  TEST_CASE("[write] HostRequest") {
+    const proto::host_call calls[] = {proto::host_call::allocate, proto::host_call::monitor,
+                                      proto::host_call::validate_credential, proto::host_call::iof_push,
+                                      proto::host_call::iof_deregister};
+    const std::optional<std::string> datas[] = {std::nullopt, std::string{}, std::string{"x\0y", 3}};
+    for (auto call : calls)
+      for (std::int32_t code : {0, 1, -25, 0x7fffffff})
+        for (const auto& procs : proc_lists())
+          for (const auto& infos : info_lists())
+            for (const auto& data : datas) {
+              proto::host_request r;
+              r.call = call;
+              r.code = code;
+              r.procs = procs;
+              r.info = infos;
+              r.directives = small_infos();
+              r.data = data;
+              wire::HostRequest w;
+              w.set_call(static_cast<wire::HostCall>(call));
+              w.set_code(code);
+              add_procs(procs, w.mutable_procs());
+              proto::to_wire(infos, w.mutable_info());
+              proto::to_wire(r.directives, w.mutable_directives());
+              if (data) {
+                w.set_data(*data);
+                w.set_has_data(true);
+              }
+              CHECK_SAME_BYTES(proto::encode(r), w);
+            }
   }
 
   TEST_CASE("[read] Event") {

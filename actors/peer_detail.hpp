@@ -1,0 +1,36 @@
+// The peer actor's parts shared by its source files (actors/peer_actor.cpp,
+// actors/peer_requests.cpp). Not an interface for other actors.
+#pragma once
+
+#include <caf/message_handler.hpp>
+#include <caf/stateful_actor.hpp>
+
+#include <cstdint>
+#include <string>
+
+#include "actors/peer_actor.hpp"
+
+namespace pmix::actors::peer {
+
+using self_ptr = caf::stateful_actor<peer_state>*;
+
+// Whether the connection is still there to write to (spec 004's
+// short-circuit: a reply for a closed peer is dropped and counted).
+bool can_send(self_ptr self);
+void send_envelope(self_ptr self, const wire::Envelope& e);
+void send_status(self_ptr self, std::uint64_t id, pmix_status_t status);
+void send_info_reply(self_ptr self, std::uint64_t id, pmix_status_t status, const info_list& info,
+                     const std::string& data = {});
+// A request this connection must not send: logged, the connection ends.
+void protocol_error(self_ptr self, const std::string& what);
+
+// A HostRequest (pmix.proto): PMIx_Allocation_request, _Process_monitor,
+// _Get_credential, _Validate_credential, _IOF_push, _Fabric_*; answered by
+// an InfoReply. The server serves heartbeats and credentials itself when
+// its host does not.
+void on_host_request(self_ptr self, std::uint64_t id, const wire::HostRequest& req);
+// The messages those requests bring back to the peer (the host's answers,
+// the heartbeat timer).
+caf::message_handler host_request_handlers(self_ptr self);
+
+}  // namespace pmix::actors::peer

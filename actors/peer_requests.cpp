@@ -1,0 +1,231 @@
+// The requests a client hands to the host through its peer (HostRequest),
+// and the two the server serves itself when the host does not: heartbeat
+// monitoring and credentials (docs/architecture.md, "Host requests").
+#include <caf/send.hpp>
+#include <pmix.h>
+
+#include <chrono>
+#include <ctime>
+
+#include "actors/credential.hpp"
+#include "actors/peer_detail.hpp"
+#include "api/host_module.hpp"
+#include "common/log.hpp"
+#include "protocol/codec.hpp"
+
+namespace pmix::actors::peer {
+namespace {
+
+// (host_done_atom, envelope id, status, info, data): the host's answer.
+using host_done_atom = caf::atom_constant<caf::atom("hostdone")>;
+// (beat_check_atom, generation): time to look for a heartbeat.
+using beat_check_atom = caf::atom_constant<caf::atom("beatcheck")>;
+
+host::module::reply_fn answer_later(self_ptr self, std::uint64_t id) {
+  return [addr = self->address(), gate = self->state.ctx->gate, id](pmix_status_t status, info_list info,
+                                                                     std::string data) {
+    gate->send_if_open(addr, host_done_atom::value, id, status, std::move(info), std::move(data));
+  };
+}
+
+host::done_fn status_later(self_ptr self, std::uint64_t id) {
+  return [addr = self->address(), gate = self->state.ctx->gate, id](pmix_status_t status, std::string) {
+    gate->send_if_open(addr, host_done_atom::value, id, status, info_list{}, std::string{});
+  };
+}
+
+void not_supported(self_ptr self, std::uint64_t id, const char* what) {
+  log::debug("peer", to_string(self->state.proc), ": ", what, ": the host does not support it");
+  send_info_reply(self, id, PMIX_ERR_NOT_SUPPORTED, {});
+}
+
+std::int64_t now() { return static_cast<std::int64_t>(std::time(nullptr)); }
+
+// ---- credentials ------------------------------------------------------------
+
+// Whether a PMIX_CRED_TYPE directive (a prioritized, comma-separated list)
+// admits ours; no directive admits any.
+bool admits_our_type(const info_list& directives) {
+  const auto* d = find(directives, PMIX_CRED_TYPE);
+  if (d == nullptr || d->val.as_string() == nullptr) return true;
+  const std::string& list = *d->val.as_string();
+  for (std::size_t at = 0; at <= list.size();) {
+    const auto comma = std::min(list.find(',', at), list.size());
+    if (list.compare(at, comma - at, credential::type) == 0) return true;
+    at = comma + 1;
+  }
+  return false;
+}
+
+void get_credential(self_ptr self, std::uint64_t id, const info_list& directives) {
+  auto& st = self->state;
+  if (st.ctx->host->get_credential(st.proc, directives, answer_later(self, id))) return;
+  if (st.ctx->credential_key.empty() || !admits_our_type(directives))
+    return not_supported(self, id, "PMIx_Get_credential");
+  const auto& who = st.conn->credentials();
+  if (who.uid == static_cast<uid_t>(-1)) {
+    // Over TCP the server does not know the user: it cannot vouch for one.
+    log::warning("peer", to_string(st.proc), ": no credential for a process whose user is unknown (TCP)");
+    return send_info_reply(self, id, PMIX_ERR_NO_PERMISSIONS, {});
+  }
+  std::int64_t lifetime = credential::default_lifetime_s;
+  if (const auto* t = find(directives, PMIX_TIMEOUT); t != nullptr && t->val.as_int() && *t->val.as_int() > 0)
+    lifetime = *t->val.as_int();
+  credential::claims c;
+  c.uid = who.uid;
+  c.gid = who.gid;
+  c.pid = who.pid;
+  c.proc = st.proc;
+  c.expires = now() + lifetime;
+  send_info_reply(self, id, PMIX_SUCCESS, {{PMIX_CRED_TYPE, value::string(credential::type), 0}},
+                  credential::issue(st.ctx->credential_key, c));
+}
+
+void validate_credential(self_ptr self, std::uint64_t id, const std::string& cred, const info_list& directives) {
+  auto& st = self->state;
+  if (st.ctx->host->validate_credential(st.proc, cred, directives, answer_later(self, id))) return;
+  if (st.ctx->credential_key.empty() || !admits_our_type(directives))
+    return not_supported(self, id, "PMIx_Validate_credential");
+  credential::claims c;
+  std::string why;
+  const auto rc = credential::validate(st.ctx->credential_key, cred, now(), c, why);
+  if (rc != PMIX_SUCCESS) {
+    log::warning("peer", to_string(st.proc), ": credential refused: ", why);
+    return send_info_reply(self, id, rc, {});
+  }
+  send_info_reply(self, id, PMIX_SUCCESS,
+                  {{PMIX_USERID, value::unsigned_(PMIX_UINT32, c.uid), 0},
+                   {PMIX_GRPID, value::unsigned_(PMIX_UINT32, c.gid), 0},
+                   {PMIX_PROCID, value::proc(c.proc), 0},
+                   {PMIX_CRED_TYPE, value::string(credential::type), 0}});
+}
+
+// ---- heartbeat monitoring ---------------------------------------------------
+
+void arm(self_ptr self) {
+  const auto& hb = *self->state.heartbeat;
+  self->delayed_send(self, std::chrono::seconds(hb.seconds), beat_check_atom::value, hb.generation);
+}
+
+void alert(self_ptr self) {
+  auto& st = self->state;
+  auto& hb = *st.heartbeat;
+  hb.alerted = true;
+  log::warning("peer", to_string(st.proc), ": no heartbeat for ", hb.missed, " checks of ", hb.seconds,
+               " s: raising ", PMIx_Error_string(hb.error));
+  client_event_msg msg;
+  msg.ev.status = hb.error;
+  msg.ev.source = st.proc;
+  msg.ev.range = PMIX_RANGE_NAMESPACE;
+  msg.ev.info.push_back({PMIX_EVENT_AFFECTED_PROC, value::proc(st.proc), 0});
+  if (!hb.id.empty()) msg.ev.info.push_back({PMIX_MONITOR_ID, value::string(hb.id), 0});
+  // The process itself is told too: it may handle its own stall
+  // (PMIX_MONITOR_APP_CONTROL).
+  self->request(st.server, caf::infinite, std::move(msg)).then([](pmix_status_t) {}, [](caf::error&) {});
+}
+
+void check_heartbeat(self_ptr self, std::uint64_t generation) {
+  auto& st = self->state;
+  if (!st.heartbeat || st.heartbeat->generation != generation) return;  // cancelled or replaced
+  auto& hb = *st.heartbeat;
+  if (hb.beat) {
+    hb.beat = false;
+    hb.missed = 0;
+    hb.alerted = false;
+  } else if (++hb.missed >= hb.drops && !hb.alerted) {
+    alert(self);
+  }
+  arm(self);
+}
+
+pmix_status_t start_heartbeat(self_ptr self, pmix_status_t error, const info_list& directives) {
+  auto& st = self->state;
+  peer_state::heartbeat_monitor hb;
+  const auto* time = find(directives, PMIX_MONITOR_HEARTBEAT_TIME);
+  const auto seconds = time == nullptr ? std::optional<std::uint64_t>{} : time->val.as_uint();
+  if (!seconds || *seconds == 0 || *seconds > 86400) {
+    log::error("peer", to_string(st.proc), ": PMIX_MONITOR_HEARTBEAT needs PMIX_MONITOR_HEARTBEAT_TIME (1 to 86400 s)");
+    return PMIX_ERR_BAD_PARAM;
+  }
+  hb.seconds = static_cast<std::uint32_t>(*seconds);
+  if (const auto* d = find(directives, PMIX_MONITOR_HEARTBEAT_DROPS); d != nullptr && d->val.as_uint())
+    hb.drops = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, *d->val.as_uint()));
+  if (const auto* i = find(directives, PMIX_MONITOR_ID); i != nullptr && i->val.as_string()) hb.id = *i->val.as_string();
+  if (error != PMIX_SUCCESS) hb.error = error;
+  hb.generation = ++st.heartbeat_generation;
+  st.heartbeat = std::move(hb);
+  arm(self);
+  return PMIX_SUCCESS;
+}
+
+void monitor(self_ptr self, std::uint64_t id, const info& what, pmix_status_t error, const info_list& directives) {
+  auto& st = self->state;
+  if (what.key == PMIX_SEND_HEARTBEAT && st.heartbeat) {
+    st.heartbeat->beat = true;
+    return send_info_reply(self, id, PMIX_SUCCESS, {});
+  }
+  if (what.key == PMIX_MONITOR_HEARTBEAT && what.val.truthy())
+    return send_info_reply(self, id, start_heartbeat(self, error, directives), {});
+  if (what.key == PMIX_MONITOR_CANCEL && st.heartbeat) {
+    const auto* name = what.val.as_string();
+    if (name == nullptr || name->empty() || *name == st.heartbeat->id) {
+      st.heartbeat.reset();
+      return send_info_reply(self, id, PMIX_SUCCESS, {});
+    }
+  }
+  // Anything else (file monitors, the host's own kinds) is the host's.
+  if (!st.ctx->host->monitor(st.proc, what, error, directives, answer_later(self, id)))
+    not_supported(self, id, "PMIx_Process_monitor");
+}
+
+}  // namespace
+
+void on_host_request(self_ptr self, std::uint64_t id, const wire::HostRequest& req) {
+  auto& st = self->state;
+  std::vector<proc_id> procs;
+  for (const auto& p : req.procs()) procs.push_back(protocol::from_wire(p));
+  info_list info, directives;
+  std::string error;
+  if (!protocol::from_wire(req.info(), info, &error) || !protocol::from_wire(req.directives(), directives, &error))
+    return protocol_error(self, error);
+  switch (req.call()) {
+    case wire::HOST_ALLOCATE:
+      if (!st.ctx->host->allocate(st.proc, static_cast<pmix_alloc_directive_t>(req.code()), info,
+                                  answer_later(self, id)))
+        not_supported(self, id, "PMIx_Allocation_request");
+      return;
+    case wire::HOST_MONITOR:
+      if (info.size() != 1) return protocol_error(self, "a monitor request names one item");
+      return monitor(self, id, info.front(), req.code(), directives);
+    case wire::HOST_GET_CREDENTIAL:
+      return get_credential(self, id, directives);
+    case wire::HOST_VALIDATE_CREDENTIAL:
+      return validate_credential(self, id, req.data(), directives);
+    case wire::HOST_IOF_PUSH: {
+      std::optional<std::string> bytes;
+      if (req.has_data()) bytes = req.data();
+      if (!st.ctx->host->push_stdin(st.proc, procs, directives, bytes, status_later(self, id)))
+        not_supported(self, id, "PMIx_IOF_push");
+      return;
+    }
+    case wire::HOST_FABRIC:
+      if (!st.ctx->host->fabric(st.proc, static_cast<pmix_fabric_operation_t>(req.code()), directives,
+                                answer_later(self, id)))
+        not_supported(self, id, "PMIx_Fabric_*");
+      return;
+    default:
+      log::warning("peer", to_string(st.proc), ": unsupported host request ", static_cast<int>(req.call()));
+      return send_info_reply(self, id, PMIX_ERR_NOT_SUPPORTED, {});
+  }
+}
+
+caf::message_handler host_request_handlers(self_ptr self) {
+  return {
+      [=](host_done_atom, std::uint64_t id, pmix_status_t status, info_list& info, std::string& data) {
+        send_info_reply(self, id, status, info, data);
+      },
+      [=](beat_check_atom, std::uint64_t generation) { check_heartbeat(self, generation); },
+  };
+}
+
+}  // namespace pmix::actors::peer

@@ -1,0 +1,365 @@
+// The client calls the server hands to its host (or serves itself):
+// PMIx_Allocation_request, PMIx_Process_monitor (and PMIx_Heartbeat),
+// PMIx_Get_credential, PMIx_Validate_credential, PMIx_IOF_push and the
+// PMIx_Fabric_* calls. Each is the thin facade of style.md #1: check, copy
+// into C++ values, one HostRequest, convert the reply
+// (docs/architecture.md, "Host requests").
+#include <pmix.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "api/blocking.hpp"
+#include "api/convert.hpp"
+#include "api/library.hpp"
+#include "common/log.hpp"
+
+namespace pmix::api {
+namespace {
+
+using protocol::host_call;
+
+bool read_info(const char* call, const pmix_info_t info[], size_t ninfo, info_list& out) {
+  if (convert::from_c(info, ninfo, out) == PMIX_SUCCESS) return true;
+  log::error("api", call, ": unreadable info");
+  return false;
+}
+
+// What a blocking call waits for: the reply's info and data.
+struct answer {
+  info_list info;
+  std::string data;
+};
+
+// Sends `r` and waits for the answer (blocking forms).
+pmix_status_t request_and_wait(const std::shared_ptr<client::session>& s, const protocol::host_request& r,
+                               answer& out) {
+  auto got = std::make_shared<answer>();
+  const auto rc = wait_for(s, [&](client::done_fn done) {
+    return s->host_request(r, [got, done](pmix_status_t st, info_list info, std::string data) {
+      got->info = std::move(info);
+      got->data = std::move(data);
+      done(st);
+    });
+  });
+  out = std::move(*got);
+  return rc;
+}
+
+// The results of a blocking call that returns info.
+void results_out(const info_list& info, pmix_info_t** results, size_t* nresults) {
+  *results = convert::new_infos(info);
+  *nresults = info.size();
+}
+
+// The session, or why there is none.
+pmix_status_t session_for(const char* call, std::shared_ptr<client::session>& s) {
+  s = current_session();
+  if (s) return PMIX_SUCCESS;
+  log::debug("api", call, " before PMIx_Init");
+  return PMIX_ERR_INIT;
+}
+
+// ---- allocation ---------------------------------------------------------------
+
+pmix_status_t allocation(pmix_alloc_directive_t directive, const pmix_info_t* info, size_t ninfo,
+                         protocol::host_request& r) {
+  if (directive == 0) {  // undefined; values from PMIX_ALLOC_EXTERNAL up are the host's own
+    log::error("api", "PMIx_Allocation_request: invalid directive ", static_cast<int>(directive));
+    return PMIX_ERR_BAD_PARAM;
+  }
+  r.call = host_call::allocate;
+  r.code = directive;
+  return read_info("PMIx_Allocation_request", info, ninfo, r.info) ? PMIX_SUCCESS : PMIX_ERR_BAD_PARAM;
+}
+
+// ---- monitoring ---------------------------------------------------------------
+
+pmix_status_t monitoring(const pmix_info_t* monitor, pmix_status_t error, const pmix_info_t directives[],
+                         size_t ndirs, protocol::host_request& r) {
+  if (monitor == nullptr) {
+    log::error("api", "PMIx_Process_monitor: nothing to monitor");
+    return PMIX_ERR_BAD_PARAM;
+  }
+  r.call = host_call::monitor;
+  r.code = error;
+  return read_info("PMIx_Process_monitor", monitor, 1, r.info) &&
+                 read_info("PMIx_Process_monitor", directives, ndirs, r.directives)
+             ? PMIX_SUCCESS
+             : PMIX_ERR_BAD_PARAM;
+}
+
+// ---- credentials --------------------------------------------------------------
+
+pmix_status_t validation(const pmix_byte_object_t* cred, const pmix_info_t info[], size_t ninfo,
+                         protocol::host_request& r) {
+  if (cred == nullptr || cred->bytes == nullptr || cred->size == 0) {
+    log::error("api", "PMIx_Validate_credential: no credential");
+    return PMIX_ERR_BAD_PARAM;
+  }
+  r.call = host_call::validate_credential;
+  r.data = std::string(cred->bytes, cred->size);
+  return read_info("PMIx_Validate_credential", info, ninfo, r.directives) ? PMIX_SUCCESS : PMIX_ERR_BAD_PARAM;
+}
+
+// ---- fabrics ------------------------------------------------------------------
+
+std::atomic<size_t> next_fabric_index{0};
+
+// Puts what the host said about the fabric into `fabric` (its info replaced).
+void fill_fabric(pmix_fabric_t* fabric, const info_list& info, bool assign_index) {
+  if (fabric->info != nullptr) PMIX_INFO_FREE(fabric->info, fabric->ninfo);
+  fabric->info = convert::new_infos(info);
+  fabric->ninfo = info.size();
+  if (assign_index) fabric->index = next_fabric_index++;
+}
+
+pmix_status_t fabric_request(pmix_fabric_t* fabric, pmix_fabric_operation_t op, const pmix_info_t directives[],
+                             size_t ndirs, protocol::host_request& r) {
+  if (fabric == nullptr) {
+    log::error("api", "PMIx_Fabric_*: no fabric object");
+    return PMIX_ERR_BAD_PARAM;
+  }
+  r.call = host_call::fabric;
+  r.code = op;
+  if (!read_info("PMIx_Fabric_*", directives, ndirs, r.directives)) return PMIX_ERR_BAD_PARAM;
+  if (fabric->name != nullptr && find(r.directives, PMIX_FABRIC_IDENTIFIER) == nullptr)
+    r.directives.push_back({PMIX_FABRIC_IDENTIFIER, value::string(fabric->name), 0});
+  if (op == PMIX_FABRIC_UPDATE_INFO)
+    r.directives.push_back({PMIX_FABRIC_INDEX, value::unsigned_(PMIX_SIZE, fabric->index), 0});
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t fabric_blocking(pmix_fabric_t* fabric, pmix_fabric_operation_t op, const pmix_info_t directives[],
+                              size_t ndirs) {
+  if (on_library_thread()) return refuse_blocking(op == PMIX_FABRIC_REQUEST_INFO ? "PMIx_Fabric_register"
+                                                                                 : "PMIx_Fabric_update");
+  std::shared_ptr<client::session> s;
+  if (auto rc = session_for("PMIx_Fabric_*", s); rc != PMIX_SUCCESS) return rc;
+  protocol::host_request r;
+  if (auto rc = fabric_request(fabric, op, directives, ndirs, r); rc != PMIX_SUCCESS) return rc;
+  answer a;
+  const auto rc = request_and_wait(s, r, a);
+  if (rc == PMIX_SUCCESS) fill_fabric(fabric, a.info, op == PMIX_FABRIC_REQUEST_INFO);
+  return rc;
+}
+
+pmix_status_t fabric_nb(pmix_fabric_t* fabric, pmix_fabric_operation_t op, const pmix_info_t directives[],
+                        size_t ndirs, pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  std::shared_ptr<client::session> s;
+  if (auto rc = session_for("PMIx_Fabric_*_nb", s); rc != PMIX_SUCCESS) return rc;
+  protocol::host_request r;
+  if (auto rc = fabric_request(fabric, op, directives, ndirs, r); rc != PMIX_SUCCESS) return rc;
+  return s->host_request(r, [fabric, op, cbfunc, cbdata](pmix_status_t st, info_list info, std::string) {
+    if (st == PMIX_SUCCESS) fill_fabric(fabric, info, op == PMIX_FABRIC_REQUEST_INFO);
+    if (cbfunc != nullptr) cbfunc(st, cbdata);
+  });
+}
+
+}  // namespace
+}  // namespace pmix::api
+
+using namespace pmix;
+using namespace pmix::api;
+
+extern "C" {
+
+PMIX_EXPORT pmix_status_t PMIx_Allocation_request(pmix_alloc_directive_t directive, pmix_info_t* info,
+                                                  size_t ninfo, pmix_info_t** results, size_t* nresults) {
+  if (on_library_thread()) return refuse_blocking("PMIx_Allocation_request");
+  if (results == nullptr || nresults == nullptr) return PMIX_ERR_BAD_PARAM;
+  *results = nullptr;
+  *nresults = 0;
+  std::shared_ptr<client::session> s;
+  if (auto rc = session_for("PMIx_Allocation_request", s); rc != PMIX_SUCCESS) return rc;
+  protocol::host_request r;
+  if (auto rc = allocation(directive, info, ninfo, r); rc != PMIX_SUCCESS) return rc;
+  answer a;
+  const auto rc = request_and_wait(s, r, a);
+  results_out(a.info, results, nresults);
+  return rc;
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Allocation_request_nb(pmix_alloc_directive_t directive, pmix_info_t* info,
+                                                     size_t ninfo, pmix_info_cbfunc_t cbfunc, void* cbdata) {
+  std::shared_ptr<client::session> s;
+  if (auto rc = session_for("PMIx_Allocation_request_nb", s); rc != PMIX_SUCCESS) return rc;
+  protocol::host_request r;
+  if (auto rc = allocation(directive, info, ninfo, r); rc != PMIX_SUCCESS) return rc;
+  return s->host_request(r, [cbfunc, cbdata](pmix_status_t st, info_list results, std::string) {
+    convert::deliver_infos(cbfunc, cbdata, st, results);
+  });
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Process_monitor(const pmix_info_t* monitor, pmix_status_t error,
+                                               const pmix_info_t directives[], size_t ndirs,
+                                               pmix_info_t** results, size_t* nresults) {
+  if (on_library_thread()) return refuse_blocking("PMIx_Process_monitor");
+  if (results == nullptr || nresults == nullptr) return PMIX_ERR_BAD_PARAM;
+  *results = nullptr;
+  *nresults = 0;
+  std::shared_ptr<client::session> s;
+  if (auto rc = session_for("PMIx_Process_monitor", s); rc != PMIX_SUCCESS) return rc;
+  protocol::host_request r;
+  if (auto rc = monitoring(monitor, error, directives, ndirs, r); rc != PMIX_SUCCESS) return rc;
+  answer a;
+  const auto rc = request_and_wait(s, r, a);
+  results_out(a.info, results, nresults);
+  return rc;
+}
+
+// PMIx_Heartbeat() calls this with a NULL cbfunc: the beat is sent, nobody
+// waits for the answer.
+PMIX_EXPORT pmix_status_t PMIx_Process_monitor_nb(const pmix_info_t* monitor, pmix_status_t error,
+                                                  const pmix_info_t directives[], size_t ndirs,
+                                                  pmix_info_cbfunc_t cbfunc, void* cbdata) {
+  std::shared_ptr<client::session> s;
+  if (auto rc = session_for("PMIx_Process_monitor_nb", s); rc != PMIX_SUCCESS) return rc;
+  protocol::host_request r;
+  if (auto rc = monitoring(monitor, error, directives, ndirs, r); rc != PMIX_SUCCESS) return rc;
+  return s->host_request(r, [cbfunc, cbdata](pmix_status_t st, info_list results, std::string) {
+    convert::deliver_infos(cbfunc, cbdata, st, results);
+  });
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Get_credential(const pmix_info_t info[], size_t ninfo,
+                                              pmix_byte_object_t* credential) {
+  if (on_library_thread()) return refuse_blocking("PMIx_Get_credential");
+  if (credential == nullptr) return PMIX_ERR_BAD_PARAM;
+  credential->bytes = nullptr;
+  credential->size = 0;
+  std::shared_ptr<client::session> s;
+  if (auto rc = session_for("PMIx_Get_credential", s); rc != PMIX_SUCCESS) return rc;
+  protocol::host_request r;
+  r.call = host_call::get_credential;
+  if (!read_info("PMIx_Get_credential", info, ninfo, r.directives)) return PMIX_ERR_BAD_PARAM;
+  answer a;
+  const auto rc = request_and_wait(s, r, a);
+  if (rc == PMIX_SUCCESS && !a.data.empty()) {
+    credential->bytes = static_cast<char*>(std::malloc(a.data.size()));
+    if (credential->bytes == nullptr) return PMIX_ERR_NOMEM;
+    std::memcpy(credential->bytes, a.data.data(), a.data.size());
+    credential->size = a.data.size();
+  }
+  return rc;
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Get_credential_nb(const pmix_info_t info[], size_t ninfo,
+                                                 pmix_credential_cbfunc_t cbfunc, void* cbdata) {
+  if (cbfunc == nullptr) return PMIX_ERR_BAD_PARAM;
+  std::shared_ptr<client::session> s;
+  if (auto rc = session_for("PMIx_Get_credential_nb", s); rc != PMIX_SUCCESS) return rc;
+  protocol::host_request r;
+  r.call = host_call::get_credential;
+  if (!read_info("PMIx_Get_credential_nb", info, ninfo, r.directives)) return PMIX_ERR_BAD_PARAM;
+  return s->host_request(r, [cbfunc, cbdata](pmix_status_t st, info_list results, std::string data) {
+    // The credential and the info are the library's: valid during the
+    // callback only (copy them to keep them).
+    pmix_byte_object_t bo{data.empty() ? nullptr : data.data(), data.size()};
+    convert::info_array c_info{results};
+    cbfunc(st, &bo, c_info.data(), c_info.size(), cbdata);
+  });
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Validate_credential(const pmix_byte_object_t* cred, const pmix_info_t info[],
+                                                   size_t ninfo, pmix_info_t** results, size_t* nresults) {
+  if (on_library_thread()) return refuse_blocking("PMIx_Validate_credential");
+  if (results == nullptr || nresults == nullptr) return PMIX_ERR_BAD_PARAM;
+  *results = nullptr;
+  *nresults = 0;
+  std::shared_ptr<client::session> s;
+  if (auto rc = session_for("PMIx_Validate_credential", s); rc != PMIX_SUCCESS) return rc;
+  protocol::host_request r;
+  if (auto rc = validation(cred, info, ninfo, r); rc != PMIX_SUCCESS) return rc;
+  answer a;
+  const auto rc = request_and_wait(s, r, a);
+  results_out(a.info, results, nresults);
+  return rc;
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Validate_credential_nb(const pmix_byte_object_t* cred, const pmix_info_t info[],
+                                                      size_t ninfo, pmix_validation_cbfunc_t cbfunc,
+                                                      void* cbdata) {
+  if (cbfunc == nullptr) return PMIX_ERR_BAD_PARAM;
+  std::shared_ptr<client::session> s;
+  if (auto rc = session_for("PMIx_Validate_credential_nb", s); rc != PMIX_SUCCESS) return rc;
+  protocol::host_request r;
+  if (auto rc = validation(cred, info, ninfo, r); rc != PMIX_SUCCESS) return rc;
+  return s->host_request(r, [cbfunc, cbdata](pmix_status_t st, info_list results, std::string) {
+    convert::info_array c_info{results};  // the library's, during the callback
+    cbfunc(st, c_info.data(), c_info.size(), cbdata);
+  });
+}
+
+// Bytes for the targets' stdin; no bytes (or PMIX_IOF_COMPLETE) close it.
+// With a NULL cbfunc the call waits for the answer.
+PMIX_EXPORT pmix_status_t PMIx_IOF_push(const pmix_proc_t targets[], size_t ntargets, pmix_byte_object_t* bo,
+                                        const pmix_info_t directives[], size_t ndirs, pmix_op_cbfunc_t cbfunc,
+                                        void* cbdata) {
+  if (cbfunc == nullptr && on_library_thread()) return refuse_blocking("PMIx_IOF_push with a NULL cbfunc");
+  std::shared_ptr<client::session> s;
+  if (auto rc = session_for("PMIx_IOF_push", s); rc != PMIX_SUCCESS) return rc;
+  protocol::host_request r;
+  r.call = host_call::iof_push;
+  if (targets == nullptr || ntargets == 0 || convert::from_c(targets, ntargets, r.procs) != PMIX_SUCCESS) {
+    log::error("api", "PMIx_IOF_push: no targets");
+    return PMIX_ERR_BAD_PARAM;
+  }
+  if (!read_info("PMIx_IOF_push", directives, ndirs, r.directives)) return PMIX_ERR_BAD_PARAM;
+  const auto* complete = find(r.directives, PMIX_IOF_COMPLETE);
+  if (bo != nullptr && !(complete != nullptr && complete->val.truthy()))
+    r.data = bo->size == 0 ? std::string{} : std::string(bo->bytes, bo->size);
+  if (cbfunc == nullptr) {
+    answer a;
+    return request_and_wait(s, r, a);
+  }
+  return s->host_request(r, [cbfunc, cbdata](pmix_status_t st, info_list, std::string) { cbfunc(st, cbdata); });
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Fabric_register(pmix_fabric_t* fabric, const pmix_info_t directives[],
+                                               size_t ndirs) {
+  return fabric_blocking(fabric, PMIX_FABRIC_REQUEST_INFO, directives, ndirs);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Fabric_register_nb(pmix_fabric_t* fabric, const pmix_info_t directives[],
+                                                  size_t ndirs, pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  return fabric_nb(fabric, PMIX_FABRIC_REQUEST_INFO, directives, ndirs, cbfunc, cbdata);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Fabric_update(pmix_fabric_t* fabric) {
+  return fabric_blocking(fabric, PMIX_FABRIC_UPDATE_INFO, nullptr, 0);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Fabric_update_nb(pmix_fabric_t* fabric, pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  return fabric_nb(fabric, PMIX_FABRIC_UPDATE_INFO, nullptr, 0, cbfunc, cbdata);
+}
+
+// Deregistration is the process's own: the fabric's info is released (the
+// host keeps nothing per registration).
+PMIX_EXPORT pmix_status_t PMIx_Fabric_deregister(pmix_fabric_t* fabric) {
+  if (fabric == nullptr) return PMIX_ERR_BAD_PARAM;
+  if (fabric->info != nullptr) PMIX_INFO_FREE(fabric->info, fabric->ninfo);
+  fabric->info = nullptr;
+  fabric->ninfo = 0;
+  return PMIX_SUCCESS;
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Fabric_deregister_nb(pmix_fabric_t* fabric, pmix_op_cbfunc_t cbfunc,
+                                                    void* cbdata) {
+  const auto rc = PMIx_Fabric_deregister(fabric);
+  if (rc != PMIX_SUCCESS) return rc;
+  if (cbfunc == nullptr) return PMIX_SUCCESS;
+  auto s = current_session();
+  if (!s) {
+    cbfunc(PMIX_SUCCESS, cbdata);  // no library thread to run it on
+    return PMIX_SUCCESS;
+  }
+  s->post([cbfunc, cbdata] { cbfunc(PMIX_SUCCESS, cbdata); });
+  return PMIX_SUCCESS;
+}
+
+}  // extern "C"

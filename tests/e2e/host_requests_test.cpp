@@ -1,0 +1,196 @@
+// The requests a client hands its host through the server (issue 15):
+// PMIx_Allocation_request, PMIx_Process_monitor and PMIx_Heartbeat,
+// PMIx_Get_credential / PMIx_Validate_credential, PMIx_IOF_push and the
+// PMIx_Fabric_* calls, with real client processes: with the host's up-calls
+// (they reach it and its answers come back), without them (the status
+// OpenPMIx gives), and what the server serves itself (heartbeats,
+// credentials).
+#include <doctest/doctest.h>
+#include <pmix.h>
+#include <pmix_server.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "tests/e2e/host.hpp"
+
+using namespace pmix::test;
+
+namespace {
+
+const std::string script = runfile("tests/e2e/script_client");
+
+std::vector<std::string> calls_starting(const std::string& prefix) {
+  std::vector<std::string> out;
+  for (const auto& c : dynamic_calls())
+    if (c.compare(0, prefix.size(), prefix) == 0) out.push_back(c);
+  return out;
+}
+
+std::string run(const std::string& nspace, const std::vector<std::string>& steps, const std::string& dir) {
+  std::vector<std::string> argv{script};
+  argv.insert(argv.end(), steps.begin(), steps.end());
+  auto c = launch(nspace, 0, argv, dir);
+  CHECK_MESSAGE(c.exited_with(0), c.errors());
+  return c.output();
+}
+
+}  // namespace
+
+TEST_SUITE("host requests") {
+  TEST_CASE("with the host's up-calls each request reaches the host and its answer comes back") {
+    temp_dir dir;
+    host_slots slots;
+    slots.requests = true;
+    server srv(dir.path(), slots);
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("asks", 1, 1) == PMIX_SUCCESS);
+    const auto cred = dir.path() + "/cred";
+    const auto out = run("asks",
+                         {"init", "allocate:1", "allocate_nb:2", "monitor_file:/tmp/watched", "credential:" + cred,
+                          "validate:" + cred, "validate_nb:" + cred, "credential_nb:" + cred, "fabric", "fabric_nb",
+                          "iof_push:0:hello", "iof_push_end:0", "finalize"},
+                         dir.path());
+    CAPTURE(out);
+    CHECK(contains(out, "allocate:1 PMIX_SUCCESS host.alloc=granted"));
+    CHECK(contains(out, "allocate_nb:2 PMIX_SUCCESS host.alloc=granted"));
+    CHECK(contains(out, "monitor_file:/tmp/watched PMIX_SUCCESS host.monitor=on"));
+    CHECK(contains(out, "credential:" + cred + " PMIX_SUCCESS 16"));  // "host-cred:asks.0"
+    CHECK(contains(out, "validate:" + cred + " PMIX_SUCCESS uid=4242"));
+    CHECK(contains(out, "validate_nb:" + cred + " PMIX_SUCCESS uid=4242"));
+    CHECK(contains(out, "credential_nb:" + cred + " PMIX_SUCCESS 16 type=host"));
+    CHECK(contains(out, "fabric:register PMIX_SUCCESS 1 host.fabric=fab0"));
+    CHECK(contains(out, "fabric:update PMIX_SUCCESS 1"));
+    CHECK(contains(out, "fabric:deregister PMIX_SUCCESS 0"));
+    CHECK(contains(out, "fabric_nb:register PMIX_SUCCESS 1 host.fabric=fab0"));
+    CHECK(contains(out, "fabric_nb:deregister PMIX_SUCCESS 0"));
+    CHECK(contains(out, "iof_push:0:hello PMIX_SUCCESS"));
+    CHECK(contains(out, "iof_push_end:0 PMIX_SUCCESS"));
+    // What the host was handed.
+    CHECK(calls_starting("allocate: asks.0 directive=1 keys: want.nodes").size() == 1);
+    CHECK(calls_starting("allocate: asks.0 directive=2").size() == 1);
+    CHECK(calls_starting("monitor: asks.0 pmix.monitor.fmon error=" + std::to_string(PMIX_MONITOR_FILE_ALERT)).size() ==
+          1);
+    CHECK(calls_starting("get_credential: asks.0").size() == 2);
+    CHECK(calls_starting("validate_credential: asks.0 host-cred:asks.0").size() == 2);
+    CHECK(calls_starting("fabric: asks.0 op=" + std::to_string(PMIX_FABRIC_REQUEST_INFO) + " keys: pmix.fab.id")
+              .size() == 2);
+    CHECK(calls_starting("fabric: asks.0 op=" + std::to_string(PMIX_FABRIC_UPDATE_INFO)).size() == 1);
+    CHECK(calls_starting("push_stdin: asks.0 -> asks.0 [hello]").size() == 1);
+    CHECK(calls_starting("push_stdin: asks.0 -> asks.0 EOF").size() == 1);
+  }
+
+  TEST_CASE("without them: allocation, fabrics, file monitors and stdin are not supported; bad requests are refused") {
+    temp_dir dir;
+    server srv(dir.path());  // no request up-calls
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("alone", 1, 1) == PMIX_SUCCESS);
+    const auto out = run("alone",
+                         {"allocate:1", "init", "allocate:0", "allocate:1", "allocate_nb:1", "monitor_file:/tmp/x",
+                          "fabric", "iof_push:0:x", "heartbeat:0:1", "finalize"},
+                         dir.path());
+    CAPTURE(out);
+    CHECK(contains(out, "allocate:1 PMIX_ERR_INIT"));  // before init
+    CHECK(contains(out, "allocate:0 PMIX_ERR_BAD_PARAM"));
+    CHECK(contains(out, "init PMIX_SUCCESS alone 0\nallocate:0 PMIX_ERR_BAD_PARAM\nallocate:1 PMIX_ERR_NOT_SUPPORTED"));
+    CHECK(contains(out, "allocate_nb:1 PMIX_ERR_NOT_SUPPORTED"));
+    CHECK(contains(out, "monitor_file:/tmp/x PMIX_ERR_NOT_SUPPORTED"));
+    CHECK(contains(out, "fabric:register PMIX_ERR_NOT_SUPPORTED 0"));
+    CHECK(contains(out, "iof_push:0:x PMIX_ERR_NOT_SUPPORTED"));
+    CHECK(contains(out, "heartbeat:0:1 PMIX_ERR_BAD_PARAM"));  // a heartbeat needs a period
+    CHECK(contains(out, "finalize PMIX_SUCCESS"));
+  }
+
+  TEST_CASE("credentials the server issues itself: the user who asked, tamper-evident, valid at that server only") {
+    if (::getuid() != 0) FAIL("this test runs a process as another user: run it as root (CI does)");
+    temp_dir dir;
+    ::chmod(dir.path().c_str(), 0711);
+    const auto bin = stage_for_other_user(dir.path());
+    const std::string mine = dir.path() + "/mine", theirs = dir.path() + "/theirs", cut = dir.path() + "/cut";
+    {
+      server srv(dir.path());
+      REQUIRE(srv.status() == PMIX_SUCCESS);
+      pmix_info_t info;
+      const uint32_t size = 2;
+      PMIX_INFO_LOAD(&info, PMIX_JOB_SIZE, &size, PMIX_UINT32);
+      REQUIRE(PMIx_server_register_nspace("creds", 2, &info, 1, nullptr, nullptr) == PMIX_SUCCESS);
+      PMIX_INFO_DESTRUCT(&info);
+      pmix_proc_t p;
+      PMIX_LOAD_PROCID(&p, "creds", 0);
+      REQUIRE(PMIx_server_register_client(&p, 0, 0, nullptr, nullptr, nullptr) == PMIX_SUCCESS);
+      PMIX_LOAD_PROCID(&p, "creds", 1);
+      REQUIRE(PMIx_server_register_client(&p, 65534, 65534, nullptr, nullptr, nullptr) == PMIX_SUCCESS);
+      // Rank 1 runs as uid 65534 and writes its credential where rank 0
+      // can read it.
+      ::mkdir((dir.path() + "/drop").c_str(), 0777);
+      ::chmod((dir.path() + "/drop").c_str(), 0777);
+      const std::string dropped = dir.path() + "/drop/cred";
+      auto other = launch_as(65534, "creds", 1, {"init", "credential:" + dropped, "finalize"}, bin, dir.path());
+      CHECK_MESSAGE(other.exited_with(0), other.errors());
+      CHECK_MESSAGE(contains(other.output(), "credential:" + dropped + " PMIX_SUCCESS"), other.output());
+      std::filesystem::copy_file(dropped, theirs);
+      auto c = launch("creds", 0,
+                      {script, "init", "credential:" + mine, "validate:" + mine, "credential_nb:" + cut,
+                       "validate_nb:" + theirs, "corrupt:" + cut, "validate:" + cut, "finalize"},
+                      dir.path());
+      CHECK_MESSAGE(c.exited_with(0), c.errors());
+      const auto out = c.output();
+      CAPTURE(out);
+      CHECK(contains(out, "validate:" + mine + " PMIX_SUCCESS uid=0 gid=0 type=pmix-cxx.hmac-sha256"));
+      CHECK(contains(out, "credential_nb:" + cut + " PMIX_SUCCESS"));
+      CHECK(contains(out, "type=pmix-cxx.hmac-sha256"));
+      // Another user's credential says who that user is.
+      CHECK(contains(out, "validate_nb:" + theirs + " PMIX_SUCCESS uid=65534 gid=65534"));
+      // One bit changed: refused.
+      CHECK(contains(out, "validate:" + cut + " PMIX_ERR_INVALID_CRED"));
+    }
+    // A server started later has another key: the old credentials are not
+    // its own.
+    server again(dir.path());
+    REQUIRE(again.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("later", 1, 1) == PMIX_SUCCESS);
+    const auto out = run("later", {"init", "validate:" + mine, "finalize"}, dir.path());
+    CHECK_MESSAGE(contains(out, "validate:" + mine + " PMIX_ERR_INVALID_CRED"), out);
+  }
+
+  TEST_CASE("heartbeats the server watches itself: beats keep it quiet, silence raises the event once") {
+    temp_dir dir;
+    host_slots slots;
+    slots.notify = true;  // the host hears the alert too
+    server srv(dir.path(), slots);
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("beating", 1, 1) == PMIX_SUCCESS);
+    const std::string alert = std::to_string(PMIX_MONITOR_HEARTBEAT_ALERT);
+    // A check every second, two missed checks allowed: beats every 200 ms
+    // for 4 s keep it quiet; then silence.
+    auto c = launch("beating", 0,
+                    {script, "init", "on_event:" + alert, "heartbeat:1:2", "beats:20:200", "wait_event:" + alert,
+                     "finalize"},
+                    dir.path());
+    REQUIRE(wait_for_output(c, "beats:20:200 PMIX_SUCCESS"));
+    // While it beat, nothing was raised.
+    for (const auto& n : notifications()) CHECK_FALSE(contains(n, alert));
+    CHECK_MESSAGE(c.exited_with(0), c.errors());
+    CHECK_MESSAGE(contains(c.output(), "wait_event:" + alert + " PMIX_SUCCESS beating.0"), c.output());
+    // The host heard it once, with the process as its source.
+    std::size_t heard = 0;
+    for (const auto& n : notifications())
+      if (contains(n, alert + " beating.0")) ++heard;
+    CHECK(heard == 1);
+  }
+
+  TEST_CASE("a cancelled heartbeat monitor raises nothing") {
+    temp_dir dir;
+    host_slots slots;
+    slots.notify = true;
+    server srv(dir.path(), slots);
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("quiet", 1, 1) == PMIX_SUCCESS);
+    const auto out = run("quiet", {"init", "heartbeat:1:1", "monitor_cancel", "sleep:3000", "finalize"}, dir.path());
+    CHECK(contains(out, "monitor_cancel PMIX_SUCCESS"));
+    for (const auto& n : notifications()) CHECK_FALSE(contains(n, std::to_string(PMIX_MONITOR_HEARTBEAT_ALERT)));
+  }
+}

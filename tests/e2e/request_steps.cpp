@@ -1,0 +1,242 @@
+#include "tests/e2e/request_steps.hpp"
+
+#include <pmix.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <mutex>
+#include <thread>
+
+namespace pmix::test {
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+std::string first_string(const pmix_info_t* info, size_t n) {
+  for (size_t k = 0; k < n; ++k)
+    if (info[k].value.type == PMIX_STRING && info[k].value.data.string != nullptr)
+      return std::string{info[k].key} + "=" + info[k].value.data.string;
+  return "";
+}
+
+std::string identity(const pmix_info_t* info, size_t n) {
+  std::string out;
+  for (size_t k = 0; k < n; ++k) {
+    if (PMIX_CHECK_KEY(&info[k], PMIX_USERID)) out += " uid=" + std::to_string(info[k].value.data.uint32);
+    if (PMIX_CHECK_KEY(&info[k], PMIX_GRPID)) out += " gid=" + std::to_string(info[k].value.data.uint32);
+    if (PMIX_CHECK_KEY(&info[k], PMIX_CRED_TYPE) && info[k].value.type == PMIX_STRING)
+      out += std::string{" type="} + info[k].value.data.string;
+  }
+  return out.empty() ? out : out.substr(1);
+}
+
+// A non-blocking call's answer, waited for on the main thread.
+struct answer {
+  std::mutex m;
+  std::condition_variable cv;
+  bool done = false;
+  pmix_status_t rc = PMIX_SUCCESS;
+  std::string text;
+  void finish(pmix_status_t st, std::string t) {
+    std::lock_guard<std::mutex> g{m};
+    rc = st;
+    text = std::move(t);
+    done = true;
+    cv.notify_all();
+  }
+  pmix_status_t wait(pmix_status_t started) {
+    if (started != PMIX_SUCCESS) return started;
+    std::unique_lock<std::mutex> g{m};
+    cv.wait(g, [&] { return done; });
+    return rc;
+  }
+};
+
+// Events seen by on_event handlers: code -> sources.
+std::mutex events_mutex;
+std::condition_variable events_cv;
+std::map<pmix_status_t, std::vector<std::string>> events_seen;
+
+void count_event(size_t, pmix_status_t status, const pmix_proc_t* source, pmix_info_t[], size_t, pmix_info_t*,
+                 size_t, pmix_event_notification_cbfunc_fn_t cbfunc, void* cbdata) {
+  {
+    std::lock_guard<std::mutex> g{events_mutex};
+    events_seen[status].push_back(source == nullptr ? "?" : std::string{source->nspace} + "." +
+                                                                std::to_string(source->rank));
+  }
+  events_cv.notify_all();
+  if (cbfunc != nullptr) cbfunc(PMIX_EVENT_ACTION_COMPLETE, nullptr, 0, nullptr, nullptr, cbdata);
+}
+
+}  // namespace
+
+bool run_request_step(const std::string& step, const std::vector<std::string>& parts, const pmix_proc_t& me,
+                      const say_fn& say) {
+  const auto& cmd = parts.at(0);
+  if (cmd == "credential") {
+    pmix_byte_object_t cred{nullptr, 0};
+    const auto rc = PMIx_Get_credential(nullptr, 0, &cred);
+    std::ofstream(parts.at(1), std::ios::binary).write(cred.bytes, static_cast<std::streamsize>(cred.size));
+    say(step, rc, std::to_string(cred.size));
+    std::free(cred.bytes);
+  } else if (cmd == "credential_nb") {
+    answer a;
+    static answer* current;
+    static std::string path;
+    current = &a;
+    path = parts.at(1);
+    const auto started = PMIx_Get_credential_nb(
+        nullptr, 0,
+        [](pmix_status_t st, pmix_byte_object_t* cred, pmix_info_t info[], size_t ninfo, void*) {
+          std::ofstream(path, std::ios::binary).write(cred == nullptr ? "" : cred->bytes,
+                                                      cred == nullptr ? 0 : static_cast<std::streamsize>(cred->size));
+          current->finish(st, std::to_string(cred == nullptr ? 0 : cred->size) + " " + identity(info, ninfo));
+        },
+        nullptr);
+    const auto rc = a.wait(started);
+    say(step, rc, a.text);
+  } else if (cmd == "validate") {
+    const auto bytes = read_file(parts.at(1));
+    pmix_byte_object_t cred{const_cast<char*>(bytes.data()), bytes.size()};
+    pmix_info_t* results = nullptr;
+    size_t nresults = 0;
+    const auto rc = PMIx_Validate_credential(&cred, nullptr, 0, &results, &nresults);
+    say(step, rc, identity(results, nresults));
+    PMIX_INFO_FREE(results, nresults);
+  } else if (cmd == "validate_nb") {
+    const auto bytes = read_file(parts.at(1));
+    pmix_byte_object_t cred{const_cast<char*>(bytes.data()), bytes.size()};
+    answer a;
+    static answer* current;
+    current = &a;
+    const auto started = PMIx_Validate_credential_nb(
+        &cred, nullptr, 0,
+        [](pmix_status_t st, pmix_info_t info[], size_t ninfo, void*) { current->finish(st, identity(info, ninfo)); },
+        nullptr);
+    const auto rc = a.wait(started);
+    say(step, rc, a.text);
+  } else if (cmd == "corrupt") {
+    auto bytes = read_file(parts.at(1));
+    if (!bytes.empty()) bytes[bytes.size() / 2] ^= 0x01;
+    std::ofstream(parts.at(1), std::ios::binary | std::ios::trunc).write(bytes.data(),
+                                                                          static_cast<std::streamsize>(bytes.size()));
+    say(step, PMIX_SUCCESS, "");
+  } else if (cmd == "allocate" || cmd == "allocate_nb") {
+    const auto directive = static_cast<pmix_alloc_directive_t>(std::atoi(parts.at(1).c_str()));
+    pmix_info_t want;
+    PMIX_INFO_LOAD(&want, "want.nodes", "2", PMIX_STRING);
+    if (cmd == "allocate") {
+      pmix_info_t* results = nullptr;
+      size_t nresults = 0;
+      const auto rc = PMIx_Allocation_request(directive, &want, 1, &results, &nresults);
+      say(step, rc, first_string(results, nresults));
+      PMIX_INFO_FREE(results, nresults);
+    } else {
+      answer a;
+      static answer* current;
+      current = &a;
+      const auto started = PMIx_Allocation_request_nb(
+          directive, &want, 1,
+          [](pmix_status_t st, pmix_info_t* info, size_t n, void*, pmix_release_cbfunc_t release, void* rd) {
+            current->finish(st, first_string(info, n));
+            if (release != nullptr) release(rd);
+          },
+          nullptr);
+      const auto rc = a.wait(started);
+      say(step, rc, a.text);
+    }
+    PMIX_INFO_DESTRUCT(&want);
+  } else if (cmd == "heartbeat") {
+    pmix_info_t monitor, dirs[3];
+    bool yes = true;
+    uint32_t seconds = static_cast<uint32_t>(std::atoi(parts.at(1).c_str()));
+    uint32_t drops = static_cast<uint32_t>(std::atoi(parts.at(2).c_str()));
+    PMIX_INFO_LOAD(&monitor, PMIX_MONITOR_HEARTBEAT, &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&dirs[0], PMIX_MONITOR_HEARTBEAT_TIME, &seconds, PMIX_UINT32);
+    PMIX_INFO_LOAD(&dirs[1], PMIX_MONITOR_HEARTBEAT_DROPS, &drops, PMIX_UINT32);
+    PMIX_INFO_LOAD(&dirs[2], PMIX_MONITOR_ID, "hb", PMIX_STRING);
+    pmix_info_t* results = nullptr;
+    size_t nresults = 0;
+    say(step, PMIx_Process_monitor(&monitor, PMIX_MONITOR_HEARTBEAT_ALERT, dirs, 3, &results, &nresults), "");
+    PMIX_INFO_FREE(results, nresults);
+    PMIX_INFO_DESTRUCT(&monitor);
+    for (auto& d : dirs) PMIX_INFO_DESTRUCT(&d);
+  } else if (cmd == "beats") {
+    const int n = std::atoi(parts.at(1).c_str());
+    const int ms = std::atoi(parts.at(2).c_str());
+    for (int k = 0; k < n; ++k) {
+      PMIx_Heartbeat();
+      std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    }
+    say(step, PMIX_SUCCESS, "");
+  } else if (cmd == "monitor_cancel" || cmd == "monitor_file") {
+    pmix_info_t monitor;
+    if (cmd == "monitor_cancel")
+      PMIX_INFO_LOAD(&monitor, PMIX_MONITOR_CANCEL, "hb", PMIX_STRING);
+    else
+      PMIX_INFO_LOAD(&monitor, PMIX_MONITOR_FILE, parts.at(1).c_str(), PMIX_STRING);
+    pmix_info_t* results = nullptr;
+    size_t nresults = 0;
+    const auto rc = PMIx_Process_monitor(&monitor, PMIX_MONITOR_FILE_ALERT, nullptr, 0, &results, &nresults);
+    say(step, rc, first_string(results, nresults));
+    PMIX_INFO_FREE(results, nresults);
+    PMIX_INFO_DESTRUCT(&monitor);
+  } else if (cmd == "on_event") {
+    pmix_status_t code = std::atoi(parts.at(1).c_str());
+    const auto rc = PMIx_Register_event_handler(&code, 1, nullptr, 0, count_event, nullptr, nullptr);
+    say(step, rc >= 0 ? PMIX_SUCCESS : rc, "");
+  } else if (cmd == "wait_event") {
+    const pmix_status_t code = std::atoi(parts.at(1).c_str());
+    std::unique_lock<std::mutex> g{events_mutex};
+    const bool got = events_cv.wait_for(g, std::chrono::seconds(120), [&] { return !events_seen[code].empty(); });
+    say(step, got ? PMIX_SUCCESS : PMIX_ERR_TIMEOUT, got ? events_seen[code].front() : "");
+  } else if (cmd == "fabric" || cmd == "fabric_nb") {
+    pmix_fabric_t fabric;
+    std::memset(&fabric, 0, sizeof fabric);
+    fabric.name = const_cast<char*>("fab");
+    pmix_status_t rc;
+    if (cmd == "fabric") {
+      rc = PMIx_Fabric_register(&fabric, nullptr, 0);
+      say(step + ":register", rc, std::to_string(fabric.ninfo) + " " + first_string(fabric.info, fabric.ninfo));
+      rc = PMIx_Fabric_update(&fabric);
+      say(step + ":update", rc, std::to_string(fabric.ninfo));
+      rc = PMIx_Fabric_deregister(&fabric);
+    } else {
+      answer a;
+      static answer* current;
+      current = &a;
+      rc = a.wait(PMIx_Fabric_register_nb(&fabric, nullptr, 0,
+                                          [](pmix_status_t st, void*) { current->finish(st, ""); }, nullptr));
+      say(step + ":register", rc, std::to_string(fabric.ninfo) + " " + first_string(fabric.info, fabric.ninfo));
+      answer b;
+      current = &b;
+      rc = b.wait(PMIx_Fabric_deregister_nb(&fabric, [](pmix_status_t st, void*) { current->finish(st, ""); },
+                                            nullptr));
+    }
+    say(step + ":deregister", rc, std::to_string(fabric.ninfo));
+  } else if (cmd == "iof_push" || cmd == "iof_push_end") {
+    pmix_proc_t target;
+    PMIX_LOAD_PROCID(&target, me.nspace, static_cast<pmix_rank_t>(std::atoi(parts.at(1).c_str())));
+    pmix_status_t rc;
+    if (cmd == "iof_push") {
+      pmix_byte_object_t bo{const_cast<char*>(parts.at(2).c_str()), parts.at(2).size()};
+      rc = PMIx_IOF_push(&target, 1, &bo, nullptr, 0, nullptr, nullptr);
+    } else {
+      rc = PMIx_IOF_push(&target, 1, nullptr, nullptr, 0, nullptr, nullptr);
+    }
+    say(step, rc, "");
+  } else {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace pmix::test

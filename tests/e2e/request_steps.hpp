@@ -1,0 +1,37 @@
+// script_client's steps for the requests a client hands its host through
+// the server (tests/e2e/request_steps.cpp): credentials, allocation,
+// monitoring, stdin, fabrics, and waiting for an event.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <pmix_common.h>
+
+namespace pmix::test {
+
+using say_fn = std::function<void(const std::string& step, pmix_status_t rc, const std::string& extra)>;
+
+// Runs `step` if it is one of these; false if it is not.
+//   credential:<file> | credential_nb:<file>  PMIx_Get_credential(_nb), written to <file>;
+//                                 prints the size and the PMIX_CRED_TYPE
+//   validate:<file> | validate_nb:<file>  PMIx_Validate_credential of <file>'s bytes;
+//                                 prints uid=<PMIX_USERID> gid=<PMIX_GRPID>
+//   corrupt:<file>                flips one bit in the middle of <file>
+//   allocate:<directive> | allocate_nb:<directive>  PMIx_Allocation_request(_nb) with
+//                                 {"want.nodes": "2"}; prints the first string result
+//   heartbeat:<seconds>:<drops>   PMIx_Process_monitor(PMIX_MONITOR_HEARTBEAT, id "hb")
+//   beats:<n>:<ms>                n PMIx_Heartbeat() calls, <ms> apart
+//   monitor_cancel                PMIx_Process_monitor(PMIX_MONITOR_CANCEL "hb")
+//   monitor_file:<path>           PMIx_Process_monitor(PMIX_MONITOR_FILE)
+//   on_event:<code>               registers a handler for <code> (counts its events)
+//   wait_event:<code>             waits (up to 120 s) for one; prints its source
+//   fabric                        PMIx_Fabric_register, _update, _deregister of "fab";
+//                                 prints the info count and the first string item
+//   fabric_nb                     the same with the _nb forms
+//   iof_push:<rank>:<text> | iof_push_end:<rank>  PMIx_IOF_push to <rank> of our job
+bool run_request_step(const std::string& step, const std::vector<std::string>& parts, const pmix_proc_t& me,
+                      const say_fn& say);
+
+}  // namespace pmix::test
