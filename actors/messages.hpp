@@ -304,7 +304,37 @@ struct deliver_event_msg {
   caf::actor skip;
 };
 
-// A namespace's registration info. Reply: info_list.
+// PMIx_IOF_pull of a peer (server actor): output of `procs` on `channels`
+// goes to `peer`, tagged `ref`, once the host's iof_pull agreed. Reply:
+// pmix_status_t.
+struct iof_pull_msg {
+  caf::actor peer;
+  std::uint64_t ref = 0;
+  std::vector<proc_id> procs;
+  pmix_iof_channel_t channels = 0;
+  info_list directives;
+};
+// PMIx_IOF_deregister (reply: pmix_status_t), and a puller that went away.
+struct iof_deregister_msg {
+  caf::actor peer;
+  std::uint64_t ref = 0;
+};
+struct iof_forget_msg {
+  caf::actor peer;
+};
+// PMIx_server_IOF_deliver: output for the processes that pulled it.
+struct iof_output_msg {
+  proc_id source;
+  pmix_iof_channel_t channel = 0;
+  std::string data;
+  info_list info;
+};
+// To a peer: a serialized IofData envelope to write as is.
+struct deliver_iof_msg {
+  std::shared_ptr<const std::string> frame;
+};
+
+// A namespace's job-level store, as a registration. Reply: info_list.
 struct job_info_msg {};
 
 // PMIx_Connect / PMIx_Disconnect from a peer: a collective over `procs`,
@@ -389,6 +419,11 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::notify_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::task_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::client_event_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::deliver_event_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::iof_pull_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::iof_deregister_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::iof_forget_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::iof_output_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::deliver_iof_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::connect_procs_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::job_blob_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::job_blob)

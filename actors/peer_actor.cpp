@@ -566,6 +566,7 @@ void on_closed(self_ptr self) {
   }
   st.state = peer_state::phase::tombstone;
   st.heartbeat.reset();  // nothing to watch any more
+  if (st.iof_pulls > 0) self->send(st.server, iof_forget_msg{caf::actor_cast<caf::actor>(self)});
   // The process is gone (finalized or dead): its epilog runs now (spec 004).
   start_cleanup(self);
   answer_waiting_gets(self, st.has_committed ? PMIX_SUCCESS

@@ -73,6 +73,7 @@ struct peer_state {
     std::uint64_t generation = 0;  // a stale timer finds another generation
   };
   std::optional<heartbeat_monitor> heartbeat;
+  int iof_pulls = 0;  // PMIx_IOF_pull registrations the server keeps for us
   std::uint64_t heartbeat_generation = 0;
 
   // Host up-calls in flight: up-call id -> envelope id to answer.

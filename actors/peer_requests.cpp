@@ -208,6 +208,25 @@ void on_host_request(self_ptr self, std::uint64_t id, const wire::HostRequest& r
         not_supported(self, id, "PMIx_IOF_push");
       return;
     }
+    case wire::HOST_IOF_PULL: {
+      const auto ref = req.ref();
+      const auto channels = static_cast<pmix_iof_channel_t>(req.code());
+      self->request(st.server, caf::infinite,
+                    iof_pull_msg{caf::actor_cast<caf::actor>(self), ref, std::move(procs), channels,
+                                 std::move(directives)})
+          .then(
+              [=](pmix_status_t rc) {
+                if (rc == PMIX_SUCCESS) ++self->state.iof_pulls;
+                send_info_reply(self, id, rc, {});
+              },
+              [=](caf::error&) { send_info_reply(self, id, PMIX_ERR_UNREACH, {}); });
+      return;
+    }
+    case wire::HOST_IOF_DEREGISTER:
+      self->request(st.server, caf::infinite, iof_deregister_msg{caf::actor_cast<caf::actor>(self), req.ref()})
+          .then([=](pmix_status_t rc) { send_info_reply(self, id, rc, {}); },
+                [=](caf::error&) { send_info_reply(self, id, PMIX_ERR_UNREACH, {}); });
+      return;
     case wire::HOST_FABRIC:
       if (!st.ctx->host->fabric(st.proc, static_cast<pmix_fabric_operation_t>(req.code()), directives,
                                 answer_later(self, id)))
@@ -225,6 +244,11 @@ caf::message_handler host_request_handlers(self_ptr self) {
         send_info_reply(self, id, status, info, data);
       },
       [=](beat_check_atom, std::uint64_t generation) { check_heartbeat(self, generation); },
+      [=](const deliver_iof_msg& msg) {
+        auto& st = self->state;
+        if (!can_send(self) || st.state != peer_state::phase::active) return;
+        if (!st.conn->send(*msg.frame)) log::debug("peer", to_string(st.proc), ": write failed, output not delivered");
+      },
   };
 }
 

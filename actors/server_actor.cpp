@@ -642,6 +642,44 @@ void on_upcall_result(self_ptr self, upcall_result& r) {
     auto rp = std::move(n->second);
     st.notify_upcalls.erase(n);
     rp.deliver(r.status);
+  } else if (auto i = st.iof_upcalls.find(r.id); i != st.iof_upcalls.end()) {
+    auto [registration, rp] = std::move(i->second);
+    st.iof_upcalls.erase(i);
+    if (r.status == PMIX_SUCCESS) st.iof.add(std::move(registration));
+    rp.deliver(r.status);
+  }
+}
+
+// PMIx_IOF_pull: the host is asked to forward the processes' output here
+// (its iof_pull up-call); once it agrees, the puller gets what arrives.
+caf::result<pmix_status_t> on_iof_pull(self_ptr self, iof_pull_msg& msg) {
+  auto& st = self->state;
+  auto rp = self->make_response_promise();
+  const auto upcall = st.next_upcall++;
+  const bool asked = st.ctx->host->iof_pull(msg.procs, msg.directives, msg.channels,
+                                            reply_to_actor(self->address(), st.ctx, upcall));
+  if (!asked) {
+    log::debug("server", "PMIx_IOF_pull: the host has no iof_pull");
+    rp.deliver(pmix_status_t{PMIX_ERR_NOT_SUPPORTED});
+    return rp;
+  }
+  st.iof_upcalls.emplace(upcall, std::make_pair(iof_registration{std::move(msg.peer), msg.ref, std::move(msg.procs),
+                                                                 msg.channels},
+                                                rp));
+  return rp;
+}
+
+// PMIx_server_IOF_deliver: one IofData per registration that wants it.
+void on_iof_output(self_ptr self, const iof_output_msg& msg) {
+  for (const auto* r : self->state.iof.wanting(msg.source, msg.channel)) {
+    wire::Envelope e;
+    auto* d = e.mutable_iof();
+    d->set_ref(r->ref);
+    protocol::to_wire(msg.source, d->mutable_source());
+    d->set_channel(msg.channel);
+    d->set_data(msg.data);
+    protocol::to_wire(msg.info, d->mutable_info());
+    self->send(r->peer, deliver_iof_msg{std::make_shared<const std::string>(protocol::to_frame(e))});
   }
 }
 
@@ -740,7 +778,7 @@ void on_snapshot(self_ptr self, snapshot_msg& msg) {
   snap->departed = st.departed.size();
   snap->dropped_sends = st.ctx->dropped_sends.load(std::memory_order_relaxed);
   snap->pending_upcalls = st.collective_upcalls.size() + st.dmodex_upcalls.size() +
-                         st.tool_upcalls.size() + st.notify_upcalls.size();
+                         st.tool_upcalls.size() + st.notify_upcalls.size() + st.iof_upcalls.size();
   auto done = msg.done;
   auto remaining = std::make_shared<std::size_t>(st.nspaces.size());
   if (*remaining == 0) return done->deliver(PMIX_SUCCESS, *snap);
@@ -811,6 +849,12 @@ caf::behavior server_actor(caf::stateful_actor<server_state>* self, context_ptr 
       },
       [=](const rank_state_msg& msg) { on_rank_state(self, msg); },
       [=](upcall_result& r) { on_upcall_result(self, r); },
+      [=](iof_pull_msg& msg) { return on_iof_pull(self, msg); },
+      [=](const iof_deregister_msg& msg) -> pmix_status_t {
+        return self->state.iof.remove(msg.peer, msg.ref) ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND;
+      },
+      [=](const iof_forget_msg& msg) { self->state.iof.forget(msg.peer); },
+      [=](const iof_output_msg& msg) { on_iof_output(self, msg); },
       [=](snapshot_msg& msg) { on_snapshot(self, msg); },
       [=](collect_job_info_msg& msg) { on_collect_job_info(self, msg); },
       [=](extend_job_msg& msg) { on_extend_job(self, msg); },

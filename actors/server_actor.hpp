@@ -15,6 +15,7 @@
 
 #include "actors/context.hpp"
 #include "actors/fence.hpp"
+#include "actors/iof.hpp"
 #include "actors/messages.hpp"
 #include "common/rank_map.hpp"
 
@@ -74,6 +75,10 @@ struct server_state {
   std::map<std::uint64_t, caf::response_promise> dmodex_upcalls;      // up-call -> requester
   std::map<std::uint64_t, pending_tool> tool_upcalls;                 // up-call -> connect
   std::map<std::uint64_t, caf::response_promise> notify_upcalls;      // up-call -> notifier
+  // PMIx_IOF_pull: the registrations, and those waiting for the host's
+  // iof_pull answer (up-call -> registration and puller).
+  iof_book iof;
+  std::map<std::uint64_t, std::pair<iof_registration, caf::response_promise>> iof_upcalls;
   std::uint64_t next_upcall = 1;
   std::uint64_t next_tool = 1;  // for the namespaces the server gives tools
 };

@@ -5,6 +5,7 @@
 // into C++ values, one HostRequest, convert the reply
 // (docs/architecture.md, "Host requests").
 #include <pmix.h>
+#include <pmix_tool.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -293,6 +294,56 @@ PMIX_EXPORT pmix_status_t PMIx_Validate_credential_nb(const pmix_byte_object_t* 
     convert::info_array c_info{results};  // the library's, during the callback
     cbfunc(st, c_info.data(), c_info.size(), cbdata);
   });
+}
+
+// Output of `procs` on `channel`s comes to cbfunc, on the library's thread,
+// from the moment the server's host agreed; regcbfunc gets the reference
+// for PMIx_IOF_deregister (without one the call waits and returns it).
+PMIX_EXPORT pmix_status_t PMIx_IOF_pull(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t directives[],
+                                        size_t ndirs, pmix_iof_channel_t channel, pmix_iof_cbfunc_t cbfunc,
+                                        pmix_hdlr_reg_cbfunc_t regcbfunc, void* regcbdata) {
+  if (regcbfunc == nullptr && on_library_thread()) return refuse_blocking("PMIx_IOF_pull with a NULL regcbfunc");
+  std::shared_ptr<client::session> s;
+  if (auto rc = session_for("PMIx_IOF_pull", s); rc != PMIX_SUCCESS) return rc;
+  std::vector<proc_id> p;
+  info_list d;
+  if (procs == nullptr || nprocs == 0 || cbfunc == nullptr || (channel & PMIX_FWD_ALL_CHANNELS) == 0 ||
+      convert::from_c(procs, nprocs, p) != PMIX_SUCCESS || !read_info("PMIx_IOF_pull", directives, ndirs, d)) {
+    log::error("api", "PMIx_IOF_pull: processes, a channel and a callback are required");
+    return PMIX_ERR_BAD_PARAM;
+  }
+  auto handler = [cbfunc](const protocol::iof_data& out) {
+    pmix_proc_t source;
+    convert::to_c(out.source, source);
+    pmix_byte_object_t bo{const_cast<char*>(out.data.data()), out.data.size()};
+    convert::info_array info{out.info};
+    cbfunc(static_cast<size_t>(out.ref), static_cast<pmix_iof_channel_t>(out.channel), &source, &bo, info.data(),
+           info.size());
+  };
+  if (regcbfunc != nullptr)
+    return s->iof_pull(p, channel, d, handler, [regcbfunc, regcbdata](pmix_status_t st, std::uint64_t ref) {
+      regcbfunc(st, static_cast<size_t>(ref), regcbdata);
+    });
+  auto ref = std::make_shared<std::uint64_t>(0);
+  const auto rc = wait_for(s, [&](client::done_fn done) {
+    return s->iof_pull(p, channel, d, handler, [ref, done](pmix_status_t st, std::uint64_t r) {
+      *ref = r;
+      done(st);
+    });
+  });
+  return rc == PMIX_SUCCESS ? static_cast<pmix_status_t>(*ref) : rc;
+}
+
+PMIX_EXPORT pmix_status_t PMIx_IOF_deregister(size_t iofhdlr, const pmix_info_t directives[], size_t ndirs,
+                                              pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  if (cbfunc == nullptr && on_library_thread()) return refuse_blocking("PMIx_IOF_deregister with a NULL cbfunc");
+  std::shared_ptr<client::session> s;
+  if (auto rc = session_for("PMIx_IOF_deregister", s); rc != PMIX_SUCCESS) return rc;
+  info_list d;
+  if (!read_info("PMIx_IOF_deregister", directives, ndirs, d)) return PMIX_ERR_BAD_PARAM;
+  if (cbfunc != nullptr)
+    return s->iof_deregister(iofhdlr, [cbfunc, cbdata](pmix_status_t st) { cbfunc(st, cbdata); });
+  return wait_for(s, [&](client::done_fn done) { return s->iof_deregister(iofhdlr, std::move(done)); });
 }
 
 // Bytes for the targets' stdin; no bytes (or PMIX_IOF_COMPLETE) close it.

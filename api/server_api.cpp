@@ -360,9 +360,13 @@ pmix_status_t iof_deliver(const pmix_proc_t* source, pmix_iof_channel_t channel,
   }
   auto rc = directives::check("PMIx_server_IOF_deliver", info, ninfo, {PMIX_IOF_COMPLETE});
   if (rc != PMIX_SUCCESS) return rc;
-  // No process of this server has asked for forwarded output (PMIx_IOF_pull
-  // is not offered yet): with PMIX_IOF_LOCAL_OUTPUT it goes to the server's
-  // own stdout or stderr, else nowhere.
+  // To the processes that pulled it (PMIx_IOF_pull), and with
+  // PMIX_IOF_LOCAL_OUTPUT to the server's own stdout or stderr.
+  if (bo->size > 0) {
+    actors::iof_output_msg out{convert::proc(*source), channel, std::string(bo->bytes, bo->size), {}};
+    if (ninfo > 0 && convert::from_c(info, ninfo, out.info) != PMIX_SUCCESS) out.info.clear();
+    rt->tell(std::move(out));
+  }
   if (rt->context().iof_local_output && bo->size > 0) {
     const int fd = (channel & PMIX_FWD_STDOUT_CHANNEL) != 0 ? STDOUT_FILENO : STDERR_FILENO;
     std::size_t done = 0;

@@ -130,27 +130,28 @@ pmix_status_t session::connect(const std::string& uri, role r, const proc_id& pr
     return PMIX_ERR_UNPACK_FAILURE;
   }
   s->data_.load_job(std::move(job));
+  // The connection lives inside the session and its thread is joined
+  // before the session goes: a plain pointer is safe here.
+  session* raw = s.get();
+  std::weak_ptr<session> weak = s;
+  task_poster post = [weak](std::function<void()> task) {
+    if (auto live = weak.lock()) live->post(std::move(task));
+  };
+  s->conn_->on_unprompted([raw, on_event, post](protocol::envelope& e) {
+    if (e.kind == protocol::body::iof) return raw->deliver_iof(e.message);
+    if (e.kind != protocol::body::event || !on_event) {
+      log::warning("client", "ignoring an unprompted message of kind ", static_cast<int>(e.kind));
+      return;
+    }
+    event ev;
+    std::string error;
+    if (!protocol::decode(e.message, ev, &error)) {
+      log::error("client", "unreadable event from the server: ", error);
+      return;
+    }
+    on_event(std::move(ev), post);
+  });
   if (on_event) {
-    // The connection lives inside the session and its thread is joined
-    // before the session goes: a plain pointer is safe here.
-    session* raw = s.get();
-    std::weak_ptr<session> weak = s;
-    task_poster post = [weak](std::function<void()> task) {
-      if (auto live = weak.lock()) live->post(std::move(task));
-    };
-    s->conn_->on_unprompted([on_event, post](protocol::envelope& e) {
-      if (e.kind != protocol::body::event) {
-        log::warning("client", "ignoring an unprompted message of kind ", static_cast<int>(e.kind));
-        return;
-      }
-      event ev;
-      std::string error;
-      if (!protocol::decode(e.message, ev, &error)) {
-        log::error("client", "unreadable event from the server: ", error);
-        return;
-      }
-      on_event(std::move(ev), post);
-    });
     s->conn_->on_lost([raw, on_event, post] {
       if (raw->finalizing_) return;
       on_event(event{PMIX_ERR_LOST_CONNECTION, raw->server_, PMIX_RANGE_PROC_LOCAL, {}}, post);
@@ -337,6 +338,67 @@ pmix_status_t session::host_request(const protocol::host_request& r, host_reply_
                           st = decoded(st, reply, protocol::body::info_reply, ir);
                           done(st, std::move(ir.info), std::move(ir.data));
                         });
+}
+
+void session::deliver_iof(std::string_view message) {
+  protocol::iof_data d;
+  std::string error;
+  if (!protocol::decode(message, d, &error)) {
+    log::error("client", "unreadable output from the server: ", error);
+    return;
+  }
+  iof_handler handler;
+  {
+    std::lock_guard<std::mutex> guard{iof_mutex_};
+    auto it = iof_handlers_.find(d.ref);
+    if (it == iof_handlers_.end()) return;  // deregistered meanwhile
+    handler = it->second;
+  }
+  handler(d);
+}
+
+pmix_status_t session::iof_pull(const std::vector<proc_id>& procs, pmix_iof_channel_t channels,
+                                const info_list& directives, iof_handler handler,
+                                std::function<void(pmix_status_t, std::uint64_t)> done) {
+  if (!conn_) return PMIX_ERR_UNREACH;
+  std::uint64_t ref;
+  {
+    // Installed before the request: output may come before the answer.
+    std::lock_guard<std::mutex> guard{iof_mutex_};
+    ref = next_iof_ref_++;
+    iof_handlers_.emplace(ref, std::move(handler));
+  }
+  protocol::host_request r;
+  r.call = protocol::host_call::iof_pull;
+  r.procs = procs;
+  r.code = static_cast<std::int32_t>(channels);
+  r.directives = directives;
+  r.ref = ref;
+  auto self = shared_from_this();
+  const auto rc = host_request(r, [self, ref, done](pmix_status_t st, info_list, std::string) {
+    if (st != PMIX_SUCCESS) {
+      std::lock_guard<std::mutex> guard{self->iof_mutex_};
+      self->iof_handlers_.erase(ref);
+    }
+    done(st, ref);
+  });
+  if (rc != PMIX_SUCCESS) {
+    std::lock_guard<std::mutex> guard{iof_mutex_};
+    iof_handlers_.erase(ref);
+  }
+  return rc;
+}
+
+pmix_status_t session::iof_deregister(std::uint64_t ref, done_fn done) {
+  {
+    std::lock_guard<std::mutex> guard{iof_mutex_};
+    if (iof_handlers_.erase(ref) == 0) return PMIX_ERR_NOT_FOUND;
+  }
+  if (!conn_) return PMIX_ERR_UNREACH;
+  protocol::host_request r;
+  r.call = protocol::host_call::iof_deregister;
+  r.ref = ref;
+  return host_request(r, [done](pmix_status_t st, info_list, std::string) { done(st); });
 }
 
 pmix_status_t session::notify(const event& ev, done_fn done) {

@@ -47,6 +47,7 @@ class session : public std::enable_shared_from_this<session> {
   // job data of its own.
   static std::shared_ptr<session> server_self(const proc_id& self);
 
+
   const proc_id& self() const { return self_; }
   const proc_id& server() const { return server_; }
   bool is_singleton() const { return !conn_; }
@@ -102,6 +103,15 @@ class session : public std::enable_shared_from_this<session> {
   // InfoReply's data (a credential).
   using host_reply_fn = std::function<void(pmix_status_t, info_list, std::string)>;
   pmix_status_t host_request(const protocol::host_request& r, host_reply_fn done);
+  // PMIx_IOF_pull: the output of `procs` on `channels` comes to `handler`
+  // (on the progress thread) once the server and its host agreed; `done`
+  // gets the status and the registration's reference.
+  using iof_handler = std::function<void(const protocol::iof_data&)>;
+  pmix_status_t iof_pull(const std::vector<proc_id>& procs, pmix_iof_channel_t channels,
+                         const info_list& directives, iof_handler handler,
+                         std::function<void(pmix_status_t, std::uint64_t)> done);
+  // PMIx_IOF_deregister: no more output for that reference.
+  pmix_status_t iof_deregister(std::uint64_t ref, done_fn done);
   // PMIx_Resolve_peers / _nodes, from the job data this process holds. An
   // empty nspace means every namespace held; an empty node this node.
   pmix_status_t resolve_peers(const std::string& node, const std::string& nspace, std::vector<proc_id>& out);
@@ -125,6 +135,11 @@ class session : public std::enable_shared_from_this<session> {
   void abandon();
 
  private:
+  // Output this process pulled (PMIx_IOF_pull): reference -> handler.
+  std::mutex iof_mutex_;
+  std::map<std::uint64_t, iof_handler> iof_handlers_;
+  std::uint64_t next_iof_ref_ = 0;
+  void deliver_iof(std::string_view message);
   session() = default;
   void store_modex(std::string_view bytes, pmix_status_t& status);
   // Stores a namespace's job data (a serialized JobInfo) unless it is ours.

@@ -39,7 +39,7 @@ enum class msg : std::uint8_t {
   rank_data, modex, connect_request, connect_reply, finalize, commit, fence_request, fence_reply,
   get_request, get_reply, abort, status_reply, job_control, query, query_request, info_reply, event,
   publish, keys, pdata, lookup_reply, app, spawn, spawn_reply, connect_procs, connect_procs_reply, log,
-  host_request, envelope,
+  host_request, iof_data, envelope,
 };
 
 // The message type of field `id` of an `m`; none for scalar and bytes fields.
@@ -85,6 +85,7 @@ msg child(msg m, std::uint32_t id) {
     case msg::connect_procs: return id == 1 ? msg::proc : id == 2 ? msg::info : msg::none;
     case msg::log: return id == 1 || id == 2 ? msg::info : msg::none;
     case msg::host_request: return id == 3 ? msg::proc : id == 4 || id == 5 ? msg::info : msg::none;
+    case msg::iof_data: return id == 2 ? msg::proc : id == 5 ? msg::info : msg::none;
     case msg::envelope:
       switch (static_cast<body>(id)) {
         case body::connect: return msg::connect_request;
@@ -110,6 +111,7 @@ msg child(msg m, std::uint32_t id) {
         case body::connect_procs_reply: return msg::connect_procs_reply;
         case body::log: return msg::log;
         case body::host: return msg::host_request;
+        case body::iof: return msg::iof_data;
         default: return msg::none;
       }
     default: return msg::none;
@@ -359,7 +361,7 @@ bool parse_envelope(std::string payload, envelope& out) {
     if (f.id == 1 && f.type == pb::varint) {
       out.id = f.number;
     } else if (f.id >= static_cast<std::uint32_t>(body::connect) &&
-               f.id <= static_cast<std::uint32_t>(body::log) && f.type == pb::delimited) {
+               f.id <= static_cast<std::uint32_t>(body::iof) && f.type == pb::delimited) {
       out.kind = static_cast<body>(f.id);
       out.message = f.bytes;
     }
@@ -545,6 +547,7 @@ std::string encode(const host_request& r) {
     append_bytes(out, 6, *r.data);
     append_uint(out, 7, 1);
   }
+  append_uint(out, 8, r.ref);
   return out;
 }
 
@@ -679,6 +682,28 @@ bool decode(std::string_view in, info_reply& out, std::string* error) {
     if (f.id == 1 && f.type == pb::varint) out.status = status_field(f);
     else if (f.id == 2 && f.type == pb::delimited && !read_infos_field(f, out.info, error)) return false;
     else if (f.id == 3 && f.type == pb::delimited) out.data.assign(f.bytes.data(), f.bytes.size());
+  }
+  return r.ok() || malformed(error);
+}
+
+bool decode(std::string_view in, iof_data& out, std::string* error) {
+  if (!well_formed(msg::iof_data, in)) return malformed(error);
+  out = iof_data{};
+  out.source = wire_default_proc;
+  reader r{in};
+  field f;
+  while (r.next(f)) {
+    if (f.id == 1 && f.type == pb::varint) {
+      out.ref = f.number;
+    } else if (f.id == 2 && f.type == pb::delimited) {
+      if (!read_proc(f.bytes, out.source)) return malformed(error);
+    } else if (f.id == 3 && f.type == pb::varint) {
+      out.channel = static_cast<std::uint32_t>(f.number);
+    } else if (f.id == 4 && f.type == pb::delimited) {
+      out.data.assign(f.bytes.data(), f.bytes.size());
+    } else if (f.id == 5 && f.type == pb::delimited && !read_infos_field(f, out.info, error)) {
+      return false;
+    }
   }
   return r.ok() || malformed(error);
 }

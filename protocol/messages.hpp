@@ -51,6 +51,7 @@ enum class body : std::uint32_t {
   connect_procs_reply = 32,
   log = 33,
   host = 34,
+  iof = 35,
 };
 
 // One received Envelope. `message` is the body's bytes, inside `bytes`.
@@ -126,6 +127,7 @@ struct host_request {
   info_list info;
   info_list directives;
   std::optional<std::string> data;
+  std::uint64_t ref = 0;
 };
 std::string encode(const host_request& r);
 
@@ -187,6 +189,16 @@ struct info_reply {
 bool decode(std::string_view in, info_reply& out, std::string* error = nullptr);
 
 bool decode(std::string_view in, event& out, std::string* error = nullptr);
+
+// IofData: output of a process this one pulled.
+struct iof_data {
+  std::uint64_t ref = 0;
+  proc_id source;
+  std::uint32_t channel = 0;
+  std::string data;
+  info_list info;
+};
+bool decode(std::string_view in, iof_data& out, std::string* error = nullptr);
 
 struct lookup_reply {
   pmix_status_t status = 0;

@@ -219,13 +219,6 @@ PMIX_EXPORT pmix_status_t PMIx_Validate_credential_nb(const pmix_byte_object_t *
                                                       const pmix_info_t info[], size_t ninfo,
                                                       pmix_validation_cbfunc_t cbfunc, void *cbdata);
 
-/* Bytes for the targets' stdin (a tool); NULL bo or PMIX_IOF_COMPLETE ends
- * it. With a NULL cbfunc the call waits. */
-PMIX_EXPORT pmix_status_t PMIx_IOF_push(const pmix_proc_t targets[], size_t ntargets,
-                                        pmix_byte_object_t *bo,
-                                        const pmix_info_t directives[], size_t ndirs,
-                                        pmix_op_cbfunc_t cbfunc, void *cbdata);
-
 /* What the host knows about a fabric (fabric->info, PMIX_INFO_FREE'd by
  * PMIx_Fabric_deregister). */
 PMIX_EXPORT pmix_status_t PMIx_Fabric_register(pmix_fabric_t *fabric,

@@ -29,6 +29,24 @@ typedef void (*pmix_iof_cbfunc_t)(size_t iofhdlr, pmix_iof_channel_t channel,
                                   pmix_proc_t *source, pmix_byte_object_t *payload,
                                   pmix_info_t info[], size_t ninfo);
 
+/* The output of procs on the channels, to cbfunc (on the library's thread);
+ * regcbfunc gets the reference for PMIx_IOF_deregister (NULL: the call
+ * waits and returns the reference). */
+PMIX_EXPORT pmix_status_t PMIx_IOF_pull(const pmix_proc_t procs[], size_t nprocs,
+                                        const pmix_info_t directives[], size_t ndirs,
+                                        pmix_iof_channel_t channel, pmix_iof_cbfunc_t cbfunc,
+                                        pmix_hdlr_reg_cbfunc_t regcbfunc, void *regcbdata);
+PMIX_EXPORT pmix_status_t PMIx_IOF_deregister(size_t iofhdlr,
+                                              const pmix_info_t directives[], size_t ndirs,
+                                              pmix_op_cbfunc_t cbfunc, void *cbdata);
+
+/* Bytes for the targets' stdin (a tool); NULL bo or PMIX_IOF_COMPLETE ends
+ * it. With a NULL cbfunc the call waits. */
+PMIX_EXPORT pmix_status_t PMIx_IOF_push(const pmix_proc_t targets[], size_t ntargets,
+                                        pmix_byte_object_t *bo,
+                                        const pmix_info_t directives[], size_t ndirs,
+                                        pmix_op_cbfunc_t cbfunc, void *cbdata);
+
 #if defined(c_plusplus) || defined(__cplusplus)
 }
 #endif

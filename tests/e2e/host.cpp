@@ -425,6 +425,15 @@ pmix_status_t on_fabric(const pmix_proc_t* requestor, pmix_fabric_operation_t op
   return PMIX_SUCCESS;
 }
 
+pmix_status_t on_iof_pull(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t[], size_t,
+                          pmix_iof_channel_t channels, pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  std::string line = "iof_pull:";
+  for (size_t k = 0; k < nprocs; ++k) line += " " + who(&procs[k]);
+  record_call(line + " channels=" + std::to_string(channels));
+  if (cbfunc != nullptr) cbfunc(PMIX_SUCCESS, cbdata);
+  return PMIX_SUCCESS;
+}
+
 }  // namespace
 
 std::vector<std::string> dynamic_calls() {
@@ -496,6 +505,7 @@ pmix_server_module_t make_module(host_slots slots) {
     m.push_stdin = on_push_stdin;
     m.fabric = on_fabric;
   }
+  if (slots.iof) m.iof_pull = on_iof_pull;
   return m;
 }
 

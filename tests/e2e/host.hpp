@@ -96,6 +96,7 @@ struct host_slots {
   // start "host-cred:" (PMIX_USERID 4242), else PMIX_ERR_INVALID_CRED;
   // fabric {"host.fabric": "fab0"}; push_stdin PMIX_SUCCESS.
   bool requests = false;
+  bool iof = false;  // iof_pull: records "iof_pull: <procs> channels=<c>", answers PMIX_SUCCESS
 };
 pmix_server_module_t make_module(host_slots slots = {});
 

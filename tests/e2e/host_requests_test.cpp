@@ -194,3 +194,70 @@ TEST_SUITE("host requests") {
     for (const auto& n : notifications()) CHECK_FALSE(contains(n, std::to_string(PMIX_MONITOR_HEARTBEAT_ALERT)));
   }
 }
+
+namespace {
+
+// Hands output of `source` to the server as the host does.
+void deliver(const std::string& nspace, pmix_rank_t rank, pmix_iof_channel_t channel, const std::string& text) {
+  pmix_proc_t p;
+  PMIX_LOAD_PROCID(&p, nspace.c_str(), rank);
+  pmix_byte_object_t bo{const_cast<char*>(text.data()), text.size()};
+  REQUIRE(PMIx_server_IOF_deliver(&p, channel, &bo, nullptr, 0, nullptr, nullptr) == PMIX_SUCCESS);
+}
+
+}  // namespace
+
+TEST_SUITE("host requests: forwarded output") {
+  TEST_CASE("a pulled process's output reaches the puller, on the channels it asked for, until it deregisters") {
+    temp_dir dir;
+    host_slots slots;
+    slots.iof = true;
+    server srv(dir.path(), slots);
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("out", 2, 2) == PMIX_SUCCESS);
+    const std::string go = dir.path() + "/go", more = dir.path() + "/more";
+    auto puller = launch("out", 1,
+                         {script, "init", "iof_pull:out:0:out", "iof_pull_nb:out:*:err", "wait_file:" + go,
+                          "wait_iof:3", "iof_deregister", "wait_file:" + more, "wait_iof:4", "sleep:500",
+                          "wait_iof:4", "finalize"},
+                         dir.path());
+    REQUIRE(wait_for_output(puller, "iof_pull_nb:out:*:err PMIX_SUCCESS ref=1"));
+    CHECK(contains(puller.output(), "iof_pull:out:0:out PMIX_SUCCESS ref=0"));
+    // The host was asked to forward those processes' output here.
+    CHECK(calls_starting("iof_pull: out.0 channels=" + std::to_string(PMIX_FWD_STDOUT_CHANNEL)).size() == 1);
+    CHECK(calls_starting("iof_pull: out." + std::to_string(PMIX_RANK_WILDCARD) + " channels=" +
+                         std::to_string(PMIX_FWD_STDERR_CHANNEL))
+              .size() == 1);
+    deliver("out", 0, PMIX_FWD_STDOUT_CHANNEL, "hello");
+    deliver("out", 1, PMIX_FWD_STDOUT_CHANNEL, "not pulled");  // rank 1's stdout: nobody asked
+    deliver("out", 1, PMIX_FWD_STDERR_CHANNEL, "oops");
+    deliver("other", 0, PMIX_FWD_STDERR_CHANNEL, "another job");
+    deliver("out", 0, PMIX_FWD_STDOUT_CHANNEL, "world");
+    std::fclose(std::fopen(go.c_str(), "w"));
+    // The stderr pull (the last one) is deregistered: stderr goes nowhere,
+    // stdout still comes.
+    REQUIRE(wait_for_output(puller, "iof_deregister PMIX_SUCCESS"));
+    deliver("out", 1, PMIX_FWD_STDERR_CHANNEL, "late");
+    deliver("out", 0, PMIX_FWD_STDOUT_CHANNEL, "still");
+    std::fclose(std::fopen(more.c_str(), "w"));
+    CHECK_MESSAGE(puller.exited_with(0), puller.errors());
+    const std::string out = std::to_string(PMIX_FWD_STDOUT_CHANNEL), err = std::to_string(PMIX_FWD_STDERR_CHANNEL);
+    const std::string first = out + "/out.0/hello|" + err + "/out.1/oops|" + out + "/out.0/world";
+    const auto text = puller.output();
+    CHECK_MESSAGE(contains(text, "wait_iof:3 PMIX_SUCCESS " + first + "\niof_deregister PMIX_SUCCESS"), text);
+    // Half a second later still the same four: "late" never came.
+    const std::string four = "wait_iof:4 PMIX_SUCCESS " + first + "|" + out + "/out.0/still\n";
+    CHECK_MESSAGE(contains(text, four + four + "finalize PMIX_SUCCESS"), text);
+    CHECK_FALSE(contains(text, "late"));
+  }
+
+  TEST_CASE("without the host's iof_pull a pull is not supported; a pull of nothing is refused") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("noout", 1, 1) == PMIX_SUCCESS);
+    const auto out = run("noout", {"init", "iof_pull:noout:0:all", "iof_deregister", "finalize"}, dir.path());
+    CHECK_MESSAGE(contains(out, "iof_pull:noout:0:all PMIX_ERR_NOT_SUPPORTED"), out);
+    CHECK_MESSAGE(contains(out, "iof_deregister PMIX_ERR_NOT_FOUND"), out);
+  }
+}

@@ -1,6 +1,7 @@
 #include "tests/e2e/request_steps.hpp"
 
 #include <pmix.h>
+#include <pmix_tool.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -74,6 +75,22 @@ void count_event(size_t, pmix_status_t status, const pmix_proc_t* source, pmix_i
   }
   events_cv.notify_all();
   if (cbfunc != nullptr) cbfunc(PMIX_EVENT_ACTION_COMPLETE, nullptr, 0, nullptr, nullptr, cbdata);
+}
+
+// Output pulled with iof_pull: "<channel>/<source>/<text>" in arrival order.
+std::mutex iof_mutex;
+std::condition_variable iof_cv;
+std::vector<std::string> iof_seen;
+std::size_t last_iof_ref = 0;
+
+void on_output(size_t, pmix_iof_channel_t channel, pmix_proc_t* source, pmix_byte_object_t* payload, pmix_info_t[],
+               size_t) {
+  {
+    std::lock_guard<std::mutex> g{iof_mutex};
+    iof_seen.push_back(std::to_string(channel) + "/" + source->nspace + "." + std::to_string(source->rank) + "/" +
+                       std::string(payload->bytes == nullptr ? "" : payload->bytes, payload->size));
+  }
+  iof_cv.notify_all();
 }
 
 }  // namespace
@@ -233,6 +250,43 @@ bool run_request_step(const std::string& step, const std::vector<std::string>& p
       rc = PMIx_IOF_push(&target, 1, nullptr, nullptr, 0, nullptr, nullptr);
     }
     say(step, rc, "");
+  } else if (cmd == "iof_pull" || cmd == "iof_pull_nb") {
+    pmix_proc_t source;
+    const std::string ns = parts.at(1) == "self" ? std::string{me.nspace} : parts.at(1);
+    PMIX_LOAD_PROCID(&source, ns.c_str(),
+                     parts.at(2) == "*" ? PMIX_RANK_WILDCARD : static_cast<pmix_rank_t>(std::atoi(parts.at(2).c_str())));
+    const auto& which = parts.at(3);
+    const pmix_iof_channel_t channels = which == "out"   ? PMIX_FWD_STDOUT_CHANNEL
+                                        : which == "err" ? PMIX_FWD_STDERR_CHANNEL
+                                                         : PMIX_FWD_ALL_CHANNELS;
+    pmix_status_t rc;
+    if (cmd == "iof_pull") {
+      rc = PMIx_IOF_pull(&source, 1, nullptr, 0, channels, on_output, nullptr, nullptr);
+      if (rc >= 0) {
+        last_iof_ref = static_cast<std::size_t>(rc);
+        rc = PMIX_SUCCESS;
+      }
+    } else {
+      answer a;
+      static answer* current;
+      current = &a;
+      rc = a.wait(PMIx_IOF_pull(&source, 1, nullptr, 0, channels, on_output,
+                                [](pmix_status_t st, size_t ref, void*) {
+                                  last_iof_ref = ref;
+                                  current->finish(st, "");
+                                },
+                                nullptr));
+    }
+    say(step, rc, rc == PMIX_SUCCESS ? "ref=" + std::to_string(last_iof_ref) : "");
+  } else if (cmd == "wait_iof") {
+    const std::size_t n = static_cast<std::size_t>(std::atoi(parts.at(1).c_str()));
+    std::unique_lock<std::mutex> g{iof_mutex};
+    const bool got = iof_cv.wait_for(g, std::chrono::seconds(120), [&] { return iof_seen.size() >= n; });
+    std::string all;
+    for (const auto& s : iof_seen) all += (all.empty() ? "" : "|") + s;
+    say(step, got ? PMIX_SUCCESS : PMIX_ERR_TIMEOUT, all);
+  } else if (cmd == "iof_deregister") {
+    say(step, PMIx_IOF_deregister(last_iof_ref, nullptr, 0, nullptr, nullptr), "");
   } else {
     return false;
   }

@@ -31,6 +31,11 @@ using say_fn = std::function<void(const std::string& step, pmix_status_t rc, con
 //                                 prints the info count and the first string item
 //   fabric_nb                     the same with the _nb forms
 //   iof_push:<rank>:<text> | iof_push_end:<rank>  PMIx_IOF_push to <rank> of our job
+//   iof_pull:<nspace>:<rank|*>:<out|err|all> | iof_pull_nb:...  PMIx_IOF_pull (blocking:
+//                                 no regcbfunc); prints the reference
+//   wait_iof:<n>                  waits (up to 120 s) for n payloads; prints
+//                                 "<channel>/<source>/<text>" each, '|'-joined
+//   iof_deregister                PMIx_IOF_deregister of the last pull
 bool run_request_step(const std::string& step, const std::vector<std::string>& parts, const pmix_proc_t& me,
                       const say_fn& say);
 

@@ -1486,6 +1486,28 @@ TEST_SUITE("messages") {
         }
   }
 
+  TEST_CASE("[read] IofData") {
+    for (const auto& infos : info_lists())
+      for (std::uint64_t ref : {std::uint64_t{0}, std::uint64_t{7}, ~std::uint64_t{0}})
+        for (const std::string data : {std::string{}, std::string{"out\0put", 7}, std::string(70000, 'x')}) {
+          wire::IofData w;
+          w.set_ref(ref);
+          proto::to_wire(proc_id{"job", 3}, w.mutable_source());
+          w.set_channel(PMIX_FWD_STDERR_CHANNEL);
+          w.set_data(data);
+          proto::to_wire(infos, w.mutable_info());
+          proto::iof_data got;
+          info_list expected;
+          REQUIRE(proto::from_wire(w.info(), expected));
+          REQUIRE(proto::decode(w.SerializeAsString(), got));
+          CHECK(got.ref == ref);
+          CHECK(got.source == proc_id{"job", 3});
+          CHECK(got.channel == PMIX_FWD_STDERR_CHANNEL);
+          CHECK(got.data == data);
+          CHECK(same(got.info, expected));
+        }
+  }
+
   TEST_CASE("[write] HostRequest") {
     const proto::host_call calls[] = {proto::host_call::allocate, proto::host_call::monitor,
                                       proto::host_call::validate_credential, proto::host_call::iof_push,
@@ -1503,7 +1525,9 @@ TEST_SUITE("messages") {
               r.info = infos;
               r.directives = small_infos();
               r.data = data;
+              r.ref = static_cast<std::uint64_t>(code) * 3u;
               wire::HostRequest w;
+              w.set_ref(r.ref);
               w.set_call(static_cast<wire::HostCall>(call));
               w.set_code(code);
               add_procs(procs, w.mutable_procs());
