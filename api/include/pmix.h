@@ -213,6 +213,13 @@ PMIX_EXPORT pmix_status_t PMIx_Data_unload(pmix_data_buffer_t *buffer,
  * hwloc object and the source string; other sources are left alone. */
 PMIX_EXPORT void PMIx_Topology_destruct(pmix_topology_t *topo);
 
+/* ----- Computed in this process (docs/local-functions.md) -------------- */
+
+/* The key string of an attribute name ("PMIX_JOB_SIZE" -> "pmix.job.size")
+ * and the reverse; static strings, the argument itself when unknown. */
+PMIX_EXPORT const char *PMIx_Get_attribute_string(const char *attribute);
+PMIX_EXPORT const char *PMIx_Get_attribute_name(const char *attrstring);
+
 /* ----- Names of constants ---------------------------------------------- */
 
 /* Each returns a static, readable name ("UNKNOWN ..." for other values). */
