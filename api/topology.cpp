@@ -59,7 +59,11 @@ pmix_status_t topology_xml(const pmix_topology_t* given, std::string& xml, std::
   if (given != nullptr) {
     topo = static_cast<hwloc_topology_t>(given->topology);
   } else {
-    if (hwloc_topology_init(&topo) != 0 || hwloc_topology_load(topo) != 0) {
+    // With the important I/O devices (network, GPUs, fabrics, as OpenPMIx
+    // shares them): clients compute device distances from this topology.
+    if (hwloc_topology_init(&topo) != 0 ||
+        hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT) != 0 ||
+        hwloc_topology_load(topo) != 0) {
       if (topo != nullptr) hwloc_topology_destroy(topo);
       error = "hwloc cannot read this node's topology";
       return PMIX_ERR_INIT;

@@ -220,6 +220,44 @@ PMIX_EXPORT void PMIx_Topology_destruct(pmix_topology_t *topo);
 PMIX_EXPORT const char *PMIx_Get_attribute_string(const char *attribute);
 PMIX_EXPORT const char *PMIx_Get_attribute_name(const char *attrstring);
 
+/* The node's topology (source "hwloc:<version>" unless the caller set one):
+ * in a client, the one its server shares. The caller's own copy, released
+ * with PMIx_Topology_destruct. */
+PMIX_EXPORT pmix_status_t PMIx_Load_topology(pmix_topology_t *topo);
+
+/* Parses "hwloc:<cpu list>" into *cpuset (release with PMIx_Cpuset_destruct). */
+PMIX_EXPORT pmix_status_t PMIx_Parse_cpuset_string(const char *cpuset_string,
+                                                   pmix_cpuset_t *cpuset);
+
+/* The CPUs the process (PMIX_CPUBIND_PROCESS) or the calling thread
+ * (PMIX_CPUBIND_THREAD) may run on. */
+PMIX_EXPORT pmix_status_t PMIx_Get_cpuset(pmix_cpuset_t *cpuset, pmix_bind_envelope_t ref);
+
+/* Releases what an hwloc cpuset owns; other sources are left alone. */
+PMIX_EXPORT void PMIx_Cpuset_destruct(pmix_cpuset_t *cpuset);
+
+/* The PMIX_LOCALITY_SHARE_* bits of two processes on this node, from their
+ * PMIX_LOCALITY_STRINGs (see PMIx_server_generate_locality_string). */
+PMIX_EXPORT pmix_status_t PMIx_Get_relative_locality(const char *locality1,
+                                                     const char *locality2,
+                                                     pmix_locality_t *locality);
+
+/* Distances from cpuset (NULL: this process's binding) to the devices of
+ * topo (NULL: this process's topology). PMIX_ERR_NOT_FOUND when there is no
+ * such device. Free the array with PMIX_DEVICE_DIST_FREE. */
+PMIX_EXPORT pmix_status_t PMIx_Compute_distances(pmix_topology_t *topo,
+                                                 pmix_cpuset_t *cpuset,
+                                                 pmix_info_t info[], size_t ninfo,
+                                                 pmix_device_distance_t *distances[],
+                                                 size_t *ndist);
+
+/* The same; the result comes through cbfunc, on a library thread. */
+PMIX_EXPORT pmix_status_t PMIx_Compute_distances_nb(pmix_topology_t *topo,
+                                                    pmix_cpuset_t *cpuset,
+                                                    pmix_info_t info[], size_t ninfo,
+                                                    pmix_device_dist_cbfunc_t cbfunc,
+                                                    void *cbdata);
+
 /* ----- Names of constants ---------------------------------------------- */
 
 /* Each returns a static, readable name ("UNKNOWN ..." for other values). */
