@@ -215,6 +215,41 @@ PMIX_EXPORT void PMIx_Topology_destruct(pmix_topology_t *topo);
 
 /* ----- Computed in this process (docs/local-functions.md) -------------- */
 
+/* A new deep copy of one datum of `type` at src into *dest (for PMIX_STRING,
+ * src is the string itself and *dest a new string). PMIX_ERR_BAD_PARAM for a
+ * NULL dest or src, PMIX_ERR_UNKNOWN_DATA_TYPE for a type with no copy. */
+PMIX_EXPORT pmix_status_t PMIx_Data_copy(void **dest, void *src,
+                                         pmix_data_type_t type);
+
+/* A readable form of one datum (src as for PMIx_Data_copy), each line
+ * starting with prefix (" " when NULL); *output is a new string. */
+PMIX_EXPORT pmix_status_t PMIx_Data_print(char **output, char *prefix,
+                                          void *src, pmix_data_type_t type);
+
+/* Empties buffer, then packs a copy of payload's bytes into it (payload
+ * stays the caller's). A NULL payload leaves the buffer empty. */
+PMIX_EXPORT pmix_status_t PMIx_Data_embed(pmix_data_buffer_t *buffer,
+                                          const pmix_byte_object_t *payload);
+
+/* Lossless compression (zlib, loaded on first use). true: *outbytes is a new
+ * block of *nbytes bytes, smaller than the input. false: nothing allocated
+ * (the data would not shrink, bad arguments, or no zlib). */
+PMIX_EXPORT bool PMIx_Data_compress(const uint8_t *inbytes,
+                                    size_t size,
+                                    uint8_t **outbytes,
+                                    size_t *nbytes);
+
+/* Restores a block made by PMIx_Data_compress; false for anything else. */
+PMIX_EXPORT bool PMIx_Data_decompress(const uint8_t *inbytes,
+                                      size_t size,
+                                      uint8_t **outbytes,
+                                      size_t *nbytes);
+
+/* Readable forms of an info and a value: new strings the caller frees
+ * (NULL for a NULL argument). */
+PMIX_EXPORT char *PMIx_Info_string(const pmix_info_t *info);
+PMIX_EXPORT char *PMIx_Value_string(const pmix_value_t *value);
+
 /* The key string of an attribute name ("PMIX_JOB_SIZE" -> "pmix.job.size")
  * and the reverse; static strings, the argument itself when unknown. */
 PMIX_EXPORT const char *PMIx_Get_attribute_string(const char *attribute);

@@ -351,6 +351,33 @@ TEST_SUITE("topology") {
     CHECK(foreign.topology == nullptr);
     CHECK(PMIx_Load_topology(nullptr) == PMIX_ERR_BAD_PARAM);
   }
+
+  TEST_CASE("topologies and cpusets copy deeply and print") {
+    pmix_topology_t t{nullptr, nullptr};
+    REQUIRE(PMIx_Load_topology(&t) == PMIX_SUCCESS);
+    void* copy = nullptr;
+    REQUIRE(PMIx_Data_copy(&copy, &t, PMIX_TOPO) == PMIX_SUCCESS);
+    auto* tc = static_cast<pmix_topology_t*>(copy);
+    CHECK(tc->topology != t.topology);
+    char* out = nullptr;
+    REQUIRE(PMIx_Data_print(&out, nullptr, tc, PMIX_TOPO) == PMIX_SUCCESS);
+    const auto printed = taken(out);
+    CHECK(printed.find("Source: hwloc:") != std::string::npos);
+    CHECK(printed.find("PU:") != std::string::npos);
+    PMIx_Topology_destruct(&t);
+    PMIx_Topology_destruct(tc);
+    std::free(tc);
+
+    pmix_cpuset_t c = parsed("hwloc:0,2-3");
+    REQUIRE(PMIx_Data_copy(&copy, &c, PMIX_PROC_CPUSET) == PMIX_SUCCESS);
+    auto* cc = static_cast<pmix_cpuset_t*>(copy);
+    CHECK(cc->bitmap != c.bitmap);
+    PMIx_Cpuset_destruct(&c);
+    REQUIRE(PMIx_Data_print(&out, nullptr, cc, PMIX_PROC_CPUSET) == PMIX_SUCCESS);
+    CHECK(taken(out).find("Cpus: 0,2-3") != std::string::npos);
+    PMIx_Cpuset_destruct(cc);
+    std::free(cc);
+  }
 }
 
 TEST_SUITE("distances") {
