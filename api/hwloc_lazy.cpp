@@ -56,19 +56,21 @@ struct resolver {
   hwloc_calls calls{};
   bool found = false;
   bool load_failed = false;  // logged once
+  bool global = false;       // made global for hwloc's plugins
 
   const hwloc_calls* get(bool load) {
     std::lock_guard<std::mutex> guard{mutex};
-    if (found) return &calls;
-    // Global scope first (a host linked with hwloc), then a copy loaded
-    // privately (e.g. by our server runtime): RTLD_NOLOAD never loads it.
-    if (resolve(RTLD_DEFAULT, calls)) {
-      found = true;
-    } else if (void* h = dlopen(kLibrary, RTLD_NOW | RTLD_NOLOAD)) {
-      found = resolve(h, calls);
+    if (!found) {
+      // Global scope first (a host linked with hwloc), then a copy loaded
+      // privately (e.g. by our server runtime): RTLD_NOLOAD never loads it.
+      if (resolve(RTLD_DEFAULT, calls)) {
+        found = true;
+      } else if (void* h = dlopen(kLibrary, RTLD_NOW | RTLD_NOLOAD)) {
+        found = resolve(h, calls);
+      }
     }
     if (!found && load && !load_failed) {
-      void* h = dlopen(kLibrary, RTLD_NOW | RTLD_LOCAL);
+      void* h = dlopen(kLibrary, RTLD_NOW | RTLD_GLOBAL);
       found = h != nullptr && resolve(h, calls);
       if (!found) {
         load_failed = true;
@@ -76,6 +78,13 @@ struct resolver {
         log::error("hwloc", "cannot load ", kLibrary, " (", why == nullptr ? "?" : why,
                    "): the topology, cpuset and locality calls are not available");
       }
+    }
+    // Whoever loads it, hwloc's plugins (PCI discovery, the libxml parser)
+    // find hwloc's symbols only in the global scope, as linking hwloc puts
+    // them: a private copy is made global before a topology is built.
+    if (found && load && !global) {
+      dlopen(kLibrary, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL);
+      global = true;
     }
     return found ? &calls : nullptr;
   }

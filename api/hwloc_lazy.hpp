@@ -5,7 +5,8 @@
 // - loaded_hwloc(): the calls of an hwloc already in the process, or nullptr.
 //   Enough to release or copy a pmix_topology_t / pmix_cpuset_t of source
 //   "hwloc": such an object can only exist if someone loaded hwloc.
-// - load_hwloc(): the same, loading libhwloc.so.15 first if needed. Only the
+// - load_hwloc(): the same, loading libhwloc.so.15 first if needed (into the
+//   global scope, as linking it would: hwloc's plugins need that). Only the
 //   topology, cpuset and locality calls (api/cpuset_api.cpp) use it.
 //
 // Both check that the library found has hwloc 2's API (the struct layouts
@@ -52,8 +53,9 @@ struct hwloc_calls {
 // The calls of the hwloc library loaded in this process, or nullptr.
 const hwloc_calls* loaded_hwloc();
 
-// The same, loading libhwloc.so.15 (RTLD_LOCAL) when the process has none;
-// nullptr (and one log line) if it cannot be loaded.
+// The same, loading libhwloc.so.15 (RTLD_GLOBAL) when the process has none,
+// or making a private copy global; nullptr (and one log line) if it cannot
+// be loaded.
 const hwloc_calls* load_hwloc();
 
 // Whether `source` names hwloc ("hwloc", "hwloc:2.9.0", any case).
