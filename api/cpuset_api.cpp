@@ -33,6 +33,14 @@
 namespace pmix::api {
 namespace {
 
+// hwloc, loaded on the first call that needs it; nullptr (and a log line
+// naming the call) when it cannot be.
+const hwloc_calls* need_hwloc(const char* call) {
+  const auto* hw = load_hwloc();
+  if (hw == nullptr) log::error("api", call, ": ", hwloc_load_error(), ": not supported without hwloc");
+  return hw;
+}
+
 // ----- Bindings --------------------------------------------------------------
 
 // The CPUs thread `tid` (0: the calling thread) may run on, into `out`.
@@ -404,7 +412,7 @@ pmix_status_t compute(const char* call, pmix_topology_t* topo, pmix_cpuset_t* cp
     log::error("api", call, ": an empty ", topo != nullptr && topo->topology == nullptr ? "topology" : "cpuset");
     return PMIX_ERR_BAD_PARAM;
   }
-  const auto* hw = load_hwloc();
+  const auto* hw = need_hwloc(call);
   if (hw == nullptr) return PMIX_ERR_NOT_SUPPORTED;
   hwloc_topology_t t = topo != nullptr ? static_cast<hwloc_topology_t>(topo->topology) : process_topology(*hw);
   if (t == nullptr) return PMIX_ERR_NOT_AVAILABLE;
@@ -472,7 +480,7 @@ PMIX_EXPORT pmix_status_t PMIx_Get_cpuset(pmix_cpuset_t* cpuset, pmix_bind_envel
     log::warning("api", "PMIx_Get_cpuset: source '", cpuset->source, "' is not supported (only hwloc)");
     return PMIX_ERR_NOT_SUPPORTED;
   }
-  const auto* hw = api::load_hwloc();
+  const auto* hw = api::need_hwloc("PMIx_Get_cpuset");
   if (hw == nullptr) return PMIX_ERR_NOT_SUPPORTED;
   hwloc_bitmap_t set = api::binding(*hw, ref);
   if (set == nullptr) {
@@ -520,7 +528,7 @@ PMIX_EXPORT pmix_status_t PMIx_Parse_cpuset_string(const char* cpuset_string, pm
     log::error("api", "PMIx_Parse_cpuset_string: '", colon + 1, "' is not a CPU list");
     return PMIX_ERR_BAD_PARAM;
   }
-  const auto* hw = api::load_hwloc();
+  const auto* hw = api::need_hwloc("PMIx_Parse_cpuset_string");
   if (hw == nullptr) return PMIX_ERR_NOT_SUPPORTED;
   hwloc_bitmap_t set = hw->bitmap_alloc();
   char* source = values::dup_string("hwloc");
@@ -569,7 +577,7 @@ PMIX_EXPORT pmix_status_t PMIx_server_generate_locality_string(const pmix_cpuset
                  cpuset->source == nullptr ? "(null)" : cpuset->source, "' is not supported (only hwloc)");
     return PMIX_ERR_NOT_SUPPORTED;
   }
-  const auto* hw = api::load_hwloc();
+  const auto* hw = api::need_hwloc("PMIx_server_generate_locality_string");
   if (hw == nullptr) return PMIX_ERR_NOT_SUPPORTED;
   // An unbound process (no bitmap, or every CPU) has no locality: NULL.
   const auto cpus = static_cast<hwloc_const_bitmap_t>(cpuset->bitmap);
@@ -616,7 +624,7 @@ PMIX_EXPORT pmix_status_t PMIx_Load_topology(pmix_topology_t* topo) {
     log::warning("api", "PMIx_Load_topology: source '", topo->source, "' is not supported (only hwloc)");
     return PMIX_ERR_NOT_SUPPORTED;
   }
-  const auto* hw = api::load_hwloc();
+  const auto* hw = api::need_hwloc("PMIx_Load_topology");
   if (hw == nullptr) return PMIX_ERR_NOT_SUPPORTED;
   hwloc_topology_t base = api::process_topology(*hw);
   if (base == nullptr) return PMIX_ERR_NOT_AVAILABLE;

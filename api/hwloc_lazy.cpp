@@ -4,8 +4,7 @@
 #include <strings.h>
 
 #include <mutex>
-
-#include "common/log.hpp"
+#include <string>
 
 namespace pmix::api {
 namespace {
@@ -55,7 +54,8 @@ struct resolver {
   std::mutex mutex;
   hwloc_calls calls{};
   bool found = false;
-  bool load_failed = false;  // logged once
+  bool load_failed = false;  // not retried
+  std::string error;         // why it failed
   bool global = false;       // made global for hwloc's plugins
 
   const hwloc_calls* get(bool load) {
@@ -75,8 +75,7 @@ struct resolver {
       if (!found) {
         load_failed = true;
         const char* why = h == nullptr ? dlerror() : "not hwloc 2";
-        log::error("hwloc", "cannot load ", kLibrary, " (", why == nullptr ? "?" : why,
-                   "): the topology, cpuset and locality calls are not available");
+        error = std::string{"cannot load "} + kLibrary + " (" + (why == nullptr ? "?" : why) + ")";
       }
     }
     // Whoever loads it, hwloc's plugins (PCI discovery, the libxml parser)
@@ -100,6 +99,12 @@ resolver& the_resolver() {
 const hwloc_calls* loaded_hwloc() { return the_resolver().get(false); }
 
 const hwloc_calls* load_hwloc() { return the_resolver().get(true); }
+
+std::string hwloc_load_error() {
+  auto& r = the_resolver();
+  std::lock_guard<std::mutex> guard{r.mutex};
+  return r.error;
+}
 
 bool is_hwloc_source(const char* source) {
   return source != nullptr && strncasecmp(source, "hwloc", 5) == 0;

@@ -17,6 +17,8 @@
 
 #include <hwloc.h>
 
+#include <string>
+
 namespace pmix::api {
 
 struct hwloc_calls {
@@ -54,9 +56,10 @@ struct hwloc_calls {
 const hwloc_calls* loaded_hwloc();
 
 // The same, loading libhwloc.so.15 (RTLD_GLOBAL) when the process has none,
-// or making a private copy global; nullptr (and one log line) if it cannot
-// be loaded.
+// or making a private copy global; nullptr if it cannot be loaded (not
+// retried; hwloc_load_error() says why).
 const hwloc_calls* load_hwloc();
+std::string hwloc_load_error();
 
 // Whether `source` names hwloc ("hwloc", "hwloc:2.9.0", any case).
 bool is_hwloc_source(const char* source);
