@@ -99,9 +99,9 @@ struct level {
   pmix_locality_t bit;
 };
 constexpr level kLevels[] = {
-    {"NM", PMIX_LOCALITY_SHARE_NUMA},    {"SK", PMIX_LOCALITY_SHARE_PACKAGE},
-    {"L3", PMIX_LOCALITY_SHARE_L3CACHE}, {"L2", PMIX_LOCALITY_SHARE_L2CACHE},
-    {"L1", PMIX_LOCALITY_SHARE_L1CACHE}, {"CR", PMIX_LOCALITY_SHARE_CORE},
+    {"NM", PMIX_LOCALITY_SHARE_NUMA},     {"SK", PMIX_LOCALITY_SHARE_PACKAGE},
+    {"L3", PMIX_LOCALITY_SHARE_L3CACHE},  {"L2", PMIX_LOCALITY_SHARE_L2CACHE},
+    {"L1", PMIX_LOCALITY_SHARE_L1CACHE},  {"CR", PMIX_LOCALITY_SHARE_CORE},
     {"HT", PMIX_LOCALITY_SHARE_HWTHREAD},
 };
 
@@ -126,11 +126,13 @@ std::string token(const hwloc_calls& hw, hwloc_topology_t topo, int depth, const
   const unsigned width = hw.get_nbobjs_by_depth(topo, depth);
   for (unsigned w = 0; w < width; ++w) {
     hwloc_obj_t obj = hw.get_obj_by_depth(topo, depth, w);
-    if (obj != nullptr && obj->cpuset != nullptr && hw.bitmap_intersects(obj->cpuset, cpus)) hw.bitmap_set(hits, w);
+    if (obj != nullptr && obj->cpuset != nullptr && hw.bitmap_intersects(obj->cpuset, cpus))
+      hw.bitmap_set(hits, w);
   }
   std::string out;
   char* list = nullptr;
-  if (!hw.bitmap_iszero(hits) && hw.bitmap_list_asprintf(&list, hits) >= 0 && list != nullptr) out = prefix + std::string{list};
+  if (!hw.bitmap_iszero(hits) && hw.bitmap_list_asprintf(&list, hits) >= 0 && list != nullptr)
+    out = prefix + std::string{list};
   std::free(list);
   hw.bitmap_free(hits);
   return out;
@@ -225,7 +227,8 @@ bool parse_locality(const char* text, std::vector<locality_token>& out, std::str
 
 const char* info_value(hwloc_obj_t obj, const char* name) {
   for (unsigned k = 0; k < obj->infos_count; ++k)
-    if (obj->infos[k].name != nullptr && strcasecmp(obj->infos[k].name, name) == 0) return obj->infos[k].value;
+    if (obj->infos[k].name != nullptr && strcasecmp(obj->infos[k].name, name) == 0)
+      return obj->infos[k].value;
   return nullptr;
 }
 
@@ -297,7 +300,8 @@ pmix_status_t read_request(const pmix_info_t info[], size_t ninfo, distance_requ
       if (info[k].value.type != PMIX_DEVTYPE) return PMIX_ERR_TYPE_MISMATCH;
       out.types |= info[k].value.data.devtype;
     } else if (PMIX_CHECK_KEY(&info[k], PMIX_DEVICE_ID)) {
-      if (info[k].value.type != PMIX_STRING || info[k].value.data.string == nullptr) return PMIX_ERR_TYPE_MISMATCH;
+      if (info[k].value.type != PMIX_STRING || info[k].value.data.string == nullptr)
+        return PMIX_ERR_TYPE_MISMATCH;
       out.ids.emplace_back(info[k].value.data.string);
     }
   }
@@ -381,7 +385,8 @@ pmix_status_t distances(const hwloc_calls& hw, hwloc_topology_t topo, hwloc_cons
 
 pmix_device_distance_t* to_array(std::vector<pmix_device_distance_t>& list) {
   if (list.empty()) return nullptr;
-  auto* array = static_cast<pmix_device_distance_t*>(std::calloc(list.size(), sizeof(pmix_device_distance_t)));
+  auto* array =
+      static_cast<pmix_device_distance_t*>(std::calloc(list.size(), sizeof(pmix_device_distance_t)));
   if (array != nullptr) std::memcpy(array, list.data(), list.size() * sizeof(pmix_device_distance_t));
   return array;
 }
@@ -392,8 +397,8 @@ void free_list(std::vector<pmix_device_distance_t>& list) {
 }
 
 // Validates the arguments and computes; the common part of both forms.
-pmix_status_t compute(const char* call, pmix_topology_t* topo, pmix_cpuset_t* cpuset, const pmix_info_t info[],
-                      size_t ninfo, std::vector<pmix_device_distance_t>& out) {
+pmix_status_t compute(const char* call, pmix_topology_t* topo, pmix_cpuset_t* cpuset,
+                      const pmix_info_t info[], size_t ninfo, std::vector<pmix_device_distance_t>& out) {
   distance_request req;
   if (const auto rc = read_request(info, ninfo, req); rc != PMIX_SUCCESS) {
     log::error("api", call, ": bad directives (", PMIx_Error_string(rc), ")");
@@ -404,17 +409,20 @@ pmix_status_t compute(const char* call, pmix_topology_t* topo, pmix_cpuset_t* cp
                " without a source");
     return PMIX_ERR_BAD_PARAM;
   }
-  if ((topo != nullptr && !is_hwloc_source(topo->source)) || (cpuset != nullptr && !is_hwloc_source(cpuset->source))) {
+  if ((topo != nullptr && !is_hwloc_source(topo->source)) ||
+      (cpuset != nullptr && !is_hwloc_source(cpuset->source))) {
     log::warning("api", call, ": only hwloc topologies and cpusets are supported");
     return PMIX_ERR_NOT_SUPPORTED;
   }
   if ((topo != nullptr && topo->topology == nullptr) || (cpuset != nullptr && cpuset->bitmap == nullptr)) {
-    log::error("api", call, ": an empty ", topo != nullptr && topo->topology == nullptr ? "topology" : "cpuset");
+    log::error("api", call, ": an empty ",
+               topo != nullptr && topo->topology == nullptr ? "topology" : "cpuset");
     return PMIX_ERR_BAD_PARAM;
   }
   const auto* hw = need_hwloc(call);
   if (hw == nullptr) return PMIX_ERR_NOT_SUPPORTED;
-  hwloc_topology_t t = topo != nullptr ? static_cast<hwloc_topology_t>(topo->topology) : process_topology(*hw);
+  hwloc_topology_t t =
+      topo != nullptr ? static_cast<hwloc_topology_t>(topo->topology) : process_topology(*hw);
   if (t == nullptr) return PMIX_ERR_NOT_AVAILABLE;
   std::unique_ptr<hwloc_bitmap_s, void (*)(hwloc_bitmap_t)> own{nullptr, hw->bitmap_free};
   hwloc_const_bitmap_t cpus = nullptr;
@@ -520,7 +528,8 @@ PMIX_EXPORT pmix_status_t PMIx_Parse_cpuset_string(const char* cpuset_string, pm
     return PMIX_ERR_BAD_PARAM;
   }
   if (colon - cpuset_string != 5 || strncasecmp(cpuset_string, "hwloc", 5) != 0) {
-    log::warning("api", "PMIx_Parse_cpuset_string: source of '", cpuset_string, "' is not supported (only hwloc)");
+    log::warning("api", "PMIx_Parse_cpuset_string: source of '", cpuset_string,
+                 "' is not supported (only hwloc)");
     return PMIX_ERR_NOT_SUPPORTED;
   }
   api::intervals check;
@@ -542,24 +551,27 @@ PMIX_EXPORT pmix_status_t PMIx_Parse_cpuset_string(const char* cpuset_string, pm
   return PMIX_SUCCESS;
 }
 
-PMIX_EXPORT pmix_status_t PMIx_server_generate_cpuset_string(const pmix_cpuset_t* cpuset, char** cpuset_string) {
+PMIX_EXPORT pmix_status_t PMIx_server_generate_cpuset_string(const pmix_cpuset_t* cpuset,
+                                                             char** cpuset_string) {
   if (cpuset_string == nullptr) {
     log::error("api", "PMIx_server_generate_cpuset_string: NULL output");
     return PMIX_ERR_BAD_PARAM;
   }
   *cpuset_string = nullptr;
   if (cpuset == nullptr || cpuset->bitmap == nullptr) {
-    log::error("api", "PMIx_server_generate_cpuset_string: ", cpuset == nullptr ? "NULL cpuset" : "empty cpuset");
+    log::error("api",
+               "PMIx_server_generate_cpuset_string: ", cpuset == nullptr ? "NULL cpuset" : "empty cpuset");
     return PMIX_ERR_BAD_PARAM;
   }
   const hwloc_calls* hw = api::is_hwloc_source(cpuset->source) ? api::loaded_hwloc() : nullptr;
   if (hw == nullptr) {
-    log::warning("api", "PMIx_server_generate_cpuset_string: source '", cpuset->source == nullptr ? "(null)" : cpuset->source,
-                 "' is not supported (only hwloc)");
+    log::warning("api", "PMIx_server_generate_cpuset_string: source '",
+                 cpuset->source == nullptr ? "(null)" : cpuset->source, "' is not supported (only hwloc)");
     return PMIX_ERR_NOT_SUPPORTED;
   }
   char* list = nullptr;
-  if (hw->bitmap_list_asprintf(&list, static_cast<hwloc_const_bitmap_t>(cpuset->bitmap)) < 0 || list == nullptr)
+  if (hw->bitmap_list_asprintf(&list, static_cast<hwloc_const_bitmap_t>(cpuset->bitmap)) < 0 ||
+      list == nullptr)
     return PMIX_ERR_NOMEM;
   *cpuset_string = api::dup_text(std::string{"hwloc:"} + list);
   std::free(list);
@@ -593,13 +605,15 @@ PMIX_EXPORT pmix_status_t PMIx_server_generate_locality_string(const pmix_cpuset
 PMIX_EXPORT pmix_status_t PMIx_Get_relative_locality(const char* locality1, const char* locality2,
                                                      pmix_locality_t* locality) {
   if (locality1 == nullptr || locality2 == nullptr || locality == nullptr) {
-    log::error("api", "PMIx_Get_relative_locality: NULL ", locality == nullptr ? "output" : "locality string");
+    log::error("api", "PMIx_Get_relative_locality: NULL ",
+               locality == nullptr ? "output" : "locality string");
     return PMIX_ERR_BAD_PARAM;
   }
   std::vector<api::locality_token> first, second;
   std::string bad;
   if (!api::parse_locality(locality1, first, bad) || !api::parse_locality(locality2, second, bad)) {
-    log::error("api", "PMIx_Get_relative_locality: '", bad, "' is not a locality (<level><cpus>, level one of NM SK L3 L2 L1 CR HT)");
+    log::error("api", "PMIx_Get_relative_locality: '", bad,
+               "' is not a locality (<level><cpus>, level one of NM SK L3 L2 L1 CR HT)");
     return PMIX_ERR_BAD_PARAM;
   }
   // Both are on this node; each level whose first entries share an index is shared too.
@@ -642,8 +656,9 @@ PMIX_EXPORT pmix_status_t PMIx_Load_topology(pmix_topology_t* topo) {
   return PMIX_SUCCESS;
 }
 
-PMIX_EXPORT pmix_status_t PMIx_Compute_distances(pmix_topology_t* topo, pmix_cpuset_t* cpuset, pmix_info_t info[],
-                                                 size_t ninfo, pmix_device_distance_t* distances[], size_t* ndist) {
+PMIX_EXPORT pmix_status_t PMIx_Compute_distances(pmix_topology_t* topo, pmix_cpuset_t* cpuset,
+                                                 pmix_info_t info[], size_t ninfo,
+                                                 pmix_device_distance_t* distances[], size_t* ndist) {
   if (distances == nullptr || ndist == nullptr) {
     log::error("api", "PMIx_Compute_distances: NULL output");
     return PMIX_ERR_BAD_PARAM;
@@ -665,8 +680,9 @@ PMIX_EXPORT pmix_status_t PMIx_Compute_distances(pmix_topology_t* topo, pmix_cpu
   return PMIX_SUCCESS;
 }
 
-PMIX_EXPORT pmix_status_t PMIx_Compute_distances_nb(pmix_topology_t* topo, pmix_cpuset_t* cpuset, pmix_info_t info[],
-                                                    size_t ninfo, pmix_device_dist_cbfunc_t cbfunc, void* cbdata) {
+PMIX_EXPORT pmix_status_t PMIx_Compute_distances_nb(pmix_topology_t* topo, pmix_cpuset_t* cpuset,
+                                                    pmix_info_t info[], size_t ninfo,
+                                                    pmix_device_dist_cbfunc_t cbfunc, void* cbdata) {
   if (cbfunc == nullptr) {
     log::error("api", "PMIx_Compute_distances_nb: NULL cbfunc");
     return PMIX_ERR_BAD_PARAM;
@@ -681,7 +697,8 @@ PMIX_EXPORT pmix_status_t PMIx_Compute_distances_nb(pmix_topology_t* topo, pmix_
   }
   auto* owned = list.release();
   api::deliver_on_library_thread([rc, owned, cbfunc, cbdata] {
-    cbfunc(rc, owned->empty() ? nullptr : owned->data(), owned->size(), cbdata, api::release_distances, owned);
+    cbfunc(rc, owned->empty() ? nullptr : owned->data(), owned->size(), cbdata, api::release_distances,
+           owned);
   });
   return PMIX_SUCCESS;
 }

@@ -48,8 +48,8 @@ PMIX_EXPORT pmix_status_t PMIx_Data_copy(void** dest, void* src, pmix_data_type_
   }
   const std::size_t size = values::element_size(type);
   if (size == 0) {
-    log::error("api", "PMIx_Data_copy: cannot copy data of type ", PMIx_Data_type_string(type), " (",
-               type, ")");
+    log::error("api", "PMIx_Data_copy: cannot copy data of type ", PMIx_Data_type_string(type), " (", type,
+               ")");
     return PMIX_ERR_UNKNOWN_DATA_TYPE;
   }
   void* copy = std::calloc(1, size);
@@ -81,7 +81,9 @@ PMIX_EXPORT bool PMIx_Data_compress(const uint8_t* inbytes, size_t size, uint8_t
   if (nbytes != nullptr) *nbytes = 0;
   if (inbytes == nullptr || outbytes == nullptr || nbytes == nullptr) {
     log::error("api", "PMIx_Data_compress: NULL ",
-               inbytes == nullptr ? "inbytes" : outbytes == nullptr ? "outbytes" : "nbytes");
+               inbytes == nullptr    ? "inbytes"
+               : outbytes == nullptr ? "outbytes"
+                                     : "nbytes");
     return false;
   }
   // Nothing to gain from an empty block; a length that does not fit the
@@ -106,12 +108,15 @@ PMIX_EXPORT bool PMIx_Data_compress(const uint8_t* inbytes, size_t size, uint8_t
   return true;
 }
 
-PMIX_EXPORT bool PMIx_Data_decompress(const uint8_t* inbytes, size_t size, uint8_t** outbytes, size_t* nbytes) {
+PMIX_EXPORT bool PMIx_Data_decompress(const uint8_t* inbytes, size_t size, uint8_t** outbytes,
+                                      size_t* nbytes) {
   if (outbytes != nullptr) *outbytes = nullptr;
   if (nbytes != nullptr) *nbytes = 0;
   if (inbytes == nullptr || outbytes == nullptr || nbytes == nullptr) {
     log::error("api", "PMIx_Data_decompress: NULL ",
-               inbytes == nullptr ? "inbytes" : outbytes == nullptr ? "outbytes" : "nbytes");
+               inbytes == nullptr    ? "inbytes"
+               : outbytes == nullptr ? "outbytes"
+                                     : "nbytes");
     return false;
   }
   std::uint32_t length = 0;

@@ -69,7 +69,8 @@ std::string time_text(time_t t) {
 
 std::string argv_text(char** argv) {
   std::string out;
-  for (std::size_t k = 0; argv != nullptr && argv[k] != nullptr; ++k) out += (k == 0 ? "" : " ") + std::string{argv[k]};
+  for (std::size_t k = 0; argv != nullptr && argv[k] != nullptr; ++k)
+    out += (k == 0 ? "" : " ") + std::string{argv[k]};
   return out;
 }
 
@@ -102,15 +103,16 @@ std::string bits_text(std::uint64_t bits, const bit_name (&names)[N], const char
 }
 
 constexpr bit_name kLocality[] = {
-    {PMIX_LOCALITY_SHARE_NODE, "NODE"},          {PMIX_LOCALITY_SHARE_NUMA, "NUMA"},
-    {PMIX_LOCALITY_SHARE_PACKAGE, "PACKAGE"},    {PMIX_LOCALITY_SHARE_L3CACHE, "L3CACHE"},
-    {PMIX_LOCALITY_SHARE_L2CACHE, "L2CACHE"},    {PMIX_LOCALITY_SHARE_L1CACHE, "L1CACHE"},
-    {PMIX_LOCALITY_SHARE_CORE, "CORE"},          {PMIX_LOCALITY_SHARE_HWTHREAD, "HWTHREAD"},
+    {PMIX_LOCALITY_SHARE_NODE, "NODE"},       {PMIX_LOCALITY_SHARE_NUMA, "NUMA"},
+    {PMIX_LOCALITY_SHARE_PACKAGE, "PACKAGE"}, {PMIX_LOCALITY_SHARE_L3CACHE, "L3CACHE"},
+    {PMIX_LOCALITY_SHARE_L2CACHE, "L2CACHE"}, {PMIX_LOCALITY_SHARE_L1CACHE, "L1CACHE"},
+    {PMIX_LOCALITY_SHARE_CORE, "CORE"},       {PMIX_LOCALITY_SHARE_HWTHREAD, "HWTHREAD"},
     {PMIX_LOCALITY_NONLOCAL, "NONLOCAL"},
 };
 constexpr bit_name kDevices[] = {
-    {PMIX_DEVTYPE_BLOCK, "BLOCK"}, {PMIX_DEVTYPE_GPU, "GPU"}, {PMIX_DEVTYPE_NETWORK, "NETWORK"},
-    {PMIX_DEVTYPE_OPENFABRICS, "OPENFABRICS"}, {PMIX_DEVTYPE_DMA, "DMA"}, {PMIX_DEVTYPE_COPROC, "COPROCESSOR"},
+    {PMIX_DEVTYPE_BLOCK, "BLOCK"},     {PMIX_DEVTYPE_GPU, "GPU"},
+    {PMIX_DEVTYPE_NETWORK, "NETWORK"}, {PMIX_DEVTYPE_OPENFABRICS, "OPENFABRICS"},
+    {PMIX_DEVTYPE_DMA, "DMA"},         {PMIX_DEVTYPE_COPROC, "COPROCESSOR"},
 };
 constexpr bit_name kMedia[] = {
     {PMIX_STORAGE_MEDIUM_UNKNOWN, "UNKNOWN"}, {PMIX_STORAGE_MEDIUM_TAPE, "TAPE"},
@@ -172,31 +174,55 @@ struct printer {
       case PMIX_DOUBLE: out = format("Value: %f", read<double>(src)); return true;
       case PMIX_TIMEVAL: out = "Value: " + timeval_text(read<struct timeval>(src)); return true;
       case PMIX_TIME: out = "Value: " + time_text(read<time_t>(src)); return true;
-      case PMIX_STATUS: out = std::string{"Value: "} + PMIx_Error_string(read<pmix_status_t>(src)); return true;
+      case PMIX_STATUS:
+        out = std::string{"Value: "} + PMIx_Error_string(read<pmix_status_t>(src));
+        return true;
       case PMIX_PROC_RANK: out = "Value: " + rank_text(read<pmix_rank_t>(src)); return true;
       case PMIX_POINTER: out = format("Address: %p", read<void*>(src)); return true;
-      case PMIX_PERSIST: out = std::string{"Value: "} + PMIx_Persistence_string(read<pmix_persistence_t>(src)); return true;
+      case PMIX_PERSIST:
+        out = std::string{"Value: "} + PMIx_Persistence_string(read<pmix_persistence_t>(src));
+        return true;
       case PMIX_SCOPE: out = std::string{"Value: "} + PMIx_Scope_string(read<pmix_scope_t>(src)); return true;
-      case PMIX_DATA_RANGE: out = std::string{"Value: "} + PMIx_Data_range_string(read<pmix_data_range_t>(src)); return true;
-      case PMIX_PROC_STATE: out = std::string{"Value: "} + PMIx_Proc_state_string(read<pmix_proc_state_t>(src)); return true;
-      case PMIX_JOB_STATE: out = std::string{"Value: "} + PMIx_Job_state_string(read<pmix_job_state_t>(src)); return true;
+      case PMIX_DATA_RANGE:
+        out = std::string{"Value: "} + PMIx_Data_range_string(read<pmix_data_range_t>(src));
+        return true;
+      case PMIX_PROC_STATE:
+        out = std::string{"Value: "} + PMIx_Proc_state_string(read<pmix_proc_state_t>(src));
+        return true;
+      case PMIX_JOB_STATE:
+        out = std::string{"Value: "} + PMIx_Job_state_string(read<pmix_job_state_t>(src));
+        return true;
       case PMIX_ALLOC_DIRECTIVE:
         out = std::string{"Value: "} + PMIx_Alloc_directive_string(read<pmix_alloc_directive_t>(src));
         return true;
-      case PMIX_IOF_CHANNEL: out = std::string{"Value: "} + PMIx_IOF_channel_string(read<pmix_iof_channel_t>(src)); return true;
-      case PMIX_LINK_STATE: out = std::string{"Value: "} + PMIx_Link_state_string(read<pmix_link_state_t>(src)); return true;
+      case PMIX_IOF_CHANNEL:
+        out = std::string{"Value: "} + PMIx_IOF_channel_string(read<pmix_iof_channel_t>(src));
+        return true;
+      case PMIX_LINK_STATE:
+        out = std::string{"Value: "} + PMIx_Link_state_string(read<pmix_link_state_t>(src));
+        return true;
       case PMIX_DATA_TYPE: out = "Value: " + type_name(read<pmix_data_type_t>(src)); return true;
-      case PMIX_INFO_DIRECTIVES: out = "Value: " + directives_text(read<pmix_info_directives_t>(src)); return true;
-      case PMIX_DEVTYPE: out = "Value: " + bits_text(read<pmix_device_type_t>(src), kDevices, "UNKNOWN"); return true;
-      case PMIX_LOCTYPE: out = "Value: " + bits_text(read<pmix_locality_t>(src), kLocality, "UNKNOWN"); return true;
-      case PMIX_STOR_MEDIUM: out = "Value: " + bits_text(read<pmix_storage_medium_t>(src), kMedia, "NONE"); return true;
+      case PMIX_INFO_DIRECTIVES:
+        out = "Value: " + directives_text(read<pmix_info_directives_t>(src));
+        return true;
+      case PMIX_DEVTYPE:
+        out = "Value: " + bits_text(read<pmix_device_type_t>(src), kDevices, "UNKNOWN");
+        return true;
+      case PMIX_LOCTYPE:
+        out = "Value: " + bits_text(read<pmix_locality_t>(src), kLocality, "UNKNOWN");
+        return true;
+      case PMIX_STOR_MEDIUM:
+        out = "Value: " + bits_text(read<pmix_storage_medium_t>(src), kMedia, "NONE");
+        return true;
       case PMIX_STOR_ACCESS:
         out = "Value: " + bits_text(read<pmix_storage_accessibility_t>(src), kAccessibility, "NONE");
         return true;
       case PMIX_STOR_PERSIST:
         out = "Value: " + bits_text(read<pmix_storage_persistence_t>(src), kPersistence, "NONE");
         return true;
-      case PMIX_STOR_ACCESS_TYPE: out = "Value: " + bits_text(read<pmix_storage_access_type_t>(src), kAccess, "NONE"); return true;
+      case PMIX_STOR_ACCESS_TYPE:
+        out = "Value: " + bits_text(read<pmix_storage_access_type_t>(src), kAccess, "NONE");
+        return true;
       case PMIX_BYTE_OBJECT:
       case PMIX_COMPRESSED_STRING:
       case PMIX_REGEX:
@@ -243,7 +269,8 @@ struct printer {
                                 "Cmd: " + text(a->cmd) + "\tArgv: " + argv_text(a->argv) +
                                     format("\tMaxprocs: %d", a->maxprocs) + "\tCwd: " + text(a->cwd) +
                                     format("\tNinfo: %zu", a->ninfo));
-        for (std::size_t k = 0; a->info != nullptr && k < a->ninfo; ++k) out += "\n" + info(prefix + "\t", a->info[k]);
+        for (std::size_t k = 0; a->info != nullptr && k < a->ninfo; ++k)
+          out += "\n" + info(prefix + "\t", a->info[k]);
         return out;
       }
       case PMIX_QUERY: {
@@ -259,14 +286,16 @@ struct printer {
       case PMIX_PROC_INFO: {
         const auto* p = static_cast<const pmix_proc_info_t*>(src);
         return typed(prefix, type,
-                     "Proc: " + proc_text(p->proc) + "\tHostname: " + text(p->hostname) + "\tExecutable: " +
-                         text(p->executable_name) + format("\tPid: %ld\tExit code: %d", static_cast<long>(p->pid), p->exit_code) +
+                     "Proc: " + proc_text(p->proc) + "\tHostname: " + text(p->hostname) +
+                         "\tExecutable: " + text(p->executable_name) +
+                         format("\tPid: %ld\tExit code: %d", static_cast<long>(p->pid), p->exit_code) +
                          "\tState: " + PMIx_Proc_state_string(p->state));
       }
       case PMIX_ENVAR: {
         const auto* e = static_cast<const pmix_envar_t*>(src);
         const char sep[2] = {e->separator, '\0'};
-        return typed(prefix, type, "Name: " + text(e->envar) + "\tValue: " + text(e->value) + "\tSeparator: " + sep);
+        return typed(prefix, type,
+                     "Name: " + text(e->envar) + "\tValue: " + text(e->value) + "\tSeparator: " + sep);
       }
       case PMIX_COORD: return typed(prefix, type, coord(*static_cast<const pmix_coord_t*>(src)));
       case PMIX_REGATTR: {
@@ -292,13 +321,15 @@ struct printer {
       case PMIX_DEVICE_DIST: {
         const auto* d = static_cast<const pmix_device_distance_t*>(src);
         return typed(prefix, type,
-                     "UUID: " + text(d->uuid) + "\tOSName: " + text(d->osname) + "\tType: " +
-                         bits_text(d->type, kDevices, "UNKNOWN") + format("\tMin: %u\tMax: %u", d->mindist, d->maxdist));
+                     "UUID: " + text(d->uuid) + "\tOSName: " + text(d->osname) +
+                         "\tType: " + bits_text(d->type, kDevices, "UNKNOWN") +
+                         format("\tMin: %u\tMax: %u", d->mindist, d->maxdist));
       }
       case PMIX_ENDPOINT: {
         const auto* e = static_cast<const pmix_endpoint_t*>(src);
         return typed(prefix, type,
-                     "UUID: " + text(e->uuid) + "\tOSName: " + text(e->osname) + format("\tSize: %zu", e->endpt.size) +
+                     "UUID: " + text(e->uuid) + "\tOSName: " + text(e->osname) +
+                         format("\tSize: %zu", e->endpt.size) +
                          (e->endpt.size > 0 ? "\tBytes: " + bytes_text(e->endpt.bytes, e->endpt.size) : ""));
       }
       case PMIX_DATA_BUFFER: {
@@ -308,14 +339,16 @@ struct printer {
       case PMIX_PROC_STATS: {
         const auto* p = static_cast<const pmix_proc_stats_t*>(src);
         const char state[2] = {p->state, '\0'};
-        return typed(prefix, type,
-                     "Node: " + text(p->node) + "\tProc: " + proc_text(p->proc) +
-                         format("\tPid: %ld", static_cast<long>(p->pid)) + "\tCmd: " + text(p->cmd) + "\tState: " + state +
-                         "\tTime: " + timeval_text(p->time) +
-                         format("\tCPU: %f\tPriority: %d\tThreads: %u\tPSS: %f\tVSize: %f\tRSS: %f\tPeak VSize: %f\tProcessor: %u",
-                                double{p->percent_cpu}, int{p->priority}, unsigned{p->num_threads}, double{p->pss},
-                                double{p->vsize}, double{p->rss}, double{p->peak_vsize}, unsigned{p->processor}) +
-                         "\tSampled at: " + timeval_text(p->sample_time));
+        return typed(
+            prefix, type,
+            "Node: " + text(p->node) + "\tProc: " + proc_text(p->proc) +
+                format("\tPid: %ld", static_cast<long>(p->pid)) + "\tCmd: " + text(p->cmd) +
+                "\tState: " + state + "\tTime: " + timeval_text(p->time) +
+                format("\tCPU: %f\tPriority: %d\tThreads: %u\tPSS: %f\tVSize: %f\tRSS: %f\tPeak VSize: "
+                       "%f\tProcessor: %u",
+                       double{p->percent_cpu}, int{p->priority}, unsigned{p->num_threads}, double{p->pss},
+                       double{p->vsize}, double{p->rss}, double{p->peak_vsize}, unsigned{p->processor}) +
+                "\tSampled at: " + timeval_text(p->sample_time));
       }
       case PMIX_DISK_STATS: return typed(prefix, type, disk(*static_cast<const pmix_disk_stats_t*>(src)));
       case PMIX_NET_STATS: return typed(prefix, type, net(*static_cast<const pmix_net_stats_t*>(src)));
@@ -326,9 +359,9 @@ struct printer {
             "Node: " + text(n->node) +
                 format("\tLoad: %.2f %.2f %.2f\tTotal mem: %.2f\tFree mem: %.2f\tBuffers: %.2f\tCached: %.2f"
                        "\tSwap cached: %.2f\tSwap total: %.2f\tSwap free: %.2f\tMapped: %.2f",
-                       double{n->la}, double{n->la5}, double{n->la15}, double{n->total_mem}, double{n->free_mem},
-                       double{n->buffers}, double{n->cached}, double{n->swap_cached}, double{n->swap_total},
-                       double{n->swap_free}, double{n->mapped}) +
+                       double{n->la}, double{n->la5}, double{n->la15}, double{n->total_mem},
+                       double{n->free_mem}, double{n->buffers}, double{n->cached}, double{n->swap_cached},
+                       double{n->swap_total}, double{n->swap_free}, double{n->mapped}) +
                 "\tSampled at: " + timeval_text(n->sample_time));
         for (std::size_t k = 0; n->diskstats != nullptr && k < n->ndiskstats; ++k)
           out += "\n" + prefix + "\t" + disk(n->diskstats[k]);
@@ -336,9 +369,7 @@ struct printer {
           out += "\n" + prefix + "\t" + net(n->netstats[k]);
         return out;
       }
-      default:
-        failed = true;
-        return {};
+      default: failed = true; return {};
     }
   }
 
@@ -386,7 +417,8 @@ struct printer {
   }
 
   std::string array(const std::string& prefix, const pmix_data_array_t& a) {
-    std::string out = typed(prefix, PMIX_DATA_ARRAY, "Type: " + type_name(a.type) + format("\tSize: %zu", a.size));
+    std::string out =
+        typed(prefix, PMIX_DATA_ARRAY, "Type: " + type_name(a.type) + format("\tSize: %zu", a.size));
     const std::size_t size = values::element_size(a.type);
     if (a.array == nullptr || a.size == 0) return out;
     if (size == 0) {
@@ -413,14 +445,16 @@ struct printer {
                        : c.view == PMIX_COORD_PHYSICAL_VIEW ? "PHYSICAL"
                                                             : "UNDEF";
     std::string out = std::string{"View: "} + view + format("\tDims: %zu\tCoordinates: ", c.dims);
-    for (std::size_t k = 0; c.coord != nullptr && k < c.dims; ++k) out += format(k == 0 ? "%u" : ",%u", c.coord[k]);
+    for (std::size_t k = 0; c.coord != nullptr && k < c.dims; ++k)
+      out += format(k == 0 ? "%u" : ",%u", c.coord[k]);
     return out;
   }
 
   std::string cpuset(const pmix_cpuset_t& c) {
     std::string out = "Source: " + text(c.source);
     const auto* hw = loaded_hwloc();
-    if (!is_hwloc_source(c.source) || c.bitmap == nullptr || hw == nullptr) return out + "\tCpus: UNPRINTABLE";
+    if (!is_hwloc_source(c.source) || c.bitmap == nullptr || hw == nullptr)
+      return out + "\tCpus: UNPRINTABLE";
     char* list = nullptr;
     if (hw->bitmap_list_asprintf(&list, static_cast<hwloc_const_bitmap_t>(c.bitmap)) < 0 || list == nullptr)
       return out + "\tCpus: UNPRINTABLE";
@@ -438,7 +472,8 @@ struct printer {
     out += "\tLevels:";
     const int depth = hw->topology_get_depth(topo);
     for (int d = 0; d < depth; ++d)
-      out += format(" %s:%u", hw->obj_type_string(hw->get_depth_type(topo, d)), hw->get_nbobjs_by_depth(topo, d));
+      out += format(" %s:%u", hw->obj_type_string(hw->get_depth_type(topo, d)),
+                    hw->get_nbobjs_by_depth(topo, d));
     const unsigned numa = hw->get_nbobjs_by_depth(topo, HWLOC_TYPE_DEPTH_NUMANODE);
     if (numa > 0) out += format(" NUMANode:%u", numa);
     return out;
@@ -491,7 +526,8 @@ PMIX_EXPORT pmix_status_t PMIx_Data_print(char** output, char* prefix, void* src
     return PMIX_ERR_NOMEM;
   }
   if (p.failed) {
-    log::error("api", "PMIx_Data_print: cannot print data of type ", PMIx_Data_type_string(type), " (", type, ")");
+    log::error("api", "PMIx_Data_print: cannot print data of type ", PMIx_Data_type_string(type), " (", type,
+               ")");
     return PMIX_ERR_UNKNOWN_DATA_TYPE;
   }
   *output = api::to_c(text);

@@ -36,12 +36,10 @@ bool resolve(void* handle, hwloc_calls& c) {
        bind(handle, "hwloc_get_obj_by_depth", c.get_obj_by_depth) &&
        bind(handle, "hwloc_obj_type_string", c.obj_type_string);
   ok = ok && bind(handle, "hwloc_bitmap_alloc", c.bitmap_alloc) &&
-       bind(handle, "hwloc_bitmap_dup", c.bitmap_dup) &&
-       bind(handle, "hwloc_bitmap_free", c.bitmap_free) &&
+       bind(handle, "hwloc_bitmap_dup", c.bitmap_dup) && bind(handle, "hwloc_bitmap_free", c.bitmap_free) &&
        bind(handle, "hwloc_bitmap_list_asprintf", c.bitmap_list_asprintf) &&
        bind(handle, "hwloc_bitmap_list_sscanf", c.bitmap_list_sscanf) &&
-       bind(handle, "hwloc_bitmap_zero", c.bitmap_zero) &&
-       bind(handle, "hwloc_bitmap_set", c.bitmap_set) &&
+       bind(handle, "hwloc_bitmap_zero", c.bitmap_zero) && bind(handle, "hwloc_bitmap_set", c.bitmap_set) &&
        bind(handle, "hwloc_bitmap_iszero", c.bitmap_iszero) &&
        bind(handle, "hwloc_bitmap_isfull", c.bitmap_isfull) &&
        bind(handle, "hwloc_bitmap_intersects", c.bitmap_intersects) &&
@@ -106,8 +104,6 @@ std::string hwloc_load_error() {
   return r.error;
 }
 
-bool is_hwloc_source(const char* source) {
-  return source != nullptr && strncasecmp(source, "hwloc", 5) == 0;
-}
+bool is_hwloc_source(const char* source) { return source != nullptr && strncasecmp(source, "hwloc", 5) == 0; }
 
 }  // namespace pmix::api

@@ -36,7 +36,8 @@ hwloc_topology_t load(const hwloc_calls& hw, const std::string& xml, const std::
   const bool imported = !xml.empty() || !file.empty();
   // Imported: keep every I/O object the exporter kept; discovered: the
   // important ones (PCI devices with OS devices: network, GPUs, fabrics).
-  hw.topology_set_io_types_filter(t, imported ? HWLOC_TYPE_FILTER_KEEP_ALL : HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+  hw.topology_set_io_types_filter(t,
+                                  imported ? HWLOC_TYPE_FILTER_KEEP_ALL : HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
   int rc = 0;
   if (!xml.empty()) {
     rc = hw.topology_set_xmlbuffer(t, xml.c_str(), static_cast<int>(xml.size() + 1));

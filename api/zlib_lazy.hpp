@@ -9,8 +9,7 @@ namespace pmix::api {
 
 struct zlib_calls {
   uLong (*compress_bound)(uLong source_length);
-  int (*compress2)(Bytef* dest, uLongf* dest_length, const Bytef* source, uLong source_length,
-                   int level);
+  int (*compress2)(Bytef* dest, uLongf* dest_length, const Bytef* source, uLong source_length, int level);
   int (*uncompress)(Bytef* dest, uLongf* dest_length, const Bytef* source, uLong source_length);
 };
 

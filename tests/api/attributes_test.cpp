@@ -52,7 +52,7 @@ std::vector<std::pair<std::string, std::string>> header_attributes() {
 TEST_SUITE("attributes") {
   TEST_CASE("every attribute of the header maps name to key string and back") {
     const auto all = header_attributes();
-    REQUIRE(all.size() > 500);  // 4.2.2 has 531, we add 5 newer ones
+    REQUIRE(all.size() > 500);                         // 4.2.2 has 531, we add 5 newer ones
     std::map<std::string, std::string> first_name_of;  // key -> the first name defining it
     for (const auto& [name, key] : all) first_name_of.emplace(key, name);
     for (const auto& [name, key] : all) {

@@ -105,10 +105,12 @@ std::vector<distance> distances(pmix_topology_t* topo, const std::string& cpus, 
   pmix_cpuset_t c = parsed(cpus);
   pmix_device_distance_t* d = nullptr;
   size_t n = 0;
-  CHECK(PMIx_Compute_distances(topo, &c, info.empty() ? nullptr : info.data(), info.size(), &d, &n) == expected);
+  CHECK(PMIx_Compute_distances(topo, &c, info.empty() ? nullptr : info.data(), info.size(), &d, &n) ==
+        expected);
   PMIx_Cpuset_destruct(&c);
   std::vector<distance> out;
-  for (size_t k = 0; k < n; ++k) out.push_back({d[k].uuid, d[k].osname, d[k].type, d[k].mindist, d[k].maxdist});
+  for (size_t k = 0; k < n; ++k)
+    out.push_back({d[k].uuid, d[k].osname, d[k].type, d[k].mindist, d[k].maxdist});
   PMIX_DEVICE_DIST_FREE(d, n);
   return out;
 }
@@ -232,7 +234,7 @@ TEST_SUITE("locality") {
       hwloc_obj_type_t type;
       pmix_locality_t bit;
     } levels[] = {
-        {HWLOC_OBJ_NUMANODE, PMIX_LOCALITY_SHARE_NUMA}, {HWLOC_OBJ_PACKAGE, PMIX_LOCALITY_SHARE_PACKAGE},
+        {HWLOC_OBJ_NUMANODE, PMIX_LOCALITY_SHARE_NUMA},   {HWLOC_OBJ_PACKAGE, PMIX_LOCALITY_SHARE_PACKAGE},
         {HWLOC_OBJ_L3CACHE, PMIX_LOCALITY_SHARE_L3CACHE}, {HWLOC_OBJ_L2CACHE, PMIX_LOCALITY_SHARE_L2CACHE},
         {HWLOC_OBJ_L1CACHE, PMIX_LOCALITY_SHARE_L1CACHE}, {HWLOC_OBJ_CORE, PMIX_LOCALITY_SHARE_CORE},
         {HWLOC_OBJ_PU, PMIX_LOCALITY_SHARE_HWTHREAD},
@@ -265,7 +267,8 @@ TEST_SUITE("locality") {
         REQUIRE(PMIx_Get_relative_locality(loc[i].c_str(), loc[j].c_str(), &got) == PMIX_SUCCESS);
         CHECK_MESSAGE(got == want, loc[i] << " vs " << loc[j]);
         // OpenPMIx's "hwloc:" prefixed form is read too.
-        REQUIRE(PMIx_Get_relative_locality(("hwloc:" + loc[i]).c_str(), loc[j].c_str(), &got) == PMIX_SUCCESS);
+        REQUIRE(PMIx_Get_relative_locality(("hwloc:" + loc[i]).c_str(), loc[j].c_str(), &got) ==
+                PMIX_SUCCESS);
         CHECK(got == want);
       }
     }
@@ -387,7 +390,8 @@ TEST_SUITE("distances") {
     pmix_topology_t t = xml_topology(xml);
     const std::string gpu = "gpu://" + host() + "::renderD128";
     const distance eth1{"ipv4://aa:bb:cc:dd:ee:01", "eth1", PMIX_DEVTYPE_NETWORK, 0, 0};
-    const distance mlx{"fab://9803:9b03:0001:0002::9803:9b03:0001:0003", "mlx5_0", PMIX_DEVTYPE_OPENFABRICS, 0, 0};
+    const distance mlx{"fab://9803:9b03:0001:0002::9803:9b03:0001:0003", "mlx5_0", PMIX_DEVTYPE_OPENFABRICS,
+                       0, 0};
     const distance eth0{"ipv4://02:fc:00:00:00:01", "eth0", PMIX_DEVTYPE_NETWORK, 0, 0};
     const distance ib0{"ipv6://00:00:10:87:fe:80:00:00:00:00:00:00:98:03:9b:03:00:01:00:02", "ib0",
                        PMIX_DEVTYPE_NETWORK, 0, 0};
@@ -442,7 +446,8 @@ TEST_SUITE("distances") {
   TEST_CASE("this process's own topology and binding, when none is given") {
     node_topology n;
     std::vector<std::string> osdevs;
-    for (hwloc_obj_t o = hwloc_get_next_osdev(n.topo, nullptr); o != nullptr; o = hwloc_get_next_osdev(n.topo, o))
+    for (hwloc_obj_t o = hwloc_get_next_osdev(n.topo, nullptr); o != nullptr;
+         o = hwloc_get_next_osdev(n.topo, o))
       osdevs.push_back(o->name);
     pmix_device_distance_t* d = nullptr;
     size_t nd = 0;

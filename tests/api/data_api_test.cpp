@@ -156,8 +156,8 @@ namespace {
 struct sample {
   pmix_data_type_t type;
   void* src;
-  std::function<void()> scribble;     // changes everything the source owns
-  std::function<void(void*)> release; // frees a copy
+  std::function<void()> scribble;      // changes everything the source owns
+  std::function<void(void*)> release;  // frees a copy
 };
 
 void free_boxed(void* copy, pmix_data_type_t type) {
@@ -274,20 +274,29 @@ TEST_SUITE("copy") {
       char* b = bytes[which];
       bo[which] = pmix_byte_object_t{b, sizeof bytes[which]};
       samples.push_back({type, &bo[which], [b] { std::memset(b, 'Z', 8); },
-                         [](void* c) { auto* p = static_cast<pmix_byte_object_t*>(c); PMIX_BYTE_OBJECT_FREE(p, 1); }});
+                         [](void* c) {
+                           auto* p = static_cast<pmix_byte_object_t*>(c);
+                           PMIX_BYTE_OBJECT_FREE(p, 1);
+                         }});
       ++which;
     }
 
     pmix_value_t value;
     PMIX_VALUE_LOAD(&value, "value text", PMIX_STRING);
     samples.push_back({PMIX_VALUE, &value, [&] { scribble_string(value.data.string); },
-                       [](void* c) { auto* p = static_cast<pmix_value_t*>(c); PMIX_VALUE_RELEASE(p); }});
+                       [](void* c) {
+                         auto* p = static_cast<pmix_value_t*>(c);
+                         PMIX_VALUE_RELEASE(p);
+                       }});
 
     pmix_info_t info;
     PMIX_INFO_LOAD(&info, PMIX_HOSTNAME, "node-7", PMIX_STRING);
     PMIX_INFO_REQUIRED(&info);
     samples.push_back({PMIX_INFO, &info, [&] { scribble_string(info.value.data.string); },
-                       [](void* c) { auto* p = static_cast<pmix_info_t*>(c); PMIX_INFO_FREE(p, 1); }});
+                       [](void* c) {
+                         auto* p = static_cast<pmix_info_t*>(c);
+                         PMIX_INFO_FREE(p, 1);
+                       }});
 
     pmix_pdata_t pdata;
     PMIX_PDATA_CONSTRUCT(&pdata);
@@ -295,7 +304,10 @@ TEST_SUITE("copy") {
     PMIX_LOAD_KEY(pdata.key, "published");
     PMIX_VALUE_LOAD(&pdata.value, "pdata text", PMIX_STRING);
     samples.push_back({PMIX_PDATA, &pdata, [&] { scribble_string(pdata.value.data.string); },
-                       [](void* c) { auto* p = static_cast<pmix_pdata_t*>(c); PMIX_PDATA_FREE(p, 1); }});
+                       [](void* c) {
+                         auto* p = static_cast<pmix_pdata_t*>(c);
+                         PMIX_PDATA_FREE(p, 1);
+                       }});
 
     char cmd[] = "a.out", arg0[] = "a.out", arg1[] = "--flag", env0[] = "A=1", cwd[] = "/tmp";
     char* argv[] = {arg0, arg1, nullptr};
@@ -308,7 +320,10 @@ TEST_SUITE("copy") {
                          for (char* s : {cmd, arg0, arg1, env0, cwd}) scribble_string(s);
                          scribble_string(app_info.value.data.string);
                        },
-                       [](void* c) { auto* p = static_cast<pmix_app_t*>(c); PMIX_APP_FREE(p, 1); }});
+                       [](void* c) {
+                         auto* p = static_cast<pmix_app_t*>(c);
+                         PMIX_APP_FREE(p, 1);
+                       }});
 
     char key0[] = "k0", key1[] = "k1";
     char* keys[] = {key0, key1, nullptr};
@@ -321,7 +336,10 @@ TEST_SUITE("copy") {
                          scribble_string(key1);
                          scribble_string(qual.value.data.string);
                        },
-                       [](void* c) { auto* p = static_cast<pmix_query_t*>(c); PMIX_QUERY_FREE(p, 1); }});
+                       [](void* c) {
+                         auto* p = static_cast<pmix_query_t*>(c);
+                         PMIX_QUERY_FREE(p, 1);
+                       }});
 
     char host[] = "host-1", exe[] = "/bin/exe";
     pmix_proc_info_t pinfo;
@@ -338,7 +356,10 @@ TEST_SUITE("copy") {
     char ename[] = "PATH", evalue[] = "/usr/bin";
     pmix_envar_t envar{ename, evalue, ':'};
     samples.push_back({PMIX_ENVAR, &envar, [&] { scribble_string(ename), scribble_string(evalue); },
-                       [](void* c) { auto* p = static_cast<pmix_envar_t*>(c); PMIX_ENVAR_FREE(p, 1); }});
+                       [](void* c) {
+                         auto* p = static_cast<pmix_envar_t*>(c);
+                         PMIX_ENVAR_FREE(p, 1);
+                       }});
 
     std::uint32_t coords[] = {1, 2, 3};
     pmix_coord_t coord{PMIX_COORD_PHYSICAL_VIEW, coords, 3};
@@ -364,9 +385,10 @@ TEST_SUITE("copy") {
     PMIX_INFO_LOAD(&infos[0], "k.a", "alpha", PMIX_STRING);
     PMIX_INFO_LOAD(&infos[1], "k.b", "beta", PMIX_STRING);
     pmix_data_array_t info_array{PMIX_INFO, 2, infos};
-    samples.push_back({PMIX_DATA_ARRAY, &info_array,
-                       [&] { scribble_string(infos[0].value.data.string), scribble_string(infos[1].value.data.string); },
-                       [](void* c) { free_boxed(c, PMIX_DATA_ARRAY); }});
+    samples.push_back(
+        {PMIX_DATA_ARRAY, &info_array,
+         [&] { scribble_string(infos[0].value.data.string), scribble_string(infos[1].value.data.string); },
+         [](void* c) { free_boxed(c, PMIX_DATA_ARRAY); }});
 
     char guuid[] = "geo-uuid", gos[] = "ib0";
     std::uint32_t gcoords[] = {4, 5};

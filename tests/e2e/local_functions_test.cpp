@@ -25,7 +25,8 @@ using namespace pmix::test;
 namespace {
 
 const std::string script = runfile("tests/e2e/script_client");
-const std::string made_up_node = std::filesystem::canonical(runfile("tests/api/data/two_packages.xml")).string();
+const std::string made_up_node =
+    std::filesystem::canonical(runfile("tests/api/data/two_packages.xml")).string();
 
 // The ProcessName hwloc gives a topology discovered in this process: what
 // the server's shared topology carries.
@@ -77,7 +78,8 @@ pmix_status_t register_with(const std::string& nspace, const char* key, const st
 
 // Launches rank 0 with the calling thread bound to CPU 0 (the child inherits
 // it), so that its binding lies inside the made-up node.
-child launch_on_cpu0(const std::string& nspace, const std::vector<std::string>& argv, const std::string& dir) {
+child launch_on_cpu0(const std::string& nspace, const std::vector<std::string>& argv,
+                     const std::string& dir) {
   cpu_set_t saved, only0;
   sched_getaffinity(0, sizeof saved, &saved);
   CPU_ZERO(&only0);
@@ -108,7 +110,9 @@ TEST_SUITE("local_functions") {
     CAPTURE(out);
     // Neither start-up nor PMIx_Init loads hwloc (or zlib); the call that needs it does.
     CHECK(contains(out, "mapped:libhwloc PMIX_SUCCESS no\ninit PMIX_SUCCESS"));
-    CHECK(contains(out, "init PMIX_SUCCESS shared 0\nmapped:libhwloc PMIX_SUCCESS no\nmapped:libz.so PMIX_SUCCESS no\n"));
+    CHECK(contains(
+        out,
+        "init PMIX_SUCCESS shared 0\nmapped:libhwloc PMIX_SUCCESS no\nmapped:libz.so PMIX_SUCCESS no\n"));
     // The topology is the one the server discovered: its root names the
     // server's process, not the client's.
     const std::string server_name = this_process_name();
@@ -147,10 +151,13 @@ TEST_SUITE("local_functions") {
     REQUIRE(register_with("by-file", PMIX_TOPOLOGY_FILE, made_up_node) == PMIX_SUCCESS);
     // Bound to CPU 0 of the made-up node: package 0's NIC and HCA at 3, the
     // rest at 7 (tests/api/cpuset_test.cpp explains the figures).
-    const std::string expected = "distances PMIX_SUCCESS renderD128=7-7 eth1=3-3 eth0=7-7 ib0=7-7 mlx5_0=3-3\n";
+    const std::string expected =
+        "distances PMIX_SUCCESS renderD128=7-7 eth1=3-3 eth0=7-7 ib0=7-7 mlx5_0=3-3\n";
     for (const std::string ns : {"by-xml", "by-file"}) {
       CAPTURE(ns);
-      auto c = launch_on_cpu0(ns, {script, "init", "get:*:pmix.topo.file", "xml_size", "load_topology", "distances", "finalize"}, dir.path());
+      auto c = launch_on_cpu0(
+          ns, {script, "init", "get:*:pmix.topo.file", "xml_size", "load_topology", "distances", "finalize"},
+          dir.path());
       CHECK_MESSAGE(c.exited_with(0), c.errors());
       const auto out = c.output();
       CAPTURE(out);

@@ -192,7 +192,8 @@ bool mapped(const std::string& name) {
   if (maps == nullptr) return false;
   char line[4096];
   bool found = false;
-  while (!found && std::fgets(line, sizeof line, maps) != nullptr) found = std::strstr(line, name.c_str()) != nullptr;
+  while (!found && std::fgets(line, sizeof line, maps) != nullptr)
+    found = std::strstr(line, name.c_str()) != nullptr;
   std::fclose(maps);
   return found;
 }
@@ -202,7 +203,8 @@ bool mapped(const std::string& name) {
 std::string process_name(void* topology) {
   void* hwloc = dlopen("libhwloc.so.15", RTLD_NOW | RTLD_NOLOAD);
   if (hwloc == nullptr) return "(hwloc not loaded)";
-  auto root_of = reinterpret_cast<hwloc_obj_t (*)(hwloc_topology_t, int, unsigned)>(dlsym(hwloc, "hwloc_get_obj_by_depth"));
+  using obj_by_depth = hwloc_obj_t (*)(hwloc_topology_t, int, unsigned);
+  auto root_of = reinterpret_cast<obj_by_depth>(dlsym(hwloc, "hwloc_get_obj_by_depth"));
   hwloc_obj_t root = root_of == nullptr ? nullptr : root_of(static_cast<hwloc_topology_t>(topology), 0, 0);
   std::string name = "(none)";
   for (unsigned k = 0; root != nullptr && k < root->infos_count; ++k)
