@@ -46,6 +46,14 @@ PMIX_EXPORT pmix_status_t PMIx_Data_copy(void** dest, void* src, pmix_data_type_
     *dest = values::dup_string(static_cast<const char*>(src));
     return *dest == nullptr ? PMIX_ERR_NOMEM : PMIX_SUCCESS;
   }
+  if (type == PMIX_PROC_NSPACE) {
+    // A namespace may be a shorter string than pmix_nspace_t: read up to its NUL.
+    auto* ns = static_cast<char*>(std::calloc(1, sizeof(pmix_nspace_t)));
+    if (ns == nullptr) return PMIX_ERR_NOMEM;
+    std::strncpy(ns, static_cast<const char*>(src), PMIX_MAX_NSLEN);
+    *dest = ns;
+    return PMIX_SUCCESS;
+  }
   const std::size_t size = values::element_size(type);
   if (size == 0) {
     log::error("api", "PMIx_Data_copy: cannot copy data of type ", PMIx_Data_type_string(type), " (", type,

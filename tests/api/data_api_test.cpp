@@ -512,6 +512,11 @@ TEST_SUITE("copy") {
     CHECK(PMIx_Data_copy(&copy, &i, 200) == PMIX_ERR_UNKNOWN_DATA_TYPE);
     CHECK(PMIx_Data_copy(&copy, &i, PMIX_COMMAND) == PMIX_ERR_UNKNOWN_DATA_TYPE);
     CHECK(copy == nullptr);
+    // A namespace given as a short string is read up to its end only.
+    char short_ns[] = "ns";
+    REQUIRE(PMIx_Data_copy(&copy, short_ns, PMIX_PROC_NSPACE) == PMIX_SUCCESS);
+    CHECK(std::string{static_cast<char*>(copy)} == "ns");
+    std::free(copy);
   }
 }
 
