@@ -1,12 +1,26 @@
 #include "api/topology.hpp"
 
+#include <dlfcn.h>
 #include <hwloc.h>
 #include <hwloc/export.h>
 
 namespace pmix::server {
+namespace {
+
+// The runtime is loaded RTLD_LOCAL, and hwloc with it: hwloc's plugins (PCI
+// discovery, the libxml parser) then cannot find hwloc's symbols and are
+// skipped. Making hwloc global, as linking it would, before the first
+// topology is built lets them load.
+void make_hwloc_global() {
+  static const bool done = dlopen("libhwloc.so.15", RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL) != nullptr;
+  (void)done;
+}
+
+}  // namespace
 
 pmix_status_t thread_binding::create(const std::string& cpus, std::shared_ptr<thread_binding>& out,
                                      std::string& error) {
+  make_hwloc_global();
   std::shared_ptr<thread_binding> b{new thread_binding};
   hwloc_topology_t topo = nullptr;
   if (hwloc_topology_init(&topo) != 0 || hwloc_topology_load(topo) != 0) {
@@ -54,12 +68,17 @@ bool thread_binding::bind_this_thread() {
 }
 
 pmix_status_t topology_xml(const pmix_topology_t* given, std::string& xml, std::string& error) {
+  make_hwloc_global();
   hwloc_topology_t topo = nullptr;
   bool owned = false;
   if (given != nullptr) {
     topo = static_cast<hwloc_topology_t>(given->topology);
   } else {
-    if (hwloc_topology_init(&topo) != 0 || hwloc_topology_load(topo) != 0) {
+    // With the important I/O devices (network, GPUs, fabrics, as OpenPMIx
+    // shares them): clients compute device distances from this topology.
+    if (hwloc_topology_init(&topo) != 0 ||
+        hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT) != 0 ||
+        hwloc_topology_load(topo) != 0) {
       if (topo != nullptr) hwloc_topology_destroy(topo);
       error = "hwloc cannot read this node's topology";
       return PMIX_ERR_INIT;

@@ -36,7 +36,8 @@ class thread_binding {
 };
 
 // The node topology as hwloc XML (version 2): from the host's
-// PMIX_TOPOLOGY2 if given, else discovered here. PMIX_ERR_INIT on failure.
+// PMIX_TOPOLOGY2 if given, else discovered here with its important I/O
+// devices (for PMIx_Compute_distances in clients). PMIX_ERR_INIT on failure.
 pmix_status_t topology_xml(const pmix_topology_t* given, std::string& xml, std::string& error);
 
 }  // namespace pmix::server

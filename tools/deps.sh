@@ -9,6 +9,7 @@ build_packages=(
   bazel-bootstrap bazel-platforms
   libcaf-dev libprotobuf-dev protobuf-compiler libhwloc-dev
   libssl-dev    # the server's own credentials (HMAC-SHA256, actors/credential.cpp)
+  zlib1g-dev    # PMIx_Data_compress (zlib.h; libz.so.1 is loaded on first use)
   python3-dev pybind11-dev   # the Python module (python/, docs/python.md)
 )
 test_packages=(

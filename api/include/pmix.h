@@ -274,6 +274,86 @@ PMIX_EXPORT pmix_status_t PMIx_Data_unload(pmix_data_buffer_t *buffer,
  * hwloc object and the source string; other sources are left alone. */
 PMIX_EXPORT void PMIx_Topology_destruct(pmix_topology_t *topo);
 
+/* ----- Computed in this process (docs/local-functions.md) -------------- */
+
+/* A new deep copy of one datum of `type` at src into *dest (for PMIX_STRING,
+ * src is the string itself and *dest a new string). PMIX_ERR_BAD_PARAM for a
+ * NULL dest or src, PMIX_ERR_UNKNOWN_DATA_TYPE for a type with no copy. */
+PMIX_EXPORT pmix_status_t PMIx_Data_copy(void **dest, void *src,
+                                         pmix_data_type_t type);
+
+/* A readable form of one datum (src as for PMIx_Data_copy), each line
+ * starting with prefix (" " when NULL); *output is a new string. */
+PMIX_EXPORT pmix_status_t PMIx_Data_print(char **output, char *prefix,
+                                          void *src, pmix_data_type_t type);
+
+/* Empties buffer, then packs a copy of payload's bytes into it (payload
+ * stays the caller's). A NULL payload leaves the buffer empty. */
+PMIX_EXPORT pmix_status_t PMIx_Data_embed(pmix_data_buffer_t *buffer,
+                                          const pmix_byte_object_t *payload);
+
+/* Lossless compression (zlib, loaded on first use). true: *outbytes is a new
+ * block of *nbytes bytes, smaller than the input. false: nothing allocated
+ * (the data would not shrink, bad arguments, or no zlib). */
+PMIX_EXPORT bool PMIx_Data_compress(const uint8_t *inbytes,
+                                    size_t size,
+                                    uint8_t **outbytes,
+                                    size_t *nbytes);
+
+/* Restores a block made by PMIx_Data_compress; false for anything else. */
+PMIX_EXPORT bool PMIx_Data_decompress(const uint8_t *inbytes,
+                                      size_t size,
+                                      uint8_t **outbytes,
+                                      size_t *nbytes);
+
+/* Readable forms of an info and a value: new strings the caller frees
+ * (NULL for a NULL argument). */
+PMIX_EXPORT char *PMIx_Info_string(const pmix_info_t *info);
+PMIX_EXPORT char *PMIx_Value_string(const pmix_value_t *value);
+
+/* The key string of an attribute name ("PMIX_JOB_SIZE" -> "pmix.job.size")
+ * and the reverse; static strings, the argument itself when unknown. */
+PMIX_EXPORT const char *PMIx_Get_attribute_string(const char *attribute);
+PMIX_EXPORT const char *PMIx_Get_attribute_name(const char *attrstring);
+
+/* The node's topology (source "hwloc:<version>" unless the caller set one):
+ * in a client, the one its server shares. The caller's own copy, released
+ * with PMIx_Topology_destruct. */
+PMIX_EXPORT pmix_status_t PMIx_Load_topology(pmix_topology_t *topo);
+
+/* Parses "hwloc:<cpu list>" into *cpuset (release with PMIx_Cpuset_destruct). */
+PMIX_EXPORT pmix_status_t PMIx_Parse_cpuset_string(const char *cpuset_string,
+                                                   pmix_cpuset_t *cpuset);
+
+/* The CPUs the process (PMIX_CPUBIND_PROCESS) or the calling thread
+ * (PMIX_CPUBIND_THREAD) may run on. */
+PMIX_EXPORT pmix_status_t PMIx_Get_cpuset(pmix_cpuset_t *cpuset, pmix_bind_envelope_t ref);
+
+/* Releases what an hwloc cpuset owns; other sources are left alone. */
+PMIX_EXPORT void PMIx_Cpuset_destruct(pmix_cpuset_t *cpuset);
+
+/* The PMIX_LOCALITY_SHARE_* bits of two processes on this node, from their
+ * PMIX_LOCALITY_STRINGs (see PMIx_server_generate_locality_string). */
+PMIX_EXPORT pmix_status_t PMIx_Get_relative_locality(const char *locality1,
+                                                     const char *locality2,
+                                                     pmix_locality_t *locality);
+
+/* Distances from cpuset (NULL: this process's binding) to the devices of
+ * topo (NULL: this process's topology). PMIX_ERR_NOT_FOUND when there is no
+ * such device. Free the array with PMIX_DEVICE_DIST_FREE. */
+PMIX_EXPORT pmix_status_t PMIx_Compute_distances(pmix_topology_t *topo,
+                                                 pmix_cpuset_t *cpuset,
+                                                 pmix_info_t info[], size_t ninfo,
+                                                 pmix_device_distance_t *distances[],
+                                                 size_t *ndist);
+
+/* The same; the result comes through cbfunc, on a library thread. */
+PMIX_EXPORT pmix_status_t PMIx_Compute_distances_nb(pmix_topology_t *topo,
+                                                    pmix_cpuset_t *cpuset,
+                                                    pmix_info_t info[], size_t ninfo,
+                                                    pmix_device_dist_cbfunc_t cbfunc,
+                                                    void *cbdata);
+
 /* ----- Names of constants ---------------------------------------------- */
 
 /* Each returns a static, readable name ("UNKNOWN ..." for other values). */

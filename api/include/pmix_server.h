@@ -297,6 +297,17 @@ PMIX_EXPORT pmix_status_t PMIx_server_setup_fork(const pmix_proc_t *proc, char *
 PMIX_EXPORT pmix_status_t PMIx_server_collect_job_info(pmix_proc_t *procs, size_t nprocs,
                                                        pmix_data_buffer_t *dbuf);
 
+/* "hwloc:<cpu list>" of an hwloc cpuset: a new string the caller frees.
+ * Computed in this process (docs/local-functions.md). */
+PMIX_EXPORT pmix_status_t PMIx_server_generate_cpuset_string(const pmix_cpuset_t *cpuset,
+                                                             char **cpuset_string);
+
+/* The PMIX_LOCALITY_STRING of a process bound to cpuset, from this node's
+ * topology: "SK0:L30:L20:L10:CR0:HT0:NM0" (the levels the cpuset touches,
+ * each with the indices of its objects there). NULL for an unbound cpuset. */
+PMIX_EXPORT pmix_status_t PMIx_server_generate_locality_string(const pmix_cpuset_t *cpuset,
+                                                               char **locality);
+
 /* Receives the result of a direct modex request: data (sz bytes) belongs to
  * the library. */
 typedef void (*pmix_dmodex_response_fn_t)(pmix_status_t status, char *data, size_t sz,

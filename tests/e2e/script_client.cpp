@@ -68,6 +68,19 @@
 //   fork                          forks; later lines say [parent] or [child];
 //                                 steps written c:<step> / p:<step> run in the
 //                                 child / parent only; p:wait_child waits for it
+//
+// Functions computed in the client itself (docs/local-functions.md,
+// tests/e2e/local_functions_test.cpp):
+//   mapped:<name>                 "yes" if a file whose path contains <name> is
+//                                 mapped in this process (/proc/self/maps), else "no"
+//   load_topology                 PMIx_Load_topology; prints its source and the
+//                                 ProcessName the topology's root carries (the
+//                                 process that discovered it)
+//   distances                     PMIx_Compute_distances from this process's own
+//                                 binding and topology; prints each device as
+//                                 <osname>=<mindist>-<maxdist>
+#include <dlfcn.h>
+#include <hwloc.h>
 #include <pmix.h>
 #include <pmix_tool.h>
 
@@ -171,6 +184,63 @@ void value_done(pmix_status_t st, pmix_value_t* v, void* cbdata) {
 }
 
 }  // namespace
+
+// ----- Functions computed in the client (docs/local-functions.md) ------------
+
+namespace local_functions {
+
+bool mapped(const std::string& name) {
+  std::FILE* maps = std::fopen("/proc/self/maps", "r");
+  if (maps == nullptr) return false;
+  char line[4096];
+  bool found = false;
+  while (!found && std::fgets(line, sizeof line, maps) != nullptr)
+    found = std::strstr(line, name.c_str()) != nullptr;
+  std::fclose(maps);
+  return found;
+}
+
+// The ProcessName info of the topology's root, read through the hwloc the
+// library loaded (this program does not link hwloc).
+std::string process_name(void* topology) {
+  void* hwloc = dlopen("libhwloc.so.15", RTLD_NOW | RTLD_NOLOAD);
+  if (hwloc == nullptr) return "(hwloc not loaded)";
+  using obj_by_depth = hwloc_obj_t (*)(hwloc_topology_t, int, unsigned);
+  auto root_of = reinterpret_cast<obj_by_depth>(dlsym(hwloc, "hwloc_get_obj_by_depth"));
+  hwloc_obj_t root = root_of == nullptr ? nullptr : root_of(static_cast<hwloc_topology_t>(topology), 0, 0);
+  std::string name = "(none)";
+  for (unsigned k = 0; root != nullptr && k < root->infos_count; ++k)
+    if (std::strcmp(root->infos[k].name, "ProcessName") == 0) name = root->infos[k].value;
+  dlclose(hwloc);
+  return name;
+}
+
+// Runs one of these steps; false if `cmd` is not one of them.
+bool run(const std::string& step, const std::string& cmd, const std::vector<std::string>& parts) {
+  if (cmd == "mapped") {
+    say(step, PMIX_SUCCESS, mapped(parts.at(1)) ? "yes" : "no");
+  } else if (cmd == "load_topology") {
+    pmix_topology_t topo{nullptr, nullptr};
+    const auto rc = PMIx_Load_topology(&topo);
+    say(step, rc, rc == PMIX_SUCCESS ? std::string{topo.source} + " " + process_name(topo.topology) : "");
+    PMIx_Topology_destruct(&topo);
+  } else if (cmd == "distances") {
+    pmix_device_distance_t* dist = nullptr;
+    size_t n = 0;
+    const auto rc = PMIx_Compute_distances(nullptr, nullptr, nullptr, 0, &dist, &n);
+    std::string text;
+    for (size_t k = 0; k < n; ++k)
+      text += (k == 0 ? "" : " ") + std::string{dist[k].osname} + "=" + std::to_string(dist[k].mindist) + "-" +
+              std::to_string(dist[k].maxdist);
+    say(step, rc, text);
+    PMIX_DEVICE_DIST_FREE(dist, n);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace local_functions
 
 int run(const std::vector<std::string>& steps);
 
@@ -739,6 +809,8 @@ int run(const std::vector<std::string>& steps) {
     } else if (pmix::test::run_request_step(step, parts, me, [](const std::string& s, pmix_status_t rc,
                                                                   const std::string& extra) { say(s, rc, extra); })) {
       // (done)
+    } else if (local_functions::run(step, cmd, parts)) {
+      // one of the steps of the block above
     } else {
       std::fprintf(stderr, "script_client: unknown step '%s'\n", step.c_str());
       return 2;

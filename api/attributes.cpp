@@ -1,0 +1,81 @@
+// PMIx_Get_attribute_string / PMIx_Get_attribute_name over the generated
+// dictionary (docs/local-functions.md, "Attributes").
+#include "api/attributes.hpp"
+
+#include <pmix.h>
+
+#include <string_view>
+#include <unordered_map>
+
+#include "common/log.hpp"
+
+namespace pmix::api {
+namespace {
+
+struct attribute {
+  const char* name;
+  const char* key;
+};
+
+constexpr attribute kAttributes[] = {
+#include "api/attributes_table.inc"
+};
+
+struct dictionary {
+  std::unordered_map<std::string_view, const char*> by_name;
+  std::unordered_map<std::string_view, const char*> by_key;
+
+  dictionary() {
+    by_name.reserve(std::size(kAttributes));
+    by_key.reserve(std::size(kAttributes));
+    for (const auto& a : kAttributes) {
+      by_name.emplace(a.name, a.key);
+      by_key.emplace(a.key, a.name);  // the first definition of a key wins
+    }
+  }
+};
+
+const dictionary& the_dictionary() {
+  static const dictionary d;
+  return d;
+}
+
+}  // namespace
+
+const char* attribute_name(std::string_view key) {
+  const auto& m = the_dictionary().by_key;
+  const auto it = m.find(key);
+  return it == m.end() ? nullptr : it->second;
+}
+
+const char* attribute_key(std::string_view name) {
+  const auto& m = the_dictionary().by_name;
+  const auto it = m.find(name);
+  return it == m.end() ? nullptr : it->second;
+}
+
+}  // namespace pmix::api
+
+extern "C" {
+
+// Unknown names and keys are answered with the argument itself, as OpenPMIx
+// 4.2.2 does; NULL (where OpenPMIx crashes) with NULL.
+PMIX_EXPORT const char* PMIx_Get_attribute_string(const char* attribute) {
+  if (attribute == nullptr) {
+    pmix::log::error("api", "PMIx_Get_attribute_string: NULL attribute name");
+    return nullptr;
+  }
+  const char* key = pmix::api::attribute_key(attribute);
+  return key != nullptr ? key : attribute;
+}
+
+PMIX_EXPORT const char* PMIx_Get_attribute_name(const char* attrstring) {
+  if (attrstring == nullptr) {
+    pmix::log::error("api", "PMIx_Get_attribute_name: NULL attribute string");
+    return nullptr;
+  }
+  const char* name = pmix::api::attribute_name(attrstring);
+  return name != nullptr ? name : attrstring;
+}
+
+}  // extern "C"
