@@ -91,12 +91,14 @@ bool fence_book::compute_all_local(const fence_tracker& t) const {
 
 fence_tracker* fence_book::contribute(const fence_msg& msg, fence_tracker::reply_fn reply,
                                       pmix_status_t& status) {
-  auto procs = canonical(msg.procs);
-  auto it = by_procs_.find(procs);
+  auto key = std::make_pair(msg.tag, canonical(msg.procs));
+  auto& procs = key.second;
+  auto it = by_procs_.find(key);
   fence_tracker* t = nullptr;
   if (it == by_procs_.end()) {
     fence_tracker fresh;
     fresh.id = next_id_++;
+    fresh.tag = msg.tag;
     fresh.procs = procs;
     fresh.info = msg.info;
     fresh.collect = msg.collect;
@@ -107,7 +109,7 @@ fence_tracker* fence_book::contribute(const fence_msg& msg, fence_tracker::reply
     expect_locals(fresh);
     fresh.all_local = compute_all_local(fresh);
     const auto id = fresh.id;
-    by_procs_.emplace(std::move(procs), id);
+    by_procs_.emplace(std::move(key), id);
     t = &trackers_.emplace(id, std::move(fresh)).first->second;
   } else {
     t = &trackers_.at(it->second);
@@ -143,7 +145,7 @@ void fence_book::complete(std::uint64_t id, fence_result result) {
   auto it = trackers_.find(id);
   if (it == trackers_.end()) return;
   auto replies = std::move(it->second.replies);
-  by_procs_.erase(it->second.procs);
+  by_procs_.erase(std::make_pair(it->second.tag, it->second.procs));
   trackers_.erase(it);
   const std::string_view data = result.data ? std::string_view{*result.data} : std::string_view{};
   result.reply = std::make_shared<const std::string>(encode_ ? encode_(result.status, data)

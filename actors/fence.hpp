@@ -31,6 +31,7 @@ struct fence_tracker {
   using reply_fn = std::function<void(const fence_result&)>;
 
   std::uint64_t id = 0;
+  std::string tag;             // fence_msg::tag
   std::vector<proc_id> procs;  // canonical
   info_list info;
   bool collect = false;
@@ -95,7 +96,7 @@ class fence_book {
 
   locality_fn locality_;
   encode_fn encode_;
-  std::map<std::vector<proc_id>, std::uint64_t> by_procs_;
+  std::map<std::pair<std::string, std::vector<proc_id>>, std::uint64_t> by_procs_;
   std::map<std::uint64_t, fence_tracker> trackers_;
   std::uint64_t next_id_ = 1;
 };

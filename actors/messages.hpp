@@ -238,6 +238,9 @@ struct fence_msg {
   // The contributor's serialized wire::RankData when collecting (shared with
   // the peer's cache: not copied per fence).
   std::shared_ptr<const std::string> data;
+  // Collectives over the same processes with different tags are different
+  // (a group's name: PMIx_Group_construct); fences have none.
+  std::string tag;
 };
 
 struct fence_result {
@@ -302,6 +305,25 @@ struct deliver_event_msg {
   std::shared_ptr<const std::string> frame;
   std::vector<rank_t> ranks;
   caf::actor skip;
+};
+
+// PMIx_Group_* of a peer (server actor). Reply: fence_result whose `reply`
+// is an encoded InfoReply (the group's results).
+struct group_msg {
+  std::uint32_t op = 0;  // protocol::group_op
+  std::string name;
+  proc_id from;
+  std::vector<proc_id> procs;
+  info_list directives;
+  std::optional<proc_id> leader;
+  bool accept = false;
+};
+// The host's answer to a group up-call (server actor).
+struct group_upcall_done {
+  std::uint64_t tracker = 0;
+  bool construct = true;
+  pmix_status_t status = PMIX_SUCCESS;
+  info_list info;
 };
 
 // PMIx_IOF_pull of a peer (server actor): output of `procs` on `channels`
@@ -420,6 +442,8 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::task_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::client_event_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::deliver_event_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::iof_pull_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::group_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::group_upcall_done)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::iof_deregister_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::iof_forget_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::iof_output_msg)

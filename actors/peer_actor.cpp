@@ -526,6 +526,8 @@ void on_frame(self_ptr self, const std::string& payload) {
       return on_log(self, id, e.log());
     case wire::Envelope::kHost:
       return peer::on_host_request(self, id, e.host());
+    case wire::Envelope::kGroup:
+      return peer::on_group_request(self, id, e.group());
     case wire::Envelope::kConnect:
       return protocol_error(self, "second connect request");
     case wire::Envelope::BODY_NOT_SET:

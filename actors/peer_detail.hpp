@@ -33,4 +33,8 @@ void on_host_request(self_ptr self, std::uint64_t id, const wire::HostRequest& r
 // the heartbeat timer).
 caf::message_handler host_request_handlers(self_ptr self);
 
+// PMIx_Group_*: the server actor keeps groups and invitations; answered by
+// an InfoReply.
+void on_group_request(self_ptr self, std::uint64_t id, const wire::GroupRequest& req);
+
 }  // namespace pmix::actors::peer

@@ -12,6 +12,7 @@
 #include "api/host_module.hpp"
 #include "common/log.hpp"
 #include "protocol/codec.hpp"
+#include "protocol/messages.hpp"
 
 namespace pmix::actors::peer {
 namespace {
@@ -236,6 +237,33 @@ void on_host_request(self_ptr self, std::uint64_t id, const wire::HostRequest& r
       log::warning("peer", to_string(st.proc), ": unsupported host request ", static_cast<int>(req.call()));
       return send_info_reply(self, id, PMIX_ERR_NOT_SUPPORTED, {});
   }
+}
+
+void on_group_request(self_ptr self, std::uint64_t id, const wire::GroupRequest& req) {
+  auto& st = self->state;
+  group_msg msg;
+  msg.op = static_cast<std::uint32_t>(req.op());
+  msg.name = req.name();
+  msg.from = st.proc;
+  for (const auto& p : req.procs()) msg.procs.push_back(protocol::from_wire(p));
+  std::string error;
+  if (!protocol::from_wire(req.directives(), msg.directives, &error)) return protocol_error(self, error);
+  if (req.has_leader()) msg.leader = protocol::from_wire(req.leader());
+  msg.accept = req.accept();
+  if (msg.name.empty() || msg.name.size() > PMIX_MAX_NSLEN) {
+    log::error("peer", to_string(st.proc), ": a group needs a name of 1 to ", PMIX_MAX_NSLEN, " characters");
+    return send_info_reply(self, id, PMIX_ERR_BAD_PARAM, {});
+  }
+  self->request(st.server, caf::infinite, std::move(msg))
+      .then(
+          [=](fence_result& r) {
+            auto& st = self->state;
+            if (!r.reply || !can_send(self)) return;
+            const protocol::frame_prefix prefix{id, protocol::body::info_reply, r.reply->size()};
+            if (!st.conn->send(prefix.view(), *r.reply))
+              log::debug("peer", to_string(st.proc), ": write failed, connection broken");
+          },
+          [=](caf::error&) { send_info_reply(self, id, PMIX_ERR_UNREACH, {}); });
 }
 
 caf::message_handler host_request_handlers(self_ptr self) {

@@ -20,6 +20,15 @@ namespace pmix::actors {
 const char* server_state::name = "pmix.server";
 
 namespace {
+// A group collective's answer: an InfoReply with the status and the info
+// the completion recorded (`data`: a serialized InfoReply without status).
+std::string group_reply_body(pmix_status_t status, std::string_view data) {
+  wire::InfoReply r;
+  if (!data.empty()) r.ParseFromArray(data.data(), static_cast<int>(data.size()));
+  r.set_status(status);
+  return r.SerializeAsString();
+}
+
 // The same locality for every tracker book.
 fence_book::locality_fn locality_of(server_state* st) {
   return [st](const std::string& ns) -> const nspace_locality* {
@@ -32,7 +41,9 @@ fence_book::locality_fn locality_of(server_state* st) {
 server_state::server_state()
     : fences(locality_of(this)),
       connects(locality_of(this), protocol::connect_procs_reply_body),
-      disconnects(locality_of(this), protocol::connect_procs_reply_body) {}
+      disconnects(locality_of(this), protocol::connect_procs_reply_body),
+      group_constructs(locality_of(this), group_reply_body),
+      group_destructs(locality_of(this), group_reply_body) {}
 
 env_list client_environment(const server_context& ctx, const proc_id& proc) {
   env_list env;
@@ -53,11 +64,23 @@ namespace {
 using self_ptr = caf::stateful_actor<server_state>*;
 
 using collective = server_state::collective;
-constexpr collective all_collectives[] = {collective::fence, collective::connect, collective::disconnect};
+constexpr collective all_collectives[] = {collective::fence, collective::connect, collective::disconnect,
+                                          collective::group_construct, collective::group_destruct};
 
 const char* name_of(collective kind) {
-  return kind == collective::fence ? "fence" : kind == collective::connect ? "connect" : "disconnect";
+  switch (kind) {
+    case collective::fence: return "fence";
+    case collective::connect: return "connect";
+    case collective::disconnect: return "disconnect";
+    case collective::group_construct: return "group construct";
+    case collective::group_destruct: return "group destruct";
+  }
+  return "collective";
 }
+
+bool is_group(collective kind) { return kind == collective::group_construct || kind == collective::group_destruct; }
+void advance_group(self_ptr self, collective kind, fence_tracker& t);
+void invitee_gone(self_ptr self, const proc_id& p);
 
 void fail_collective(self_ptr self, collective kind, std::uint64_t id, pmix_status_t status) {
   self->state.book(kind).complete(id, fence_result{status, nullptr, nullptr});
@@ -139,6 +162,7 @@ void advance_collective(self_ptr self, collective kind, fence_tracker& t) {
     return fail_collective(self, kind, t.id, reason);
   }
   if (!t.ready() || t.host_called) return;
+  if (is_group(kind)) return advance_group(self, kind, t);
   if (kind != collective::fence) return advance_connection(self, kind, t);
   if (t.all_local) {
     if (const auto rc = check_local_directives(kind, t.info); rc != PMIX_SUCCESS)
@@ -305,6 +329,7 @@ void on_rank_state(self_ptr self, const rank_state_msg& msg) {
   // waiting for the rank, and those that name it later, fail instead of
   // hanging, until a new process of the rank connects or the host
   // registers the rank again.
+  if (!st.groups.invites.empty()) invitee_gone(self, msg.proc);
   if (msg.reason == PMIX_ERR_UNREACH) return;
   st.departed[msg.proc] = msg.reason;
   advance_waiting_for(self, msg.proc);
@@ -809,6 +834,252 @@ void on_snapshot(self_ptr self, snapshot_msg& msg) {
   }
 }
 
+// ---- groups (PMIx_Group_*) ----------------------------------------------------
+
+fence_result group_answer(pmix_status_t status, const info_list& info = {}) {
+  wire::InfoReply r;
+  r.set_status(status);
+  protocol::to_wire(info, r.mutable_info());
+  return fence_result{status, nullptr, std::make_shared<const std::string>(r.SerializeAsString())};
+}
+
+value proc_array(const std::vector<proc_id>& procs) {
+  array_value a{PMIX_PROC, {}};
+  for (const auto& p : procs) a.elements.push_back(value::proc(p));
+  return value::array(std::move(a));
+}
+
+// The group's results: its name, members and context ID (if it has one).
+info_list group_results(const std::string& name, const group_record& g, info_list extra = {}) {
+  info_list out{{PMIX_GROUP_ID, value::string(name), 0}, {PMIX_GROUP_MEMBERSHIP, proc_array(g.members), 0}};
+  if (g.context_id) out.push_back({PMIX_GROUP_CONTEXT_ID, value::unsigned_(PMIX_SIZE, *g.context_id), 0});
+  for (auto& i : extra)
+    if (find(out, i.key) == nullptr) out.push_back(std::move(i));
+  return out;
+}
+
+// An event from `source` to `procs` (this node's; the host is not told).
+void notify_procs(self_ptr self, pmix_status_t status, const proc_id& source, const std::vector<proc_id>& procs,
+                  info_list info) {
+  if (procs.empty()) return;
+  event ev;
+  ev.status = status;
+  ev.source = source;
+  ev.range = PMIX_RANGE_CUSTOM;
+  ev.info = std::move(info);
+  ev.info.push_back({PMIX_EVENT_CUSTOM_RANGE, proc_array(procs), 0});
+  route_event(self, ev, caf::actor{});
+}
+
+bool wants_context_id(const info_list& info) {
+  const auto* i = find(info, PMIX_GROUP_ASSIGN_CONTEXT_ID);
+  return i != nullptr && i->val.truthy();
+}
+
+// A construct all of whose members have called (and the host, if asked,
+// agreed): the group exists from now on.
+void finish_construct(self_ptr self, std::uint64_t tracker, bool want_id, info_list host_info) {
+  auto& st = self->state;
+  auto* t = st.group_constructs.find(tracker);
+  if (t == nullptr) return;
+  group_record g;
+  g.members = t->procs;
+  if (const auto* given = find(host_info, PMIX_GROUP_CONTEXT_ID); given != nullptr && given->val.as_uint())
+    g.context_id = *given->val.as_uint();
+  else if (want_id)
+    g.context_id = st.groups.next_context_id++;
+  const auto name = t->tag;
+  auto results = group_results(name, g, std::move(host_info));
+  st.groups.groups[name] = std::move(g);
+  wire::InfoReply body;
+  protocol::to_wire(results, body.mutable_info());
+  st.group_constructs.complete(
+      tracker, fence_result{PMIX_SUCCESS, std::make_shared<const std::string>(body.SerializeAsString()), nullptr});
+}
+
+// Every local member of a construct or destruct has called: it completes
+// here when all members are local (without the host, as OpenPMIx's server
+// does for a group of its own clients), else the host's group up-call
+// joins the other nodes.
+void advance_group(self_ptr self, collective kind, fence_tracker& t) {
+  auto& st = self->state;
+  t.host_called = true;
+  const bool construct = kind == collective::group_construct;
+  const bool want_id = wants_context_id(t.info);
+  if (t.all_local) {
+    // What the server honours itself; the host judges the directives of a
+    // group it joins.
+    if (const auto rc = directives::check(construct ? "PMIx_Group_construct" : "PMIx_Group_destruct", t.info,
+                                          {PMIX_GROUP_ASSIGN_CONTEXT_ID, PMIX_GROUP_LOCAL_ONLY});
+        rc != PMIX_SUCCESS)
+      return fail_collective(self, kind, t.id, rc);
+    if (construct) return finish_construct(self, t.id, want_id, {});
+    st.groups.groups.erase(t.tag);
+    return st.group_destructs.complete(t.id, fence_result{PMIX_SUCCESS, nullptr, nullptr});
+  }
+  const auto tracker = t.id;
+  const bool asked = st.ctx->host->group(
+      construct ? PMIX_GROUP_CONSTRUCT : PMIX_GROUP_DESTRUCT, t.tag, t.procs, t.info,
+      [addr = self->address(), gate = st.ctx->gate, tracker, construct](pmix_status_t status, info_list info,
+                                                                      std::string) {
+        gate->send_if_open(addr, group_upcall_done{tracker, construct, status, std::move(info)});
+      });
+  if (asked) return;
+  log::warning("server", "a group ", construct ? "construct" : "destruct",
+               " spans other nodes but the host has no group up-call");
+  fail_collective(self, kind, tracker, PMIX_ERR_NOT_SUPPORTED);
+}
+
+void on_group_upcall_done(self_ptr self, group_upcall_done& r) {
+  auto& st = self->state;
+  const auto kind = r.construct ? collective::group_construct : collective::group_destruct;
+  auto* t = st.book(kind).find(r.tracker);
+  if (t == nullptr) return;
+  if (r.status != PMIX_SUCCESS) return fail_collective(self, kind, r.tracker, r.status);
+  if (r.construct) return finish_construct(self, r.tracker, wants_context_id(t->info), std::move(r.info));
+  st.groups.groups.erase(t->tag);
+  st.group_destructs.complete(r.tracker, fence_result{PMIX_SUCCESS, nullptr, nullptr});
+}
+
+// A process of this node that the server serves (invitations go to local
+// processes only: see docs/architecture.md, "Groups").
+bool served_here(const server_state& st, const proc_id& p) {
+  auto it = st.nspaces.find(p.nspace);
+  if (it == st.nspaces.end() || p.rank == rank_wildcard) return false;
+  const auto& local = it->second.locality.local_ranks;
+  return std::binary_search(local.begin(), local.end(), p.rank);
+}
+
+// Every invited process has answered: the leader and those that accepted
+// form the group.
+void finish_invite(self_ptr self, const std::string& name) {
+  auto& st = self->state;
+  auto it = st.groups.invites.find(name);
+  if (it == st.groups.invites.end() || !it->second.invited.empty()) return;
+  auto invite = std::move(it->second);
+  st.groups.invites.erase(it);
+  group_record g;
+  g.members.push_back(invite.leader);
+  g.members.insert(g.members.end(), invite.accepted.begin(), invite.accepted.end());
+  if (invite.want_context_id) g.context_id = st.groups.next_context_id++;
+  const auto results = group_results(name, g);
+  const auto members = g.members;
+  st.groups.groups[name] = std::move(g);
+  const auto answer = group_answer(PMIX_SUCCESS, results);
+  invite.leader_reply.deliver(answer);
+  for (auto& rp : invite.accepted_replies) rp.deliver(answer);
+  notify_procs(self, PMIX_GROUP_CONSTRUCT_COMPLETE, invite.leader, members, results);
+}
+
+// An invited process that can no longer answer declines.
+void invitee_gone(self_ptr self, const proc_id& p) {
+  auto& st = self->state;
+  std::vector<std::string> touched;
+  for (auto& [name, invite] : st.groups.invites) {
+    auto at = std::find(invite.invited.begin(), invite.invited.end(), p);
+    if (at == invite.invited.end()) continue;
+    invite.invited.erase(at);
+    notify_procs(self, PMIX_GROUP_INVITE_FAILED, p, {invite.leader}, {{PMIX_GROUP_ID, value::string(name), 0}});
+    touched.push_back(name);
+  }
+  for (const auto& name : touched) finish_invite(self, name);
+}
+
+caf::result<fence_result> on_group(self_ptr self, group_msg& msg) {
+  auto& st = self->state;
+  switch (static_cast<wire::GroupOp>(msg.op)) {
+    case wire::GROUP_CONSTRUCT:
+    case wire::GROUP_DESTRUCT: {
+      const bool construct = msg.op == wire::GROUP_CONSTRUCT;
+      const auto kind = construct ? collective::group_construct : collective::group_destruct;
+      fence_msg f;
+      f.from = msg.from;
+      f.tag = msg.name;
+      f.info = std::move(msg.directives);
+      if (construct) {
+        if (st.groups.groups.count(msg.name) != 0 || st.groups.invites.count(msg.name) != 0) {
+          log::error("server", "group ", msg.name, " from ", to_string(msg.from), ": it exists already");
+          return group_answer(PMIX_ERR_EXISTS);
+        }
+        f.procs = std::move(msg.procs);
+      } else {
+        auto g = st.groups.groups.find(msg.name);
+        if (g == st.groups.groups.end()) return group_answer(PMIX_ERR_NOT_FOUND);
+        f.procs = g->second.members;
+      }
+      auto rp = self->make_response_promise();
+      pmix_status_t status = PMIX_SUCCESS;
+      auto* t = st.book(kind).contribute(f, [rp](const fence_result& r) mutable { rp.deliver(r); }, status);
+      if (t == nullptr) {
+        log::error("server", name_of(kind), " of ", msg.name, " from ", to_string(msg.from),
+                   " refused: ", PMIx_Error_string(status));
+        rp.deliver(group_answer(status));
+        return rp;
+      }
+      advance_collective(self, kind, *t);
+      return rp;
+    }
+    case wire::GROUP_INVITE: {
+      if (st.groups.groups.count(msg.name) != 0 || st.groups.invites.count(msg.name) != 0)
+        return group_answer(PMIX_ERR_EXISTS);
+      std::vector<proc_id> invited;
+      for (const auto& p : msg.procs) {
+        if (p == msg.from || std::find(invited.begin(), invited.end(), p) != invited.end()) continue;
+        if (!served_here(st, p)) {
+          log::warning("server", "group ", msg.name, ": ", to_string(p),
+                       " is not a process of this node: invitations across nodes are not supported");
+          return group_answer(PMIX_ERR_NOT_SUPPORTED);
+        }
+        invited.push_back(p);
+      }
+      if (invited.empty()) return group_answer(PMIX_ERR_BAD_PARAM);
+      pending_invite invite;
+      invite.leader = msg.from;
+      invite.want_context_id = wants_context_id(msg.directives);
+      invite.invited = invited;
+      auto rp = self->make_response_promise();
+      invite.leader_reply = rp;
+      st.groups.invites.emplace(msg.name, std::move(invite));
+      notify_procs(self, PMIX_GROUP_INVITED, msg.from, invited, {{PMIX_GROUP_ID, value::string(msg.name), 0}});
+      return rp;
+    }
+    case wire::GROUP_JOIN: {
+      auto it = st.groups.invites.find(msg.name);
+      if (it == st.groups.invites.end()) return group_answer(PMIX_ERR_NOT_FOUND);
+      auto& invite = it->second;
+      auto at = std::find(invite.invited.begin(), invite.invited.end(), msg.from);
+      if (at == invite.invited.end() || (msg.leader && *msg.leader != invite.leader))
+        return group_answer(PMIX_ERR_BAD_PARAM);
+      invite.invited.erase(at);
+      notify_procs(self, msg.accept ? PMIX_GROUP_INVITE_ACCEPTED : PMIX_GROUP_INVITE_DECLINED, msg.from,
+                   {invite.leader}, {{PMIX_GROUP_ID, value::string(msg.name), 0}});
+      caf::result<fence_result> answer = group_answer(PMIX_SUCCESS);
+      if (msg.accept) {
+        auto rp = self->make_response_promise();
+        invite.accepted.push_back(msg.from);
+        invite.accepted_replies.push_back(rp);
+        answer = rp;
+      }
+      finish_invite(self, msg.name);
+      return answer;
+    }
+    case wire::GROUP_LEAVE: {
+      auto g = st.groups.groups.find(msg.name);
+      if (g == st.groups.groups.end()) return group_answer(PMIX_ERR_NOT_FOUND);
+      auto& members = g->second.members;
+      auto at = std::find(members.begin(), members.end(), msg.from);
+      if (at == members.end()) return group_answer(PMIX_ERR_BAD_PARAM);
+      members.erase(at);
+      notify_procs(self, PMIX_GROUP_LEFT, msg.from, members, {{PMIX_GROUP_ID, value::string(msg.name), 0}});
+      if (members.empty()) st.groups.groups.erase(g);
+      return group_answer(PMIX_SUCCESS);
+    }
+    default:
+      break;
+  }
+  return group_answer(PMIX_ERR_BAD_PARAM);
+}
+
 }  // namespace
 
 caf::behavior server_actor(caf::stateful_actor<server_state>* self, context_ptr ctx) {
@@ -855,6 +1126,8 @@ caf::behavior server_actor(caf::stateful_actor<server_state>* self, context_ptr 
       },
       [=](const iof_forget_msg& msg) { self->state.iof.forget(msg.peer); },
       [=](const iof_output_msg& msg) { on_iof_output(self, msg); },
+      [=](group_msg& msg) { return on_group(self, msg); },
+      [=](group_upcall_done& r) { on_group_upcall_done(self, r); },
       [=](snapshot_msg& msg) { on_snapshot(self, msg); },
       [=](collect_job_info_msg& msg) { on_collect_job_info(self, msg); },
       [=](extend_job_msg& msg) { on_extend_job(self, msg); },

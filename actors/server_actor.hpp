@@ -15,6 +15,7 @@
 
 #include "actors/context.hpp"
 #include "actors/fence.hpp"
+#include "actors/groups.hpp"
 #include "actors/iof.hpp"
 #include "actors/messages.hpp"
 #include "common/rank_map.hpp"
@@ -47,9 +48,16 @@ struct server_state {
 
   // The collectives the server tracks alike (actors/fence.hpp): fences,
   // and PMIx_Connect / PMIx_Disconnect over a set of processes.
-  enum class collective { fence, connect, disconnect };
+  enum class collective { fence, connect, disconnect, group_construct, group_destruct };
   fence_book& book(collective kind) {
-    return kind == collective::fence ? fences : kind == collective::connect ? connects : disconnects;
+    switch (kind) {
+      case collective::fence: return fences;
+      case collective::connect: return connects;
+      case collective::disconnect: return disconnects;
+      case collective::group_construct: return group_constructs;
+      case collective::group_destruct: return group_destructs;
+    }
+    return fences;
   }
 
   context_ptr ctx;
@@ -68,6 +76,9 @@ struct server_state {
   fence_book fences;
   fence_book connects;
   fence_book disconnects;
+  fence_book group_constructs;  // tagged with the group's name
+  fence_book group_destructs;
+  group_state groups;
   // Ranks with no live process after having had one: why they are gone.
   std::map<proc_id, pmix_status_t> departed;
   // up-call -> the collective and its tracker

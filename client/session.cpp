@@ -340,6 +340,12 @@ pmix_status_t session::host_request(const protocol::host_request& r, host_reply_
                         });
 }
 
+pmix_status_t session::group(const protocol::group_request& r,
+                             std::function<void(pmix_status_t, info_list)> done) {
+  if (!conn_) return PMIX_ERR_UNREACH;
+  return conn_->request(protocol::body::group, protocol::encode(r), info_reply(std::move(done)));
+}
+
 void session::deliver_iof(std::string_view message) {
   protocol::iof_data d;
   std::string error;

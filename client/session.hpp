@@ -103,6 +103,10 @@ class session : public std::enable_shared_from_this<session> {
   // InfoReply's data (a credential).
   using host_reply_fn = std::function<void(pmix_status_t, info_list, std::string)>;
   pmix_status_t host_request(const protocol::host_request& r, host_reply_fn done);
+  // PMIx_Group_*: the server keeps groups and invitations; `done` gets the
+  // status and the group's results (PMIX_GROUP_ID, PMIX_GROUP_MEMBERSHIP,
+  // PMIX_GROUP_CONTEXT_ID).
+  pmix_status_t group(const protocol::group_request& r, std::function<void(pmix_status_t, info_list)> done);
   // PMIx_IOF_pull: the output of `procs` on `channels` comes to `handler`
   // (on the progress thread) once the server and its host agreed; `done`
   // gets the status and the registration's reference.

@@ -39,7 +39,7 @@ enum class msg : std::uint8_t {
   rank_data, modex, connect_request, connect_reply, finalize, commit, fence_request, fence_reply,
   get_request, get_reply, abort, status_reply, job_control, query, query_request, info_reply, event,
   publish, keys, pdata, lookup_reply, app, spawn, spawn_reply, connect_procs, connect_procs_reply, log,
-  host_request, iof_data, envelope,
+  host_request, iof_data, group_request, envelope,
 };
 
 // The message type of field `id` of an `m`; none for scalar and bytes fields.
@@ -86,6 +86,7 @@ msg child(msg m, std::uint32_t id) {
     case msg::log: return id == 1 || id == 2 ? msg::info : msg::none;
     case msg::host_request: return id == 3 ? msg::proc : id == 4 || id == 5 ? msg::info : msg::none;
     case msg::iof_data: return id == 2 ? msg::proc : id == 5 ? msg::info : msg::none;
+    case msg::group_request: return id == 3 || id == 5 ? msg::proc : id == 4 ? msg::info : msg::none;
     case msg::envelope:
       switch (static_cast<body>(id)) {
         case body::connect: return msg::connect_request;
@@ -112,6 +113,7 @@ msg child(msg m, std::uint32_t id) {
         case body::log: return msg::log;
         case body::host: return msg::host_request;
         case body::iof: return msg::iof_data;
+        case body::group: return msg::group_request;
         default: return msg::none;
       }
     default: return msg::none;
@@ -361,7 +363,7 @@ bool parse_envelope(std::string payload, envelope& out) {
     if (f.id == 1 && f.type == pb::varint) {
       out.id = f.number;
     } else if (f.id >= static_cast<std::uint32_t>(body::connect) &&
-               f.id <= static_cast<std::uint32_t>(body::iof) && f.type == pb::delimited) {
+               f.id <= static_cast<std::uint32_t>(body::group) && f.type == pb::delimited) {
       out.kind = static_cast<body>(f.id);
       out.message = f.bytes;
     }
@@ -548,6 +550,17 @@ std::string encode(const host_request& r) {
     append_uint(out, 7, 1);
   }
   append_uint(out, 8, r.ref);
+  return out;
+}
+
+std::string encode(const group_request& r) {
+  std::string out;
+  append_uint(out, 1, static_cast<std::uint32_t>(r.op));
+  append_bytes(out, 2, r.name);
+  for (const auto& p : r.procs) append_proc(out, 3, p);
+  append_infos(out, 4, r.directives);
+  if (r.leader) append_proc(out, 5, *r.leader);
+  append_uint(out, 6, r.accept ? 1 : 0);
   return out;
 }
 

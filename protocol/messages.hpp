@@ -52,6 +52,7 @@ enum class body : std::uint32_t {
   log = 33,
   host = 34,
   iof = 35,
+  group = 36,
 };
 
 // One received Envelope. `message` is the body's bytes, inside `bytes`.
@@ -130,6 +131,17 @@ struct host_request {
   std::uint64_t ref = 0;
 };
 std::string encode(const host_request& r);
+// A GroupRequest.
+enum class group_op : std::uint32_t { construct = 0, destruct = 1, invite = 2, join = 3, leave = 4 };
+struct group_request {
+  group_op op = group_op::construct;
+  std::string name;
+  std::vector<proc_id> procs;
+  info_list directives;
+  std::optional<proc_id> leader;
+  bool accept = false;
+};
+std::string encode(const group_request& r);
 
 // ---- What the server sends --------------------------------------------------
 // Each decoder is false on a malformed message or an unreadable value; then

@@ -172,6 +172,50 @@ PMIX_EXPORT pmix_status_t PMIx_Log_nb(const pmix_info_t data[], size_t ndata,
                                       const pmix_info_t directives[], size_t ndirs,
                                       pmix_op_cbfunc_t cbfunc, void *cbdata);
 
+/* ---- Groups --------------------------------------------------------------------
+ * A group is a named set of processes. construct is a collective of the
+ * members listed in procs (PMIX_GROUP_ASSIGN_CONTEXT_ID asks for a context
+ * ID unique to the server); invite asks procs to join, each answers with
+ * join (PMIX_GROUP_ACCEPT or PMIX_GROUP_DECLINE; events PMIX_GROUP_INVITED,
+ * PMIX_GROUP_INVITE_ACCEPTED / _DECLINED / _FAILED, PMIX_GROUP_CONSTRUCT_COMPLETE);
+ * leave leaves it at once (PMIX_GROUP_LEFT to the others); destruct is a
+ * collective of the members. *results (PMIX_INFO_FREE) holds PMIX_GROUP_ID,
+ * PMIX_GROUP_MEMBERSHIP and PMIX_GROUP_CONTEXT_ID. */
+PMIX_EXPORT pmix_status_t PMIx_Group_construct(const char grp[],
+                                               const pmix_proc_t procs[], size_t nprocs,
+                                               const pmix_info_t directives[], size_t ndirs,
+                                               pmix_info_t **results, size_t *nresults);
+PMIX_EXPORT pmix_status_t PMIx_Group_construct_nb(const char grp[],
+                                                  const pmix_proc_t procs[], size_t nprocs,
+                                                  const pmix_info_t info[], size_t ninfo,
+                                                  pmix_info_cbfunc_t cbfunc, void *cbdata);
+PMIX_EXPORT pmix_status_t PMIx_Group_invite(const char grp[],
+                                            const pmix_proc_t procs[], size_t nprocs,
+                                            const pmix_info_t info[], size_t ninfo,
+                                            pmix_info_t **results, size_t *nresult);
+PMIX_EXPORT pmix_status_t PMIx_Group_invite_nb(const char grp[],
+                                               const pmix_proc_t procs[], size_t nprocs,
+                                               const pmix_info_t info[], size_t ninfo,
+                                               pmix_info_cbfunc_t cbfunc, void *cbdata);
+PMIX_EXPORT pmix_status_t PMIx_Group_join(const char grp[], const pmix_proc_t *leader,
+                                          pmix_group_opt_t opt,
+                                          const pmix_info_t info[], size_t ninfo,
+                                          pmix_info_t **results, size_t *nresult);
+PMIX_EXPORT pmix_status_t PMIx_Group_join_nb(const char grp[], const pmix_proc_t *leader,
+                                             pmix_group_opt_t opt,
+                                             const pmix_info_t info[], size_t ninfo,
+                                             pmix_info_cbfunc_t cbfunc, void *cbdata);
+PMIX_EXPORT pmix_status_t PMIx_Group_leave(const char grp[],
+                                           const pmix_info_t info[], size_t ninfo);
+PMIX_EXPORT pmix_status_t PMIx_Group_leave_nb(const char grp[],
+                                              const pmix_info_t info[], size_t ninfo,
+                                              pmix_op_cbfunc_t cbfunc, void *cbdata);
+PMIX_EXPORT pmix_status_t PMIx_Group_destruct(const char grp[],
+                                              const pmix_info_t info[], size_t ninfo);
+PMIX_EXPORT pmix_status_t PMIx_Group_destruct_nb(const char grp[],
+                                                 const pmix_info_t info[], size_t ninfo,
+                                                 pmix_op_cbfunc_t cbfunc, void *cbdata);
+
 /* ---- Requests the server hands to its host (or serves itself) ---------------
  * Without the host's up-call they answer PMIX_ERR_NOT_SUPPORTED, except the
  * heartbeat monitor and credentials, which the server serves itself. */

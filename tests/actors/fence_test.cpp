@@ -159,6 +159,39 @@ TEST_SUITE("fence") {
     CHECK(w.book.size() == 2);
   }
 
+  TEST_CASE("the same processes under different tags (groups) are different collectives") {
+    world w;
+    w.nspaces["job"] = nspace_locality{{0, 1}, 2u};
+    replies r;
+    auto tagged = [](proc_id from, std::string tag) {
+      auto m = msg(std::move(from), {{"job", 0}, {"job", 1}});
+      m.tag = std::move(tag);
+      return m;
+    };
+    auto* a = contribute(w, r, tagged({"job", 0}, "red"));
+    auto* b = contribute(w, r, tagged({"job", 1}, "blue"));
+    auto* c = contribute(w, r, msg({"job", 0}, {{"job", 0}, {"job", 1}}));  // a fence: no tag
+    REQUIRE(a != nullptr);
+    REQUIRE(b != nullptr);
+    REQUIRE(c != nullptr);
+    CHECK(a->id != b->id);
+    CHECK(c->id != a->id);
+    CHECK(c->id != b->id);
+    CHECK(w.book.size() == 3);
+    CHECK(!a->ready());
+    auto* a2 = contribute(w, r, tagged({"job", 1}, "red"));
+    REQUIRE(a2 != nullptr);
+    CHECK(a2->id == a->id);
+    CHECK(a2->ready());
+    CHECK(a2->tag == "red");
+    // Completing it leaves the others, and frees the key for a new "red".
+    w.book.complete(a2->id, fence_result{});
+    CHECK(w.book.size() == 2);
+    auto* again = contribute(w, r, tagged({"job", 0}, "red"));
+    REQUIRE(again != nullptr);
+    CHECK(!again->ready());
+  }
+
   TEST_CASE("a fence over a namespace with remote ranks is not all_local") {
     world w;
     w.nspaces["job"] = nspace_locality{{0, 1}, 4u};  // ranks 2 and 3 run elsewhere

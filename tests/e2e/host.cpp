@@ -370,6 +370,23 @@ pmix_status_t on_allocate(const pmix_proc_t* client, pmix_alloc_directive_t dire
   return PMIX_SUCCESS;
 }
 
+// A group spanning nodes: construct gets context ID 77 from the host.
+pmix_status_t on_group(pmix_group_operation_t op, char grp[], const pmix_proc_t procs[], size_t nprocs,
+                       const pmix_info_t directives[], size_t ndirs, pmix_info_cbfunc_t cbfunc, void* cbdata) {
+  record_call("group: op=" + std::to_string(op) + " grp=" + grp + " procs=" + std::to_string(nprocs) + " " +
+              keys_of("keys", directives, ndirs));
+  if (op != PMIX_GROUP_CONSTRUCT) {
+    cbfunc(PMIX_SUCCESS, nullptr, 0, cbdata, nullptr, nullptr);
+    return PMIX_SUCCESS;
+  }
+  pmix_info_t id;
+  size_t ctx = 77;
+  PMIX_INFO_LOAD(&id, PMIX_GROUP_CONTEXT_ID, &ctx, PMIX_SIZE);
+  cbfunc(PMIX_SUCCESS, &id, 1, cbdata, nullptr, nullptr);
+  PMIX_INFO_DESTRUCT(&id);
+  return PMIX_SUCCESS;
+}
+
 pmix_status_t on_monitor(const pmix_proc_t* requestor, const pmix_info_t* monitor, pmix_status_t error,
                          const pmix_info_t directives[], size_t ndirs, pmix_info_cbfunc_t cbfunc, void* cbdata) {
   record_call("monitor: " + who(requestor) + " " + monitor->key + " error=" + std::to_string(error) + " " +
@@ -506,6 +523,7 @@ pmix_server_module_t make_module(host_slots slots) {
     m.fabric = on_fabric;
   }
   if (slots.iof) m.iof_pull = on_iof_pull;
+  if (slots.group) m.group = on_group;
   return m;
 }
 

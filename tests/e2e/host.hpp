@@ -97,6 +97,9 @@ struct host_slots {
   // fabric {"host.fabric": "fab0"}; push_stdin PMIX_SUCCESS.
   bool requests = false;
   bool iof = false;  // iof_pull: records "iof_pull: <procs> channels=<c>", answers PMIX_SUCCESS
+  // group: records "group: op=<op> grp=<name> procs=<n> keys: ..." in
+  // dynamic_calls; a construct is answered with PMIX_GROUP_CONTEXT_ID 77.
+  bool group = false;
 };
 pmix_server_module_t make_module(host_slots slots = {});
 

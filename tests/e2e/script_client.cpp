@@ -44,7 +44,8 @@
 //   query:<key>,... | query_nb:<key>,...  PMIx_Query_info(_nb) of one query with
 //                                 those keys; prints the count and key=value
 //                                 for each string result
-//   (the requests a client hands its host: tests/e2e/request_steps.hpp)
+//   (the requests a client hands its host: tests/e2e/request_steps.hpp;
+//   groups: tests/e2e/group_steps.hpp)
 //   job_control:<key>=<text>      PMIx_Job_control with one string directive;
 //                                 prints the number of results
 //   publish:<key>=<text>[:ns]     PMIx_Publish (with PMIX_RANGE_NAMESPACE)
@@ -85,6 +86,7 @@
 #include <pmix_tool.h>
 
 #include "tests/e2e/probe.hpp"
+#include "tests/e2e/group_steps.hpp"
 #include "tests/e2e/request_steps.hpp"
 #include "tests/e2e/steps.hpp"
 #include <signal.h>
@@ -808,6 +810,9 @@ int run(const std::vector<std::string>& steps) {
       say(step, PMIx_Abort(std::atoi(parts.at(1).c_str()), "script_client abort", nullptr, 0));
     } else if (pmix::test::run_request_step(step, parts, me, [](const std::string& s, pmix_status_t rc,
                                                                   const std::string& extra) { say(s, rc, extra); })) {
+      // (done)
+    } else if (pmix::test::run_group_step(step, parts, me, [](const std::string& s, pmix_status_t rc,
+                                                                const std::string& extra) { say(s, rc, extra); })) {
       // (done)
     } else if (local_functions::run(step, cmd, parts)) {
       // one of the steps of the block above

@@ -1541,6 +1541,34 @@ TEST_SUITE("messages") {
             }
   }
 
+  TEST_CASE("[write] GroupRequest") {
+    const proto::group_op ops[] = {proto::group_op::construct, proto::group_op::destruct, proto::group_op::invite,
+                                   proto::group_op::join, proto::group_op::leave};
+    const std::optional<proc_id> leaders[] = {std::nullopt, proc_id{"job", 0}, proc_id{"", pmix::rank_wildcard}};
+    for (auto op : ops)
+      for (const std::string& name : {std::string{"g"}, std::string(PMIX_MAX_NSLEN, 'n')})
+        for (const auto& procs : proc_lists())
+          for (const auto& infos : info_lists())
+            for (const auto& leader : leaders)
+              for (bool accept : {false, true}) {
+                proto::group_request r;
+                r.op = op;
+                r.name = name;
+                r.procs = procs;
+                r.directives = infos;
+                r.leader = leader;
+                r.accept = accept;
+                wire::GroupRequest w;
+                w.set_op(static_cast<wire::GroupOp>(op));
+                w.set_name(name);
+                add_procs(procs, w.mutable_procs());
+                proto::to_wire(infos, w.mutable_directives());
+                if (leader) proto::to_wire(*leader, w.mutable_leader());
+                w.set_accept(accept);
+                CHECK_SAME_BYTES(proto::encode(r), w);
+              }
+  }
+
   TEST_CASE("[read] Event") {
     const std::uint32_t ranges[] = {0u, PMIX_RANGE_NAMESPACE, 255u, 0x100u, 0x105u, 0xffffffffu};
     for (auto status : statuses)

@@ -1,0 +1,208 @@
+#include "tests/e2e/group_steps.hpp"
+
+#include <pmix.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+namespace pmix::test {
+namespace {
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, sep)) out.push_back(item);
+  return out;
+}
+
+// The processes <ranks> names in our job.
+std::vector<pmix_proc_t> procs_of(const std::string& ranks, const pmix_proc_t& me) {
+  std::vector<pmix_proc_t> out;
+  for (const auto& r : split(ranks, ',')) {
+    pmix_proc_t p;
+    PMIX_LOAD_PROCID(&p, me.nspace,
+                     r == "*" ? PMIX_RANK_WILDCARD : static_cast<pmix_rank_t>(std::atoi(r.c_str())));
+    out.push_back(p);
+  }
+  return out;
+}
+
+// "id=<name> members=<r,r> ctx=<id|none>" of a call's results.
+std::string describe(const pmix_info_t* info, size_t n) {
+  std::string id = "?", members, ctx = "none";
+  for (size_t k = 0; k < n; ++k) {
+    if (PMIX_CHECK_KEY(&info[k], PMIX_GROUP_ID) && info[k].value.type == PMIX_STRING)
+      id = info[k].value.data.string;
+    if (PMIX_CHECK_KEY(&info[k], PMIX_GROUP_CONTEXT_ID)) ctx = std::to_string(info[k].value.data.size);
+    if (PMIX_CHECK_KEY(&info[k], PMIX_GROUP_MEMBERSHIP) && info[k].value.type == PMIX_DATA_ARRAY &&
+        info[k].value.data.darray != nullptr && info[k].value.data.darray->type == PMIX_PROC) {
+      const auto* a = info[k].value.data.darray;
+      const auto* p = static_cast<const pmix_proc_t*>(a->array);
+      for (size_t m = 0; m < a->size; ++m)
+        members += (m == 0 ? "" : ",") +
+                   (p[m].rank == PMIX_RANK_WILDCARD ? std::string("*") : std::to_string(p[m].rank));
+    }
+  }
+  return "id=" + id + " members=" + members + " ctx=" + ctx;
+}
+
+// A non-blocking call's answer, waited for on the main thread.
+struct answer {
+  std::mutex m;
+  std::condition_variable cv;
+  bool done = false;
+  pmix_status_t rc = PMIX_SUCCESS;
+  std::string text;
+  pmix_status_t wait(pmix_status_t started) {
+    if (started != PMIX_SUCCESS) return started;
+    std::unique_lock<std::mutex> g{m};
+    cv.wait(g, [&] { return done; });
+    return rc;
+  }
+};
+
+void info_done(pmix_status_t st, pmix_info_t* info, size_t n, void* cbdata, pmix_release_cbfunc_t release,
+               void* release_data) {
+  auto* a = static_cast<answer*>(cbdata);
+  {
+    std::lock_guard<std::mutex> g{a->m};
+    a->rc = st;
+    a->text = describe(info, n);
+    a->done = true;
+  }
+  a->cv.notify_all();
+  if (release != nullptr) release(release_data);
+}
+
+void op_done(pmix_status_t st, void* cbdata) {
+  auto* a = static_cast<answer*>(cbdata);
+  {
+    std::lock_guard<std::mutex> g{a->m};
+    a->rc = st;
+    a->done = true;
+  }
+  a->cv.notify_all();
+}
+
+// Group events seen: code -> "<source> id=<group>" not yet waited for.
+std::mutex events_mutex;
+std::condition_variable events_cv;
+std::map<pmix_status_t, std::deque<std::string>> events_seen;
+
+void on_event(size_t, pmix_status_t status, const pmix_proc_t* source, pmix_info_t info[], size_t ninfo,
+              pmix_info_t*, size_t, pmix_event_notification_cbfunc_fn_t cbfunc, void* cbdata) {
+  std::string id = "?";
+  for (size_t k = 0; k < ninfo; ++k)
+    if (PMIX_CHECK_KEY(&info[k], PMIX_GROUP_ID) && info[k].value.type == PMIX_STRING)
+      id = info[k].value.data.string;
+  {
+    std::lock_guard<std::mutex> g{events_mutex};
+    events_seen[status].push_back((source == nullptr
+                                       ? std::string("?")
+                                       : std::string{source->nspace} + "." + std::to_string(source->rank)) +
+                                  " id=" + id);
+  }
+  events_cv.notify_all();
+  if (cbfunc != nullptr) cbfunc(PMIX_EVENT_ACTION_COMPLETE, nullptr, 0, nullptr, nullptr, cbdata);
+}
+
+}  // namespace
+
+bool run_group_step(const std::string& step, const std::vector<std::string>& parts, const pmix_proc_t& me,
+                    const say_fn& say) {
+  const auto& cmd = parts.at(0);
+  const std::string name = parts.size() > 1 ? parts[1] : "";
+  if (cmd == "group_construct" || cmd == "group_construct_nb" || cmd == "group_invite" ||
+      cmd == "group_invite_nb" || cmd == "group_construct_reqd") {
+    auto procs = procs_of(parts.at(2), me);
+    pmix_info_t info;
+    size_t ninfo = 0;
+    if (cmd == "group_construct_reqd") {
+      PMIX_INFO_LOAD(&info, parts.at(3).c_str(), nullptr, PMIX_BOOL);
+      PMIX_INFO_REQUIRED(&info);
+      ninfo = 1;
+    } else if (parts.size() > 3 && parts[3] == "ctx") {
+      PMIX_INFO_LOAD(&info, PMIX_GROUP_ASSIGN_CONTEXT_ID, nullptr, PMIX_BOOL);
+      ninfo = 1;
+    }
+    pmix_status_t rc;
+    std::string text;
+    if (cmd == "group_construct_nb" || cmd == "group_invite_nb") {
+      answer a;
+      rc = a.wait(
+          cmd == "group_construct_nb"
+              ? PMIx_Group_construct_nb(name.c_str(), procs.data(), procs.size(), &info, ninfo, info_done, &a)
+              : PMIx_Group_invite_nb(name.c_str(), procs.data(), procs.size(), &info, ninfo, info_done, &a));
+      text = a.text;
+    } else {
+      pmix_info_t* results = nullptr;
+      size_t nresults = 0;
+      rc = cmd == "group_invite" ? PMIx_Group_invite(name.c_str(), procs.data(), procs.size(), &info, ninfo,
+                                                     &results, &nresults)
+                                 : PMIx_Group_construct(name.c_str(), procs.data(), procs.size(), &info,
+                                                        ninfo, &results, &nresults);
+      text = describe(results, nresults);
+      if (results != nullptr) PMIX_INFO_FREE(results, nresults);
+    }
+    if (ninfo != 0) PMIX_INFO_DESTRUCT(&info);
+    say(step, rc, rc == PMIX_SUCCESS ? text : "");
+  } else if (cmd == "group_join" || cmd == "group_join_nb") {
+    pmix_proc_t leader;
+    const bool given = parts.at(2) != "-";
+    if (given) PMIX_LOAD_PROCID(&leader, me.nspace, static_cast<pmix_rank_t>(std::atoi(parts[2].c_str())));
+    const auto opt = parts.at(3) == "accept" ? PMIX_GROUP_ACCEPT : PMIX_GROUP_DECLINE;
+    pmix_status_t rc;
+    std::string text;
+    if (cmd == "group_join_nb") {
+      answer a;
+      rc =
+          a.wait(PMIx_Group_join_nb(name.c_str(), given ? &leader : nullptr, opt, nullptr, 0, info_done, &a));
+      text = a.text;
+    } else {
+      pmix_info_t* results = nullptr;
+      size_t nresults = 0;
+      rc = PMIx_Group_join(name.c_str(), given ? &leader : nullptr, opt, nullptr, 0, &results, &nresults);
+      text = describe(results, nresults);
+      if (results != nullptr) PMIX_INFO_FREE(results, nresults);
+    }
+    say(step, rc, rc == PMIX_SUCCESS ? text : "");
+  } else if (cmd == "group_leave" || cmd == "group_destruct") {
+    say(step,
+        cmd == "group_leave" ? PMIx_Group_leave(name.c_str(), nullptr, 0)
+                             : PMIx_Group_destruct(name.c_str(), nullptr, 0),
+        "");
+  } else if (cmd == "group_leave_nb" || cmd == "group_destruct_nb") {
+    answer a;
+    say(step,
+        a.wait(cmd == "group_leave_nb" ? PMIx_Group_leave_nb(name.c_str(), nullptr, 0, op_done, &a)
+                                       : PMIx_Group_destruct_nb(name.c_str(), nullptr, 0, op_done, &a)),
+        "");
+  } else if (cmd == "on_group_event") {
+    pmix_status_t code = std::atoi(parts.at(1).c_str());
+    const auto rc = PMIx_Register_event_handler(&code, 1, nullptr, 0, on_event, nullptr, nullptr);
+    say(step, rc >= 0 ? PMIX_SUCCESS : rc, "");
+  } else if (cmd == "wait_group_event") {
+    const pmix_status_t code = std::atoi(parts.at(1).c_str());
+    std::unique_lock<std::mutex> g{events_mutex};
+    const bool got =
+        events_cv.wait_for(g, std::chrono::seconds(120), [&] { return !events_seen[code].empty(); });
+    std::string text;
+    if (got) {
+      text = events_seen[code].front();
+      events_seen[code].pop_front();
+    }
+    say(step, got ? PMIX_SUCCESS : PMIX_ERR_TIMEOUT, text);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace pmix::test

@@ -1,0 +1,33 @@
+// script_client's steps for PMIx groups (tests/e2e/group_steps.cpp). <ranks>
+// is a comma-separated list of ranks of this process's job, or "*" (all).
+#pragma once
+
+#include <pmix_common.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/e2e/request_steps.hpp"
+
+namespace pmix::test {
+
+// Runs `step` if it is one of these; false if it is not.
+//   group_construct:<name>:<ranks>[:ctx] | group_construct_nb:...
+//                                 PMIx_Group_construct(_nb) (ctx: with
+//                                 PMIX_GROUP_ASSIGN_CONTEXT_ID); prints the
+//                                 results: "id=<name> members=<r,r> ctx=<id|none>"
+//   group_construct_reqd:<name>:<ranks>:<key>  the same with one required bool
+//                                 directive <key>
+//   group_invite:<name>:<ranks>[:ctx] | group_invite_nb:...  PMIx_Group_invite(_nb);
+//                                 prints the results as above
+//   group_join:<name>:<leader rank|->:<accept|decline> | group_join_nb:...
+//                                 PMIx_Group_join(_nb); prints the results
+//   group_leave:<name> | group_leave_nb:<name>        PMIx_Group_leave(_nb)
+//   group_destruct:<name> | group_destruct_nb:<name>  PMIx_Group_destruct(_nb)
+//   on_group_event:<code>         registers a handler for events <code>
+//   wait_group_event:<code>       waits (up to 120 s) for the next one not waited
+//                                 for yet; prints "<source> id=<PMIX_GROUP_ID>"
+bool run_group_step(const std::string& step, const std::vector<std::string>& parts, const pmix_proc_t& me,
+                    const say_fn& say);
+
+}  // namespace pmix::test

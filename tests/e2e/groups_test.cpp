@@ -1,0 +1,238 @@
+// PMIx groups (PMIx_Group_construct / _destruct / _invite / _join /
+// _leave, blocking and not) with real client processes: a construct among a
+// server's own clients completes in the server with a context ID it
+// assigns; one that spans nodes goes to the host's group up-call (and is
+// refused without it); invitations and their events; leaving; and what is
+// refused.
+#include <doctest/doctest.h>
+#include <pmix.h>
+#include <pmix_server.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/e2e/host.hpp"
+
+using namespace pmix::test;
+
+namespace {
+
+const std::string script = runfile("tests/e2e/script_client");
+
+child start(const std::string& nspace, pmix_rank_t rank, std::vector<std::string> steps,
+            const std::string& dir) {
+  steps.insert(steps.begin(), script);
+  return launch(nspace, rank, steps, dir);
+}
+
+std::string finish(child& c) {
+  CHECK_MESSAGE(c.exited_with(0), c.errors());
+  return c.output();
+}
+
+std::vector<std::string> calls_starting(const std::string& prefix) {
+  std::vector<std::string> out;
+  for (const auto& c : dynamic_calls())
+    if (c.compare(0, prefix.size(), prefix) == 0) out.push_back(c);
+  return out;
+}
+
+const std::string invited = std::to_string(PMIX_GROUP_INVITED);
+const std::string left = std::to_string(PMIX_GROUP_LEFT);
+const std::string accepted = std::to_string(PMIX_GROUP_INVITE_ACCEPTED);
+const std::string declined = std::to_string(PMIX_GROUP_INVITE_DECLINED);
+const std::string failed = std::to_string(PMIX_GROUP_INVITE_FAILED);
+const std::string complete = std::to_string(PMIX_GROUP_CONSTRUCT_COMPLETE);
+
+}  // namespace
+
+TEST_SUITE("groups") {
+  TEST_CASE("a construct among local clients completes in the server, each group with its own context ID") {
+    temp_dir dir;
+    host_slots slots;
+    slots.group = true;  // present, and not called: every member is local
+    server srv(dir.path(), slots);
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("grp", 3, 3) == PMIX_SUCCESS);
+    std::vector<child> ranks;
+    for (pmix_rank_t r = 0; r < 3; ++r) {
+      const std::string form = r == 2 ? "group_construct_nb" : "group_construct";
+      std::vector<std::string> steps{"init", form + ":all:0,1,2:ctx", form + ":pair:0,1:ctx"};
+      if (r == 2) steps = {"init", form + ":all:0,1,2:ctx"};
+      steps.insert(steps.end(), {r == 1 ? "group_destruct_nb:all" : "group_destruct:all", "finalize"});
+      ranks.push_back(start("grp", r, steps, dir.path()));
+    }
+    std::vector<std::string> out;
+    for (auto& c : ranks) out.push_back(finish(c));
+    CAPTURE(out[0]);
+    CAPTURE(out[1]);
+    CAPTURE(out[2]);
+    // Every member gets the same results; the two groups different IDs.
+    std::string all_ctx;
+    for (pmix_rank_t r = 0; r < 3; ++r) {
+      const std::string form = r == 2 ? "group_construct_nb" : "group_construct";
+      const auto at = out[r].find(form + ":all:0,1,2:ctx PMIX_SUCCESS id=all members=0,1,2 ctx=");
+      REQUIRE(at != std::string::npos);
+      const auto line = out[r].substr(at, out[r].find('\n', at) - at);
+      const auto ctx = line.substr(line.rfind('=') + 1);
+      CHECK(ctx != "none");
+      if (all_ctx.empty()) all_ctx = ctx;
+      CHECK(ctx == all_ctx);
+    }
+    const auto at = out[0].find("group_construct:pair:0,1:ctx PMIX_SUCCESS id=pair members=0,1 ctx=");
+    REQUIRE(at != std::string::npos);
+    const auto line = out[0].substr(at, out[0].find('\n', at) - at);
+    const auto pair_ctx = line.substr(line.rfind('=') + 1);
+    CHECK(pair_ctx != all_ctx);
+    CHECK(contains(out[1], line.substr(line.find(' '))));  // the same results for rank 1
+    CHECK(contains(out[0], "group_destruct:all PMIX_SUCCESS"));
+    CHECK(contains(out[1], "group_destruct_nb:all PMIX_SUCCESS"));
+    CHECK(contains(out[2], "group_destruct:all PMIX_SUCCESS"));
+    CHECK(calls_starting("group:").empty());
+  }
+
+  TEST_CASE("without a context ID request none is assigned; a destructed group is gone") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("plain", 2, 2) == PMIX_SUCCESS);
+    auto r0 = start("plain", 0,
+                    {"init", "group_construct:g:0,1", "group_destruct:g", "group_destruct:g", "finalize"},
+                    dir.path());
+    auto r1 =
+        start("plain", 1, {"init", "group_construct:g:0,1", "group_destruct:g", "finalize"}, dir.path());
+    const auto out0 = finish(r0);
+    const auto out1 = finish(r1);
+    CAPTURE(out0);
+    CHECK(contains(out0, "group_construct:g:0,1 PMIX_SUCCESS id=g members=0,1 ctx=none"));
+    CHECK(contains(out1, "group_construct:g:0,1 PMIX_SUCCESS id=g members=0,1 ctx=none"));
+    CHECK(contains(out0, "group_destruct:g PMIX_SUCCESS\ngroup_destruct:g PMIX_ERR_NOT_FOUND"));
+  }
+
+  TEST_CASE("a construct spanning nodes goes to the host's group up-call, whose context ID the members get") {
+    temp_dir dir;
+    host_slots slots;
+    slots.group = true;
+    server srv(dir.path(), slots);
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("wide", 3, 2) == PMIX_SUCCESS);  // rank 2 on another node
+    auto r0 =
+        start("wide", 0, {"init", "group_construct:w:*:ctx", "group_destruct:w", "finalize"}, dir.path());
+    auto r1 =
+        start("wide", 1, {"init", "group_construct_nb:w:*:ctx", "group_destruct:w", "finalize"}, dir.path());
+    const auto out0 = finish(r0);
+    const auto out1 = finish(r1);
+    CAPTURE(out0);
+    CHECK(contains(out0, "group_construct:w:*:ctx PMIX_SUCCESS id=w members=* ctx=77"));
+    CHECK(contains(out1, "group_construct_nb:w:*:ctx PMIX_SUCCESS id=w members=* ctx=77"));
+    CHECK(contains(out0, "group_destruct:w PMIX_SUCCESS"));
+    // Once per construct and destruct, for the whole node.
+    CHECK(calls_starting("group: op=" + std::to_string(PMIX_GROUP_CONSTRUCT) +
+                         " grp=w procs=1 keys: " + PMIX_GROUP_ASSIGN_CONTEXT_ID)
+              .size() == 1);
+    CHECK(calls_starting("group: op=" + std::to_string(PMIX_GROUP_DESTRUCT) + " grp=w procs=1").size() == 1);
+  }
+
+  TEST_CASE("without the host's group up-call a construct spanning nodes is not supported") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("far", 2, 1) == PMIX_SUCCESS);
+    auto r0 = start("far", 0, {"init", "group_construct:f:0,1", "finalize"}, dir.path());
+    const auto out = finish(r0);
+    CHECK(contains(out, "group_construct:f:0,1 PMIX_ERR_NOT_SUPPORTED"));
+  }
+
+  TEST_CASE("invitations: accepted, declined, the events of each, and leaving") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("inv", 3, 3) == PMIX_SUCCESS);
+    auto r1 = start(
+        "inv", 1,
+        {"init", "on_group_event:" + invited, "on_group_event:" + complete, "wait_group_event:" + invited,
+         "group_join:team:0:accept", "wait_group_event:" + complete, "group_leave:team", "finalize"},
+        dir.path());
+    auto r2 = start("inv", 2,
+                    {"init", "on_group_event:" + invited, "wait_group_event:" + invited,
+                     "group_join_nb:team:-:decline", "finalize"},
+                    dir.path());
+    REQUIRE(wait_for_output(r1, "on_group_event:" + complete + " PMIX_SUCCESS"));
+    REQUIRE(wait_for_output(r2, "on_group_event:" + invited + " PMIX_SUCCESS"));
+    auto r0 = start("inv", 0,
+                    {"init", "on_group_event:" + accepted, "on_group_event:" + declined,
+                     "on_group_event:" + left, "on_group_event:" + complete, "group_invite:team:1,2:ctx",
+                     "wait_group_event:" + accepted, "wait_group_event:" + declined,
+                     "wait_group_event:" + complete, "wait_group_event:" + left, "finalize"},
+                    dir.path());
+    const auto out0 = finish(r0);
+    const auto out1 = finish(r1);
+    const auto out2 = finish(r2);
+    CAPTURE(out0);
+    CAPTURE(out1);
+    CAPTURE(out2);
+    CHECK(contains(out0, "group_invite:team:1,2:ctx PMIX_SUCCESS id=team members=0,1 ctx="));
+    CHECK(!contains(out0, "members=0,1 ctx=none"));
+    CHECK(contains(out0, "wait_group_event:" + accepted + " PMIX_SUCCESS inv.1 id=team"));
+    CHECK(contains(out0, "wait_group_event:" + declined + " PMIX_SUCCESS inv.2 id=team"));
+    CHECK(contains(out0, "wait_group_event:" + complete + " PMIX_SUCCESS inv.0 id=team"));
+    CHECK(contains(out0, "wait_group_event:" + left + " PMIX_SUCCESS inv.1 id=team"));
+    CHECK(contains(out1, "wait_group_event:" + invited + " PMIX_SUCCESS inv.0 id=team"));
+    CHECK(contains(out1, "group_join:team:0:accept PMIX_SUCCESS id=team members=0,1 ctx="));
+    CHECK(contains(out1, "wait_group_event:" + complete + " PMIX_SUCCESS inv.0 id=team"));
+    CHECK(contains(out1, "group_leave:team PMIX_SUCCESS"));
+    CHECK(contains(out2, "wait_group_event:" + invited + " PMIX_SUCCESS inv.0 id=team"));
+    CHECK(contains(out2, "group_join_nb:team:-:decline PMIX_SUCCESS"));
+  }
+
+  TEST_CASE("an invited process that dies unanswered fails its invitation; the rest of the group forms") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("gone", 2, 2) == PMIX_SUCCESS);
+    auto r1 = start("gone", 1, {"init", "on_group_event:" + invited, "wait_group_event:" + invited, "crash"},
+                    dir.path());
+    REQUIRE(wait_for_output(r1, "on_group_event:" + invited + " PMIX_SUCCESS"));
+    auto r0 = start("gone", 0,
+                    {"init", "on_group_event:" + failed, "group_invite_nb:solo:1",
+                     "wait_group_event:" + failed, "finalize"},
+                    dir.path());
+    const auto out0 = finish(r0);
+    r1.wait();
+    CAPTURE(out0);
+    CHECK(contains(out0, "group_invite_nb:solo:1 PMIX_SUCCESS id=solo members=0 ctx=none"));
+    CHECK(contains(out0, "wait_group_event:" + failed + " PMIX_SUCCESS gone.1 id=solo"));
+  }
+
+  TEST_CASE(
+      "refused: bad names, unknown groups, existing groups, joins without an invitation, remote invitees") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("bad", 3, 2) == PMIX_SUCCESS);  // rank 2 on another node
+    const std::string long_name(PMIX_MAX_NSLEN + 1, 'x');
+    auto r0 = start("bad", 0,
+                    {"init", "group_construct::0", "group_construct:" + long_name + ":0",
+                     "group_leave:nothing", "group_destruct_nb:nothing", "group_join:nothing:1:accept",
+                     "group_invite:far:2", "group_invite:self:0", "group_construct:one:0",
+                     "group_construct:one:0", "group_construct_reqd:two:0:" PMIX_GROUP_NOTIFY_TERMINATION,
+                     "group_leave_nb:one", "group_destruct:one", "finalize"},
+                    dir.path());
+    const auto out = finish(r0);
+    CAPTURE(out);
+    CHECK(contains(out, "group_construct::0 PMIX_ERR_BAD_PARAM"));
+    CHECK(contains(out, "group_construct:" + long_name + ":0 PMIX_ERR_BAD_PARAM"));
+    CHECK(contains(out, "group_leave:nothing PMIX_ERR_NOT_FOUND"));
+    CHECK(contains(out, "group_destruct_nb:nothing PMIX_ERR_NOT_FOUND"));
+    CHECK(contains(out, "group_join:nothing:1:accept PMIX_ERR_NOT_FOUND"));
+    CHECK(contains(out, "group_invite:far:2 PMIX_ERR_NOT_SUPPORTED"));
+    CHECK(contains(out, "group_invite:self:0 PMIX_ERR_BAD_PARAM"));  // nobody to invite
+    CHECK(contains(out,
+                   "group_construct:one:0 PMIX_SUCCESS id=one members=0 ctx=none\n"
+                   "group_construct:one:0 PMIX_ERR_EXISTS"));
+    CHECK(
+        contains(out, "group_construct_reqd:two:0:" PMIX_GROUP_NOTIFY_TERMINATION " PMIX_ERR_NOT_SUPPORTED"));
+    // The last member leaving ends the group.
+    CHECK(contains(out, "group_leave_nb:one PMIX_SUCCESS\ngroup_destruct:one PMIX_ERR_NOT_FOUND"));
+  }
+}
