@@ -4,14 +4,27 @@ interleaved on this machine, and reports each figure with the ratio
 ours / OpenPMIx.
 
     compare.py --bin DIR [--out DIR] [--short] [--rounds R]
+               [--hosts mpirun,srun|none] [--host-runs R] [--mpi-program PROG]
+               [--pmix-lib DIR] [--slurm-harness FILE]
 
 DIR holds bench_host, bench_client (built against our libpmix.so.2) and
 bench_host_openpmix, bench_client_openpmix (built against Debian's OpenPMIx);
 `bazel build //tools/bench:all` puts them in bazel-bin/tools/bench. The
-report (report.md) and the fence plot (fence.svg) go to --out.
+report (report.md), the fence plot (fence.svg) and every real-host run's
+time (real_hosts.tsv) go to --out.
 
 --short runs every benchmark once with tiny sizes: it proves the programs
 still build and run (CI), its figures mean nothing.
+
+Then what users run on real hosts (real_hosts.py): the wall time of
+`mpirun -np 4` and `-np 16` of Open MPI's allreduce (--mpi-program, by
+default DIR/../../tests/hosts/mpi/allreduce) and of `srun --mpi=pmix -n 4`
+of it under a one-node Slurm test cluster, with our library (copies of
+--pmix-lib's libpmix.so.2 and libpmix-server.so.2) and with OpenPMIx,
+--host-runs runs each (15, or 2 with --short), interleaved. --hosts picks
+the parts (mpirun,srun or none); a part whose needs (Open MPI, Slurm,
+root) are missing is skipped and the report says so. A failed run is an
+error (exit status 1), not a figure.
 """
 import argparse
 import datetime
@@ -21,6 +34,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import real_hosts  # noqa: E402  (next to this file)
 
 LIBS = ("ours", "openpmix")
 
@@ -97,7 +113,21 @@ def main():
     ap.add_argument("--out", default="bench-results")
     ap.add_argument("--short", action="store_true")
     ap.add_argument("--rounds", type=int, default=0, help="runs per library for each benchmark")
+    ap.add_argument("--hosts", default="mpirun,srun",
+                    help="real-host parts to run: mpirun, srun, both (comma-separated) or none")
+    ap.add_argument("--host-runs", type=int, default=0,
+                    help="timed runs per library of each real-host case (default 15, 2 with --short)")
+    ap.add_argument("--mpi-program", help="Open MPI's allreduce program, tests/hosts/mpi/allreduce.c "
+                    "built (default: BIN/../../tests/hosts/mpi/allreduce, as in bazel-bin)")
+    ap.add_argument("--pmix-lib", help="folder of our libpmix.so.2 and libpmix-server.so.2 "
+                    "(default: BIN/../../api, as in bazel-bin and in runfiles)")
+    ap.add_argument("--slurm-harness", help="tests/hosts/slurm/slurm_cluster.sh (default: the one "
+                    "of the source tree this file is in)")
     a = ap.parse_args()
+    host_parts = [p for p in a.hosts.split(",") if p and p != "none"]
+    for p in host_parts:
+        if p not in ("mpirun", "srun"):
+            ap.error("--hosts: unknown part %r (mpirun, srun or none)" % p)
 
     short = a.short
     rounds = a.rounds or (1 if short else 4)
@@ -111,6 +141,7 @@ def main():
 
     run = Runner(a.bin, short)
     t_start = datetime.datetime.now()
+    load_start = os.getloadavg()[0]
     print("bench: server init/finalize", flush=True)
     run.both(["init"], rounds * (1 if short else 5))
     print("bench: client init/finalize cycles", flush=True)
@@ -129,6 +160,19 @@ def main():
     run.both(["register-clients", big], rounds)
     print("bench: server memory over %d client cycles" % rss_b, flush=True)
     run.both(["rss", rss_a, rss_b], 1 if short else 2)
+
+    # Real hosts last: their clusters' daemons must not run during the others.
+    tree = os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..")
+    hosts = real_hosts.RealHosts(
+        program=a.mpi_program or os.path.join(a.bin, "..", "..", "tests", "hosts", "mpi", "allreduce"),
+        libdir=a.pmix_lib or os.path.join(a.bin, "..", "..", "api"),
+        harness=a.slurm_harness or os.path.join(tree, "tests", "hosts", "slurm", "slurm_cluster.sh"),
+        parts=host_parts,
+        runs=a.host_runs or (2 if short else 15), warmup=0 if short else 1,
+        np_list=[4, 16], srun_n=4, failures=run.failures)
+    if host_parts:
+        print("bench: real hosts (%s), %d run(s) each" % (", ".join(host_parts), hosts.runs), flush=True)
+        hosts.run()
 
     # ---- the figures ----------------------------------------------------------------
     rows = []  # (figure, unit, ours, theirs, goal) ; goal: "time", "memory", "growth"
@@ -170,6 +214,17 @@ def main():
     rows.append(("server anonymous RSS growth per client cycle (%d..%d)" % (rss_a, rss_b), "kB/cycle",
                  growth["ours"], growth["openpmix"], "growth"))
 
+    # Real hosts: the whole command's wall time; goal at most 1 × (issue 13).
+    host_rows = []
+    for key, label in hosts.cases:
+        o = hosts.values("ours", key)
+        t = hosts.values("openpmix", key)
+        runs = "%d/%d runs" % (len(o), len(t))
+        host_rows.append((label + ", median (%s)" % runs, "ms",
+                          statistics.median(o) * 1e3 if o else float("nan"),
+                          statistics.median(t) * 1e3 if t else float("nan"), "host"))
+        host_rows.append((label + ", p90", "ms", percentile(o, 90) * 1e3, percentile(t, 90) * 1e3, "host"))
+
     def verdict(o, t, goal):
         if o != o or t != t:
             return "n/a"
@@ -180,20 +235,29 @@ def main():
         limit = 0.5 if goal == "time" else 1.0
         return "met" if o / t <= limit else "missed"
 
-    lines = []
-    width = max(len(r[0]) for r in rows)
-    print()
-    print("%-*s  %14s  %14s  %7s  %s" % (width, "figure", "PMIx-CXX", "OpenPMIx", "ratio", "goal"))
-    for label, unit, o, t, goal in rows:
-        ratio = o / t if (t == t and o == o and t > 0) else float("nan")
-        v = verdict(o, t, goal)
-        print("%-*s  %14s  %14s  %7s  %s" % (width, label, fmt(o, unit), fmt(t, unit),
-                                             "n/a" if ratio != ratio else "%.2f" % ratio, v))
-        lines.append("| %s | %s | %s | %s | %s |" % (label, fmt(o, unit), fmt(t, unit),
-                                                     "n/a" if ratio != ratio else "%.2f" % ratio, v))
+    def table(rows):
+        lines = []
+        width = max(len(r[0]) for r in rows)
+        print()
+        print("%-*s  %14s  %14s  %7s  %s" % (width, "figure", "PMIx-CXX", "OpenPMIx", "ratio", "goal"))
+        for label, unit, o, t, goal in rows:
+            ratio = o / t if (t == t and o == o and t > 0) else float("nan")
+            v = verdict(o, t, goal)
+            print("%-*s  %14s  %14s  %7s  %s" % (width, label, fmt(o, unit), fmt(t, unit),
+                                                 "n/a" if ratio != ratio else "%.2f" % ratio, v))
+            lines.append("| %s | %s | %s | %s | %s |" % (label, fmt(o, unit), fmt(t, unit),
+                                                         "n/a" if ratio != ratio else "%.2f" % ratio, v))
+        return lines
+
+    lines = table(rows)
+    host_lines = table(host_rows) if host_rows else []
+    for part, why in sorted(hosts.skipped.items()):
+        print("real hosts: %s skipped: %s" % (part, why))
 
     os.makedirs(a.out, exist_ok=True)
     svg = fence_plot(run, sizes)
+    if hosts.log:
+        hosts.write_log(os.path.join(a.out, "real_hosts.tsv"))
     with open(os.path.join(a.out, "fence.svg"), "w") as f:
         f.write(svg)
     cpu = ""
@@ -205,14 +269,34 @@ def main():
     with open(os.path.join(a.out, "report.md"), "w") as f:
         f.write("# PMIx-CXX against OpenPMIx 4.2.2\n\n")
         f.write("%s, %d CPUs (%s), %s %s; %s mode, %d run(s) per library and benchmark, "
-                "interleaved. Started %s, took %.0f s.\n\n" % (
+                "interleaved. Started %s, took %.0f s; load average (1 min) %.2f at the start, "
+                "%.2f at the end.\n\n" % (
                     platform.node(), os.cpu_count() or 0, cpu, platform.system(), platform.release(),
                     "short" if short else "full", rounds, t_start.strftime("%Y-%m-%d %H:%M"),
-                    (datetime.datetime.now() - t_start).total_seconds()))
+                    (datetime.datetime.now() - t_start).total_seconds(), load_start, os.getloadavg()[0]))
         f.write("Goals: every timing at most 0.5 × OpenPMIx, memory at most 1 ×, no growth per cycle.\n\n")
         f.write("| figure | PMIx-CXX | OpenPMIx 4.2.2 | ratio | goal |\n|---|---|---|---|---|\n")
         f.write("\n".join(lines) + "\n\n")
         f.write("![fence latency against N](fence.svg)\n")
+        f.write("\n## Real hosts: mpirun and srun\n\n")
+        if not host_parts:
+            f.write("Not run (--hosts none).\n")
+        else:
+            f.write("The wall time of the whole command, start to exit, of Open MPI 4.1.4's allreduce "
+                    "(every rank's result checked), %d timed run(s) per library%s, interleaved. "
+                    "PMIx-CXX: `mpirun` with `LD_LIBRARY_PATH` at copies of our `libpmix.so.2` and "
+                    "`libpmix-server.so.2`; `srun` under a one-node Slurm 22.05 cluster started with "
+                    "them in place of OpenPMIx. OpenPMIx 4.2.2: Debian's, no `LD_LIBRARY_PATH`, a "
+                    "cluster of its own. `mpirun` is `mpirun --allow-run-as-root --oversubscribe`.\n\n"
+                    % (hosts.runs, " (after %d untimed warm-up run(s) each)" % hosts.warmup if hosts.warmup else ""))
+            f.write("Goal: at most 1 × OpenPMIx (issue 13).\n\n")
+            if host_lines:
+                f.write("| figure | PMIx-CXX | OpenPMIx 4.2.2 | ratio | goal |\n|---|---|---|---|---|\n")
+                f.write("\n".join(host_lines) + "\n\n")
+            for part, why in sorted(hosts.skipped.items()):
+                f.write("- `%s`: skipped: %s\n" % (part, why))
+            for note in hosts.notes:
+                f.write("- %s\n" % note)
         if run.failures:
             f.write("\n## Failed runs\n\n" + "\n".join("- " + x for x in run.failures) + "\n")
     print()
