@@ -15,6 +15,7 @@ namespace {
 struct attribute {
   const char* name;
   const char* key;
+  pmix_data_type_t type;  // what the header's comment says the value holds
 };
 
 constexpr attribute kAttributes[] = {
@@ -22,14 +23,14 @@ constexpr attribute kAttributes[] = {
 };
 
 struct dictionary {
-  std::unordered_map<std::string_view, const char*> by_name;
+  std::unordered_map<std::string_view, const attribute*> by_name;
   std::unordered_map<std::string_view, const char*> by_key;
 
   dictionary() {
     by_name.reserve(std::size(kAttributes));
     by_key.reserve(std::size(kAttributes));
     for (const auto& a : kAttributes) {
-      by_name.emplace(a.name, a.key);
+      by_name.emplace(a.name, &a);
       by_key.emplace(a.key, a.name);  // the first definition of a key wins
     }
   }
@@ -51,7 +52,13 @@ const char* attribute_name(std::string_view key) {
 const char* attribute_key(std::string_view name) {
   const auto& m = the_dictionary().by_name;
   const auto it = m.find(name);
-  return it == m.end() ? nullptr : it->second;
+  return it == m.end() ? nullptr : it->second->key;
+}
+
+pmix_data_type_t attribute_type(std::string_view name) {
+  const auto& m = the_dictionary().by_name;
+  const auto it = m.find(name);
+  return it == m.end() ? PMIX_UNDEF : it->second->type;
 }
 
 }  // namespace pmix::api

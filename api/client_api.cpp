@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 
+#include "api/attribute_support.hpp"
 #include "api/blocking.hpp"
 #include "api/convert.hpp"
 #include "api/events.hpp"
@@ -17,6 +18,7 @@
 #include "common/directives.hpp"
 #include "common/log.hpp"
 #include "common/progress.hpp"
+#include "common/supported.hpp"
 #include "protocol/version.hpp"
 
 namespace pmix::api {
@@ -76,7 +78,7 @@ pmix_status_t read_get_args(const client::session& s, const pmix_proc_t* proc, c
   if (convert::from_c(info, ninfo, out.info) != PMIX_SUCCESS) return PMIX_ERR_BAD_PARAM;
   // PMIX_IMMEDIATE (Open MPI asks for it) is not honoured yet: a Get of data
   // not committed yet waits for it.
-  if (const auto rc = directives::check("PMIx_Get", out.info, {PMIX_OPTIONAL}); rc != PMIX_SUCCESS) return rc;
+  if (const auto rc = directives::check("PMIx_Get", out.info, supported::get); rc != PMIX_SUCCESS) return rc;
   if (const auto* o = find(out.info, PMIX_OPTIONAL)) out.optional = o->val.truthy();
   return PMIX_SUCCESS;
 }
@@ -112,7 +114,10 @@ pmix_status_t end_session(std::shared_ptr<client::session> s) {
   s->close();
   // The handlers go with the last user of the library in this process.
   const auto* rt = server_runtime(false);
-  if (rt == nullptr || rt->running(nullptr) == 0) events::handlers().clear();
+  if (rt == nullptr || rt->running(nullptr) == 0) {
+    events::handlers().clear();
+    attribute_support::clear_host();
+  }
   return rc == PMIX_ERR_LOST_CONNECTION ? PMIX_SUCCESS : rc;
 }
 
@@ -150,7 +155,7 @@ PMIX_EXPORT int PMIx_Initialized(void) {
 
 PMIX_EXPORT pmix_status_t PMIx_Finalize(const pmix_info_t info[], size_t ninfo) {
   if (on_library_thread()) return refuse_blocking("PMIx_Finalize");
-  if (const auto rc = directives::check("PMIx_Finalize", info, ninfo, {PMIX_EMBED_BARRIER}); rc != PMIX_SUCCESS)
+  if (const auto rc = directives::check("PMIx_Finalize", info, ninfo, supported::finalize); rc != PMIX_SUCCESS)
     return rc;
   std::shared_ptr<client::session> doomed;
   {
@@ -372,14 +377,55 @@ bool local_answer(const std::string& key, info_list& out) {
   return true;
 }
 
+// Whether this process runs a server: then the host's registered attributes
+// are its own (PMIx_Register_attributes) and need no server.
+bool in_server_process() {
+  const auto* rt = server_runtime(false);
+  return rt != nullptr && rt->running(nullptr) != 0;
+}
+
+// What a query asked that the library answered itself.
+struct local_answers {
+  info_list results;
+  bool attributes_asked = false;  // PMIX_QUERY_ATTRIBUTE_SUPPORT, answered here or not
+};
+
 // Answers what the library knows itself into `local` and leaves in `q`
-// only the keys the server must answer (queries left without keys go).
-void split_local(std::vector<query>& q, info_list& local) {
-  for (auto& one : q)
+// only the keys the server must answer (queries left without keys go). Of
+// an attribute-support query the library answers the client, server and
+// tool levels (and the host's in a server process); the host level of a
+// client or tool becomes a query of its own for the server.
+void split_local(std::vector<query>& q, local_answers& local) {
+  const unsigned here = attribute_support::client | attribute_support::server | attribute_support::tool |
+                        (in_server_process() ? attribute_support::host : 0u);
+  std::vector<query> for_server;
+  for (auto& one : q) {
+    if (attribute_support::asked(one)) {
+      local.attributes_asked = true;
+      auto rest = attribute_support::answer(one.qualifiers, here, local.results);
+      if (!rest.empty()) for_server.push_back(query{{PMIX_QUERY_ATTRIBUTE_SUPPORT}, std::move(rest)});
+    }
     one.keys.erase(std::remove_if(one.keys.begin(), one.keys.end(),
-                                  [&](const std::string& k) { return local_answer(k, local); }),
+                                  [&](const std::string& k) {
+                                    return k == PMIX_QUERY_ATTRIBUTE_SUPPORT || local_answer(k, local.results);
+                                  }),
                    one.keys.end());
+  }
   q.erase(std::remove_if(q.begin(), q.end(), [](const query& one) { return one.keys.empty(); }), q.end());
+  q.insert(q.end(), std::make_move_iterator(for_server.begin()), std::make_move_iterator(for_server.end()));
+}
+
+// The status of an answer given without the server: an attribute query
+// that found nothing is PMIX_ERR_NOT_FOUND, as in OpenPMIx 4.2.2.
+pmix_status_t local_status(const local_answers& local) {
+  return local.results.empty() && local.attributes_asked ? PMIX_ERR_NOT_FOUND : PMIX_SUCCESS;
+}
+
+// The results as the caller gets them (attribute lists as pmix_regattr_t).
+pmix_info_t* results_out(const info_list& list) {
+  auto* out = info_out(list);
+  attribute_support::materialize(out, list.size());
+  return out;
 }
 
 // The server's answer joined to the local one: the local results first; a
@@ -410,19 +456,20 @@ PMIX_EXPORT pmix_status_t PMIx_Query_info_nb(pmix_query_t queries[], size_t nque
   std::vector<query> q;
   auto rc = read_queries(queries, nqueries, q);
   if (rc != PMIX_SUCCESS) return rc;
-  info_list local;
+  local_answers local;
   split_local(q, local);
   auto deliver = [cbfunc, cbdata](pmix_status_t st, info_list results) {
-    auto* r = new info_release{info_out(results), results.size()};
+    auto* r = new info_release{results_out(results), results.size()};
     cbfunc(st, r->info, r->ninfo, cbdata, release_info, r);
   };
   if (q.empty()) {
     // Answered here, through the callback on the library's thread (inline
     // only in a process without one, such as a singleton).
-    s->post([deliver, local = std::move(local)]() mutable { deliver(PMIX_SUCCESS, std::move(local)); });
+    const auto st = local_status(local);
+    s->post([deliver, st, results = std::move(local.results)]() mutable { deliver(st, std::move(results)); });
     return PMIX_SUCCESS;
   }
-  return s->query(q, with_local(std::move(local), deliver));
+  return s->query(q, with_local(std::move(local.results), deliver));
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Query_info(pmix_query_t queries[], size_t nqueries,
@@ -434,25 +481,25 @@ PMIX_EXPORT pmix_status_t PMIx_Query_info(pmix_query_t queries[], size_t nquerie
   std::vector<query> q;
   auto rc = read_queries(queries, nqueries, q);
   if (rc != PMIX_SUCCESS) return rc;
-  info_list local;
+  local_answers local;
   split_local(q, local);
   if (q.empty()) {
     // Only keys the library answers itself: allowed before init too.
-    *results = info_out(local);
-    *nresults = local.size();
-    return PMIX_SUCCESS;
+    *results = results_out(local.results);
+    *nresults = local.results.size();
+    return local_status(local);
   }
   auto s = current_session();
   if (!s) return PMIX_ERR_INIT;
   auto out = std::make_shared<info_list>();
   rc = wait_for(s, [&](client::done_fn done) {
-    return s->query(q, with_local(std::move(local), [out, done](pmix_status_t st, info_list r) {
+    return s->query(q, with_local(std::move(local.results), [out, done](pmix_status_t st, info_list r) {
       *out = std::move(r);
       done(st);
     }));
   });
   if (!out->empty()) {
-    *results = info_out(*out);
+    *results = results_out(*out);
     *nresults = out->size();
   }
   return rc;

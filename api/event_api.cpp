@@ -13,6 +13,7 @@
 #include "api/server_stub.hpp"
 #include "common/directives.hpp"
 #include "common/log.hpp"
+#include "common/supported.hpp"
 
 namespace pmix::api {
 namespace {
@@ -88,11 +89,8 @@ PMIX_EXPORT pmix_status_t PMIx_Register_event_handler(pmix_status_t codes[], siz
     log::error("api", "PMIx_Register_event_handler: no handler, or unreadable codes or directives");
     return PMIX_ERR_BAD_PARAM;
   }
-  if (const auto rc = directives::check(
-          "PMIx_Register_event_handler", directives,
-          {PMIX_EVENT_HDLR_NAME, PMIX_EVENT_RETURN_OBJECT, PMIX_EVENT_HDLR_BEFORE, PMIX_EVENT_HDLR_AFTER,
-           PMIX_EVENT_HDLR_FIRST, PMIX_EVENT_HDLR_LAST, PMIX_EVENT_HDLR_FIRST_IN_CATEGORY,
-           PMIX_EVENT_HDLR_LAST_IN_CATEGORY, PMIX_EVENT_HDLR_PREPEND, PMIX_EVENT_HDLR_APPEND});
+  if (const auto rc = directives::check("PMIx_Register_event_handler", directives,
+                                            supported::register_event_handler);
       rc != PMIX_SUCCESS)
     return rc;
   std::size_t id = 0;

@@ -1,5 +1,6 @@
 #include "api/host_module.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "api/convert.hpp"
@@ -73,7 +74,7 @@ void tool_callback(pmix_status_t status, pmix_proc_t* proc, void* cbdata) {
 
 }  // namespace
 
-module::module(const pmix_server_module_t* m) {
+module::module(const pmix_server_module_t* m, attribute_answer_fn attributes) : attributes_(attributes) {
   if (m == nullptr) return;
   first_ = std::make_unique<pmix_server_module_t>(*m);
   slots_.store(first_.get(), std::memory_order_release);
@@ -232,6 +233,52 @@ bool module::job_control(const proc_id& requestor, const std::vector<proc_id>& t
 
 bool module::query(const proc_id& requestor, const std::vector<pmix::query>& queries,
                    std::function<void(pmix_status_t, info_list)> done) const {
+  // The attribute-support queries, answered by the library.
+  std::vector<pmix::query> rest;
+  info_list attributes;
+  bool attribute_asked = false;
+  for (const auto& q : queries) {
+    const bool asks = attributes_ != nullptr &&
+                      std::find(q.keys.begin(), q.keys.end(), PMIX_QUERY_ATTRIBUTE_SUPPORT) != q.keys.end();
+    if (!asks) {
+      rest.push_back(q);
+      continue;
+    }
+    attribute_asked = true;
+    convert::info_array quals{q.qualifiers};
+    pmix_info_t* results = nullptr;
+    size_t nresults = 0;
+    if (attributes_(quals.data(), quals.size(), &results, &nresults) == PMIX_SUCCESS) {
+      info_list found;
+      convert::from_c(results, nresults, found);
+      attributes.insert(attributes.end(), std::make_move_iterator(found.begin()), std::make_move_iterator(found.end()));
+    }
+    PMIX_INFO_FREE(results, nresults);
+    pmix::query others{{}, q.qualifiers};
+    for (const auto& k : q.keys)
+      if (k != PMIX_QUERY_ATTRIBUTE_SUPPORT) others.keys.push_back(k);
+    if (!others.keys.empty()) rest.push_back(std::move(others));
+  }
+  if (!attribute_asked) return ask_host(requestor, queries, std::move(done));
+  const auto answered = [](const info_list& found) { return found.empty() ? PMIX_ERR_NOT_FOUND : PMIX_SUCCESS; };
+  if (rest.empty()) {
+    const auto st = answered(attributes);
+    done(st, std::move(attributes));
+    return true;
+  }
+  // Both: the host's answer joined to the library's, the library's first.
+  auto joined = [attributes, done = std::move(done)](pmix_status_t st, info_list results) mutable {
+    if (attributes.empty()) return done(st, std::move(results));
+    if (st != PMIX_SUCCESS) st = PMIX_ERR_PARTIAL_SUCCESS;
+    attributes.insert(attributes.end(), std::make_move_iterator(results.begin()), std::make_move_iterator(results.end()));
+    done(st, std::move(attributes));
+  };
+  if (!ask_host(requestor, rest, joined)) joined(PMIX_ERR_NOT_SUPPORTED, {});
+  return true;
+}
+
+bool module::ask_host(const proc_id& requestor, const std::vector<pmix::query>& queries,
+                      std::function<void(pmix_status_t, info_list)> done) const {
   const auto* m = slots();
   if (m == nullptr || m->query == nullptr) return false;
   auto call = std::make_unique<info_call>();

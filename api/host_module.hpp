@@ -25,10 +25,18 @@ namespace pmix::host {
 
 using done_fn = std::function<void(pmix_status_t, std::string)>;
 
+// The library's answer to an attribute-support query (the runtime's library
+// hook, pmix_cxx_library_hooks_t::attribute_support): the host's part comes
+// from what the host registered with PMIx_Register_attributes.
+using attribute_answer_fn = pmix_status_t (*)(const pmix_info_t* qualifiers, size_t nqualifiers,
+                                              pmix_info_t** results, size_t* nresults);
+
 class module {
  public:
   // `m` may be NULL (no host support at all); the struct is copied.
-  explicit module(const pmix_server_module_t* m);
+  // `attributes` answers attribute-support queries (none: they go to the
+  // host's query up-call like any other).
+  explicit module(const pmix_server_module_t* m, attribute_answer_fn attributes = nullptr);
   module(const module&) = delete;
   module& operator=(const module&) = delete;
 
@@ -54,6 +62,10 @@ class module {
                    const info_list& directives,
                    std::function<void(pmix_status_t, info_list)> done) const;
   // PMIx_Query_info from a client or tool: the host answers with info.
+  // Queries for PMIX_QUERY_ATTRIBUTE_SUPPORT are answered for the host from
+  // its registrations, without the up-call (the host said it with
+  // PMIx_Register_attributes); the rest go to the up-call. False only when
+  // something is left for a host that has no query up-call.
   bool query(const proc_id& requestor, const std::vector<pmix::query>& queries,
              std::function<void(pmix_status_t, info_list)> done) const;
   // An event a client notified, for the host to deliver beyond this node.
@@ -108,8 +120,12 @@ class module {
 
  private:
   const pmix_server_module_t* slots() const { return slots_.load(std::memory_order_acquire); }
+  // The host's query up-call; false when it has none.
+  bool ask_host(const proc_id& requestor, const std::vector<pmix::query>& queries,
+                std::function<void(pmix_status_t, info_list)> done) const;
 
   std::atomic<const pmix_server_module_t*> slots_{nullptr};
+  attribute_answer_fn attributes_ = nullptr;
   std::unique_ptr<pmix_server_module_t> first_;
   std::unique_ptr<pmix_server_module_t> adopted_;
 };

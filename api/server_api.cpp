@@ -13,6 +13,7 @@
 #include <climits>
 #include <condition_variable>
 #include <cstring>
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -31,6 +32,7 @@
 #include "common/log.hpp"
 #include "common/directives.hpp"
 #include "common/progress.hpp"
+#include "common/supported.hpp"
 
 namespace pmix::server {
 namespace {
@@ -43,6 +45,8 @@ struct library {
   // applied by PMIx_server_setup_fork (also in a forked child, which reads
   // the copy it inherited).
   std::map<std::string, std::vector<env_change>> fork_env;
+  // What libpmix.so.2 does for us (set once, right after loading).
+  std::atomic<const pmix_cxx_library_hooks_t*> hooks{nullptr};
 };
 
 // In a forked child of a server the actor system's threads do not exist:
@@ -190,7 +194,8 @@ pmix_status_t init(pmix_server_module_t* module, pmix_info_t info[], size_t ninf
                      ::getpid(), s, error);
   if (rc == PMIX_SUCCESS) {
     std::unique_ptr<runtime> rt;
-    rc = runtime::start(s, module, rt, error);
+    const auto* hooks = l.hooks.load(std::memory_order_acquire);
+    rc = runtime::start(s, module, hooks != nullptr ? hooks->attribute_support : nullptr, rt, error);
     if (rc == PMIX_SUCCESS) {
       l.rt = std::move(rt);
       l.refcount = 1;
@@ -358,7 +363,7 @@ pmix_status_t iof_deliver(const pmix_proc_t* source, pmix_iof_channel_t channel,
     log::error("api", "PMIx_server_IOF_deliver: a source and a byte object are required");
     return PMIX_ERR_BAD_PARAM;
   }
-  auto rc = directives::check("PMIx_server_IOF_deliver", info, ninfo, {PMIX_IOF_COMPLETE});
+  auto rc = directives::check("PMIx_server_IOF_deliver", info, ninfo, supported::iof_deliver);
   if (rc != PMIX_SUCCESS) return rc;
   // To the processes that pulled it (PMIx_IOF_pull), and with
   // PMIX_IOF_LOCAL_OUTPUT to the server's own stdout or stderr.
@@ -400,8 +405,7 @@ pmix_status_t setup_application(const pmix_nspace_t nspace, pmix_info_t info[], 
   }
   info_list directives;
   if (convert::from_c(info, ninfo, directives) != PMIX_SUCCESS) return PMIX_ERR_BAD_PARAM;
-  auto rc = directives::check("PMIx_server_setup_application", directives,
-                              {PMIX_SETUP_APP_ENVARS, PMIX_SETUP_APP_NONENVARS, PMIX_SETUP_APP_ALL});
+  auto rc = directives::check("PMIx_server_setup_application", directives, supported::setup_application);
   if (rc != PMIX_SUCCESS) return rc;
   bool envars = false;
   for (const auto& d : directives)
@@ -581,6 +585,10 @@ pmix_status_t post(void (*fn)(void*), void* arg) {
   return PMIX_SUCCESS;
 }
 
+void set_library_hooks(const pmix_cxx_library_hooks_t* hooks) {
+  lib().hooks.store(hooks, std::memory_order_release);
+}
+
 const pmix_cxx_server_runtime_t table = {
     PMIX_CXX_SERVER_RUNTIME_VERSION,
     in_library_thread,
@@ -603,6 +611,7 @@ const pmix_cxx_server_runtime_t table = {
     setup_application,
     setup_local_support,
     contact,
+    set_library_hooks,
 };
 
 }  // namespace

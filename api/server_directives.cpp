@@ -10,6 +10,7 @@
 #include <set>
 
 #include "common/directives.hpp"
+#include "common/supported.hpp"
 
 namespace pmix::server {
 namespace {
@@ -18,17 +19,11 @@ namespace {
 // given that need nothing from us). Anything else is ignored unless marked
 // PMIX_INFO_REQD.
 const std::set<std::string>& known_directives() {
-  static const std::set<std::string> keys = {
-      PMIX_SERVER_NSPACE, PMIX_SERVER_RANK, PMIX_SERVER_TMPDIR, PMIX_SYSTEM_TMPDIR,
-      PMIX_SERVER_TOOL_SUPPORT, PMIX_SERVER_SYSTEM_SUPPORT, PMIX_SERVER_SESSION_SUPPORT,
-      PMIX_SERVER_GATEWAY, PMIX_SERVER_SCHEDULER, PMIX_SERVER_SYS_CONTROLLER,
-      PMIX_SERVER_REMOTE_CONNECTIONS, PMIX_SERVER_ALLOW_FOREIGN_TOOLS, PMIX_ALLOW_CLIENT_CLONES,
-      PMIX_LAUNCHER_RENDEZVOUS_FILE, PMIX_TCP_REPORT_URI, PMIX_TCP_IF_INCLUDE, PMIX_TCP_IF_EXCLUDE,
-      PMIX_TCP_IPV4_PORT, PMIX_TCP_IPV6_PORT, PMIX_TCP_DISABLE_IPV4, PMIX_TCP_DISABLE_IPV6,
-      PMIX_TOPOLOGY2, PMIX_SERVER_SHARE_TOPOLOGY, PMIX_HOMOGENEOUS_SYSTEM,
-      PMIX_SERVER_ENABLE_MONITORING, PMIX_EXTERNAL_PROGRESS, PMIX_SINGLETON, PMIX_IOF_LOCAL_OUTPUT,
-      PMIX_BIND_PROGRESS_THREAD, PMIX_BIND_REQUIRED, PMIX_EXTERNAL_AUX_EVENT_BASE, PMIX_HOSTNAME,
-  };
+  static const std::set<std::string> keys = [] {
+    std::set<std::string> k;
+    for (auto key : supported::server_init) k.emplace(key);
+    return k;
+  }();
   return keys;
 }
 

@@ -224,7 +224,8 @@ pmix_status_t runtime::report_uri(const settings& s, std::string& error) {
 }
 
 pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* module,
-                             std::unique_ptr<runtime>& out, std::string& error) {
+                             host::attribute_answer_fn attributes, std::unique_ptr<runtime>& out,
+                             std::string& error) {
   std::unique_ptr<runtime> rt{new runtime};
   auto rc = rt->open_sockets(s, error);
   if (rc != PMIX_SUCCESS) return rc;
@@ -242,7 +243,7 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
     }
   }
 
-  rt->host_ = std::make_shared<host::module>(module);
+  rt->host_ = std::make_shared<host::module>(module, attributes);
   auto ctx = std::make_shared<actors::server_context>();
   ctx->server = s.server;
   ctx->hostname = s.hostname;

@@ -31,8 +31,10 @@ class runtime {
  public:
   // Brings everything up; on error nothing is left behind (spec 000,
   // 20.2.247.5) and `error` says why.
+  // `attributes` answers clients' attribute-support queries (host::module).
   static pmix_status_t start(const settings& s, const pmix_server_module_t* module,
-                             std::unique_ptr<runtime>& out, std::string& error);
+                             host::attribute_answer_fn attributes, std::unique_ptr<runtime>& out,
+                             std::string& error);
   ~runtime();  // the full teardown (calls stop() first)
 
   // The first half of finalize: tools stop finding the server, host

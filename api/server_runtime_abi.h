@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define PMIX_CXX_SERVER_RUNTIME_VERSION 7u
+#define PMIX_CXX_SERVER_RUNTIME_VERSION 8u
 
 /* Counters and states for tests (tests/, tools/): not part of the PMIx API. */
 typedef struct pmix_cxx_rank_view {
@@ -50,6 +50,18 @@ typedef struct pmix_cxx_server_view {
     size_t pending_upcalls; /* host up-calls the server actor waits for */
     size_t dropped_sends;   /* replies and events for closed peers, dropped unsent */
 } pmix_cxx_server_view_t;
+
+/* What libpmix.so.2 does for the runtime: state kept in the library the
+ * host called (set_library_hooks, once, right after loading; the functions
+ * live as long as the process). */
+typedef struct pmix_cxx_library_hooks {
+    /* A client's PMIX_QUERY_ATTRIBUTE_SUPPORT query (its qualifiers),
+     * answered for every level, the host's from its PMIx_Register_attributes
+     * (api/attribute_support.hpp gives the form). The caller frees
+     * *results with PMIX_INFO_FREE. PMIX_ERR_NOT_FOUND: nothing matched. */
+    pmix_status_t (*attribute_support)(const pmix_info_t *qualifiers, size_t nqualifiers,
+                                       pmix_info_t **results, size_t *nresults);
+} pmix_cxx_library_hooks_t;
 
 typedef struct pmix_cxx_server_runtime {
     unsigned version;
@@ -98,6 +110,8 @@ typedef struct pmix_cxx_server_runtime {
     /* The running server's URI and its alternatives (comma-separated,
      * possibly empty), as malloc'd strings the caller frees. */
     pmix_status_t (*contact)(char **uri, char **alt_uris);
+    /* The library's hooks; hooks stays valid for the life of the process. */
+    void (*set_library_hooks)(const pmix_cxx_library_hooks_t *hooks);
 } pmix_cxx_server_runtime_t;
 
 typedef const pmix_cxx_server_runtime_t *(*pmix_cxx_server_runtime_fn)(void);

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <string>
 
+#include "api/attribute_support.hpp"
 #include "api/blocking.hpp"
 #include "api/convert.hpp"
 #include "api/events.hpp"
@@ -60,6 +61,11 @@ const pmix_cxx_server_runtime_t* try_open(const std::string& path, std::string& 
   return table;
 }
 
+// What the runtime asks of this library (server_runtime_abi.h).
+const pmix_cxx_library_hooks_t library_hooks = {
+    attribute_support::answer_for_server,
+};
+
 }  // namespace
 
 const pmix_cxx_server_runtime_t* server_runtime(bool load) {
@@ -77,6 +83,8 @@ const pmix_cxx_server_runtime_t* server_runtime(bool load) {
   if (table == nullptr) table = try_open(PMIX_CXX_SERVER_LIBRARY, errors);
   if (table == nullptr)
     log::error("server", "cannot load the server runtime ", PMIX_CXX_SERVER_LIBRARY, ":", errors);
+  else
+    table->set_library_hooks(&library_hooks);
   loaded.store(table, std::memory_order_release);
   return table;
 }
@@ -133,8 +141,10 @@ PMIX_EXPORT pmix_status_t PMIx_server_finalize(void) {
     l.server_self.reset();
   }
   // The handlers go with the last user of the library in this process.
-  if (rc == PMIX_SUCCESS && rt->running(nullptr) == 0 && !pmix::api::current_session())
+  if (rc == PMIX_SUCCESS && rt->running(nullptr) == 0 && !pmix::api::current_session()) {
     pmix::api::events::handlers().clear();
+    pmix::api::attribute_support::clear_host();
+  }
   return rc;
 }
 

@@ -8,9 +8,9 @@
 namespace pmix::directives {
 namespace {
 
-bool listed(std::string_view key, keys supported) {
-  for (auto k : supported)
-    if (k == key) return true;
+bool listed(std::string_view key, const std::string_view* supported, std::size_t n) {
+  for (std::size_t k = 0; k < n; ++k)
+    if (supported[k] == key) return true;
   return false;
 }
 
@@ -26,19 +26,28 @@ pmix_status_t unsupported(const char* call, std::string_view key, std::uint32_t 
 }
 
 pmix_status_t check(const char* call, const info_list& list, keys supported) {
+  return check(call, list, supported.begin(), supported.size());
+}
+
+pmix_status_t check(const char* call, const pmix_info_t* info, std::size_t ninfo, keys supported) {
+  return check(call, info, ninfo, supported.begin(), supported.size());
+}
+
+pmix_status_t check(const char* call, const info_list& list, const std::string_view* supported, std::size_t n) {
   for (const auto& i : list) {
-    if (listed(i.key, supported)) continue;
+    if (listed(i.key, supported, n)) continue;
     const auto rc = unsupported(call, i.key, i.flags, "not supported by this call");
     if (rc != PMIX_SUCCESS) return rc;
   }
   return PMIX_SUCCESS;
 }
 
-pmix_status_t check(const char* call, const pmix_info_t* info, std::size_t ninfo, keys supported) {
+pmix_status_t check(const char* call, const pmix_info_t* info, std::size_t ninfo, const std::string_view* supported,
+                    std::size_t n) {
   if (info == nullptr) return PMIX_SUCCESS;
   for (std::size_t k = 0; k < ninfo; ++k) {
     const std::string_view key{info[k].key, ::strnlen(info[k].key, PMIX_MAX_KEYLEN)};
-    if (listed(key, supported)) continue;
+    if (listed(key, supported, n)) continue;
     const auto rc = unsupported(call, key, info[k].flags, "not supported by this call");
     if (rc != PMIX_SUCCESS) return rc;
   }

@@ -26,6 +26,20 @@ using keys = std::initializer_list<std::string_view>;
 pmix_status_t check(const char* call, const info_list& list, keys supported);
 pmix_status_t check(const char* call, const pmix_info_t* info, std::size_t ninfo, keys supported);
 
+// The same with one of the per-function lists of common/supported.hpp.
+pmix_status_t check(const char* call, const info_list& list, const std::string_view* supported, std::size_t n);
+pmix_status_t check(const char* call, const pmix_info_t* info, std::size_t ninfo, const std::string_view* supported,
+                    std::size_t n);
+template <std::size_t N>
+pmix_status_t check(const char* call, const info_list& list, const std::string_view (&supported)[N]) {
+  return check(call, list, supported, N);
+}
+template <std::size_t N>
+pmix_status_t check(const char* call, const pmix_info_t* info, std::size_t ninfo,
+                    const std::string_view (&supported)[N]) {
+  return check(call, info, ninfo, supported, N);
+}
+
 // Whether a directive is required (PMIX_INFO_REQD).
 inline bool required(std::uint32_t flags) { return (flags & PMIX_INFO_REQD) != 0; }
 

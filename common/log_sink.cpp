@@ -7,6 +7,7 @@
 #include <ctime>
 
 #include "common/directives.hpp"
+#include "common/supported.hpp"
 
 namespace pmix::logging {
 namespace {
@@ -24,9 +25,7 @@ void write_all(int fd, const std::string& text) {
 
 pmix_status_t log_locally(const proc_id& source, const info_list& data, const info_list& directives,
                           std::string& error) {
-  const auto rc = directives::check("PMIx_Log", directives,
-                                    {PMIX_LOG_SOURCE, PMIX_LOG_SYSLOG_PRI, PMIX_LOG_ONCE, PMIX_LOG_TIMESTAMP,
-                                     PMIX_LOG_GENERATE_TIMESTAMP});
+  const auto rc = directives::check("PMIx_Log", directives, supported::log_directives);
   if (rc != PMIX_SUCCESS) {
     error = "a required directive is not supported";
     return rc;

@@ -297,6 +297,17 @@ PMIX_EXPORT pmix_status_t PMIx_server_setup_fork(const pmix_proc_t *proc, char *
 PMIX_EXPORT pmix_status_t PMIx_server_collect_job_info(pmix_proc_t *procs, size_t nprocs,
                                                        pmix_data_buffer_t *dbuf);
 
+/* Registers the attributes the host supports for one function (attrs: a
+ * NULL-terminated array of attribute names, e.g. "PMIX_TIMEOUT"; NULL: none),
+ * answered to PMIx_Query_info of PMIX_QUERY_ATTRIBUTE_SUPPORT with the
+ * PMIX_HOST_ATTRIBUTES / PMIX_HOST_FUNCTIONS qualifiers, the clients' and
+ * tools' too (through their server). The library copies attrs. Any
+ * initialized process may call it. PMIX_ERR_INIT before init,
+ * PMIX_ERR_BAD_PARAM without a function name,
+ * PMIX_ERR_REPEAT_ATTR_REGISTRATION for a function already registered.
+ * Registrations are forgotten when the library's last user finalizes. */
+PMIX_EXPORT pmix_status_t PMIx_Register_attributes(char *function, char *attrs[]);
+
 /* "hwloc:<cpu list>" of an hwloc cpuset: a new string the caller frees.
  * Computed in this process (docs/local-functions.md). */
 PMIX_EXPORT pmix_status_t PMIx_server_generate_cpuset_string(const pmix_cpuset_t *cpuset,
