@@ -11,6 +11,7 @@
 #include <pmix.h>
 
 #include "common/directives.hpp"
+#include "common/supported.hpp"
 #include "common/log.hpp"
 #include "protocol/codec.hpp"
 #include "protocol/version.hpp"
@@ -910,7 +911,7 @@ void advance_group(self_ptr self, collective kind, fence_tracker& t) {
     // What the server honours itself; the host judges the directives of a
     // group it joins.
     if (const auto rc = directives::check(construct ? "PMIx_Group_construct" : "PMIx_Group_destruct", t.info,
-                                          {PMIX_GROUP_ASSIGN_CONTEXT_ID, PMIX_GROUP_LOCAL_ONLY});
+                                          supported::group);
         rc != PMIX_SUCCESS)
       return fail_collective(self, kind, t.id, rc);
     if (construct) return finish_construct(self, t.id, want_id, {});
@@ -1022,6 +1023,9 @@ caf::result<fence_result> on_group(self_ptr self, group_msg& msg) {
     case wire::GROUP_INVITE: {
       if (st.groups.groups.count(msg.name) != 0 || st.groups.invites.count(msg.name) != 0)
         return group_answer(PMIX_ERR_EXISTS);
+      if (const auto rc = directives::check("PMIx_Group_invite", msg.directives, supported::group);
+          rc != PMIX_SUCCESS)
+        return group_answer(rc);
       std::vector<proc_id> invited;
       for (const auto& p : msg.procs) {
         if (p == msg.from || std::find(invited.begin(), invited.end(), p) != invited.end()) continue;

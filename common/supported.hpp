@@ -63,6 +63,9 @@ inline constexpr key process_monitor[] = {PMIX_MONITOR_HEARTBEAT, PMIX_MONITOR_H
 // The server's own credentials (actors/peer_requests.cpp).
 inline constexpr key get_credential[] = {PMIX_CRED_TYPE, PMIX_TIMEOUT};
 inline constexpr key validate_credential[] = {PMIX_CRED_TYPE};
+// What the server honours in a group it completes itself
+// (actors/server_actor.cpp); a group spanning nodes goes to the host.
+inline constexpr key group[] = {PMIX_GROUP_ASSIGN_CONTEXT_ID, PMIX_GROUP_LOCAL_ONLY};
 // api/cpuset_api.cpp.
 inline constexpr key compute_distances[] = {PMIX_DEVICE_TYPE, PMIX_DEVICE_ID};
 
@@ -197,6 +200,16 @@ inline constexpr function client_functions[] = {
     {"PMIx_Load_topology"},
     {"PMIx_Get_cpuset"},
     {"PMIx_Get_relative_locality"},
+    {"PMIx_Group_construct", group},
+    {"PMIx_Group_construct_nb", group},
+    {"PMIx_Group_destruct", group},
+    {"PMIx_Group_destruct_nb", group},
+    {"PMIx_Group_invite", group},
+    {"PMIx_Group_invite_nb", group},
+    {"PMIx_Group_join"},
+    {"PMIx_Group_join_nb"},
+    {"PMIx_Group_leave"},
+    {"PMIx_Group_leave_nb"},
 };
 
 inline constexpr function server_functions[] = {
