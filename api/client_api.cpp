@@ -108,17 +108,29 @@ pmix_status_t read_fence_args(const pmix_proc_t procs[], size_t nprocs, const pm
 
 }  // namespace
 
-// Shared with tool_api.cpp: ends the session after the last reference.
-pmix_status_t end_session(std::shared_ptr<client::session> s) {
+// Shared with tool_api.cpp: tells the session's server this process leaves
+// it, and closes the connection.
+pmix_status_t close_session(const std::shared_ptr<client::session>& s) {
   const auto rc = wait_for(s, [&](client::done_fn done) { return s->finalize(std::move(done)); });
   s->close();
+  return rc == PMIX_ERR_LOST_CONNECTION ? PMIX_SUCCESS : rc;
+}
+
+// Shared with tool_api.cpp: ends the sessions after the last reference
+// (library::take_sessions); the status is the first failure's.
+pmix_status_t end_sessions(const std::vector<std::shared_ptr<client::session>>& doomed) {
+  pmix_status_t rc = PMIX_SUCCESS;
+  for (const auto& s : doomed) {
+    const auto one = close_session(s);
+    if (rc == PMIX_SUCCESS) rc = one;
+  }
   // The handlers go with the last user of the library in this process.
   const auto* rt = server_runtime(false);
   if (rt == nullptr || rt->running(nullptr) == 0) {
     events::handlers().clear();
     attribute_support::clear_host();
   }
-  return rc == PMIX_ERR_LOST_CONNECTION ? PMIX_SUCCESS : rc;
+  return rc;
 }
 
 }  // namespace pmix::api
@@ -140,7 +152,9 @@ PMIX_EXPORT pmix_status_t PMIx_Init(pmix_proc_t* proc, pmix_info_t info[], size_
   if (!l.session) {
     auto rc = open_client(l.session);
     if (rc != PMIX_SUCCESS) return rc;
+    if (!l.session->is_singleton()) l.connections.push_back(l.session);
     l.pid = getpid();
+    ++l.cycle;
   }
   ++l.client_refs;
   if (proc != nullptr) convert::to_c(l.session->self(), *proc);
@@ -157,21 +171,22 @@ PMIX_EXPORT pmix_status_t PMIx_Finalize(const pmix_info_t info[], size_t ninfo) 
   if (on_library_thread()) return refuse_blocking("PMIx_Finalize");
   if (const auto rc = directives::check("PMIx_Finalize", info, ninfo, supported::finalize); rc != PMIX_SUCCESS)
     return rc;
-  std::shared_ptr<client::session> doomed;
+  std::vector<std::shared_ptr<client::session>> doomed;
   {
     auto& l = lib();
     std::lock_guard<std::mutex> guard{l.mutex};
     if (l.client_refs == 0 || l.pid != getpid()) return PMIX_ERR_INIT;
     if (--l.client_refs > 0 || l.tool_refs > 0) return PMIX_SUCCESS;
-    doomed = std::move(l.session);
-    l.pid = 0;
+    doomed = l.take_sessions();
   }
   info_list directives;
   if (convert::from_c(info, ninfo, directives) == PMIX_SUCCESS) {
-    if (const auto* b = find(directives, PMIX_EMBED_BARRIER); b != nullptr && b->val.truthy())
-      wait_for(doomed, [&](client::done_fn done) { return doomed->fence({}, {}, std::move(done)); });
+    if (const auto* b = find(directives, PMIX_EMBED_BARRIER); b != nullptr && b->val.truthy()) {
+      const auto& current = doomed.front();
+      wait_for(current, [&](client::done_fn done) { return current->fence({}, {}, std::move(done)); });
+    }
   }
-  return end_session(std::move(doomed));
+  return end_sessions(doomed);
 }
 
 PMIX_EXPORT const char* PMIx_Get_version(void) { return protocol::library_version; }

@@ -142,10 +142,14 @@ PMIX_EXPORT pmix_status_t PMIx_Notify_event(pmix_status_t status, const pmix_pro
   }
   // This process's own handlers, when it is within the range.
   if (reaches(ev, p.self, p.self)) events::deliver(ev, p.post);
-  const bool beyond = range != PMIX_RANGE_PROC_LOCAL && !(p.session && p.session->is_singleton());
+  const bool serverless = p.session && p.session->is_singleton();
+  const bool beyond = range != PMIX_RANGE_PROC_LOCAL && !serverless;
   if (!beyond) {
-    // Nobody else to tell (a singleton has no server and no host).
-    const pmix_status_t rc = range == PMIX_RANGE_RM ? PMIX_ERR_UNREACH : PMIX_SUCCESS;
+    // Nobody else to tell (a singleton has no server and no host); a tool
+    // without a primary server cannot reach the others (OpenPMIx too).
+    const bool unreachable = range == PMIX_RANGE_RM || (range != PMIX_RANGE_PROC_LOCAL && serverless &&
+                                                        p.session->which() == client::role::tool);
+    const pmix_status_t rc = unreachable ? PMIX_ERR_UNREACH : PMIX_SUCCESS;
     if (rc == PMIX_SUCCESS && cbfunc != nullptr) p.post([cbfunc, cbdata] { cbfunc(PMIX_SUCCESS, cbdata); });
     return rc;
   }

@@ -17,7 +17,10 @@ void forget_after_fork() {
   auto& l = lib();
   new (&l.mutex) std::mutex();  // a parent thread may have held it
   if (l.session) l.session->abandon();
+  for (auto& c : l.connections) c->abandon();
   new (&l.session) std::shared_ptr<client::session>();  // leaked on purpose
+  new (&l.connections) std::vector<std::shared_ptr<client::session>>();
+  new (&l.connections_changed) std::condition_variable();
   new (&l.server_self) std::shared_ptr<client::session>();
   l.client_refs = l.tool_refs = 0;
   l.pid = 0;
@@ -37,8 +40,30 @@ void library::forget_if_forked() {
   if (!session || pid == getpid()) return;
   session->abandon();
   session.reset();
+  for (auto& c : connections) c->abandon();
+  connections.clear();
   client_refs = tool_refs = 0;
   pid = 0;
+}
+
+bool library::initialized() const { return session && pid == getpid(); }
+
+std::shared_ptr<client::session> library::connection_to(const proc_id& server) const {
+  for (const auto& c : connections)
+    if (c->server() == server && c->connected()) return c;
+  return nullptr;
+}
+
+std::vector<std::shared_ptr<client::session>> library::take_sessions() {
+  std::vector<std::shared_ptr<client::session>> out;
+  if (session) out.push_back(session);
+  for (auto& c : connections)
+    if (c != session) out.push_back(c);
+  connections.clear();
+  session.reset();
+  pid = 0;
+  connections_changed.notify_all();  // PMIx_tool_set_server stops waiting
+  return out;
 }
 
 std::shared_ptr<client::session> current_session() {

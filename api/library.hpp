@@ -1,14 +1,18 @@
-// The client library's process-wide state: one session shared by PMIx_Init
+// The client library's process-wide state: the sessions shared by PMIx_Init
 // and PMIx_tool_init, each with its own reference count (spec 004,
-// "Tool-Side Teardown"). The session is torn down when both counts are zero.
+// "Tool-Side Teardown"), torn down when both counts are zero. A tool may hold
+// several server connections, a session each (PMIx_tool_attach_to_server);
+// the primary one serves the client calls (docs/architecture.md, "Tools").
 #pragma once
 
 #include <sys/types.h>
 
 #include <atomic>
+#include <cstdint>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "client/session.hpp"
 
@@ -18,16 +22,31 @@ struct library {
   std::mutex mutex;  // serializes init and finalize
   int client_refs = 0;
   int tool_refs = 0;
+  std::uint64_t cycle = 0;  // counts the init cycles (a finalize in between shows)
   pid_t pid = 0;  // the process that initialized: a forked child differs
+  // The session the client calls use: the primary server's connection (one
+  // of `connections`), or, when there is no primary server, one without a
+  // server (PMIX_TOOL_DO_NOT_CONNECT, or the primary was disconnected).
   std::shared_ptr<client::session> session;
+  // Every server connection of this init cycle, oldest first.
+  std::vector<std::shared_ptr<client::session>> connections;
+  // Notified (under `mutex`) when a connection is added.
+  std::condition_variable connections_changed;
   // In a server process (PMIx_server_init .. the last PMIx_server_finalize):
   // the host's own store, used by the client calls when the process is not
   // also a client or tool (Open MPI's mpirun stores its URI with
   // PMIx_Store_internal right after PMIx_server_init).
   std::shared_ptr<client::session> server_self;
 
-  // In a forked child: drop the parent's session without touching it.
+  // In a forked child: drop the parent's sessions without touching them.
   void forget_if_forked();
+  // Under `mutex`: true between init and the last finalize, in this process.
+  bool initialized() const;
+  // Under `mutex`: the live connection to `server` (null if none).
+  std::shared_ptr<client::session> connection_to(const proc_id& server) const;
+  // Under `mutex`, at the last finalize: every session of this cycle, the
+  // current one first, leaving none.
+  std::vector<std::shared_ptr<client::session>> take_sessions();
 };
 
 library& lib();

@@ -164,9 +164,10 @@ pmix_status_t session::connect(const std::string& uri, role r, const proc_id& pr
   return PMIX_SUCCESS;
 }
 
-std::shared_ptr<session> session::singleton(const proc_id& self) {
+std::shared_ptr<session> session::singleton(const proc_id& self, role r) {
   std::shared_ptr<session> s{new session};
   s->self_ = self;
+  s->role_ = r;
   s->data_.load_job(singleton_job(self));
   return s;
 }

@@ -41,7 +41,8 @@ class session : public std::enable_shared_from_this<session> {
                                const info_list& info, std::shared_ptr<session>& out,
                                event_fn on_event = {});
   // A process without a server (OpenPMIx's singleton): job size 1, rank 0.
-  static std::shared_ptr<session> singleton(const proc_id& self);
+  // A tool's (role::tool) is the one it has while no server is its primary.
+  static std::shared_ptr<session> singleton(const proc_id& self, role r = role::client);
   // The server process's own store (PMIx_Put, PMIx_Store_internal and
   // PMIx_Get called by a host after PMIx_server_init): no connection and no
   // job data of its own.
@@ -51,6 +52,8 @@ class session : public std::enable_shared_from_this<session> {
   const proc_id& self() const { return self_; }
   const proc_id& server() const { return server_; }
   bool is_singleton() const { return !conn_; }
+  // Has a connection to its server that is not lost.
+  bool connected() const { return conn_ && !conn_->lost(); }
   role which() const { return role_; }
 
   pmix_status_t put(pmix_scope_t scope, info item);

@@ -3079,6 +3079,11 @@ static inline void pmix_data_array_construct_(pmix_data_array_t *m, size_t n,
 /* Deprecated names, kept so that older code still compiles               */
 /* ===================================================================== */
 
+/* The older form of PMIx_tool_attach_to_server (pmix_tool.h): the same
+ * connection, without the server's identity. */
+PMIX_EXPORT pmix_status_t PMIx_tool_connect_to_server(pmix_proc_t *proc,
+                                                      pmix_info_t info[], size_t ninfo);
+
 #define PMIX_BUFFER 26 /* data type */
 
 #define PMIX_ERR_SILENT -2

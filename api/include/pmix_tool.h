@@ -2,8 +2,9 @@
  * pmix_tool.h - the tool API (debuggers, launchers and other programs that
  * connect to a PMIx server without being one of its clients).
  *
- * Binary compatible with OpenPMIx 4.2.2. Only the calls implemented so far
- * are declared; the rest of the 4.2.2 tool API is added as it is built.
+ * Binary compatible with OpenPMIx 4.2.2. A tool may be connected to several
+ * servers at once; one of them, the primary, serves the client calls
+ * (docs/architecture.md, "Tools").
  */
 #ifndef PMIx_TOOL_API_H
 #define PMIx_TOOL_API_H
@@ -19,8 +20,39 @@ extern "C" {
  * receives the tool's identity. */
 PMIX_EXPORT pmix_status_t PMIx_tool_init(pmix_proc_t *proc, pmix_info_t info[], size_t ninfo);
 
-/* Disconnects and finalizes the tool library. */
+/* Closes every server connection and finalizes the tool library. */
 PMIX_EXPORT pmix_status_t PMIx_tool_finalize(void);
+
+/* Connects to one more server, found by the info attributes as
+ * PMIx_tool_init finds its first (PMIX_SERVER_URI, PMIX_SERVER_PIDINFO,
+ * PMIX_SERVER_NSPACE, PMIX_CONNECT_TO_SYSTEM, ...; info is required:
+ * PMIX_ERR_BAD_PARAM without). *myproc (may be NULL) receives the tool's
+ * identity, *server (may be NULL) the server's. With PMIX_PRIMARY_SERVER the
+ * server becomes the primary one (the one the other calls use); without, the
+ * primary server stays as it was. A server already connected: its identity,
+ * no second connection. No such server: PMIX_ERR_UNREACH. */
+PMIX_EXPORT pmix_status_t PMIx_tool_attach_to_server(pmix_proc_t *myproc, pmix_proc_t *server,
+                                                     pmix_info_t info[], size_t ninfo);
+
+/* Closes the connection to *server; the library stays initialized. After
+ * the primary server's, calls that need a server return PMIX_ERR_UNREACH
+ * until PMIx_tool_set_server or PMIx_tool_attach_to_server names another.
+ * NULL: no primary server from now on, every connection kept.
+ * PMIX_ERR_NOT_FOUND: no connection to that server. */
+PMIX_EXPORT pmix_status_t PMIx_tool_disconnect(const pmix_proc_t *server);
+
+/* The servers the tool is connected to, the primary first, then in the order
+ * they were attached: an array the caller frees with PMIX_PROC_FREE.
+ * PMIX_ERR_UNREACH (and no array) when there is none. */
+PMIX_EXPORT pmix_status_t PMIx_tool_get_servers(pmix_proc_t *servers[], size_t *nservers);
+
+/* Makes *server, one the tool is connected to, the primary server; the
+ * tool's own identity: no primary server. PMIX_WAIT_FOR_CONNECTION waits up
+ * to PMIX_TIMEOUT seconds (none: no wait) for a connection to it made by
+ * another thread, and then gives PMIX_ERR_NOT_FOUND; without waiting, a
+ * server not connected gives PMIX_ERR_UNREACH. */
+PMIX_EXPORT pmix_status_t PMIx_tool_set_server(const pmix_proc_t *server,
+                                               pmix_info_t info[], size_t ninfo);
 
 /* Receives forwarded output: payload arrived on channel from *source, for
  * the handler registered as iofhdlr. The payload and info belong to the

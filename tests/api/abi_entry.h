@@ -29,6 +29,7 @@ extern const size_t abi_openpmix_count;
 /* From the generated signature checks (compiled against our headers). */
 extern const int abi_signatures_checked;
 extern const char *const abi_functions_only_in_ours[];
+extern const char *const abi_functions_only_in_openpmix[];
 
 #ifdef __cplusplus
 }

@@ -119,4 +119,17 @@ TEST_SUITE("abi") {
     // one static assertion per declared function and per callback typedef
     CHECK(abi_signatures_checked >= 100);
   }
+
+  TEST_CASE("every tool function of 4.2.2 is declared, with its 4.2.2 signature") {
+    // Declared means checked: each of ours has a static assertion above.
+    const auto missing = to_set(abi_functions_only_in_openpmix);
+    for (const char* name : {"PMIx_tool_init", "PMIx_tool_finalize", "PMIx_tool_attach_to_server",
+                             "PMIx_tool_connect_to_server", "PMIx_tool_disconnect", "PMIx_tool_get_servers",
+                             "PMIx_tool_set_server"})
+      CHECK_MESSAGE(missing.count(name) == 0, name);
+    for (const auto& name : missing) {
+      CHECK_MESSAGE(name.rfind("PMIx_tool_", 0) != 0, name);
+      MESSAGE("not declared yet: " << name);
+    }
+  }
 }

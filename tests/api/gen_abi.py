@@ -8,7 +8,8 @@ struct members, and writes:
   --names       names found in only one of the two header sets, per kind
   --signatures  C11 static assertions that each function we declare, and each
                 callback typedef we define, has the type OpenPMIx 4.2.2 gives
-                it (compiled against our headers only)
+                it (compiled against our headers only), and the functions
+                declared on one side only
 """
 
 import argparse
@@ -222,6 +223,8 @@ def main():
     lines.append("const int abi_signatures_checked = %d;" % count)
     lines.append("const char *const abi_functions_only_in_ours[] = {%s0};"
                  % "".join(c_string(n) + ", " for n in missing_functions))
+    lines.append("const char *const abi_functions_only_in_openpmix[] = {%s0};"
+                 % "".join(c_string(n) + ", " for n in sorted(set(their_funcs) - set(our_funcs))))
     with open(args.signatures, "w") as f:
         f.write("\n".join(lines) + "\n")
 

@@ -83,6 +83,21 @@ std::vector<std::pair<std::string, pmix_status_t>> call_every_blocking_form(cons
                    PMIx_Notify_event(code, nullptr, PMIX_RANGE_PROC_LOCAL, nullptr, 0, nullptr, nullptr));
   out.emplace_back("PMIx_tool_init", PMIx_tool_init(nullptr, nullptr, 0));
   out.emplace_back("PMIx_tool_finalize", PMIx_tool_finalize());
+  pmix_info_t where;
+  PMIX_INFO_LOAD(&where, PMIX_SERVER_NSPACE, nspace.c_str(), PMIX_STRING);
+  out.emplace_back("PMIx_tool_attach_to_server", PMIx_tool_attach_to_server(nullptr, nullptr, &where, 1));
+  PMIX_INFO_DESTRUCT(&where);
+  pmix_proc_t server;
+  PMIX_LOAD_PROCID(&server, nspace.c_str(), 0);
+  out.emplace_back("PMIx_tool_disconnect", PMIx_tool_disconnect(&server));
+  pmix_info_t wait[2];
+  bool yes = true;
+  int seconds = 5;
+  PMIX_INFO_LOAD(&wait[0], PMIX_WAIT_FOR_CONNECTION, &yes, PMIX_BOOL);
+  PMIX_INFO_LOAD(&wait[1], PMIX_TIMEOUT, &seconds, PMIX_INT);
+  out.emplace_back("PMIx_tool_set_server(PMIX_WAIT_FOR_CONNECTION)", PMIx_tool_set_server(&server, wait, 2));
+  PMIX_INFO_DESTRUCT(&wait[0]);
+  PMIX_INFO_DESTRUCT(&wait[1]);
   // The blocking forms with no status: they must do nothing (checked by the
   // caller: the namespace and the rank are still there).
   PMIx_server_deregister_client(&p, nullptr, nullptr);

@@ -15,8 +15,9 @@
 //   get_nb:<rank|*>:<key>         PMIx_Get_nb; waits for its callback
 //   initialized                   prints PMIx_Initialized()
 //   wait_file:<path>              waits (up to 120 s) until the file exists
-//   tool_init[:ns=<nspace>][:rank=<r>]   PMIx_tool_init with PMIX_SERVER_URI from
-//                                 $TEST_SERVER_URI (if set); prints the identity
+//   tool_init[:ns=<nspace>][:rank=<r>][:standalone]   PMIx_tool_init with PMIX_SERVER_URI
+//                                 from $TEST_SERVER_URI (if set), or with
+//                                 PMIX_TOOL_DO_NOT_CONNECT; prints the identity
 //   tool_init_ns:<nspace> | tool_init_pid:<pid> | tool_init_system
 //                                 PMIx_tool_init finding the server's rendezvous
 //                                 file by PMIX_SERVER_NSPACE / PMIX_SERVER_PIDINFO /
@@ -46,6 +47,7 @@
 //                                 for each string result
 //   (the requests a client hands its host: tests/e2e/request_steps.hpp;
 //   groups: tests/e2e/group_steps.hpp)
+//   (a tool's several servers: tests/e2e/tool_steps.hpp)
 //   job_control:<key>=<text>      PMIx_Job_control with one string directive;
 //                                 prints the number of results
 //   publish:<key>=<text>[:ns]     PMIx_Publish (with PMIX_RANGE_NAMESPACE)
@@ -88,6 +90,7 @@
 #include "tests/e2e/probe.hpp"
 #include "tests/e2e/group_steps.hpp"
 #include "tests/e2e/request_steps.hpp"
+#include "tests/e2e/tool_steps.hpp"
 #include "tests/e2e/steps.hpp"
 #include <signal.h>
 #include <dirent.h>
@@ -385,7 +388,9 @@ int run(const std::vector<std::string>& steps) {
       std::string ns;
       pmix_rank_t rank = 0;
       bool have_rank = false;
+      bool standalone = false;
       for (std::size_t k = 1; k < parts.size(); ++k) {
+        if (parts[k] == "standalone") standalone = true;
         if (parts[k].rfind("ns=", 0) == 0) ns = parts[k].substr(3);
         if (parts[k].rfind("rank=", 0) == 0) {
           rank = static_cast<pmix_rank_t>(std::atoi(parts[k].substr(5).c_str()));
@@ -394,7 +399,10 @@ int run(const std::vector<std::string>& steps) {
       }
       const char* uri = std::getenv("TEST_SERVER_URI");
       info.reserve(3);
-      if (uri != nullptr) {
+      if (standalone) {
+        info.emplace_back();
+        PMIX_INFO_LOAD(&info.back(), PMIX_TOOL_DO_NOT_CONNECT, &standalone, PMIX_BOOL);
+      } else if (uri != nullptr) {
         info.emplace_back();
         PMIX_INFO_LOAD(&info.back(), PMIX_SERVER_URI, uri, PMIX_STRING);
       }
@@ -813,6 +821,9 @@ int run(const std::vector<std::string>& steps) {
       // (done)
     } else if (pmix::test::run_group_step(step, parts, me, [](const std::string& s, pmix_status_t rc,
                                                                 const std::string& extra) { say(s, rc, extra); })) {
+      // (done)
+    } else if (pmix::test::run_tool_step(step, parts, [](const std::string& s, pmix_status_t rc,
+                                                         const std::string& extra) { say(s, rc, extra); })) {
       // (done)
     } else if (local_functions::run(step, cmd, parts)) {
       // one of the steps of the block above

@@ -4,7 +4,10 @@
 // anything else: string). Prints "init <STATUS>" (and with $SERVER_HOST_JOB
 // registers a job and prints its rank 0's environment), then waits until the file
 // named by $SERVER_HOST_STOP exists (or for ever if unset; SIGKILL ends it),
-// finalizes and prints "finalize <STATUS>".
+// finalizes and prints "finalize <STATUS>". With $SERVER_HOST_QUERY set, the
+// host module has a query up-call that answers every key with the job's
+// namespace, so a tool can tell which server answered; without it there is
+// no module.
 #include <pmix.h>
 #include <pmix_server.h>
 #include <unistd.h>
@@ -16,6 +19,37 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+namespace {
+
+std::string query_answer = "(no job)";  // what every query key gets (SERVER_HOST_QUERY)
+
+struct answer {
+  pmix_info_t* info;
+  size_t ninfo;
+};
+
+void release_answer(void* cbdata) {
+  auto* a = static_cast<answer*>(cbdata);
+  PMIX_INFO_FREE(a->info, a->ninfo);
+  delete a;
+}
+
+pmix_status_t answer_query(pmix_proc_t*, pmix_query_t* queries, size_t nqueries, pmix_info_cbfunc_t cbfunc,
+                           void* cbdata) {
+  auto* a = new answer{nullptr, 0};
+  for (size_t q = 0; q < nqueries; ++q)
+    for (char** k = queries[q].keys; k != nullptr && *k != nullptr; ++k) ++a->ninfo;
+  PMIX_INFO_CREATE(a->info, a->ninfo);
+  size_t n = 0;
+  for (size_t q = 0; q < nqueries; ++q)
+    for (char** k = queries[q].keys; k != nullptr && *k != nullptr; ++k)
+      PMIX_INFO_LOAD(&a->info[n++], *k, query_answer.c_str(), PMIX_STRING);
+  cbfunc(PMIX_SUCCESS, a->info, a->ninfo, cbdata, release_answer, a);
+  return PMIX_SUCCESS;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   std::vector<pmix_info_t> info(static_cast<std::size_t>(argc > 1 ? argc - 1 : 0));
@@ -40,7 +74,15 @@ int main(int argc, char** argv) {
       PMIX_INFO_LOAD(&d, key.c_str(), val.c_str(), PMIX_STRING);
     }
   }
-  const auto rc = PMIx_server_init(nullptr, info.empty() ? nullptr : info.data(), info.size());
+  pmix_server_module_t module{};
+  module.query = answer_query;
+  const bool with_query = std::getenv("SERVER_HOST_QUERY") != nullptr;
+  if (const char* job = std::getenv("SERVER_HOST_JOB")) {
+    const std::string spec = job;
+    query_answer = spec.substr(0, spec.find(':'));
+  }
+  const auto rc =
+      PMIx_server_init(with_query ? &module : nullptr, info.empty() ? nullptr : info.data(), info.size());
   std::printf("init %s\n", PMIx_Error_string(rc));
   std::fflush(stdout);
   if (rc != PMIX_SUCCESS) return 1;

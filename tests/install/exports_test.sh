@@ -27,11 +27,25 @@ fi
 readelf -d "$srv" | grep -q 'NEEDED.*libcaf_core' || fail "server runtime does not link CAF"
 
 # Every function the 4.2.2 headers of this project declare is defined.
-# (PMIx_Heartbeat is a macro, as in OpenPMIx.)
-for f in $(grep -ho 'PMIx_[A-Za-z_]*(' api/include/pmix.h api/include/pmix_server.h \
-             api/include/pmix_tool.h | tr -d '(' | grep -vx 'PMIx_Heartbeat' | sort -u); do
+# (PMIx_Heartbeat is a macro, as in OpenPMIx; pmix_common.h holds the value
+# helpers and the deprecated PMIx_tool_connect_to_server.)
+for f in $(grep -ho 'PMIx_[A-Za-z_]*(' api/include/pmix_common.h api/include/pmix.h \
+             api/include/pmix_server.h api/include/pmix_tool.h | tr -d '(' | grep -vx 'PMIx_Heartbeat' | sort -u); do
   nm -D --defined-only "$lib" | awk '{print $3}' | grep -qx "$f" || fail "declared but not exported: $f"
 done
+# Every tool function OpenPMIx 4.2.2's libpmix.so.2 (libpmix-dev, tools/deps.sh)
+# exports, ours exports too: a tool built against it finds them all.
+openpmix=/usr/lib/x86_64-linux-gnu/libpmix.so.2
+if [ ! -f "$openpmix" ]; then
+  fail "$openpmix is not installed"
+else
+  tools=$(nm -D --defined-only "$openpmix" | awk '{print $3}' | grep '^PMIx_tool_' | sort -u)
+  [ -n "$tools" ] || fail "OpenPMIx exports no PMIx_tool_ functions"
+  for f in $tools; do
+    nm -D --defined-only "$lib" | awk '{print $3}' | grep -qx "$f" || fail "OpenPMIx exports $f, we do not"
+  done
+  echo "all $(echo "$tools" | wc -l) PMIx_tool_ functions of OpenPMIx 4.2.2 are exported"
+fi
 # Every PMIx function our first real users import is defined: Open MPI
 # 4.1.4's PMIx component (48 functions) and Slurm 22.05's mpi/pmix_v4
 # plugin (13). CI installs both (tools/deps.sh).
