@@ -24,6 +24,7 @@ host_context* ctx = nullptr;
 using group = std::vector<std::pair<std::string, pmix_rank_t>>;
 std::vector<group> groups;
 std::size_t connect_count = 0;
+std::size_t tool_count = 0;
 
 group make_group(const pmix_proc_t procs[], std::size_t nprocs) {
   group g;
@@ -349,6 +350,27 @@ void on_log(const pmix_proc_t* client, const pmix_info_t data[], size_t ndata,
   });
 }
 
+// A tool gets the identity it proposes, else one of its own.
+void on_tool_connected(pmix_info_t info[], size_t ninfo, pmix_tool_connection_cbfunc_t cbfunc,
+                       void* cbdata) {
+  std::string nspace;
+  pmix_rank_t rank = 0;
+  if (const pmix_info_t* i = find_info(info, ninfo, PMIX_TOOL_NSPACE))
+    if (i->value.type == PMIX_STRING && i->value.data.string != nullptr)
+      nspace = i->value.data.string;
+  if (const pmix_info_t* i = find_info(info, ninfo, PMIX_TOOL_RANK))
+    if (auto v = as_integer(i->value); v && *v >= 0 && *v < PMIX_RANK_VALID)
+      rank = static_cast<pmix_rank_t>(*v);
+  post([nspace, rank, cbfunc, cbdata] {
+    const std::string name = !nspace.empty() ? nspace
+                                             : "pmixrun-server." + std::to_string(::getpid()) +
+                                                   ".tool." + std::to_string(tool_count++);
+    pmix_proc_t proc = make_proc(name, rank);
+    note("pmixrun: a tool connected as %s%s\n", to_string(proc));
+    if (cbfunc != nullptr) cbfunc(PMIX_SUCCESS, &proc, cbdata);
+  });
+}
+
 // ---- queries ----------------------------------------------------------------
 
 // A process's state as a query reports it.
@@ -414,7 +436,8 @@ std::string command_line(const job& j) {
 bool answer(const std::string& key, const pmix_query_t& q, info_array& out) {
   const pmix_info_t* ns_qual = find_info(q.qualifiers, q.nqual, PMIX_NSPACE);
   std::string wanted;
-  if (ns_qual != nullptr && ns_qual->value.type == PMIX_STRING && ns_qual->value.data.string != nullptr)
+  if (ns_qual != nullptr && ns_qual->value.type == PMIX_STRING &&
+      ns_qual->value.data.string != nullptr)
     wanted = ns_qual->value.data.string;
   const auto jobs = live_jobs();
   if (key == PMIX_QUERY_NAMESPACES) {
@@ -476,8 +499,8 @@ struct query_copy {
   std::vector<std::shared_ptr<info_array>> qualifiers;
 };
 
-pmix_status_t on_query(pmix_proc_t* proc, pmix_query_t* queries, size_t nqueries, pmix_info_cbfunc_t cbfunc,
-                       void* cbdata) {
+pmix_status_t on_query(pmix_proc_t* proc, pmix_query_t* queries, size_t nqueries,
+                       pmix_info_cbfunc_t cbfunc, void* cbdata) {
   if (queries == nullptr || nqueries == 0) return PMIX_ERR_BAD_PARAM;
   auto copy = std::make_shared<query_copy>();
   for (std::size_t k = 0; k < nqueries; ++k) {
@@ -530,6 +553,7 @@ pmix_server_module_t host_module(host_context& c) {
   module.disconnect = on_disconnect;
   module.log = on_log;
   module.query = on_query;
+  module.tool_connected = on_tool_connected;
   return module;
 }
 
@@ -539,7 +563,9 @@ pmix_status_t register_attributes() {
     std::vector<const char*> attrs;
   };
   // What the up-calls above read (PMIx_Register_attributes takes attribute
-  // names). Functions whose up-call reads nothing register none.
+  // names). Functions whose up-call reads nothing (fence, abort, connect,
+  // disconnect) are not registered: OpenPMIx 4.2.2's server crashes
+  // answering a host-level query when a function has an empty list.
   const registration table[] = {
       {"PMIx_Query_info",
        {"PMIX_QUERY_NAMESPACES", "PMIX_QUERY_NAMESPACE_INFO", "PMIX_QUERY_PROC_TABLE",
@@ -548,13 +574,10 @@ pmix_status_t register_attributes() {
       {"PMIx_Lookup", {"PMIX_RANGE", "PMIX_WAIT", "PMIX_TIMEOUT", "PMIX_USERID"}},
       {"PMIx_Unpublish", {"PMIX_RANGE", "PMIX_USERID"}},
       {"PMIx_Spawn", {"PMIX_WDIR"}},
+      {"PMIx_tool_init", {"PMIX_TOOL_NSPACE", "PMIX_TOOL_RANK"}},
       {"PMIx_Log",
        {"PMIX_LOG_STDOUT", "PMIX_LOG_STDERR", "PMIX_LOG_SYSLOG", "PMIX_LOG_LOCAL_SYSLOG",
         "PMIX_LOG_GLOBAL_SYSLOG", "PMIX_LOG_SYSLOG_PRI", "PMIX_LOG_SOURCE", "PMIX_LOG_ONCE"}},
-      {"PMIx_Fence", {}},
-      {"PMIx_Abort", {}},
-      {"PMIx_Connect", {}},
-      {"PMIx_Disconnect", {}},
   };
   for (const auto& r : table) {
     std::vector<char*> attrs;

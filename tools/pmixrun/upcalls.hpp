@@ -23,6 +23,10 @@
 //  disconnect  forgets the group; a group that was never connected is
 //              acknowledged with PMIX_SUCCESS, as Open MPI's ORTE does (its
 //              disconnect up-call is a fence over the procs).
+//  tool_connected
+//              the identity the tool proposes (PMIX_TOOL_NSPACE, PMIX_TOOL_RANK,
+//              default 0), else "pmixrun-server.<pid>.tool.<k>", rank 0.
+//              OpenPMIx accepts no tool without this up-call.
 //  query       PMIX_QUERY_NAMESPACES (the jobs not ended, comma-separated),
 //              PMIX_QUERY_PROC_TABLE and PMIX_QUERY_LOCAL_PROC_TABLE (one
 //              node: the same; the job named by the PMIX_NSPACE qualifier, a
