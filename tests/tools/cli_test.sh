@@ -6,10 +6,11 @@
 set -uo pipefail
 pmixrun=${PMIXRUN:-tools/pmixrun/pmixrun}
 listener=${EVENT_LISTENER:-tests/tools/event_listener}
-pmix_info=tools/cli/pmix_info
-pps=tools/cli/pps
-pquery=tools/cli/pquery
-pevent=tools/cli/pevent
+cli=${PMIX_CLI_DIR:-tools/cli}   # the tools, or copies of them built against another library
+pmix_info=$cli/pmix_info
+pps=$cli/pps
+pquery=$cli/pquery
+pevent=$cli/pevent
 tmp=$(mktemp -d /tmp/clit.XXXXXX)
 export TMPDIR=$tmp   # servers leave their rendezvous files here; short socket paths
 unset PMIX_SERVER_TMPDIR PMIX_SYSTEM_TMPDIR PMIX_SERVER_URI41 PMIX_SERVER_URI4 PMIX_NAMESPACE

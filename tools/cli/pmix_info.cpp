@@ -193,10 +193,20 @@ int main(int argc, char** argv) {
     levels[kHost] = server.given;
   }
 
-  // The host level needs a server; the library answers the others itself.
+  // The host level needs a server; the library answers the others itself,
+  // as a tool that connects nowhere (OpenPMIx answers no query before init).
   pmix_proc_t self;
   const bool connected = !version_only && levels[kHost];
   if (connected && connect("pmix_info", server, self) != PMIX_SUCCESS) return exit_no_server;
+  bool standalone = false;
+  if (!connected && !version_only) {
+    pmix_info_t alone;
+    const bool yes = true;
+    PMIX_INFO_CONSTRUCT(&alone);
+    PMIX_INFO_LOAD(&alone, PMIX_TOOL_DO_NOT_CONNECT, &yes, PMIX_BOOL);
+    standalone = PMIx_tool_init(&self, &alone, 1) == PMIX_SUCCESS;
+    PMIX_INFO_DESTRUCT(&alone);
+  }
 
   print_version();
   int code = exit_ok;
@@ -221,6 +231,6 @@ int main(int argc, char** argv) {
       code = exit_failed;
     }
   }
-  if (connected) PMIx_tool_finalize();
+  if (connected || standalone) PMIx_tool_finalize();
   return code;
 }
