@@ -128,6 +128,20 @@ inline constexpr key tool_init[] = {PMIX_TOOL_NSPACE,
                                     PMIX_CONNECT_SYSTEM_FIRST,
                                     PMIX_CONNECT_MAX_RETRIES,
                                     PMIX_CONNECT_RETRY_DELAY};
+// PMIx_tool_attach_to_server reads the same directives (the server to find)
+// and PMIX_PRIMARY_SERVER; PMIx_tool_set_server its waiting.
+inline constexpr key tool_attach_to_server[] = {PMIX_SERVER_URI,
+                                                PMIX_TCP_URI,
+                                                PMIX_SERVER_TMPDIR,
+                                                PMIX_SYSTEM_TMPDIR,
+                                                PMIX_SERVER_PIDINFO,
+                                                PMIX_SERVER_NSPACE,
+                                                PMIX_CONNECT_TO_SYSTEM,
+                                                PMIX_CONNECT_SYSTEM_FIRST,
+                                                PMIX_CONNECT_MAX_RETRIES,
+                                                PMIX_CONNECT_RETRY_DELAY,
+                                                PMIX_PRIMARY_SERVER};
+inline constexpr key tool_set_server[] = {PMIX_WAIT_FOR_CONNECTION, PMIX_TIMEOUT};
 
 // ---- the tables -------------------------------------------------------------
 
@@ -233,8 +247,16 @@ inline constexpr function server_functions[] = {
 };
 
 inline constexpr function tool_functions[] = {
-    {"PMIx_tool_init", tool_init}, {"PMIx_tool_finalize"}, {"PMIx_IOF_pull"},
-    {"PMIx_IOF_deregister"},       {"PMIx_IOF_push"},
+    {"PMIx_tool_init", tool_init},
+    {"PMIx_tool_finalize"},
+    {"PMIx_tool_attach_to_server", tool_attach_to_server},
+    {"PMIx_tool_connect_to_server", tool_attach_to_server},
+    {"PMIx_tool_disconnect"},
+    {"PMIx_tool_get_servers"},
+    {"PMIx_tool_set_server", tool_set_server},
+    {"PMIx_IOF_pull"},
+    {"PMIx_IOF_deregister"},
+    {"PMIx_IOF_push"},
 };
 
 }  // namespace pmix::supported

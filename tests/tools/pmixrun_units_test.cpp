@@ -1,8 +1,10 @@
 // pmixrun's host logic without a server: the data store's contracts
-// (tools/pmixrun/datastore.hpp), the up-calls a one-node PMIx library
-// may never make (connect/disconnect complete locally in OpenPMIx and in
-// ours), called directly as a library would, their tasks run on this thread,
-// and the output forwarder (tools/pmixrun/iof.hpp) on pipes of the test's.
+// (tools/pmixrun/datastore.hpp), up-calls called directly as a library
+// would, their tasks run on this thread (connect/disconnect, which a
+// one-node PMIx library never makes: OpenPMIx and ours complete them
+// locally; log; tool_connected; query without jobs, whose answers with jobs
+// cli_test.sh checks), and the output forwarder (tools/pmixrun/iof.hpp) on
+// pipes of the test's.
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <pmix.h>
@@ -307,6 +309,116 @@ TEST_CASE(
   CHECK(text == "[a:1] two\n[a:1] lines\n[b:3] two\n[b:3] lines\n");
   for (auto& i : data) PMIX_INFO_DESTRUCT(&i);
   PMIX_INFO_DESTRUCT(&source);
+}
+
+namespace {
+
+struct tool_result {
+  int calls = 0;
+  pmix_status_t status = PMIX_ERROR;
+  std::string proc;
+};
+
+void on_tool(pmix_status_t status, pmix_proc_t* proc, void* cbdata) {
+  auto* r = static_cast<tool_result*>(cbdata);
+  ++r->calls;
+  r->status = status;
+  r->proc = proc != nullptr ? pmixrun::to_string(*proc) : "";
+}
+
+struct query_result {
+  int calls = 0;
+  pmix_status_t status = PMIX_ERROR;
+  std::vector<std::pair<std::string, std::string>> found;  // key, string value or type
+};
+
+void on_query_done(pmix_status_t status, pmix_info_t* info, size_t ninfo, void* cbdata,
+                   pmix_release_cbfunc_t release, void* release_data) {
+  auto* r = static_cast<query_result*>(cbdata);
+  ++r->calls;
+  r->status = status;
+  for (size_t k = 0; k < ninfo; ++k)
+    r->found.emplace_back(info[k].key,
+                          info[k].value.type == PMIX_STRING
+                              ? std::string(info[k].value.data.string)
+                              : std::string(PMIx_Data_type_string(info[k].value.type)));
+  if (release != nullptr) release(release_data);
+}
+
+}  // namespace
+
+TEST_CASE("up-calls: a tool gets the identity it proposes, else one of pmixrun's own") {
+  host_fixture h;
+  REQUIRE(static_cast<bool>(h.module.tool_connected));
+  tool_result r;
+  h.module.tool_connected(nullptr, 0, on_tool, &r);
+  CHECK(r.calls == 0);  // never from inside the up-call
+  pmixrun::run_posted();
+  CHECK(r.calls == 1);
+  CHECK(r.status == PMIX_SUCCESS);
+  const std::string prefix = "pmixrun-server." + std::to_string(getpid()) + ".tool.";
+  CHECK(r.proc.compare(0, prefix.size(), prefix) == 0);
+  CHECK(r.proc.substr(r.proc.size() - 2) == ":0");
+  tool_result second;
+  h.module.tool_connected(nullptr, 0, on_tool, &second);
+  pmixrun::run_posted();
+  CHECK(second.proc != r.proc);
+
+  pmix_info_t proposed[2];
+  PMIX_INFO_LOAD(&proposed[0], PMIX_TOOL_NSPACE, "mytool", PMIX_STRING);
+  const pmix_rank_t rank = 5;
+  PMIX_INFO_LOAD(&proposed[1], PMIX_TOOL_RANK, &rank, PMIX_PROC_RANK);
+  tool_result named;
+  h.module.tool_connected(proposed, 2, on_tool, &named);
+  pmixrun::run_posted();
+  CHECK(named.status == PMIX_SUCCESS);
+  CHECK(named.proc == "mytool:5");
+  for (auto& i : proposed) PMIX_INFO_DESTRUCT(&i);
+}
+
+TEST_CASE("up-calls: a query without jobs lists none; unknown keys are not found") {
+  host_fixture h;  // no launcher: no jobs
+  REQUIRE(static_cast<bool>(h.module.query));
+  char ns_key[] = PMIX_QUERY_NAMESPACES;
+  char unknown_key[] = "pmix.no.such.key";
+  char* both[] = {ns_key, unknown_key, nullptr};
+  pmix_query_t q;
+  PMIX_QUERY_CONSTRUCT(&q);
+  q.keys = both;
+  pmix_proc_t tool = make_proc("tool", 0);
+  query_result r;
+  CHECK(h.module.query(&tool, &q, 1, on_query_done, &r) == PMIX_SUCCESS);
+  CHECK(r.calls == 0);
+  pmixrun::run_posted();
+  CHECK(r.calls == 1);
+  CHECK(r.status == PMIX_ERR_PARTIAL_SUCCESS);
+  REQUIRE(r.found.size() == 1);
+  CHECK(r.found[0].first == PMIX_QUERY_NAMESPACES);
+  CHECK(r.found[0].second.empty());
+
+  char* unknown_only[] = {unknown_key, nullptr};
+  q.keys = unknown_only;
+  query_result none;
+  h.module.query(&tool, &q, 1, on_query_done, &none);
+  pmixrun::run_posted();
+  CHECK(none.status == PMIX_ERR_NOT_FOUND);
+  CHECK(none.found.empty());
+
+  // The process table and job size name a job: none here.
+  char table_key[] = PMIX_QUERY_PROC_TABLE;
+  char* table[] = {table_key, nullptr};
+  q.keys = table;
+  pmix_info_t ns;
+  PMIX_INFO_LOAD(&ns, PMIX_NSPACE, "nosuchjob", PMIX_STRING);
+  q.qualifiers = &ns;
+  q.nqual = 1;
+  query_result no_job;
+  h.module.query(&tool, &q, 1, on_query_done, &no_job);
+  pmixrun::run_posted();
+  CHECK(no_job.status == PMIX_ERR_NOT_FOUND);
+  PMIX_INFO_DESTRUCT(&ns);
+  q.keys = nullptr;
+  q.qualifiers = nullptr;
 }
 
 TEST_CASE("up-calls: publish and lookup through the module, directives separated from data") {

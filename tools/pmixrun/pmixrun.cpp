@@ -2,7 +2,7 @@
 // the public server API (pmix_server.h), the way a resource manager uses it:
 //
 //   pmixrun [-n N] [--nspace NAME] [--timeout SECONDS] [--tag-output] [--iof-server-output]
-//           [--quiet] [--verbose] prog [args...]
+//           [--system-server] [--quiet] [--verbose] prog [args...]
 //
 // It starts a PMIx server, registers one namespace with realistic job data
 // (jobs.hpp), registers and forks N clients with the environment
@@ -57,7 +57,8 @@ using clock_type = std::chrono::steady_clock;
 void usage() {
   std::fprintf(stderr,
                "usage: pmixrun [-n N] [--nspace NAME] [--timeout SECONDS] [--tag-output]\n"
-               "               [--iof-server-output] [--quiet] [--verbose] prog [args...]\n");
+               "               [--iof-server-output] [--system-server] [--quiet] [--verbose]\n"
+               "               prog [args...]\n");
 }
 
 uint32_t cpu_count() {
@@ -104,6 +105,7 @@ int main(int argc, char** argv) {
   bool verbose = false;
   bool tag_output = false;
   bool server_output = false;
+  bool system_server = false;
   int i = 1;
   for (; i < argc && argv[i][0] == '-'; ++i) {
     const std::string a = argv[i];
@@ -131,6 +133,8 @@ int main(int argc, char** argv) {
       tag_output = true;
     } else if (a == "--iof-server-output") {
       server_output = true;
+    } else if (a == "--system-server") {
+      system_server = true;
     } else if (a == "--") {
       ++i;
       break;
@@ -203,7 +207,12 @@ int main(int argc, char** argv) {
 
   pmix_server_module_t module = host_module(ctx);
   info_array dirs;
-  dirs.add_string(PMIX_SERVER_NSPACE, "pmixrun-server");
+  // Tools (pps, pquery, pevent: docs/tools.md) find pmixrun by its PID or
+  // this namespace, which the PID keeps apart from another pmixrun's, and
+  // with --system-server as the node's system server (one per node).
+  dirs.add_string(PMIX_SERVER_NSPACE, "pmixrun-server." + std::to_string(::getpid()));
+  dirs.add_bool(PMIX_SERVER_TOOL_SUPPORT, true);
+  if (system_server) dirs.add_bool(PMIX_SERVER_SYSTEM_SUPPORT, true);
   // Always said: whether the server writes the output pmixrun delivers.
   dirs.add_bool(PMIX_IOF_LOCAL_OUTPUT, server_output);
   // OpenPMIx 4.2 sets up the server's own output channels only for a
@@ -216,6 +225,9 @@ int main(int argc, char** argv) {
     if (!session_dir.empty()) ::rmdir(session_dir.c_str());
     return 1;
   }
+  rc = register_attributes();
+  if (rc != PMIX_SUCCESS)
+    std::fprintf(stderr, "pmixrun: PMIx_Register_attributes failed: %s\n", PMIx_Error_string(rc));
 
   job_spec spec;
   app_spec app;

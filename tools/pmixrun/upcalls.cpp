@@ -24,6 +24,7 @@ host_context* ctx = nullptr;
 using group = std::vector<std::pair<std::string, pmix_rank_t>>;
 std::vector<group> groups;
 std::size_t connect_count = 0;
+std::size_t tool_count = 0;
 
 group make_group(const pmix_proc_t procs[], std::size_t nprocs) {
   group g;
@@ -349,6 +350,190 @@ void on_log(const pmix_proc_t* client, const pmix_info_t data[], size_t ndata,
   });
 }
 
+// A tool gets the identity it proposes, else one of its own.
+void on_tool_connected(pmix_info_t info[], size_t ninfo, pmix_tool_connection_cbfunc_t cbfunc,
+                       void* cbdata) {
+  std::string nspace;
+  pmix_rank_t rank = 0;
+  if (const pmix_info_t* i = find_info(info, ninfo, PMIX_TOOL_NSPACE))
+    if (i->value.type == PMIX_STRING && i->value.data.string != nullptr)
+      nspace = i->value.data.string;
+  if (const pmix_info_t* i = find_info(info, ninfo, PMIX_TOOL_RANK))
+    if (auto v = as_integer(i->value); v && *v >= 0 && *v < PMIX_RANK_VALID)
+      rank = static_cast<pmix_rank_t>(*v);
+  post([nspace, rank, cbfunc, cbdata] {
+    const std::string name = !nspace.empty() ? nspace
+                                             : "pmixrun-server." + std::to_string(::getpid()) +
+                                                   ".tool." + std::to_string(tool_count++);
+    pmix_proc_t proc = make_proc(name, rank);
+    note("pmixrun: a tool connected as %s%s\n", to_string(proc));
+    if (cbfunc != nullptr) cbfunc(PMIX_SUCCESS, &proc, cbdata);
+  });
+}
+
+// ---- queries ----------------------------------------------------------------
+
+// A process's state as a query reports it.
+pmix_proc_state_t state_of(const process& p) {
+  if (p.pid <= 0) return PMIX_PROC_STATE_UNDEF;
+  if (!p.ended) return PMIX_PROC_STATE_RUNNING;
+  if (WIFSIGNALED(p.status)) return PMIX_PROC_STATE_ABORTED_BY_SIG;
+  return WEXITSTATUS(p.status) == 0 ? PMIX_PROC_STATE_TERMINATED : PMIX_PROC_STATE_TERM_NON_ZERO;
+}
+
+int exit_code_of(const process& p) {
+  if (!p.ended) return 0;
+  return WIFSIGNALED(p.status) ? 128 + WTERMSIG(p.status) : WEXITSTATUS(p.status);
+}
+
+std::string this_host() {
+  char name[256] = {0};
+  ::gethostname(name, sizeof name - 1);
+  return name;
+}
+
+// The jobs that have not ended (deregistered).
+std::vector<const job*> live_jobs() {
+  std::vector<const job*> out;
+  if (ctx->jobs == nullptr) return out;
+  for (const auto& j : ctx->jobs->jobs())
+    if (!j->finished && !j->launch_failed) out.push_back(j.get());
+  return out;
+}
+
+// PMIX_QUERY_PROC_TABLE of one job: a PMIX_DATA_ARRAY of PMIX_PROC_INFO.
+void add_proc_table(info_array& out, const char* key, const job& j) {
+  pmix_data_array_t* darray = nullptr;
+  PMIX_DATA_ARRAY_CREATE(darray, j.procs.size(), PMIX_PROC_INFO);
+  auto* table = static_cast<pmix_proc_info_t*>(darray->array);
+  const std::string host = this_host();
+  for (std::size_t r = 0; r < j.procs.size(); ++r) {
+    const auto& p = j.procs[r];
+    pmix_proc_info_t& pi = table[r];
+    PMIX_LOAD_PROCID(&pi.proc, j.nspace.c_str(), static_cast<pmix_rank_t>(r));
+    pi.hostname = ::strdup(host.c_str());
+    const auto& app = j.spec.apps[j.app_of(static_cast<uint32_t>(r))];
+    pi.executable_name = ::strdup(app.cmd.c_str());
+    pi.pid = p.pid;
+    pi.exit_code = exit_code_of(p);
+    pi.state = state_of(p);
+  }
+  out.add(key, darray, PMIX_DATA_ARRAY);
+  PMIX_DATA_ARRAY_FREE(darray);
+}
+
+std::string command_line(const job& j) {
+  std::string line;
+  for (const auto& app : j.spec.apps) {
+    if (!line.empty()) line += " : ";
+    const auto& argv = app.argv.empty() ? std::vector<std::string>{app.cmd} : app.argv;
+    for (std::size_t k = 0; k < argv.size(); ++k) line += (k == 0 ? "" : " ") + argv[k];
+  }
+  return line;
+}
+
+// Answers one key of a query; false when pmixrun does not know it.
+bool answer(const std::string& key, const pmix_query_t& q, info_array& out) {
+  const pmix_info_t* ns_qual = find_info(q.qualifiers, q.nqual, PMIX_NSPACE);
+  std::string wanted;
+  if (ns_qual != nullptr && ns_qual->value.type == PMIX_STRING &&
+      ns_qual->value.data.string != nullptr)
+    wanted = ns_qual->value.data.string;
+  const auto jobs = live_jobs();
+  if (key == PMIX_QUERY_NAMESPACES) {
+    std::string list;
+    for (const job* j : jobs) list += (list.empty() ? "" : ",") + j->nspace;
+    out.add_string(PMIX_QUERY_NAMESPACES, list);
+    return true;
+  }
+  if (key == PMIX_QUERY_PROC_TABLE || key == PMIX_QUERY_LOCAL_PROC_TABLE) {
+    // One node: the local table is the whole table. The namespace is required.
+    for (const job* j : jobs)
+      if (j->nspace == wanted) {
+        add_proc_table(out, key.c_str(), *j);
+        return true;
+      }
+    return false;
+  }
+  if (key == PMIX_QUERY_NAMESPACE_INFO) {
+    // An array with, per job (or the one named), its namespace, size and
+    // command line.
+    info_array all;
+    for (const job* j : jobs) {
+      if (!wanted.empty() && j->nspace != wanted) continue;
+      info_array one;
+      one.add_string(PMIX_NSPACE, j->nspace);
+      one.add_u32(PMIX_JOB_SIZE, j->size);
+      one.add_string(PMIX_CMD_LINE, command_line(*j));
+      all.add_array(PMIX_QUERY_NAMESPACE_INFO, one);
+    }
+    if (all.size() == 0) return false;
+    pmix_data_array_t* darray = nullptr;
+    PMIX_DATA_ARRAY_CREATE(darray, all.size(), PMIX_INFO);
+    auto* items = static_cast<pmix_info_t*>(darray->array);
+    for (std::size_t k = 0; k < all.size(); ++k) PMIX_INFO_XFER(&items[k], &all.data()[k]);
+    out.add(PMIX_QUERY_NAMESPACE_INFO, darray, PMIX_DATA_ARRAY);
+    PMIX_DATA_ARRAY_FREE(darray);
+    return true;
+  }
+  if (key == PMIX_JOB_SIZE) {
+    for (const job* j : jobs)
+      if (j->nspace == wanted) {
+        out.add_u32(PMIX_JOB_SIZE, j->size);
+        return true;
+      }
+    return false;
+  }
+  return false;
+}
+
+struct query_results {
+  info_array items;
+};
+
+void release_results(void* cbdata) { delete static_cast<query_results*>(cbdata); }
+
+// A copy of the queries, for the host thread.
+struct query_copy {
+  std::vector<std::vector<std::string>> keys;
+  std::vector<std::shared_ptr<info_array>> qualifiers;
+};
+
+pmix_status_t on_query(pmix_proc_t* proc, pmix_query_t* queries, size_t nqueries,
+                       pmix_info_cbfunc_t cbfunc, void* cbdata) {
+  if (queries == nullptr || nqueries == 0) return PMIX_ERR_BAD_PARAM;
+  auto copy = std::make_shared<query_copy>();
+  for (std::size_t k = 0; k < nqueries; ++k) {
+    copy->keys.push_back(copy_argv(queries[k].keys));
+    copy->qualifiers.push_back(copy_info(queries[k].qualifiers, queries[k].nqual));
+  }
+  const pmix_proc_t who = proc != nullptr ? *proc : make_proc("", PMIX_RANK_UNDEF);
+  post([who, copy, cbfunc, cbdata] {
+    auto* results = new query_results;
+    std::size_t asked = 0, known = 0;
+    for (std::size_t k = 0; k < copy->keys.size(); ++k) {
+      pmix_query_t q;
+      PMIX_QUERY_CONSTRUCT(&q);
+      q.qualifiers = copy->qualifiers[k]->data();
+      q.nqual = copy->qualifiers[k]->size();
+      for (const auto& key : copy->keys[k]) {
+        ++asked;
+        if (answer(key, q, results->items)) ++known;
+      }
+    }
+    const pmix_status_t rc = known == 0      ? PMIX_ERR_NOT_FOUND
+                             : known < asked ? PMIX_ERR_PARTIAL_SUCCESS
+                                             : PMIX_SUCCESS;
+    note("pmixrun: %s queried: %s\n", to_string(who), PMIx_Error_string(rc));
+    if (cbfunc == nullptr) {
+      delete results;
+      return;
+    }
+    cbfunc(rc, results->items.data(), results->items.size(), cbdata, release_results, results);
+  });
+  return PMIX_SUCCESS;
+}
+
 }  // namespace
 
 pmix_server_module_t host_module(host_context& c) {
@@ -367,7 +552,41 @@ pmix_server_module_t host_module(host_context& c) {
   module.connect = on_connect;
   module.disconnect = on_disconnect;
   module.log = on_log;
+  module.query = on_query;
+  module.tool_connected = on_tool_connected;
   return module;
+}
+
+pmix_status_t register_attributes() {
+  struct registration {
+    const char* function;
+    std::vector<const char*> attrs;
+  };
+  // What the up-calls above read (PMIx_Register_attributes takes attribute
+  // names). Functions whose up-call reads nothing (fence, abort, connect,
+  // disconnect) are not registered: OpenPMIx 4.2.2's server crashes
+  // answering a host-level query when a function has an empty list.
+  const registration table[] = {
+      {"PMIx_Query_info",
+       {"PMIX_QUERY_NAMESPACES", "PMIX_QUERY_NAMESPACE_INFO", "PMIX_QUERY_PROC_TABLE",
+        "PMIX_QUERY_LOCAL_PROC_TABLE", "PMIX_JOB_SIZE", "PMIX_NSPACE"}},
+      {"PMIx_Publish", {"PMIX_RANGE", "PMIX_PERSISTENCE", "PMIX_USERID"}},
+      {"PMIx_Lookup", {"PMIX_RANGE", "PMIX_WAIT", "PMIX_TIMEOUT", "PMIX_USERID"}},
+      {"PMIx_Unpublish", {"PMIX_RANGE", "PMIX_USERID"}},
+      {"PMIx_Spawn", {"PMIX_WDIR"}},
+      {"PMIx_tool_init", {"PMIX_TOOL_NSPACE", "PMIX_TOOL_RANK"}},
+      {"PMIx_Log",
+       {"PMIX_LOG_STDOUT", "PMIX_LOG_STDERR", "PMIX_LOG_SYSLOG", "PMIX_LOG_LOCAL_SYSLOG",
+        "PMIX_LOG_GLOBAL_SYSLOG", "PMIX_LOG_SYSLOG_PRI", "PMIX_LOG_SOURCE", "PMIX_LOG_ONCE"}},
+  };
+  for (const auto& r : table) {
+    std::vector<char*> attrs;
+    for (const char* a : r.attrs) attrs.push_back(const_cast<char*>(a));
+    attrs.push_back(nullptr);
+    const pmix_status_t rc = PMIx_Register_attributes(const_cast<char*>(r.function), attrs.data());
+    if (rc != PMIX_SUCCESS) return rc;
+  }
+  return PMIX_SUCCESS;
 }
 
 std::size_t connected_groups() { return groups.size(); }

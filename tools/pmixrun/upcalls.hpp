@@ -23,6 +23,18 @@
 //  disconnect  forgets the group; a group that was never connected is
 //              acknowledged with PMIX_SUCCESS, as Open MPI's ORTE does (its
 //              disconnect up-call is a fence over the procs).
+//  tool_connected
+//              the identity the tool proposes (PMIX_TOOL_NSPACE, PMIX_TOOL_RANK,
+//              default 0), else "pmixrun-server.<pid>.tool.<k>", rank 0.
+//              OpenPMIx accepts no tool without this up-call.
+//  query       PMIX_QUERY_NAMESPACES (the jobs not ended, comma-separated),
+//              PMIX_QUERY_PROC_TABLE and PMIX_QUERY_LOCAL_PROC_TABLE (one
+//              node: the same; the job named by the PMIX_NSPACE qualifier, a
+//              PMIX_DATA_ARRAY of pmix_proc_info_t), PMIX_QUERY_NAMESPACE_INFO
+//              (per job, or the one PMIX_NSPACE names: an info array of
+//              PMIX_NSPACE, PMIX_JOB_SIZE, PMIX_CMD_LINE), PMIX_JOB_SIZE (of
+//              the PMIX_NSPACE job). Other keys: PMIX_ERR_NOT_FOUND, or
+//              PMIX_ERR_PARTIAL_SUCCESS beside known ones.
 //  log         PMIX_LOG_STDOUT / PMIX_LOG_STDERR (strings) to pmixrun's
 //              stdout / stderr, every line prefixed "[nspace:rank] " (the
 //              PMIX_LOG_SOURCE directive, else the caller); PMIX_LOG_SYSLOG,
@@ -52,6 +64,10 @@ struct host_context {
 
 // The module for PMIx_server_init. `ctx` must outlive the server.
 pmix_server_module_t host_module(host_context& ctx);
+
+// Tells the library what the up-calls above support
+// (PMIx_Register_attributes), after PMIx_server_init.
+pmix_status_t register_attributes();
 
 // Groups connected and not disconnected yet, and connects acknowledged.
 std::size_t connected_groups();
