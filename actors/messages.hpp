@@ -307,6 +307,47 @@ struct deliver_event_msg {
   caf::actor skip;
 };
 
+// PMIx_server_define_process_set / _delete_process_set (server actor): the
+// set is kept, and every local client and tool is told
+// (PMIX_PROCESS_SET_DEFINE / _DELETE).
+struct pset_msg {
+  bool define = true;
+  std::string name;
+  std::vector<proc_id> members;
+  reply_to<no_result> done;
+};
+// The process-set queries the server answers itself
+// (PMIX_QUERY_NUM_PSETS, PMIX_QUERY_PSET_NAMES, PMIX_QUERY_PSET_MEMBERSHIP).
+// Reply: info_list.
+struct pset_query_msg {
+  std::vector<query> queries;
+};
+// PMIx_server_register_resources (add) / _deregister_resources (server
+// actor): node-level information every local job's data carries.
+struct resources_msg {
+  bool add = true;
+  info_list info;
+  reply_to<no_result> done;
+};
+// A namespace's job data loses these items, where it holds them with the
+// same value (namespace actor; resources deregistered).
+struct trim_job_msg {
+  info_list info;
+};
+// PMIx_server_deliver_inventory: another node's inventory, kept by its
+// PMIX_HOSTNAME (server actor).
+struct deliver_inventory_msg {
+  std::string host;
+  info_list info;
+  reply_to<no_result> done;
+};
+// PMIx_server_collect_inventory: this node's inventory, or the one kept for
+// `host` (server actor).
+struct collect_inventory_msg {
+  std::optional<std::string> host;
+  reply_to<info_list> done;
+};
+
 // PMIx_Group_* of a peer (server actor). Reply: fence_result whose `reply`
 // is an encoded InfoReply (the group's results).
 struct group_msg {
@@ -384,6 +425,9 @@ struct extend_job_msg {
   std::string nspace;
   info_list info;
   reply_to<no_result> done;
+  // Only the keys the job data does not carry yet (resources: the host's
+  // registration wins).
+  bool unless_present = false;
 };
 
 // PMIx_server_dmodex_request: the serialized wire::RankData a local process
@@ -443,6 +487,12 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::client_event_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::deliver_event_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::iof_pull_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::group_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::pset_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::pset_query_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::resources_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::trim_job_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::deliver_inventory_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::collect_inventory_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::group_upcall_done)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::iof_deregister_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::iof_forget_msg)

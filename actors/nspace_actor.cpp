@@ -2,6 +2,10 @@
 
 #include <malloc.h>
 
+#include <algorithm>
+#include <set>
+#include <string>
+
 #include "actors/cleaner.hpp"
 #include "actors/rank_actor.hpp"
 #include "common/log.hpp"
@@ -163,10 +167,41 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
         // PMIx_server_setup_local_support: the info joins the job data
         // (JobInfo's repeated `info`: appended fields extend it).
         auto& st = self->state;
+        std::set<std::string> present;
+        if (msg.unless_present) {
+          wire::JobInfo parsed;
+          if (parsed.ParseFromString(*st.job))
+            for (const auto& i : parsed.info()) present.insert(i.key());
+        }
         auto job = std::make_shared<std::string>(*st.job);
-        for (const auto& i : msg.info) protocol::append_info(*job, wire::JobInfo::kInfoFieldNumber, i);
+        for (const auto& i : msg.info)
+          if (present.count(i.key) == 0) protocol::append_info(*job, wire::JobInfo::kInfoFieldNumber, i);
         st.job = std::move(job);
         msg.done->deliver(PMIX_SUCCESS);
+      },
+      [=](const trim_job_msg& msg) {
+        // Resources deregistered: the items the job data holds with the
+        // same value go (what the host registered under those keys stays).
+        auto& st = self->state;
+        wire::JobInfo job;
+        if (!job.ParseFromString(*st.job)) return;
+        wire::JobInfo gone;
+        protocol::to_wire(msg.info, gone.mutable_info());
+        std::set<std::string> unwanted;
+        for (auto& i : *gone.mutable_info()) {
+          i.set_flags(0);
+          unwanted.insert(i.SerializeAsString());
+        }
+        auto* items = job.mutable_info();
+        const auto before = items->size();
+        items->erase(std::remove_if(items->begin(), items->end(),
+                                    [&](const wire::Info& i) {
+                                      auto copy = i;
+                                      copy.set_flags(0);
+                                      return unwanted.count(copy.SerializeAsString()) != 0;
+                                    }),
+                     items->end());
+        if (items->size() != before) st.job = std::make_shared<const std::string>(job.SerializeAsString());
       },
       [=](const job_info_msg&) {
         // The job-level store, what a local client reads at connect (the

@@ -301,12 +301,45 @@ void on_query(self_ptr self, std::uint64_t id, const wire::QueryRequest& req) {
       return protocol_error(self, error);
     queries.push_back(std::move(item));
   }
-  const bool asked = st.ctx->host->query(
-      st.proc, queries,
-      [addr = self->address(), gate = st.ctx->gate, id](pmix_status_t status, info_list results) {
-        gate->send_if_open(addr, query_done_atom::value, id, status, std::move(results));
-      });
-  if (!asked) send_info_reply(self, id, PMIX_ERR_NOT_SUPPORTED, {});
+  // The process-set keys the server answers itself; the rest go to the host.
+  auto is_pset_key = [](const std::string& k) {
+    return k == PMIX_QUERY_NUM_PSETS || k == PMIX_QUERY_PSET_NAMES || k == PMIX_QUERY_PSET_MEMBERSHIP;
+  };
+  std::vector<query> psets, rest;
+  for (auto& q : queries) {
+    query mine{{}, q.qualifiers}, theirs{{}, q.qualifiers};
+    for (auto& k : q.keys) (is_pset_key(k) ? mine : theirs).keys.push_back(std::move(k));
+    if (!mine.keys.empty()) psets.push_back(std::move(mine));
+    if (!theirs.keys.empty()) rest.push_back(std::move(theirs));
+  }
+  auto ask_host = [self, id](const std::vector<query>& asked_for, info_list answered) {
+    auto& st = self->state;
+    const bool asked = st.ctx->host->query(
+        st.proc, asked_for,
+        [addr = self->address(), gate = st.ctx->gate, id, answered](pmix_status_t status,
+                                                                    info_list results) mutable {
+          // Both: the server's answers first; a host failure is partial.
+          if (!answered.empty()) {
+            if (status != PMIX_SUCCESS) status = PMIX_ERR_PARTIAL_SUCCESS;
+            answered.insert(answered.end(), std::make_move_iterator(results.begin()),
+                            std::make_move_iterator(results.end()));
+            results = std::move(answered);
+          }
+          gate->send_if_open(addr, query_done_atom::value, id, status, std::move(results));
+        });
+    if (asked) return;
+    if (answered.empty()) return send_info_reply(self, id, PMIX_ERR_NOT_SUPPORTED, {});
+    send_info_reply(self, id, PMIX_ERR_PARTIAL_SUCCESS, answered);
+  };
+  if (psets.empty()) return ask_host(rest, {});
+  self->request(st.server, caf::infinite, pset_query_msg{std::move(psets)})
+      .then(
+          [=](info_list& answered) {
+            if (!rest.empty()) return ask_host(rest, std::move(answered));
+            const auto status = answered.empty() ? PMIX_ERR_NOT_FOUND : PMIX_SUCCESS;
+            send_info_reply(self, id, status, answered);
+          },
+          [=](caf::error&) { send_info_reply(self, id, PMIX_ERR_UNREACH, {}); });
 }
 
 // PMIx_Notify_event from this process: delivered by the server (the process

@@ -349,6 +349,9 @@ void on_register_nspace(self_ptr self, register_nspace_msg& msg) {
     log::error("server", "namespace ", msg.nspace, " refused: ", error);
     return msg.done->deliver(rc);
   }
+  // Resources the host registered: node-level data every job here carries.
+  for (const auto& r : st.resources)
+    if (find(layout.job_info, r.key) == nullptr) layout.job_info.push_back(r);
   nspace_locality loc{layout.local_ranks, layout.job_size};
   rank_map<registration> registrations;
   if (auto early = st.early_registrations.find(msg.nspace); early != st.early_registrations.end()) {
@@ -1084,6 +1087,100 @@ caf::result<fence_result> on_group(self_ptr self, group_msg& msg) {
   return group_answer(PMIX_ERR_BAD_PARAM);
 }
 
+// ---- process sets, resources, inventory ---------------------------------------
+
+// PMIx_server_define_process_set / _delete_process_set: kept here and told
+// to every local client and tool.
+void on_pset(self_ptr self, pset_msg& msg) {
+  auto& st = self->state;
+  event ev;
+  ev.source = st.ctx->server;
+  ev.range = PMIX_RANGE_LOCAL;
+  ev.info.push_back({PMIX_PSET_NAME, value::string(msg.name), 0});
+  if (msg.define) {
+    if (st.psets.count(msg.name) != 0) {
+      log::error("server", "process set ", msg.name, " exists already");
+      return msg.done->deliver(PMIX_ERR_EXISTS);
+    }
+    ev.status = PMIX_PROCESS_SET_DEFINE;
+    ev.info.push_back({PMIX_PSET_MEMBERS, proc_array(msg.members), 0});
+    st.psets.emplace(msg.name, std::move(msg.members));
+  } else {
+    if (st.psets.erase(msg.name) == 0) {
+      log::error("server", "process set ", msg.name, " to delete is not defined");
+      return msg.done->deliver(PMIX_ERR_NOT_FOUND);
+    }
+    ev.status = PMIX_PROCESS_SET_DELETE;
+  }
+  route_event(self, ev, caf::actor{});
+  msg.done->deliver(PMIX_SUCCESS);
+}
+
+info_list on_pset_query(self_ptr self, const pset_query_msg& msg) {
+  auto& st = self->state;
+  info_list out;
+  for (const auto& q : msg.queries)
+    for (const auto& k : q.keys) {
+      if (k == PMIX_QUERY_NUM_PSETS) {
+        out.push_back({PMIX_QUERY_NUM_PSETS, value::unsigned_(PMIX_SIZE, st.psets.size()), 0});
+      } else if (k == PMIX_QUERY_PSET_NAMES) {
+        std::string names;
+        for (const auto& [name, members] : st.psets) names += (names.empty() ? "" : ",") + name;
+        out.push_back({PMIX_QUERY_PSET_NAMES, value::string(names), 0});
+      } else if (k == PMIX_QUERY_PSET_MEMBERSHIP) {
+        const auto* name = find(q.qualifiers, PMIX_PSET_NAME);
+        const auto* text = name == nullptr ? nullptr : name->val.as_string();
+        auto it = text == nullptr ? st.psets.end() : st.psets.find(*text);
+        if (it != st.psets.end()) out.push_back({PMIX_QUERY_PSET_MEMBERSHIP, proc_array(it->second), 0});
+      }
+    }
+  return out;
+}
+
+// PMIx_server_register_resources / _deregister_resources: node-level data
+// every job of this node carries, from now on and in the namespaces already
+// registered (where the host's registration has the key, it wins).
+void on_resources(self_ptr self, resources_msg& msg) {
+  auto& st = self->state;
+  info_list added, removed;  // removed: the values replaced or deregistered
+  for (auto& i : msg.info) {
+    auto at = std::find_if(st.resources.begin(), st.resources.end(), [&](const info& r) { return r.key == i.key; });
+    if (at != st.resources.end()) {
+      removed.push_back(std::move(*at));
+      st.resources.erase(at);
+    }
+    if (msg.add) {
+      st.resources.push_back(i);
+      added.push_back(std::move(i));
+    }
+  }
+  for (const auto& [name, entry] : st.nspaces) {
+    if (entry.tool) continue;
+    // In order: the old values go, then the new ones come.
+    if (!removed.empty()) self->send(entry.actor, trim_job_msg{removed});
+    if (added.empty()) continue;
+    extend_job_msg extend{name, added, actors::make_reply<no_result>([](pmix_status_t, no_result) {})};
+    extend.unless_present = true;
+    self->send(entry.actor, std::move(extend));
+  }
+  msg.done->deliver(PMIX_SUCCESS);
+}
+
+// This node's inventory: its host name and the topology the server shares;
+// or the one another node's server collected and the host delivered.
+void on_collect_inventory(self_ptr self, collect_inventory_msg& msg) {
+  auto& st = self->state;
+  if (msg.host && *msg.host != st.ctx->hostname) {
+    auto it = st.inventories.find(*msg.host);
+    if (it == st.inventories.end()) return msg.done->deliver(PMIX_ERR_NOT_FOUND, info_list{});
+    return msg.done->deliver(PMIX_SUCCESS, it->second);
+  }
+  info_list out{{PMIX_HOSTNAME, value::string(st.ctx->hostname), 0}};
+  for (const auto& i : st.ctx->job_info)
+    if (i.key == PMIX_HWLOC_XML_V2) out.push_back(i);
+  msg.done->deliver(PMIX_SUCCESS, std::move(out));
+}
+
 }  // namespace
 
 caf::behavior server_actor(caf::stateful_actor<server_state>* self, context_ptr ctx) {
@@ -1131,6 +1228,14 @@ caf::behavior server_actor(caf::stateful_actor<server_state>* self, context_ptr 
       [=](const iof_forget_msg& msg) { self->state.iof.forget(msg.peer); },
       [=](const iof_output_msg& msg) { on_iof_output(self, msg); },
       [=](group_msg& msg) { return on_group(self, msg); },
+      [=](pset_msg& msg) { on_pset(self, msg); },
+      [=](const pset_query_msg& msg) { return on_pset_query(self, msg); },
+      [=](resources_msg& msg) { on_resources(self, msg); },
+      [=](deliver_inventory_msg& msg) {
+        self->state.inventories[msg.host] = std::move(msg.info);
+        msg.done->deliver(PMIX_SUCCESS);
+      },
+      [=](collect_inventory_msg& msg) { on_collect_inventory(self, msg); },
       [=](group_upcall_done& r) { on_group_upcall_done(self, r); },
       [=](snapshot_msg& msg) { on_snapshot(self, msg); },
       [=](collect_job_info_msg& msg) { on_collect_job_info(self, msg); },

@@ -72,6 +72,13 @@ struct server_state {
   // namespace was registered, and direct-modex requests of the host for a
   // namespace not registered yet: both wait for it.
   std::map<std::string, info_list> early_job_info;
+  // PMIx_server_define_process_set: name -> members.
+  std::map<std::string, std::vector<proc_id>> psets;
+  // PMIx_server_register_resources: node-level information added to every
+  // namespace's job data (the host's registration wins over it).
+  info_list resources;
+  // PMIx_server_deliver_inventory: other nodes' inventories by host name.
+  std::map<std::string, info_list> inventories;
   std::map<std::string, std::vector<dmodex_request_msg>> early_dmodex;
   fence_book fences;
   fence_book connects;

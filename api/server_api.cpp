@@ -589,6 +589,105 @@ void set_library_hooks(const pmix_cxx_library_hooks_t* hooks) {
   lib().hooks.store(hooks, std::memory_order_release);
 }
 
+// ---- inventory, process sets, resources -----------------------------------
+
+pmix_status_t collect_inventory(pmix_info_t directives[], size_t ndirs, pmix_info_cbfunc_t cbfunc, void* cbdata) {
+  auto rt = current();
+  if (!rt) return PMIX_ERR_INIT;
+  info_list dirs;
+  if (cbfunc == nullptr || convert::from_c(directives, ndirs, dirs) != PMIX_SUCCESS) {
+    log::error("api", "PMIx_server_collect_inventory: a callback and readable directives are required");
+    return PMIX_ERR_BAD_PARAM;
+  }
+  if (auto rc = directives::check("PMIx_server_collect_inventory", dirs, supported::collect_inventory);
+      rc != PMIX_SUCCESS)
+    return rc;
+  actors::collect_inventory_msg msg;
+  if (const auto* host = find(dirs, PMIX_HOSTNAME); host != nullptr && host->val.as_string() != nullptr)
+    msg.host = *host->val.as_string();
+  msg.done = actors::make_reply<info_list>([cbfunc, cbdata](pmix_status_t st, info_list out) {
+    progress::scope in_callback;
+    convert::deliver_infos(cbfunc, cbdata, st, out);
+  });
+  rt->tell(std::move(msg));
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t deliver_inventory(pmix_info_t info[], size_t ninfo, pmix_info_t directives[], size_t ndirs,
+                                pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  auto rt = current();
+  if (!rt) return PMIX_ERR_INIT;
+  info_list inventory, dirs;
+  if (convert::from_c(info, ninfo, inventory) != PMIX_SUCCESS ||
+      convert::from_c(directives, ndirs, dirs) != PMIX_SUCCESS) {
+    log::error("api", "PMIx_server_deliver_inventory: unreadable info");
+    return PMIX_ERR_BAD_PARAM;
+  }
+  const auto* host = find(inventory, PMIX_HOSTNAME);
+  if (host == nullptr || host->val.as_string() == nullptr || host->val.as_string()->empty()) {
+    log::error("api", "PMIx_server_deliver_inventory: the inventory names no node (PMIX_HOSTNAME)");
+    return PMIX_ERR_BAD_PARAM;
+  }
+  // No directive of its own: ignored unless required.
+  if (auto rc = directives::check("PMIx_server_deliver_inventory", dirs, {}); rc != PMIX_SUCCESS) return rc;
+  const std::string name = *host->val.as_string();
+  return op_call("PMIx_server_deliver_inventory", rt, cbfunc, cbdata,
+                 [&](actors::reply_to<actors::no_result> done) {
+                   return actors::deliver_inventory_msg{name, std::move(inventory), std::move(done)};
+                 });
+}
+
+pmix_status_t define_process_set(const pmix_proc_t* members, size_t nmembers, const char* pset_name) {
+  auto rt = current();
+  if (!rt) return PMIX_ERR_INIT;
+  std::vector<proc_id> procs;
+  if (!valid_nspace(pset_name) || members == nullptr || nmembers == 0 ||
+      convert::from_c(members, nmembers, procs) != PMIX_SUCCESS) {
+    log::error("api", "PMIx_server_define_process_set: a name of 1 to ", PMIX_MAX_NSLEN,
+               " characters and members are required");
+    return PMIX_ERR_BAD_PARAM;
+  }
+  return op_call("PMIx_server_define_process_set", rt, nullptr, nullptr,
+                 [&](actors::reply_to<actors::no_result> done) {
+                   return actors::pset_msg{true, pset_name, std::move(procs), std::move(done)};
+                 });
+}
+
+pmix_status_t delete_process_set(const char* pset_name) {
+  auto rt = current();
+  if (!rt) return PMIX_ERR_INIT;
+  if (!valid_nspace(pset_name)) {
+    log::error("api", "PMIx_server_delete_process_set: no valid name");
+    return PMIX_ERR_BAD_PARAM;
+  }
+  return op_call("PMIx_server_delete_process_set", rt, nullptr, nullptr,
+                 [&](actors::reply_to<actors::no_result> done) {
+                   return actors::pset_msg{false, pset_name, {}, std::move(done)};
+                 });
+}
+
+pmix_status_t change_resources(const char* call, bool add, pmix_info_t info[], size_t ninfo,
+                               pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  auto rt = current();
+  if (!rt) return PMIX_ERR_INIT;
+  info_list items;
+  if (info == nullptr || ninfo == 0 || convert::from_c(info, ninfo, items) != PMIX_SUCCESS) {
+    log::error("api", call, ": no info, or unreadable");
+    return PMIX_ERR_BAD_PARAM;
+  }
+  return op_call(call, rt, cbfunc, cbdata, [&](actors::reply_to<actors::no_result> done) {
+    return actors::resources_msg{add, std::move(items), std::move(done)};
+  });
+}
+
+pmix_status_t register_resources(pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  return change_resources("PMIx_server_register_resources", true, info, ninfo, cbfunc, cbdata);
+}
+
+pmix_status_t deregister_resources(pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  return change_resources("PMIx_server_deregister_resources", false, info, ninfo, cbfunc, cbdata);
+}
+
 const pmix_cxx_server_runtime_t table = {
     PMIX_CXX_SERVER_RUNTIME_VERSION,
     in_library_thread,
@@ -612,6 +711,12 @@ const pmix_cxx_server_runtime_t table = {
     setup_local_support,
     contact,
     set_library_hooks,
+    collect_inventory,
+    deliver_inventory,
+    define_process_set,
+    delete_process_set,
+    register_resources,
+    deregister_resources,
 };
 
 }  // namespace

@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define PMIX_CXX_SERVER_RUNTIME_VERSION 8u
+#define PMIX_CXX_SERVER_RUNTIME_VERSION 9u
 
 /* Counters and states for tests (tests/, tools/): not part of the PMIx API. */
 typedef struct pmix_cxx_rank_view {
@@ -112,6 +112,20 @@ typedef struct pmix_cxx_server_runtime {
     pmix_status_t (*contact)(char **uri, char **alt_uris);
     /* The library's hooks; hooks stays valid for the life of the process. */
     void (*set_library_hooks)(const pmix_cxx_library_hooks_t *hooks);
+    /* PMIx_server_collect_inventory, _deliver_inventory,
+     * _define_process_set, _delete_process_set, _register_resources and
+     * _deregister_resources, as pmix_server.h declares them. */
+    pmix_status_t (*collect_inventory)(pmix_info_t directives[], size_t ndirs,
+                                       pmix_info_cbfunc_t cbfunc, void *cbdata);
+    pmix_status_t (*deliver_inventory)(pmix_info_t info[], size_t ninfo, pmix_info_t directives[],
+                                       size_t ndirs, pmix_op_cbfunc_t cbfunc, void *cbdata);
+    pmix_status_t (*define_process_set)(const pmix_proc_t *members, size_t nmembers,
+                                        const char *pset_name);
+    pmix_status_t (*delete_process_set)(const char *pset_name);
+    pmix_status_t (*register_resources)(pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc,
+                                        void *cbdata);
+    pmix_status_t (*deregister_resources)(pmix_info_t info[], size_t ninfo,
+                                          pmix_op_cbfunc_t cbfunc, void *cbdata);
 } pmix_cxx_server_runtime_t;
 
 typedef const pmix_cxx_server_runtime_t *(*pmix_cxx_server_runtime_fn)(void);

@@ -234,6 +234,56 @@ PMIX_EXPORT pmix_status_t PMIx_server_setup_local_support(const pmix_nspace_t ns
   return rt->setup_local_support(nspace, info, ninfo, cbfunc, cbdata);
 }
 
+PMIX_EXPORT pmix_status_t PMIx_server_collect_inventory(pmix_info_t directives[], size_t ndirs,
+                                                        pmix_info_cbfunc_t cbfunc, void* cbdata) {
+  const auto* rt = server_runtime(false);
+  if (rt == nullptr) return PMIX_ERR_INIT;
+  return rt->collect_inventory(directives, ndirs, cbfunc, cbdata);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_server_deliver_inventory(pmix_info_t info[], size_t ninfo,
+                                                        pmix_info_t directives[], size_t ndirs,
+                                                        pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  if (cbfunc == nullptr && pmix::api::on_library_thread())
+    return pmix::api::refuse_blocking("PMIx_server_deliver_inventory with a NULL cbfunc");
+  const auto* rt = server_runtime(false);
+  if (rt == nullptr) return PMIX_ERR_INIT;
+  return rt->deliver_inventory(info, ninfo, directives, ndirs, cbfunc, cbdata);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_server_define_process_set(const pmix_proc_t* members, size_t nmembers,
+                                                         const char* pset_name) {
+  if (pmix::api::on_library_thread()) return pmix::api::refuse_blocking("PMIx_server_define_process_set");
+  const auto* rt = server_runtime(false);
+  if (rt == nullptr) return PMIX_ERR_INIT;
+  return rt->define_process_set(members, nmembers, pset_name);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_server_delete_process_set(char* pset_name) {
+  if (pmix::api::on_library_thread()) return pmix::api::refuse_blocking("PMIx_server_delete_process_set");
+  const auto* rt = server_runtime(false);
+  if (rt == nullptr) return PMIX_ERR_INIT;
+  return rt->delete_process_set(pset_name);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_server_register_resources(pmix_info_t info[], size_t ninfo,
+                                                         pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  if (cbfunc == nullptr && pmix::api::on_library_thread())
+    return pmix::api::refuse_blocking("PMIx_server_register_resources with a NULL cbfunc");
+  const auto* rt = server_runtime(false);
+  if (rt == nullptr) return PMIX_ERR_INIT;
+  return rt->register_resources(info, ninfo, cbfunc, cbdata);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_server_deregister_resources(pmix_info_t info[], size_t ninfo,
+                                                           pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  if (cbfunc == nullptr && pmix::api::on_library_thread())
+    return pmix::api::refuse_blocking("PMIx_server_deregister_resources with a NULL cbfunc");
+  const auto* rt = server_runtime(false);
+  if (rt == nullptr) return PMIX_ERR_INIT;
+  return rt->deregister_resources(info, ninfo, cbfunc, cbdata);
+}
+
 PMIX_EXPORT pmix_status_t PMIx_server_collect_job_info(pmix_proc_t* procs, size_t nprocs,
                                                        pmix_data_buffer_t* dbuf) {
   if (pmix::api::on_library_thread()) return pmix::api::refuse_blocking("PMIx_server_collect_job_info");

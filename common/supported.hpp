@@ -110,6 +110,8 @@ inline constexpr key server_init[] = {
 inline constexpr key setup_application[] = {PMIX_SETUP_APP_ENVARS, PMIX_SETUP_APP_NONENVARS,
                                             PMIX_SETUP_APP_ALL};
 inline constexpr key iof_deliver[] = {PMIX_IOF_COMPLETE};
+// The node whose inventory to give (api/server_api.cpp).
+inline constexpr key collect_inventory[] = {PMIX_HOSTNAME};
 
 // ---- tool functions (pmix_tool.h) ------------------------------------------
 
@@ -244,6 +246,12 @@ inline constexpr function server_functions[] = {
     {"PMIx_server_generate_locality_string"},
     {"PMIx_server_generate_cpuset_string"},
     {"PMIx_Register_attributes"},
+    {"PMIx_server_collect_inventory", collect_inventory},
+    {"PMIx_server_deliver_inventory"},
+    {"PMIx_server_define_process_set"},
+    {"PMIx_server_delete_process_set"},
+    {"PMIx_server_register_resources"},
+    {"PMIx_server_deregister_resources"},
 };
 
 inline constexpr function tool_functions[] = {

@@ -308,6 +308,45 @@ PMIX_EXPORT pmix_status_t PMIx_server_collect_job_info(pmix_proc_t *procs, size_
  * Registrations are forgotten when the library's last user finalizes. */
 PMIX_EXPORT pmix_status_t PMIx_Register_attributes(char *function, char *attrs[]);
 
+/* This node's inventory (PMIX_HOSTNAME and, when the server shares its
+ * topology, PMIX_HWLOC_XML_V2) to cbfunc; with a PMIX_HOSTNAME directive
+ * naming another node, the inventory delivered for it
+ * (PMIX_ERR_NOT_FOUND if none was). cbfunc is required. */
+PMIX_EXPORT pmix_status_t PMIx_server_collect_inventory(pmix_info_t directives[], size_t ndirs,
+                                                        pmix_info_cbfunc_t cbfunc, void *cbdata);
+
+/* Keeps another node's inventory (info must hold its PMIX_HOSTNAME),
+ * replacing what was kept for that node; blocking when cbfunc is NULL. */
+PMIX_EXPORT pmix_status_t PMIx_server_deliver_inventory(pmix_info_t info[], size_t ninfo,
+                                                        pmix_info_t directives[], size_t ndirs,
+                                                        pmix_op_cbfunc_t cbfunc, void *cbdata);
+
+/* Defines the process set pset_name (its members) and tells every local
+ * client and tool with a PMIX_PROCESS_SET_DEFINE event (PMIX_PSET_NAME,
+ * PMIX_PSET_MEMBERS); PMIX_ERR_EXISTS for a name in use. Clients query the
+ * sets (PMIX_QUERY_NUM_PSETS, PMIX_QUERY_PSET_NAMES,
+ * PMIX_QUERY_PSET_MEMBERSHIP with a PMIX_PSET_NAME qualifier): the server
+ * answers. Blocking. */
+PMIX_EXPORT pmix_status_t PMIx_server_define_process_set(const pmix_proc_t *members,
+                                                         size_t nmembers, const char *pset_name);
+
+/* Deletes a process set (PMIX_PROCESS_SET_DELETE to the local clients and
+ * tools); PMIX_ERR_NOT_FOUND for an unknown name. Blocking. */
+PMIX_EXPORT pmix_status_t PMIx_server_delete_process_set(char *pset_name);
+
+/* Node-level information not tied to a namespace: every job of this node
+ * carries it in its job data (PMIx_Get with PMIX_RANK_WILDCARD), the jobs
+ * registered already and those to come; a key the job's own registration
+ * holds keeps the registration's value. Blocking when cbfunc is NULL. */
+PMIX_EXPORT pmix_status_t PMIx_server_register_resources(pmix_info_t info[], size_t ninfo,
+                                                         pmix_op_cbfunc_t cbfunc,
+                                                         void *cbdata);
+
+/* Removes the resources of those keys (the values given are not read). */
+PMIX_EXPORT pmix_status_t PMIx_server_deregister_resources(pmix_info_t info[], size_t ninfo,
+                                                           pmix_op_cbfunc_t cbfunc,
+                                                           void *cbdata);
+
 /* "hwloc:<cpu list>" of an hwloc cpuset: a new string the caller frees.
  * Computed in this process (docs/local-functions.md). */
 PMIX_EXPORT pmix_status_t PMIx_server_generate_cpuset_string(const pmix_cpuset_t *cpuset,

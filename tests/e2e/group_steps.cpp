@@ -98,16 +98,22 @@ std::map<pmix_status_t, std::deque<std::string>> events_seen;
 
 void on_event(size_t, pmix_status_t status, const pmix_proc_t* source, pmix_info_t info[], size_t ninfo,
               pmix_info_t*, size_t, pmix_event_notification_cbfunc_fn_t cbfunc, void* cbdata) {
-  std::string id = "?";
-  for (size_t k = 0; k < ninfo; ++k)
+  std::string id = "?", pset;
+  for (size_t k = 0; k < ninfo; ++k) {
     if (PMIX_CHECK_KEY(&info[k], PMIX_GROUP_ID) && info[k].value.type == PMIX_STRING)
       id = info[k].value.data.string;
+    if (PMIX_CHECK_KEY(&info[k], PMIX_PSET_NAME) && info[k].value.type == PMIX_STRING)
+      pset += std::string{" pset="} + info[k].value.data.string;
+    if (PMIX_CHECK_KEY(&info[k], PMIX_PSET_MEMBERS) && info[k].value.type == PMIX_DATA_ARRAY &&
+        info[k].value.data.darray != nullptr)
+      pset += " members=" + std::to_string(info[k].value.data.darray->size);
+  }
   {
     std::lock_guard<std::mutex> g{events_mutex};
     events_seen[status].push_back((source == nullptr
                                        ? std::string("?")
                                        : std::string{source->nspace} + "." + std::to_string(source->rank)) +
-                                  " id=" + id);
+                                  " id=" + id + pset);
   }
   events_cv.notify_all();
   if (cbfunc != nullptr) cbfunc(PMIX_EVENT_ACTION_COMPLETE, nullptr, 0, nullptr, nullptr, cbdata);
@@ -184,6 +190,39 @@ bool run_group_step(const std::string& step, const std::vector<std::string>& par
         a.wait(cmd == "group_leave_nb" ? PMIx_Group_leave_nb(name.c_str(), nullptr, 0, op_done, &a)
                                        : PMIx_Group_destruct_nb(name.c_str(), nullptr, 0, op_done, &a)),
         "");
+  } else if (cmd == "psets" || cmd == "pset_members") {
+    pmix_query_t query;
+    PMIX_QUERY_CONSTRUCT(&query);
+    const char* keys[] = {cmd == "psets" ? PMIX_QUERY_NUM_PSETS : PMIX_QUERY_PSET_MEMBERSHIP,
+                          cmd == "psets" ? PMIX_QUERY_PSET_NAMES : nullptr, nullptr};
+    query.keys = const_cast<char**>(keys);
+    pmix_info_t qualifier;
+    if (cmd == "pset_members") {
+      PMIX_INFO_LOAD(&qualifier, PMIX_PSET_NAME, parts.at(1).c_str(), PMIX_STRING);
+      query.qualifiers = &qualifier;
+      query.nqual = 1;
+    }
+    pmix_info_t* results = nullptr;
+    size_t nresults = 0;
+    const auto rc = PMIx_Query_info(&query, 1, &results, &nresults);
+    std::string text;
+    for (size_t k = 0; k < nresults; ++k) {
+      const auto& v = results[k].value;
+      if (PMIX_CHECK_KEY(&results[k], PMIX_QUERY_NUM_PSETS)) text += "num=" + std::to_string(v.data.size);
+      if (PMIX_CHECK_KEY(&results[k], PMIX_QUERY_PSET_NAMES) && v.type == PMIX_STRING)
+        text += std::string{" names="} + (v.data.string == nullptr ? "" : v.data.string);
+      if (PMIX_CHECK_KEY(&results[k], PMIX_QUERY_PSET_MEMBERSHIP) && v.type == PMIX_DATA_ARRAY &&
+          v.data.darray != nullptr && v.data.darray->type == PMIX_PROC) {
+        const auto* p = static_cast<const pmix_proc_t*>(v.data.darray->array);
+        for (size_t m = 0; m < v.data.darray->size; ++m)
+          text += (m == 0 ? "" : ",") + std::string{p[m].nspace} + "." + std::to_string(p[m].rank);
+      }
+    }
+    if (results != nullptr) PMIX_INFO_FREE(results, nresults);
+    if (cmd == "pset_members") PMIX_INFO_DESTRUCT(&qualifier);
+    query.keys = nullptr;
+    query.qualifiers = nullptr;
+    say(step, rc, text);
   } else if (cmd == "on_group_event") {
     pmix_status_t code = std::atoi(parts.at(1).c_str());
     const auto rc = PMIx_Register_event_handler(&code, 1, nullptr, 0, on_event, nullptr, nullptr);

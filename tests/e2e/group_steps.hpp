@@ -1,4 +1,4 @@
-// script_client's steps for PMIx groups (tests/e2e/group_steps.cpp). <ranks>
+// script_client's steps for PMIx groups and process sets (tests/e2e/group_steps.cpp). <ranks>
 // is a comma-separated list of ranks of this process's job, or "*" (all).
 #pragma once
 
@@ -26,7 +26,13 @@ namespace pmix::test {
 //   group_destruct:<name> | group_destruct_nb:<name>  PMIx_Group_destruct(_nb)
 //   on_group_event:<code>         registers a handler for events <code>
 //   wait_group_event:<code>       waits (up to 120 s) for the next one not waited
-//                                 for yet; prints "<source> id=<PMIX_GROUP_ID>"
+//                                 for yet; prints "<source> id=<PMIX_GROUP_ID>",
+//                                 and " pset=<name> members=<n>" when it carries
+//                                 PMIX_PSET_NAME (process-set events)
+//   psets                         PMIx_Query_info of PMIX_QUERY_NUM_PSETS and
+//                                 PMIX_QUERY_PSET_NAMES; prints "num=<n> names=<names>"
+//   pset_members:<name>           PMIx_Query_info of PMIX_QUERY_PSET_MEMBERSHIP of
+//                                 that set; prints the members' "<nspace>.<rank>"s
 bool run_group_step(const std::string& step, const std::vector<std::string>& parts, const pmix_proc_t& me,
                     const say_fn& say);
 

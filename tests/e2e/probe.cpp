@@ -98,6 +98,36 @@ std::vector<std::pair<std::string, pmix_status_t>> call_every_blocking_form(cons
   out.emplace_back("PMIx_tool_set_server(PMIX_WAIT_FOR_CONNECTION)", PMIx_tool_set_server(&server, wait, 2));
   PMIX_INFO_DESTRUCT(&wait[0]);
   PMIX_INFO_DESTRUCT(&wait[1]);
+  pmix_info_t* gresults = nullptr;
+  size_t ngresults = 0;
+  out.emplace_back("PMIx_Group_construct",
+                   PMIx_Group_construct("probe.grp", &p, 1, nullptr, 0, &gresults, &ngresults));
+  out.emplace_back("PMIx_Group_invite", PMIx_Group_invite("probe.grp", &p, 1, nullptr, 0, &gresults, &ngresults));
+  out.emplace_back("PMIx_Group_join",
+                   PMIx_Group_join("probe.grp", &p, PMIX_GROUP_ACCEPT, nullptr, 0, &gresults, &ngresults));
+  out.emplace_back("PMIx_Group_leave", PMIx_Group_leave("probe.grp", nullptr, 0));
+  out.emplace_back("PMIx_Group_destruct", PMIx_Group_destruct("probe.grp", nullptr, 0));
+  out.emplace_back("PMIx_server_define_process_set", PMIx_server_define_process_set(&p, 1, "probe.set"));
+  char set_name[] = "probe.set";
+  out.emplace_back("PMIx_server_delete_process_set", PMIx_server_delete_process_set(set_name));
+  pmix_info_t resource;
+  PMIX_INFO_LOAD(&resource, PMIX_HOSTNAME, "probe.node", PMIX_STRING);
+  out.emplace_back("PMIx_server_register_resources(NULL cbfunc)",
+                   PMIx_server_register_resources(&resource, 1, nullptr, nullptr));
+  out.emplace_back("PMIx_server_deregister_resources(NULL cbfunc)",
+                   PMIx_server_deregister_resources(&resource, 1, nullptr, nullptr));
+  out.emplace_back("PMIx_server_deliver_inventory(NULL cbfunc)",
+                   PMIx_server_deliver_inventory(&resource, 1, nullptr, 0, nullptr, nullptr));
+  out.emplace_back("PMIx_Allocation_request",
+                   PMIx_Allocation_request(PMIX_ALLOC_NEW, &resource, 1, &gresults, &ngresults));
+  out.emplace_back("PMIx_Process_monitor",
+                   PMIx_Process_monitor(&resource, PMIX_SUCCESS, nullptr, 0, &gresults, &ngresults));
+  pmix_byte_object_t cred{nullptr, 0};
+  out.emplace_back("PMIx_Get_credential", PMIx_Get_credential(nullptr, 0, &cred));
+  pmix_byte_object_t some{const_cast<char*>("x"), 1};
+  out.emplace_back("PMIx_Validate_credential",
+                   PMIx_Validate_credential(&some, nullptr, 0, &gresults, &ngresults));
+  PMIX_INFO_DESTRUCT(&resource);
   // The blocking forms with no status: they must do nothing (checked by the
   // caller: the namespace and the rank are still there).
   PMIx_server_deregister_client(&p, nullptr, nullptr);
