@@ -206,7 +206,7 @@ pmix_status_t compute_layout(encoded_registration& reg, int nlocalprocs, const s
                              job_layout& out, std::string& error) {
   const auto rc = compute_layout(reg.job, nlocalprocs, hostname, out, error);
   if (rc != PMIX_SUCCESS || reg.ranks.empty()) return rc;
-  // The facade encodes every PMIX_PROC_DATA entry or none (api/registration.cpp),
+  // The facade encodes every PMIX_PROC_DATA entry or none (server/registration.cpp),
   // so `job` held none and these are all of them.
   out.rank_bytes = std::move(reg.rank_bytes);
   out.rank_data = std::move(reg.ranks);

@@ -10,7 +10,7 @@
 #include "common/log_sink.hpp"
 #include "actors/cleaner.hpp"
 #include "actors/upcall.hpp"
-#include "api/host_module.hpp"
+#include "server/host_module.hpp"
 #include <pmix.h>
 
 #include "common/log.hpp"

@@ -9,7 +9,7 @@
 
 #include "actors/credential.hpp"
 #include "actors/peer_detail.hpp"
-#include "api/host_module.hpp"
+#include "server/host_module.hpp"
 #include "common/log.hpp"
 #include "protocol/codec.hpp"
 #include "protocol/messages.hpp"

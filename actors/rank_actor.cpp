@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "actors/upcall.hpp"
-#include "api/host_module.hpp"
+#include "server/host_module.hpp"
 #include <pmix.h>
 
 #include "common/log.hpp"

@@ -7,7 +7,7 @@
 #include "actors/job_layout.hpp"
 #include "actors/nspace_actor.hpp"
 #include "actors/upcall.hpp"
-#include "api/host_module.hpp"
+#include "server/host_module.hpp"
 #include <pmix.h>
 
 #include "common/directives.hpp"

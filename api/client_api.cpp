@@ -12,7 +12,7 @@
 #include "api/attribute_support.hpp"
 #include "api/blocking.hpp"
 #include "api/convert.hpp"
-#include "api/events.hpp"
+#include "server/events.hpp"
 #include "api/library.hpp"
 #include "api/server_stub.hpp"
 #include "common/directives.hpp"

@@ -1,6 +1,6 @@
 // PMIx_Register_event_handler, PMIx_Deregister_event_handler and
 // PMIx_Notify_event: the facade over the process's handler registry
-// (api/events.hpp) and the way out of the process -- the client session, or
+// (server/events.hpp) and the way out of the process -- the client session, or
 // the server runtime in a server (docs/events.md).
 #include <pmix.h>
 
@@ -8,7 +8,7 @@
 
 #include "api/blocking.hpp"
 #include "api/convert.hpp"
-#include "api/events.hpp"
+#include "server/events.hpp"
 #include "api/library.hpp"
 #include "api/server_stub.hpp"
 #include "common/directives.hpp"

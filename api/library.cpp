@@ -1,6 +1,6 @@
 #include "api/library.hpp"
 
-#include "api/events.hpp"
+#include "server/events.hpp"
 
 #include <pthread.h>
 #include <unistd.h>

@@ -16,7 +16,7 @@
 #include "api/attribute_support.hpp"
 #include "api/blocking.hpp"
 #include "api/convert.hpp"
-#include "api/events.hpp"
+#include "server/events.hpp"
 #include "api/library.hpp"
 #include "api/server_runtime_abi.h"
 #include "api/server_stub.hpp"

@@ -35,10 +35,10 @@
 
 #include "api/blocking.hpp"
 #include "api/convert.hpp"
-#include "api/events.hpp"
+#include "server/events.hpp"
 #include "api/library.hpp"
-#include "api/rendezvous.hpp"
-#include "api/server_directives.hpp"
+#include "server/rendezvous.hpp"
+#include "server/server_directives.hpp"
 #include "common/host.hpp"
 #include "common/log.hpp"
 

@@ -72,7 +72,7 @@ inline constexpr key compute_distances[] = {PMIX_DEVICE_TYPE, PMIX_DEVICE_ID};
 // ---- server functions (pmix_server.h) --------------------------------------
 
 // Every directive of PMIx_server_init (spec 000, 20.2.247.4) that
-// api/server_directives.cpp reads; anything else is ignored unless required.
+// server/server_directives.cpp reads; anything else is ignored unless required.
 inline constexpr key server_init[] = {
     PMIX_SERVER_NSPACE,
     PMIX_SERVER_RANK,
@@ -110,7 +110,7 @@ inline constexpr key server_init[] = {
 inline constexpr key setup_application[] = {PMIX_SETUP_APP_ENVARS, PMIX_SETUP_APP_NONENVARS,
                                             PMIX_SETUP_APP_ALL};
 inline constexpr key iof_deliver[] = {PMIX_IOF_COMPLETE};
-// The node whose inventory to give (api/server_api.cpp).
+// The node whose inventory to give (server/server_api.cpp).
 inline constexpr key collect_inventory[] = {PMIX_HOSTNAME};
 
 // ---- tool functions (pmix_tool.h) ------------------------------------------

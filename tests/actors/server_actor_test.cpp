@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "actors/server_actor.hpp"
-#include "api/host_module.hpp"
+#include "server/host_module.hpp"
 
 using namespace pmix;
 using namespace pmix::actors;

@@ -1,4 +1,4 @@
-// The event handler registry and chain (api/events.hpp) and the range rules
+// The event handler registry and chain (server/events.hpp) and the range rules
 // (common/event.hpp), without processes: the chain's steps are queued and
 // run one by one here, so every order is checked exactly.
 #include <doctest/doctest.h>
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "api/events.hpp"
+#include "server/events.hpp"
 #include "common/event.hpp"
 #include "common/progress.hpp"
 

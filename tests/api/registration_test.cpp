@@ -1,10 +1,10 @@
-// PMIx_server_register_nspace's fast path (api/registration.hpp), which
+// PMIx_server_register_nspace's fast path (server/registration.hpp), which
 // writes the host's PMIX_PROC_DATA arrays straight into wire form, gives the
 // same result as the value path (convert::from_c, then the layout encoding
 // each item): the same client blob (what collect_job_info hands to a peer
 // server, too), the same per-rank items, the same refusals, for plain and
 // unusual registrations.
-#include "api/registration.hpp"
+#include "server/registration.hpp"
 
 #include <doctest/doctest.h>
 #include <pmix.h>

@@ -1,9 +1,9 @@
-// Rendezvous files (api/rendezvous.hpp): the file format, modes under
+// Rendezvous files (server/rendezvous.hpp): the file format, modes under
 // several umasks, created and existing directories, stale and live files,
 // plain files and removal. Real files in fresh directories under /tmp; dead
 // and live PIDs come from child processes. The tests run as root in CI, so
 // none relies on a permission being refused.
-#include "api/rendezvous.hpp"
+#include "server/rendezvous.hpp"
 
 #include <dirent.h>
 #include <doctest/doctest.h>

@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "api/server_directives.hpp"
+#include "server/server_directives.hpp"
 
 using namespace pmix;
 using namespace pmix::server;

@@ -561,7 +561,7 @@ TEST_SUITE("end to end") {
   }
 
   // The loop thread sends a run of register_client calls to the server actor
-  // as one message (api/server_runtime.cpp, send_posted): each call must
+  // as one message (server/server_runtime.cpp, send_posted): each call must
   // still get its own answer, in call order, refusals included.
   TEST_CASE("a burst of register_client calls: each gets its own status, in call order") {
     temp_dir dir;

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "api/rendezvous.hpp"
+#include "server/rendezvous.hpp"
 #include "tests/e2e/host.hpp"
 
 using namespace pmix::test;

@@ -1,4 +1,4 @@
-#include "api/server_runtime.hpp"
+#include "server/server_runtime.hpp"
 
 #include <pmix.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "api/registration.hpp"
+#include "server/registration.hpp"
 
 #include <cstring>
 #include <string>

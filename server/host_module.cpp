@@ -1,4 +1,4 @@
-#include "api/host_module.hpp"
+#include "server/host_module.hpp"
 
 #include <algorithm>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "api/rendezvous.hpp"
+#include "server/rendezvous.hpp"
 
 #include <fcntl.h>
 #include <limits.h>

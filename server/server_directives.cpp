@@ -1,4 +1,4 @@
-#include "api/server_directives.hpp"
+#include "server/server_directives.hpp"
 
 #include <pmix_server.h>
 

@@ -19,10 +19,10 @@
 
 #include "actors/context.hpp"
 #include "actors/messages.hpp"
-#include "api/host_module.hpp"
-#include "api/rendezvous.hpp"
-#include "api/server_directives.hpp"
-#include "api/topology.hpp"
+#include "server/host_module.hpp"
+#include "server/rendezvous.hpp"
+#include "server/server_directives.hpp"
+#include "server/topology.hpp"
 #include "transport/io_thread.hpp"
 
 namespace pmix::server {

@@ -1,4 +1,4 @@
-#include "api/topology.hpp"
+#include "server/topology.hpp"
 
 #include <dlfcn.h>
 #include <hwloc.h>

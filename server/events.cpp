@@ -1,4 +1,4 @@
-#include "api/events.hpp"
+#include "server/events.hpp"
 
 #include <pthread.h>
 
