@@ -1,11 +1,11 @@
 #include "python/server_module.hpp"
 
-#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <utility>
 
+#include "python/callbacks.hpp"
 #include "python/values.hpp"
 
 namespace pmixpy::server_module {
@@ -22,8 +22,8 @@ const char* const known_slots[] = {
     "group",           "fabric",
 };
 
-std::atomic<bool> python_alive{true};
-thread_local int upcall_depth = 0;
+using callbacks::status_and_payload;
+using callbacks::status_of;
 
 // The callables by slot name. Allocated once and never destroyed: a static
 // py::dict would be released after the interpreter is gone.
@@ -34,25 +34,12 @@ py::dict& callables() {
 
 std::string context(const char* slot) { return std::string{"pmix server module '"} + slot + "'"; }
 
-// Reports a failure of the slot's callable through sys.unraisablehook (the
-// default hook prints the traceback to stderr). Needs the GIL.
-void report(const char* slot, py::error_already_set& e) { e.discard_as_unraisable(context(slot).c_str()); }
-
-void report(const char* slot, const std::string& text) {
-  PyErr_SetString(PyExc_TypeError, text.c_str());
-  py::error_already_set e;
-  report(slot, e);
-}
-
 // Runs body(callable) with the GIL held; what body returns is the status
 // for the library. Anything raised becomes PMIX_ERROR, after a report.
 template <class Body>
 pmix_status_t run_python(const char* slot, Body&& body) {
-  if (!python_alive.load(std::memory_order_acquire)) return PMIX_ERR_NOT_AVAILABLE;
-  ++upcall_depth;
-  struct leave {
-    ~leave() { --upcall_depth; }
-  } on_return;
+  if (!callbacks::python_alive()) return PMIX_ERR_NOT_AVAILABLE;
+  callbacks::scope mark;
   py::gil_scoped_acquire gil;
   try {
     auto& slots = callables();
@@ -60,40 +47,17 @@ pmix_status_t run_python(const char* slot, Body&& body) {
     py::object fn = slots[slot];
     return body(fn);
   } catch (py::error_already_set& e) {
-    report(slot, e);
+    callbacks::report(context(slot), e);
   } catch (const std::exception& e) {
     // The callable's answer could not be converted for the library.
-    report(slot, std::string{"unusable answer from the '"} + slot + "' callable: " + e.what());
+    callbacks::report(context(slot), std::string{"unusable answer from the '"} + slot + "' callable: " + e.what());
   }
   return PMIX_ERROR;
-}
-
-pmix_status_t status_of(py::handle answer) {
-  if (answer.is_none()) return PMIX_SUCCESS;
-  if (!PyLong_Check(answer.ptr()))
-    throw py::type_error("expected a PMIx status (int), got " +
-                         std::string(py::str(py::type::handle_of(answer).attr("__name__"))));
-  return answer.cast<pmix_status_t>();
-}
-
-// An answer given as (status, payload) or as a status alone (payload None).
-std::pair<pmix_status_t, py::object> status_and_payload(py::handle answer) {
-  if ((py::isinstance<py::tuple>(answer) || py::isinstance<py::list>(answer)) && py::len(answer) == 2) {
-    auto seq = py::reinterpret_borrow<py::sequence>(answer);
-    return {status_of(seq[0]), seq[1]};
-  }
-  return {status_of(answer), py::none()};
 }
 
 // An operation the callable finished: PMIX_OPERATION_SUCCEEDED tells the
 // library that no callback follows.
 pmix_status_t completed(pmix_status_t rc) { return rc == PMIX_SUCCESS ? PMIX_OPERATION_SUCCEEDED : rc; }
-
-py::list procs_of(const pmix_proc_t* procs, size_t nprocs) {
-  py::list out;
-  for (size_t k = 0; procs != nullptr && k < nprocs; ++k) out.append(unload_proc(procs[k]));
-  return out;
-}
 
 py::bytes bytes_of(const char* data, size_t ndata) {
   return data == nullptr ? py::bytes("", 0) : py::bytes(data, ndata);
@@ -140,7 +104,7 @@ pmix_status_t abort_fn(const pmix_proc_t* proc, void*, int status, const char ms
     args["caller"] = unload_proc(*proc);
     args["status"] = status;
     args["msg"] = unload_text(msg);
-    args["targets"] = procs_of(procs, nprocs);
+    args["targets"] = unload_procs(procs, nprocs);
     return status_of(fn(args));
   }));
 }
@@ -150,7 +114,7 @@ pmix_status_t fence_nb(const pmix_proc_t procs[], size_t nprocs, const pmix_info
   std::string combined;
   auto rc = run_python("fencenb", [&](py::object fn) {
     py::dict args;
-    args["procs"] = procs_of(procs, nprocs);
+    args["procs"] = unload_procs(procs, nprocs);
     args["directives"] = unload_infos(info, ninfo);
     args["data"] = bytes_of(data, ndata);
     auto [status, payload] = status_and_payload(fn(args));
@@ -218,7 +182,7 @@ pmix_status_t job_control(const pmix_proc_t* requestor, const pmix_proc_t target
   return answer_with_infos("jobcontrol", cbfunc, cbdata, [&](py::object fn) {
     py::dict args;
     args["source"] = unload_proc(*requestor);
-    args["targets"] = procs_of(targets, ntargets);
+    args["targets"] = unload_procs(targets, ntargets);
     args["directives"] = unload_infos(directives, ndirs);
     return fn(args);
   });
@@ -286,9 +250,5 @@ bool install(py::handle map, pmix_server_module_t& out) {
 }
 
 void clear() { callables().clear(); }
-
-bool in_upcall() { return upcall_depth > 0; }
-
-void shut_down() { python_alive.store(false, std::memory_order_release); }
 
 }  // namespace pmixpy::server_module
