@@ -106,7 +106,12 @@ py::tuple rc_and_text(pmix_status_t rc, char* text) {
 
 class client {
  public:
-  virtual ~client() = default;
+  client() { PMIX_FABRIC_CONSTRUCT(&fabric_); }
+  virtual ~client() {
+    if (fabric_set_) PMIx_Fabric_deregister(&fabric_);
+  }
+  client(const client&) = delete;
+  client& operator=(const client&) = delete;
 
   py::tuple init(py::handle dicts) {
     info_array info{dicts, "init directives"};
@@ -207,6 +212,40 @@ class client {
     }
     return py::make_tuple(rc, out);
   }
+
+  // python3-pmix keeps one fabric registration per object: (rc, [info]).
+  py::tuple fabric_register(py::handle dicts) {
+    if (fabric_set_) return py::make_tuple(PMIX_ERR_RESOURCE_BUSY, py::none());
+    info_array info{dicts, "fabric_register dicts"};
+    pmix_status_t rc;
+    {
+      py::gil_scoped_release nogil;
+      rc = PMIx_Fabric_register(&fabric_, info.data(), info.size());
+    }
+    if (rc != PMIX_SUCCESS) return py::make_tuple(rc, py::list());
+    fabric_set_ = true;
+    return py::make_tuple(rc, unload_infos(fabric_.info, fabric_.ninfo));
+  }
+
+  py::tuple fabric_update() {
+    if (!fabric_set_) return py::make_tuple(PMIX_ERR_INIT, py::none());
+    pmix_status_t rc;
+    {
+      py::gil_scoped_release nogil;
+      rc = PMIx_Fabric_update(&fabric_);
+    }
+    return py::make_tuple(rc, unload_infos(fabric_.info, fabric_.ninfo));
+  }
+
+  pmix_status_t fabric_deregister() {
+    if (!fabric_set_) return PMIX_ERR_INIT;
+    fabric_set_ = false;
+    return PMIx_Fabric_deregister(&fabric_);
+  }
+
+ private:
+  pmix_fabric_t fabric_;
+  bool fabric_set_ = false;
 };
 
 class server : public client {
@@ -462,6 +501,10 @@ PYBIND11_MODULE(pmix, m) {
            [](client&, py::handle key) {
              return text_of(PMIx_Get_attribute_name(load_text(key, "get_attribute_name").c_str()));
            })
+      .def("fabric_register", &client::fabric_register, py::arg("dicts") = py::none(),
+           "PMIx_Fabric_register (one registration per object); returns (rc, [info dicts]).")
+      .def("fabric_update", &client::fabric_update, "PMIx_Fabric_update; returns (rc, [info dicts]).")
+      .def("fabric_deregister", &client::fabric_deregister, "PMIx_Fabric_deregister; returns rc.")
       // ---- publish / lookup, spawn, connect (python3-pmix's forms) ----
       .def(
           "publish", [](client&, py::handle dicts) { return calls::publish(dicts); },

@@ -2,12 +2,16 @@
 rank of a job pmixrun starts:
 
     py_calls.py publish | spawn | group | event | log | credential | peers | absent
+    py_calls.py hosted
 
 Each rank prints "ok <rank>" and exits 0 when every check passed; the first
 check that fails prints "FAIL ..." and exits 1. Processes spawned by the
 "spawn" mode run this script as "child" and print "child ok <rank>".
 Checks of what only the launcher sees (its stdout, its stderr) are the
-test's (test_calls.py).
+test's (test_calls.py). "hosted" (rank 0 of a job a Python host runs, rank
+1 on another node) makes one call of each kind the host's server module
+answers and prints what each returned, as one Python literal, for the test
+(test_host_calls.py) to check against what the host's callables got.
 """
 import os
 import sys
@@ -336,7 +340,35 @@ def absent(job):
     check(rc == PMIX_ERR_NOT_SUPPORTED, "iof_push: %d" % rc)
 
 
-MODES = {'publish': publish, 'spawn': spawn, 'group': group, 'event': event, 'log': log,
+def hosted(job):
+    c = job.client
+    everyone = {'nspace': job.nspace, 'rank': PMIX_RANK_WILDCARD}
+    got = {}
+    got['publish'] = c.publish([info("py.k", "v", PMIX_STRING)])
+    got['lookup'] = c.lookup([{'key': "py.k"}, {'key': "py.none"}], [info(PMIX_TIMEOUT, 5, PMIX_INT)])
+    got['unpublish'] = c.unpublish(["py.k"], [])
+    got['unpublish_all'] = c.unpublish(None, [])
+    got['spawn'] = c.spawn([info(PMIX_TIMEOUT, 7, PMIX_INT)],
+                           [{'cmd': "/bin/true", 'argv': ["true", "x"], 'env': ["A=B"], 'cwd': "/tmp",
+                             'maxprocs': 3, 'info': [info("py.app", 1, PMIX_UINT32)]}])
+    got['connect'] = c.connect([everyone], [])
+    got['disconnect'] = c.disconnect(None, [])
+    got['log'] = c.log([info(PMIX_LOG_STDERR, "py hosted log", PMIX_STRING)], [info(PMIX_LOG_ONCE, True, PMIX_BOOL)])
+    got['allocate'] = c.allocation_request(PMIX_ALLOC_NEW, [info(PMIX_ALLOC_NUM_NODES, 2, PMIX_UINT64)])
+    got['monitor'] = c.monitor([info(PMIX_MONITOR_FILE, "/tmp/py.watched", PMIX_STRING)], PMIX_MONITOR_FILE_ALERT, [])
+    rc, cred = c.get_credential([info("py.cred.dir", 3, PMIX_UINT32)])
+    got['get_credential'] = (rc, cred)
+    got['validate_credential'] = c.validate_credential(cred if cred else b"none", [])
+    got['group_construct'] = c.group_construct("pyg", [job.proc(0), job.proc(1)],
+                                               [info(PMIX_GROUP_ASSIGN_CONTEXT_ID, True, PMIX_BOOL)])
+    got['group_destruct'] = c.group_destruct("pyg", [])
+    got['fabric_register'] = c.fabric_register([info(PMIX_FABRIC_IDENTIFIER, "pyfabric", PMIX_STRING)])
+    got['fabric_update'] = c.fabric_update()
+    got['fabric_deregister'] = c.fabric_deregister()
+    print(repr(got), flush=True)
+
+
+MODES = {'hosted': hosted, 'publish': publish, 'spawn': spawn, 'group': group, 'event': event, 'log': log,
          'credential': credential, 'peers': peers, 'absent': absent}
 
 
