@@ -213,6 +213,17 @@ class client {
     return py::make_tuple(rc, out);
   }
 
+  // PMIx_Store_internal (proc None: this process).
+  pmix_status_t store_internal(py::handle proc, py::handle key, py::handle value) {
+    const auto p = proc_or_me(proc, "store_internal proc");
+    pmix_key_t k;
+    load_key(key, k, "store_internal key");
+    owned_value v;
+    load_value(value, *v.get(), "store_internal value");
+    py::gil_scoped_release nogil;
+    return PMIx_Store_internal(&p, k, v.get());
+  }
+
   // python3-pmix keeps one fabric registration per object: (rc, [info]).
   py::tuple fabric_register(py::handle dicts) {
     if (fabric_set_) return py::make_tuple(PMIX_ERR_RESOURCE_BUSY, py::none());
@@ -501,6 +512,16 @@ PYBIND11_MODULE(pmix, m) {
            [](client&, py::handle key) {
              return text_of(PMIx_Get_attribute_name(load_text(key, "get_attribute_name").c_str()));
            })
+      .def(
+          "store_internal", &client::store_internal, py::arg("pyproc"), py::arg("pykey"), py::arg("pyval"),
+          "PMIx_Store_internal(proc (None: this process), key, {'value': ..., 'val_type': ...}); returns rc.")
+      .def(
+          "progress",
+          [](client&) {
+            py::gil_scoped_release nogil;
+            PMIx_Progress();
+          },
+          "PMIx_Progress.")
       .def("fabric_register", &client::fabric_register, py::arg("dicts") = py::none(),
            "PMIx_Fabric_register (one registration per object); returns (rc, [info dicts]).")
       .def("fabric_update", &client::fabric_update, "PMIx_Fabric_update; returns (rc, [info dicts]).")

@@ -313,8 +313,16 @@ def credential(job):
 
 
 def peers(job):
-    """resolve_peers and resolve_nodes name this one-node job."""
+    """resolve_peers and resolve_nodes name this one-node job; a value
+    store_internal keeps for another rank is what get answers."""
     c = job.client
+    stored = {'value': b"\x00kept\x00", 'val_type': PMIX_BYTE_OBJECT}
+    other = job.proc((job.rank + 1) % job.size)
+    check(c.store_internal(other, "py.stored", stored) == PMIX_SUCCESS, "store_internal")
+    rc, got = c.get(other, "py.stored", [])
+    check(rc == PMIX_SUCCESS and got == {'value': {'bytes': b"\x00kept\x00", 'size': 6}, 'val_type': PMIX_BYTE_OBJECT},
+          "the stored value: %d %r" % (rc, got))
+    c.progress()
     rc, host = c.get(job.me, PMIX_HOSTNAME, [])
     check(rc == PMIX_SUCCESS, "hostname: %d" % rc)
     rc, nodes = c.resolve_nodes(job.nspace)

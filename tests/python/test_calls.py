@@ -79,7 +79,7 @@ def test_credentials_got_validated_and_an_altered_one_refused():
     assert oks(out, 2), out + err
 
 
-def test_resolve_peers_and_nodes():
+def test_resolve_peers_and_nodes_and_store_internal():
     out, err = pmixrun(3, "peers")
     assert oks(out, 3), out + err
 
