@@ -15,25 +15,29 @@
 #include <mutex>
 #include <string>
 
+#include "python/callbacks.hpp"
+#include "python/client_calls.hpp"
 #include "python/constants.hpp"
+#include "python/handlers.hpp"
 #include "python/server_module.hpp"
 #include "python/values.hpp"
 
 namespace pmixpy {
 namespace {
 
-// This process's identity once PMIx_Init or PMIx_tool_init succeeded: what
-// get() and the other calls use when no proc is given.
-pmix_proc_t me = [] {
-  pmix_proc_t p;
-  std::memset(&p, 0, sizeof p);
-  p.rank = PMIX_RANK_UNDEF;
-  return p;
-}();
+using calls::me;
 
 // Successful PMIx_server_init calls not yet balanced by a finalize (the
 // library counts the same way): the module's callables go with the last.
 int server_inits = 0;
+// Successful inits of any kind (client, tool, server) not yet balanced by a
+// finalize: when none is left the library's handler references start again
+// at 0, so the event and IOF handlers are forgotten.
+int library_users = 0;
+
+void user_finalized() {
+  if (library_users > 0 && --library_users == 0) handlers::clear();
+}
 
 // A C call that completes through a pmix_op_cbfunc_t, waited for on the
 // caller's thread (without the GIL).
@@ -67,7 +71,7 @@ class op_waiter {
 // own blocking form refuses that (and logs it), and so does this.
 template <class Call>
 pmix_status_t call_and_wait(Call call) {
-  if (server_module::in_upcall()) {
+  if (callbacks::in_callback()) {
     call(nullptr, nullptr);
     return PMIX_ERR_WOULD_BLOCK;
   }
@@ -77,7 +81,7 @@ pmix_status_t call_and_wait(Call call) {
 }
 
 pmix_proc_t proc_or_me(py::handle proc, const char* what) {
-  if (proc.is_none()) return me;
+  if (proc.is_none()) return me();
   pmix_proc_t p;
   load_proc(proc, p, what);
   return p;
@@ -102,7 +106,12 @@ py::tuple rc_and_text(pmix_status_t rc, char* text) {
 
 class client {
  public:
-  virtual ~client() = default;
+  client() { PMIX_FABRIC_CONSTRUCT(&fabric_); }
+  virtual ~client() {
+    if (fabric_set_) PMIx_Fabric_deregister(&fabric_);
+  }
+  client(const client&) = delete;
+  client& operator=(const client&) = delete;
 
   py::tuple init(py::handle dicts) {
     info_array info{dicts, "init directives"};
@@ -113,14 +122,20 @@ class client {
       rc = PMIx_Init(&p, info.data(), info.size());
     }
     if (rc != PMIX_SUCCESS) return py::make_tuple(rc, py::dict());
-    me = p;
+    me() = p;
+    ++library_users;
     return py::make_tuple(rc, unload_proc(p));
   }
 
   pmix_status_t finalize(py::handle dicts) {
     info_array info{dicts, "finalize directives"};
-    py::gil_scoped_release nogil;
-    return PMIx_Finalize(info.data(), info.size());
+    pmix_status_t rc;
+    {
+      py::gil_scoped_release nogil;
+      rc = PMIx_Finalize(info.data(), info.size());
+    }
+    if (rc == PMIX_SUCCESS) user_finalized();
+    return rc;
   }
 
   bool initialized() { return PMIx_Initialized() != 0; }
@@ -197,6 +212,51 @@ class client {
     }
     return py::make_tuple(rc, out);
   }
+
+  // PMIx_Store_internal (proc None: this process).
+  pmix_status_t store_internal(py::handle proc, py::handle key, py::handle value) {
+    const auto p = proc_or_me(proc, "store_internal proc");
+    pmix_key_t k;
+    load_key(key, k, "store_internal key");
+    owned_value v;
+    load_value(value, *v.get(), "store_internal value");
+    py::gil_scoped_release nogil;
+    return PMIx_Store_internal(&p, k, v.get());
+  }
+
+  // python3-pmix keeps one fabric registration per object: (rc, [info]).
+  py::tuple fabric_register(py::handle dicts) {
+    if (fabric_set_) return py::make_tuple(PMIX_ERR_RESOURCE_BUSY, py::none());
+    info_array info{dicts, "fabric_register dicts"};
+    pmix_status_t rc;
+    {
+      py::gil_scoped_release nogil;
+      rc = PMIx_Fabric_register(&fabric_, info.data(), info.size());
+    }
+    if (rc != PMIX_SUCCESS) return py::make_tuple(rc, py::list());
+    fabric_set_ = true;
+    return py::make_tuple(rc, unload_infos(fabric_.info, fabric_.ninfo));
+  }
+
+  py::tuple fabric_update() {
+    if (!fabric_set_) return py::make_tuple(PMIX_ERR_INIT, py::none());
+    pmix_status_t rc;
+    {
+      py::gil_scoped_release nogil;
+      rc = PMIx_Fabric_update(&fabric_);
+    }
+    return py::make_tuple(rc, unload_infos(fabric_.info, fabric_.ninfo));
+  }
+
+  pmix_status_t fabric_deregister() {
+    if (!fabric_set_) return PMIX_ERR_INIT;
+    fabric_set_ = false;
+    return PMIx_Fabric_deregister(&fabric_);
+  }
+
+ private:
+  pmix_fabric_t fabric_;
+  bool fabric_set_ = false;
 };
 
 class server : public client {
@@ -213,8 +273,12 @@ class server : public client {
       py::gil_scoped_release nogil;
       rc = PMIx_server_init(any ? &module : nullptr, info.data(), info.size());
     }
-    if (rc == PMIX_SUCCESS) ++server_inits;
-    else if (server_inits == 0) server_module::clear();
+    if (rc == PMIX_SUCCESS) {
+      ++server_inits;
+      ++library_users;
+    } else if (server_inits == 0) {
+      server_module::clear();
+    }
     return rc;
   }
 
@@ -225,6 +289,7 @@ class server : public client {
       rc = PMIx_server_finalize();
     }
     if (rc == PMIX_SUCCESS && server_inits > 0 && --server_inits == 0) server_module::clear();
+    if (rc == PMIX_SUCCESS) user_finalized();
     return rc;
   }
 
@@ -340,13 +405,19 @@ class tool : public server {
       rc = PMIx_tool_init(&p, info.data(), info.size());
     }
     if (rc != PMIX_SUCCESS) return py::make_tuple(rc, py::dict());
-    me = p;
+    me() = p;
+    ++library_users;
     return py::make_tuple(rc, unload_proc(p));
   }
 
   pmix_status_t finalize() {
-    py::gil_scoped_release nogil;
-    return PMIx_tool_finalize();
+    pmix_status_t rc;
+    {
+      py::gil_scoped_release nogil;
+      rc = PMIx_tool_finalize();
+    }
+    if (rc == PMIX_SUCCESS) user_finalized();
+    return rc;
   }
 };
 
@@ -364,7 +435,8 @@ void finalize_at_exit() {
     if (rc != PMIX_SUCCESS) break;
     --server_inits;
   }
-  server_module::shut_down();
+  handlers::clear();
+  callbacks::shut_down();
   server_module::clear();
 }
 
@@ -402,7 +474,196 @@ PYBIND11_MODULE(pmix, m) {
            [](client&, int t) { return text_of(PMIx_Data_type_string(static_cast<pmix_data_type_t>(t))); })
       .def("scope_string",
            [](client&, int s) { return text_of(PMIx_Scope_string(static_cast<pmix_scope_t>(s))); })
-      .def("get_version", [](client&) { return text_of(PMIx_Get_version()); });
+      .def("get_version", [](client&) { return text_of(PMIx_Get_version()); })
+      .def("proc_state_string",
+           [](client&, int v) { return text_of(PMIx_Proc_state_string(static_cast<pmix_proc_state_t>(v))); })
+      .def(
+          "persistence_string",
+          [](client&, int v) { return text_of(PMIx_Persistence_string(static_cast<pmix_persistence_t>(v))); })
+      .def("data_range_string",
+           [](client&, int v) { return text_of(PMIx_Data_range_string(static_cast<pmix_data_range_t>(v))); })
+      .def("info_directives_string",
+           [](client&, unsigned v) {
+             char* text = PMIx_Info_directives_string(static_cast<pmix_info_directives_t>(v));
+             auto out = text_of(text);
+             std::free(text);
+             return out;
+           })
+      .def("alloc_directive_string",
+           [](client&, int v) {
+             return text_of(PMIx_Alloc_directive_string(static_cast<pmix_alloc_directive_t>(v)));
+           })
+      .def(
+          "iof_channel_string",
+          [](client&, int v) { return text_of(PMIx_IOF_channel_string(static_cast<pmix_iof_channel_t>(v))); })
+      .def("job_state_string",
+           [](client&, int v) { return text_of(PMIx_Job_state_string(static_cast<pmix_job_state_t>(v))); })
+      .def("link_state_string",
+           [](client&, int v) { return text_of(PMIx_Link_state_string(static_cast<pmix_link_state_t>(v))); })
+      .def("device_type_string",
+           [](client&, unsigned long long v) {
+             return text_of(PMIx_Device_type_string(static_cast<pmix_device_type_t>(v)));
+           })
+      .def("get_attribute_string",
+           [](client&, py::handle name) {
+             return text_of(PMIx_Get_attribute_string(load_text(name, "get_attribute_string").c_str()));
+           })
+      .def("get_attribute_name",
+           [](client&, py::handle key) {
+             return text_of(PMIx_Get_attribute_name(load_text(key, "get_attribute_name").c_str()));
+           })
+      .def(
+          "store_internal", &client::store_internal, py::arg("pyproc"), py::arg("pykey"), py::arg("pyval"),
+          "PMIx_Store_internal(proc (None: this process), key, {'value': ..., 'val_type': ...}); returns rc.")
+      .def(
+          "progress",
+          [](client&) {
+            py::gil_scoped_release nogil;
+            PMIx_Progress();
+          },
+          "PMIx_Progress.")
+      .def("fabric_register", &client::fabric_register, py::arg("dicts") = py::none(),
+           "PMIx_Fabric_register (one registration per object); returns (rc, [info dicts]).")
+      .def("fabric_update", &client::fabric_update, "PMIx_Fabric_update; returns (rc, [info dicts]).")
+      .def("fabric_deregister", &client::fabric_deregister, "PMIx_Fabric_deregister; returns rc.")
+      // ---- publish / lookup, spawn, connect (python3-pmix's forms) ----
+      .def(
+          "publish", [](client&, py::handle dicts) { return calls::publish(dicts); },
+          py::arg("dicts") = py::none(), "PMIx_Publish of a list of info dicts; returns rc.")
+      .def(
+          "unpublish",
+          [](client&, py::handle keys, py::handle dicts) { return calls::unpublish(keys, dicts); },
+          py::arg("pykeys") = py::none(), py::arg("dicts") = py::none(),
+          "PMIx_Unpublish of a list of keys (None: all of this process's); returns rc.")
+      .def(
+          "lookup", [](client&, py::handle data, py::handle dicts) { return calls::lookup(data, dicts); },
+          py::arg("data"), py::arg("dicts") = py::none(),
+          "PMIx_Lookup of [{'key': k}, ...]; returns (rc, [{'key', 'proc', 'value', 'val_type'}]) with "
+          "what was found (the list given is updated to it).")
+      .def(
+          "spawn", [](client&, py::handle info, py::handle apps) { return calls::spawn(info, apps); },
+          py::arg("jobInfo"), py::arg("pyapps"),
+          "PMIx_Spawn of [{'cmd', 'argv', 'env', 'cwd', 'maxprocs', 'info'}, ...]; returns (rc, nspace or "
+          "None).")
+      .def(
+          "connect", [](client&, py::handle peers, py::handle info) { return calls::connect(peers, info); },
+          py::arg("peers") = py::none(), py::arg("pyinfo") = py::none(),
+          "PMIx_Connect (peers None or []: this namespace); returns rc.")
+      .def(
+          "disconnect",
+          [](client&, py::handle peers, py::handle info) { return calls::disconnect(peers, info); },
+          py::arg("peers") = py::none(), py::arg("pyinfo") = py::none(),
+          "PMIx_Disconnect (peers None or []: this namespace); returns rc.")
+      .def(
+          "resolve_peers",
+          [](client&, py::handle node, py::handle ns) { return calls::resolve_peers(node, ns); },
+          py::arg("pynode") = py::none(), py::arg("pyns") = py::none(),
+          "PMIx_Resolve_peers(node, nspace); returns (rc, [procs]).")
+      .def(
+          "resolve_nodes", [](client&, py::handle ns) { return calls::resolve_nodes(ns); },
+          py::arg("pyns") = py::none(), "PMIx_Resolve_nodes(nspace); returns (rc, 'node,...' or None).")
+      // ---- requests the host answers ----
+      .def(
+          "log", [](client&, py::handle data, py::handle dirs) { return calls::log(data, dirs); },
+          py::arg("pydata"), py::arg("pydirs") = py::none(), "PMIx_Log(data, directives); returns rc.")
+      .def(
+          "allocation_request",
+          [](client&, int directive, py::handle info) { return calls::allocation_request(directive, info); },
+          py::arg("directive"), py::arg("pyinfo") = py::none(),
+          "PMIx_Allocation_request; returns (rc, [info dicts]).")
+      .def(
+          "job_control",
+          [](client&, py::handle targets, py::handle dirs) { return calls::job_control(targets, dirs); },
+          py::arg("pytargets") = py::none(), py::arg("pydirs") = py::none(),
+          "PMIx_Job_control (targets None or []: this namespace); returns (rc, [info dicts]).")
+      .def(
+          "monitor",
+          [](client&, py::handle what, int code, py::handle dirs) {
+            return calls::monitor(what, code, dirs);
+          },
+          py::arg("pymonitor_info"), py::arg("code"), py::arg("pydirs") = py::none(),
+          "PMIx_Process_monitor of [one info dict]; returns (rc, [info dicts]).")
+      .def(
+          "get_credential", [](client&, py::handle info) { return calls::get_credential(info); },
+          py::arg("pyinfo") = py::none(),
+          "PMIx_Get_credential; returns (rc, {'bytes': bytes, 'size': int}) ({} on failure).")
+      .def(
+          "validate_credential",
+          [](client&, py::handle cred, py::handle info) { return calls::validate_credential(cred, info); },
+          py::arg("pycred"), py::arg("pyinfo") = py::none(),
+          "PMIx_Validate_credential of {'bytes': ..., 'size': ...} (or bytes); returns (rc, [info dicts]).")
+      // ---- groups ----
+      .def(
+          "group_construct",
+          [](client&, py::handle g, py::handle peers, py::handle info) {
+            return calls::group_construct(g, peers, info);
+          },
+          py::arg("group"), py::arg("peers") = py::none(), py::arg("pyinfo") = py::none(),
+          "PMIx_Group_construct; returns (rc, [info dicts]).")
+      .def(
+          "group_invite",
+          [](client&, py::handle g, py::handle peers, py::handle info) {
+            return calls::group_invite(g, peers, info);
+          },
+          py::arg("group"), py::arg("peers") = py::none(), py::arg("pyinfo") = py::none(),
+          "PMIx_Group_invite; returns (rc, [info dicts]).")
+      .def(
+          "group_join",
+          [](client&, py::handle g, py::handle leader, int opt, py::handle info) {
+            return calls::group_join(g, leader, opt, info);
+          },
+          py::arg("group"), py::arg("leader"), py::arg("opt"), py::arg("pyinfo") = py::none(),
+          "PMIx_Group_join (opt PMIX_GROUP_ACCEPT or PMIX_GROUP_DECLINE); returns (rc, [info dicts]).")
+      .def(
+          "group_leave", [](client&, py::handle g, py::handle info) { return calls::group_leave(g, info); },
+          py::arg("group"), py::arg("pyinfo") = py::none(), "PMIx_Group_leave; returns rc.")
+      .def(
+          "group_destruct",
+          [](client&, py::handle g, py::handle info) { return calls::group_destruct(g, info); },
+          py::arg("group"), py::arg("pyinfo") = py::none(), "PMIx_Group_destruct; returns rc.")
+      // ---- events ----
+      .def(
+          "register_event_handler",
+          [](client&, py::handle codes, py::handle info, py::handle hdlr) {
+            return handlers::register_event(codes, info, hdlr);
+          },
+          py::arg("pycodes"), py::arg("pyinfo"), py::arg("hdlr"),
+          "PMIx_Register_event_handler with a callable hdlr(ref, status, source, [info], [results]) -> "
+          "(status, [info]), run on a library thread; returns (rc, ref) ((rc, -1) on failure).")
+      .def(
+          "deregister_event_handler",
+          [](client&, long long ref) {
+            if (ref < 0) throw py::value_error("deregister_event_handler: a reference is not negative");
+            return handlers::deregister_event(static_cast<size_t>(ref));
+          },
+          py::arg("ref"), "PMIx_Deregister_event_handler; returns rc.")
+      .def(
+          "notify_event",
+          [](client&, int status, py::handle source, int range, py::handle info) {
+            return calls::notify_event(status, source, range, info);
+          },
+          py::arg("status"), py::arg("pysrc"), py::arg("range"), py::arg("pyinfo") = py::none(),
+          "PMIx_Notify_event (source None: this process); returns rc.")
+      // ---- forwarded output (python3-pmix has them on PMIxTool) ----
+      .def(
+          "iof_pull",
+          [](client&, py::handle procs, int channel, py::handle dirs, py::handle hdlr) {
+            return calls::iof_pull(procs, channel, dirs, hdlr);
+          },
+          py::arg("pyprocs"), py::arg("iof_channel"), py::arg("pydirs"), py::arg("hdlr"),
+          "PMIx_IOF_pull with a callable hdlr(ref, channel, source, {'bytes': ..., 'size': ...}, [info]), "
+          "run on a library thread; returns (rc, ref) ((rc, -1) on failure).")
+      .def(
+          "iof_deregister",
+          [](client&, long long ref, py::handle dirs) { return calls::iof_deregister(ref, dirs); },
+          py::arg("regid"), py::arg("pydirs") = py::none(), "PMIx_IOF_deregister; returns rc.")
+      .def(
+          "iof_push",
+          [](client&, py::handle targets, py::handle data, py::handle dirs) {
+            return calls::iof_push(targets, data, dirs);
+          },
+          py::arg("pytargets"), py::arg("data"), py::arg("pydirs") = py::none(),
+          "PMIx_IOF_push of {'bytes': ..., 'size': ...} or bytes (None: close stdin); returns rc.");
 
   py::class_<server, client>(m, "PMIxServer")
       .def(py::init<>())
@@ -423,7 +684,14 @@ PYBIND11_MODULE(pmix, m) {
       .def("generate_regex", &server::generate_regex, py::arg("hosts"),
            "PMIx_generate_regex over host names; returns (rc, bytearray).")
       .def("generate_ppn", &server::generate_ppn, py::arg("procs"),
-           "PMIx_generate_ppn over per-node rank lists; returns (rc, bytearray).");
+           "PMIx_generate_ppn over per-node rank lists; returns (rc, bytearray).")
+      .def(
+          "iof_deliver",
+          [](server&, py::handle source, int channel, py::handle data, py::handle dirs) {
+            return calls::iof_deliver(source, channel, data, dirs);
+          },
+          py::arg("pysrc"), py::arg("pychannel"), py::arg("pydata"), py::arg("pydirs") = py::none(),
+          "PMIx_server_IOF_deliver of {'bytes': ..., 'size': ...} or bytes from source; returns rc.");
 
   py::class_<tool, server>(m, "PMIxTool")
       .def(py::init<>())

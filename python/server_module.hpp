@@ -28,11 +28,4 @@ bool install(py::handle map, pmix_server_module_t& out);
 // Forgets the callables (after the last PMIx_server_finalize). Needs the GIL.
 void clear();
 
-// True on a thread that is inside one of the module's up-calls.
-bool in_upcall();
-
-// The interpreter is exiting: up-calls from now on answer
-// PMIX_ERR_NOT_AVAILABLE without touching Python.
-void shut_down();
-
 }  // namespace pmixpy::server_module

@@ -670,3 +670,110 @@ py::list unload_queries(const pmix_query_t* queries, size_t nqueries) {
 }
 
 }  // namespace pmixpy
+
+namespace pmixpy {
+
+py::list unload_procs(const pmix_proc_t* procs, size_t nprocs) {
+  py::list out;
+  for (size_t k = 0; procs != nullptr && k < nprocs; ++k) out.append(unload_proc(procs[k]));
+  return out;
+}
+
+py::list take_infos(pmix_info_t* info, size_t ninfo) {
+  if (info == nullptr) return py::list();
+  struct release {
+    pmix_info_t* info;
+    size_t n;
+    ~release() { PMIX_INFO_FREE(info, n); }
+  } guard{info, ninfo};
+  return unload_infos(info, ninfo);
+}
+
+key_array::key_array(py::handle list, const char* what) {
+  if (list.is_none()) return;
+  null_ = false;
+  for (auto key : as_list(list, what)) {
+    pmix_key_t checked;
+    load_key(key, checked, what);
+    keys_.emplace_back(checked);
+  }
+  for (auto& k : keys_) pointers_.push_back(k.data());
+  pointers_.push_back(nullptr);
+}
+
+namespace {
+
+// A list of str as a NULL-terminated argv the app owns.
+char** load_argv(py::handle list, const char* what) {
+  char** argv = nullptr;
+  for (auto item : as_list(list, what)) {
+    const auto text = load_text(item, what);
+    if (pmix_argv_append_nosize(&argv, text.c_str()) != PMIX_SUCCESS) {
+      PMIX_ARGV_FREE(argv);
+      throw std::bad_alloc();
+    }
+  }
+  return argv;
+}
+
+}  // namespace
+
+app_array::app_array(py::handle list, const char* what) {
+  const auto items = as_list(list, what);
+  if (items.size() == 0) return;
+  PMIX_APP_CREATE(data_, items.size());
+  if (data_ == nullptr) throw std::bad_alloc();
+  size_ = items.size();
+  try {
+    fill(items, what);
+  } catch (...) {
+    PMIX_APP_FREE(data_, size_);  // a throwing constructor runs no destructor
+    throw;
+  }
+}
+
+app_array::~app_array() {
+  if (data_ != nullptr) PMIX_APP_FREE(data_, size_);
+}
+
+void app_array::fill(const py::list& items, const char* what) {
+  const char* form =
+      "an app dict {'cmd': str, 'argv': [str], 'env': [str], 'cwd': str, 'maxprocs': int, 'info': [...]}";
+  size_t i = 0;
+  for (auto item : items) {
+    auto& app = data_[i++];
+    const auto cmd = load_text(field(item, "cmd", what, form), what);
+    app.cmd = strdup(cmd.c_str());
+    auto argv = optional_field(item, "argv");
+    app.argv = load_argv(argv.is_none() ? py::list(py::make_tuple(cmd)) : argv, what);
+    app.env = load_argv(optional_field(item, "env"), what);
+    auto cwd = optional_field(item, "cwd");
+    if (cwd.is_none()) cwd = py::module_::import("os").attr("getcwd")();
+    app.cwd = strdup(load_text(cwd, what).c_str());
+    auto maxprocs = optional_field(item, "maxprocs");
+    app.maxprocs = maxprocs.is_none() ? 1 : static_cast<int>(signed_in(maxprocs, INT_MIN, INT_MAX, what));
+    info_array info{optional_field(item, "info"), what};
+    app.info = info.release(app.ninfo);
+  }
+}
+
+py::list unload_apps(const pmix_app_t* apps, size_t napps) {
+  py::list out;
+  for (size_t i = 0; apps != nullptr && i < napps; ++i) {
+    const auto& a = apps[i];
+    py::list argv, env;
+    for (char** p = a.argv; p != nullptr && *p != nullptr; ++p) argv.append(unload_text(*p));
+    for (char** p = a.env; p != nullptr && *p != nullptr; ++p) env.append(unload_text(*p));
+    py::dict app;
+    app["cmd"] = unload_text(a.cmd);
+    app["argv"] = argv;
+    app["env"] = env;
+    app["cwd"] = unload_text(a.cwd);
+    app["maxprocs"] = a.maxprocs;
+    app["info"] = unload_infos(a.info, a.ninfo);
+    out.append(app);
+  }
+  return out;
+}
+
+}  // namespace pmixpy

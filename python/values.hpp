@@ -112,6 +112,47 @@ class query_array {
 };
 py::list unload_queries(const pmix_query_t* queries, size_t nqueries);
 
+py::list unload_procs(const pmix_proc_t* procs, size_t nprocs);
+
+// Results the library allocated (PMIX_INFO_FREE): their Python form, and
+// freed.
+py::list take_infos(pmix_info_t* info, size_t ninfo);
+
+// A NULL-terminated array of keys from a list of str (None: NULL, which
+// means "all" where the C API allows it).
+class key_array {
+ public:
+  key_array(py::handle list, const char* what);
+  char** data() { return null_ ? nullptr : pointers_.data(); }
+  size_t size() const { return keys_.size(); }
+
+ private:
+  bool null_ = true;
+  std::vector<std::string> keys_;
+  std::vector<char*> pointers_;
+};
+
+// An array of pmix_app_t from a list of python3-pmix app dicts:
+//   {'cmd': str, 'argv': [str] (default [cmd]), 'env': ["NAME=value"],
+//    'cwd': str (default: this process's working directory),
+//    'maxprocs': int (default 1), 'info': [info dicts]}
+// Freed with it.
+class app_array {
+ public:
+  app_array(py::handle list, const char* what);
+  ~app_array();
+  app_array(const app_array&) = delete;
+  app_array& operator=(const app_array&) = delete;
+  pmix_app_t* data() { return size_ == 0 ? nullptr : data_; }
+  size_t size() const { return size_; }
+
+ private:
+  void fill(const py::list& items, const char* what);
+  pmix_app_t* data_ = nullptr;
+  size_t size_ = 0;
+};
+py::list unload_apps(const pmix_app_t* apps, size_t napps);
+
 // The list of a Python sequence argument (None: empty). TypeError otherwise.
 py::list as_list(py::handle seq, const char* what);
 
