@@ -9,18 +9,11 @@
 #include <deque>
 #include <map>
 #include <mutex>
-#include <sstream>
+
+#include "tests/e2e/steps.hpp"
 
 namespace pmix::test {
 namespace {
-
-std::vector<std::string> split(const std::string& text, char sep) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, sep)) out.push_back(item);
-  return out;
-}
 
 // The processes <ranks> names in our job.
 std::vector<pmix_proc_t> procs_of(const std::string& ranks, const pmix_proc_t& me) {
@@ -53,43 +46,13 @@ std::string describe(const pmix_info_t* info, size_t n) {
   return "id=" + id + " members=" + members + " ctx=" + ctx;
 }
 
-// A non-blocking call's answer, waited for on the main thread.
-struct answer {
-  std::mutex m;
-  std::condition_variable cv;
-  bool done = false;
-  pmix_status_t rc = PMIX_SUCCESS;
-  std::string text;
-  pmix_status_t wait(pmix_status_t started) {
-    if (started != PMIX_SUCCESS) return started;
-    std::unique_lock<std::mutex> g{m};
-    cv.wait(g, [&] { return done; });
-    return rc;
-  }
-};
-
 void info_done(pmix_status_t st, pmix_info_t* info, size_t n, void* cbdata, pmix_release_cbfunc_t release,
                void* release_data) {
-  auto* a = static_cast<answer*>(cbdata);
-  {
-    std::lock_guard<std::mutex> g{a->m};
-    a->rc = st;
-    a->text = describe(info, n);
-    a->done = true;
-  }
-  a->cv.notify_all();
+  static_cast<answer*>(cbdata)->finish(st, describe(info, n));
   if (release != nullptr) release(release_data);
 }
 
-void op_done(pmix_status_t st, void* cbdata) {
-  auto* a = static_cast<answer*>(cbdata);
-  {
-    std::lock_guard<std::mutex> g{a->m};
-    a->rc = st;
-    a->done = true;
-  }
-  a->cv.notify_all();
-}
+void op_done(pmix_status_t st, void* cbdata) { static_cast<answer*>(cbdata)->finish(st, ""); }
 
 // Group events seen: code -> "<source> id=<group>" not yet waited for.
 std::mutex events_mutex;

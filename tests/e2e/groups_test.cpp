@@ -17,24 +17,9 @@ using namespace pmix::test;
 
 namespace {
 
-const std::string script = runfile("tests/e2e/script_client");
-
-child start(const std::string& nspace, pmix_rank_t rank, std::vector<std::string> steps,
-            const std::string& dir) {
-  steps.insert(steps.begin(), script);
-  return launch(nspace, rank, steps, dir);
-}
-
 std::string finish(child& c) {
   CHECK_MESSAGE(c.exited_with(0), c.errors());
   return c.output();
-}
-
-std::vector<std::string> calls_starting(const std::string& prefix) {
-  std::vector<std::string> out;
-  for (const auto& c : dynamic_calls())
-    if (c.compare(0, prefix.size(), prefix) == 0) out.push_back(c);
-  return out;
 }
 
 const std::string invited = std::to_string(PMIX_GROUP_INVITED);
@@ -60,7 +45,7 @@ TEST_SUITE("groups") {
       std::vector<std::string> steps{"init", form + ":all:0,1,2:ctx", form + ":pair:0,1:ctx"};
       if (r == 2) steps = {"init", form + ":all:0,1,2:ctx"};
       steps.insert(steps.end(), {r == 1 ? "group_destruct_nb:all" : "group_destruct:all", "finalize"});
-      ranks.push_back(start("grp", r, steps, dir.path()));
+      ranks.push_back(launch_script("grp", r, steps, dir.path()));
     }
     std::vector<std::string> out;
     for (auto& c : ranks) out.push_back(finish(c));
@@ -96,11 +81,11 @@ TEST_SUITE("groups") {
     server srv(dir.path());
     REQUIRE(srv.status() == PMIX_SUCCESS);
     REQUIRE(register_job("plain", 2, 2) == PMIX_SUCCESS);
-    auto r0 = start("plain", 0,
-                    {"init", "group_construct:g:0,1", "group_destruct:g", "group_destruct:g", "finalize"},
-                    dir.path());
-    auto r1 =
-        start("plain", 1, {"init", "group_construct:g:0,1", "group_destruct:g", "finalize"}, dir.path());
+    auto r0 = launch_script(
+        "plain", 0, {"init", "group_construct:g:0,1", "group_destruct:g", "group_destruct:g", "finalize"},
+        dir.path());
+    auto r1 = launch_script("plain", 1, {"init", "group_construct:g:0,1", "group_destruct:g", "finalize"},
+                            dir.path());
     const auto out0 = finish(r0);
     const auto out1 = finish(r1);
     CAPTURE(out0);
@@ -116,10 +101,10 @@ TEST_SUITE("groups") {
     server srv(dir.path(), slots);
     REQUIRE(srv.status() == PMIX_SUCCESS);
     REQUIRE(register_job("wide", 3, 2) == PMIX_SUCCESS);  // rank 2 on another node
-    auto r0 =
-        start("wide", 0, {"init", "group_construct:w:*:ctx", "group_destruct:w", "finalize"}, dir.path());
-    auto r1 =
-        start("wide", 1, {"init", "group_construct_nb:w:*:ctx", "group_destruct:w", "finalize"}, dir.path());
+    auto r0 = launch_script("wide", 0, {"init", "group_construct:w:*:ctx", "group_destruct:w", "finalize"},
+                            dir.path());
+    auto r1 = launch_script("wide", 1, {"init", "group_construct_nb:w:*:ctx", "group_destruct:w", "finalize"},
+                            dir.path());
     const auto out0 = finish(r0);
     const auto out1 = finish(r1);
     CAPTURE(out0);
@@ -138,7 +123,7 @@ TEST_SUITE("groups") {
     server srv(dir.path());
     REQUIRE(srv.status() == PMIX_SUCCESS);
     REQUIRE(register_job("far", 2, 1) == PMIX_SUCCESS);
-    auto r0 = start("far", 0, {"init", "group_construct:f:0,1", "finalize"}, dir.path());
+    auto r0 = launch_script("far", 0, {"init", "group_construct:f:0,1", "finalize"}, dir.path());
     const auto out = finish(r0);
     CHECK(contains(out, "group_construct:f:0,1 PMIX_ERR_NOT_SUPPORTED"));
   }
@@ -148,23 +133,24 @@ TEST_SUITE("groups") {
     server srv(dir.path());
     REQUIRE(srv.status() == PMIX_SUCCESS);
     REQUIRE(register_job("inv", 3, 3) == PMIX_SUCCESS);
-    auto r1 = start(
+    auto r1 = launch_script(
         "inv", 1,
         {"init", "on_group_event:" + invited, "on_group_event:" + complete, "wait_group_event:" + invited,
          "group_join:team:0:accept", "wait_group_event:" + complete, "group_leave:team", "finalize"},
         dir.path());
-    auto r2 = start("inv", 2,
-                    {"init", "on_group_event:" + invited, "wait_group_event:" + invited,
-                     "group_join_nb:team:-:decline", "finalize"},
-                    dir.path());
+    auto r2 = launch_script("inv", 2,
+                            {"init", "on_group_event:" + invited, "wait_group_event:" + invited,
+                             "group_join_nb:team:-:decline", "finalize"},
+                            dir.path());
     REQUIRE(wait_for_output(r1, "on_group_event:" + complete + " PMIX_SUCCESS"));
     REQUIRE(wait_for_output(r2, "on_group_event:" + invited + " PMIX_SUCCESS"));
-    auto r0 = start("inv", 0,
-                    {"init", "on_group_event:" + accepted, "on_group_event:" + declined,
-                     "on_group_event:" + left, "on_group_event:" + complete, "group_invite:team:1,2:ctx",
-                     "wait_group_event:" + accepted, "wait_group_event:" + declined,
-                     "wait_group_event:" + complete, "wait_group_event:" + left, "finalize"},
-                    dir.path());
+    auto r0 =
+        launch_script("inv", 0,
+                      {"init", "on_group_event:" + accepted, "on_group_event:" + declined,
+                       "on_group_event:" + left, "on_group_event:" + complete, "group_invite:team:1,2:ctx",
+                       "wait_group_event:" + accepted, "wait_group_event:" + declined,
+                       "wait_group_event:" + complete, "wait_group_event:" + left, "finalize"},
+                      dir.path());
     const auto out0 = finish(r0);
     const auto out1 = finish(r1);
     const auto out2 = finish(r2);
@@ -190,13 +176,13 @@ TEST_SUITE("groups") {
     server srv(dir.path());
     REQUIRE(srv.status() == PMIX_SUCCESS);
     REQUIRE(register_job("gone", 2, 2) == PMIX_SUCCESS);
-    auto r1 = start("gone", 1, {"init", "on_group_event:" + invited, "wait_group_event:" + invited, "crash"},
-                    dir.path());
+    auto r1 = launch_script(
+        "gone", 1, {"init", "on_group_event:" + invited, "wait_group_event:" + invited, "crash"}, dir.path());
     REQUIRE(wait_for_output(r1, "on_group_event:" + invited + " PMIX_SUCCESS"));
-    auto r0 = start("gone", 0,
-                    {"init", "on_group_event:" + failed, "group_invite_nb:solo:1",
-                     "wait_group_event:" + failed, "finalize"},
-                    dir.path());
+    auto r0 = launch_script("gone", 0,
+                            {"init", "on_group_event:" + failed, "group_invite_nb:solo:1",
+                             "wait_group_event:" + failed, "finalize"},
+                            dir.path());
     const auto out0 = finish(r0);
     r1.wait();
     CAPTURE(out0);
@@ -211,13 +197,14 @@ TEST_SUITE("groups") {
     REQUIRE(srv.status() == PMIX_SUCCESS);
     REQUIRE(register_job("bad", 3, 2) == PMIX_SUCCESS);  // rank 2 on another node
     const std::string long_name(PMIX_MAX_NSLEN + 1, 'x');
-    auto r0 = start("bad", 0,
-                    {"init", "group_construct::0", "group_construct:" + long_name + ":0",
-                     "group_leave:nothing", "group_destruct_nb:nothing", "group_join:nothing:1:accept",
-                     "group_invite:far:2", "group_invite:self:0", "group_construct:one:0",
-                     "group_construct:one:0", "group_construct_reqd:two:0:" PMIX_GROUP_NOTIFY_TERMINATION,
-                     "group_leave_nb:one", "group_destruct:one", "finalize"},
-                    dir.path());
+    auto r0 =
+        launch_script("bad", 0,
+                      {"init", "group_construct::0", "group_construct:" + long_name + ":0",
+                       "group_leave:nothing", "group_destruct_nb:nothing", "group_join:nothing:1:accept",
+                       "group_invite:far:2", "group_invite:self:0", "group_construct:one:0",
+                       "group_construct:one:0", "group_construct_reqd:two:0:" PMIX_GROUP_NOTIFY_TERMINATION,
+                       "group_leave_nb:one", "group_destruct:one", "finalize"},
+                      dir.path());
     const auto out = finish(r0);
     CAPTURE(out);
     CHECK(contains(out, "group_construct::0 PMIX_ERR_BAD_PARAM"));

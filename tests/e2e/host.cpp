@@ -487,6 +487,20 @@ child launch_as(uid_t uid, const std::string& nspace, pmix_rank_t r, const std::
   return child(argv, environment_with(extra), capture_dir, uid);
 }
 
+child launch_script(const std::string& nspace, pmix_rank_t r, const std::vector<std::string>& steps,
+                    const std::string& capture_dir) {
+  std::vector<std::string> argv{runfile("tests/e2e/script_client")};
+  argv.insert(argv.end(), steps.begin(), steps.end());
+  return launch(nspace, r, argv, capture_dir);
+}
+
+std::vector<std::string> calls_starting(const std::string& prefix) {
+  std::vector<std::string> out;
+  for (const auto& c : dynamic_calls())
+    if (c.compare(0, prefix.size(), prefix) == 0) out.push_back(c);
+  return out;
+}
+
 std::vector<std::string> notifications() {
   std::lock_guard<std::mutex> guard{record().mutex};
   return record().notifications;

@@ -170,6 +170,12 @@ std::string server_uri();
 child launch(const std::string& nspace, pmix_rank_t r, const std::vector<std::string>& argv,
              const std::string& capture_dir);
 
+// tests/e2e/script_client as rank r of nspace running `steps`, with the
+// environment setup_fork gives (the test must list :script_client in data).
+child launch_script(const std::string& nspace, pmix_rank_t r, const std::vector<std::string>& steps,
+                    const std::string& capture_dir);
+// The host's dynamic_calls() that start with `prefix`.
+std::vector<std::string> calls_starting(const std::string& prefix);
 // script_client (staged in `bin` by stage_for_other_user) as rank `r` of
 // `nspace`, run as `uid` (and the same gid), with the environment the host
 // gives that rank.

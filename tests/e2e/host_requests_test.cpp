@@ -23,12 +23,6 @@ namespace {
 
 const std::string script = runfile("tests/e2e/script_client");
 
-std::vector<std::string> calls_starting(const std::string& prefix) {
-  std::vector<std::string> out;
-  for (const auto& c : dynamic_calls())
-    if (c.compare(0, prefix.size(), prefix) == 0) out.push_back(c);
-  return out;
-}
 
 std::string run(const std::string& nspace, const std::vector<std::string>& steps, const std::string& dir) {
   std::vector<std::string> argv{script};

@@ -1,5 +1,7 @@
 #include "tests/e2e/request_steps.hpp"
 
+#include "tests/e2e/steps.hpp"
+
 #include <pmix.h>
 #include <pmix_tool.h>
 
@@ -38,28 +40,6 @@ std::string identity(const pmix_info_t* info, size_t n) {
   }
   return out.empty() ? out : out.substr(1);
 }
-
-// A non-blocking call's answer, waited for on the main thread.
-struct answer {
-  std::mutex m;
-  std::condition_variable cv;
-  bool done = false;
-  pmix_status_t rc = PMIX_SUCCESS;
-  std::string text;
-  void finish(pmix_status_t st, std::string t) {
-    std::lock_guard<std::mutex> g{m};
-    rc = st;
-    text = std::move(t);
-    done = true;
-    cv.notify_all();
-  }
-  pmix_status_t wait(pmix_status_t started) {
-    if (started != PMIX_SUCCESS) return started;
-    std::unique_lock<std::mutex> g{m};
-    cv.wait(g, [&] { return done; });
-    return rc;
-  }
-};
 
 // Events seen by on_event handlers: code -> sources.
 std::mutex events_mutex;

@@ -500,13 +500,7 @@ int run(const std::vector<std::string>& steps) {
         (void)appended;
         at = comma + 1;
       }
-      struct answer {
-        std::mutex m;
-        std::condition_variable cv;
-        bool done = false;
-        pmix_status_t rc = PMIX_SUCCESS;
-        std::string text;
-      } a;
+      pmix::test::answer a;
       auto describe = [](pmix_info_t* info, size_t n) {
         std::string text = std::to_string(n);
         for (size_t k = 0; k < n; ++k)
@@ -522,7 +516,7 @@ int run(const std::vector<std::string>& steps) {
         a.text = describe(results, nresults);
         PMIX_INFO_FREE(results, nresults);
       } else {
-        static answer* current = nullptr;
+        static pmix::test::answer* current = nullptr;
         static std::string (*describe_fn)(pmix_info_t*, size_t) = nullptr;
         current = &a;
         describe_fn = +describe;

@@ -19,14 +19,6 @@ using namespace pmix::test;
 
 namespace {
 
-const std::string script = runfile("tests/e2e/script_client");
-
-child start(const std::string& nspace, pmix_rank_t rank, std::vector<std::string> steps,
-            const std::string& dir) {
-  steps.insert(steps.begin(), script);
-  return launch(nspace, rank, steps, dir);
-}
-
 std::string finish(child& c) {
   CHECK_MESSAGE(c.exited_with(0), c.errors());
   return c.output();
@@ -108,7 +100,7 @@ TEST_SUITE("server resources") {
     REQUIRE(register_job("ps", 2, 2) == PMIX_SUCCESS);
     const std::string define = std::to_string(PMIX_PROCESS_SET_DEFINE);
     const std::string del = std::to_string(PMIX_PROCESS_SET_DELETE);
-    auto r0 = start(
+    auto r0 = launch_script(
         "ps", 0,
         {"init", "psets", "on_group_event:" + define, "on_group_event:" + del, "wait_group_event:" + define,
          "psets", "pset_members:blue", "pset_members:green", "wait_group_event:" + del, "psets", "finalize"},
@@ -151,8 +143,9 @@ TEST_SUITE("server resources") {
     answer a;
     CHECK(a.wait(PMIx_server_register_resources(&row, 1, op_done, &a)) == PMIX_SUCCESS);
     REQUIRE(register_job("late", 1, 1) == PMIX_SUCCESS);
-    auto e0 = start("early", 0, {"init", "get:*:site.rack", "get:*:site.row", "finalize"}, dir.path());
-    auto l0 = start("late", 0, {"init", "get:*:site.rack", "get:*:site.row", "finalize"}, dir.path());
+    auto e0 =
+        launch_script("early", 0, {"init", "get:*:site.rack", "get:*:site.row", "finalize"}, dir.path());
+    auto l0 = launch_script("late", 0, {"init", "get:*:site.rack", "get:*:site.row", "finalize"}, dir.path());
     const auto early = finish(e0);
     const auto late = finish(l0);
     CAPTURE(early);
@@ -168,8 +161,10 @@ TEST_SUITE("server resources") {
     auto gone = string_info("site.rack", "any");
     CHECK(PMIx_server_deregister_resources(&gone, 1, nullptr, nullptr) == PMIX_SUCCESS);
     REQUIRE(register_job("after", 1, 1) == PMIX_SUCCESS);
-    auto e1 = start("early", 1, {"init", "get:*:site.rack", "get:*:site.row", "finalize"}, dir.path());
-    auto a0 = start("after", 0, {"init", "get:*:site.rack", "get:*:site.row", "finalize"}, dir.path());
+    auto e1 =
+        launch_script("early", 1, {"init", "get:*:site.rack", "get:*:site.row", "finalize"}, dir.path());
+    auto a0 =
+        launch_script("after", 0, {"init", "get:*:site.rack", "get:*:site.row", "finalize"}, dir.path());
     const auto early1 = finish(e1);
     const auto after = finish(a0);
     CAPTURE(early1);

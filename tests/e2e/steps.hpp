@@ -2,6 +2,10 @@
 // event_client): each argument is a step, its fields separated by ':'.
 #pragma once
 
+#include <pmix_common.h>
+
+#include <condition_variable>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -17,5 +21,27 @@ inline std::vector<std::string> split(const std::string& s, char sep) {
     start = pos + 1;
   }
 }
+
+// A non-blocking call's answer, waited for on the main thread.
+struct answer {
+  std::mutex m;
+  std::condition_variable cv;
+  bool done = false;
+  pmix_status_t rc = PMIX_SUCCESS;
+  std::string text;
+  void finish(pmix_status_t st, std::string t) {
+    std::lock_guard<std::mutex> g{m};
+    rc = st;
+    text = std::move(t);
+    done = true;
+    cv.notify_all();
+  }
+  pmix_status_t wait(pmix_status_t started) {
+    if (started != PMIX_SUCCESS) return started;
+    std::unique_lock<std::mutex> g{m};
+    cv.wait(g, [&] { return done; });
+    return rc;
+  }
+};
 
 }  // namespace pmix::test
