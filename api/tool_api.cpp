@@ -12,7 +12,8 @@
 // (api/library.hpp, docs/architecture.md "Tools").
 //
 // Finding the server, in order: PMIX_SERVER_URI / PMIX_TCP_URI; the
-// environment a launcher gave its child (PMIX_SERVER_URI41/4); otherwise the
+// environment a launcher gave its child (PMIX_SERVER_URI41/4), unless a
+// directive names the server (PID, namespace, system); otherwise the
 // rendezvous files servers write (spec 000, 20.2.247.6.1): by
 // PMIX_SERVER_PIDINFO, by PMIX_SERVER_NSPACE, the system server
 // (PMIX_CONNECT_TO_SYSTEM, or first with PMIX_CONNECT_SYSTEM_FIRST), else the
@@ -78,10 +79,6 @@ pmix_status_t read_directives(const info_list& directives, bool launched, tool_d
     const char* rank = env_value("PMIX_RANK");
     out.proposed = proc_id{ns, rank == nullptr ? 0u : static_cast<rank_t>(std::strtoul(rank, nullptr, 10))};
   }
-  if (launched) {
-    if (const char* uri = env_value("PMIX_SERVER_URI41")) out.uri = uri;
-    else if (const char* uri4 = env_value("PMIX_SERVER_URI4")) out.uri = uri4;
-  }
   const char* call = launched ? "PMIx_tool_init" : "PMIx_tool_attach_to_server";
   auto text = [call](const info& d, std::string& dest) {
     const auto* s = d.val.as_string();
@@ -131,6 +128,14 @@ pmix_status_t read_directives(const info_list& directives, bool launched, tool_d
     } else if (d.key == PMIX_PRIMARY_SERVER) {
       out.primary = d.val.truthy();
     }
+  }
+  // A launcher's environment names the server only when the directives
+  // name none (as OpenPMIx: a tool told where to go goes there).
+  const bool named = !out.uri.empty() || out.server_pid != 0 || !out.server_nspace.empty() || out.to_system ||
+                     out.system_first;
+  if (launched && !named) {
+    if (const char* uri = env_value("PMIX_SERVER_URI41")) out.uri = uri;
+    else if (const char* uri4 = env_value("PMIX_SERVER_URI4")) out.uri = uri4;
   }
   if (out.proposed.rank == rank_undef) out.proposed.rank = 0;
   return PMIX_SUCCESS;

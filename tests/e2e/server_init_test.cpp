@@ -264,6 +264,26 @@ TEST_SUITE("server init: rendezvous files") {
     CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
   }
 
+  TEST_CASE("[20.2.247.6.1] a server the tool names wins over a launcher's PMIX_SERVER_URI41 in its environment") {
+    temp_dir dir;
+    directives d;
+    d.text(PMIX_SERVER_TMPDIR, dir.path()).text(PMIX_SERVER_NSPACE, "named").flag(PMIX_SERVER_TOOL_SUPPORT);
+    REQUIRE(init(d) == PMIX_SUCCESS);
+    // The environment names a server nobody runs: without a directive the
+    // tool tries it (and fails); by PID or namespace it finds this one.
+    const std::string nowhere = "PMIX_SERVER_URI41=nobody.0;uds://" + dir.path() + "/nowhere.sock";
+    auto t = run_tool({"setenv:PMIX_SERVER_TMPDIR=" + dir.path(), "setenv:" + nowhere, "tool_init", "tool_init_pid:" + std::to_string(getpid()), "tool_finalize",
+                       "tool_init_ns:named", "tool_finalize"},
+                      dir.path());
+    CHECK_MESSAGE(t.exited_with(0), t.errors());
+    const auto out = t.output();
+    CAPTURE(out);
+    CHECK(contains(out, "tool_init PMIX_ERR_UNREACH"));
+    CHECK(contains(out, "tool_init_pid:" + std::to_string(getpid()) + " PMIX_SUCCESS"));
+    CHECK(contains(out, "tool_init_ns:named PMIX_SUCCESS"));
+    CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+  }
+
   TEST_CASE("[20.2.247.6.1 PMIX_SERVER_SYSTEM_SUPPORT] pmix.sys.<host> in the system tmpdir; PMIX_CONNECT_TO_SYSTEM finds it") {
     temp_dir dir, sys;
     directives d;
