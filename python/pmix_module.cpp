@@ -8,11 +8,9 @@
 #include <pmix_tool.h>
 #include <pybind11/pybind11.h>
 
-#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <mutex>
 #include <string>
 
 #include "python/callbacks.hpp"
@@ -21,6 +19,7 @@
 #include "python/handlers.hpp"
 #include "python/server_module.hpp"
 #include "python/values.hpp"
+#include "python/waiting.hpp"
 
 namespace pmixpy {
 namespace {
@@ -39,45 +38,21 @@ void user_finalized() {
   if (library_users > 0 && --library_users == 0) handlers::clear();
 }
 
-// A C call that completes through a pmix_op_cbfunc_t, waited for on the
-// caller's thread (without the GIL).
-class op_waiter {
- public:
-  static void done(pmix_status_t status, void* cbdata) {
-    auto* self = static_cast<std::shared_ptr<op_waiter>*>(cbdata);
-    {
-      std::lock_guard<std::mutex> guard{(*self)->m_};
-      (*self)->status_ = status;
-      (*self)->done_ = true;
-    }
-    (*self)->cv_.notify_all();
-    delete self;
-  }
-  pmix_status_t wait() {
-    std::unique_lock<std::mutex> guard{m_};
-    cv_.wait(guard, [this] { return done_; });
-    return status_;
-  }
-
- private:
-  std::mutex m_;
-  std::condition_variable cv_;
-  bool done_ = false;
-  pmix_status_t status_ = PMIX_ERROR;
-};
-
-// Runs a void C call that reports through cbfunc, and waits for it. Inside a
-// server-module callable it would wait on a library thread: the library's
-// own blocking form refuses that (and logs it), and so does this.
+// Runs a void C call that reports through a pmix_op_cbfunc_t, and waits
+// for it. Inside a server-module callable it would wait on a library
+// thread: the library's own blocking form refuses that (and logs it), and
+// so does this.
 template <class Call>
 pmix_status_t call_and_wait(Call call) {
   if (callbacks::in_callback()) {
     call(nullptr, nullptr);
     return PMIX_ERR_WOULD_BLOCK;
   }
-  auto waiter = std::make_shared<op_waiter>();
-  call(&op_waiter::done, new std::shared_ptr<op_waiter>(waiter));
-  return waiter->wait();
+  auto p = std::make_shared<pending<no_result>>();
+  return start_and_wait<no_result>(p, [&](void* cbdata) {
+    call(&op_completed, cbdata);
+    return PMIX_SUCCESS;
+  });
 }
 
 pmix_proc_t proc_or_me(py::handle proc, const char* what) {
