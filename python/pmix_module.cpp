@@ -18,6 +18,7 @@
 #include "python/constants.hpp"
 #include "python/handlers.hpp"
 #include "python/server_module.hpp"
+#include "python/tool_calls.hpp"
 #include "python/values.hpp"
 #include "python/waiting.hpp"
 
@@ -672,7 +673,28 @@ PYBIND11_MODULE(pmix, m) {
       .def(py::init<>())
       .def("init", &tool::init, py::arg("dicts") = py::none(),
            "PMIx_tool_init; returns (rc, {'nspace': ..., 'rank': ...}).")
-      .def("finalize", &tool::finalize);
+      .def("finalize", &tool::finalize)
+      .def(
+          "attach_to_server", [](tool&, py::handle dicts) { return tool_calls::attach_to_server(dicts); },
+          py::arg("dicts") = py::none(),
+          "PMIx_tool_attach_to_server; returns (rc, this tool's proc, the server's proc).")
+      .def(
+          "get_servers", [](tool&) { return tool_calls::get_servers(); },
+          "PMIx_tool_get_servers; returns (rc, [procs]), the primary server first.")
+      .def(
+          "set_server",
+          [](tool&, py::handle server, py::handle info) { return tool_calls::set_server(server, info); },
+          py::arg("server"), py::arg("pyinfo") = py::none(), "PMIx_tool_set_server; returns rc.")
+      // python3-pmix's disconnect(server) (a proc dict) is PMIx_tool_disconnect;
+      // with a list of procs it is still the client's PMIx_Disconnect.
+      .def(
+          "disconnect", [](tool&, py::dict server) { return tool_calls::disconnect(server); },
+          py::arg("server"), "PMIx_tool_disconnect of a server's proc dict; returns rc.")
+      .def(
+          "disconnect",
+          [](tool&, py::handle peers, py::handle info) { return calls::disconnect(peers, info); },
+          py::arg("peers") = py::none(), py::arg("pyinfo") = py::none(),
+          "PMIx_Disconnect (peers None or []: this namespace); returns rc.");
 
   py::module_::import("atexit").attr("register")(py::cpp_function(&finalize_at_exit));
 }

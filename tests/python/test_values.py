@@ -31,6 +31,8 @@ def test_class_and_method_names_follow_python3_pmix():
     for name in ("register_nspace", "deregister_nspace", "register_client", "deregister_client",
                  "setup_fork", "collect_job_info", "generate_regex", "generate_ppn"):
         assert callable(getattr(PMIxServer, name))
+    for name in ("attach_to_server", "get_servers", "set_server", "disconnect"):
+        assert callable(getattr(PMIxTool, name))
 
 
 def test_setup_fork_gives_the_environment_as_a_dict(host):
@@ -83,6 +85,21 @@ def test_server_calls_before_init_return_init_errors():
     assert s.deregister_nspace("none") == PMIX_ERR_INIT
     assert s.setup_fork(p) == (PMIX_ERR_INIT, {})
     assert s.finalize() == PMIX_ERR_INIT
+
+
+def test_tool_disconnect_takes_a_server_or_the_clients_peers():
+    """PMIxTool.disconnect(server) is PMIx_tool_disconnect; with a list of
+    procs it is still the client's PMIx_Disconnect."""
+    t = PMIxTool()
+    assert t.disconnect({'nspace': "srv", 'rank': 0}) == PMIX_ERR_INIT
+    assert t.disconnect(server={'nspace': "srv", 'rank': 0}) == PMIX_ERR_INIT
+    assert t.disconnect([{'nspace': "job", 'rank': 0}], []) == PMIX_ERR_INIT
+    with pytest.raises(TypeError, match="tool disconnect server: 'rank' missing"):
+        t.disconnect({'nspace': "srv"})
+    with pytest.raises(TypeError, match="disconnect peers"):
+        t.disconnect([("job", 0)])
+    with pytest.raises(TypeError, match="set_server server"):
+        t.set_server("srv", [])
 
 
 @pytest.mark.parametrize("proc, error, words", [
