@@ -17,6 +17,7 @@
 #include "python/client_calls.hpp"
 #include "python/constants.hpp"
 #include "python/handlers.hpp"
+#include "python/server_calls.hpp"
 #include "python/server_module.hpp"
 #include "python/tool_calls.hpp"
 #include "python/values.hpp"
@@ -667,7 +668,63 @@ PYBIND11_MODULE(pmix, m) {
             return calls::iof_deliver(source, channel, data, dirs);
           },
           py::arg("pysrc"), py::arg("pychannel"), py::arg("pydata"), py::arg("pydirs") = py::none(),
-          "PMIx_server_IOF_deliver of {'bytes': ..., 'size': ...} or bytes from source; returns rc.");
+          "PMIx_server_IOF_deliver of {'bytes': ..., 'size': ...} or bytes from source; returns rc.")
+      // ---- resources, process sets, inventory ----
+      .def(
+          "register_resources",
+          [](server&, py::handle dirs) { return server_calls::register_resources(dirs); },
+          py::arg("directives"), "PMIx_server_register_resources (blocking); returns rc.")
+      .def(
+          "deregister_resources",
+          [](server&, py::handle dirs) { return server_calls::deregister_resources(dirs); },
+          py::arg("directives"), "PMIx_server_deregister_resources (blocking); returns rc.")
+      .def(
+          "define_process_set",
+          [](server&, py::handle members, py::handle name) {
+            return server_calls::define_process_set(members, name);
+          },
+          py::arg("members"), py::arg("name"), "PMIx_server_define_process_set(members, name); returns rc.")
+      .def(
+          "delete_process_set",
+          [](server&, py::handle name) { return server_calls::delete_process_set(name); }, py::arg("name"),
+          "PMIx_server_delete_process_set; returns rc.")
+      .def(
+          "collect_inventory", [](server&, py::handle dirs) { return server_calls::collect_inventory(dirs); },
+          py::arg("pydirs") = py::none(), "PMIx_server_collect_inventory; returns (rc, [info dicts]).")
+      .def(
+          "deliver_inventory",
+          [](server&, py::handle info, py::handle dirs) {
+            return server_calls::deliver_inventory(info, dirs);
+          },
+          py::arg("pyinfo"), py::arg("pydirs") = py::none(),
+          "PMIx_server_deliver_inventory (blocking); returns rc.")
+      // ---- attributes, other nodes, launches ----
+      .def(
+          "register_attributes",
+          [](server&, py::handle function, py::handle attrs) {
+            return server_calls::register_attributes(function, attrs);
+          },
+          py::arg("function"), py::arg("attrs"),
+          "PMIx_Register_attributes(function name, [attribute names]); returns rc.")
+      .def(
+          "dmodex_request",
+          [](server&, py::handle proc, py::handle dataout) {
+            return server_calls::dmodex_request(proc, dataout);
+          },
+          py::arg("proc"), py::arg("dataout") = py::none(),
+          "PMIx_server_dmodex_request, waiting for the data; returns (rc, (bytes, size)).")
+      .def(
+          "setup_application",
+          [](server&, py::handle ns, py::handle dicts) { return server_calls::setup_application(ns, dicts); },
+          py::arg("ns"), py::arg("dicts") = py::none(),
+          "PMIx_server_setup_application; returns (rc, [info dicts]).")
+      .def(
+          "setup_local_support",
+          [](server&, py::handle ns, py::handle ilist) {
+            return server_calls::setup_local_support(ns, ilist);
+          },
+          py::arg("ns"), py::arg("ilist") = py::none(),
+          "PMIx_server_setup_local_support (blocking); returns rc.");
 
   py::class_<tool, server>(m, "PMIxTool")
       .def(py::init<>())

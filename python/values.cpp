@@ -250,6 +250,23 @@ void load_array(py::handle obj, pmix_value_t& out, const char* what) {
 }
 
 // A Python view of element `i` of a C data array.
+// A registered attribute (PMIx_Register_attributes' answers to
+// PMIX_QUERY_ATTRIBUTE_SUPPORT): {'name', 'key', 'type', 'description'}.
+py::dict unload_regattr(const pmix_regattr_t& r) {
+  char key[PMIX_MAX_KEYLEN + 1];
+  std::memcpy(key, r.string, PMIX_MAX_KEYLEN);
+  key[PMIX_MAX_KEYLEN] = '\0';
+  py::list description;
+  for (char** line = r.description; line != nullptr && *line != nullptr; ++line)
+    description.append(unload_text(*line));
+  py::dict out;
+  out["name"] = unload_text(r.name == nullptr ? "" : r.name);
+  out["key"] = unload_text(key);
+  out["type"] = r.type;
+  out["description"] = description;
+  return out;
+}
+
 py::object unload_element(const pmix_data_array_t& a, size_t i) {
   if (const size_t size = scalar_size(a.type); size > 0) {
     pmix_value_t v;
@@ -280,6 +297,7 @@ py::object unload_element(const pmix_data_array_t& a, size_t i) {
       v.data.envar = static_cast<const pmix_envar_t*>(a.array)[i];
       return unload_data(v);
     }
+    case PMIX_REGATTR: return unload_regattr(static_cast<const pmix_regattr_t*>(a.array)[i]);
     case PMIX_DATA_ARRAY: {
       pmix_value_t v;
       v.type = PMIX_DATA_ARRAY;
@@ -531,6 +549,9 @@ py::object unload_data(const pmix_value_t& v) {
       pi["state"] = d.pinfo->state;
       return std::move(pi);
     }
+    case PMIX_REGATTR:
+      if (d.ptr == nullptr) return py::none();
+      return unload_regattr(*static_cast<const pmix_regattr_t*>(d.ptr));
     case PMIX_DATA_ARRAY: {
       if (d.darray == nullptr) return py::none();
       py::list items;

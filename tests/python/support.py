@@ -161,8 +161,8 @@ class HostProcess:
 
     SCRIPT = os.path.join(HERE, "py_host.py")
 
-    def __init__(self, tmpdir, name, job, size):
-        argv = [PYTHON, self.SCRIPT, tmpdir, name, job, str(size)]
+    def __init__(self, tmpdir, name, job, size, hostname=None):
+        argv = [PYTHON, self.SCRIPT, tmpdir, name, job, str(size)] + ([hostname] if hostname else [])
         self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=subprocess.PIPE, bufsize=0)
         self.output = Lines(self.process)

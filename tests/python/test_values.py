@@ -29,7 +29,10 @@ def test_class_and_method_names_follow_python3_pmix():
     for name in ("init", "finalize", "put", "commit", "fence", "get", "abort", "query", "initialized"):
         assert callable(getattr(PMIxClient, name))
     for name in ("register_nspace", "deregister_nspace", "register_client", "deregister_client",
-                 "setup_fork", "collect_job_info", "generate_regex", "generate_ppn"):
+                 "setup_fork", "collect_job_info", "generate_regex", "generate_ppn", "dmodex_request",
+                 "setup_application", "setup_local_support", "register_attributes",
+                 "collect_inventory", "deliver_inventory", "register_resources",
+                 "deregister_resources", "define_process_set", "delete_process_set", "iof_deliver"):
         assert callable(getattr(PMIxServer, name))
     for name in ("attach_to_server", "get_servers", "set_server", "disconnect"):
         assert callable(getattr(PMIxTool, name))
@@ -84,6 +87,17 @@ def test_server_calls_before_init_return_init_errors():
     assert s.deregister_client(p) == PMIX_ERR_INIT
     assert s.deregister_nspace("none") == PMIX_ERR_INIT
     assert s.setup_fork(p) == (PMIX_ERR_INIT, {})
+    rack = [info("site.rack", "r7", PMIX_STRING)]
+    assert s.register_resources(rack) == PMIX_ERR_INIT
+    assert s.deregister_resources(rack) == PMIX_ERR_INIT
+    assert s.define_process_set([p], "set") == PMIX_ERR_INIT
+    assert s.delete_process_set("set") == PMIX_ERR_INIT
+    assert s.collect_inventory() == (PMIX_ERR_INIT, [])
+    assert s.deliver_inventory([info(PMIX_HOSTNAME, "n", PMIX_STRING)]) == PMIX_ERR_INIT
+    assert s.register_attributes("PMIx_Get", ["PMIX_TIMEOUT"]) == PMIX_ERR_INIT
+    assert s.dmodex_request(p) == (PMIX_ERR_INIT, (None, 0))
+    assert s.setup_application("none") == (PMIX_ERR_INIT, [])
+    assert s.setup_local_support("none", []) == PMIX_ERR_INIT
     assert s.finalize() == PMIX_ERR_INIT
 
 
