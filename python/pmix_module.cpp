@@ -17,6 +17,7 @@
 #include "python/client_calls.hpp"
 #include "python/constants.hpp"
 #include "python/handlers.hpp"
+#include "python/local_calls.hpp"
 #include "python/server_calls.hpp"
 #include "python/server_module.hpp"
 #include "python/tool_calls.hpp"
@@ -83,9 +84,13 @@ py::tuple rc_and_text(pmix_status_t rc, char* text) {
 
 class client {
  public:
-  client() { PMIX_FABRIC_CONSTRUCT(&fabric_); }
+  client() {
+    PMIX_FABRIC_CONSTRUCT(&fabric_);
+    PMIX_TOPOLOGY_CONSTRUCT(&topology_);
+  }
   virtual ~client() {
     if (fabric_set_) PMIx_Fabric_deregister(&fabric_);
+    if (topology_.topology != nullptr) PMIx_Topology_destruct(&topology_);
   }
   client(const client&) = delete;
   client& operator=(const client&) = delete;
@@ -231,9 +236,17 @@ class client {
     return PMIx_Fabric_deregister(&fabric_);
   }
 
+  // python3-pmix keeps one topology per object: load_topology fills it,
+  // compute_distances uses it (loading it first if need be).
+  pmix_status_t load_topology() { return local_calls::load_topology(topology_); }
+  py::tuple compute_distances(py::handle cpuset, py::handle dicts) {
+    return local_calls::compute_distances(topology_, cpuset, dicts);
+  }
+
  private:
   pmix_fabric_t fabric_;
   bool fabric_set_ = false;
+  pmix_topology_t topology_;
 };
 
 class server : public client {
@@ -503,6 +516,27 @@ PYBIND11_MODULE(pmix, m) {
            "PMIx_Fabric_register (one registration per object); returns (rc, [info dicts]).")
       .def("fabric_update", &client::fabric_update, "PMIx_Fabric_update; returns (rc, [info dicts]).")
       .def("fabric_deregister", &client::fabric_deregister, "PMIx_Fabric_deregister; returns rc.")
+      // ---- computed in this process: topology, cpusets, locality, distances ----
+      .def("load_topology", &client::load_topology,
+           "PMIx_Load_topology into this object's topology; returns rc.")
+      .def(
+          "get_relative_locality",
+          [](client&, py::handle loc1, py::handle loc2) {
+            return local_calls::get_relative_locality(loc1, loc2);
+          },
+          py::arg("loc1"), py::arg("loc2"),
+          "PMIx_Get_relative_locality of two locality strings; returns (rc, [PMIX_LOCALITY_* bits set]).")
+      .def(
+          "parse_cpuset_string",
+          [](client&, py::handle text) { return local_calls::parse_cpuset_string(text); }, py::arg("csetstr"),
+          "PMIx_Parse_cpuset_string('hwloc:<list>'); returns (rc, {'source': str, 'cpus': [str]} or None).")
+      .def(
+          "get_cpuset", [](client&, int ref) { return local_calls::get_cpuset(ref); }, py::arg("ref"),
+          "PMIx_Get_cpuset(PMIX_CPUBIND_PROCESS or PMIX_CPUBIND_THREAD); returns (rc, {'source': str, "
+          "'cpus': [str]}).")
+      .def("compute_distances", &client::compute_distances, py::arg("pycpus"), py::arg("dicts") = py::none(),
+           "PMIx_Compute_distances from a cpuset dict (None: this process's binding) to the devices of this "
+           "object's topology; returns (rc, [{'uuid', 'osname', 'type', 'mindist', 'maxdist'}]).")
       // ---- publish / lookup, spawn, connect (python3-pmix's forms) ----
       .def(
           "publish", [](client&, py::handle dicts) { return calls::publish(dicts); },
@@ -724,7 +758,16 @@ PYBIND11_MODULE(pmix, m) {
             return server_calls::setup_local_support(ns, ilist);
           },
           py::arg("ns"), py::arg("ilist") = py::none(),
-          "PMIx_server_setup_local_support (blocking); returns rc.");
+          "PMIx_server_setup_local_support (blocking); returns rc.")
+      .def(
+          "generate_cpuset_string",
+          [](server&, py::handle cpuset) { return local_calls::generate_cpuset_string(cpuset); },
+          py::arg("cpuset"), "PMIx_server_generate_cpuset_string of a cpuset dict; returns (rc, str).")
+      .def(
+          "generate_locality_string",
+          [](server&, py::handle cpuset) { return local_calls::generate_locality_string(cpuset); },
+          py::arg("cpuset"),
+          "PMIx_server_generate_locality_string of a cpuset dict; returns (rc, str or None).");
 
   py::class_<tool, server>(m, "PMIxTool")
       .def(py::init<>())

@@ -123,7 +123,7 @@ size_t scalar_size(pmix_data_type_t type) {
       return 2;
     case PMIX_INT32: case PMIX_UINT32: case PMIX_PROC_RANK: case PMIX_INFO_DIRECTIVES:
       return 4;
-    case PMIX_INT64: case PMIX_UINT64: return 8;
+    case PMIX_INT64: case PMIX_UINT64: case PMIX_DEVTYPE: return 8;
     case PMIX_INT: case PMIX_UINT: case PMIX_STATUS: return sizeof(int);
     case PMIX_SIZE: return sizeof(size_t);
     case PMIX_PID: return sizeof(pid_t);
@@ -161,6 +161,7 @@ void load_scalar(py::handle obj, pmix_data_type_t type, pmix_value_t& out, const
       break;
     case PMIX_UINT: d.uint = static_cast<unsigned>(unsigned_in(obj, UINT_MAX, what)); break;
     case PMIX_UINT64: d.uint64 = unsigned_in(obj, UINT64_MAX, what); break;
+    case PMIX_DEVTYPE: d.devtype = unsigned_in(obj, UINT64_MAX, what); break;
     case PMIX_SIZE: d.size = static_cast<size_t>(unsigned_in(obj, SIZE_MAX, what)); break;
     case PMIX_FLOAT: d.fval = static_cast<float>(real(obj, what)); break;
     case PMIX_DOUBLE: d.dval = real(obj, what); break;
@@ -507,6 +508,7 @@ py::object unload_data(const pmix_value_t& v) {
       return py::int_(d.uint16);
     case PMIX_UINT32: case PMIX_INFO_DIRECTIVES: return py::int_(d.uint32);
     case PMIX_UINT64: return py::int_(d.uint64);
+    case PMIX_DEVTYPE: return py::int_(d.devtype);
     case PMIX_FLOAT: return py::float_(d.fval);
     case PMIX_DOUBLE: return py::float_(d.dval);
     case PMIX_TIMEVAL: {

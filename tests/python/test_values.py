@@ -28,10 +28,13 @@ def test_class_and_method_names_follow_python3_pmix():
     assert issubclass(PMIxServer, PMIxClient) and issubclass(PMIxTool, PMIxServer)
     for name in ("init", "finalize", "put", "commit", "fence", "get", "abort", "query", "initialized"):
         assert callable(getattr(PMIxClient, name))
+    for name in ("load_topology", "get_relative_locality", "parse_cpuset_string", "get_cpuset",
+                 "compute_distances"):
+        assert callable(getattr(PMIxClient, name))
     for name in ("register_nspace", "deregister_nspace", "register_client", "deregister_client",
                  "setup_fork", "collect_job_info", "generate_regex", "generate_ppn", "dmodex_request",
-                 "setup_application", "setup_local_support", "register_attributes",
-                 "collect_inventory", "deliver_inventory", "register_resources",
+                 "setup_application", "setup_local_support", "generate_cpuset_string", "generate_locality_string",
+                 "register_attributes", "collect_inventory", "deliver_inventory", "register_resources",
                  "deregister_resources", "define_process_set", "delete_process_set", "iof_deliver"):
         assert callable(getattr(PMIxServer, name))
     for name in ("attach_to_server", "get_servers", "set_server", "disconnect"):
