@@ -60,7 +60,11 @@ pmix_status_t load_cpuset(py::handle cpuset, owned_cpuset& out, const char* what
 // The Python form of a cpuset: (rc, dict) from its string.
 py::tuple unload_cpuset(pmix_cpuset_t& cpuset, py::object on_failure) {
   char* text = nullptr;
-  const auto rc = PMIx_server_generate_cpuset_string(&cpuset, &text);
+  pmix_status_t rc;
+  {
+    py::gil_scoped_release nogil;
+    rc = PMIx_server_generate_cpuset_string(&cpuset, &text);
+  }
   if (rc != PMIX_SUCCESS || text == nullptr) {
     std::free(text);
     return py::make_tuple(rc == PMIX_SUCCESS ? PMIX_ERROR : rc, on_failure);
@@ -182,7 +186,10 @@ py::tuple generate_cpuset_string(py::handle cpuset) {
   auto rc = load_cpuset(cpuset, set, "generate_cpuset_string cpuset");
   if (rc != PMIX_SUCCESS) return py::make_tuple(rc, py::none());
   char* text = nullptr;
-  rc = PMIx_server_generate_cpuset_string(set.get(), &text);
+  {
+    py::gil_scoped_release nogil;
+    rc = PMIx_server_generate_cpuset_string(set.get(), &text);
+  }
   return rc_and_string(rc, text);
 }
 
