@@ -5,6 +5,7 @@ python3-pmix forms of PMIx_tool_attach_to_server, _get_servers, _set_server
 and _disconnect (tests/e2e/tool_servers_test.cpp shows the same in C)."""
 import ast
 import os
+import shutil
 
 from pmix import *
 
@@ -70,3 +71,4 @@ def test_a_python_tool_with_two_python_hosts():
     finally:
         for h in hosts:
             h.kill()
+        shutil.rmtree(tmpdir, ignore_errors=True)
