@@ -8,19 +8,21 @@
 #include <pmix_tool.h>
 #include <pybind11/pybind11.h>
 
-#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <mutex>
 #include <string>
 
 #include "python/callbacks.hpp"
 #include "python/client_calls.hpp"
 #include "python/constants.hpp"
 #include "python/handlers.hpp"
+#include "python/local_calls.hpp"
+#include "python/server_calls.hpp"
 #include "python/server_module.hpp"
+#include "python/tool_calls.hpp"
 #include "python/values.hpp"
+#include "python/waiting.hpp"
 
 namespace pmixpy {
 namespace {
@@ -39,45 +41,21 @@ void user_finalized() {
   if (library_users > 0 && --library_users == 0) handlers::clear();
 }
 
-// A C call that completes through a pmix_op_cbfunc_t, waited for on the
-// caller's thread (without the GIL).
-class op_waiter {
- public:
-  static void done(pmix_status_t status, void* cbdata) {
-    auto* self = static_cast<std::shared_ptr<op_waiter>*>(cbdata);
-    {
-      std::lock_guard<std::mutex> guard{(*self)->m_};
-      (*self)->status_ = status;
-      (*self)->done_ = true;
-    }
-    (*self)->cv_.notify_all();
-    delete self;
-  }
-  pmix_status_t wait() {
-    std::unique_lock<std::mutex> guard{m_};
-    cv_.wait(guard, [this] { return done_; });
-    return status_;
-  }
-
- private:
-  std::mutex m_;
-  std::condition_variable cv_;
-  bool done_ = false;
-  pmix_status_t status_ = PMIX_ERROR;
-};
-
-// Runs a void C call that reports through cbfunc, and waits for it. Inside a
-// server-module callable it would wait on a library thread: the library's
-// own blocking form refuses that (and logs it), and so does this.
+// Runs a void C call that reports through a pmix_op_cbfunc_t, and waits
+// for it. Inside a server-module callable it would wait on a library
+// thread: the library's own blocking form refuses that (and logs it), and
+// so does this.
 template <class Call>
 pmix_status_t call_and_wait(Call call) {
   if (callbacks::in_callback()) {
     call(nullptr, nullptr);
     return PMIX_ERR_WOULD_BLOCK;
   }
-  auto waiter = std::make_shared<op_waiter>();
-  call(&op_waiter::done, new std::shared_ptr<op_waiter>(waiter));
-  return waiter->wait();
+  auto p = std::make_shared<pending<no_result>>();
+  return start_and_wait<no_result>(p, [&](void* cbdata) {
+    call(&op_completed, cbdata);
+    return PMIX_SUCCESS;
+  });
 }
 
 pmix_proc_t proc_or_me(py::handle proc, const char* what) {
@@ -106,9 +84,13 @@ py::tuple rc_and_text(pmix_status_t rc, char* text) {
 
 class client {
  public:
-  client() { PMIX_FABRIC_CONSTRUCT(&fabric_); }
+  client() {
+    PMIX_FABRIC_CONSTRUCT(&fabric_);
+    PMIX_TOPOLOGY_CONSTRUCT(&topology_);
+  }
   virtual ~client() {
     if (fabric_set_) PMIx_Fabric_deregister(&fabric_);
+    if (topology_.topology != nullptr) PMIx_Topology_destruct(&topology_);
   }
   client(const client&) = delete;
   client& operator=(const client&) = delete;
@@ -254,9 +236,17 @@ class client {
     return PMIx_Fabric_deregister(&fabric_);
   }
 
+  // python3-pmix keeps one topology per object: load_topology fills it,
+  // compute_distances uses it (loading it first if need be).
+  pmix_status_t load_topology() { return local_calls::load_topology(topology_); }
+  py::tuple compute_distances(py::handle cpuset, py::handle dicts) {
+    return local_calls::compute_distances(topology_, cpuset, dicts);
+  }
+
  private:
   pmix_fabric_t fabric_;
   bool fabric_set_ = false;
+  pmix_topology_t topology_;
 };
 
 class server : public client {
@@ -526,6 +516,27 @@ PYBIND11_MODULE(pmix, m) {
            "PMIx_Fabric_register (one registration per object); returns (rc, [info dicts]).")
       .def("fabric_update", &client::fabric_update, "PMIx_Fabric_update; returns (rc, [info dicts]).")
       .def("fabric_deregister", &client::fabric_deregister, "PMIx_Fabric_deregister; returns rc.")
+      // ---- computed in this process: topology, cpusets, locality, distances ----
+      .def("load_topology", &client::load_topology,
+           "PMIx_Load_topology into this object's topology; returns rc.")
+      .def(
+          "get_relative_locality",
+          [](client&, py::handle loc1, py::handle loc2) {
+            return local_calls::get_relative_locality(loc1, loc2);
+          },
+          py::arg("loc1"), py::arg("loc2"),
+          "PMIx_Get_relative_locality of two locality strings; returns (rc, [PMIX_LOCALITY_* bits set]).")
+      .def(
+          "parse_cpuset_string",
+          [](client&, py::handle text) { return local_calls::parse_cpuset_string(text); }, py::arg("csetstr"),
+          "PMIx_Parse_cpuset_string('hwloc:<list>'); returns (rc, {'source': str, 'cpus': [str]} or None).")
+      .def(
+          "get_cpuset", [](client&, int ref) { return local_calls::get_cpuset(ref); }, py::arg("ref"),
+          "PMIx_Get_cpuset(PMIX_CPUBIND_PROCESS or PMIX_CPUBIND_THREAD); returns (rc, {'source': str, "
+          "'cpus': [str]}).")
+      .def("compute_distances", &client::compute_distances, py::arg("pycpus"), py::arg("dicts") = py::none(),
+           "PMIx_Compute_distances from a cpuset dict (None: this process's binding) to the devices of this "
+           "object's topology; returns (rc, [{'uuid', 'osname', 'type', 'mindist', 'maxdist'}]).")
       // ---- publish / lookup, spawn, connect (python3-pmix's forms) ----
       .def(
           "publish", [](client&, py::handle dicts) { return calls::publish(dicts); },
@@ -691,13 +702,99 @@ PYBIND11_MODULE(pmix, m) {
             return calls::iof_deliver(source, channel, data, dirs);
           },
           py::arg("pysrc"), py::arg("pychannel"), py::arg("pydata"), py::arg("pydirs") = py::none(),
-          "PMIx_server_IOF_deliver of {'bytes': ..., 'size': ...} or bytes from source; returns rc.");
+          "PMIx_server_IOF_deliver of {'bytes': ..., 'size': ...} or bytes from source; returns rc.")
+      // ---- resources, process sets, inventory ----
+      .def(
+          "register_resources",
+          [](server&, py::handle dirs) { return server_calls::register_resources(dirs); },
+          py::arg("directives"), "PMIx_server_register_resources (blocking); returns rc.")
+      .def(
+          "deregister_resources",
+          [](server&, py::handle dirs) { return server_calls::deregister_resources(dirs); },
+          py::arg("directives"), "PMIx_server_deregister_resources (blocking); returns rc.")
+      .def(
+          "define_process_set",
+          [](server&, py::handle members, py::handle name) {
+            return server_calls::define_process_set(members, name);
+          },
+          py::arg("members"), py::arg("name"), "PMIx_server_define_process_set(members, name); returns rc.")
+      .def(
+          "delete_process_set",
+          [](server&, py::handle name) { return server_calls::delete_process_set(name); }, py::arg("name"),
+          "PMIx_server_delete_process_set; returns rc.")
+      .def(
+          "collect_inventory", [](server&, py::handle dirs) { return server_calls::collect_inventory(dirs); },
+          py::arg("pydirs") = py::none(), "PMIx_server_collect_inventory; returns (rc, [info dicts]).")
+      .def(
+          "deliver_inventory",
+          [](server&, py::handle info, py::handle dirs) {
+            return server_calls::deliver_inventory(info, dirs);
+          },
+          py::arg("pyinfo"), py::arg("pydirs") = py::none(),
+          "PMIx_server_deliver_inventory (blocking); returns rc.")
+      // ---- attributes, other nodes, launches ----
+      .def(
+          "register_attributes",
+          [](server&, py::handle function, py::handle attrs) {
+            return server_calls::register_attributes(function, attrs);
+          },
+          py::arg("function"), py::arg("attrs"),
+          "PMIx_Register_attributes(function name, [attribute names]); returns rc.")
+      .def(
+          "dmodex_request",
+          [](server&, py::handle proc, py::handle dataout) {
+            return server_calls::dmodex_request(proc, dataout);
+          },
+          py::arg("proc"), py::arg("dataout") = py::none(),
+          "PMIx_server_dmodex_request, waiting for the data; returns (rc, (bytes, size)).")
+      .def(
+          "setup_application",
+          [](server&, py::handle ns, py::handle dicts) { return server_calls::setup_application(ns, dicts); },
+          py::arg("ns"), py::arg("dicts") = py::none(),
+          "PMIx_server_setup_application; returns (rc, [info dicts]).")
+      .def(
+          "setup_local_support",
+          [](server&, py::handle ns, py::handle ilist) {
+            return server_calls::setup_local_support(ns, ilist);
+          },
+          py::arg("ns"), py::arg("ilist") = py::none(),
+          "PMIx_server_setup_local_support (blocking); returns rc.")
+      .def(
+          "generate_cpuset_string",
+          [](server&, py::handle cpuset) { return local_calls::generate_cpuset_string(cpuset); },
+          py::arg("cpuset"), "PMIx_server_generate_cpuset_string of a cpuset dict; returns (rc, str).")
+      .def(
+          "generate_locality_string",
+          [](server&, py::handle cpuset) { return local_calls::generate_locality_string(cpuset); },
+          py::arg("cpuset"),
+          "PMIx_server_generate_locality_string of a cpuset dict; returns (rc, str or None).");
 
   py::class_<tool, server>(m, "PMIxTool")
       .def(py::init<>())
       .def("init", &tool::init, py::arg("dicts") = py::none(),
            "PMIx_tool_init; returns (rc, {'nspace': ..., 'rank': ...}).")
-      .def("finalize", &tool::finalize);
+      .def("finalize", &tool::finalize)
+      .def(
+          "attach_to_server", [](tool&, py::handle dicts) { return tool_calls::attach_to_server(dicts); },
+          py::arg("dicts") = py::none(),
+          "PMIx_tool_attach_to_server; returns (rc, this tool's proc, the server's proc).")
+      .def(
+          "get_servers", [](tool&) { return tool_calls::get_servers(); },
+          "PMIx_tool_get_servers; returns (rc, [procs]), the primary server first.")
+      .def(
+          "set_server",
+          [](tool&, py::handle server, py::handle info) { return tool_calls::set_server(server, info); },
+          py::arg("server"), py::arg("pyinfo") = py::none(), "PMIx_tool_set_server; returns rc.")
+      // python3-pmix's disconnect(server) (a proc dict) is PMIx_tool_disconnect;
+      // with a list of procs it is still the client's PMIx_Disconnect.
+      .def(
+          "disconnect", [](tool&, py::dict server) { return tool_calls::disconnect(server); },
+          py::arg("server"), "PMIx_tool_disconnect of a server's proc dict; returns rc.")
+      .def(
+          "disconnect",
+          [](tool&, py::handle peers, py::handle info) { return calls::disconnect(peers, info); },
+          py::arg("peers") = py::none(), py::arg("pyinfo") = py::none(),
+          "PMIx_Disconnect (peers None or []: this namespace); returns rc.");
 
   py::module_::import("atexit").attr("register")(py::cpp_function(&finalize_at_exit));
 }

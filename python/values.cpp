@@ -123,7 +123,7 @@ size_t scalar_size(pmix_data_type_t type) {
       return 2;
     case PMIX_INT32: case PMIX_UINT32: case PMIX_PROC_RANK: case PMIX_INFO_DIRECTIVES:
       return 4;
-    case PMIX_INT64: case PMIX_UINT64: return 8;
+    case PMIX_INT64: case PMIX_UINT64: case PMIX_DEVTYPE: return 8;
     case PMIX_INT: case PMIX_UINT: case PMIX_STATUS: return sizeof(int);
     case PMIX_SIZE: return sizeof(size_t);
     case PMIX_PID: return sizeof(pid_t);
@@ -161,6 +161,7 @@ void load_scalar(py::handle obj, pmix_data_type_t type, pmix_value_t& out, const
       break;
     case PMIX_UINT: d.uint = static_cast<unsigned>(unsigned_in(obj, UINT_MAX, what)); break;
     case PMIX_UINT64: d.uint64 = unsigned_in(obj, UINT64_MAX, what); break;
+    case PMIX_DEVTYPE: d.devtype = unsigned_in(obj, UINT64_MAX, what); break;
     case PMIX_SIZE: d.size = static_cast<size_t>(unsigned_in(obj, SIZE_MAX, what)); break;
     case PMIX_FLOAT: d.fval = static_cast<float>(real(obj, what)); break;
     case PMIX_DOUBLE: d.dval = real(obj, what); break;
@@ -250,6 +251,23 @@ void load_array(py::handle obj, pmix_value_t& out, const char* what) {
 }
 
 // A Python view of element `i` of a C data array.
+// A registered attribute (PMIx_Register_attributes' answers to
+// PMIX_QUERY_ATTRIBUTE_SUPPORT): {'name', 'key', 'type', 'description'}.
+py::dict unload_regattr(const pmix_regattr_t& r) {
+  char key[PMIX_MAX_KEYLEN + 1];
+  std::memcpy(key, r.string, PMIX_MAX_KEYLEN);
+  key[PMIX_MAX_KEYLEN] = '\0';
+  py::list description;
+  for (char** line = r.description; line != nullptr && *line != nullptr; ++line)
+    description.append(unload_text(*line));
+  py::dict out;
+  out["name"] = unload_text(r.name == nullptr ? "" : r.name);
+  out["key"] = unload_text(key);
+  out["type"] = r.type;
+  out["description"] = description;
+  return out;
+}
+
 py::object unload_element(const pmix_data_array_t& a, size_t i) {
   if (const size_t size = scalar_size(a.type); size > 0) {
     pmix_value_t v;
@@ -280,6 +298,7 @@ py::object unload_element(const pmix_data_array_t& a, size_t i) {
       v.data.envar = static_cast<const pmix_envar_t*>(a.array)[i];
       return unload_data(v);
     }
+    case PMIX_REGATTR: return unload_regattr(static_cast<const pmix_regattr_t*>(a.array)[i]);
     case PMIX_DATA_ARRAY: {
       pmix_value_t v;
       v.type = PMIX_DATA_ARRAY;
@@ -489,6 +508,7 @@ py::object unload_data(const pmix_value_t& v) {
       return py::int_(d.uint16);
     case PMIX_UINT32: case PMIX_INFO_DIRECTIVES: return py::int_(d.uint32);
     case PMIX_UINT64: return py::int_(d.uint64);
+    case PMIX_DEVTYPE: return py::int_(d.devtype);
     case PMIX_FLOAT: return py::float_(d.fval);
     case PMIX_DOUBLE: return py::float_(d.dval);
     case PMIX_TIMEVAL: {
@@ -531,6 +551,9 @@ py::object unload_data(const pmix_value_t& v) {
       pi["state"] = d.pinfo->state;
       return std::move(pi);
     }
+    case PMIX_REGATTR:
+      if (d.ptr == nullptr) return py::none();
+      return unload_regattr(*static_cast<const pmix_regattr_t*>(d.ptr));
     case PMIX_DATA_ARRAY: {
       if (d.darray == nullptr) return py::none();
       py::list items;

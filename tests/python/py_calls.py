@@ -2,7 +2,7 @@
 rank of a job pmixrun starts:
 
     py_calls.py publish | spawn | group | event | log | credential | peers | absent
-    py_calls.py hosted
+    py_calls.py hosted | psets
 
 Each rank prints "ok <rank>" and exits 0 when every check passed; the first
 check that fails prints "FAIL ..." and exits 1. Processes spawned by the
@@ -12,6 +12,10 @@ test's (test_calls.py). "hosted" (rank 0 of a job a Python host runs, rank
 1 on another node) makes one call of each kind the host's server module
 answers and prints what each returned, as one Python literal, for the test
 (test_host_calls.py) to check against what the host's callables got.
+"psets" (rank 0 of a job a Python host runs, test_server_calls.py) reads
+the host's resources, then follows the process sets the host defines and
+deletes (printing "ready" and "defined" when the host may go on) and prints
+"GOT" and what it saw as one Python literal.
 """
 import os
 import sys
@@ -376,8 +380,42 @@ def hosted(job):
     print(repr(got), flush=True)
 
 
-MODES = {'hosted': hosted, 'publish': publish, 'spawn': spawn, 'group': group, 'event': event, 'log': log,
-         'credential': credential, 'peers': peers, 'absent': absent}
+def pset_names(c):
+    """The server's answer to PMIX_QUERY_NUM_PSETS and PMIX_QUERY_PSET_NAMES."""
+    rc, results = c.query([{'keys': [PMIX_QUERY_NUM_PSETS, PMIX_QUERY_PSET_NAMES], 'qualifiers': []}])
+    return rc, find(results, PMIX_QUERY_NUM_PSETS), find(results, PMIX_QUERY_PSET_NAMES)
+
+
+def psets(job):
+    c = job.client
+    events = Recorder()
+
+    def on_pset(ref, status, source, infos, results):
+        events.add((status, source, find(infos, PMIX_PSET_NAME), find(infos, PMIX_PSET_MEMBERS)))
+        return PMIX_EVENT_ACTION_COMPLETE, []
+
+    got = {}
+    rc, ref = c.register_event_handler([PMIX_PROCESS_SET_DEFINE, PMIX_PROCESS_SET_DELETE], [], on_pset)
+    check(rc == PMIX_SUCCESS, "register_event_handler: %d" % rc)
+    everyone = job.proc(PMIX_RANK_WILDCARD)
+    for key in ("site.rack", "site.row", "site.zone"):
+        got[key] = c.get(everyone, key, [])
+    got['before'] = pset_names(c)
+    print("ready", flush=True)
+    got['define event'] = events.wait_for(1, "PMIX_PROCESS_SET_DEFINE")[0]
+    got['after define'] = pset_names(c)
+    rc, results = c.query([{'keys': [PMIX_QUERY_PSET_MEMBERSHIP],
+                            'qualifiers': [info(PMIX_PSET_NAME, "pyset", PMIX_STRING)]}])
+    got['membership'] = (rc, find(results, PMIX_QUERY_PSET_MEMBERSHIP))
+    print("defined", flush=True)
+    got['delete event'] = events.wait_for(2, "PMIX_PROCESS_SET_DELETE")[1]
+    got['after delete'] = pset_names(c)
+    check(c.deregister_event_handler(ref) == PMIX_SUCCESS, "deregister_event_handler")
+    print("GOT", repr(got), flush=True)
+
+
+MODES = {'hosted': hosted, 'psets': psets, 'publish': publish, 'spawn': spawn, 'group': group, 'event': event,
+         'log': log, 'credential': credential, 'peers': peers, 'absent': absent}
 
 
 def main(mode):

@@ -2,12 +2,14 @@
 short temporary directory, launching clients with setup_fork's environment,
 and a thread-safe record of server-module calls."""
 import os
+import select
 import shutil
 import socket
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 
 from pmix import *
 
@@ -123,3 +125,64 @@ class Record:
 
 def this_host():
     return socket.gethostname()
+
+
+class Lines:
+    """The lines a launched process writes to its stdout, read as they come
+    (os.read on the pipe: nothing waits in a Python buffer), each wait
+    bounded by TIMEOUT against hangs."""
+
+    def __init__(self, process):
+        self.process = process
+        self.pending = b""
+
+    def line(self, prefix):
+        """The next line that starts with `prefix` (the lines before it are
+        skipped)."""
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            while b"\n" in self.pending:
+                text, self.pending = self.pending.split(b"\n", 1)
+                if text.decode().startswith(prefix):
+                    return text.decode()
+            ready, _, _ = select.select([self.process.stdout], [], [], max(0, deadline - time.monotonic()))
+            chunk = os.read(self.process.stdout.fileno(), 65536) if ready else b""
+            if not chunk:
+                if self.process.poll() is None:
+                    self.process.kill()
+                self.process.wait()
+                raise AssertionError("no '%s' line from %s: %r" % (prefix, self.process.args, self.process.stderr.read()))
+            self.pending += chunk
+
+
+class HostProcess:
+    """tests/python/py_host.py in a process of its own: a second Python host
+    the test talks to through its stdin and stdout."""
+
+    SCRIPT = os.path.join(HERE, "py_host.py")
+
+    def __init__(self, tmpdir, name, job, size, hostname=None):
+        argv = [PYTHON, self.SCRIPT, tmpdir, name, job, str(size)] + ([hostname] if hostname else [])
+        self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, bufsize=0)
+        self.output = Lines(self.process)
+        self.pid = int(self.output.line("ready").split()[1])
+
+    def ask(self, command, prefix):
+        self.process.stdin.write((command + "\n").encode())
+        return self.output.line(prefix)
+
+    def stop(self):
+        """Finalizes it: (finalize's line, exit status)."""
+        said = self.ask("stop", "FINALIZE")
+        try:
+            self.process.stdin.close()
+            return said, self.process.wait(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise AssertionError("py_host.py hung after finalize")
+
+    def kill(self):
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()

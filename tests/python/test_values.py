@@ -28,9 +28,17 @@ def test_class_and_method_names_follow_python3_pmix():
     assert issubclass(PMIxServer, PMIxClient) and issubclass(PMIxTool, PMIxServer)
     for name in ("init", "finalize", "put", "commit", "fence", "get", "abort", "query", "initialized"):
         assert callable(getattr(PMIxClient, name))
+    for name in ("load_topology", "get_relative_locality", "parse_cpuset_string", "get_cpuset",
+                 "compute_distances"):
+        assert callable(getattr(PMIxClient, name))
     for name in ("register_nspace", "deregister_nspace", "register_client", "deregister_client",
-                 "setup_fork", "collect_job_info", "generate_regex", "generate_ppn"):
+                 "setup_fork", "collect_job_info", "generate_regex", "generate_ppn", "dmodex_request",
+                 "setup_application", "setup_local_support", "generate_cpuset_string", "generate_locality_string",
+                 "register_attributes", "collect_inventory", "deliver_inventory", "register_resources",
+                 "deregister_resources", "define_process_set", "delete_process_set", "iof_deliver"):
         assert callable(getattr(PMIxServer, name))
+    for name in ("attach_to_server", "get_servers", "set_server", "disconnect"):
+        assert callable(getattr(PMIxTool, name))
 
 
 def test_setup_fork_gives_the_environment_as_a_dict(host):
@@ -82,7 +90,33 @@ def test_server_calls_before_init_return_init_errors():
     assert s.deregister_client(p) == PMIX_ERR_INIT
     assert s.deregister_nspace("none") == PMIX_ERR_INIT
     assert s.setup_fork(p) == (PMIX_ERR_INIT, {})
+    rack = [info("site.rack", "r7", PMIX_STRING)]
+    assert s.register_resources(rack) == PMIX_ERR_INIT
+    assert s.deregister_resources(rack) == PMIX_ERR_INIT
+    assert s.define_process_set([p], "set") == PMIX_ERR_INIT
+    assert s.delete_process_set("set") == PMIX_ERR_INIT
+    assert s.collect_inventory() == (PMIX_ERR_INIT, [])
+    assert s.deliver_inventory([info(PMIX_HOSTNAME, "n", PMIX_STRING)]) == PMIX_ERR_INIT
+    assert s.register_attributes("PMIx_Get", ["PMIX_TIMEOUT"]) == PMIX_ERR_INIT
+    assert s.dmodex_request(p) == (PMIX_ERR_INIT, (None, 0))
+    assert s.setup_application("none") == (PMIX_ERR_INIT, [])
+    assert s.setup_local_support("none", []) == PMIX_ERR_INIT
     assert s.finalize() == PMIX_ERR_INIT
+
+
+def test_tool_disconnect_takes_a_server_or_the_clients_peers():
+    """PMIxTool.disconnect(server) is PMIx_tool_disconnect; with a list of
+    procs it is still the client's PMIx_Disconnect."""
+    t = PMIxTool()
+    assert t.disconnect({'nspace': "srv", 'rank': 0}) == PMIX_ERR_INIT
+    assert t.disconnect(server={'nspace': "srv", 'rank': 0}) == PMIX_ERR_INIT
+    assert t.disconnect([{'nspace': "job", 'rank': 0}], []) == PMIX_ERR_INIT
+    with pytest.raises(TypeError, match="tool disconnect server: 'rank' missing"):
+        t.disconnect({'nspace': "srv"})
+    with pytest.raises(TypeError, match="disconnect peers"):
+        t.disconnect([("job", 0)])
+    with pytest.raises(TypeError, match="set_server server"):
+        t.set_server("srv", [])
 
 
 @pytest.mark.parametrize("proc, error, words", [
