@@ -1,6 +1,7 @@
 #include "api/library.hpp"
 
 #include "api/events.hpp"
+#include "common/fork_park.hpp"
 
 #include <pthread.h>
 #include <unistd.h>
@@ -17,7 +18,10 @@ void forget_after_fork() {
   auto& l = lib();
   new (&l.mutex) std::mutex();  // a parent thread may have held it
   if (l.session) l.session->abandon();
-  new (&l.session) std::shared_ptr<client::session>();  // leaked on purpose
+  // Leaked on purpose, parked so that it stays reachable (fork_park.hpp).
+  fork_park::park(l.session);
+  fork_park::park(l.server_self);
+  new (&l.session) std::shared_ptr<client::session>();
   new (&l.server_self) std::shared_ptr<client::session>();
   l.client_refs = l.tool_refs = 0;
   l.pid = 0;
