@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tests/e2e/host.hpp"
+#include "tests/support/memory.hpp"
 
 using namespace pmix::test;
 
@@ -420,14 +421,7 @@ cycle_report parse_cycles(const std::string& out) {
   return r;
 }
 
-long server_rss_kb() {
-  long pages = 0, resident = 0;
-  std::FILE* f = std::fopen("/proc/self/statm", "r");
-  if (f == nullptr) return -1;
-  if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = -1;
-  std::fclose(f);
-  return resident * (::sysconf(_SC_PAGESIZE) / 1024);
-}
+long server_rss_kb() { return pmix::test::held_kb(); }  // tests/support/memory.hpp
 
 // Allocator noise allowed over thousands of cycles: far below one page per
 // hundred cycles (OpenPMIx 4.2.2 grows about 4.9 kB per cycle).

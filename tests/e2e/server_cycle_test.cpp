@@ -10,19 +10,13 @@
 #include <string>
 
 #include "tests/e2e/host.hpp"
+#include "tests/support/memory.hpp"
 
 using namespace pmix::test;
 
 namespace {
 
-long resident_kb() {
-  long pages = 0, resident = 0;
-  std::FILE* f = std::fopen("/proc/self/statm", "r");
-  if (f == nullptr) return -1;
-  if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = -1;
-  std::fclose(f);
-  return resident * (::sysconf(_SC_PAGESIZE) / 1024);
-}
+long resident_kb() { return pmix::test::held_kb(); }  // tests/support/memory.hpp
 
 int count_entries(const char* dir) {
   int n = 0;
