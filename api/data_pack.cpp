@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "api/convert.hpp"
+#include "api/values_copy.hpp"
 #include "protocol/direct.hpp"
 #include "protocol/messages.hpp"
 
@@ -123,7 +124,14 @@ PMIX_EXPORT pmix_status_t PMIx_Data_unpack(const pmix_proc_t* source, pmix_data_
   if (rc != PMIX_SUCCESS) return rc;
   for (std::size_t i = 0; i < values.size(); ++i) {
     rc = convert::element_to_c(values[i], type, dest, i);
-    if (rc != PMIX_SUCCESS) return PMIX_ERR_UNPACK_FAILURE;
+    if (rc != PMIX_SUCCESS) {
+      // The caller gets a failure and frees nothing: release what the
+      // elements before this one own (they leaked; found by tests/fuzz
+      // data_unpack). The failed element owns nothing (element_to_c).
+      for (std::size_t k = 0; k < i; ++k)
+        values::destruct_element(static_cast<char*>(dest) + k * convert::element_size(type), type);
+      return PMIX_ERR_UNPACK_FAILURE;
+    }
   }
   buffer->unpack_ptr = probe.unpack_ptr;
   *max_num_values = static_cast<int32_t>(values.size());
