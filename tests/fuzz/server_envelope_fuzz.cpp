@@ -95,11 +95,21 @@ void keys_to_host(const google::protobuf::RepeatedPtrField<std::string>& in) {
   FUZZ_CHECK(n == keys.size());
 }
 
-// on_commit + peer_state::rank_blob, then a peer client's reading of it
-// (client/session.cpp fetch: decode(rank_data), decode_checked_info).
+// on_commit (protocol::canonical_item) + peer_state::rank_blob, then a peer
+// client's reading of it (client/session.cpp fetch: decode(rank_data),
+// decode_checked_info): whatever the server accepts, every peer reads.
 void commit_and_serve(const wire::CommitRequest& req) {
   std::map<std::string, wire::ScopedInfo> committed;
-  for (const auto& item : req.data()) committed[item.info().key()] = item;
+  for (const auto& sent : req.data()) {
+    wire::ScopedInfo item;
+    std::string key, error;
+    const bool ok = protocol::canonical_item(sent, item, key, &error);
+    info codec_item;
+    FUZZ_CHECK(ok == protocol::from_wire(sent.info(), codec_item));
+    if (!ok) return;  // the server closes the connection
+    FUZZ_CHECK(key == codec_item.key);
+    committed[key] = std::move(item);
+  }
   wire::RankData data;
   protocol::to_wire(proc_id{"fuzz-job", 3}, data.mutable_proc());
   for (const auto& [key, entry] : committed) *data.add_data() = entry;
@@ -107,18 +117,15 @@ void commit_and_serve(const wire::CommitRequest& req) {
 
   protocol::rank_data read;
   std::string error;
-  // What the server sends is always well formed...
   FUZZ_CHECK(protocol::decode(blob, read, &error));
   FUZZ_CHECK(read.items.size() == committed.size());
-  // ...though a value in it may not be: a peer then refuses that item, as
-  // the codec would.
   std::size_t k = 0;
   for (const auto& [key, entry] : committed) {
-    info item;
-    const bool hand_ok = protocol::decode_checked_info(read.items[k].second, item, &error);
-    info codec_item;
-    FUZZ_CHECK(hand_ok == protocol::from_wire(entry.info(), codec_item));
-    if (hand_ok) FUZZ_CHECK(fuzz::same(item, codec_item));
+    info item, codec_item;
+    FUZZ_CHECK(protocol::decode_checked_info(read.items[k].second, item, &error));
+    FUZZ_CHECK(protocol::from_wire(entry.info(), codec_item));
+    FUZZ_CHECK(fuzz::same(item, codec_item));
+    FUZZ_CHECK(item.key == key);
     FUZZ_CHECK(read.items[k].first == entry.scope());
     ++k;
   }
