@@ -33,7 +33,9 @@ using namespace pmix;
 namespace {
 
 // The codec's reading of one Info against the hand codec's, on the bytes
-// protobuf writes for it.
+// protobuf writes for it. The one difference allowed (messages_test): an
+// unknown group field, which protobuf keeps and writes again, the hand codec
+// refuses; on the info written again without it the two agree.
 void check_info_codecs(const wire::Info& in) {
   info from_codec;
   std::string codec_error;
@@ -42,12 +44,13 @@ void check_info_codecs(const wire::Info& in) {
   info from_hand;
   std::string hand_error;
   const bool hand_ok = protocol::decode_info(canonical, from_hand, &hand_error);
-  FUZZ_CHECK(codec_ok == hand_ok);
   if (!codec_ok) {
+    FUZZ_CHECK(!hand_ok);
     FUZZ_CHECK(!codec_error.empty() && !hand_error.empty());
     return;
   }
-  FUZZ_CHECK(fuzz::same(from_codec, from_hand));
+  if (hand_ok) FUZZ_CHECK(fuzz::same(from_codec, from_hand));
+  else FUZZ_CHECK(hand_error == "malformed message");  // a group field
 
   // The direct writer against protobuf, and the round trip.
   std::string direct;
@@ -62,6 +65,9 @@ void check_info_codecs(const wire::Info& in) {
   info again;
   FUZZ_CHECK(protocol::from_wire(reparsed, again));
   FUZZ_CHECK(fuzz::same(from_codec, again));
+  info by_hand;
+  FUZZ_CHECK(protocol::decode_info(direct, by_hand));
+  FUZZ_CHECK(fuzz::same(from_codec, by_hand));
 }
 
 // An info list as a handler converts it; false when the handler would close
