@@ -16,7 +16,8 @@
 # ~/.cache/bazel-fuzz/<hash of this checkout>) and no convenience symlinks,
 # so it never touches the normal gcc build; the Bazel server it starts is
 # shut down at the end. As root, missing Debian packages are installed
-# (tools/deps.sh build, then clang-14, libclang-rt-14-dev, libfuzzer-14-dev).
+# (tools/deps.sh fuzz: the build's, clang-14, libclang-rt-14-dev,
+# libfuzzer-14-dev).
 set -uo pipefail
 
 all_targets=(framing server_envelope client_reply data_unpack regex)
@@ -39,25 +40,10 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
 
 # ---- Debian packages ---------------------------------------------------------
-# clang-14 (the compiler), libclang-rt-14-dev (the ASan/UBSan/libFuzzer
-# runtimes clang links; only recommended by clang-14), libfuzzer-14-dev
-# (libFuzzer itself).
-fuzz_packages=(clang-14 libclang-rt-14-dev libfuzzer-14-dev)
-missing=()
-for p in "${fuzz_packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ "$(id -u)" -eq 0 ]; then
-  tools/deps.sh build >&2 || exit 1
-  if [ ${#missing[@]} -gt 0 ]; then
-    echo "fuzz.sh: installing ${missing[*]}" >&2
-    export DEBIAN_FRONTEND=noninteractive
-    { apt-get update && apt-get install -y --no-install-recommends "${missing[@]}"; } >&2 || exit 1
-  fi
-elif [ ${#missing[@]} -gt 0 ]; then
-  echo "fuzz.sh: missing Debian packages: ${missing[*]} (run as root to install them)" >&2
-  exit 1
-fi
+# tools/deps.sh fuzz: the build's packages, clang-14, libclang-rt-14-dev and
+# libfuzzer-14-dev; as root it installs what is missing, otherwise it names
+# them and fails.
+tools/deps.sh fuzz >&2 || exit 1
 
 # ---- build --------------------------------------------------------------------
 output_base=${PMIX_FUZZ_OUTPUT_BASE:-$HOME/.cache/bazel-fuzz/$(printf '%s' "$root" | md5sum | cut -c1-32)}
