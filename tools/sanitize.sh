@@ -29,7 +29,7 @@ summary=()
 status=0
 for config in "${configs[@]}"; do
   echo "sanitize: bazel test --config=$config ${patterns[*]}"
-  bazel test --config="$config" -k --symlink_prefix=/ --test_output=errors --test_summary=short \
+  bazel test --config="$config" -k --build_tests_only --symlink_prefix=/ --test_output=errors --test_summary=short \
     -- "${patterns[@]}" 2>&1 | tee "$out"
   bazel_status=${PIPESTATUS[0]}
   passed=$(grep -cE '^//[^ ]+ +(\(cached\) )?PASSED' "$out")
