@@ -9,9 +9,13 @@ void run_epilog(const server_context& ctx, epilog e, const caf::actor_addr& who)
     ctx.gate->send_if_open(who, epilog_done_msg{0});
     return;
   }
-  auto job = [e = std::move(e), gate = ctx.gate, who]() mutable {
+  // The job hands its address on (moved) with its answer: in loop mode the
+  // loop thread, not the cleaner, releases it, so an actor's control block
+  // is only ever released on the thread that runs the actor.
+  // (An init-capture: a plain capture of `who` would be const, and copied.)
+  auto job = [e = std::move(e), gate = ctx.gate, addr = who]() mutable {
     const auto removed = e.run();
-    gate->send_if_open(who, epilog_done_msg{removed});
+    gate->send_if_open(std::move(addr), epilog_done_msg{removed});
   };
   if (ctx.cleanup_worker) return ctx.cleanup_worker->submit(std::move(job));
   job();

@@ -44,15 +44,16 @@ class upcall_gate {
   // A host callback's message to the actor that made the up-call (dropped if
   // the actor is gone or the gate closed). With one loop thread for sockets
   // and actors, the message is handed to that thread (`post`, set once at
-  // init), which sends it: a host thread never waits for the loop.
+  // init), which sends it: a host thread never waits for the loop. An
+  // address given as an rvalue moves to that thread, which releases it.
   template <class... Ts>
-  void send_if_open(const caf::actor_addr& addr, Ts&&... xs) {
-    if (post_) return post_(addr, caf::make_message(std::forward<Ts>(xs)...));
+  void send_if_open(caf::actor_addr addr, Ts&&... xs) {
+    if (post_) return post_(std::move(addr), caf::make_message(std::forward<Ts>(xs)...));
     run_if_open([&] {
       if (auto target = caf::actor_cast<caf::actor>(addr)) caf::anon_send(target, std::forward<Ts>(xs)...);
     });
   }
-  using poster = std::function<void(const caf::actor_addr&, caf::message)>;
+  using poster = std::function<void(caf::actor_addr, caf::message)>;
   void on_send(poster p) { post_ = std::move(p); }
   void close() {
     std::lock_guard<std::recursive_mutex> guard{mutex_};

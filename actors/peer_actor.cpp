@@ -174,7 +174,19 @@ void on_connect(self_ptr self, std::uint64_t id, const wire::ConnectRequest& req
 
 void on_commit(self_ptr self, const wire::CommitRequest& req) {
   auto& st = self->state;
-  for (const auto& item : req.data()) st.committed[item.info().key()] = item;
+  // Each item is read and written again before it is kept (all or none).
+  // Kept as sent, an item whose value the clients' reader refuses, or with
+  // unknown fields it refuses (groups), made every peer's fence and get of
+  // this rank fail with PMIX_ERR_UNPACK_FAILURE (found by tests/fuzz
+  // server_envelope). Such a commit is a protocol error, as a malformed
+  // value is in any other request.
+  std::vector<std::pair<std::string, wire::ScopedInfo>> items(static_cast<std::size_t>(req.data_size()));
+  std::string error;
+  for (int k = 0; k < req.data_size(); ++k) {
+    auto& [key, item] = items[static_cast<std::size_t>(k)];
+    if (!protocol::canonical_item(req.data(k), item, key, &error)) return protocol_error(self, "commit: " + error);
+  }
+  for (auto& [key, item] : items) st.committed[std::move(key)] = std::move(item);
   st.has_committed = true;
   st.committed_blob.reset();
   answer_waiting_gets(self, PMIX_SUCCESS);

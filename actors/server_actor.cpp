@@ -1248,8 +1248,13 @@ caf::behavior server_actor(caf::stateful_actor<server_state>* self, context_ptr 
       [=](client_event_msg& msg) { return on_client_event(self, msg); },
       [=](task_msg& msg) {
         // A short-lived actor of its own: the task (user code) never runs
-        // inside an actor that owns state.
-        self->spawn([task = std::move(msg.task)](caf::event_based_actor*) { task(); });
+        // inside an actor that owns state. The task is a spawn argument, not
+        // a capture: CAF 0.17.6's spawn of a function without arguments
+        // binds a reference to `*args_` of a null shared_ptr<std::tuple<>>
+        // (caf/detail/init_fun_factory.hpp), undefined behaviour that UBSan
+        // aborts on; with one argument the tuple exists.
+        self->spawn([](caf::event_based_actor*, std::function<void()> task) { task(); },
+                    std::move(msg.task));
       },
   };
 }

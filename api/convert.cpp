@@ -280,13 +280,23 @@ pmix_status_t value_from_c(const pmix_value_t& in, value& out, int depth) {
 
 // Fills element i of a freshly allocated C array of the array's type.
 pmix_status_t element_to_c_impl(const value& v, data_type t, void* array, size_t i, int depth) {
+  // These two are built in place: on failure, what was built is released,
+  // so a failed element owns nothing (PMIx_Data_unpack then frees only the
+  // elements before it).
   if (t == PMIX_INFO) {
     const auto* in = std::get_if<std::shared_ptr<const info>>(&v.data);
     if (in == nullptr) return PMIX_ERR_BAD_PARAM;
     auto& dst = static_cast<pmix_info_t*>(array)[i];
-    return to_c(**in, dst);
+    const auto rc = to_c(**in, dst);
+    if (rc != PMIX_SUCCESS) PMIx_Value_destruct(&dst.value);
+    return rc;
   }
-  if (t == PMIX_VALUE) return value_to_c(v, static_cast<pmix_value_t*>(array)[i], depth + 1);
+  if (t == PMIX_VALUE) {
+    auto& dst = static_cast<pmix_value_t*>(array)[i];
+    const auto rc = value_to_c(v, dst, depth + 1);
+    if (rc != PMIX_SUCCESS) PMIx_Value_destruct(&dst);
+    return rc;
+  }
   pmix_value_t tmp;
   std::memset(&tmp, 0, sizeof tmp);
   auto rc = value_to_c(v, tmp, depth + 1);

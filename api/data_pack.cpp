@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "api/convert.hpp"
+#include "api/values_copy.hpp"
 #include "protocol/direct.hpp"
 #include "protocol/messages.hpp"
 
@@ -49,6 +50,10 @@ std::string records(const std::vector<value>& values) {
 }
 
 pmix_status_t append_bytes(pmix_data_buffer_t& b, const std::string& bytes) {
+  // Nothing to add (PMIx_Data_copy_payload of a drained buffer, say): an
+  // empty buffer has no memory, and memcpy to NULL is undefined even for 0
+  // bytes (found by tests/fuzz data_unpack).
+  if (bytes.empty()) return PMIX_SUCCESS;
   auto rc = reserve(b, bytes.size());
   if (rc != PMIX_SUCCESS) return rc;
   if (b.unpack_ptr == nullptr) b.unpack_ptr = b.base_ptr;
@@ -119,7 +124,14 @@ PMIX_EXPORT pmix_status_t PMIx_Data_unpack(const pmix_proc_t* source, pmix_data_
   if (rc != PMIX_SUCCESS) return rc;
   for (std::size_t i = 0; i < values.size(); ++i) {
     rc = convert::element_to_c(values[i], type, dest, i);
-    if (rc != PMIX_SUCCESS) return PMIX_ERR_UNPACK_FAILURE;
+    if (rc != PMIX_SUCCESS) {
+      // The caller gets a failure and frees nothing: release what the
+      // elements before this one own (they leaked; found by tests/fuzz
+      // data_unpack). The failed element owns nothing (element_to_c).
+      for (std::size_t k = 0; k < i; ++k)
+        values::destruct_element(static_cast<char*>(dest) + k * convert::element_size(type), type);
+      return PMIX_ERR_UNPACK_FAILURE;
+    }
   }
   buffer->unpack_ptr = probe.unpack_ptr;
   *max_num_values = static_cast<int32_t>(values.size());

@@ -1,5 +1,6 @@
 #include "api/library.hpp"
 
+#include "common/fork_park.hpp"
 #include "server/events.hpp"
 
 #include <pthread.h>
@@ -18,7 +19,11 @@ void forget_after_fork() {
   new (&l.mutex) std::mutex();  // a parent thread may have held it
   if (l.session) l.session->abandon();
   for (auto& c : l.connections) c->abandon();
-  new (&l.session) std::shared_ptr<client::session>();  // leaked on purpose
+  // Leaked on purpose, parked so that it stays reachable (fork_park.hpp).
+  fork_park::park(l.session);
+  fork_park::park(l.connections);
+  fork_park::park(l.server_self);
+  new (&l.session) std::shared_ptr<client::session>();
   new (&l.connections) std::vector<std::shared_ptr<client::session>>();
   new (&l.connections_changed) std::condition_variable();
   new (&l.server_self) std::shared_ptr<client::session>();

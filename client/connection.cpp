@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/fork_park.hpp"
 #include "common/log.hpp"
 #include "common/progress.hpp"
 #include "transport/send_parts.hpp"
@@ -395,8 +396,13 @@ void connection::abandon() {
   new (&mutex_) std::mutex();
   new (&write_mutex_) std::mutex();
   new (&read_mutex_) std::mutex();
-  // The parent's pending completions are left alone (leaked): running their
-  // destructors could touch the parent's waiters.
+  // The parent's pending completions are left alone (leaked, parked so that
+  // they stay reachable: common/fork_park.hpp): running their destructors
+  // could touch the parent's waiters.
+  fork_park::park(pending_);
+  fork_park::park(tasks_);
+  fork_park::park(unprompted_);
+  fork_park::park(lost_hook_);
   new (&pending_) std::vector<std::pair<std::uint64_t, pending_request>>();
   new (&tasks_) std::deque<std::function<void()>>();
   new (&unprompted_) std::function<void(protocol::envelope&)>();

@@ -28,7 +28,14 @@ bool store::load_job(protocol::job_info&& in) {
   for (auto& [rank, infos] : in.ranks) load_infos(std::move(infos), j.ranks[rank]);
   if (const auto* peers = lookup(j.info, PMIX_LOCAL_PEERS)) {
     if (const auto* text = peers->as_string()) {
-      auto parsed = regex::parse_proc_map(*text);
+      // The server writes a plain list ("0,1,5"): at most one rank, and one
+      // node, per byte. Bounds from the text keep a short compact map from
+      // the wire ("pmix[0-99999999]", 16 bytes) from making the client
+      // allocate gigabytes (found by tests/fuzz client_reply).
+      regex::parse_limits limits;
+      limits.max_ranks = text->size() + 1;
+      limits.max_nodes = text->size() + 1;
+      auto parsed = regex::parse_proc_map(*text, limits);
       if (parsed.ok() && !parsed.value().empty())
         j.local.insert(parsed.value()[0].begin(), parsed.value()[0].end());
     }

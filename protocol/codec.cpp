@@ -252,6 +252,17 @@ bool from_wire(const wire::App& in, app& out, std::string* error) {
   return from_wire(in.info(), out.info, error);
 }
 
+bool canonical_item(const wire::ScopedInfo& in, wire::ScopedInfo& out, std::string& key,
+                    std::string* error) {
+  info item;
+  if (!from_wire(in.info(), item, error)) return false;
+  out.Clear();
+  out.set_scope(in.scope());
+  to_wire(item, out.mutable_info());
+  key = std::move(item.key);
+  return true;
+}
+
 void to_wire(const pdata& d, wire::PData* out) {
   to_wire(d.proc, out->mutable_proc());
   out->set_key(d.key);

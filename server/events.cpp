@@ -7,6 +7,7 @@
 #include <new>
 
 #include "api/convert.hpp"
+#include "common/fork_park.hpp"
 #include "common/progress.hpp"
 
 namespace pmix::api::events {
@@ -146,8 +147,10 @@ registry& handlers() {
 
 void forget_after_fork() {
   // The parent's handler chain state is not ours: start empty. The old
-  // registry is leaked (its mutex may have been held at fork time).
+  // registry is leaked (its mutex may have been held at fork time), parked
+  // so that it stays reachable (common/fork_park.hpp).
   auto& slot = handlers();
+  fork_park::park(slot);
   new (&slot) registry;
 }
 

@@ -31,6 +31,7 @@
 #include "common/host.hpp"
 #include "common/log.hpp"
 #include "common/directives.hpp"
+#include "common/fork_park.hpp"
 #include "common/progress.hpp"
 #include "common/supported.hpp"
 
@@ -71,6 +72,7 @@ void forget_after_fork() {
   auto& l = lib();
   forked_context = l.rt ? &l.rt->context() : nullptr;
   new (&l.mutex) std::mutex();
+  fork_park::park(l.rt);  // leaked on purpose, kept reachable (common/fork_park.hpp)
   new (&l.rt) std::shared_ptr<runtime>();
   l.refcount = 0;
 }

@@ -327,7 +327,7 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
   }
   if (rt->loop_) {
     runtime* self = rt.get();
-    ctx->gate->on_send([self](const caf::actor_addr& to, caf::message m) { self->post(to, std::move(m)); });
+    ctx->gate->on_send([self](caf::actor_addr to, caf::message m) { self->post(std::move(to), std::move(m)); });
     // The loop binds itself first; init waits for that, so a refused
     // binding is known below.
     std::promise<void> bound;
@@ -542,14 +542,14 @@ void runtime::drop_posted(std::vector<posted>& entries, std::vector<std::string>
   nspaces.clear();
 }
 
-void runtime::post(const caf::actor_addr& to, caf::message m) {
+void runtime::post(caf::actor_addr to, caf::message m) {
   bool wake;
   {
     std::lock_guard<std::mutex> guard{inbox_mutex_};
     // After the loop has stopped nobody would send it: dropped here, its
     // reply channel answers PMIX_ERR_NOT_AVAILABLE (actors/reply.hpp).
     if (loop_done_) return;
-    inbox_.push_back(posted{to, std::move(m)});
+    inbox_.push_back(posted{std::move(to), std::move(m)});
     inbox_ready_.store(true, std::memory_order_release);  // seen by a spinning loop
     wake = sleeping_;
     sleeping_ = false;  // one wake-up is enough

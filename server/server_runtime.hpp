@@ -120,7 +120,7 @@ class runtime {
   void loop();
   // Loop mode: queues a message for the loop thread to send, waking it only
   // when it sleeps (a spinning loop sees inbox_ready_).
-  void post(const caf::actor_addr& to, caf::message m);
+  void post(caf::actor_addr to, caf::message m);
   std::atomic<bool> stopped_{false};
   caf::scheduler::test_coordinator* manual_ = nullptr;  // with external progress
   // With external progress and in loop mode: runs the actors that have work.

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build, the main job and the tests need,
 # when they are missing. Debian packages only: nothing else is downloaded.
-# Usage: tools/deps.sh [build|test]
+# Usage: tools/deps.sh [build|fuzz|test]
+#   build: what the build and the main job need
+#   fuzz:  the build's, and clang 14 with libFuzzer (tools/fuzz.sh)
+#   test:  all of these, and what the tests and hosts need (tools/run-tests.sh)
 set -euo pipefail
 
 build_packages=(
@@ -20,9 +23,19 @@ test_packages=(
   # Real hosts and MPI programs on our library (tests/hosts, docs/hosts.md)
   openmpi-bin libopenmpi-dev slurm-wlm munge
 )
+# The fuzz targets (tools/fuzz.sh, docs/security.md "Fuzzing"): the compiler,
+# the sanitizer and libFuzzer runtimes it links (only recommended by
+# clang-14, so named here), and libFuzzer. The asan and tsan configs use
+# gcc's own runtimes, which g++ brings.
+fuzz_packages=(clang-14 libclang-rt-14-dev libfuzzer-14-dev)
 
 wanted=("${build_packages[@]}")
-if [ "${1:-build}" = test ]; then wanted+=("${test_packages[@]}"); fi
+case "${1:-build}" in
+  build) ;;
+  fuzz) wanted+=("${fuzz_packages[@]}") ;;
+  test) wanted+=("${fuzz_packages[@]}" "${test_packages[@]}") ;;
+  *) echo "usage: tools/deps.sh [build|fuzz|test]" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${wanted[@]}"; do

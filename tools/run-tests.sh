@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, builds everything, runs
-# every test, and ends with "N passed, N failed". N counts test cases: the
-# cases of each doctest binary, and 1 for any other test target. A target
-# that fails to build or run counts as failed.
+# every test, then the sanitizer and fuzzing stages, and ends with
+# "N passed, N failed". N counts test cases: the cases of each doctest
+# binary, and 1 for any other test target; then 1 per test target of each
+# sanitizer stage and 1 per fuzz target. A target that fails to build or
+# run, a sanitizer finding and a fuzzing crash count as failed.
+# docs/build.md, "Tests"; docs/security.md, "Sanitizers" and "Fuzzing".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 tools/deps.sh test || exit 1
@@ -31,8 +34,76 @@ while read -r target rest; do
     case "$rest" in *PASSED*) passed=$((passed + 1)) ;; *) failed=$((failed + 1)) ;; esac
   fi
 done < <(grep -E '^//[^ ]+ +.*(PASSED|FAILED|NO STATUS|TIMEOUT|FLAKY|INCOMPLETE)' "$out")
+if [ "$bazel_status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
+stages_ok=$((bazel_status == 0))
+
+# ---- Sanitizers -------------------------------------------------------------
+# Subsets, so that CI stays well inside its hour on two cores (most of the
+# cost is building the library twice more); the whole suite passes under
+# both configs (tools/sanitize.sh all). Why these, and what they take:
+# docs/security.md, "Sanitizers".
+asan_tests=(
+  # every decoder of another process's bytes: the fuzz targets' seeds and
+  # reproducers, the codecs, the regex parser, the client's store
+  //tests/fuzz:all
+  //tests/protocol:all
+  //tests/common/regex:all
+  //tests/client:store_test
+  //tests/api:convert_test
+  # the send queue; real clients over real sockets; hostile peers; spec 004's
+  # lifecycle (clones, cycling, epilogs, deregistration)
+  //tests/transport:connection_test
+  //tests/e2e:job_test
+  //tests/e2e:security_test
+  //tests/e2e:lifecycle_test
+)
+tsan_tests=(
+  # the threads that meet: the socket and loop threads, host threads calling
+  # back, the cleaner, clients' progress threads
+  //tests/transport:connection_test
+  //tests/e2e:job_test
+  //tests/e2e:security_test
+  //tests/e2e:lifecycle_test
+  //tests/e2e:events_test
+)
+for config in asan tsan; do
+  if [ "$config" = asan ]; then tests=("${asan_tests[@]}"); else tests=("${tsan_tests[@]}"); fi
+  echo "run-tests: tools/sanitize.sh $config ${tests[*]}"
+  tools/sanitize.sh "$config" "${tests[@]}" 2>&1 | tee "$out"
+  stage_status=${PIPESTATUS[0]}
+  line=$(grep -E "^sanitize: $config [0-9]+ passed, [0-9]+ failed$" "$out" | tail -n 1)
+  if [ -n "$line" ]; then
+    p=$(echo "$line" | sed -E 's/.* ([0-9]+) passed.*/\1/')
+    f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed$/\1/')
+  else
+    p=0 f=1
+  fi
+  if [ "$stage_status" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+  passed=$((passed + p))
+  failed=$((failed + f))
+  [ "$stage_status" -eq 0 ] || stages_ok=0
+done
+
+# ---- Fuzzing ----------------------------------------------------------------
+# Every fuzz target, briefly: its seeds and reproducers under clang's ASan and
+# UBSan, then a few seconds of new inputs.
+fuzz_seconds=10
+echo "run-tests: tools/fuzz.sh $fuzz_seconds"
+tools/fuzz.sh "$fuzz_seconds" 2>&1 | tee "$out"
+stage_status=${PIPESTATUS[0]}
+f=0
+while read -r _ target _ crashes; do
+  # A target passes with no crash and no line saying it failed to build or run.
+  if [ "${crashes#crashes=}" = 0 ] && ! grep -qE "^fuzz: $target (crashing|failed|exited)" "$out"; then
+    passed=$((passed + 1))
+  else
+    f=$((f + 1))
+  fi
+done < <(grep -E '^fuzz: [a-z_]+ execs=[0-9]+ crashes=[0-9]+$' "$out")
+if [ "$stage_status" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+failed=$((failed + f))
+[ "$stage_status" -eq 0 ] || stages_ok=0
 
 bazel shutdown >/dev/null 2>&1 || true
-if [ "$bazel_status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
 echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ] && [ "$bazel_status" -eq 0 ]
+[ "$failed" -eq 0 ] && [ "$stages_ok" -eq 1 ]

@@ -6,6 +6,7 @@
 #include <pmix_common.h>
 
 #include <string>
+#include <vector>
 
 #include "protocol/codec.hpp"
 #include "protocol/pmix.pb.h"
@@ -79,5 +80,22 @@ TEST_SUITE("client store") {
     CHECK_FALSE(s.has_complete_data({"job", 5}));
     s.clear();
     CHECK_FALSE(s.has_complete_data({"job", 4}));
+  }
+
+  // Found by tests/fuzz client_reply: 16 bytes of compact proc map made the
+  // client allocate over 2 GB.
+  TEST_CASE("PMIX_LOCAL_PEERS is read within bounds its text sets") {
+    auto local = [](const std::string& text) {
+      store s;
+      pmix::protocol::job_info job;
+      job.nspace = "job";
+      job.info.push_back(info{PMIX_LOCAL_PEERS, value::string(text), 0});
+      s.load_job(std::move(job));
+      const auto& r = s.local_ranks("job");
+      return std::vector<pmix::rank_t>(r.begin(), r.end());
+    };
+    CHECK(local("0,1,5") == std::vector<pmix::rank_t>{0, 1, 5});
+    CHECK(local("pmix[0-3]") == std::vector<pmix::rank_t>{0, 1, 2, 3});
+    CHECK(local("pmix[0-99999999]").empty());  // refused, nothing allocated
   }
 }

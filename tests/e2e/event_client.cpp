@@ -63,6 +63,14 @@ struct handler_info {
   bool complete = false;
 };
 
+// Every handler_info made, for as long as the process lives (a handler may
+// run until exit): held here, so none is lost once the library forgets a
+// handler at finalize (LeakSanitizer reported them). Never destroyed.
+std::vector<handler_info*>& handler_infos() {
+  static auto* all = new std::vector<handler_info*>;
+  return *all;
+}
+
 void count_event() {
   std::lock_guard<std::mutex> guard{m};
   ++events_seen;
@@ -177,6 +185,7 @@ int main(int argc, char** argv) {
       say(step, PMIx_tool_finalize());
     } else if (cmd == "on") {
       auto* self = new handler_info;  // lives as long as the process
+      handler_infos().push_back(self);
       self->name = parts.at(1);
       std::vector<pmix_status_t> codes;
       if (parts.at(2) != "all")

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tests/e2e/host.hpp"
+#include "tests/support/memory.hpp"
 
 using namespace pmix::test;
 
@@ -35,6 +36,18 @@ std::vector<pmix_info_t> with_tools() {
   PMIX_INFO_LOAD(&d[0], PMIX_SERVER_TOOL_SUPPORT, &yes, PMIX_BOOL);
   return d;
 }
+
+// Under the tsan config (docs/security.md, "Sanitizers") the clone cases are
+// skipped: their client forks without exec and the child starts the
+// library's threads, which ThreadSanitizer does not support (its registry
+// keeps the parent's threads, and the child dies with "dup thread with used
+// id" when a new thread reuses one's identity). They run in the normal build
+// and under asan.
+#if defined(__SANITIZE_THREAD__)
+constexpr bool tsan_cannot_follow_fork = true;
+#else
+constexpr bool tsan_cannot_follow_fork = false;
+#endif
 
 // No namespace, peer or actor is left over by processes that are gone.
 bool no_orphans(std::size_t expected_nspaces) {
@@ -185,7 +198,8 @@ pmix_info_t allow_clones() {
 }  // namespace
 
 TEST_SUITE("lifecycle: clones") {
-  TEST_CASE("[20.2.247.4.2 PMIX_ALLOW_CLIENT_CLONES] without it a forked child's PMIx_Init is refused; the parent is untouched") {
+  TEST_CASE("[20.2.247.4.2 PMIX_ALLOW_CLIENT_CLONES] without it a forked child's PMIx_Init is refused; the parent is untouched"
+            * doctest::skip(tsan_cannot_follow_fork)) {
     temp_dir dir;
     server srv(dir.path());
     REQUIRE(srv.status() == PMIX_SUCCESS);
@@ -219,7 +233,8 @@ TEST_SUITE("lifecycle: clones") {
     CHECK(record().connected == 2);
   }
 
-  TEST_CASE("[Clones] a clone finalizing first: the rank is finalized only when proc_cnt returns to zero") {
+  TEST_CASE("[Clones] a clone finalizing first: the rank is finalized only when proc_cnt returns to zero"
+            * doctest::skip(tsan_cannot_follow_fork)) {
     temp_dir dir;
     server srv(dir.path(), {}, {allow_clones()});
     REQUIRE(srv.status() == PMIX_SUCCESS);
@@ -229,7 +244,7 @@ TEST_SUITE("lifecycle: clones") {
                     {script, "init", "fork", "c:init", "c:finalize", "c:exit:0", "p:wait_child",
                      "p:wait_file:" + go, "p:finalize"},
                     dir.path());
-    REQUIRE(wait_for_output(c, "[parent] wait_child PMIX_SUCCESS exit 0"));
+    REQUIRE_MESSAGE(wait_for_output(c, "[parent] wait_child PMIX_SUCCESS exit 0"), (c.output() + c.errors()));
     // The clone has gone; the parent is still live.
     REQUIRE(eventually([] {
       const auto s = take_snapshot();
@@ -251,7 +266,8 @@ TEST_SUITE("lifecycle: clones") {
     CHECK(end.actors == end.accounted_actors());
   }
 
-  TEST_CASE("[Clones] a clone outliving its parent, and a clone dying abnormally, keep the counters honest") {
+  TEST_CASE("[Clones] a clone outliving its parent, and a clone dying abnormally, keep the counters honest"
+            * doctest::skip(tsan_cannot_follow_fork)) {
     temp_dir dir;
     server srv(dir.path(), {}, {allow_clones()});
     REQUIRE(srv.status() == PMIX_SUCCESS);
@@ -421,14 +437,7 @@ cycle_report parse_cycles(const std::string& out) {
   return r;
 }
 
-long server_rss_kb() {
-  long pages = 0, resident = 0;
-  std::FILE* f = std::fopen("/proc/self/statm", "r");
-  if (f == nullptr) return -1;
-  if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = -1;
-  std::fclose(f);
-  return resident * (::sysconf(_SC_PAGESIZE) / 1024);
-}
+long server_rss_kb() { return pmix::test::held_kb(); }  // tests/support/memory.hpp
 
 // Allocator noise allowed over thousands of cycles: far below one page per
 // hundred cycles (OpenPMIx 4.2.2 grows about 4.9 kB per cycle).

@@ -32,7 +32,8 @@
 //                                 (recursive) for this process, or a file or a
 //                                 directory (not recursive) for the job
 //   cycles:<client|tool>:<n>      n init/finalize cycles; prints ok/failed counts,
-//                                 RSS growth (kB) from cycle n/10 to n, and the
+//                                 RSS growth (kB) from cycle n/10 to n (heap growth
+//                                 under a sanitizer: tests/support/memory.hpp), and the
 //                                 open descriptors then and at the end
 //   race:pair:<peer>:<n>          n rounds with <peer>: put, commit, collecting fence
 //                                 over both, get the peer's value; put, commit,
@@ -92,6 +93,7 @@
 #include "tests/e2e/request_steps.hpp"
 #include "tests/e2e/tool_steps.hpp"
 #include "tests/e2e/steps.hpp"
+#include "tests/support/memory.hpp"
 #include <signal.h>
 #include <dirent.h>
 #include <sys/stat.h>
@@ -249,14 +251,7 @@ bool run(const std::string& step, const std::string& cmd, const std::vector<std:
 
 int run(const std::vector<std::string>& steps);
 
-long resident_kb() {
-  long pages = 0, resident = 0;
-  std::FILE* f = std::fopen("/proc/self/statm", "r");
-  if (f == nullptr) return -1;
-  if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = -1;
-  std::fclose(f);
-  return resident * (::sysconf(_SC_PAGESIZE) / 1024);
-}
+long resident_kb() { return pmix::test::held_kb(); }  // tests/support/memory.hpp
 
 int open_fds() {
   int n = 0;

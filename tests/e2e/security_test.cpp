@@ -111,6 +111,19 @@ pmix_status_t register_rank(const std::string& nspace, pmix_rank_t r, uid_t uid,
   return PMIx_server_register_client(&p, uid, gid, nullptr, nullptr, nullptr);
 }
 
+// Under the asan config (AddressSanitizer with UBSan, docs/security.md,
+// "Sanitizers") a process with no free descriptor cannot run UBSan's vptr
+// check: the runtime probes the object's memory through a pipe() and, unable
+// to make one, reports a false "invalid vptr" at the first log line the
+// starved server builds (a std::ostringstream), and aborts it. The test that
+// starves the server of descriptors is skipped there (it runs in the normal
+// build and under the tsan config).
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool ubsan_vptr_needs_descriptors = true;
+#else
+constexpr bool ubsan_vptr_needs_descriptors = false;
+#endif
+
 }  // namespace
 
 TEST_SUITE("hostile local users") {
@@ -316,7 +329,7 @@ TEST_SUITE("hostile local users") {
   }
 
   TEST_CASE("[issue 14.3] a server out of file descriptors refuses connections at once, without spinning, and serves "
-            "again once descriptors are free") {
+            "again once descriptors are free" * doctest::skip(ubsan_vptr_needs_descriptors)) {
     temp_dir dir;
     const std::string stop = dir.path() + "/stop";
     const std::string out_file = dir.path() + "/host.out";

@@ -83,6 +83,7 @@ int main(int argc, char** argv) {
   }
   const auto rc =
       PMIx_server_init(with_query ? &module : nullptr, info.empty() ? nullptr : info.data(), info.size());
+  for (auto& d : info) PMIX_INFO_DESTRUCT(&d);
   std::printf("init %s\n", PMIx_Error_string(rc));
   std::fflush(stdout);
   if (rc != PMIX_SUCCESS) return 1;

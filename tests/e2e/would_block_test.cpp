@@ -99,14 +99,26 @@ TEST_SUITE("would block") {
     server srv(dir.path());
     REQUIRE(srv.status() == PMIX_SUCCESS);
     REQUIRE(register_job("upcall", 1, 1) == PMIX_SUCCESS);
+    // Written on the server's thread, read here once the client has exited:
+    // under the record's mutex, since a child's exit orders nothing between
+    // this process's threads.
     results seen;
     {
       std::lock_guard<std::mutex> guard{record().mutex};
-      record().upcall_probe = [&seen] { seen = call_every_blocking_form("upcall"); };
+      record().upcall_probe = [&seen] {
+        auto refused = call_every_blocking_form("upcall");
+        std::lock_guard<std::mutex> guard{record().mutex};
+        seen = std::move(refused);
+      };
     }
     auto c = launch("upcall", 0, {script, "init", "finalize"}, dir.path());
     CHECK_MESSAGE(c.exited_with(0), c.errors());
-    check_all_refused(seen);
+    results refused;
+    {
+      std::lock_guard<std::mutex> guard{record().mutex};
+      refused = seen;
+    }
+    check_all_refused(refused);
     check_nothing_done("upcall");
     // The server's reference count was not touched by the refused
     // init/finalize: the test's own server (count 1) is still running.

@@ -26,7 +26,16 @@ int main(void) {
     return rc == PMIX_SUCCESS ? 0 : 1;
 }
 C
-gcc -o "$prefix/probe" "$prefix/probe.c" $(pkg-config --cflags --libs pmix)
+# A library built with a sanitizer (the asan and tsan configs,
+# docs/security.md) needs its runtime first in the program: a host of it is
+# built with the same option, as a user of such a build would.
+sanitize=()
+needed=$(readelf -d "$prefix/lib/libpmix.so.2" | grep NEEDED || true)
+case "$needed" in
+  *libasan*) sanitize=(-fsanitize=address,undefined) ;;
+  *libtsan*) sanitize=(-fsanitize=thread) ;;
+esac
+gcc "${sanitize[@]}" -o "$prefix/probe" "$prefix/probe.c" $(pkg-config --cflags --libs pmix)
 readelf -d "$prefix/probe" | grep -q 'NEEDED.*libpmix.so.2'
 out=$(env -u PMIX_CXX_SERVER_LIBRARY "$prefix/probe")
 echo "$out"

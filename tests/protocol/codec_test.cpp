@@ -743,3 +743,31 @@ TEST_SUITE("codec") {
     CHECK(m.ranks(2).proc().rank() == 1);
   }
 }
+
+// What a client commits is served to its peers only as the library writes it
+// (actors/peer_actor.cpp on_commit; found by tests/fuzz server_envelope: an
+// unknown group field kept by protobuf and refused by the clients' reader
+// made every peer's fence fail).
+TEST_CASE("canonical_item: a committed item is read and written again, or refused") {
+  wire::ScopedInfo sent;
+  sent.set_scope(PMIX_GLOBAL);
+  proto::to_wire(pmix::info{"key", pmix::value::string("v"), 0}, sent.mutable_info());
+  // An empty group as field 2 of the ScopedInfo: protobuf keeps it.
+  std::string bytes = sent.SerializeAsString() + std::string{"\x13\x14", 2};
+  wire::ScopedInfo with_group;
+  REQUIRE(with_group.ParseFromString(bytes));
+  REQUIRE(with_group.SerializeAsString() == bytes);
+
+  wire::ScopedInfo kept;
+  std::string key;
+  REQUIRE(proto::canonical_item(with_group, kept, key));
+  CHECK(key == "key");
+  CHECK(kept.SerializeAsString() == sent.SerializeAsString());
+
+  // A value whose payload does not match its type is refused, with a reason.
+  wire::ScopedInfo bad = sent;
+  bad.mutable_info()->mutable_value()->set_flag(true);  // a PMIX_STRING with a bool
+  std::string error;
+  CHECK_FALSE(proto::canonical_item(bad, kept, key, &error));
+  CHECK_FALSE(error.empty());
+}
