@@ -14,6 +14,7 @@
 
 #include "host_thread.hpp"
 #include "info.hpp"
+#include "stdin.hpp"
 
 namespace pmixrun {
 namespace {
@@ -371,6 +372,98 @@ void on_tool_connected(pmix_info_t info[], size_t ninfo, pmix_tool_connection_cb
   });
 }
 
+// ---- IOF --------------------------------------------------------------------
+
+// A process of a job pmixrun runs (started, not ended): a rank of it, or
+// PMIX_RANK_WILDCARD.
+const job* running_job_of(const pmix_proc_t& p) {
+  if (ctx->jobs == nullptr) return nullptr;
+  const job* j = ctx->jobs->find(std::string(p.nspace, strnlen(p.nspace, PMIX_MAX_NSLEN)));
+  if (j == nullptr || j->finished || j->launch_failed) return nullptr;
+  if (p.rank != PMIX_RANK_WILDCARD && p.rank >= j->size) return nullptr;
+  return j;
+}
+
+// A tool's or a process's PMIx_IOF_pull: pmixrun hands every line of every
+// process to the server (iof.hpp), so it only has to agree, for processes
+// of its running jobs.
+pmix_status_t on_iof_pull(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t directives[],
+                          size_t ndirs, pmix_iof_channel_t channels, pmix_op_cbfunc_t cbfunc,
+                          void* cbdata) {
+  if (procs == nullptr || nprocs == 0) return PMIX_ERR_BAD_PARAM;
+  std::vector<pmix_proc_t> wanted(procs, procs + nprocs);
+  const bool stop = flag(directives, ndirs, PMIX_IOF_STOP);
+  post([wanted, stop, channels, cbfunc, cbdata] {
+    pmix_status_t rc = PMIX_SUCCESS;
+    std::string who;
+    for (const auto& p : wanted) {
+      who += (who.empty() ? "" : " ") + to_string(p);
+      if (!stop && running_job_of(p) == nullptr) rc = PMIX_ERR_NOT_FOUND;
+    }
+    // pmixrun forwards stdout and stderr only.
+    if (rc == PMIX_SUCCESS && !stop &&
+        (channels & (PMIX_FWD_STDOUT_CHANNEL | PMIX_FWD_STDERR_CHANNEL)) == 0)
+      rc = PMIX_ERR_NOT_SUPPORTED;
+    if (ctx->verbose)
+      std::fprintf(stderr, "pmixrun: output of %s %s: %s\n", who.c_str(),
+                   stop ? "no longer pulled" : "pulled", PMIx_Error_string(rc));
+    if (cbfunc != nullptr) cbfunc(rc, cbdata);
+  });
+  return PMIX_SUCCESS;
+}
+
+// PMIx_IOF_push: the bytes go into the targets' stdin pipes (stdin.hpp); no
+// bytes, an empty payload or PMIX_IOF_COMPLETE end their input.
+pmix_status_t on_push_stdin(const pmix_proc_t* source, const pmix_proc_t targets[],
+                            size_t ntargets, const pmix_info_t directives[], size_t ndirs,
+                            const pmix_byte_object_t* bo, pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  if (targets == nullptr || ntargets == 0) return PMIX_ERR_BAD_PARAM;
+  std::vector<pmix_proc_t> wanted(targets, targets + ntargets);
+  const pmix_proc_t from = source != nullptr ? *source : make_proc("", PMIX_RANK_UNDEF);
+  std::string bytes;
+  if (bo != nullptr && bo->bytes != nullptr) bytes.assign(bo->bytes, bo->size);
+  const bool end = bytes.empty() || flag(directives, ndirs, PMIX_IOF_COMPLETE);
+  post([from, wanted, bytes, end, cbfunc, cbdata] {
+    auto answer = [cbfunc, cbdata](pmix_status_t rc) {
+      if (cbfunc != nullptr) cbfunc(rc, cbdata);
+    };
+    if (ctx->input == nullptr) return answer(PMIX_ERR_NOT_SUPPORTED);
+    // Each target once; a wildcard is every rank of its job whose input is
+    // still open, a named rank must be open.
+    std::vector<pmix_proc_t> to;
+    auto add = [&to](const pmix_proc_t& p) {
+      for (const auto& q : to)
+        if (same_proc(p, q)) return;
+      to.push_back(p);
+    };
+    pmix_status_t rc = PMIX_SUCCESS;
+    for (const auto& p : wanted) {
+      const job* j = running_job_of(p);
+      if (j == nullptr) {
+        rc = PMIX_ERR_NOT_FOUND;
+        break;
+      }
+      if (p.rank != PMIX_RANK_WILDCARD) {
+        if (!ctx->input->open(p)) rc = PMIX_ERR_IOF_COMPLETE;
+        add(p);
+        continue;
+      }
+      for (uint32_t r = 0; r < j->size; ++r) {
+        const pmix_proc_t one = make_proc(j->nspace, r);
+        if (ctx->input->open(one)) add(one);
+      }
+    }
+    if (rc == PMIX_SUCCESS && to.empty()) rc = PMIX_ERR_IOF_COMPLETE;
+    if (ctx->verbose)
+      std::fprintf(stderr, "pmixrun: %s pushes %zu bytes%s to %zu processes: %s\n",
+                   to_string(from).c_str(), bytes.size(), end ? " and the end of input" : "",
+                   to.size(), PMIx_Error_string(rc));
+    if (rc != PMIX_SUCCESS) return answer(rc);
+    ctx->input->push(to, bytes, end, answer);
+  });
+  return PMIX_SUCCESS;
+}
+
 // ---- queries ----------------------------------------------------------------
 
 // A process's state as a query reports it.
@@ -554,6 +647,8 @@ pmix_server_module_t host_module(host_context& c) {
   module.log = on_log;
   module.query = on_query;
   module.tool_connected = on_tool_connected;
+  module.iof_pull = on_iof_pull;
+  module.push_stdin = on_push_stdin;
   return module;
 }
 
@@ -578,6 +673,8 @@ pmix_status_t register_attributes() {
       {"PMIx_Log",
        {"PMIX_LOG_STDOUT", "PMIX_LOG_STDERR", "PMIX_LOG_SYSLOG", "PMIX_LOG_LOCAL_SYSLOG",
         "PMIX_LOG_GLOBAL_SYSLOG", "PMIX_LOG_SYSLOG_PRI", "PMIX_LOG_SOURCE", "PMIX_LOG_ONCE"}},
+      {"PMIx_IOF_pull", {"PMIX_IOF_STOP"}},
+      {"PMIx_IOF_push", {"PMIX_IOF_COMPLETE"}},
   };
   for (const auto& r : table) {
     std::vector<char*> attrs;

@@ -42,6 +42,22 @@
 //              PMIX_LOG_SYSLOG_PRI (default LOG_ERR). PMIX_LOG_ONCE: only the
 //              first channel that works. Any other entry is ignored, unless
 //              it is marked PMIX_INFO_REQD: then PMIX_ERR_NOT_SUPPORTED.
+//  iof_pull    agrees (PMIX_SUCCESS) for processes of running jobs (a rank, or
+//              PMIX_RANK_WILDCARD) and channels that include stdout or
+//              stderr: pmixrun delivers all its processes' output to the
+//              server (iof.hpp), which passes on what each puller asked for.
+//              Unknown or ended jobs and ranks: PMIX_ERR_NOT_FOUND; other
+//              channels only: PMIX_ERR_NOT_SUPPORTED. PMIX_IOF_STOP is
+//              acknowledged.
+//  push_stdin  the bytes go into the targets' stdin pipes (stdin.hpp), after
+//              what waits for them already; the callback comes once every
+//              target's pipe took them (PMIX_ERR_IOF_FAILURE if a target
+//              ended first). No bytes, an empty payload or PMIX_IOF_COMPLETE
+//              end the targets' input: their pipes close once written. A
+//              wildcard rank is every process of that job whose input is
+//              open. Unknown or ended jobs and ranks: PMIX_ERR_NOT_FOUND; a
+//              named process whose input ended: PMIX_ERR_IOF_COMPLETE (and
+//              nothing is sent to any target).
 #pragma once
 
 #include <pmix_server.h>
@@ -51,6 +67,7 @@
 
 #include "datastore.hpp"
 #include "jobs.hpp"
+#include "stdin.hpp"
 
 namespace pmixrun {
 
@@ -59,6 +76,7 @@ struct host_context {
   datastore* store = nullptr;
   // Whether a namespace was ever registered here (connect's check).
   std::function<bool(const std::string&)> known_nspace;
+  stdin_forwarder* input = nullptr;  // nullptr: push_stdin is PMIX_ERR_NOT_SUPPORTED
   bool verbose = false;
 };
 
