@@ -4,7 +4,12 @@
 # processes (tests/e2e/script_client.cpp; "@<rank>:<step>" runs a step in one rank only):
 #  - a tool pulls rank 0's stdout while the job runs and gets exactly what rank 0 printed;
 #  - rank 0 pushes lines to rank 1's stdin and ends it; pmixrun's own stdin reaches rank 0
-#    (--stdin: every rank, or none).
+#    (--stdin: every rank, or none);
+#  - allocation requests answered as a one-node launcher can;
+#  - a group with a context ID among the ranks, and one formed by invitation, with the
+#    membership events;
+#  - a credential issued and validated by the server (uid/gid, altered, expired), and a
+#    heartbeat that stops raising the monitor's event.
 #
 # Run from the Bazel runfiles directory; PMIXRUN and SCRIPT_CLIENT may name other builds.
 set -uo pipefail
@@ -119,5 +124,79 @@ run 2 --stdin none -- init '@1:iof_push:0:pushed\n' "@1:iof_push_end:0" "@0:read
 expect "stdin: --stdin none: rank 0 reads only what is pushed to it" "$tmp/out" \
   "read_stdin:2 PMIX_SUCCESS pushed|<eof>"
 rm -f "$tmp/in"
+
+# ---- Allocation ----------------------------------------------------------------------------
+
+host=$(hostname)
+cpus=$(nproc)
+run 1 --nspace alloc -- init allocate:1:nodes=1:cpus=1:reqid=mine allocate:2:id=last:time=10 \
+  allocate:1:nodes=2 "allocate:1:nodelist=$host,elsewhere" "allocate:1:nodelist=$host" \
+  "allocate:1:cpus=$((cpus + 1))" allocate:1:time=100000 allocate:1:mem=1024 allocate:3:id=last \
+  allocate:3:id=last allocate:2:id=last allocate:2:time=5 allocate:3:reqid=x allocate:9:nodes=1 finalize
+grant="pmix.alloc.nnodes=1 pmix.alloc.nlist=$host pmix.alloc.ncpus=$cpus"
+if grep -qE "^allocate:1:nodes=1:cpus=1:reqid=mine PMIX_SUCCESS pmix\.alloc\.id=pmixrun\.[0-9]+\.alloc\.1 pmix\.alloc\.reqid=mine $grant pmix\.alloc\.time=(8[0-9]|90)$" "$tmp/out" &&
+   grep -qE "^allocate:2:id=last:time=10 PMIX_SUCCESS pmix\.alloc\.id=pmixrun\.[0-9]+\.alloc\.1 $grant pmix\.alloc\.time=10$" "$tmp/out" &&
+   grep -qE "^allocate:1:nodelist=$host PMIX_SUCCESS pmix\.alloc\.id=pmixrun\.[0-9]+\.alloc\.2 $grant " "$tmp/out" &&
+   grep -qE "^allocate:2:time=5 PMIX_SUCCESS pmix\.alloc\.id=pmixrun\.[0-9]+\.alloc\.0 $grant pmix\.alloc\.time=5$" "$tmp/out"; then
+  expect "allocation: this node granted (new, extended, the job's own), with its name and $cpus CPUs" "$tmp/out"
+else
+  fail "allocation: the grants" "$tmp/out" "$tmp/err"
+fi
+expect "allocation: more than one node, another node, more CPUs or time than there are: out of resource" "$tmp/out" \
+  "allocate:1:nodes=2 PMIX_ERR_OUT_OF_RESOURCE" "allocate:1:nodelist=$host,elsewhere PMIX_ERR_OUT_OF_RESOURCE" \
+  "allocate:1:cpus=$((cpus + 1)) PMIX_ERR_OUT_OF_RESOURCE" "allocate:1:time=100000 PMIX_ERR_OUT_OF_RESOURCE"
+expect "allocation: release of a grant, then it is gone; required memory and unknown directives are not supported" \
+  "$tmp/out" "allocate:3:id=last PMIX_SUCCESS" "allocate:3:id=last PMIX_ERR_NOT_FOUND" \
+  "allocate:2:id=last PMIX_ERR_NOT_FOUND" "allocate:3:reqid=x PMIX_SUCCESS" \
+  "allocate:1:mem=1024 PMIX_ERR_NOT_SUPPORTED" "allocate:9:nodes=1 PMIX_ERR_NOT_SUPPORTED"
+
+# ---- Groups --------------------------------------------------------------------------------
+
+invited=-159 left=-160 accepted=-161 complete=-166
+run 2 --nspace grp -- init group_construct:all:*:ctx "on_group_event:$invited" "on_group_event:$accepted" \
+  "on_group_event:$complete" "on_group_event:$left" fence "@0:group_invite:team:1:ctx" \
+  "@1:wait_group_event:$invited" "@1:group_join:team:0:accept" "@0:wait_group_event:$accepted" \
+  "wait_group_event:$complete" "@1:group_leave:team" "@0:wait_group_event:$left" group_destruct:all finalize
+ctx_all=$(sed -nE 's/^group_construct:all:\*:ctx PMIX_SUCCESS id=all members=\* ctx=([0-9]+)$/\1/p' "$tmp/out" | sort -u)
+ctx_team=$(sed -nE 's/^group_(invite|join):team:[^ ]* PMIX_SUCCESS id=team members=0,1 ctx=([0-9]+)$/\2/p' "$tmp/out" | sort -u)
+if [ "$(grep -c '^group_construct:all:\*:ctx PMIX_SUCCESS' "$tmp/out")" != 2 ] || [ "$(echo "$ctx_all" | wc -w)" != 1 ]; then
+  fail "groups: both ranks construct 'all' with one context ID" "$tmp/out" "$tmp/err"
+elif [ "$(grep -cE '^group_(invite|join):team:[^ ]* PMIX_SUCCESS' "$tmp/out")" != 2 ] ||
+     [ "$(echo "$ctx_team" | wc -w)" != 1 ] || [ "$ctx_team" = "$ctx_all" ]; then
+  fail "groups: the invited group has a context ID of its own, the same at both ranks" "$tmp/out" "$tmp/err"
+else
+  expect "groups: construct with a context ID ($ctx_all), invite/join ($ctx_team), the membership events, leave, destruct" \
+    "$tmp/out" "wait_group_event:$invited PMIX_SUCCESS grp.0 id=team" \
+    "wait_group_event:$accepted PMIX_SUCCESS grp.1 id=team" "wait_group_event:$complete PMIX_SUCCESS grp.0 id=team" \
+    "group_leave:team PMIX_SUCCESS" "wait_group_event:$left PMIX_SUCCESS grp.1 id=team" \
+    "group_destruct:all PMIX_SUCCESS" &&
+    { [ "$(grep -cxF "wait_group_event:$complete PMIX_SUCCESS grp.0 id=team" "$tmp/out")" = 2 ] ||
+      fail "groups: both members hear the construct complete" "$tmp/out"; } &&
+    { [ "$(grep -cxF "group_destruct:all PMIX_SUCCESS" "$tmp/out")" = 2 ] ||
+      fail "groups: both ranks destruct 'all'" "$tmp/out"; }
+fi
+
+# ---- Credentials and heartbeats ------------------------------------------------------------
+
+alert=-109
+run 2 --nspace sec -- init "on_event:$alert" "@0:credential:$tmp/cred" "@0:validate:$tmp/cred" \
+  "@0:credential:$tmp/short:1" "@0:validate:$tmp/short" "@0:touch:$tmp/creds" "@1:wait_file:$tmp/creds" \
+  "@1:validate:$tmp/cred" "@1:corrupt:$tmp/cred" "@1:validate:$tmp/cred" "@1:sleep:2500" \
+  "@1:validate:$tmp/short" fence "@0:heartbeat:1:2" "@0:beats:5:200" "wait_event:$alert" finalize
+who="uid=$(id -u) gid=$(id -g)"
+if grep -qE "^credential:$tmp/cred PMIX_SUCCESS [1-9][0-9]*$" "$tmp/out"; then
+  expect "credentials: issued to rank 0 and validated by the server for rank 0 and rank 1 ($who), 1 s lifetime" "$tmp/out" \
+    "validate:$tmp/cred PMIX_SUCCESS $who type=pmix-cxx.hmac-sha256" "validate:$tmp/short PMIX_SUCCESS $who type=pmix-cxx.hmac-sha256" &&
+    { [ "$(grep -cxF "validate:$tmp/cred PMIX_SUCCESS $who type=pmix-cxx.hmac-sha256" "$tmp/out")" = 2 ] ||
+      fail "credentials: rank 1 validates rank 0's credential" "$tmp/out"; }
+  expect "credentials: an altered one and an expired one are refused" "$tmp/out" \
+    "corrupt:$tmp/cred PMIX_SUCCESS" "validate:$tmp/cred PMIX_ERR_INVALID_CRED" "validate:$tmp/short PMIX_ERR_INVALID_CRED"
+else
+  fail "credentials: no credential issued" "$tmp/out" "$tmp/err"
+fi
+expect "heartbeat: rank 0 stops beating; rank 0 and rank 1 hear the monitor's event from sec.0" "$tmp/out" \
+  "heartbeat:1:2 PMIX_SUCCESS" "beats:5:200 PMIX_SUCCESS" &&
+  { [ "$(grep -cxF "wait_event:$alert PMIX_SUCCESS sec.0" "$tmp/out")" = 2 ] ||
+    fail "heartbeat: both ranks hear the event from sec.0" "$tmp/out" "$tmp/err"; }
 
 exit $failures

@@ -3,7 +3,8 @@
 // would, their tasks run on this thread (connect/disconnect, which a
 // one-node PMIx library never makes: OpenPMIx and ours complete them
 // locally; log; tool_connected; query without jobs, whose answers with jobs
-// cli_test.sh checks; iof_pull and push_stdin without jobs, whose answers with jobs
+// cli_test.sh checks; group, which a one-node library does not make either;
+// iof_pull and push_stdin without jobs, whose answers with jobs
 // pmixrun_requests_test.sh checks), and the output and input forwarders
 // (tools/pmixrun/iof.hpp, stdin.hpp) on pipes of the test's.
 #include <doctest/doctest.h>
@@ -784,6 +785,86 @@ TEST_CASE("stdin: pmixrun's stdin goes to the processes that take it, and its en
   CHECK(read_to_end(a1_in.fd[0]) == "pushed\nmore\n");
   CHECK(input.open(b0));  // its input is only what is pushed
   CHECK(input.bytes_read() == 11);
+}
+
+TEST_CASE("up-calls: group construct answers pmixrun's context IDs for its jobs; destruct forgets") {
+  host_fixture h;
+  struct group_result {
+    int calls = 0;
+    pmix_status_t status = PMIX_ERROR;
+    std::optional<std::size_t> context_id;
+  };
+  auto on_group = [](pmix_status_t status, pmix_info_t* info, size_t ninfo, void* cbdata,
+                     pmix_release_cbfunc_t release, void* release_data) {
+    auto* r = static_cast<group_result*>(cbdata);
+    ++r->calls;
+    r->status = status;
+    r->context_id.reset();
+    if (const pmix_info_t* i = pmixrun::find_info(info, ninfo, PMIX_GROUP_CONTEXT_ID))
+      r->context_id = i->value.data.size;
+    if (release != nullptr) release(release_data);
+  };
+  const pmix_proc_t members[2] = {make_proc("a", PMIX_RANK_WILDCARD), b0};
+  pmix_info_t assign;
+  const bool yes = true;
+  PMIX_INFO_LOAD(&assign, PMIX_GROUP_ASSIGN_CONTEXT_ID, &yes, PMIX_BOOL);
+  const std::size_t before = pmixrun::constructed_groups();
+  char one[] = "one", two[] = "two", plain[] = "plain", ghosts[] = "ghosts";
+  group_result r1, r2, again, without, ghost, destruct;
+  CHECK(h.module.group(PMIX_GROUP_CONSTRUCT, one, members, 2, &assign, 1, on_group, &r1) ==
+        PMIX_SUCCESS);
+  CHECK(r1.calls == 0);  // never from inside the up-call
+  h.module.group(PMIX_GROUP_CONSTRUCT, two, members, 2, &assign, 1, on_group, &r2);
+  h.module.group(PMIX_GROUP_CONSTRUCT, one, members, 2, &assign, 1, on_group, &again);
+  h.module.group(PMIX_GROUP_CONSTRUCT, plain, members, 2, nullptr, 0, on_group, &without);
+  const pmix_proc_t with_ghost[2] = {a0, make_proc("ghost", 0)};
+  h.module.group(PMIX_GROUP_CONSTRUCT, ghosts, with_ghost, 2, &assign, 1, on_group, &ghost);
+  pmixrun::run_posted();
+  CHECK(r1.status == PMIX_SUCCESS);
+  REQUIRE(r1.context_id.has_value());
+  CHECK(*r1.context_id >= (std::size_t{1} << 32));  // apart from the server's own 1, 2, ...
+  CHECK(r2.status == PMIX_SUCCESS);
+  REQUIRE(r2.context_id.has_value());
+  CHECK(*r2.context_id == *r1.context_id + 1);
+  CHECK(again.status == PMIX_ERR_EXISTS);
+  CHECK(without.status == PMIX_SUCCESS);
+  CHECK(!without.context_id.has_value());
+  CHECK(ghost.status == PMIX_ERR_NOT_FOUND);
+  CHECK(pmixrun::constructed_groups() == before + 3);
+  h.module.group(PMIX_GROUP_DESTRUCT, one, members, 2, nullptr, 0, on_group, &destruct);
+  pmixrun::run_posted();
+  CHECK(destruct.status == PMIX_SUCCESS);
+  CHECK(pmixrun::constructed_groups() == before + 2);
+  destruct = {};
+  h.module.group(PMIX_GROUP_DESTRUCT, one, members, 2, nullptr, 0, on_group, &destruct);
+  pmixrun::run_posted();
+  CHECK(destruct.calls == 1);
+  CHECK(destruct.status == PMIX_SUCCESS);  // one never constructed (any more): nothing to undo
+  // A required directive pmixrun does not honour.
+  pmix_info_t notify;
+  PMIX_INFO_LOAD(&notify, PMIX_GROUP_NOTIFY_TERMINATION, &yes, PMIX_BOOL);
+  PMIX_INFO_REQUIRED(&notify);
+  group_result refused;
+  char three[] = "three";
+  h.module.group(PMIX_GROUP_CONSTRUCT, three, members, 2, &notify, 1, on_group, &refused);
+  pmixrun::run_posted();
+  CHECK(refused.status == PMIX_ERR_NOT_SUPPORTED);
+  group_result done;
+  h.module.group(PMIX_GROUP_DESTRUCT, two, members, 2, nullptr, 0, on_group, &done);
+  pmixrun::run_posted();
+  CHECK(done.status == PMIX_SUCCESS);
+  CHECK(pmixrun::constructed_groups() == before + 1);
+  // A job of its members ends: the group goes, and its name is free again.
+  pmixrun::groups_job_ended("b");
+  CHECK(pmixrun::constructed_groups() == before);
+  group_result renewed;
+  h.module.group(PMIX_GROUP_CONSTRUCT, plain, members, 2, nullptr, 0, on_group, &renewed);
+  pmixrun::run_posted();
+  CHECK(renewed.status == PMIX_SUCCESS);
+  pmixrun::groups_job_ended("a");
+  CHECK(pmixrun::constructed_groups() == before);
+  PMIX_INFO_DESTRUCT(&assign);
+  PMIX_INFO_DESTRUCT(&notify);
 }
 
 TEST_CASE("up-calls: without a launcher or input, pulls are not found and pushes not supported") {

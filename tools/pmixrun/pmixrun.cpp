@@ -8,10 +8,10 @@
 // (jobs.hpp), registers and forks N clients with the environment
 // PMIx_server_setup_fork gives, and hosts what the clients ask for
 // (upcalls.hpp): publish / lookup / unpublish, spawn of further jobs,
-// connect / disconnect, log, abort, and a tool's or process's pull of the
-// output and push of input. Every child's stdin is
-// a pipe (stdin.hpp) fed with pmixrun's own stdin (rank 0 of the first job,
-// or as --stdin says) and with what PMIx_IOF_push sends it; its stdout and
+// connect / disconnect, log, abort, groups, allocation requests, and a tool's
+// or process's pull of the output and push of input. Every child's stdin is a
+// pipe (stdin.hpp) fed with pmixrun's own stdin (rank 0 of the first job, or
+// as --stdin says) and with what PMIx_IOF_push sends it; its stdout and
 // stderr are pipes that pmixrun reads and forwards (iof.hpp):
 // to its own stdout and stderr (--tag-output: each line prefixed as
 // `mpirun --tag-output` does) and to the server (PMIx_server_IOF_deliver),
@@ -215,7 +215,10 @@ int main(int argc, char** argv) {
     store.proc_ended(p);
     input.process_ended(p);
   };
-  settings.job_ended = [&store](const std::string& ns) { store.job_ended(ns); };
+  settings.job_ended = [&store](const std::string& ns) {
+    store.job_ended(ns);
+    groups_job_ended(ns);
+  };
   // Output forwarding: the forwarder tells the launcher when a process's
   // output has ended (a job ends after its output).
   launcher* launched = nullptr;
@@ -234,6 +237,10 @@ int main(int argc, char** argv) {
   ctx.store = &store;
   ctx.known_nspace = [&jobs](const std::string& ns) { return jobs.find(ns) != nullptr; };
   ctx.input = &input;
+  ctx.cpus = cpus;
+  if (timeout > 0)
+    ctx.deadline = start + std::chrono::duration_cast<clock_type::duration>(
+                               std::chrono::duration<double>(timeout));
   ctx.verbose = verbose;
 
   pmix_server_module_t module = host_module(ctx);
