@@ -13,6 +13,7 @@
 #include <iterator>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 
 namespace pmix::test {
@@ -61,14 +62,42 @@ void count_event(size_t, pmix_status_t status, const pmix_proc_t* source, pmix_i
 std::mutex iof_mutex;
 std::condition_variable iof_cv;
 std::vector<std::string> iof_seen;
+std::string iof_bytes;               // every payload's bytes, in arrival order
+std::set<std::string> iof_sources;   // "<channel>/<source>" of each payload
 std::size_t last_iof_ref = 0;
+
+// The PMIX_ALLOC_ID of the last allocation answer that had one.
+std::string last_allocation_id;
+
+// Every result as key=value (strings and unsigned integers), space-joined.
+std::string all_results(const pmix_info_t* info, size_t n) {
+  std::string out;
+  for (size_t k = 0; k < n; ++k) {
+    const pmix_value_t& v = info[k].value;
+    std::string text;
+    switch (v.type) {
+      case PMIX_STRING: text = v.data.string == nullptr ? "(null)" : v.data.string; break;
+      case PMIX_UINT64: text = std::to_string(v.data.uint64); break;
+      case PMIX_UINT32: text = std::to_string(v.data.uint32); break;
+      case PMIX_SIZE: text = std::to_string(v.data.size); break;
+      default: text = "<type " + std::to_string(v.type) + ">";
+    }
+    if (PMIX_CHECK_KEY(&info[k], PMIX_ALLOC_ID) && v.type == PMIX_STRING && v.data.string != nullptr)
+      last_allocation_id = v.data.string;
+    out += (out.empty() ? "" : " ") + std::string{info[k].key} + "=" + text;
+  }
+  return out;
+}
 
 void on_output(size_t, pmix_iof_channel_t channel, pmix_proc_t* source, pmix_byte_object_t* payload, pmix_info_t[],
                size_t) {
   {
     std::lock_guard<std::mutex> g{iof_mutex};
-    iof_seen.push_back(std::to_string(channel) + "/" + source->nspace + "." + std::to_string(source->rank) + "/" +
-                       std::string(payload->bytes == nullptr ? "" : payload->bytes, payload->size));
+    const std::string from = std::to_string(channel) + "/" + source->nspace + "." + std::to_string(source->rank);
+    const std::string bytes(payload->bytes == nullptr ? "" : payload->bytes, payload->size);
+    iof_seen.push_back(from + "/" + bytes);
+    iof_bytes += bytes;
+    iof_sources.insert(from);
   }
   iof_cv.notify_all();
 }
@@ -80,7 +109,14 @@ bool run_request_step(const std::string& step, const std::vector<std::string>& p
   const auto& cmd = parts.at(0);
   if (cmd == "credential") {
     pmix_byte_object_t cred{nullptr, 0};
-    const auto rc = PMIx_Get_credential(nullptr, 0, &cred);
+    pmix_info_t lifetime;
+    const bool timed = parts.size() > 2;
+    if (timed) {
+      int seconds = std::atoi(parts.at(2).c_str());
+      PMIX_INFO_LOAD(&lifetime, PMIX_TIMEOUT, &seconds, PMIX_INT);
+    }
+    const auto rc = PMIx_Get_credential(timed ? &lifetime : nullptr, timed ? 1 : 0, &cred);
+    if (timed) PMIX_INFO_DESTRUCT(&lifetime);
     std::ofstream(parts.at(1), std::ios::binary).write(cred.bytes, static_cast<std::streamsize>(cred.size));
     say(step, rc, std::to_string(cred.size));
     std::free(cred.bytes);
@@ -126,6 +162,36 @@ bool run_request_step(const std::string& step, const std::vector<std::string>& p
     std::ofstream(parts.at(1), std::ios::binary | std::ios::trunc).write(bytes.data(),
                                                                           static_cast<std::streamsize>(bytes.size()));
     say(step, PMIX_SUCCESS, "");
+  } else if (cmd == "allocate" && parts.size() > 2) {
+    const auto directive = static_cast<pmix_alloc_directive_t>(std::atoi(parts.at(1).c_str()));
+    std::vector<pmix_info_t> asked(parts.size() - 2);
+    for (std::size_t k = 2; k < parts.size(); ++k) {
+      const auto eq = parts[k].find('=');
+      const std::string field = parts[k].substr(0, eq);
+      const std::string value = eq == std::string::npos ? "" : parts[k].substr(eq + 1);
+      pmix_info_t& i = asked[k - 2];
+      if (field == "nodes" || field == "cpus") {
+        const uint64_t n = std::strtoull(value.c_str(), nullptr, 10);
+        PMIX_INFO_LOAD(&i, field == "nodes" ? PMIX_ALLOC_NUM_NODES : PMIX_ALLOC_NUM_CPUS, &n, PMIX_UINT64);
+      } else if (field == "time") {
+        const uint32_t t = static_cast<uint32_t>(std::strtoul(value.c_str(), nullptr, 10));
+        PMIX_INFO_LOAD(&i, PMIX_ALLOC_TIME, &t, PMIX_UINT32);
+      } else if (field == "mem") {
+        const float mb = std::strtof(value.c_str(), nullptr);
+        PMIX_INFO_LOAD(&i, PMIX_ALLOC_MEM_SIZE, &mb, PMIX_FLOAT);
+        PMIX_INFO_REQUIRED(&i);
+      } else {
+        const char* key = field == "nodelist" ? PMIX_ALLOC_NODE_LIST : field == "reqid" ? PMIX_ALLOC_REQ_ID : PMIX_ALLOC_ID;
+        const std::string text = field == "id" && value == "last" ? last_allocation_id : value;
+        PMIX_INFO_LOAD(&i, key, text.c_str(), PMIX_STRING);
+      }
+    }
+    pmix_info_t* results = nullptr;
+    size_t nresults = 0;
+    const auto rc = PMIx_Allocation_request(directive, asked.data(), asked.size(), &results, &nresults);
+    say(step, rc, all_results(results, nresults));
+    PMIX_INFO_FREE(results, nresults);
+    for (auto& i : asked) PMIX_INFO_DESTRUCT(&i);
   } else if (cmd == "allocate" || cmd == "allocate_nb") {
     const auto directive = static_cast<pmix_alloc_directive_t>(std::atoi(parts.at(1).c_str()));
     pmix_info_t want;
@@ -221,10 +287,14 @@ bool run_request_step(const std::string& step, const std::vector<std::string>& p
     say(step + ":deregister", rc, std::to_string(fabric.ninfo));
   } else if (cmd == "iof_push" || cmd == "iof_push_end") {
     pmix_proc_t target;
-    PMIX_LOAD_PROCID(&target, me.nspace, static_cast<pmix_rank_t>(std::atoi(parts.at(1).c_str())));
+    PMIX_LOAD_PROCID(&target, me.nspace,
+                     parts.at(1) == "*" ? PMIX_RANK_WILDCARD : static_cast<pmix_rank_t>(std::atoi(parts.at(1).c_str())));
     pmix_status_t rc;
     if (cmd == "iof_push") {
-      pmix_byte_object_t bo{const_cast<char*>(parts.at(2).c_str()), parts.at(2).size()};
+      // The rest of the step, with "\n" standing for a newline.
+      std::string text = step.substr(step.find(':', std::strlen("iof_push:")) + 1);
+      for (std::size_t at; (at = text.find("\\n")) != std::string::npos;) text.replace(at, 2, "\n");
+      pmix_byte_object_t bo{text.data(), text.size()};
       rc = PMIx_IOF_push(&target, 1, &bo, nullptr, 0, nullptr, nullptr);
     } else {
       rc = PMIx_IOF_push(&target, 1, nullptr, nullptr, 0, nullptr, nullptr);
@@ -265,6 +335,18 @@ bool run_request_step(const std::string& step, const std::vector<std::string>& p
     std::string all;
     for (const auto& s : iof_seen) all += (all.empty() ? "" : "|") + s;
     say(step, got ? PMIX_SUCCESS : PMIX_ERR_TIMEOUT, all);
+  } else if (cmd == "wait_iof_text") {
+    const std::string text = step.substr(step.find(':') + 1);
+    std::unique_lock<std::mutex> g{iof_mutex};
+    const bool got = iof_cv.wait_for(g, std::chrono::seconds(120),
+                                     [&] { return iof_bytes.find(text) != std::string::npos; });
+    say(step, got ? PMIX_SUCCESS : PMIX_ERR_TIMEOUT, std::to_string(iof_seen.size()));
+  } else if (cmd == "iof_save") {
+    std::lock_guard<std::mutex> g{iof_mutex};
+    std::ofstream(parts.at(1), std::ios::binary).write(iof_bytes.data(), static_cast<std::streamsize>(iof_bytes.size()));
+    std::string sources;
+    for (const auto& s : iof_sources) sources += " " + s;
+    say(step, PMIX_SUCCESS, std::to_string(iof_seen.size()) + sources);
   } else if (cmd == "iof_deregister") {
     say(step, PMIx_IOF_deregister(last_iof_ref, nullptr, 0, nullptr, nullptr), "");
   } else {

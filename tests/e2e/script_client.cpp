@@ -15,6 +15,12 @@
 //   get_nb:<rank|*>:<key>         PMIx_Get_nb; waits for its callback
 //   initialized                   prints PMIx_Initialized()
 //   wait_file:<path>              waits (up to 120 s) until the file exists
+//   echo:<out|err>:<text>         writes the text and a newline to stdout or
+//                                 stderr (nothing else)
+//   read_stdin:<n>                reads n lines from stdin; prints them
+//                                 '|'-joined, "<eof>" last if stdin ended first
+//   @<rank>:<step>                runs the step only in the process of that rank
+//                                 (PMIX_RANK before init), e.g. under a launcher
 //   tool_init[:ns=<nspace>][:rank=<r>][:standalone]   PMIx_tool_init with PMIX_SERVER_URI
 //                                 from $TEST_SERVER_URI (if set), or with
 //                                 PMIX_TOOL_DO_NOT_CONNECT; prints the identity
@@ -275,6 +281,15 @@ int run(const std::vector<std::string>& steps) {
       if (who.empty() || for_child != (who == "[child] ")) continue;
       step = step.substr(2);
     }
+    if (step.rfind('@', 0) == 0) {
+      const auto colon = step.find(':');
+      const char* env_rank = std::getenv("PMIX_RANK");
+      const long mine = PMIx_Initialized() ? static_cast<long>(me.rank)
+                        : env_rank != nullptr ? std::atol(env_rank)
+                                              : -1;
+      if (colon == std::string::npos || std::atol(step.substr(1, colon - 1).c_str()) != mine) continue;
+      step = step.substr(colon + 1);
+    }
     const auto parts = split(step, ':');
     const auto& cmd = parts[0];
     if (cmd == "init") {
@@ -378,6 +393,25 @@ int run(const std::vector<std::string>& steps) {
       while (::access(path.c_str(), F_OK) != 0 && waited++ < 120000)
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
       say(step, ::access(path.c_str(), F_OK) == 0 ? PMIX_SUCCESS : PMIX_ERR_TIMEOUT);
+    } else if (cmd == "echo") {
+      const std::string text = step.substr(step.find(':', 5) + 1) + "\n";
+      std::FILE* to = parts.at(1) == "err" ? stderr : stdout;
+      std::fputs(text.c_str(), to);
+      std::fflush(to);
+    } else if (cmd == "read_stdin") {
+      const int n = std::atoi(parts.at(1).c_str());
+      std::string lines;
+      char buf[4096];
+      for (int k = 0; k < n; ++k) {
+        if (std::fgets(buf, sizeof buf, stdin) == nullptr) {
+          lines += (k == 0 ? "" : "|") + std::string("<eof>");
+          break;
+        }
+        std::string line = buf;
+        if (!line.empty() && line.back() == '\n') line.pop_back();
+        lines += (k == 0 ? "" : "|") + line;
+      }
+      say(step, PMIX_SUCCESS, lines);
     } else if (cmd == "tool_init") {
       std::vector<pmix_info_t> info;
       std::string ns;

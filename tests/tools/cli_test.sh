@@ -149,7 +149,10 @@ run "pmix_info --pid" 0 $pmix_info --pid $server &&
     '^PMIx library +PMIx-CXX ' '^Client functions' \
     '^Host functions \(registered by the server.s host\):$' '^  PMIx_Query_info$' \
     '^    PMIX_QUERY_PROC_TABLE +pmix\.qry\.ptable +PMIX_DATA_ARRAY$' '^  PMIx_Log$' \
-    '^    PMIX_LOG_STDOUT +pmix\.log\.stdout +PMIX_STRING$'
+    '^    PMIX_LOG_STDOUT +pmix\.log\.stdout +PMIX_STRING$' '^  PMIx_IOF_pull$' '^  PMIx_IOF_push$' \
+    '^    PMIX_IOF_COMPLETE +pmix\.iof\.cmp +PMIX_BOOL$' '^  PMIx_Allocation_request$' \
+    '^    PMIX_ALLOC_NUM_NODES +pmix\.alloc\.nnodes +PMIX_UINT64$' '^    PMIX_ALLOC_TIME +pmix\.alloc\.time +PMIX_UINT32$' \
+    '^  PMIx_Group_construct$' '^    PMIX_GROUP_ASSIGN_CONTEXT_ID +pmix\.grp\.actxid +PMIX_BOOL$'
 run "pmix_info --level host --functions" 0 $pmix_info --system-server --level host --functions &&
   has "pmix_info --functions of the host" "$tmp/o" '^Host functions' '^  PMIx_Query_info$' '^  PMIx_Spawn$' &&
   lacks "pmix_info --level host shows only that level" "$tmp/o" '^Client functions'

@@ -4,7 +4,8 @@
 # processes; binary output and a last line without a newline byte for byte; the server writing
 # the output instead (--iof-server-output); 1 MiB per stream from 4 ranks intact, also through a
 # reader that stalls; the end of the run with a process's own child still holding the pipes;
-# a reader that goes away (SIGPIPE); stdin.
+# a reader that goes away (SIGPIPE); pmixrun's stdin to rank 0 (pushed stdin:
+# pmixrun_requests_test.sh).
 #
 # Run from the Bazel runfiles directory, like pmixrun_host_test.sh; PMIXRUN and PMIXRUN_CLIENT
 # may name other builds (e.g. against OpenPMIx, see tools/pmixrun/README.md).
@@ -240,6 +241,6 @@ if [ "$first" = y ] && [ $st = 141 ] && [ $((SECONDS - t0)) -lt 30 ]; then
 else fail "pmixrun yes | head -n 1: '$first', status $st in $((SECONDS - t0)) s" "$tmp/err"; fi
 
 out=$(printf 'to stdin\n' | timeout -k 5 60 "$pmixrun" -n 1 --quiet cat 2>"$tmp/err")
-[ "$out" = "to stdin" ] && ok "stdin is inherited" || fail "stdin: '$out'" "$tmp/err"
+[ "$out" = "to stdin" ] && ok "pmixrun's stdin reaches rank 0, and its end too" || fail "stdin: '$out'" "$tmp/err"
 
 exit $failures

@@ -3,8 +3,10 @@
 // would, their tasks run on this thread (connect/disconnect, which a
 // one-node PMIx library never makes: OpenPMIx and ours complete them
 // locally; log; tool_connected; query without jobs, whose answers with jobs
-// cli_test.sh checks), and the output forwarder (tools/pmixrun/iof.hpp) on
-// pipes of the test's.
+// cli_test.sh checks; group, which a one-node library does not make either;
+// iof_pull and push_stdin without jobs, whose answers with jobs
+// pmixrun_requests_test.sh checks), and the output and input forwarders
+// (tools/pmixrun/iof.hpp, stdin.hpp) on pipes of the test's.
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <pmix.h>
@@ -15,14 +17,17 @@
 #include <cerrno>
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tools/pmixrun/datastore.hpp"
 #include "tools/pmixrun/host_thread.hpp"
 #include "tools/pmixrun/info.hpp"
 #include "tools/pmixrun/iof.hpp"
+#include "tools/pmixrun/stdin.hpp"
 #include "tools/pmixrun/upcalls.hpp"
 
 using pmixrun::datastore;
@@ -621,4 +626,258 @@ TEST_CASE("iof: a destination that is gone closes the pipes that feed it") {
   e.close_write();
   turn(iof, [&] { return !iof.open(); });
   CHECK(f.closed == std::vector<std::string>{"a:0"});
+}
+
+// ---- input forwarding ----------------------------------------------------------------------
+
+namespace {
+
+// Turns of a main loop for the input forwarder, until `done` or 200 turns of at most 10 ms.
+void turn(pmixrun::stdin_forwarder& input, const std::function<bool()>& done) {
+  for (int k = 0; k < 200 && !done(); ++k) {
+    std::vector<pollfd> fds;
+    input.poll_set(fds);
+    if (fds.empty()) {
+      ::poll(nullptr, 0, 10);
+      continue;
+    }
+    if (::poll(fds.data(), fds.size(), 10) > 0) input.handle(fds.data(), fds.size());
+  }
+}
+
+// Everything a pipe gives until its end (its writer closed), waiting at most 2 s.
+std::string read_to_end(int fd) {
+  std::string out;
+  char buf[65536];
+  for (int k = 0; k < 200; ++k) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 10) <= 0) continue;
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n <= 0) return out;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  return out + "<no end>";
+}
+
+struct push_result {
+  int calls = 0;
+  pmix_status_t status = PMIX_ERROR;
+  pmixrun::stdin_forwarder::done_fn fn() {
+    return [this](pmix_status_t st) {
+      ++calls;
+      status = st;
+    };
+  }
+};
+
+}  // namespace
+
+TEST_CASE("stdin: pushes reach the pipe in order; an end closes it once written; then it is closed") {
+  pmixrun::stdin_forwarder input(pmixrun::stdin_forwarder::settings{});
+  test_pipe a0_in, a1_in;
+  input.add(a0, std::exchange(a0_in.fd[1], -1), false);
+  input.add(a1, std::exchange(a1_in.fd[1], -1), false);
+  CHECK(input.open(a0));
+  CHECK(input.open(a1));
+  CHECK(!input.open(b0));  // never added
+  push_result first, both, end;
+  input.push({a0}, "one\n", false, first.fn());
+  CHECK(first.calls == 1);  // the pipe took it at once
+  CHECK(first.status == PMIX_SUCCESS);
+  input.push({a0, a1}, "two\n", false, both.fn());
+  CHECK(both.calls == 1);
+  input.push({a0}, "", true, end.fn());
+  CHECK(end.calls == 1);
+  CHECK(end.status == PMIX_SUCCESS);
+  CHECK(!input.open(a0));
+  CHECK(input.open(a1));
+  CHECK(read_to_end(a0_in.fd[0]) == "one\ntwo\n");  // and the end of input
+  CHECK(a1_in.drain() == "two\n");
+  CHECK(input.bytes_pushed() == 8);
+  CHECK(input.bytes_written() == 12);
+}
+
+TEST_CASE("stdin: a push larger than the pipe waits for the reader; its callback comes when written") {
+  pmixrun::stdin_forwarder input(pmixrun::stdin_forwarder::settings{});
+  test_pipe in;
+  input.add(a0, std::exchange(in.fd[1], -1), false);
+  std::string big;
+  for (int k = 0; big.size() < 300000; ++k) big += "line " + std::to_string(k) + "\n";
+  push_result r;
+  input.push({a0}, big, true, r.fn());
+  CHECK(r.calls == 0);  // the pipe holds 64 KiB: the rest waits
+  std::string got;
+  turn(input, [&] {
+    got += in.drain();
+    return r.calls > 0;
+  });
+  got += read_to_end(in.fd[0]);
+  CHECK(r.calls == 1);
+  CHECK(r.status == PMIX_SUCCESS);
+  CHECK(got == big);
+}
+
+TEST_CASE("stdin: a reader that is gone or a process that ended fails what waits for it") {
+  sigset_t pipe_signal;
+  sigemptyset(&pipe_signal);
+  sigaddset(&pipe_signal, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_signal, nullptr);  // as pmixrun: EPIPE, not SIGPIPE
+  pmixrun::stdin_forwarder input(pmixrun::stdin_forwarder::settings{});
+  test_pipe gone, full;
+  input.add(a0, std::exchange(gone.fd[1], -1), false);
+  input.add(a1, std::exchange(full.fd[1], -1), false);
+  gone.close_read();
+  push_result r;
+  input.push({a0}, "to nobody\n", false, r.fn());
+  CHECK(r.calls == 1);
+  CHECK(r.status == PMIX_ERR_IOF_FAILURE);
+  CHECK(!input.open(a0));
+  // Two targets, one of which ends before its bytes are written: the push fails.
+  test_pipe other;
+  input.add(b0, std::exchange(other.fd[1], -1), false);
+  push_result two;
+  input.push({a1, b0}, std::string(200000, 'x'), false, two.fn());
+  CHECK(two.calls == 0);
+  input.process_ended(a1);
+  CHECK(!input.open(a1));
+  CHECK(two.calls == 0);  // b0 has not taken its bytes yet
+  turn(input, [&] {
+    other.drain();
+    return two.calls > 0;
+  });
+  CHECK(two.calls == 1);
+  CHECK(two.status == PMIX_ERR_IOF_FAILURE);
+  // The end of the run answers what still waits.
+  push_result last;
+  input.push({b0}, std::string(200000, 'y'), false, last.fn());
+  CHECK(last.calls == 0);
+  input.close_all(PMIX_ERR_IOF_FAILURE);
+  CHECK(last.calls == 1);
+  CHECK(last.status == PMIX_ERR_IOF_FAILURE);
+  CHECK(!input.open(b0));
+}
+
+TEST_CASE("stdin: pmixrun's stdin goes to the processes that take it, and its end ends theirs") {
+  test_pipe source;
+  pmixrun::stdin_forwarder::settings s;
+  s.source_fd = source.fd[0];
+  pmixrun::stdin_forwarder input(s);
+  test_pipe a0_in, a1_in, b0_in;
+  input.add(a0, std::exchange(a0_in.fd[1], -1), true);
+  input.add(a1, std::exchange(a1_in.fd[1], -1), true);
+  input.add(b0, std::exchange(b0_in.fd[1], -1), false);
+  source.write("typed\n");
+  std::string got0, got1;
+  turn(input, [&] {
+    got0 += a0_in.drain();
+    got1 += a1_in.drain();
+    return got0.size() >= 6 && got1.size() >= 6;
+  });
+  CHECK(got0 == "typed\n");
+  CHECK(got1 == "typed\n");
+  CHECK(b0_in.drain().empty());
+  push_result r;
+  input.push({a1}, "pushed\n", false, r.fn());  // mixed in after what came before
+  source.write("more\n");
+  source.close_write();
+  turn(input, [&] { return !input.open(a0) && !input.open(a1); });
+  CHECK(read_to_end(a0_in.fd[0]) == "more\n");
+  CHECK(read_to_end(a1_in.fd[0]) == "pushed\nmore\n");
+  CHECK(input.open(b0));  // its input is only what is pushed
+  CHECK(input.bytes_read() == 11);
+}
+
+TEST_CASE("up-calls: group construct answers pmixrun's context IDs for its jobs; destruct forgets") {
+  host_fixture h;
+  struct group_result {
+    int calls = 0;
+    pmix_status_t status = PMIX_ERROR;
+    std::optional<std::size_t> context_id;
+  };
+  auto on_group = [](pmix_status_t status, pmix_info_t* info, size_t ninfo, void* cbdata,
+                     pmix_release_cbfunc_t release, void* release_data) {
+    auto* r = static_cast<group_result*>(cbdata);
+    ++r->calls;
+    r->status = status;
+    r->context_id.reset();
+    if (const pmix_info_t* i = pmixrun::find_info(info, ninfo, PMIX_GROUP_CONTEXT_ID))
+      r->context_id = i->value.data.size;
+    if (release != nullptr) release(release_data);
+  };
+  const pmix_proc_t members[2] = {make_proc("a", PMIX_RANK_WILDCARD), b0};
+  pmix_info_t assign;
+  const bool yes = true;
+  PMIX_INFO_LOAD(&assign, PMIX_GROUP_ASSIGN_CONTEXT_ID, &yes, PMIX_BOOL);
+  const std::size_t before = pmixrun::constructed_groups();
+  char one[] = "one", two[] = "two", plain[] = "plain", ghosts[] = "ghosts";
+  group_result r1, r2, again, without, ghost, destruct;
+  CHECK(h.module.group(PMIX_GROUP_CONSTRUCT, one, members, 2, &assign, 1, on_group, &r1) ==
+        PMIX_SUCCESS);
+  CHECK(r1.calls == 0);  // never from inside the up-call
+  h.module.group(PMIX_GROUP_CONSTRUCT, two, members, 2, &assign, 1, on_group, &r2);
+  h.module.group(PMIX_GROUP_CONSTRUCT, one, members, 2, &assign, 1, on_group, &again);
+  h.module.group(PMIX_GROUP_CONSTRUCT, plain, members, 2, nullptr, 0, on_group, &without);
+  const pmix_proc_t with_ghost[2] = {a0, make_proc("ghost", 0)};
+  h.module.group(PMIX_GROUP_CONSTRUCT, ghosts, with_ghost, 2, &assign, 1, on_group, &ghost);
+  pmixrun::run_posted();
+  CHECK(r1.status == PMIX_SUCCESS);
+  REQUIRE(r1.context_id.has_value());
+  CHECK(*r1.context_id >= (std::size_t{1} << 32));  // apart from the server's own 1, 2, ...
+  CHECK(r2.status == PMIX_SUCCESS);
+  REQUIRE(r2.context_id.has_value());
+  CHECK(*r2.context_id == *r1.context_id + 1);
+  CHECK(again.status == PMIX_ERR_EXISTS);
+  CHECK(without.status == PMIX_SUCCESS);
+  CHECK(!without.context_id.has_value());
+  CHECK(ghost.status == PMIX_ERR_NOT_FOUND);
+  CHECK(pmixrun::constructed_groups() == before + 3);
+  h.module.group(PMIX_GROUP_DESTRUCT, one, members, 2, nullptr, 0, on_group, &destruct);
+  pmixrun::run_posted();
+  CHECK(destruct.status == PMIX_SUCCESS);
+  CHECK(pmixrun::constructed_groups() == before + 2);
+  destruct = {};
+  h.module.group(PMIX_GROUP_DESTRUCT, one, members, 2, nullptr, 0, on_group, &destruct);
+  pmixrun::run_posted();
+  CHECK(destruct.calls == 1);
+  CHECK(destruct.status == PMIX_SUCCESS);  // one never constructed (any more): nothing to undo
+  // A required directive pmixrun does not honour.
+  pmix_info_t notify;
+  PMIX_INFO_LOAD(&notify, PMIX_GROUP_NOTIFY_TERMINATION, &yes, PMIX_BOOL);
+  PMIX_INFO_REQUIRED(&notify);
+  group_result refused;
+  char three[] = "three";
+  h.module.group(PMIX_GROUP_CONSTRUCT, three, members, 2, &notify, 1, on_group, &refused);
+  pmixrun::run_posted();
+  CHECK(refused.status == PMIX_ERR_NOT_SUPPORTED);
+  group_result done;
+  h.module.group(PMIX_GROUP_DESTRUCT, two, members, 2, nullptr, 0, on_group, &done);
+  pmixrun::run_posted();
+  CHECK(done.status == PMIX_SUCCESS);
+  CHECK(pmixrun::constructed_groups() == before + 1);
+  // A job of its members ends: the group goes, and its name is free again.
+  pmixrun::groups_job_ended("b");
+  CHECK(pmixrun::constructed_groups() == before);
+  group_result renewed;
+  h.module.group(PMIX_GROUP_CONSTRUCT, plain, members, 2, nullptr, 0, on_group, &renewed);
+  pmixrun::run_posted();
+  CHECK(renewed.status == PMIX_SUCCESS);
+  pmixrun::groups_job_ended("a");
+  CHECK(pmixrun::constructed_groups() == before);
+  PMIX_INFO_DESTRUCT(&assign);
+  PMIX_INFO_DESTRUCT(&notify);
+}
+
+TEST_CASE("up-calls: without a launcher or input, pulls are not found and pushes not supported") {
+  host_fixture h;
+  op_result pull, push;
+  CHECK(h.module.iof_pull(&a0, 1, nullptr, 0, PMIX_FWD_STDOUT_CHANNEL, on_op, &pull) == PMIX_SUCCESS);
+  pmix_byte_object_t bo{const_cast<char*>("x"), 1};
+  CHECK(h.module.push_stdin(&a1, &a0, 1, nullptr, 0, &bo, on_op, &push) == PMIX_SUCCESS);
+  pmixrun::run_posted();
+  CHECK(pull.calls == 1);
+  CHECK(pull.status == PMIX_ERR_NOT_FOUND);
+  CHECK(push.calls == 1);
+  CHECK(push.status == PMIX_ERR_NOT_SUPPORTED);
+  CHECK(h.module.iof_pull(nullptr, 0, nullptr, 0, PMIX_FWD_STDOUT_CHANNEL, on_op, &pull) ==
+        PMIX_ERR_BAD_PARAM);
 }

@@ -124,43 +124,51 @@ struct exec_failure {
   int err;
 };
 
-// A pipe per output stream of a child: [0] stdout, [1] stderr; each
-// {read end, write end}, close-on-exec, or -1.
-struct output_pipes {
-  int fds[2][2] = {{-1, -1}, {-1, -1}};
-  bool open(std::string& error) {
-    for (auto& p : fds)
-      if (::pipe2(p, O_CLOEXEC) != 0) {
-        error = std::string("cannot make an output pipe: ") + std::strerror(errno);
+// The pipes of a child: [0] its stdout, [1] its stderr, [2] its stdin; each
+// {read end, write end}, close-on-exec, or -1. The child keeps the write
+// ends of its output pipes and the read end of its input pipe; pmixrun the
+// others.
+struct child_pipes {
+  int fds[3][2] = {{-1, -1}, {-1, -1}, {-1, -1}};
+  bool open(bool output, bool input, std::string& error) {
+    for (int k = 0; k < 3; ++k) {
+      if (k < 2 ? !output : !input) continue;
+      if (::pipe2(fds[k], O_CLOEXEC) != 0) {
+        error = std::string("cannot make a pipe for a process: ") + std::strerror(errno);
         close_all();
         return false;
       }
+    }
     return true;
   }
-  void close_write_ends() {
-    for (auto& p : fds)
-      if (p[1] >= 0) {
-        ::close(p[1]);
-        p[1] = -1;
+  int child_end(int k) const { return fds[k][k < 2 ? 1 : 0]; }
+  int parent_end(int k) const { return fds[k][k < 2 ? 0 : 1]; }
+  void close_child_ends() {
+    for (int k = 0; k < 3; ++k) {
+      int& fd = fds[k][k < 2 ? 1 : 0];
+      if (fd >= 0) {
+        ::close(fd);
+        fd = -1;
       }
+    }
   }
   void close_all() {
-    close_write_ends();
     for (auto& p : fds)
-      if (p[0] >= 0) {
-        ::close(p[0]);
-        p[0] = -1;
-      }
+      for (int& fd : p)
+        if (fd >= 0) {
+          ::close(fd);
+          fd = -1;
+        }
   }
 };
 
 // Forks and execs. Returns the pid once the exec succeeded; on failure the
 // child has exited (status 127, still to be reaped), the pid is returned and
-// `failure` is set. With `pipes`, the child's stdout and stderr are their
-// write ends (pmixrun keeps 0, 1 and 2 open, so pipes never take those
-// numbers).
+// `failure` is set. The child's stdout, stderr and stdin are its ends of
+// those `pipes` that are open (pmixrun keeps 0, 1 and 2 open, so pipes never
+// take those numbers).
 pid_t fork_exec(const std::string& file, const std::vector<std::string>& argv, char** env,
-                const std::string& cwd, const output_pipes* pipes,
+                const std::string& cwd, const child_pipes& pipes,
                 std::optional<exec_failure>& failure) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -184,9 +192,9 @@ pid_t fork_exec(const std::string& file, const std::vector<std::string>& argv, c
     sigemptyset(&none);
     ::pthread_sigmask(SIG_SETMASK, &none, nullptr);
     // dup2 clears close-on-exec on the copies; the originals close at exec.
-    if (pipes != nullptr && (::dup2(pipes->fds[0][1], STDOUT_FILENO) < 0 ||
-                             ::dup2(pipes->fds[1][1], STDERR_FILENO) < 0))
-      ::_exit(127);
+    const int standard[3] = {STDOUT_FILENO, STDERR_FILENO, STDIN_FILENO};
+    for (int k = 0; k < 3; ++k)
+      if (pipes.child_end(k) >= 0 && ::dup2(pipes.child_end(k), standard[k]) < 0) ::_exit(127);
     exec_failure f{0, 0};
     if (cwd.empty() || ::chdir(cwd.c_str()) == 0) {
       ::execve(file.c_str(), args.data(), env);
@@ -430,26 +438,27 @@ job* launcher::start(const std::string& nspace, job_spec spec, bool spawned, pmi
       error = "setup_fork for rank " + std::to_string(r) + " failed: " + PMIx_Error_string(rc);
       break;
     }
-    output_pipes pipes;
+    child_pipes pipes;
     const bool forward = static_cast<bool>(settings_.output);
-    if (forward && !pipes.open(error)) {
+    const bool feed = static_cast<bool>(settings_.input);
+    if (!pipes.open(forward, feed, error)) {
       PMIX_ARGV_FREE(env);
       rc = PMIX_ERR_OUT_OF_RESOURCE;
       break;
     }
     std::optional<exec_failure> failure;
-    const pid_t pid =
-        fork_exec(files[a], app.argv, env, app.cwd, forward ? &pipes : nullptr, failure);
+    const pid_t pid = fork_exec(files[a], app.argv, env, app.cwd, pipes, failure);
     PMIX_ARGV_FREE(env);
-    pipes.close_write_ends();
+    pipes.close_child_ends();
     if (pid > 0) {
       j.procs[r].pid = pid;
       ++j.running;
       if (forward) {
         j.procs[r].output_open = true;
         ++j.open_outputs;
-        settings_.output(j, r, pipes.fds[0][0], pipes.fds[1][0]);
+        settings_.output(j, r, pipes.parent_end(0), pipes.parent_end(1));
       }
+      if (feed) settings_.input(j, r, pipes.parent_end(2));
     } else {
       pipes.close_all();
     }

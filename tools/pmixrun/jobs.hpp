@@ -91,6 +91,10 @@ class launcher {
     // deregistration) once its processes are reaped and their output has
     // ended. Unset: the processes inherit pmixrun's stdout and stderr.
     std::function<void(const job&, pmix_rank_t rank, int out_fd, int err_fd)> output;
+    // Set: every process's stdin is a pipe, whose write end (close-on-exec)
+    // is handed over here once the process is started. Unset: the
+    // processes inherit pmixrun's stdin.
+    std::function<void(const job&, pmix_rank_t rank, int in_fd)> input;
   };
 
   explicit launcher(settings s);

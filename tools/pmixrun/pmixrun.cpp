@@ -1,15 +1,18 @@
 // pmixrun: the reference launcher. A one-node PMIx host written only against
 // the public server API (pmix_server.h), the way a resource manager uses it:
 //
-//   pmixrun [-n N] [--nspace NAME] [--timeout SECONDS] [--tag-output] [--iof-server-output]
-//           [--system-server] [--quiet] [--verbose] prog [args...]
+//   pmixrun [-n N] [--nspace NAME] [--timeout SECONDS] [--stdin RANK|all|none] [--tag-output]
+//           [--iof-server-output] [--system-server] [--quiet] [--verbose] prog [args...]
 //
 // It starts a PMIx server, registers one namespace with realistic job data
 // (jobs.hpp), registers and forks N clients with the environment
 // PMIx_server_setup_fork gives, and hosts what the clients ask for
 // (upcalls.hpp): publish / lookup / unpublish, spawn of further jobs,
-// connect / disconnect, log, abort. The children inherit pmixrun's stdin;
-// their stdout and stderr are pipes that pmixrun reads and forwards (iof.hpp):
+// connect / disconnect, log, abort, groups, allocation requests, and a tool's
+// or process's pull of the output and push of input. Every child's stdin is a
+// pipe (stdin.hpp) fed with pmixrun's own stdin (rank 0 of the first job, or
+// as --stdin says) and with what PMIx_IOF_push sends it; its stdout and
+// stderr are pipes that pmixrun reads and forwards (iof.hpp):
 // to its own stdout and stderr (--tag-output: each line prefixed as
 // `mpirun --tag-output` does) and to the server (PMIx_server_IOF_deliver),
 // which with --iof-server-output is the one that writes them.
@@ -21,8 +24,8 @@
 //
 // Structure: this file (options, the main loop), host_thread (up-calls post
 // tasks to the main thread), upcalls (the server module), jobs (registration,
-// launch, reaping), iof (output forwarding), datastore (published data), info
-// (PMIx value helpers).
+// launch, reaping), iof (output forwarding), stdin (input forwarding),
+// datastore (published data), info (PMIx value helpers).
 #include <fcntl.h>
 #include <pmix.h>
 #include <pmix_server.h>
@@ -48,6 +51,7 @@
 #include "info.hpp"
 #include "iof.hpp"
 #include "jobs.hpp"
+#include "stdin.hpp"
 #include "upcalls.hpp"
 
 namespace {
@@ -56,9 +60,9 @@ using clock_type = std::chrono::steady_clock;
 
 void usage() {
   std::fprintf(stderr,
-               "usage: pmixrun [-n N] [--nspace NAME] [--timeout SECONDS] [--tag-output]\n"
-               "               [--iof-server-output] [--system-server] [--quiet] [--verbose]\n"
-               "               prog [args...]\n");
+               "usage: pmixrun [-n N] [--nspace NAME] [--timeout SECONDS] [--stdin RANK|all|none]\n"
+               "               [--tag-output] [--iof-server-output] [--system-server] [--quiet]\n"
+               "               [--verbose] prog [args...]\n");
 }
 
 uint32_t cpu_count() {
@@ -106,6 +110,9 @@ int main(int argc, char** argv) {
   bool tag_output = false;
   bool server_output = false;
   bool system_server = false;
+  // Which processes of the first job read pmixrun's stdin: one rank (0, as
+  // mpirun), every rank (-1) or none (-2).
+  long stdin_rank = 0;
   int i = 1;
   for (; i < argc && argv[i][0] == '-'; ++i) {
     const std::string a = argv[i];
@@ -121,6 +128,14 @@ int main(int argc, char** argv) {
       if (nspace.empty() || nspace.size() > PMIX_MAX_NSLEN - 8) {
         std::fprintf(stderr, "pmixrun: --nspace must have 1 to %d characters\n",
                      PMIX_MAX_NSLEN - 8);
+        return 2;
+      }
+    } else if (a == "--stdin" && i + 1 < argc) {
+      const std::string v = argv[++i];
+      char* end = nullptr;
+      stdin_rank = v == "all" ? -1 : v == "none" ? -2 : std::strtol(v.c_str(), &end, 10);
+      if (stdin_rank >= 0 && (v.empty() || *end != '\0')) {
+        std::fprintf(stderr, "pmixrun: --stdin takes a rank, all or none\n");
         return 2;
       }
     } else if (a == "--timeout" && i + 1 < argc) {
@@ -145,6 +160,10 @@ int main(int argc, char** argv) {
   }
   if (i >= argc) {
     usage();
+    return 2;
+  }
+  if (stdin_rank >= static_cast<long>(n)) {
+    std::fprintf(stderr, "pmixrun: --stdin %ld: the job has ranks 0 to %u\n", stdin_rank, n - 1);
     return 2;
   }
   if (tag_output && server_output) {
@@ -184,8 +203,22 @@ int main(int argc, char** argv) {
   settings.cpus = cpus;
   settings.universe_size = std::max(cpus, n);
   settings.session_dir = session_dir;
-  settings.proc_ended = [&store](const pmix_proc_t& p) { store.proc_ended(p); };
-  settings.job_ended = [&store](const std::string& ns) { store.job_ended(ns); };
+  // Input forwarding: pmixrun's stdin to the --stdin processes of the first
+  // job, and pushed input to any process.
+  stdin_forwarder input(stdin_forwarder::settings{});
+  settings.input = [&input, stdin_rank](const job& j, pmix_rank_t rank, int in_fd) {
+    const bool first_job = !j.spec.parent.has_value();
+    input.add(make_proc(j.nspace, rank), in_fd,
+              first_job && (stdin_rank == -1 || stdin_rank == static_cast<long>(rank)));
+  };
+  settings.proc_ended = [&store, &input](const pmix_proc_t& p) {
+    store.proc_ended(p);
+    input.process_ended(p);
+  };
+  settings.job_ended = [&store](const std::string& ns) {
+    store.job_ended(ns);
+    groups_job_ended(ns);
+  };
   // Output forwarding: the forwarder tells the launcher when a process's
   // output has ended (a job ends after its output).
   launcher* launched = nullptr;
@@ -203,6 +236,11 @@ int main(int argc, char** argv) {
   ctx.jobs = &jobs;
   ctx.store = &store;
   ctx.known_nspace = [&jobs](const std::string& ns) { return jobs.find(ns) != nullptr; };
+  ctx.input = &input;
+  ctx.cpus = cpus;
+  if (timeout > 0)
+    ctx.deadline = start + std::chrono::duration_cast<clock_type::duration>(
+                               std::chrono::duration<double>(timeout));
   ctx.verbose = verbose;
 
   pmix_server_module_t module = host_module(ctx);
@@ -305,6 +343,8 @@ int main(int argc, char** argv) {
     fds.clear();
     fds.push_back(pollfd{sigfd, POLLIN, 0});
     iof.poll_set(fds);
+    const std::size_t iof_fds = fds.size() - 1;
+    input.poll_set(fds);
     if (::ppoll(fds.data(), fds.size(), &tick, nullptr) <= 0) continue;
     if (fds[0].revents != 0) {
       signalfd_siginfo si;
@@ -313,7 +353,8 @@ int main(int argc, char** argv) {
         if (++interrupts == 1) jobs.terminate("interrupted");
       }
     }
-    iof.handle(fds.data() + 1, fds.size() - 1);
+    iof.handle(fds.data() + 1, iof_fds);
+    input.handle(fds.data() + 1 + iof_fds, fds.size() - 1 - iof_fds);
   }
   // What pmixrun's stdout or stderr has not taken yet, before the summary.
   iof.flush();
@@ -322,12 +363,18 @@ int main(int argc, char** argv) {
                  "pmixrun: output: %zu bytes read, %zu bytes delivered to the server in %zu "
                  "calls, %zu bytes written by pmixrun\n",
                  iof.bytes_read(), iof.bytes_delivered(), iof.deliveries(), iof.bytes_written());
+  if (verbose)
+    std::fprintf(stderr,
+                 "pmixrun: input: %zu bytes read from stdin, %zu bytes pushed, %zu bytes written "
+                 "to the processes\n",
+                 input.bytes_read(), input.bytes_pushed(), input.bytes_written());
 
   // Every process has ended: refuse further spawns, answer what is still
   // held, deregister, finish.
   jobs.terminate("");
   run_posted();
   store.cancel_all(PMIX_ERR_NOT_FOUND);
+  input.close_all(PMIX_ERR_IOF_FAILURE);
   jobs.finish_all();
   stop_posting();
   PMIx_server_finalize();

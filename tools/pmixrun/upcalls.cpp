@@ -5,15 +5,21 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <iterator>
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "host_thread.hpp"
 #include "info.hpp"
+#include "stdin.hpp"
 
 namespace pmixrun {
 namespace {
@@ -25,6 +31,21 @@ using group = std::vector<std::pair<std::string, pmix_rank_t>>;
 std::vector<group> groups;
 std::size_t connect_count = 0;
 std::size_t tool_count = 0;
+
+// Groups the group up-call constructed, by name. Their context IDs count
+// from 2^32, apart from the ones a server assigns itself to groups of its
+// own clients (1, 2, ...).
+struct host_group {
+  group members;
+  std::size_t context_id = 0;  // 0: none asked
+};
+std::map<std::string, host_group> host_groups;
+std::size_t next_context_id = std::size_t{1} << 32;
+
+// Allocations granted (PMIX_ALLOC_NEW) and not released: their k in
+// "pmixrun.<pid>.alloc.<k>"; 0 is the job's own allocation, this node.
+std::set<unsigned long long> allocations;
+unsigned long long allocation_count = 0;
 
 group make_group(const pmix_proc_t procs[], std::size_t nprocs) {
   group g;
@@ -371,6 +392,281 @@ void on_tool_connected(pmix_info_t info[], size_t ninfo, pmix_tool_connection_cb
   });
 }
 
+// ---- IOF, allocation, groups ----------------------------------------------
+
+// A process of a job pmixrun runs (started, not ended): a rank of it, or
+// PMIX_RANK_WILDCARD.
+const job* running_job_of(const pmix_proc_t& p) {
+  if (ctx->jobs == nullptr) return nullptr;
+  const job* j = ctx->jobs->find(std::string(p.nspace, strnlen(p.nspace, PMIX_MAX_NSLEN)));
+  if (j == nullptr || j->finished || j->launch_failed) return nullptr;
+  if (p.rank != PMIX_RANK_WILDCARD && p.rank >= j->size) return nullptr;
+  return j;
+}
+
+// A tool's or a process's PMIx_IOF_pull: pmixrun hands every line of every
+// process to the server (iof.hpp), so it only has to agree, for processes
+// of its running jobs.
+pmix_status_t on_iof_pull(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t directives[],
+                          size_t ndirs, pmix_iof_channel_t channels, pmix_op_cbfunc_t cbfunc,
+                          void* cbdata) {
+  if (procs == nullptr || nprocs == 0) return PMIX_ERR_BAD_PARAM;
+  std::vector<pmix_proc_t> wanted(procs, procs + nprocs);
+  const bool stop = flag(directives, ndirs, PMIX_IOF_STOP);
+  post([wanted, stop, channels, cbfunc, cbdata] {
+    pmix_status_t rc = PMIX_SUCCESS;
+    std::string who;
+    for (const auto& p : wanted) {
+      who += (who.empty() ? "" : " ") + to_string(p);
+      if (!stop && running_job_of(p) == nullptr) rc = PMIX_ERR_NOT_FOUND;
+    }
+    // pmixrun forwards stdout and stderr only.
+    if (rc == PMIX_SUCCESS && !stop &&
+        (channels & (PMIX_FWD_STDOUT_CHANNEL | PMIX_FWD_STDERR_CHANNEL)) == 0)
+      rc = PMIX_ERR_NOT_SUPPORTED;
+    if (ctx->verbose)
+      std::fprintf(stderr, "pmixrun: output of %s %s: %s\n", who.c_str(),
+                   stop ? "no longer pulled" : "pulled", PMIx_Error_string(rc));
+    if (cbfunc != nullptr) cbfunc(rc, cbdata);
+  });
+  return PMIX_SUCCESS;
+}
+
+// PMIx_IOF_push: the bytes go into the targets' stdin pipes (stdin.hpp); no
+// bytes, an empty payload or PMIX_IOF_COMPLETE end their input.
+pmix_status_t on_push_stdin(const pmix_proc_t* source, const pmix_proc_t targets[],
+                            size_t ntargets, const pmix_info_t directives[], size_t ndirs,
+                            const pmix_byte_object_t* bo, pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  if (targets == nullptr || ntargets == 0) return PMIX_ERR_BAD_PARAM;
+  std::vector<pmix_proc_t> wanted(targets, targets + ntargets);
+  const pmix_proc_t from = source != nullptr ? *source : make_proc("", PMIX_RANK_UNDEF);
+  std::string bytes;
+  if (bo != nullptr && bo->bytes != nullptr) bytes.assign(bo->bytes, bo->size);
+  const bool end = bytes.empty() || flag(directives, ndirs, PMIX_IOF_COMPLETE);
+  post([from, wanted, bytes, end, cbfunc, cbdata] {
+    auto answer = [cbfunc, cbdata](pmix_status_t rc) {
+      if (cbfunc != nullptr) cbfunc(rc, cbdata);
+    };
+    if (ctx->input == nullptr) return answer(PMIX_ERR_NOT_SUPPORTED);
+    // Each target once; a wildcard is every rank of its job whose input is
+    // still open, a named rank must be open.
+    std::vector<pmix_proc_t> to;
+    auto add = [&to](const pmix_proc_t& p) {
+      for (const auto& q : to)
+        if (same_proc(p, q)) return;
+      to.push_back(p);
+    };
+    pmix_status_t rc = PMIX_SUCCESS;
+    for (const auto& p : wanted) {
+      const job* j = running_job_of(p);
+      if (j == nullptr) {
+        rc = PMIX_ERR_NOT_FOUND;
+        break;
+      }
+      if (p.rank != PMIX_RANK_WILDCARD) {
+        if (!ctx->input->open(p)) rc = PMIX_ERR_IOF_COMPLETE;
+        add(p);
+        continue;
+      }
+      for (uint32_t r = 0; r < j->size; ++r) {
+        const pmix_proc_t one = make_proc(j->nspace, r);
+        if (ctx->input->open(one)) add(one);
+      }
+    }
+    if (rc == PMIX_SUCCESS && to.empty()) rc = PMIX_ERR_IOF_COMPLETE;
+    if (ctx->verbose)
+      std::fprintf(stderr, "pmixrun: %s pushes %zu bytes%s to %zu processes: %s\n",
+                   to_string(from).c_str(), bytes.size(), end ? " and the end of input" : "",
+                   to.size(), PMIx_Error_string(rc));
+    if (rc != PMIX_SUCCESS) return answer(rc);
+    ctx->input->push(to, bytes, end, answer);
+  });
+  return PMIX_SUCCESS;
+}
+
+std::string this_host();
+
+// Whether `name` is this node: its host name, the host name up to its first
+// dot, or "localhost".
+bool is_this_node(const std::string& name) {
+  const std::string host = this_host();
+  return name == host || name == host.substr(0, host.find('.')) || name == "localhost";
+}
+
+std::string allocation_id(unsigned long long k) {
+  return "pmixrun." + std::to_string(::getpid()) + ".alloc." + std::to_string(k);
+}
+
+// The k of an allocation ID of this pmixrun that is held, or nothing.
+std::optional<unsigned long long> held_allocation(const std::string& id) {
+  const std::string prefix = allocation_id(0).substr(0, allocation_id(0).size() - 1);
+  if (id.compare(0, prefix.size(), prefix) != 0 || id.size() == prefix.size()) return std::nullopt;
+  char* end = nullptr;
+  const unsigned long long k = std::strtoull(id.c_str() + prefix.size(), &end, 10);
+  if (*end != '\0' || (k != 0 && allocations.count(k) == 0)) return std::nullopt;
+  return k;
+}
+
+struct info_results {
+  info_array items;
+};
+
+void release_info_results(void* cbdata) { delete static_cast<info_results*>(cbdata); }
+
+// What a one-node launcher can grant: this node, with its CPUs, for as long
+// as pmixrun runs (upcalls.hpp, README "Allocation").
+pmix_status_t answer_allocation(pmix_alloc_directive_t directive, const info_array& data,
+                                info_array& out) {
+  const pmix_info_t* info = data.data();
+  const std::size_t n = data.size();
+  std::optional<std::string> id;
+  if (const pmix_info_t* i = find_info(info, n, PMIX_ALLOC_ID)) {
+    if (i->value.type != PMIX_STRING || i->value.data.string == nullptr) return PMIX_ERR_BAD_PARAM;
+    id = i->value.data.string;
+  }
+  if (directive == PMIX_ALLOC_RELEASE) {
+    // The node stays until the jobs end; a grant is forgotten.
+    if (!id) return PMIX_SUCCESS;
+    const auto k = held_allocation(*id);
+    if (!k) return PMIX_ERR_NOT_FOUND;
+    allocations.erase(*k);
+    return PMIX_SUCCESS;
+  }
+  if (directive != PMIX_ALLOC_NEW && directive != PMIX_ALLOC_EXTEND &&
+      directive != PMIX_ALLOC_REAQUIRE)
+    return PMIX_ERR_NOT_SUPPORTED;
+  // NEW gets an allocation of its own (the same node); EXTEND and
+  // REAQUIRE name one held (without an ID: the job's own).
+  unsigned long long k = 0;
+  if (directive != PMIX_ALLOC_NEW && id) {
+    const auto held = held_allocation(*id);
+    if (!held) return PMIX_ERR_NOT_FOUND;
+    k = *held;
+  }
+  for (std::size_t x = 0; x < n; ++x) {
+    const pmix_info_t& i = info[x];
+    if (PMIX_CHECK_KEY(&i, PMIX_ALLOC_NUM_NODES)) {
+      const auto v = as_integer(i.value);
+      if (!v || *v < 0) return PMIX_ERR_BAD_PARAM;
+      if (*v > 1) return PMIX_ERR_OUT_OF_RESOURCE;
+    } else if (PMIX_CHECK_KEY(&i, PMIX_ALLOC_NUM_CPUS)) {
+      const auto v = as_integer(i.value);
+      if (!v || *v < 0) return PMIX_ERR_BAD_PARAM;
+      if (*v > static_cast<long long>(ctx->cpus)) return PMIX_ERR_OUT_OF_RESOURCE;
+    } else if (PMIX_CHECK_KEY(&i, PMIX_ALLOC_NODE_LIST)) {
+      if (i.value.type != PMIX_STRING || i.value.data.string == nullptr) return PMIX_ERR_BAD_PARAM;
+      const std::string list = i.value.data.string;
+      std::size_t start = 0;
+      for (;;) {
+        const auto comma = list.find(',', start);
+        const std::string node = list.substr(start, comma == std::string::npos ? comma : comma - start);
+        if (!node.empty() && !is_this_node(node)) return PMIX_ERR_OUT_OF_RESOURCE;
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+    } else if (PMIX_CHECK_KEY(&i, PMIX_ALLOC_TIME)) {
+      const auto v = as_integer(i.value);
+      if (!v || *v < 0) return PMIX_ERR_BAD_PARAM;
+      if (ctx->deadline && std::chrono::steady_clock::now() + std::chrono::seconds(*v) > *ctx->deadline)
+        return PMIX_ERR_OUT_OF_RESOURCE;
+    } else if (PMIX_CHECK_KEY(&i, PMIX_ALLOC_ID) || PMIX_CHECK_KEY(&i, PMIX_ALLOC_REQ_ID) ||
+               PMIX_CHECK_KEY(&i, PMIX_USERID) || PMIX_CHECK_KEY(&i, PMIX_GRPID)) {
+      continue;
+    } else if (PMIX_INFO_IS_REQUIRED(&i)) {
+      return PMIX_ERR_NOT_SUPPORTED;  // memory, fabric, ...: nothing pmixrun hands out
+    }
+  }
+  if (directive == PMIX_ALLOC_NEW) {
+    k = ++allocation_count;
+    allocations.insert(k);
+  }
+  out.add_string(PMIX_ALLOC_ID, allocation_id(k));
+  if (const pmix_info_t* i = find_info(info, n, PMIX_ALLOC_REQ_ID))
+    if (i->value.type == PMIX_STRING && i->value.data.string != nullptr)
+      out.add_string(PMIX_ALLOC_REQ_ID, i->value.data.string);
+  const uint64_t nodes = 1;
+  const uint64_t cpus = ctx->cpus;
+  out.add(PMIX_ALLOC_NUM_NODES, &nodes, PMIX_UINT64);
+  out.add_string(PMIX_ALLOC_NODE_LIST, this_host());
+  out.add(PMIX_ALLOC_NUM_CPUS, &cpus, PMIX_UINT64);
+  if (const pmix_info_t* i = find_info(info, n, PMIX_ALLOC_TIME)) {
+    out.add_u32(PMIX_ALLOC_TIME, static_cast<uint32_t>(*as_integer(i->value)));
+  } else if (ctx->deadline) {
+    const auto left = std::chrono::duration_cast<std::chrono::seconds>(
+                          *ctx->deadline - std::chrono::steady_clock::now())
+                          .count();
+    out.add_u32(PMIX_ALLOC_TIME, static_cast<uint32_t>(std::max<long long>(left, 0)));
+  }
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t on_allocate(const pmix_proc_t* client, pmix_alloc_directive_t directive,
+                          const pmix_info_t data[], size_t ndata, pmix_info_cbfunc_t cbfunc,
+                          void* cbdata) {
+  const pmix_proc_t who = client != nullptr ? *client : make_proc("", PMIX_RANK_UNDEF);
+  auto copy = copy_info(data, ndata);
+  post([who, directive, copy, cbfunc, cbdata] {
+    auto* results = new info_results;
+    const pmix_status_t rc = answer_allocation(directive, *copy, results->items);
+    if (ctx->verbose)
+      std::fprintf(stderr, "pmixrun: %s asks allocation directive %d: %s\n", to_string(who).c_str(),
+                   static_cast<int>(directive), PMIx_Error_string(rc));
+    if (cbfunc == nullptr) {
+      delete results;
+      return;
+    }
+    cbfunc(rc, results->items.data(), results->items.size(), cbdata, release_info_results, results);
+  });
+  return PMIX_SUCCESS;
+}
+
+// A group whose members the server does not all serve. One node: the
+// members must be processes of pmixrun's jobs.
+pmix_status_t on_group(pmix_group_operation_t op, char grp[], const pmix_proc_t procs[],
+                       size_t nprocs, const pmix_info_t directives[], size_t ndirs,
+                       pmix_info_cbfunc_t cbfunc, void* cbdata) {
+  if (grp == nullptr || grp[0] == '\0') return PMIX_ERR_BAD_PARAM;
+  const std::string name(grp, strnlen(grp, PMIX_MAX_NSLEN));
+  group members = make_group(procs, nprocs);
+  const bool want_id = flag(directives, ndirs, PMIX_GROUP_ASSIGN_CONTEXT_ID);
+  bool unsupported = false;
+  for (std::size_t k = 0; directives != nullptr && k < ndirs; ++k)
+    if (PMIX_INFO_IS_REQUIRED(&directives[k]) &&
+        !PMIX_CHECK_KEY(&directives[k], PMIX_GROUP_ASSIGN_CONTEXT_ID) &&
+        !PMIX_CHECK_KEY(&directives[k], PMIX_GROUP_LOCAL_ONLY))
+      unsupported = true;
+  post([op, name, members, want_id, unsupported, cbfunc, cbdata] {
+    auto* results = new info_results;
+    pmix_status_t rc = PMIX_SUCCESS;
+    if (op == PMIX_GROUP_CONSTRUCT) {
+      if (members.empty()) rc = PMIX_ERR_BAD_PARAM;
+      for (const auto& m : members)
+        if (!ctx->known_nspace || !ctx->known_nspace(m.first)) rc = PMIX_ERR_NOT_FOUND;
+      if (rc == PMIX_SUCCESS && unsupported) rc = PMIX_ERR_NOT_SUPPORTED;
+      if (rc == PMIX_SUCCESS && host_groups.count(name) != 0) rc = PMIX_ERR_EXISTS;
+      if (rc == PMIX_SUCCESS) {
+        const std::size_t id = want_id ? next_context_id++ : 0;
+        host_groups[name] = host_group{members, id};
+        if (want_id) results->items.add(PMIX_GROUP_CONTEXT_ID, &id, PMIX_SIZE);
+      }
+    } else if (op == PMIX_GROUP_DESTRUCT) {
+      host_groups.erase(name);  // one never constructed here too: nothing to undo
+    } else {
+      rc = PMIX_ERR_NOT_SUPPORTED;
+    }
+    if (ctx->verbose)
+      std::fprintf(stderr, "pmixrun: group %s %s of %zu processes: %s\n", name.c_str(),
+                   op == PMIX_GROUP_CONSTRUCT ? "construct" : "destruct", members.size(),
+                   PMIx_Error_string(rc));
+    if (cbfunc == nullptr) {
+      delete results;
+      return;
+    }
+    cbfunc(rc, results->items.data(), results->items.size(), cbdata, release_info_results, results);
+  });
+  return PMIX_SUCCESS;
+}
+
 // ---- queries ----------------------------------------------------------------
 
 // A process's state as a query reports it.
@@ -554,6 +850,10 @@ pmix_server_module_t host_module(host_context& c) {
   module.log = on_log;
   module.query = on_query;
   module.tool_connected = on_tool_connected;
+  module.iof_pull = on_iof_pull;
+  module.push_stdin = on_push_stdin;
+  module.allocate = on_allocate;
+  module.group = on_group;
   return module;
 }
 
@@ -578,6 +878,12 @@ pmix_status_t register_attributes() {
       {"PMIx_Log",
        {"PMIX_LOG_STDOUT", "PMIX_LOG_STDERR", "PMIX_LOG_SYSLOG", "PMIX_LOG_LOCAL_SYSLOG",
         "PMIX_LOG_GLOBAL_SYSLOG", "PMIX_LOG_SYSLOG_PRI", "PMIX_LOG_SOURCE", "PMIX_LOG_ONCE"}},
+      {"PMIx_IOF_pull", {"PMIX_IOF_STOP"}},
+      {"PMIx_IOF_push", {"PMIX_IOF_COMPLETE"}},
+      {"PMIx_Allocation_request",
+       {"PMIX_ALLOC_ID", "PMIX_ALLOC_REQ_ID", "PMIX_ALLOC_NUM_NODES", "PMIX_ALLOC_NODE_LIST",
+        "PMIX_ALLOC_NUM_CPUS", "PMIX_ALLOC_TIME"}},
+      {"PMIx_Group_construct", {"PMIX_GROUP_ASSIGN_CONTEXT_ID", "PMIX_GROUP_LOCAL_ONLY"}},
   };
   for (const auto& r : table) {
     std::vector<char*> attrs;
@@ -590,6 +896,15 @@ pmix_status_t register_attributes() {
 }
 
 std::size_t connected_groups() { return groups.size(); }
+std::size_t constructed_groups() { return host_groups.size(); }
+
+void groups_job_ended(const std::string& nspace) {
+  for (auto it = host_groups.begin(); it != host_groups.end();)
+    it = std::any_of(it->second.members.begin(), it->second.members.end(),
+                     [&](const std::pair<std::string, pmix_rank_t>& m) { return m.first == nspace; })
+             ? host_groups.erase(it)
+             : std::next(it);
+}
 std::size_t connects() { return connect_count; }
 
 }  // namespace pmixrun

@@ -42,15 +42,62 @@
 //              PMIX_LOG_SYSLOG_PRI (default LOG_ERR). PMIX_LOG_ONCE: only the
 //              first channel that works. Any other entry is ignored, unless
 //              it is marked PMIX_INFO_REQD: then PMIX_ERR_NOT_SUPPORTED.
+//  iof_pull    agrees (PMIX_SUCCESS) for processes of running jobs (a rank, or
+//              PMIX_RANK_WILDCARD) and channels that include stdout or
+//              stderr: pmixrun delivers all its processes' output to the
+//              server (iof.hpp), which passes on what each puller asked for.
+//              Unknown or ended jobs and ranks: PMIX_ERR_NOT_FOUND; other
+//              channels only: PMIX_ERR_NOT_SUPPORTED. PMIX_IOF_STOP is
+//              acknowledged.
+//  push_stdin  the bytes go into the targets' stdin pipes (stdin.hpp), after
+//              what waits for them already; the callback comes once every
+//              target's pipe took them (PMIX_ERR_IOF_FAILURE if a target
+//              ended first). No bytes, an empty payload or PMIX_IOF_COMPLETE
+//              end the targets' input: their pipes close once written. A
+//              wildcard rank is every process of that job whose input is
+//              open. Unknown or ended jobs and ranks: PMIX_ERR_NOT_FOUND; a
+//              named process whose input ended: PMIX_ERR_IOF_COMPLETE (and
+//              nothing is sent to any target).
+//  allocate    one node, shared with the jobs, for as long as pmixrun runs.
+//              PMIX_ALLOC_NEW, _EXTEND and _REAQUIRE are granted when they
+//              ask at most what it has: PMIX_ALLOC_NUM_NODES <= 1,
+//              PMIX_ALLOC_NODE_LIST naming only this node, PMIX_ALLOC_NUM_CPUS
+//              <= its usable CPUs, PMIX_ALLOC_TIME within --timeout; more is
+//              PMIX_ERR_OUT_OF_RESOURCE. The answer: PMIX_ALLOC_ID (NEW: a new
+//              "pmixrun.<pid>.alloc.<k>"; EXTEND/REAQUIRE: the PMIX_ALLOC_ID
+//              given, else "...alloc.0", the job's own), PMIX_ALLOC_REQ_ID if
+//              given, PMIX_ALLOC_NUM_NODES 1, PMIX_ALLOC_NODE_LIST (this
+//              host), PMIX_ALLOC_NUM_CPUS (all usable CPUs), PMIX_ALLOC_TIME
+//              (as asked, else what --timeout leaves). PMIX_ALLOC_RELEASE:
+//              forgets a granted PMIX_ALLOC_ID (PMIX_ERR_NOT_FOUND if not
+//              held), success without one. Any other required attribute:
+//              PMIX_ERR_NOT_SUPPORTED; other directives too.
+//  group       construct / destruct of a group the server hands on (ours
+//              completes a group of its own clients without this up-call,
+//              so in a one-node job it is not made; OpenPMIx 4.2.2 hands on
+//              every construct that asks for a context ID, and destructs,
+//              and refuses them without this up-call). Construct: every
+//              member in a job pmixrun started (else PMIX_ERR_NOT_FOUND), a
+//              name not constructed here (else PMIX_ERR_EXISTS); with
+//              PMIX_GROUP_ASSIGN_CONTEXT_ID the answer is
+//              PMIX_GROUP_CONTEXT_ID from pmixrun's own counter, from 2^32
+//              (apart from the IDs a server assigns itself: 1, 2, ...).
+//              Directives other than that and PMIX_GROUP_LOCAL_ONLY, if
+//              required: PMIX_ERR_NOT_SUPPORTED. Destruct: forgets the group,
+//              PMIX_SUCCESS. A group is also forgotten when the job of one
+//              of its members ends (groups_job_ended).
 #pragma once
 
 #include <pmix_server.h>
 
+#include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "datastore.hpp"
 #include "jobs.hpp"
+#include "stdin.hpp"
 
 namespace pmixrun {
 
@@ -59,6 +106,10 @@ struct host_context {
   datastore* store = nullptr;
   // Whether a namespace was ever registered here (connect's check).
   std::function<bool(const std::string&)> known_nspace;
+  stdin_forwarder* input = nullptr;  // nullptr: push_stdin is PMIX_ERR_NOT_SUPPORTED
+  uint32_t cpus = 1;                 // the node's usable CPUs (allocate)
+  // When --timeout ends the run, if it does (allocate's PMIX_ALLOC_TIME).
+  std::optional<std::chrono::steady_clock::time_point> deadline;
   bool verbose = false;
 };
 
@@ -72,5 +123,9 @@ pmix_status_t register_attributes();
 // Groups connected and not disconnected yet, and connects acknowledged.
 std::size_t connected_groups();
 std::size_t connects();
+// Groups the group up-call constructed and not destructed yet.
+std::size_t constructed_groups();
+// The job `nspace` has ended: the groups with a member in it are forgotten.
+void groups_job_ended(const std::string& nspace);
 
 }  // namespace pmixrun
