@@ -257,16 +257,7 @@ bool run(const std::string& step, const std::string& cmd, const std::vector<std:
 
 int run(const std::vector<std::string>& steps);
 
-long resident_kb() { return pmix::test::held_kb(); }  // tests/support/memory.hpp
 
-int open_fds() {
-  int n = 0;
-  if (DIR* d = ::opendir("/proc/self/fd")) {
-    while (::readdir(d) != nullptr) ++n;
-    ::closedir(d);
-  }
-  return n - 3;  // ".", ".." and the directory's own descriptor
-}
 
 int main(int argc, char** argv) {
   std::vector<std::string> steps(argv + 1, argv + argc);
@@ -592,8 +583,8 @@ int run(const std::vector<std::string>& steps) {
       long rss_start = 0;
       for (int k = 0; k < n; ++k) {
         if (k == n / 10) {
-          rss_start = resident_kb();
-          fds_start = open_fds();
+          rss_start = pmix::test::held_kb();
+          fds_start = pmix::test::open_fds();
         }
         pmix_proc_t p;
         const auto rc = tool ? PMIx_tool_init(&p, &info, 1) : PMIx_Init(&p, nullptr, 0);
@@ -604,8 +595,8 @@ int run(const std::vector<std::string>& steps) {
       if (tool) PMIX_INFO_DESTRUCT(&info);
       say(step, failed == 0 ? PMIX_SUCCESS : PMIX_ERROR,
           "ok=" + std::to_string(ok) + " failed=" + std::to_string(failed) +
-              " rss_growth_kb=" + std::to_string(resident_kb() - rss_start) +
-              " fds_start=" + std::to_string(fds_start) + " fds_end=" + std::to_string(open_fds()));
+              " rss_growth_kb=" + std::to_string(pmix::test::held_kb() - rss_start) +
+              " fds_start=" + std::to_string(fds_start) + " fds_end=" + std::to_string(pmix::test::open_fds()));
     } else if (cmd == "race") {
       const auto kind = parts.at(1);
       int ok = 0, failed = 0;

@@ -1,5 +1,7 @@
 #include "tests/e2e/tool_steps.hpp"
 
+#include "tests/support/memory.hpp"
+
 #include <dirent.h>
 #include <pmix_tool.h>
 #include <unistd.h>
@@ -75,23 +77,7 @@ pmix_proc_t server_named(const std::vector<std::string>& parts) {
   return p;
 }
 
-long resident_kb() {
-  long pages = 0, resident = 0;
-  std::FILE* f = std::fopen("/proc/self/statm", "r");
-  if (f == nullptr) return -1;
-  if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = -1;
-  std::fclose(f);
-  return resident * (::sysconf(_SC_PAGESIZE) / 1024);
-}
 
-int open_fds() {
-  int n = 0;
-  if (DIR* d = ::opendir("/proc/self/fd")) {
-    while (::readdir(d) != nullptr) ++n;
-    ::closedir(d);
-  }
-  return n - 3;  // ".", ".." and the directory's own descriptor
-}
 
 // tool_attach_later's thread and its attach's status.
 struct later {
@@ -185,14 +171,14 @@ bool run_tool_step(const std::string& step, const std::vector<std::string>& part
   } else if (cmd == "tool_attach_cycles") {
     const auto how = parts.at(1);
     const int n = std::atoi(parts.at(2).c_str());
-    const int fds_before = open_fds();
+    const int fds_before = pmix::test::open_fds();
     int ok = 0, failed = 0, fds_start = 0;
     long rss_start = 0;
     std::string first_error;
     for (int k = 0; k < n; ++k) {
       if (k == n / 10) {
-        rss_start = resident_kb();
-        fds_start = open_fds();
+        rss_start = pmix::test::held_kb();
+        fds_start = pmix::test::open_fds();
       }
       pmix_proc_t me, server;
       auto rc = attach(how, "secondary", me, server);
@@ -203,8 +189,8 @@ bool run_tool_step(const std::string& step, const std::vector<std::string>& part
     say(step, failed == 0 ? PMIX_SUCCESS : PMIX_ERROR,
         "ok=" + std::to_string(ok) + " failed=" + std::to_string(failed) +
             " first_error=" + (first_error.empty() ? "-" : first_error) + " rss_growth_kb=" +
-            std::to_string(resident_kb() - rss_start) + " fds_before=" + std::to_string(fds_before) +
-            " fds_start=" + std::to_string(fds_start) + " fds_end=" + std::to_string(open_fds()));
+            std::to_string(pmix::test::held_kb() - rss_start) + " fds_before=" + std::to_string(fds_before) +
+            " fds_start=" + std::to_string(fds_start) + " fds_end=" + std::to_string(pmix::test::open_fds()));
   } else if (cmd == "on_event") {
     pmix_status_t code = static_cast<pmix_status_t>(std::atoi(parts.at(1).c_str()));
     const auto rc = PMIx_Register_event_handler(&code, 1, nullptr, 0, record_event, nullptr, nullptr);

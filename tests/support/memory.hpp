@@ -2,6 +2,7 @@
 // thousands of cycles.
 #pragma once
 
+#include <dirent.h>
 #include <unistd.h>
 
 #include <cstddef>
@@ -35,6 +36,16 @@ inline long held_kb() {
   std::fclose(f);
   return resident * (::sysconf(_SC_PAGESIZE) / 1024);
 #endif
+}
+
+// This process's open descriptors, less the ones counting them takes.
+inline int open_fds() {
+  int n = 0;
+  if (DIR* d = ::opendir("/proc/self/fd")) {
+    while (::readdir(d) != nullptr) ++n;
+    ::closedir(d);
+  }
+  return n - 3;  // ".", ".." and the directory's own descriptor
 }
 
 }  // namespace pmix::test
