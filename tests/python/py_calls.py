@@ -337,19 +337,18 @@ def peers(job):
 
 
 def absent(job):
-    """Calls pmixrun has no up-call for: the statuses without a host
-    function."""
+    """Under pmixrun: the calls it has no up-call for (monitor, job control)
+    answer the status without a host function; those it answers for one
+    node (allocation, output pulls) refuse what one node cannot give."""
     c = job.client
-    rc, results = c.allocation_request(PMIX_ALLOC_NEW, [info(PMIX_ALLOC_NUM_NODES, 1, PMIX_UINT64)])
-    check((rc, results) == (PMIX_ERR_NOT_SUPPORTED, []), "allocation_request: %d %r" % (rc, results))
     rc, results = c.monitor([info(PMIX_MONITOR_FILE, "/tmp/py_calls", PMIX_STRING)], PMIX_MONITOR_FILE_ALERT, [])
     check((rc, results) == (PMIX_ERR_NOT_SUPPORTED, []), "monitor: %d %r" % (rc, results))
     rc, results = c.job_control(None, [info(PMIX_JOB_CTRL_PAUSE, True, PMIX_BOOL)])
     check((rc, results) == (PMIX_ERR_NOT_SUPPORTED, []), "job_control: %d %r" % (rc, results))
-    rc, ref = c.iof_pull([job.proc(0)], PMIX_FWD_STDOUT_CHANNEL, [], lambda *args: None)
-    check((rc, ref) == (PMIX_ERR_NOT_SUPPORTED, -1), "iof_pull: %d %d" % (rc, ref))
-    rc = c.iof_push([job.proc(0)], b"to stdin", [])
-    check(rc == PMIX_ERR_NOT_SUPPORTED, "iof_push: %d" % rc)
+    rc, results = c.allocation_request(PMIX_ALLOC_NEW, [info(PMIX_ALLOC_NUM_NODES, 2, PMIX_UINT64)])
+    check(rc == PMIX_ERR_OUT_OF_RESOURCE, "allocation_request of 2 nodes: %d %r" % (rc, results))
+    rc, ref = c.iof_pull([{'nspace': "no.such.job", 'rank': 0}], PMIX_FWD_STDOUT_CHANNEL, [], lambda *args: None)
+    check((rc, ref) == (PMIX_ERR_NOT_FOUND, -1), "iof_pull of an unknown job: %d %d" % (rc, ref))
 
 
 def hosted(job):

@@ -85,9 +85,9 @@ def test_resolve_peers_and_nodes_and_store_internal():
 
 
 def test_without_the_host_function_the_documented_status():
-    """pmixrun has no allocate, monitor, job_control, iof_pull or push_stdin
-    up-call: each call answers PMIX_ERR_NOT_SUPPORTED, and iof_pull's
-    reference is -1."""
+    """pmixrun has no monitor or job_control up-call: PMIX_ERR_NOT_SUPPORTED;
+    it allocates one node at most (PMIX_ERR_OUT_OF_RESOURCE for two) and
+    pulls output of its own jobs only (PMIX_ERR_NOT_FOUND, reference -1)."""
     out, err = pmixrun(2, "absent")
     assert oks(out, 2), out + err
 
