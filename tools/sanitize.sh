@@ -30,8 +30,12 @@ status=0
 for config in "${configs[@]}"; do
   echo "sanitize: bazel test --config=$config ${patterns[*]}"
   extra=()
-  # TSan's suppressions (what it cannot see in uninstrumented CAF) need an
-  # absolute path, which .bazelrc cannot give.
+  # The suppressions (TSan: what it cannot see in uninstrumented CAF; LSan:
+  # leaks inside foreign libraries) need an absolute path, which .bazelrc
+  # cannot give.
+  if [ "$config" = asan ]; then
+    extra=("--test_env=LSAN_OPTIONS=suppressions=$PWD/tools/lsan.supp")
+  fi
   if [ "$config" = tsan ]; then
     extra=("--test_env=TSAN_OPTIONS=halt_on_error=0:second_deadlock_stack=1:die_after_fork=0:suppressions=$PWD/tools/tsan.supp")
   fi
