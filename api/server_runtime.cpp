@@ -520,8 +520,11 @@ void runtime::drop_posted(std::vector<posted>& entries, std::vector<std::string>
   nspaces.clear();
 }
 
+// The loop is woken under inbox_mutex_: the destructor closes the wake-up
+// descriptor only after stop() has set loop_done_ under that mutex, so a
+// wake-up can never write to a closed descriptor, or to another file that
+// took its number.
 void runtime::post(caf::actor_addr to, caf::message m) {
-  bool wake;
   {
     std::lock_guard<std::mutex> guard{inbox_mutex_};
     // After the loop has stopped nobody would send it: dropped here, its
@@ -529,15 +532,13 @@ void runtime::post(caf::actor_addr to, caf::message m) {
     if (loop_done_) return;
     inbox_.push_back(posted{std::move(to), std::move(m)});
     inbox_ready_.store(true, std::memory_order_release);  // seen by a spinning loop
-    wake = sleeping_;
+    if (sleeping_) io_->wake();
     sleeping_ = false;  // one wake-up is enough
   }
-  if (wake) io_->wake();
 }
 
 bool runtime::post_registration(const char* nspace, const actors::registration_batch::call& c) {
   if (!loop_) return false;
-  bool wake = false;
   {
     std::unique_lock<std::mutex> guard{inbox_mutex_};
     if (loop_done_) {
@@ -550,10 +551,9 @@ bool runtime::post_registration(const char* nspace, const actors::registration_b
     if (inbox_nspaces_.empty() || inbox_nspaces_.back() != nspace) inbox_nspaces_.emplace_back(nspace);
     inbox_.push_back(posted{{}, {}, true, c, static_cast<std::uint32_t>(inbox_nspaces_.size() - 1)});
     inbox_ready_.store(true, std::memory_order_release);
-    wake = sleeping_;
+    if (sleeping_) io_->wake();  // under the mutex, as in post()
     sleeping_ = false;
   }
-  if (wake) io_->wake();
   return true;
 }
 
