@@ -528,8 +528,14 @@ void runtime::post(caf::actor_addr to, caf::message m) {
   {
     std::lock_guard<std::mutex> guard{inbox_mutex_};
     // After the loop has stopped nobody would send it: dropped here, its
-    // reply channel answers PMIX_ERR_NOT_AVAILABLE (actors/reply.hpp).
-    if (loop_done_) return;
+    // reply channel answers PMIX_ERR_NOT_AVAILABLE (actors/reply.hpp). The
+    // address is kept for the destructor, which releases it on the thread
+    // that takes the actors down, after joining the cleaner (no actor
+    // handle is released on a thread that did not run or stop the actors).
+    if (loop_done_) {
+      late_.push_back(std::move(to));
+      return;
+    }
     inbox_.push_back(posted{std::move(to), std::move(m)});
     inbox_ready_.store(true, std::memory_order_release);  // seen by a spinning loop
     if (sleeping_) io_->wake();
@@ -613,6 +619,13 @@ runtime::~runtime() {
   // Epilogs already given to the cleaner still run (their answers go
   // nowhere now); its thread is joined here, before anything it uses goes.
   if (ctx_) ctx_->cleanup_worker.reset();
+  {
+    std::vector<caf::actor_addr> late;
+    {
+      std::lock_guard<std::mutex> guard{inbox_mutex_};
+      late.swap(late_);
+    }
+  }
   io_.reset();      // closes the listeners
   for (int fd : listeners_) ::close(fd);
   if (!topology_file_.empty()) ::unlink(topology_file_.c_str());
