@@ -542,24 +542,31 @@ void runtime::drop_posted(std::vector<posted>& entries, std::vector<std::string>
   nspaces.clear();
 }
 
+// The loop is woken under inbox_mutex_: the destructor closes the wake-up
+// descriptor only after stop() has set loop_done_ under that mutex, so a
+// wake-up can never write to a closed descriptor, or to another file that
+// took its number.
 void runtime::post(caf::actor_addr to, caf::message m) {
-  bool wake;
   {
     std::lock_guard<std::mutex> guard{inbox_mutex_};
     // After the loop has stopped nobody would send it: dropped here, its
-    // reply channel answers PMIX_ERR_NOT_AVAILABLE (actors/reply.hpp).
-    if (loop_done_) return;
+    // reply channel answers PMIX_ERR_NOT_AVAILABLE (actors/reply.hpp). The
+    // address is kept for the destructor, which releases it on the thread
+    // that takes the actors down, after joining the cleaner (no actor
+    // handle is released on a thread that did not run or stop the actors).
+    if (loop_done_) {
+      late_.push_back(std::move(to));
+      return;
+    }
     inbox_.push_back(posted{std::move(to), std::move(m)});
     inbox_ready_.store(true, std::memory_order_release);  // seen by a spinning loop
-    wake = sleeping_;
+    if (sleeping_) io_->wake();
     sleeping_ = false;  // one wake-up is enough
   }
-  if (wake) io_->wake();
 }
 
 bool runtime::post_registration(const char* nspace, const actors::registration_batch::call& c) {
   if (!loop_) return false;
-  bool wake = false;
   {
     std::unique_lock<std::mutex> guard{inbox_mutex_};
     if (loop_done_) {
@@ -572,10 +579,9 @@ bool runtime::post_registration(const char* nspace, const actors::registration_b
     if (inbox_nspaces_.empty() || inbox_nspaces_.back() != nspace) inbox_nspaces_.emplace_back(nspace);
     inbox_.push_back(posted{{}, {}, true, c, static_cast<std::uint32_t>(inbox_nspaces_.size() - 1)});
     inbox_ready_.store(true, std::memory_order_release);
-    wake = sleeping_;
+    if (sleeping_) io_->wake();  // under the mutex, as in post()
     sleeping_ = false;
   }
-  if (wake) io_->wake();
   return true;
 }
 
@@ -636,6 +642,13 @@ runtime::~runtime() {
   // Epilogs already given to the cleaner still run (their answers go
   // nowhere now); its thread is joined here, before anything it uses goes.
   if (ctx_) ctx_->cleanup_worker.reset();
+  {
+    std::vector<caf::actor_addr> late;
+    {
+      std::lock_guard<std::mutex> guard{inbox_mutex_};
+      late.swap(late_);
+    }
+  }
   io_.reset();      // closes the listeners
   for (int fd : listeners_) ::close(fd);
   if (!topology_file_.empty()) ::unlink(topology_file_.c_str());

@@ -115,6 +115,7 @@ class runtime {
   std::vector<posted> posted_;  // the loop thread's: being sent
   std::vector<std::string> inbox_nspaces_, posted_nspaces_;  // the registrations' namespaces
   bool loop_done_ = false;  // under inbox_mutex_: the loop has stopped
+  std::vector<caf::actor_addr> late_;  // under inbox_mutex_: posted after that, released by ~runtime
   bool sleeping_ = false;   // under inbox_mutex_: the loop blocks in epoll_wait; post() wakes it
   std::atomic<bool> inbox_ready_{false};  // inbox_ has messages: a spinning loop stops spinning
   void loop();

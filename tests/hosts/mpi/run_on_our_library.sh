@@ -20,10 +20,10 @@ export TMPDIR=$tmp
 # interceptor without the real function). Leaks are not checked in mpirun:
 # its own leaks at exit cannot be told from ours by a suppression, since
 # every stack in it passes through Open MPI (our server's leaks are checked
-# under pmixrun). openmpi.asan.supp names a bug of mpirun's own. The preload
-# is given to mpirun alone, through a wrapper named mpirun: bash itself
-# crashes with libtsan preloaded (a segmentation fault before its first
-# line), so the suite's scripts must run without it.
+# under pmixrun). openmpi.asan.supp and openmpi.tsan.supp name a bug of
+# mpirun's own. The preload is given to mpirun alone, through a wrapper
+# named mpirun: bash itself crashes with libtsan preloaded (a segmentation
+# fault before its first line), so the suite's scripts must run without it.
 if [ "$launcher" = mpirun ]; then
   needed=$(readelf -d api/libpmix.so.2 | grep NEEDED || true)
   runtime=()
@@ -31,7 +31,13 @@ if [ "$launcher" = mpirun ]; then
     *libasan*)
       runtime=("$(gcc -print-file-name=libasan.so)" "$(gcc -print-file-name=libstdc++.so)")
       export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0:suppressions=$PWD/tests/hosts/mpi/openmpi.asan.supp" ;;
-    *libtsan*) runtime=("$(gcc -print-file-name=libtsan.so)") ;;
+    *libtsan*)
+      runtime=("$(gcc -print-file-name=libtsan.so)")
+      # TSan reads one suppressions file: one given already is kept, with
+      # openmpi.tsan.supp (a bug of mpirun's own) added.
+      given=$(sed -n 's/.*suppressions=\([^:]*\).*/\1/p' <<<"${TSAN_OPTIONS:-}")
+      { [ -z "$given" ] || cat "$given"; cat tests/hosts/mpi/openmpi.tsan.supp; } >"$lib/tsan.supp"
+      export TSAN_OPTIONS="${TSAN_OPTIONS:-}:suppressions=$lib/tsan.supp" ;;
   esac
   if [ ${#runtime[@]} -gt 0 ]; then
     preload=$(readlink -f "${runtime[@]}" | paste -sd:)
