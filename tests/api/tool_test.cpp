@@ -3,6 +3,9 @@
 #include <doctest/doctest.h>
 #include <pmix_tool.h>
 
+#include <stdlib.h>
+#include <unistd.h>
+
 #include <string>
 
 namespace {
@@ -52,9 +55,28 @@ TEST_SUITE("tool") {
   }
 
   TEST_CASE("a tool with no server to connect to is refused, and nothing is left initialized") {
+    // No server: the tool searches its temporary directories, which must be
+    // empty ones (the servers of tests running beside this one leave their
+    // rendezvous files in /tmp, and a tool rightly connects to them).
+    char dir[] = "/tmp/pmix-tool-test.XXXXXX";
+    REQUIRE(::mkdtemp(dir) != nullptr);
+    const char* vars[] = {"TMPDIR", "PMIX_SERVER_TMPDIR", "PMIX_SYSTEM_TMPDIR"};
+    std::string saved[3];
+    bool had[3];
+    for (int k = 0; k < 3; ++k) {
+      const char* old = ::getenv(vars[k]);
+      had[k] = old != nullptr;
+      if (had[k]) saved[k] = old;
+      ::setenv(vars[k], dir, 1);
+    }
     pmix_proc_t me;
     CHECK(PMIx_tool_init(&me, nullptr, 0) == PMIX_ERR_UNREACH);
     CHECK(PMIx_tool_finalize() == PMIX_ERR_INIT);
+    for (int k = 0; k < 3; ++k) {
+      if (had[k]) ::setenv(vars[k], saved[k].c_str(), 1);
+      else ::unsetenv(vars[k]);
+    }
+    ::rmdir(dir);
   }
 
   TEST_CASE("bad tool directives are refused") {

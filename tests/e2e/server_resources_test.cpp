@@ -64,8 +64,11 @@ void info_done(pmix_status_t st, pmix_info_t* info, size_t n, void* cbdata, pmix
                                 ? info[k].value.data.string
                                 : "");
     a->done = true;
+    // Under the mutex: the waiter owns `a` and destroys it as soon as it
+    // sees `done`, so nothing may touch `a` after the mutex is released
+    // (ThreadSanitizer caught the broadcast racing the condvar's destruction).
+    a->cv.notify_all();
   }
-  a->cv.notify_all();
   if (release != nullptr) release(release_data);
 }
 
