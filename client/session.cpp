@@ -202,7 +202,7 @@ pmix_status_t session::commit() {
 }
 
 void session::store_modex(std::string_view bytes, pmix_status_t& status) {
-  // Read straight into the store: each rank's items are decoded only when kept.
+  // Kept encoded: each rank's items are decoded when first looked up.
   std::lock_guard<std::mutex> guard{mutex_};
   std::string error;
   if (!data_.add_modex(bytes, self_, &error)) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "common/log.hpp"
 #include "common/regex/regex.hpp"
 
 namespace pmix::client {
@@ -108,14 +109,57 @@ const std::set<rank_t>& store::local_ranks(const std::string& nspace) const {
 }
 
 bool store::add_peer_data(const protocol::rank_data& data, const proc_id& self, std::string* error) {
+  decode_pending(data.proc);  // older than this data: applied first
   nspace_tables t;
   return add_rank(data, self, t, error);
 }
 
-bool store::add_modex(std::string_view modex, const proc_id& self, std::string* error) {
+bool store::add_modex(std::shared_ptr<const std::string> modex, const proc_id& self, std::string* error) {
+  self_ = self;
+  const std::string_view all{*modex};
+  std::size_t pos = 0;
+  std::string_view bytes;
+  protocol::rank_data r;
+  std::string name;  // the namespace of the last rank, and its tables
+  rank_stamps* complete = nullptr;
+  rank_map<encoded_rank>* encoded = nullptr;
+  for (;;) {
+    const int got = protocol::detail::next_rank(all, pos, bytes);
+    if (got == 0) return true;
+    if (got < 0 || !protocol::decode(bytes, r, error)) {
+      if (error != nullptr && error->empty()) *error = "malformed fence data";
+      return false;
+    }
+    if (complete == nullptr || r.proc.nspace != name) {
+      name = r.proc.nspace;
+      complete = &complete_[name];
+      encoded = &encoded_[name];
+    }
+    (*complete)[r.proc.rank] = generation_;
+    if (r.items.empty()) continue;
+    auto& slot = (*encoded)[r.proc.rank];
+    slot.modex = modex;
+    slot.offset = static_cast<std::uint32_t>(bytes.data() - all.data());
+    slot.size = static_cast<std::uint32_t>(bytes.size());
+  }
+}
+
+void store::decode_pending(const proc_id& p) {
+  auto it = encoded_.find(p.nspace);
+  if (it == encoded_.end()) return;
+  auto* slot = it->second.find(p.rank);
+  if (slot == nullptr) return;
+  const encoded_rank data = std::move(*slot);
+  it->second.erase(p.rank);
+  if (!data.modex) return;
+  protocol::rank_data r;
+  std::string error;
   nspace_tables t;
-  return protocol::for_each_rank(
-      modex, [&](const protocol::rank_data& data) { return add_rank(data, self, t, error); }, error);
+  // Its structure was checked when the fence delivered it: only a value the
+  // decoder refuses can fail here; the items before it are kept.
+  if (!protocol::decode(std::string_view{*data.modex}.substr(data.offset, data.size), r, &error) ||
+      !add_rank(r, self_, t, &error))
+    log::error("client", "unreadable fence data of ", p.nspace, ":", p.rank, ": ", error);
 }
 
 bool store::add_rank(const protocol::rank_data& data, const proc_id& self, nspace_tables& t,
@@ -161,7 +205,8 @@ bool store::has_complete_data(const proc_id& p) const {
   return stamp != nullptr && *stamp == generation_;
 }
 
-const value* store::peer_value(const proc_id& p, const std::string& key) const {
+const value* store::peer_value(const proc_id& p, const std::string& key) {
+  decode_pending(p);
   auto it = peers_.find(p.nspace);
   if (it == peers_.end()) return nullptr;
   auto r = it->second.find(p.rank);
@@ -169,12 +214,14 @@ const value* store::peer_value(const proc_id& p, const std::string& key) const {
 }
 
 void store::store_value(const proc_id& p, const std::string& key, value v) {
+  decode_pending(p);  // older than v
   peers_[p.nspace][p.rank][key] = std::move(v);
 }
 
 void store::clear() {
   jobs_.clear();
   peers_.clear();
+  encoded_.clear();
   complete_.clear();
   complete_nspaces_.clear();
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -42,8 +43,17 @@ class store {
   // The data is everything p had committed when it was sent: later lookups of
   // other keys of p need not ask the server until the next fence.
   bool add_peer_data(const protocol::rank_data& data, const proc_id& self, std::string* error);
-  // Every rank's data from a collecting fence (a ModexData; the same, in one pass).
-  bool add_modex(std::string_view modex, const proc_id& self, std::string* error);
+  // Every rank's data from a collecting fence (a ModexData). Its structure is
+  // checked here (a malformed one fails the fence), but each rank's items
+  // stay encoded in `modex`, which the store keeps, until a lookup of that
+  // rank reads them (a client of an N-rank job reads a few peers' keys, not
+  // N ranks' worth after every fence). A rank's newer data replaces its
+  // undecoded older data: each RankData holds everything the rank had
+  // committed (actors/peer_actor.cpp).
+  bool add_modex(std::shared_ptr<const std::string> modex, const proc_id& self, std::string* error);
+  bool add_modex(std::string_view modex, const proc_id& self, std::string* error) {
+    return add_modex(std::make_shared<const std::string>(modex), self, error);
+  }
   // A collecting fence succeeded: every participant's data has arrived with
   // it, so a participant that sent none has none (a wildcard: every rank of
   // its namespace). Until the next fence, their other keys need not be asked
@@ -52,7 +62,8 @@ class store {
   bool has_complete_data(const proc_id& p) const;
   // A fence completed: peers may have committed more since their data came.
   void fence_completed() { ++generation_; }
-  const value* peer_value(const proc_id& p, const std::string& key) const;
+  // Decodes p's data from the last fence first, if not yet done.
+  const value* peer_value(const proc_id& p, const std::string& key);
 
   // Values stored with PMIx_Store_internal or PMIx_Put for this process.
   void store_value(const proc_id& p, const std::string& key, value v);
@@ -83,9 +94,19 @@ class store {
   };
   bool add_rank(const protocol::rank_data& data, const proc_id& self, nspace_tables& t,
                 std::string* error);
+  // A rank's items as a fence delivered them, not decoded yet: its RankData
+  // within a kept ModexData.
+  struct encoded_rank {
+    std::shared_ptr<const std::string> modex;
+    std::uint32_t offset = 0, size = 0;
+  };
+  // Moves p's encoded data, if any, into peers_ (scopes applied).
+  void decode_pending(const proc_id& p);
 
   std::unordered_map<std::string, job> jobs_;
   by_proc<key_map> peers_;
+  std::unordered_map<std::string, rank_map<encoded_rank>> encoded_;
+  proc_id self_;  // the process the encoded data was received by (scopes)
   // rank -> the fence generation in which its complete data arrived; only
   // the current generation counts (a fence completing just moves it on, so a
   // collecting fence re-marks its ranks without allocating).

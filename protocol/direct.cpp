@@ -233,6 +233,14 @@ void append_info(std::string& out, int field_number, const info& i) {
   info_body(c, i);
 }
 
+void append_info(std::string& out, int field_number, std::string_view key, const value& v,
+                 std::uint32_t flags) {
+  const auto body = info_parts_size(key, v, flags);
+  cursor c{out, header_size(field_number, body) + body};
+  c.delimited_header(field_number, body);
+  info_body(c, key, v, flags);
+}
+
 void append_value_body(std::string& out, const value& v) {
   cursor c{out, value_size(v)};
   value_body(c, v);

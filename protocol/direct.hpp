@@ -24,6 +24,9 @@ std::size_t info_size(const info& i);
 // Appends `i` as field `field_number` (a wire::Info, length-delimited) of the
 // message being written into `out`.
 void append_info(std::string& out, int field_number, const info& i);
+// The same for an info given as its parts.
+void append_info(std::string& out, int field_number, std::string_view key, const value& v,
+                 std::uint32_t flags);
 // Appends a varint field (uint32/uint64) unless it is 0, as proto3 does.
 void append_uint(std::string& out, int field_number, std::uint64_t v);
 

@@ -82,6 +82,60 @@ TEST_SUITE("client store") {
     CHECK_FALSE(s.has_complete_data({"job", 4}));
   }
 
+  TEST_CASE("fence data is decoded per rank when looked up; a rank's newer data replaces its older") {
+    store s;
+    s.fence_completed();
+    std::string error;
+    // Rank 1's item has a value its decoder refuses (a data type beyond
+    // 16 bits): structurally sound, so the fence is accepted, and only a
+    // lookup of rank 1 decodes it.
+    pmix::wire::ModexData m;
+    m.ParseFromString(modex({{{"job", 0}, "zero"}}));
+    auto* bad = m.add_ranks();
+    pmix::protocol::to_wire(proc_id{"job", 1}, bad->mutable_proc());
+    auto* item = bad->add_data();
+    item->set_scope(PMIX_GLOBAL);
+    item->mutable_info()->set_key("k");
+    item->mutable_info()->mutable_value()->set_type(70000);
+    REQUIRE(s.add_modex(m.SerializeAsString(), self, &error));
+    REQUIRE(s.peer_value({"job", 0}, "k") != nullptr);
+    CHECK(*s.peer_value({"job", 0}, "k")->as_string() == "zero");
+    CHECK(s.peer_value({"job", 1}, "k") == nullptr);
+
+    // A structurally malformed one still fails the whole fence.
+    std::string broken = modex({{{"job", 2}, "two"}});
+    broken.resize(broken.size() - 3);
+    CHECK_FALSE(s.add_modex(broken, self, &error));
+
+    // Two fences before any lookup: the second's data wins.
+    s.fence_completed();
+    REQUIRE(s.add_modex(modex({{{"job", 0}, "first"}}), self, &error));
+    s.fence_completed();
+    REQUIRE(s.add_modex(modex({{{"job", 0}, "second"}}), self, &error));
+    CHECK(*s.peer_value({"job", 0}, "k")->as_string() == "second");
+  }
+
+  TEST_CASE("a value stored after a fence wins over that fence's undecoded data") {
+    store s;
+    s.fence_completed();
+    std::string error;
+    REQUIRE(s.add_modex(modex({{self, "committed"}}), self, &error));
+    s.store_value(self, "k", value::string("put later"));
+    CHECK(*s.peer_value(self, "k")->as_string() == "put later");
+
+    // Direct-modex data arriving later wins too.
+    s.fence_completed();
+    REQUIRE(s.add_modex(modex({{{"job", 3}, "from the fence"}}), self, &error));
+    pmix::protocol::rank_data later;
+    const std::string one = modex({{{"job", 3}, "from direct modex"}});
+    pmix::wire::ModexData m;
+    REQUIRE(m.ParseFromString(one));
+    const std::string rank_bytes = m.ranks(0).SerializeAsString();
+    REQUIRE(pmix::protocol::decode(rank_bytes, later, &error));
+    REQUIRE(s.add_peer_data(later, self, &error));
+    CHECK(*s.peer_value({"job", 3}, "k")->as_string() == "from direct modex");
+  }
+
   // Found by tests/fuzz client_reply: 16 bytes of compact proc map made the
   // client allocate over 2 GB.
   TEST_CASE("PMIX_LOCAL_PEERS is read within bounds its text sets") {

@@ -6,6 +6,12 @@
  *   bench_client cycle <n>                 n PMIx_Init + PMIx_Finalize cycles
  *   bench_client startup                   one timed PMIx_Init
  *   bench_client fence <iters> <0|1>       rank 0 times each fence
+ *   bench_client datafence <iters>         what MPI_Init does, repeated: every
+ *                                          rank Puts a 64-byte key and Commits
+ *                                          (untimed), then all enter a
+ *                                          collecting fence; every rank times
+ *                                          every fence; at the end each rank
+ *                                          Gets and checks two peers' keys
  *   bench_client get <iters>               rank 0 times PMIx_Get of rank 1's
  *                                          64-byte key and of PMIX_JOB_SIZE
  *   bench_client rss <dir> <a> <b>         cycles; after a and b cycles it
@@ -59,6 +65,88 @@ static void print_samples(samples_t *s, const char *name, int decimals) {
 static int fail(const char *what, pmix_status_t rc) {
     fprintf(stderr, "bench_client: %s: %s\n", what, PMIx_Error_string(rc));
     return 1;
+}
+
+/* The 64-byte endpoint a rank puts in round `round`: rank and round are in it,
+ * so a peer's Get proves it read that round's data. */
+static void endpoint(char out[65], pmix_rank_t rank, int round) {
+    snprintf(out, 65, "ep.%08u.%08d.", (unsigned) rank, round);
+    size_t len = strlen(out);
+    memset(out + len, 'a' + (int) (rank % 26), 64 - len);
+    out[64] = '\0';
+}
+
+static int put_endpoint(pmix_rank_t rank, int round) {
+    char payload[65];
+    endpoint(payload, rank, round);
+    pmix_value_t v;
+    PMIX_VALUE_LOAD(&v, payload, PMIX_STRING);
+    pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, "bench.ep", &v);
+    PMIX_VALUE_DESTRUCT(&v);
+    if (PMIX_SUCCESS != rc) return fail("PMIx_Put", rc);
+    rc = PMIx_Commit();
+    return PMIX_SUCCESS == rc ? 0 : fail("PMIx_Commit", rc);
+}
+
+/* Gets peer's endpoint and checks it is the one of `round`. */
+static int check_endpoint(const char *nspace, pmix_rank_t peer, int round) {
+    pmix_proc_t p;
+    PMIX_LOAD_PROCID(&p, nspace, peer);
+    pmix_value_t *got = NULL;
+    pmix_status_t rc = PMIx_Get(&p, "bench.ep", NULL, 0, &got);
+    if (PMIX_SUCCESS != rc) return fail("PMIx_Get (peer endpoint)", rc);
+    char want[65];
+    endpoint(want, peer, round);
+    int ok = PMIX_STRING == got->type && 0 == strcmp(got->data.string, want);
+    PMIX_VALUE_RELEASE(got);
+    return ok ? 0 : fail("PMIx_Get (peer endpoint): not this round's value", PMIX_ERR_BAD_PARAM);
+}
+
+/* This process's resident set (VmRSS), in kB. */
+static long rss_kb(void) {
+    FILE *f = fopen("/proc/self/status", "r");
+    if (NULL == f) return -1;
+    char line[256];
+    long kb = -1;
+    while (NULL != fgets(line, sizeof line, f))
+        if (1 == sscanf(line, "VmRSS: %ld", &kb)) break;
+    fclose(f);
+    return kb;
+}
+
+static int data_fences(const pmix_proc_t *me, const pmix_proc_t *job, int iters) {
+    pmix_value_t *got = NULL;
+    pmix_status_t rc = PMIx_Get(job, PMIX_JOB_SIZE, NULL, 0, &got);
+    if (PMIX_SUCCESS != rc) return fail("PMIx_Get (job size)", rc);
+    uint32_t size = got->data.uint32;
+    PMIX_VALUE_RELEASE(got);
+    bool collect = true;
+    pmix_info_t info;
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+    samples_t times = {0};
+    const int warmup = 3;
+    for (int i = 0; i < warmup + iters; ++i) {
+        if (0 != put_endpoint(me->rank, i)) return 1;
+        double f0 = now_us();
+        rc = PMIx_Fence(job, 1, &info, 1);
+        double dt = now_us() - f0;
+        if (PMIX_SUCCESS != rc) return fail("PMIx_Fence", rc);
+        if (i >= warmup) sample(&times, dt);
+    }
+    int last = warmup + iters - 1;
+    if (0 != check_endpoint(me->nspace, (me->rank + 1) % size, last) ||
+        0 != check_endpoint(me->nspace, (me->rank + size / 2) % size, last))
+        return 1;
+    /* Nobody leaves before everyone has read. */
+    collect = false;
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+    if (PMIX_SUCCESS != (rc = PMIx_Fence(job, 1, &info, 1))) return fail("PMIx_Fence", rc);
+    PMIX_INFO_DESTRUCT(&info);
+    /* After the fences and the two Gets: what the data cost this process. */
+    long rss = rss_kb();
+    print_samples(&times, "dfence_us", 1);
+    printf("sample dfence_rss_kb %ld\n", rss);
+    return 0;
 }
 
 static int cycles(int n, const char *dir, int a, int b) {
@@ -120,6 +208,8 @@ int main(int argc, char **argv) {
         }
         print_samples(&times, "fence_us", 1);
         PMIX_INFO_DESTRUCT(&info);
+    } else if (0 == strcmp(mode, "datafence") && argc > 2) {
+        if (0 != data_fences(&me, &job, atoi(argv[2]))) return 1;
     } else if (0 == strcmp(mode, "get") && argc > 2) {
         int iters = atoi(argv[2]);
         char payload[65];

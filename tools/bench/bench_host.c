@@ -15,6 +15,14 @@
  *                             of a job-level key
  *   register-nspace <ranks>   one namespace of <ranks> ranks (100 per node,
  *                             per-rank data for each): time and memory
+ *   register-hosted <ranks>   the same namespace registered as Slurm and ORTE
+ *                             do: job keys plus a PMIX_PROC_INFO_ARRAY per rank
+ *                             holding PMIX_RANK, PMIX_LOCAL_RANK, PMIX_NODE_RANK
+ *   datafence <n> <iters>     n clients: Put a 64-byte key, Commit, collecting
+ *                             fence, iters times; every rank times every fence
+ *   uds-rtt <iters>           no PMIx: one byte's round trip between this
+ *                             process and a child over a Unix socket pair, the
+ *                             unit of the fence's limit (N round trips)
  *   register-clients <ranks>  one namespace with <ranks> local ranks, then a
  *                             PMIx_server_register_client for each
  *   rss <a> <b>               one client cycling init/finalize; the server's
@@ -31,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -143,7 +152,17 @@ static long last_register_kb;
 
 /* A namespace of `size` ranks, `per_node` per node; this node holds the
  * first `local` ranks. Per-rank data as a resource manager registers it. */
+static void register_job_shaped(const char *nspace, uint32_t size, uint32_t per_node, uint32_t local,
+                                int hosted);
 static void register_job(const char *nspace, uint32_t size, uint32_t per_node, uint32_t local) {
+    register_job_shaped(nspace, size, per_node, local, 0);
+}
+
+/* hosted: the per-rank arrays as hosts send them (3 items under
+ * PMIX_PROC_INFO_ARRAY); else 5 items under PMIX_PROC_DATA, with the node id
+ * and host name. */
+static void register_job_shaped(const char *nspace, uint32_t size, uint32_t per_node, uint32_t local,
+                                int hosted) {
     uint32_t nnodes = (size + per_node - 1) / per_node;
     size_t len = 0;
     char *nodes = calloc(1, (size_t) nnodes * 300 + 1);
@@ -194,7 +213,8 @@ static void register_job(const char *nspace, uint32_t size, uint32_t per_node, u
     for (uint32_t r = 0; r < size; ++r) {
         pmix_data_array_t darray;
         pmix_info_t *items;
-        PMIX_INFO_CREATE(items, 5);
+        size_t nitems = hosted ? 3 : 5;
+        PMIX_INFO_CREATE(items, nitems);
         uint16_t lrank = (uint16_t) (r % per_node);
         uint32_t node = r / per_node;
         char host[300];
@@ -203,13 +223,15 @@ static void register_job(const char *nspace, uint32_t size, uint32_t per_node, u
         PMIX_INFO_LOAD(&items[0], PMIX_RANK, &r, PMIX_PROC_RANK);
         PMIX_INFO_LOAD(&items[1], PMIX_LOCAL_RANK, &lrank, PMIX_UINT16);
         PMIX_INFO_LOAD(&items[2], PMIX_NODE_RANK, &lrank, PMIX_UINT16);
-        PMIX_INFO_LOAD(&items[3], PMIX_NODEID, &node, PMIX_UINT32);
-        PMIX_INFO_LOAD(&items[4], PMIX_HOSTNAME, host, PMIX_STRING);
+        if (!hosted) {
+            PMIX_INFO_LOAD(&items[3], PMIX_NODEID, &node, PMIX_UINT32);
+            PMIX_INFO_LOAD(&items[4], PMIX_HOSTNAME, host, PMIX_STRING);
+        }
         darray.type = PMIX_INFO;
-        darray.size = 5;
+        darray.size = nitems;
         darray.array = items;
-        PMIX_INFO_LOAD(&info[k++], PMIX_PROC_DATA, &darray, PMIX_DATA_ARRAY);
-        PMIX_INFO_FREE(items, 5);
+        PMIX_INFO_LOAD(&info[k++], hosted ? PMIX_PROC_INFO_ARRAY : PMIX_PROC_DATA, &darray, PMIX_DATA_ARRAY);
+        PMIX_INFO_FREE(items, nitems);
     }
     waitgroup_t w;
     wg_init(&w, 1);
@@ -312,6 +334,35 @@ static int run_job(const char *nspace, uint32_t n, char *const args[]) {
     return failed;
 }
 
+/* One byte's round trip over a Unix socket pair between two processes, the
+ * cost a fence pays at least once per local client (compare.py's limit). */
+static int uds_rtt(int iters) {
+    int sv[2];
+    if (0 != socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) return 1;
+    pid_t pid = fork();
+    if (0 == pid) {
+        char c;
+        close(sv[0]);
+        while (1 == read(sv[1], &c, 1))
+            if (1 != write(sv[1], &c, 1)) break;
+        _exit(0);
+    }
+    close(sv[1]);
+    double *v = calloc((size_t) iters, sizeof(double));
+    char c = 'x';
+    int failed = 0;
+    for (int i = 0; i < 100 + iters && !failed; ++i) {
+        double t0 = now_us();
+        if (1 != write(sv[0], &c, 1) || 1 != read(sv[0], &c, 1)) failed = 1;
+        if (i >= 100) v[i - 100] = now_us() - t0;
+    }
+    close(sv[0]);
+    waitpid(pid, NULL, 0);
+    for (int i = 0; i < iters && !failed; ++i) printf("sample uds_rtt_us %.2f\n", v[i]);
+    free(v);
+    return failed;
+}
+
 static int wait_for_file(const char *path) {
     struct stat st;
     for (int i = 0; i < 600000; ++i) { /* a guard of 10 minutes against hangs */
@@ -372,6 +423,18 @@ int main(int argc, char **argv) {
         uint32_t n = (uint32_t) atoi(argv[4]);
         char *args[] = {"fence", argv[5], argv[6], NULL};
         failed = run_job("bench.fence", n, args);
+    } else if (0 == strcmp(mode, "datafence") && argc > 5) {
+        uint32_t n = (uint32_t) atoi(argv[4]);
+        char *args[] = {"datafence", argv[5], NULL};
+        failed = run_job("bench.dfence", n, args);
+    } else if (0 == strcmp(mode, "uds-rtt") && argc > 4) {
+        failed = uds_rtt(atoi(argv[4]));
+    } else if (0 == strcmp(mode, "register-hosted") && argc > 4) {
+        uint32_t n = (uint32_t) atoi(argv[4]);
+        register_job_shaped("bench.hosted", n, 100, n < 100 ? n : 100, 1);
+        printf("sample register_hosted_ms %.3f\n", last_register_ms);
+        printf("sample register_hosted_kb %ld\n", last_register_kb);
+        deregister_job("bench.hosted", 0);
     } else if (0 == strcmp(mode, "get") && argc > 4) {
         char *args[] = {"get", argv[4], NULL};
         failed = run_job("bench.get", 2, args);
