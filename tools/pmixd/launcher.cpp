@@ -31,6 +31,7 @@ namespace {
 using clock_type = std::chrono::steady_clock;
 using timeout_atom = caf::atom_constant<caf::atom("timeout")>;
 using giveup_atom = caf::atom_constant<caf::atom("giveup")>;
+using lost_atom = caf::atom_constant<caf::atom("lost")>;
 
 struct options {
   std::vector<std::string> daemons;
@@ -67,6 +68,7 @@ struct launcher_state {
   uint32_t succeeded = 0;
   uint32_t ended = 0;
   bool terminating = false;
+  bool losing = false;  // a node was lost: the others end within 1 s, or are terminated
   bool timed_out = false;
   bool finished = false;
   std::optional<int> first_failure;
@@ -186,9 +188,16 @@ caf::behavior launcher_actor(self_ptr self, options opt, std::vector<caf::actor>
       st.lost.insert(n);
       for (auto it = st.outstanding.begin(); it != st.outstanding.end();)
         it = it->second == n ? st.outstanding.erase(it) : std::next(it);
-      std::fprintf(stderr, "pmixrun: node %s (%s) is lost: its pmixd is gone\n", st.names[n].c_str(),
-                   st.opt.daemons[n].c_str());
-      terminate(self, "a node is lost");
+      std::fprintf(stderr,
+                   "pmixrun: node %s (%s) is lost: its pmixd is gone; the operations that need it fail, "
+                   "and the job ends\n",
+                   st.names[n].c_str(), st.opt.daemons[n].c_str());
+      // The loss is the job's failure unless one came before it. The other
+      // processes have 1 s to see their failed operations and end
+      // themselves; then they are terminated.
+      if (!st.first_failure) st.first_failure = 1;
+      st.losing = true;
+      self->delayed_send(self, std::chrono::seconds(1), lost_atom::value, n);
       check_done(self);
     }
   });
@@ -226,7 +235,7 @@ caf::behavior launcher_actor(self_ptr self, options opt, std::vector<caf::actor>
         }
         const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
         if (!st.first_failure) st.first_failure = code;
-        if (st.terminating) return;
+        if (st.terminating || st.losing) return;
         terminate(self, "rank " + std::to_string(rank) + " of " + nspace + " on node " + st.names[st.node_of[rank]] +
                             (WIFEXITED(status) ? " exited with status " + std::to_string(WEXITSTATUS(status))
                                                : " was killed by signal " + std::to_string(WTERMSIG(status))));
@@ -246,6 +255,9 @@ caf::behavior launcher_actor(self_ptr self, options opt, std::vector<caf::actor>
         if (self->state.finished) return;
         self->state.timed_out = true;
         terminate(self, "timeout");
+      },
+      [self](lost_atom, uint32_t n) {
+        if (!self->state.finished) terminate(self, "node " + self->state.names[n] + " is lost");
       },
       [self](giveup_atom) {
         auto& st = self->state;
