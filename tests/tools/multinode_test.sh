@@ -27,6 +27,7 @@ tmp=$(mktemp -d /tmp/mntest.XXXXXX)
 export TMPDIR=$tmp  # short socket paths
 trap 'rm -rf "$tmp"' EXIT
 failures=0
+export MULTINODE_TAG=mnt$$  # the namespaces of this run (others may run beside it)
 
 fail() {
   echo "FAIL: $1"
@@ -94,7 +95,9 @@ expect "abort on node 1 ends the job on every node" $st 7 \
   "$tmp/out" '^pmixrun: rank 1 of .* aborted with status 7: multinode_client aborts$' 1 "$tmp/out" 'job aborted' 1
 
 # Nothing is left behind.
-if ip netns list | grep -q '^pmn'; then fail "network namespaces left: $(ip netns list | grep '^pmn' | tr '\n' ' ')"; fi
+if ip netns list | grep -q "^$MULTINODE_TAG-"; then
+  fail "network namespaces left: $(ip netns list | grep "^$MULTINODE_TAG-" | tr '\n' ' ')"
+fi
 
 if [ $failures -ne 0 ]; then
   echo "$failures case(s) failed"

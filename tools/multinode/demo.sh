@@ -14,6 +14,7 @@
 #                        current folder, as in a Bazel test's runfiles)
 #   PMIXRUN_ARGS         more pmixrun options (e.g. "--fence doubling --map-by node --timeout 60")
 #   MULTINODE_KILL=K:S   kill node K's pmixd (SIGKILL) S seconds after the job started
+#   MULTINODE_TAG        prefix of the namespaces and devices it makes (default pmn<pid>)
 #   MULTINODE_SUBNET     the first three octets of the nodes' addresses (default 10.77.0)
 #   MULTINODE_VERBOSE=1  the daemons' --verbose, and their logs printed at the end (they are
 #                        printed after a failed job anyway)
@@ -55,7 +56,8 @@ if [ "${program#/}" = "$program" ] && [ -x "$program" ]; then program="$PWD/$pro
 subnet=${MULTINODE_SUBNET:-10.77.0}
 verbose=${MULTINODE_VERBOSE:-}
 
-tag="pmn$$"
+tag=${MULTINODE_TAG:-pmn$$}
+case "$tag" in *[!a-z0-9]* | "" | ?????????*) echo "$0: MULTINODE_TAG: 1 to 8 of [a-z0-9]" >&2; exit 2 ;; esac
 hub="$tag-hub"
 work=$(mktemp -d "/tmp/$tag.XXXXXX")
 made=()

@@ -51,6 +51,7 @@ using upabort_atom = caf::atom_constant<caf::atom("upabort")>;
 using served_atom = caf::atom_constant<caf::atom("served")>;
 using connected_atom = caf::atom_constant<caf::atom("connected")>;
 using started_atom = caf::atom_constant<caf::atom("started")>;
+using hello_atom = caf::atom_constant<caf::atom("hello")>;
 
 void release_string(void* cbdata) { delete static_cast<std::string*>(cbdata); }
 
@@ -94,7 +95,9 @@ struct session {
   fence_engine fences{0};
   std::map<std::string, uint64_t> fence_seq;  // participants -> fences so far
   std::set<uint32_t> lost;
-  bool ended = false;
+  bool ready = false;               // every peer known: jobs start at once
+  std::vector<job_plan> waiting;    // jobs waiting for the peers
+  std::string failed;               // a peer that cannot be reached
 };
 
 struct job_entry {
@@ -116,6 +119,7 @@ struct daemon_state {
   std::map<uint64_t, std::pair<std::string, pending_modex>> modex_calls;  // token -> session, call
   std::map<uint64_t, caf::response_promise> served;  // dmodex requests of other nodes
   std::map<std::string, caf::response_promise> starts;  // jobs being started, by nspace
+  std::map<std::string, std::map<uint32_t, caf::actor>> hellos;  // before their session
   uint64_t next_token = 1;
   static const char* name;
 };
@@ -253,70 +257,95 @@ void on_served(pmix_status_t status, char* data, size_t size, void* cbdata) {
   delete r;
 }
 
-// Connects to every other daemon of the plan, then starts the job.
+// Starts a job whose peers are all known (or that cannot get them).
+void launch(self_ptr self, const job_plan& plan, const std::string& failed) {
+  caf::actor me = caf::actor_cast<caf::actor>(self);
+  if (!failed.empty()) {
+    caf::anon_send(me, started_atom::value, plan.nspace, static_cast<int32_t>(PMIX_ERR_UNREACH), failed);
+    return;
+  }
+  self->state.cfg.hooks.start(plan, [me, nspace = plan.nspace](pmix_status_t rc, std::string error) {
+    caf::anon_send(me, started_atom::value, nspace, static_cast<int32_t>(rc), std::move(error));
+  });
+}
+
+// A peer of session `s` is known: once all are, the waiting jobs start.
+void peer_known(self_ptr self, session& s) {
+  for (const auto& p : s.peers)
+    if (!p && s.failed.empty()) return;
+  auto waiting = std::move(s.waiting);
+  s.waiting.clear();
+  s.ready = true;
+  for (const auto& plan : waiting) launch(self, plan, s.failed);
+}
+
+void add_peer(self_ptr self, session& s, uint32_t n, caf::actor peer) {
+  if (n >= s.peers.size() || s.peers[n]) return;
+  s.peers[n] = std::move(peer);
+  self->monitor(s.peers[n]);
+  peer_known(self, s);
+}
+
+// The session of a job: each node connects to the nodes of lower ids and
+// introduces itself to them (hello); the nodes of higher ids come to it.
+// One connection per pair: CAF's middleman drops one of two connections
+// two nodes open to each other at once, and with it the proxies on it.
 void begin_job(self_ptr self, job_plan plan) {
   auto& st = self->state;
   const std::string sname = plan.parent.empty() ? plan.nspace : plan.parent.substr(0, plan.parent.rfind(':'));
   auto& s = st.sessions[sname];
-  if (s.name.empty()) {
-    s.name = sname;
-    s.launcher = plan.launcher;
-    s.daemons = plan.daemons;
-    s.this_node = plan.this_node;
-    s.fences = fence_engine{plan.this_node};
-    if (!parse_algorithm(plan.fence, s.alg)) s.alg = fence_algorithm::tree;
-    s.peers.assign(plan.daemons.size(), caf::actor{});
-    s.peers[plan.this_node] = caf::actor_cast<caf::actor>(self);
-    self->monitor(plan.launcher);
-  }
+  std::set<uint32_t> used(plan.node_of.begin(), plan.node_of.end());
   job_entry j;
   j.session = sname;
-  std::set<uint32_t> used(plan.node_of.begin(), plan.node_of.end());
   j.nodes_used.assign(used.begin(), used.end());
   j.plan = plan;
   st.jobs[plan.nspace] = std::move(j);
-  auto missing = std::make_shared<std::size_t>(0);
-  auto failed = std::make_shared<std::string>();
-  auto launch = [self, plan, failed]() mutable {
-    caf::actor me = caf::actor_cast<caf::actor>(self);
-    if (!failed->empty()) {
-      caf::anon_send(me, started_atom::value, plan.nspace, static_cast<int32_t>(PMIX_ERR_UNREACH), *failed);
-      return;
-    }
-    self->state.cfg.hooks.start(plan, [me, nspace = plan.nspace](pmix_status_t rc, std::string error) {
-      caf::anon_send(me, started_atom::value, nspace, static_cast<int32_t>(rc), std::move(error));
-    });
-  };
+  if (s.ready) return launch(self, plan, s.failed);
+  s.waiting.push_back(plan);
+  if (!s.name.empty()) return;
+  s.name = sname;
+  s.launcher = plan.launcher;
+  s.daemons = plan.daemons;
+  s.this_node = plan.this_node;
+  s.fences = fence_engine{plan.this_node};
+  if (!parse_algorithm(plan.fence, s.alg)) s.alg = fence_algorithm::tree;
+  s.peers.assign(plan.daemons.size(), caf::actor{});
+  s.peers[plan.this_node] = caf::actor_cast<caf::actor>(self);
+  self->monitor(plan.launcher);
+  auto early = st.hellos.find(sname);
+  if (early != st.hellos.end()) {
+    auto hellos = std::move(early->second);
+    st.hellos.erase(early);
+    for (auto& [n, peer] : hellos) add_peer(self, s, n, peer);
+  }
   auto mm = self->system().middleman().actor_handle();
-  for (uint32_t n = 0; n < plan.daemons.size(); ++n)
-    if (!s.peers[n]) ++*missing;
-  if (*missing == 0) return launch();
-  for (uint32_t n = 0; n < plan.daemons.size(); ++n) {
-    if (s.peers[n]) continue;
+  for (uint32_t n = 0; n < plan.this_node; ++n) {
     std::string host;
     uint16_t port = 0;
     if (!split_address(plan.daemons[n], host, port)) {
-      *failed = "bad daemon address " + plan.daemons[n];
-      if (--*missing == 0) launch();
-      continue;
+      s.failed = "bad daemon address " + plan.daemons[n];
+      peer_known(self, s);
+      return;
     }
+    const uint32_t me = plan.this_node;
     self->request(mm, std::chrono::seconds(30), caf::connect_atom::value, host, port)
         .then(
-            [self, sname, n, missing, launch](const caf::node_id&, caf::strong_actor_ptr& ptr,
-                                              const std::set<std::string>&) mutable {
-              auto& s = self->state.sessions[sname];
-              if (ptr) {
-                s.peers[n] = caf::actor_cast<caf::actor>(ptr);
-                self->monitor(s.peers[n]);
-              }
-              if (--*missing == 0) launch();
+            [self, sname, n, me](const caf::node_id&, caf::strong_actor_ptr& ptr, const std::set<std::string>&) {
+              auto it = self->state.sessions.find(sname);
+              if (it == self->state.sessions.end() || !ptr) return;
+              auto peer = caf::actor_cast<caf::actor>(ptr);
+              self->send(peer, hello_atom::value, sname, me, caf::actor_cast<caf::actor>(self));
+              add_peer(self, it->second, n, peer);
             },
-            [self, sname, n, missing, failed, launch](caf::error& e) mutable {
-              *failed = "cannot reach the daemon of node " + std::to_string(n) + " (" +
-                        self->state.sessions[sname].daemons[n] + "): " + self->system().render(e);
-              if (--*missing == 0) launch();
+            [self, sname, n](caf::error& e) {
+              auto it = self->state.sessions.find(sname);
+              if (it == self->state.sessions.end()) return;
+              it->second.failed = "cannot reach the daemon of node " + std::to_string(n) + " (" +
+                                  it->second.daemons[n] + "): " + self->system().render(e);
+              peer_known(self, it->second);
             });
   }
+  peer_known(self, s);
 }
 
 void forget_session_if_done(self_ptr self, const std::string& sname) {
@@ -368,6 +397,14 @@ caf::behavior daemon_actor(self_ptr self, daemon_config cfg) {
         if (rc != PMIX_SUCCESS) warn(self, "job " + nspace + " did not start: " + error);
         it->second.deliver(rc, std::move(error));
         self->state.starts.erase(it);
+      },
+      [self](hello_atom, const std::string& sname, uint32_t node, caf::actor& peer) {
+        auto it = self->state.sessions.find(sname);
+        if (it == self->state.sessions.end()) {
+          self->state.hellos[sname][node] = peer;
+          return;
+        }
+        add_peer(self, it->second, node, peer);
       },
       [self](term_atom, const std::string& nspace, const std::string& why) {
         note(self, "terminate " + nspace + ": " + why);

@@ -16,7 +16,9 @@
 //                       (unpub_atom, packed proc + keys + infos) -> int32 status
 //                       (notify_atom, packed event) -> int32 status (relayed to every daemon)
 //                       (spawn_atom, packed request) -> (int32, nspace)
-//  daemon -> daemon     (fence_atom, key, round, blocks)     blocks: node id -> data
+//  daemon -> daemon     (hello, session, node id, daemon)    to each lower node, on the
+//                                                            connection it opened
+//                       (fence_atom, session, key, round, blocks)  blocks: node id -> data
 //                       (modex_atom, nspace, rank) -> (int32 status, string data)
 //  launcher -> daemons  (notify_atom, packed event)          deliver to local clients
 #pragma once
