@@ -169,6 +169,7 @@ void output_forwarder::read_stream(stream& s, bool drain) {
 
 void output_forwarder::pass_on(stream& s, std::string unit) {
   if (settings_.deliver) deliver(s, unit);
+  if (settings_.sink) return settings_.sink(s.src->proc, s.dest, unit);
   if (!settings_.write) return;
   destination& d = dest_[s.dest];
   if (d.broken) return;

@@ -54,6 +54,9 @@ class output_forwarder {
     int err_fd = STDERR_FILENO;
     std::size_t line_max = 64 * 1024;
     std::size_t backlog_max = 4 * 1024 * 1024;
+    // Set: every unit goes here (channel 0 stdout, 1 stderr) instead of to
+    // out_fd / err_fd (pmixd sends them to the node that launched the job).
+    std::function<void(const pmix_proc_t&, int channel, const std::string& unit)> sink;
     // Both streams of a process have ended (end of file, or closed).
     std::function<void(const pmix_proc_t&)> closed;
   };

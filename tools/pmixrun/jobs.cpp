@@ -255,27 +255,45 @@ bool launcher::active() const {
 }
 
 pmix_status_t launcher::register_job(job& j, std::string& error) {
-  const std::string host = hostname();
+  const placement& where = j.spec.where;
+  const std::string host = where.spans_nodes() ? where.nodes[where.this_node] : hostname();
   const uint32_t n = j.size;
+  // The node names and, per node, its ranks "0,1,...": the input forms of
+  // PMIx_generate_regex and PMIx_generate_ppn (nodes separated by ';';
+  // OpenPMIx reads "0-3" as one rank named "0-3"). This node's list is
+  // also PMIX_LOCAL_PEERS.
+  std::string names = host;
+  std::vector<std::string> node_ranks(where.spans_nodes() ? where.nodes.size() : 1);
+  if (where.spans_nodes()) {
+    names.clear();
+    for (const auto& name : where.nodes) names += (names.empty() ? "" : ",") + name;
+  }
+  for (uint32_t r = 0; r < n; ++r) {
+    std::string& list = node_ranks[where.spans_nodes() ? where.node_of[r] : 0];
+    list += (list.empty() ? "" : ",") + std::to_string(r);
+  }
+  std::string ppn;
+  for (std::size_t k = 0; k < node_ranks.size(); ++k) ppn += (k == 0 ? "" : ";") + node_ranks[k];
+  const std::string peers = node_ranks[where.spans_nodes() ? where.this_node : 0];
+  const uint32_t local_count = static_cast<uint32_t>(j.local_ranks.size());
   char* node_map = nullptr;
   char* proc_map = nullptr;
-  pmix_status_t rc = PMIx_generate_regex(host.c_str(), &node_map);
+  pmix_status_t rc = PMIx_generate_regex(names.c_str(), &node_map);
   if (rc != PMIX_SUCCESS) {
     error = std::string("PMIx_generate_regex: ") + PMIx_Error_string(rc);
     return rc;
   }
-  // The ranks on this node, "0,1,...": the input form of PMIx_generate_ppn
-  // (OpenPMIx reads "0-3" as one rank named "0-3") and PMIX_LOCAL_PEERS.
-  std::string peers;
-  for (uint32_t r = 0; r < n; ++r) {
-    if (r > 0) peers += ',';
-    peers += std::to_string(r);
-  }
-  rc = PMIx_generate_ppn(peers.c_str(), &proc_map);
+  rc = PMIx_generate_ppn(ppn.c_str(), &proc_map);
   if (rc != PMIX_SUCCESS) {
     std::free(node_map);
     error = std::string("PMIx_generate_ppn: ") + PMIx_Error_string(rc);
     return rc;
+  }
+  // Each rank's local rank: its position among the ranks of its node.
+  std::vector<uint16_t> local_rank(n);
+  {
+    std::vector<uint16_t> next(node_ranks.size(), 0);
+    for (uint32_t r = 0; r < n; ++r) local_rank[r] = next[where.spans_nodes() ? where.node_of[r] : 0]++;
   }
 
   // Job-level data, as Open MPI's mpirun and PRRTE register it for a job on
@@ -287,16 +305,16 @@ pmix_status_t launcher::register_job(job& j, std::string& error) {
   info.add_u32(PMIX_MAX_PROCS, n);                                     // ess/pmi
   info.add_u32(PMIX_UNIV_SIZE, std::max(settings_.universe_size, n));  // ess/pmi: MPI_UNIVERSE_SIZE
   info.add_u32(PMIX_JOB_NUM_APPS, static_cast<uint32_t>(j.spec.apps.size()));
-  info.add_u32(PMIX_NUM_NODES, 1);  // ess/pmi
+  info.add_u32(PMIX_NUM_NODES, static_cast<uint32_t>(node_ranks.size()));  // ess/pmi
   info.add_string(PMIX_NODE_MAP, node_map);
   info.add_string(PMIX_PROC_MAP, proc_map);
   std::free(node_map);
   std::free(proc_map);
-  info.add_u32(PMIX_NODEID, 0);
-  info.add_u32(PMIX_NODE_SIZE, live_processes() + n);
-  info.add_u32(PMIX_LOCAL_SIZE, n);          // ess/pmi
-  info.add_string(PMIX_LOCAL_PEERS, peers);  // ess/pmi
-  info.add_rank(PMIX_LOCALLDR, 0);
+  info.add_u32(PMIX_NODEID, where.this_node);
+  info.add_u32(PMIX_NODE_SIZE, live_processes() + local_count);
+  info.add_u32(PMIX_LOCAL_SIZE, local_count);  // ess/pmi
+  info.add_string(PMIX_LOCAL_PEERS, peers);    // ess/pmi
+  if (local_count > 0) info.add_rank(PMIX_LOCALLDR, j.local_ranks.front());
   if (j.spec.apps.size() == 1) info.add_u32(PMIX_APPNUM, 0);
   info.add_bool(PMIX_SPAWNED, j.spec.parent.has_value());
   if (j.spec.parent) info.add(PMIX_PARENT_ID, &*j.spec.parent, PMIX_PROC);
@@ -328,11 +346,12 @@ pmix_status_t launcher::register_job(job& j, std::string& error) {
     items.add_u32(PMIX_APPNUM, a);  // ess/pmi
     items.add_rank(PMIX_APP_RANK, r - j.app_first[a]);
     items.add_rank(PMIX_APPLDR, j.app_first[a]);
-    items.add_u16(PMIX_LOCAL_RANK, static_cast<uint16_t>(r));  // ess/pmi
+    items.add_u16(PMIX_LOCAL_RANK, local_rank[r]);  // ess/pmi
     // ess/pmi; unique on the node, across jobs
-    items.add_u16(PMIX_NODE_RANK, static_cast<uint16_t>(j.offset + r));
-    items.add_u32(PMIX_NODEID, 0);
-    items.add_string(PMIX_HOSTNAME, host);  // ess/pmi
+    items.add_u16(PMIX_NODE_RANK, static_cast<uint16_t>(j.offset + local_rank[r]));
+    const uint32_t node = where.spans_nodes() ? where.node_of[r] : 0;
+    items.add_u32(PMIX_NODEID, node);
+    items.add_string(PMIX_HOSTNAME, where.spans_nodes() ? where.nodes[node] : host);  // ess/pmi
     info.add_array(PMIX_PROC_DATA, items);
   }
   rc = PMIx_server_register_nspace(j.nspace.c_str(), static_cast<int>(n), info.data(), info.size(),
@@ -341,7 +360,7 @@ pmix_status_t launcher::register_job(job& j, std::string& error) {
     error = std::string("registering the namespace failed: ") + PMIx_Error_string(rc);
     return rc;
   }
-  for (uint32_t r = 0; r < n; ++r) {
+  for (const uint32_t r : j.local_ranks) {
     const pmix_proc_t proc = make_proc(j.nspace, r);
     rc = PMIx_server_register_client(&proc, ::getuid(), ::getgid(), nullptr, nullptr, nullptr);
     if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED) {
@@ -370,15 +389,27 @@ job* launcher::start(const std::string& nspace, job_spec spec, bool spawned, pmi
     error = "no processes to start";
     return nullptr;
   }
+  const placement& where = j.spec.where;
+  if (where.spans_nodes() &&
+      (where.node_of.size() != j.size || where.this_node >= where.nodes.size() ||
+       std::any_of(where.node_of.begin(), where.node_of.end(),
+                   [&](uint32_t node) { return node >= where.nodes.size(); }))) {
+    rc = PMIX_ERR_BAD_PARAM;
+    error = "the placement does not match the job";
+    return nullptr;
+  }
+  for (uint32_t r = 0; r < j.size; ++r)
+    if (where.local(r)) j.local_ranks.push_back(r);
 
   // Each app's environment and program, checked before anything is
   // registered: a program that cannot run fails the launch at once.
-  const uint32_t total = live_processes() + j.size;
+  const uint32_t total = live_processes() + static_cast<uint32_t>(j.local_ranks.size());
   std::vector<std::vector<std::string>> envs;
   std::vector<std::string> files;
   for (const auto& app : j.spec.apps) {
     std::vector<std::string> env;
     for (char** e = environ; e != nullptr && *e != nullptr; ++e) env.emplace_back(*e);
+    for (const auto& e : j.spec.env) set_env(env, e);
     for (const auto& e : app.env) set_env(env, e);
     // Open MPI 4.1 direct launch (README of tools/pmixrun): without an ORTE
     // daemon, Open MPI's "orte" schizo component declares every rank a
@@ -426,7 +457,7 @@ job* launcher::start(const std::string& nspace, job_spec spec, bool spawned, pmi
   next_offset_ += j.size;
 
   bool exec_failed = false;
-  for (uint32_t r = 0; r < j.size; ++r) {
+  for (const uint32_t r : j.local_ranks) {
     const uint32_t a = j.app_of(r);
     const app_spec& app = j.spec.apps[a];
     const pmix_proc_t proc = make_proc(nspace, r);
@@ -483,6 +514,8 @@ job* launcher::start(const std::string& nspace, job_spec spec, bool spawned, pmi
     finish_if_done(j);
     return &j;
   }
+  // A job of several nodes may have no rank here: it is done at once.
+  if (j.local_ranks.empty()) finish_if_done(j);
   if (settings_.verbose)
     std::fprintf(stderr, "pmixrun: started %s: %u process%s%s%s\n", nspace.c_str(), j.size,
                  j.size == 1 ? "" : "es", j.spec.parent ? ", spawned by " : "",
@@ -544,8 +577,8 @@ void launcher::finish(job& j) {
   // Deregister as a resource manager does at job end: every client, then
   // the namespace; wait for the library's callbacks (bounded).
   auto* clients = new countdown(j.registered_clients);
-  for (uint32_t r = 0; r < j.registered_clients; ++r) {
-    const pmix_proc_t proc = make_proc(j.nspace, r);
+  for (uint32_t k = 0; k < j.registered_clients; ++k) {
+    const pmix_proc_t proc = make_proc(j.nspace, j.local_ranks[k]);
     PMIx_server_deregister_client(&proc, countdown::done, clients);
   }
   if (clients->wait(10)) {
@@ -592,6 +625,13 @@ void launcher::tick(clock::time_point now, bool now_or_never) {
   for (auto& j : jobs_)
     for (auto& p : j->procs)
       if (p.running()) ::kill(p.pid, SIGKILL);
+}
+
+bool launcher::rearm() {
+  if (live_processes() > 0) return !terminating_;
+  terminating_ = false;
+  killed_ = false;
+  return true;
 }
 
 void launcher::record_abort(const pmix_proc_t& proc, int status) {

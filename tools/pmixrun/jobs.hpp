@@ -39,9 +39,21 @@ struct app_spec {
   uint32_t nprocs = 1;
 };
 
+// Where the ranks of a job run, for a host of several nodes (pmixd): the
+// node names by node id, and each rank's node. Empty: one node, this one.
+struct placement {
+  std::vector<std::string> nodes;
+  std::vector<uint32_t> node_of;  // by rank
+  uint32_t this_node = 0;
+  bool spans_nodes() const { return !nodes.empty(); }
+  bool local(uint32_t rank) const { return nodes.empty() || node_of[rank] == this_node; }
+};
+
 struct job_spec {
   std::vector<app_spec> apps;         // ranks are consecutive over the apps, app by app
   std::optional<pmix_proc_t> parent;  // the spawning process, for spawned jobs
+  placement where;                    // empty: every rank on this node
+  std::vector<std::string> env;       // NAME=value entries for every app, below the apps' own
 };
 
 struct process {
@@ -65,7 +77,8 @@ struct job {
   uint32_t open_outputs = 0;   // processes whose output has not ended
   bool launch_failed = false;  // a spawn that could not start: not in the exit status
   bool finished = false;       // deregistered
-  uint32_t registered_clients = 0;
+  uint32_t registered_clients = 0;  // the first this many of local_ranks
+  std::vector<uint32_t> local_ranks;  // the ranks this node runs, ascending
   int connected = 0;
   int finalized = 0;
   std::string dir;  // session directory (PMIX_NSDIR), removed with the job
@@ -122,6 +135,9 @@ class launcher {
   // When tick() will escalate, if it has yet to.
   std::optional<clock::time_point> kill_time() const;
   bool terminating() const { return terminating_; }
+  // A new run on a launcher that lives on (pmixd): a termination that is
+  // over (no process of it is live) is forgotten. False if one is live.
+  bool rearm();
 
   void record_abort(const pmix_proc_t& proc, int status);
 

@@ -62,7 +62,43 @@ void usage() {
   std::fprintf(stderr,
                "usage: pmixrun [-n N] [--nspace NAME] [--timeout SECONDS] [--stdin RANK|all|none]\n"
                "               [--tag-output] [--iof-server-output] [--system-server] [--quiet]\n"
+               "               [--verbose] prog [args...]\n"
+               "       pmixrun --daemons ADDR:PORT,... [-n N] [--map-by slot|node] [--fence tree|doubling]\n"
+               "               [--nspace NAME] [--env NAME=VALUE]... [--timeout SECONDS] [--quiet]\n"
                "               [--verbose] prog [args...]\n");
+}
+
+// A job across nodes (--daemons) is pmixd's launcher's: pmixrun runs
+// `pmixd launch` with the same arguments (docs/multinode.md). pmixd is
+// $PMIXD, else next to pmixrun, else ../pmixd/pmixd from pmixrun's folder
+// (the build tree), else found in PATH. Returns only if the exec failed.
+int run_across_nodes(int argc, char** argv) {
+  std::vector<std::string> candidates;
+  if (const char* env = std::getenv("PMIXD"); env != nullptr && *env != '\0') candidates.emplace_back(env);
+  char self[PATH_MAX];
+  const ssize_t len = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  if (len > 0) {
+    self[len] = '\0';
+    std::string dir(self);
+    dir = dir.substr(0, dir.rfind('/'));
+    candidates.push_back(dir + "/pmixd");
+    candidates.push_back(dir + "/../pmixd/pmixd");
+  }
+  std::vector<char*> args;
+  args.push_back(const_cast<char*>("pmixd"));
+  args.push_back(const_cast<char*>("launch"));
+  for (int k = 1; k < argc; ++k) args.push_back(argv[k]);
+  args.push_back(nullptr);
+  for (const auto& c : candidates)
+    if (::access(c.c_str(), X_OK) == 0) {
+      ::execv(c.c_str(), args.data());
+      std::fprintf(stderr, "pmixrun: cannot run %s: %s\n", c.c_str(), std::strerror(errno));
+      return 127;
+    }
+  ::execvp("pmixd", args.data());
+  std::fprintf(stderr, "pmixrun: --daemons needs pmixd (set PMIXD, or put it next to pmixrun or in PATH): %s\n",
+               std::strerror(errno));
+  return 127;
 }
 
 uint32_t cpu_count() {
@@ -102,6 +138,13 @@ void keep_standard_fds_open() {
 
 int main(int argc, char** argv) {
   using namespace pmixrun;
+  for (int k = 1; k < argc && argv[k][0] == '-' && std::strcmp(argv[k], "--") != 0; ++k) {
+    const std::string a = argv[k];
+    if (a == "--daemons") return run_across_nodes(argc, argv);
+    if (a == "-n" || a == "-np" || a == "--nspace" || a == "--timeout" || a == "--stdin" || a == "--map-by" ||
+        a == "--fence" || a == "--env")
+      ++k;
+  }
   uint32_t n = 1;
   std::string nspace = "pmixrun." + std::to_string(getpid());
   double timeout = 0;

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Jobs across 4 nodes on this machine: tools/multinode/demo.sh makes 4
+# network namespaces joined by veth pairs and a bridge, one pmixd in each,
+# and runs pmixrun --daemons on node 0 (docs/multinode.md). Cases:
+#   - put / collecting fence / get across the 4 nodes, with both fence algorithms
+#     and both mappings
+#   - direct modex: a fence without data, then gets of every other node's ranks
+#   - Open MPI's allreduce over the 4 nodes (ranks on our client library)
+#   - a node killed while the others wait in a fence: their fence fails with
+#     PMIX_ERR_UNREACH, pmixrun names the lost node and ends with status 1 in bounded time
+#   - PMIx_Abort on one node ends the job on every node with the abort's status
+# Needs root and iproute2: it fails (does not skip) without them.
+set -uo pipefail
+if [ "$(id -u)" -ne 0 ]; then
+  echo "multinode_test needs root to make network namespaces" >&2
+  exit 1
+fi
+if ! command -v ip >/dev/null; then
+  echo "multinode_test needs iproute2 (ip)" >&2
+  exit 1
+fi
+demo=tools/multinode/demo.sh
+client=$PWD/tests/tools/multinode_client
+export PMIXRUN=$PWD/tools/pmixrun/pmixrun
+export PMIXD=$PWD/tools/pmixd/pmixd
+tmp=$(mktemp -d /tmp/mntest.XXXXXX)
+export TMPDIR=$tmp  # short socket paths
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+export MULTINODE_TAG=mnt$$  # the namespaces of this run (others may run beside it)
+
+fail() {
+  echo "FAIL: $1"
+  [ -n "${2:-}" ] && sed 's/^/    /' "$2"
+  failures=$((failures + 1))
+}
+
+# expect NAME STATUS WANT_STATUS FILE REGEX COUNT [FILE REGEX COUNT]...
+expect() {
+  local name=$1 got=$2 want=$3
+  shift 3
+  if [ "$got" -ne "$want" ]; then
+    fail "$name: exit status $got, want $want" "$tmp/out"
+    return
+  fi
+  while [ $# -ge 3 ]; do
+    local n
+    n=$(grep -cE "$2" "$1")
+    if [ "$n" -ne "$3" ]; then
+      fail "$name: $n lines match '$2', want $3" "$tmp/out"
+      return
+    fi
+    shift 3
+  done
+  echo "ok: $name"
+}
+
+run() {  # NODES PER_NODE PROGRAM ARGS... (PMIXRUN_ARGS, MULTINODE_KILL from the caller)
+  timeout 120 "$demo" "$@" >"$tmp/out" 2>&1
+}
+
+PMIXRUN_ARGS="--timeout 60" run 4 2 "$client" putget; st=$?
+expect "put/fence/get, 4 nodes x 2, tree fence, by slot" $st 0 "$tmp/out" '^OK putget rank=[0-7] node=[0-3]$' 8 \
+  "$tmp/out" '^OK putget rank=[01] node=0$' 2 "$tmp/out" '^OK putget rank=[67] node=3$' 2 "$tmp/out" '^FAIL' 0
+
+PMIXRUN_ARGS="--timeout 60 --fence doubling --map-by node" run 4 3 "$client" putget; st=$?
+expect "put/fence/get, 4 nodes x 3, doubling fence, by node" $st 0 "$tmp/out" '^OK putget rank=[0-9]+ node=[0-3]$' 12 \
+  "$tmp/out" '^OK putget rank=(0|4|8) node=0$' 3 "$tmp/out" '^OK putget rank=(3|7|11) node=3$' 3 "$tmp/out" '^FAIL' 0
+
+PMIXRUN_ARGS="--timeout 60" run 4 2 "$client" dmodex; st=$?
+expect "direct modex across nodes" $st 0 "$tmp/out" '^OK dmodex rank=[0-7] node=[0-3]$' 8 "$tmp/out" '^FAIL' 0
+
+if [ -x tests/hosts/mpi/allreduce ]; then
+  export LD_LIBRARY_PATH=$PWD/api${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  PMIXRUN_ARGS="--timeout 90" run 4 2 "$PWD/tests/hosts/mpi/allreduce" 8; st=$?
+  expect "Open MPI allreduce across 4 nodes (8 ranks)" $st 0 "$tmp/out" '^OK allreduce rank=[0-7] size=8$' 8 \
+    "$tmp/out" '^OK allreduce all ranks=8$' 1
+  unset LD_LIBRARY_PATH
+else
+  fail "Open MPI allreduce: tests/hosts/mpi/allreduce was not built"
+fi
+
+# Node 3's ranks never reach the fence; its pmixd is killed 2 s in.
+start=$(date +%s)
+MULTINODE_KILL=3:2 PMIXRUN_ARGS="--timeout 100" run 4 2 "$client" stall; st=$?
+took=$(( $(date +%s) - start ))
+expect "a node killed mid-fence" $st 1 "$tmp/out" '^entering fence rank [0-5]$' 6 \
+  "$tmp/out" '^fence failed: PMIX_ERR_UNREACH after [0-9.]+ s rank [0-5]$' 6 \
+  "$tmp/out" '^pmixrun: node node3 \(10\.77\.0\.4:[0-9]+\) is lost: its pmixd is gone' 1 \
+  "$tmp/out" 'exit status 1$' 1
+if [ "$took" -gt 20 ]; then fail "a node killed mid-fence: the job took $took s, want at most 20" "$tmp/out"; fi
+
+PMIXRUN_ARGS="--timeout 60" run 4 1 "$client" abort 7; st=$?
+expect "abort on node 1 ends the job on every node" $st 7 \
+  "$tmp/out" '^pmixrun: rank 1 of .* aborted with status 7: multinode_client aborts$' 1 "$tmp/out" 'job aborted' 1
+
+# Nothing is left behind.
+if ip netns list | grep -q "^$MULTINODE_TAG-"; then
+  fail "network namespaces left: $(ip netns list | grep "^$MULTINODE_TAG-" | tr '\n' ' ')"
+fi
+
+if [ $failures -ne 0 ]; then
+  echo "$failures case(s) failed"
+  exit 1
+fi
+echo "all multinode cases passed"

@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# tools/multinode/demo.sh NODES RANKS_PER_NODE PROGRAM [ARGS...]
+#
+# Runs PROGRAM as a job of NODES x RANKS_PER_NODE ranks across NODES
+# "nodes" on this machine: one network namespace per node, joined by veth
+# pairs to a bridge (in a namespace of its own, so the host's network is
+# not touched), each with its own host name (a UTS namespace: node0,
+# node1, ...) and one pmixd; pmixrun --daemons runs on node 0, as mpirun
+# runs on the first node. Removes everything it made and exits with the
+# job's status. Needs root and iproute2. docs/multinode.md.
+#
+# Environment:
+#   PMIXRUN, PMIXD       the binaries (default: bazel-bin/tools/..., or tools/... from the
+#                        current folder, as in a Bazel test's runfiles)
+#   PMIXRUN_ARGS         more pmixrun options (e.g. "--fence doubling --map-by node --timeout 60")
+#   MULTINODE_KILL=K:S   kill node K's pmixd (SIGKILL) S seconds after the job started
+#   MULTINODE_TAG        prefix of the namespaces and devices it makes (default pmn<pid>)
+#   MULTINODE_SUBNET     the first three octets of the nodes' addresses (default 10.77.0)
+#   MULTINODE_VERBOSE=1  the daemons' --verbose, and their logs printed at the end (they are
+#                        printed after a failed job anyway)
+set -euo pipefail
+
+if [ $# -lt 3 ]; then
+  echo "usage: $0 NODES RANKS_PER_NODE PROGRAM [ARGS...]" >&2
+  exit 2
+fi
+nodes=$1
+per_node=$2
+shift 2
+case "$nodes$per_node" in *[!0-9]*) echo "$0: NODES and RANKS_PER_NODE are numbers" >&2; exit 2 ;; esac
+if [ "$nodes" -lt 1 ] || [ "$nodes" -gt 200 ] || [ "$per_node" -lt 1 ]; then
+  echo "$0: NODES must be 1 to 200, RANKS_PER_NODE at least 1" >&2
+  exit 2
+fi
+if [ "$(id -u)" -ne 0 ]; then
+  echo "$0: needs root (network namespaces)" >&2
+  exit 1
+fi
+if ! command -v ip >/dev/null; then
+  echo "$0: needs iproute2 (ip)" >&2
+  exit 1
+fi
+
+find_binary() {  # NAME RELATIVE
+  for c in "bazel-bin/$2" "$2"; do
+    if [ -x "$c" ]; then echo "$PWD/$c"; return; fi
+  done
+  echo "$0: cannot find $1 (set ${1^^})" >&2
+  exit 1
+}
+pmixrun=${PMIXRUN:-$(find_binary pmixrun tools/pmixrun/pmixrun)}
+pmixd=${PMIXD:-$(find_binary pmixd tools/pmixd/pmixd)}
+program=$1
+shift
+if [ "${program#/}" = "$program" ] && [ -x "$program" ]; then program="$PWD/$program"; fi
+subnet=${MULTINODE_SUBNET:-10.77.0}
+verbose=${MULTINODE_VERBOSE:-}
+
+tag=${MULTINODE_TAG:-pmn$$}
+case "$tag" in *[!a-z0-9]* | "" | ?????????*) echo "$0: MULTINODE_TAG: 1 to 8 of [a-z0-9]" >&2; exit 2 ;; esac
+hub="$tag-hub"
+work=$(mktemp -d "/tmp/$tag.XXXXXX")
+made=()
+daemon_pids=()
+
+cleanup() {
+  local status=$?
+  set +e
+  for pid in "${daemon_pids[@]}"; do kill -TERM "$pid" 2>/dev/null; done
+  for _ in $(seq 50); do
+    alive=0
+    for pid in "${daemon_pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+    [ $alive -eq 0 ] && break
+    sleep 0.1
+  done
+  for ns in "${made[@]}"; do
+    for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null; done
+  done
+  for pid in "${daemon_pids[@]}"; do wait "$pid" 2>/dev/null; done
+  if [ -n "$verbose" ] || [ "$status" -ne 0 ]; then
+    for f in "$work"/node*.log; do [ -f "$f" ] && { echo "--- $f"; cat "$f"; } >&2; done
+  fi
+  for ns in "${made[@]}"; do ip netns del "$ns" 2>/dev/null; done
+  rm -rf "$work"
+  exit $status
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+ip netns add "$hub"
+made+=("$hub")
+ip -n "$hub" link set lo up
+ip -n "$hub" link add br0 type bridge
+ip -n "$hub" link set br0 up
+for k in $(seq 0 $((nodes - 1))); do
+  ns="$tag-$k"
+  ip netns add "$ns"
+  made+=("$ns")
+  ip -n "$ns" link set lo up
+  ip link add "${tag}a$k" type veth peer name "${tag}b$k"
+  ip link set "${tag}a$k" netns "$ns"
+  ip link set "${tag}b$k" netns "$hub"
+  ip -n "$ns" link set "${tag}a$k" name eth0
+  ip -n "$ns" addr add "$subnet.$((k + 1))/24" dev eth0
+  ip -n "$ns" link set eth0 up
+  ip -n "$hub" link set "${tag}b$k" master br0
+  ip -n "$hub" link set "${tag}b$k" up
+done
+
+daemons=""
+for k in $(seq 0 $((nodes - 1))); do
+  ns="$tag-$k"
+  ip netns exec "$ns" unshare --uts -- sh -c 'hostname "$1"; shift; exec "$@"' sh "node$k" \
+    "$pmixd" --listen "$subnet.$((k + 1)):0" --name "node$k" --port-file "$work/port$k" ${verbose:+--verbose} \
+    >"$work/node$k.out" 2>"$work/node$k.log" &
+  daemon_pids+=($!)
+done
+for k in $(seq 0 $((nodes - 1))); do
+  for _ in $(seq 100); do [ -s "$work/port$k" ] && break; sleep 0.1; done
+  if [ ! -s "$work/port$k" ]; then
+    echo "$0: the pmixd of node$k did not start:" >&2
+    cat "$work/node$k.log" >&2
+    exit 1
+  fi
+  daemons="$daemons${daemons:+,}$subnet.$((k + 1)):$(cat "$work/port$k")"
+done
+
+if [ -n "${MULTINODE_KILL:-}" ]; then
+  victim=${MULTINODE_KILL%%:*}
+  delay=${MULTINODE_KILL#*:}
+  (sleep "$delay"; echo "demo.sh: killing the pmixd of node$victim" >&2; kill -KILL "${daemon_pids[$victim]}") &
+fi
+
+set +e
+# shellcheck disable=SC2086
+ip netns exec "$tag-0" "$pmixrun" --daemons "$daemons" -n $((nodes * per_node)) ${PMIXRUN_ARGS:-} \
+  "$program" "$@"
+status=$?
+set -e
+exit $status

@@ -1,0 +1,568 @@
+#include "daemon.hpp"
+
+#include <pmix.h>
+
+#include <caf/actor_system.hpp>
+#include <caf/event_based_actor.hpp>
+#include <caf/stateful_actor.hpp>
+#include <caf/io/middleman.hpp>
+#include <caf/io/middleman_actor.hpp>
+#include <caf/send.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+
+#include "collective.hpp"
+#include "tools/pmixrun/host_thread.hpp"
+
+namespace pmixd {
+
+// What an up-call leaves for the actor: its arguments and its callback.
+struct upcall {
+  std::vector<pmix_proc_t> procs;
+  std::string data;
+  pmix_modex_cbfunc_t modex_cb = nullptr;
+  pmix_op_cbfunc_t op_cb = nullptr;
+  void* cbdata = nullptr;
+  int status = 0;
+  // A callback never called (the actor is gone) is called here.
+  bool answered = false;
+  void answer_modex(pmix_status_t st, const std::string& bytes);
+  void answer_op(pmix_status_t st);
+  ~upcall();
+};
+using upcall_ptr = std::shared_ptr<upcall>;
+
+}  // namespace pmixd
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmixd::upcall_ptr)
+
+namespace pmixd {
+namespace {
+
+using upfence_atom = caf::atom_constant<caf::atom("upfence")>;
+using upmodex_atom = caf::atom_constant<caf::atom("upmodex")>;
+using upabort_atom = caf::atom_constant<caf::atom("upabort")>;
+using served_atom = caf::atom_constant<caf::atom("served")>;
+using connected_atom = caf::atom_constant<caf::atom("connected")>;
+using started_atom = caf::atom_constant<caf::atom("started")>;
+using hello_atom = caf::atom_constant<caf::atom("hello")>;
+
+void release_string(void* cbdata) { delete static_cast<std::string*>(cbdata); }
+
+std::string nspace_of(const pmix_proc_t& p) { return std::string(p.nspace, strnlen(p.nspace, PMIX_MAX_NSLEN)); }
+
+std::string proc_text(const pmix_proc_t& p) {
+  return nspace_of(p) + ":" + (p.rank == PMIX_RANK_WILDCARD ? std::string("*") : std::to_string(p.rank));
+}
+
+}  // namespace
+
+void upcall::answer_modex(pmix_status_t st, const std::string& bytes) {
+  if (answered || modex_cb == nullptr) return;
+  answered = true;
+  auto* copy = new std::string(bytes);
+  modex_cb(st, copy->data(), copy->size(), cbdata, release_string, copy);
+}
+
+void upcall::answer_op(pmix_status_t st) {
+  if (answered || op_cb == nullptr) return;
+  answered = true;
+  op_cb(st, cbdata);
+}
+
+upcall::~upcall() {
+  answer_modex(PMIX_ERR_UNREACH, {});
+  answer_op(PMIX_ERR_UNREACH);
+}
+
+namespace {
+
+// The jobs of one launcher (the first job and the ones spawned from it):
+// their nodes, the daemons of those nodes, and the fences among them.
+struct session {
+  std::string name;  // the first job's namespace
+  caf::actor launcher;
+  std::vector<std::string> daemons;  // address of each node id
+  std::vector<caf::actor> peers;     // by node id (this node: the daemon itself)
+  uint32_t this_node = 0;
+  fence_algorithm alg = fence_algorithm::tree;
+  fence_engine fences{0};
+  std::map<std::string, uint64_t> fence_seq;  // participants -> fences so far
+  std::set<uint32_t> lost;
+  bool ready = false;               // every peer known: jobs start at once
+  std::vector<job_plan> waiting;    // jobs waiting for the peers
+  std::string failed;               // a peer that cannot be reached
+};
+
+struct job_entry {
+  job_plan plan;
+  std::string session;
+  std::vector<uint32_t> nodes_used;  // ascending
+};
+
+struct pending_modex {
+  uint32_t node;
+  upcall_ptr call;
+};
+
+struct daemon_state {
+  daemon_config cfg;
+  std::map<std::string, session> sessions;
+  std::map<std::string, job_entry> jobs;  // by nspace
+  std::map<uint64_t, upcall_ptr> fence_calls;
+  std::map<uint64_t, std::pair<std::string, pending_modex>> modex_calls;  // token -> session, call
+  std::map<uint64_t, caf::response_promise> served;  // dmodex requests of other nodes
+  std::map<std::string, caf::response_promise> starts;  // jobs being started, by nspace
+  std::map<std::string, std::map<uint32_t, caf::actor>> hellos;  // before their session
+  uint64_t next_token = 1;
+  static const char* name;
+};
+const char* daemon_state::name = "pmixd";
+
+using self_ptr = caf::stateful_actor<daemon_state>*;
+
+void note(self_ptr self, const std::string& what) {
+  if (self->state.cfg.verbose) std::fprintf(stderr, "pmixd %s: %s\n", self->state.cfg.name.c_str(), what.c_str());
+}
+
+void warn(self_ptr self, const std::string& what) {
+  std::fprintf(stderr, "pmixd %s: %s\n", self->state.cfg.name.c_str(), what.c_str());
+}
+
+void flush_fences(self_ptr self, session& s) {
+  for (auto& m : s.fences.take_sends()) {
+    if (m.to >= s.peers.size() || !s.peers[m.to]) continue;
+    self->send(s.peers[m.to], fence_atom::value, s.name, m.key, m.round, std::move(m.blocks));
+  }
+  for (auto& c : s.fences.take_completions()) {
+    auto it = self->state.fence_calls.find(c.token);
+    if (it == self->state.fence_calls.end()) continue;
+    if (c.status != PMIX_SUCCESS)
+      warn(self, std::string("a fence across nodes failed: ") + PMIx_Error_string(c.status));
+    it->second->answer_modex(c.status, c.data);
+    self->state.fence_calls.erase(it);
+  }
+}
+
+// A node of session `s` is gone: its fences and modex requests fail.
+void lose_node(self_ptr self, session& s, uint32_t node) {
+  if (!s.lost.insert(node).second) return;
+  warn(self, "node " + std::to_string(node) + " (" + s.daemons[node] + ") of " + s.name +
+                 " is lost: operations that need it fail");
+  s.fences.node_lost(node);
+  flush_fences(self, s);
+  auto& calls = self->state.modex_calls;
+  for (auto it = calls.begin(); it != calls.end();) {
+    if (it->second.first == s.name && it->second.second.node == node) {
+      it->second.second.call->answer_modex(PMIX_ERR_UNREACH, {});
+      it = calls.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+// The nodes that run ranks of `procs`, or false if a namespace is unknown.
+bool nodes_of(self_ptr self, const std::vector<pmix_proc_t>& procs, std::string& session_name,
+              std::vector<uint32_t>& nodes) {
+  std::set<uint32_t> out;
+  for (const auto& p : procs) {
+    auto it = self->state.jobs.find(nspace_of(p));
+    if (it == self->state.jobs.end()) return false;
+    const auto& j = it->second;
+    if (!session_name.empty() && session_name != j.session) return false;
+    session_name = j.session;
+    if (p.rank == PMIX_RANK_WILDCARD) {
+      out.insert(j.nodes_used.begin(), j.nodes_used.end());
+    } else if (p.rank < j.plan.node_of.size()) {
+      out.insert(j.plan.node_of[p.rank]);
+    } else {
+      return false;
+    }
+  }
+  nodes.assign(out.begin(), out.end());
+  return true;
+}
+
+void on_fence_upcall(self_ptr self, const upcall_ptr& call) {
+  auto& st = self->state;
+  std::string sname;
+  std::vector<uint32_t> nodes;
+  if (!nodes_of(self, call->procs, sname, nodes)) {
+    warn(self, "a fence names a process of no job this node runs");
+    return call->answer_modex(PMIX_ERR_NOT_FOUND, {});
+  }
+  auto& s = st.sessions[sname];
+  std::vector<std::string> names;
+  for (const auto& p : call->procs) names.push_back(proc_text(p));
+  std::sort(names.begin(), names.end());
+  std::string sig;
+  for (const auto& n : names) sig += n + ",";
+  const auto seq = s.fence_seq[sig]++;
+  const auto token = st.next_token++;
+  st.fence_calls.emplace(token, call);
+  s.fences.contribute(sig + "#" + std::to_string(seq), nodes, s.alg, std::move(call->data), token);
+  flush_fences(self, s);
+}
+
+void on_modex_upcall(self_ptr self, const upcall_ptr& call) {
+  auto& st = self->state;
+  const auto& p = call->procs.front();
+  auto it = st.jobs.find(nspace_of(p));
+  if (it == st.jobs.end() || p.rank >= it->second.plan.node_of.size()) {
+    warn(self, "direct modex for " + proc_text(p) + ": no job of this node has it");
+    return call->answer_modex(PMIX_ERR_NOT_FOUND, {});
+  }
+  auto& s = st.sessions[it->second.session];
+  const uint32_t node = it->second.plan.node_of[p.rank];
+  if (s.lost.count(node) > 0 || node >= s.peers.size() || !s.peers[node]) {
+    warn(self, "direct modex for " + proc_text(p) + ": its node is lost");
+    return call->answer_modex(PMIX_ERR_UNREACH, {});
+  }
+  const auto token = st.next_token++;
+  st.modex_calls.emplace(token, std::make_pair(s.name, pending_modex{node, call}));
+  self->request(s.peers[node], std::chrono::seconds(60), modex_atom::value, nspace_of(p),
+                static_cast<uint32_t>(p.rank))
+      .then(
+          [self, token](int32_t status, std::string& data) {
+            auto it = self->state.modex_calls.find(token);
+            if (it == self->state.modex_calls.end()) return;
+            it->second.second.call->answer_modex(status, data);
+            self->state.modex_calls.erase(it);
+          },
+          [self, token](caf::error& e) {
+            auto it = self->state.modex_calls.find(token);
+            if (it == self->state.modex_calls.end()) return;
+            warn(self, "direct modex failed: " + self->system().render(e));
+            it->second.second.call->answer_modex(PMIX_ERR_UNREACH, {});
+            self->state.modex_calls.erase(it);
+          });
+}
+
+struct served_request {
+  caf::actor daemon;
+  uint64_t token;
+};
+
+void on_served(pmix_status_t status, char* data, size_t size, void* cbdata) {
+  auto* r = static_cast<served_request*>(cbdata);
+  caf::anon_send(r->daemon, served_atom::value, r->token, static_cast<int32_t>(status),
+                 std::string(data != nullptr ? data : "", data != nullptr ? size : 0));
+  delete r;
+}
+
+// Starts a job whose peers are all known (or that cannot get them).
+void launch(self_ptr self, const job_plan& plan, const std::string& failed) {
+  caf::actor me = caf::actor_cast<caf::actor>(self);
+  if (!failed.empty()) {
+    caf::anon_send(me, started_atom::value, plan.nspace, static_cast<int32_t>(PMIX_ERR_UNREACH), failed);
+    return;
+  }
+  self->state.cfg.hooks.start(plan, [me, nspace = plan.nspace](pmix_status_t rc, std::string error) {
+    caf::anon_send(me, started_atom::value, nspace, static_cast<int32_t>(rc), std::move(error));
+  });
+}
+
+// A peer of session `s` is known: once all are, the waiting jobs start.
+void peer_known(self_ptr self, session& s) {
+  for (const auto& p : s.peers)
+    if (!p && s.failed.empty()) return;
+  auto waiting = std::move(s.waiting);
+  s.waiting.clear();
+  s.ready = true;
+  for (const auto& plan : waiting) launch(self, plan, s.failed);
+}
+
+void add_peer(self_ptr self, session& s, uint32_t n, caf::actor peer) {
+  if (n >= s.peers.size() || s.peers[n]) return;
+  s.peers[n] = std::move(peer);
+  self->monitor(s.peers[n]);
+  peer_known(self, s);
+}
+
+// The session of a job: each node connects to the nodes of lower ids and
+// introduces itself to them (hello); the nodes of higher ids come to it.
+// One connection per pair: CAF's middleman drops one of two connections
+// two nodes open to each other at once, and with it the proxies on it.
+void begin_job(self_ptr self, job_plan plan) {
+  auto& st = self->state;
+  const std::string sname = plan.parent.empty() ? plan.nspace : plan.parent.substr(0, plan.parent.rfind(':'));
+  auto& s = st.sessions[sname];
+  std::set<uint32_t> used(plan.node_of.begin(), plan.node_of.end());
+  job_entry j;
+  j.session = sname;
+  j.nodes_used.assign(used.begin(), used.end());
+  j.plan = plan;
+  st.jobs[plan.nspace] = std::move(j);
+  if (s.ready) return launch(self, plan, s.failed);
+  s.waiting.push_back(plan);
+  if (!s.name.empty()) return;
+  s.name = sname;
+  s.launcher = plan.launcher;
+  s.daemons = plan.daemons;
+  s.this_node = plan.this_node;
+  s.fences = fence_engine{plan.this_node};
+  if (!parse_algorithm(plan.fence, s.alg)) s.alg = fence_algorithm::tree;
+  s.peers.assign(plan.daemons.size(), caf::actor{});
+  s.peers[plan.this_node] = caf::actor_cast<caf::actor>(self);
+  self->monitor(plan.launcher);
+  auto early = st.hellos.find(sname);
+  if (early != st.hellos.end()) {
+    auto hellos = std::move(early->second);
+    st.hellos.erase(early);
+    for (auto& [n, peer] : hellos) add_peer(self, s, n, peer);
+  }
+  auto mm = self->system().middleman().actor_handle();
+  for (uint32_t n = 0; n < plan.this_node; ++n) {
+    std::string host;
+    uint16_t port = 0;
+    if (!split_address(plan.daemons[n], host, port)) {
+      s.failed = "bad daemon address " + plan.daemons[n];
+      peer_known(self, s);
+      return;
+    }
+    const uint32_t me = plan.this_node;
+    self->request(mm, std::chrono::seconds(30), caf::connect_atom::value, host, port)
+        .then(
+            [self, sname, n, me](const caf::node_id&, caf::strong_actor_ptr& ptr, const std::set<std::string>&) {
+              auto it = self->state.sessions.find(sname);
+              if (it == self->state.sessions.end() || !ptr) return;
+              auto peer = caf::actor_cast<caf::actor>(ptr);
+              self->send(peer, hello_atom::value, sname, me, caf::actor_cast<caf::actor>(self));
+              add_peer(self, it->second, n, peer);
+            },
+            [self, sname, n](caf::error& e) {
+              auto it = self->state.sessions.find(sname);
+              if (it == self->state.sessions.end()) return;
+              it->second.failed = "cannot reach the daemon of node " + std::to_string(n) + " (" +
+                                  it->second.daemons[n] + "): " + self->system().render(e);
+              peer_known(self, it->second);
+            });
+  }
+  peer_known(self, s);
+}
+
+void forget_session_if_done(self_ptr self, const std::string& sname) {
+  auto& st = self->state;
+  for (const auto& [ns, j] : st.jobs)
+    if (j.session == sname) return;
+  auto it = st.sessions.find(sname);
+  if (it == st.sessions.end()) return;
+  it->second.fences.forget("");
+  flush_fences(self, it->second);
+  for (auto& p : it->second.peers)
+    if (p && p != caf::actor_cast<caf::actor>(self)) self->demonitor(p);
+  self->demonitor(it->second.launcher);
+  st.sessions.erase(it);
+}
+
+caf::behavior daemon_actor(self_ptr self, daemon_config cfg) {
+  self->state.cfg = std::move(cfg);
+  self->set_default_handler(caf::drop);
+  self->set_down_handler([self](caf::down_msg& dm) {
+    auto& st = self->state;
+    std::vector<std::string> launchers_gone;
+    for (auto& [name, s] : st.sessions) {
+      if (s.launcher.address() == dm.source) launchers_gone.push_back(name);
+      for (uint32_t n = 0; n < s.peers.size(); ++n)
+        if (s.peers[n] && s.peers[n].address() == dm.source) lose_node(self, s, n);
+    }
+    if (!launchers_gone.empty()) {
+      warn(self, "the launcher of " + launchers_gone.front() + " is gone: ending its processes");
+      st.cfg.hooks.terminate("the launcher is gone");
+    }
+  });
+  return {
+      [self](caf::get_atom) -> std::string { return self->state.cfg.name; },
+      [self](job_atom, job_plan& plan) -> caf::result<int32_t, std::string> {
+        auto rp = self->make_response_promise();
+        if (self->state.jobs.count(plan.nspace) > 0) {
+          rp.deliver(static_cast<int32_t>(PMIX_ERR_DUPLICATE_KEY), "job " + plan.nspace + " exists here");
+          return rp;
+        }
+        note(self, "job " + plan.nspace + " of " + std::to_string(plan.size) + " ranks");
+        self->state.starts.emplace(plan.nspace, rp);
+        begin_job(self, std::move(plan));
+        return rp;
+      },
+      [self](started_atom, const std::string& nspace, int32_t rc, std::string& error) {
+        auto it = self->state.starts.find(nspace);
+        if (it == self->state.starts.end()) return;
+        if (rc != PMIX_SUCCESS) warn(self, "job " + nspace + " did not start: " + error);
+        it->second.deliver(rc, std::move(error));
+        self->state.starts.erase(it);
+      },
+      [self](hello_atom, const std::string& sname, uint32_t node, caf::actor& peer) {
+        auto it = self->state.sessions.find(sname);
+        if (it == self->state.sessions.end()) {
+          self->state.hellos[sname][node] = peer;
+          return;
+        }
+        add_peer(self, it->second, node, peer);
+      },
+      [self](term_atom, const std::string& nspace, const std::string& why) {
+        note(self, "terminate " + nspace + ": " + why);
+        self->state.cfg.hooks.terminate(why);
+      },
+      [self](fence_atom, const std::string& sname, const std::string& key, uint32_t round, fence_blocks& blocks) {
+        auto it = self->state.sessions.find(sname);
+        if (it == self->state.sessions.end()) return;
+        it->second.fences.receive(key, round, std::move(blocks));
+        flush_fences(self, it->second);
+      },
+      [self](modex_atom, const std::string& nspace, uint32_t rank) -> caf::result<int32_t, std::string> {
+        auto rp = self->make_response_promise();
+        const auto token = self->state.next_token++;
+        self->state.served.emplace(token, rp);
+        pmix_proc_t proc;
+        PMIX_LOAD_PROCID(&proc, nspace.c_str(), rank);
+        auto* r = new served_request{caf::actor_cast<caf::actor>(self), token};
+        const auto rc = PMIx_server_dmodex_request(&proc, on_served, r);
+        if (rc != PMIX_SUCCESS) {
+          delete r;
+          self->state.served.erase(token);
+          rp.deliver(static_cast<int32_t>(rc), std::string());
+        }
+        return rp;
+      },
+      [self](served_atom, uint64_t token, int32_t status, std::string& data) {
+        auto it = self->state.served.find(token);
+        if (it == self->state.served.end()) return;
+        it->second.deliver(status, std::move(data));
+        self->state.served.erase(it);
+      },
+      [self](upfence_atom, const upcall_ptr& call) { on_fence_upcall(self, call); },
+      [self](upmodex_atom, const upcall_ptr& call) { on_modex_upcall(self, call); },
+      [self](upabort_atom, const upcall_ptr& call) {
+        const auto& p = call->procs.front();
+        auto it = self->state.jobs.find(nspace_of(p));
+        if (it != self->state.jobs.end()) {
+          auto& s = self->state.sessions[it->second.session];
+          self->send(s.launcher, abort_atom::value, nspace_of(p), static_cast<uint32_t>(p.rank),
+                     static_cast<int32_t>(call->status), call->data);
+        }
+        call->answer_op(PMIX_SUCCESS);
+      },
+      [self](outputl_atom, const std::string& nspace, uint32_t rank, int32_t channel, std::string& bytes) {
+        auto it = self->state.jobs.find(nspace);
+        if (it == self->state.jobs.end()) return;
+        self->send(self->state.sessions[it->second.session].launcher, output_atom::value, nspace, rank, channel,
+                   std::move(bytes));
+      },
+      [self](exitedl_atom, const std::string& nspace, uint32_t rank, int32_t status) {
+        auto it = self->state.jobs.find(nspace);
+        if (it == self->state.jobs.end()) return;
+        self->send(self->state.sessions[it->second.session].launcher, exited_atom::value, nspace, rank, status);
+      },
+      [self](jobdonel_atom, const std::string& nspace) {
+        auto& st = self->state;
+        auto it = st.jobs.find(nspace);
+        if (it == st.jobs.end()) return;
+        const std::string sname = it->second.session;
+        const uint32_t node = it->second.plan.this_node;
+        self->send(st.sessions[sname].launcher, jobdone_atom::value, nspace, node);
+        st.jobs.erase(it);
+        forget_session_if_done(self, sname);
+      },
+  };
+}
+
+// The up-calls' target; set while the server runs.
+std::mutex target_mutex;
+caf::actor target;
+
+caf::actor current_target() {
+  std::lock_guard<std::mutex> g{target_mutex};
+  return target;
+}
+
+pmix_status_t on_connected(const pmix_proc_t*, void*, pmix_op_cbfunc_t, void*) {
+  return PMIX_OPERATION_SUCCEEDED;
+}
+
+pmix_status_t on_finalized(const pmix_proc_t*, void*, pmix_op_cbfunc_t, void*) {
+  return PMIX_OPERATION_SUCCEEDED;
+}
+
+pmix_status_t on_fence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t[], size_t, char* data,
+                       size_t ndata, pmix_modex_cbfunc_t cbfunc, void* cbdata) {
+  auto t = current_target();
+  if (!t) return PMIX_ERR_NOT_AVAILABLE;
+  auto call = std::make_shared<upcall>();
+  call->procs.assign(procs, procs + nprocs);
+  call->data.assign(data != nullptr ? data : "", data != nullptr ? ndata : 0);
+  call->modex_cb = cbfunc;
+  call->cbdata = cbdata;
+  caf::anon_send(t, upfence_atom::value, call);
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t on_direct_modex(const pmix_proc_t* proc, const pmix_info_t[], size_t, pmix_modex_cbfunc_t cbfunc,
+                              void* cbdata) {
+  auto t = current_target();
+  if (!t) return PMIX_ERR_NOT_AVAILABLE;
+  auto call = std::make_shared<upcall>();
+  call->procs.push_back(*proc);
+  call->modex_cb = cbfunc;
+  call->cbdata = cbdata;
+  caf::anon_send(t, upmodex_atom::value, call);
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t on_abort(const pmix_proc_t* proc, void*, int status, const char msg[], pmix_proc_t[], size_t,
+                       pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  auto t = current_target();
+  if (!t) return PMIX_ERR_NOT_AVAILABLE;
+  auto call = std::make_shared<upcall>();
+  call->procs.push_back(*proc);
+  call->status = status;
+  call->data = msg != nullptr ? msg : "";
+  call->op_cb = cbfunc;
+  call->cbdata = cbdata;
+  caf::anon_send(t, upabort_atom::value, call);
+  return PMIX_SUCCESS;
+}
+
+}  // namespace
+
+caf::actor spawn_daemon(caf::actor_system& sys, daemon_config cfg) { return sys.spawn(daemon_actor, std::move(cfg)); }
+
+pmix_server_module_t daemon_module() {
+  pmix_server_module_t m;
+  std::memset(&m, 0, sizeof m);
+  m.client_connected = on_connected;
+  m.client_finalized = on_finalized;
+  m.abort = on_abort;
+  m.fence_nb = on_fence;
+  m.direct_modex = on_direct_modex;
+  return m;
+}
+
+void set_module_target(caf::actor daemon) {
+  std::lock_guard<std::mutex> g{target_mutex};
+  target = std::move(daemon);
+}
+
+void clear_module_target() {
+  std::lock_guard<std::mutex> g{target_mutex};
+  target = caf::actor{};
+}
+
+bool split_address(const std::string& text, std::string& host, uint16_t& port) {
+  const auto colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 >= text.size()) return false;
+  char* end = nullptr;
+  const long v = std::strtol(text.c_str() + colon + 1, &end, 10);
+  if (*end != '\0' || v <= 0 || v > 65535) return false;
+  host = text.substr(0, colon);
+  port = static_cast<uint16_t>(v);
+  return true;
+}
+
+}  // namespace pmixd

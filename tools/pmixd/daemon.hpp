@@ -1,0 +1,58 @@
+// The daemon actor of pmixd: one per node, published on the node's TCP port
+// (CAF's middleman). It receives jobs from a launcher (pmixd launch, which
+// pmixrun runs), connects to the other nodes' daemons, plays this node's
+// part in fences across nodes (collective.hpp), serves and asks for direct
+// modex, forwards the up-calls that belong to the launcher (abort, publish,
+// lookup, unpublish, spawn, notify_event) and the processes' output and
+// ends to it, and watches every peer: a peer that goes away fails every
+// operation that needs it (PMIX_ERR_UNREACH).
+//
+// The processes themselves are the main thread's (the launcher of
+// tools/pmixrun/jobs.hpp): the actor posts tasks to it (host_thread.hpp),
+// and the main thread sends what happens back as local messages.
+#pragma once
+
+#include <pmix_server.h>
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "protocol.hpp"
+#include "tools/pmixrun/jobs.hpp"
+
+namespace pmixd {
+
+// What the actor needs of the main thread. Each function runs a task there.
+struct node_hooks {
+  // Starts the job's local processes; `done(status, error)` is called on
+  // the main thread.
+  std::function<void(const job_plan&, std::function<void(pmix_status_t, std::string)>)> start;
+  // Ends every local process (SIGTERM, then SIGKILL).
+  std::function<void(const std::string& why)> terminate;
+};
+
+struct daemon_config {
+  std::string name;     // this node's name
+  std::string address;  // the address:port it is published at
+  bool verbose = false;
+  node_hooks hooks;
+};
+
+caf::actor spawn_daemon(caf::actor_system& sys, daemon_config cfg);
+
+// The server module whose up-calls go to `daemon` (set before init).
+pmix_server_module_t daemon_module();
+void set_module_target(caf::actor daemon);
+void clear_module_target();
+
+// Local messages the main thread sends the daemon actor.
+using exitedl_atom = caf::atom_constant<caf::atom("exitedl")>;    // nspace, rank, wait status
+using jobdonel_atom = caf::atom_constant<caf::atom("jobdonel")>;  // nspace
+using outputl_atom = caf::atom_constant<caf::atom("outputl")>;    // nspace, rank, channel, bytes
+
+}  // namespace pmixd

@@ -1,0 +1,383 @@
+#include "launcher.hpp"
+
+#include <pmix.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/event_based_actor.hpp>
+#include <caf/stateful_actor.hpp>
+#include <caf/io/middleman.hpp>
+#include <caf/send.hpp>
+
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <future>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "protocol.hpp"
+
+namespace pmixd {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+using timeout_atom = caf::atom_constant<caf::atom("timeout")>;
+using giveup_atom = caf::atom_constant<caf::atom("giveup")>;
+using lost_atom = caf::atom_constant<caf::atom("lost")>;
+
+struct options {
+  std::vector<std::string> daemons;
+  uint32_t n = 1;
+  bool by_node = false;
+  std::string fence = "tree";
+  std::string nspace;
+  std::vector<std::string> env;
+  double timeout = 0;
+  bool quiet = false;
+  bool verbose = false;
+  std::vector<std::string> argv;
+};
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (;;) {
+    const auto at = text.find(sep, start);
+    out.push_back(text.substr(start, at == std::string::npos ? std::string::npos : at - start));
+    if (at == std::string::npos) return out;
+    start = at + 1;
+  }
+}
+
+struct launcher_state {
+  options opt;
+  std::vector<caf::actor> daemons;
+  std::vector<std::string> names;
+  std::vector<uint32_t> node_of;
+  std::set<std::pair<std::string, uint32_t>> outstanding;  // (nspace, node) not ended yet
+  std::set<uint32_t> lost;
+  uint32_t started_nodes = 0;
+  uint32_t succeeded = 0;
+  uint32_t ended = 0;
+  bool terminating = false;
+  bool losing = false;  // a node was lost: the others end within 1 s, or are terminated
+  bool timed_out = false;
+  bool finished = false;
+  std::optional<int> first_failure;
+  std::optional<int> abort_status;
+  clock_type::time_point start;
+  std::shared_ptr<std::promise<int>> result;
+  static const char* name;
+};
+const char* launcher_state::name = "pmixd-launcher";
+
+using self_ptr = caf::stateful_actor<launcher_state>*;
+
+void finish(self_ptr self) {
+  auto& st = self->state;
+  if (st.finished) return;
+  st.finished = true;
+  int code = 0;
+  if (st.abort_status) {
+    code = *st.abort_status;
+  } else if (st.first_failure) {
+    code = *st.first_failure;
+  } else if (!st.lost.empty() || st.timed_out || st.ended < st.opt.n) {
+    code = 1;
+  }
+  std::fflush(stdout);
+  const double elapsed = std::chrono::duration<double>(clock_type::now() - st.start).count();
+  if (!st.opt.quiet || code != 0)
+    std::fprintf(stderr, "pmixrun: %u of %u processes of %s succeeded on %zu nodes%s%s in %.2f s; exit status %d\n",
+                 st.succeeded, st.opt.n, st.opt.nspace.c_str(), st.daemons.size(),
+                 st.lost.empty() ? "" : (" (" + std::to_string(st.lost.size()) + " lost)").c_str(),
+                 st.abort_status ? ", job aborted" : "", elapsed, code);
+  st.result->set_value(code);
+  self->quit();
+}
+
+void terminate(self_ptr self, const std::string& why) {
+  auto& st = self->state;
+  if (st.terminating) return;
+  st.terminating = true;
+  if (!why.empty()) std::fprintf(stderr, "pmixrun: %s: terminating the job\n", why.c_str());
+  for (uint32_t n = 0; n < st.daemons.size(); ++n)
+    if (st.lost.count(n) == 0) self->send(st.daemons[n], term_atom::value, st.opt.nspace, why);
+  // Every node has 15 s to report the end of its processes (pmixd gives
+  // them 5 s after SIGTERM before SIGKILL).
+  self->delayed_send(self, std::chrono::seconds(15), giveup_atom::value);
+}
+
+void check_done(self_ptr self) {
+  if (self->state.outstanding.empty() && self->state.started_nodes == self->state.daemons.size()) finish(self);
+}
+
+void send_plans(self_ptr self) {
+  auto& st = self->state;
+  job_plan plan;
+  plan.nspace = st.opt.nspace;
+  plan.argv = st.opt.argv;
+  plan.env = st.opt.env;
+  char cwd[PATH_MAX];
+  if (::getcwd(cwd, sizeof cwd) != nullptr) plan.cwd = cwd;
+  plan.size = st.opt.n;
+  plan.nodes = st.names;
+  plan.daemons = st.opt.daemons;
+  plan.node_of = st.node_of;
+  plan.fence = st.opt.fence;
+  plan.launcher = caf::actor_cast<caf::actor>(self);
+  for (uint32_t n = 0; n < st.daemons.size(); ++n) {
+    plan.this_node = n;
+    st.outstanding.emplace(plan.nspace, n);
+    self->request(st.daemons[n], std::chrono::seconds(60), job_atom::value, plan)
+        .then(
+            [self, n](int32_t rc, std::string& error) {
+              auto& st = self->state;
+              ++st.started_nodes;
+              if (rc != PMIX_SUCCESS) {
+                if (!st.first_failure) st.first_failure = rc == PMIX_ERR_JOB_FAILED_TO_LAUNCH ? 127 : 1;
+                terminate(self, "node " + st.names[n] + ": " + (error.empty() ? std::string(PMIx_Error_string(rc)) : error));
+              }
+              check_done(self);
+            },
+            [self, n](caf::error& e) {
+              auto& st = self->state;
+              ++st.started_nodes;
+              if (!st.first_failure) st.first_failure = 1;
+              st.outstanding.erase({st.opt.nspace, n});
+              terminate(self, "node " + st.names[n] + " did not take the job: " + self->system().render(e));
+              check_done(self);
+            });
+  }
+}
+
+caf::behavior launcher_actor(self_ptr self, options opt, std::vector<caf::actor> daemons,
+                             std::shared_ptr<std::promise<int>> result) {
+  auto& st = self->state;
+  st.opt = std::move(opt);
+  st.daemons = std::move(daemons);
+  st.result = std::move(result);
+  st.start = clock_type::now();
+  st.names.resize(st.daemons.size());
+  // Ranks onto nodes.
+  const uint32_t k = static_cast<uint32_t>(st.daemons.size());
+  for (uint32_t r = 0; r < st.opt.n; ++r) {
+    if (st.opt.by_node) {
+      st.node_of.push_back(r % k);
+    } else {
+      // Slots: node i gets ranks [i*n/k, (i+1)*n/k).
+      uint32_t node = 0;
+      while (node + 1 < k && static_cast<uint64_t>(node + 1) * st.opt.n / k <= r) ++node;
+      st.node_of.push_back(node);
+    }
+  }
+  self->set_default_handler(caf::drop);
+  for (auto& d : st.daemons) self->monitor(d);
+  self->set_down_handler([self](caf::down_msg& dm) {
+    auto& st = self->state;
+    for (uint32_t n = 0; n < st.daemons.size(); ++n) {
+      if (st.daemons[n].address() != dm.source || st.lost.count(n) > 0) continue;
+      st.lost.insert(n);
+      for (auto it = st.outstanding.begin(); it != st.outstanding.end();)
+        it = it->second == n ? st.outstanding.erase(it) : std::next(it);
+      std::fprintf(stderr,
+                   "pmixrun: node %s (%s) is lost: its pmixd is gone; the operations that need it fail, "
+                   "and the job ends\n",
+                   st.names[n].c_str(), st.opt.daemons[n].c_str());
+      // The loss is the job's failure unless one came before it. The other
+      // processes have 1 s to see their failed operations and end
+      // themselves; then they are terminated.
+      if (!st.first_failure) st.first_failure = 1;
+      st.losing = true;
+      self->delayed_send(self, std::chrono::seconds(1), lost_atom::value, n);
+      check_done(self);
+    }
+  });
+  // Names first, then the plans.
+  auto named = std::make_shared<uint32_t>(0);
+  for (uint32_t n = 0; n < k; ++n)
+    self->request(st.daemons[n], std::chrono::seconds(10), caf::get_atom::value)
+        .then(
+            [self, n, named](std::string& name) {
+              self->state.names[n] = name;
+              if (++*named == self->state.daemons.size()) send_plans(self);
+            },
+            [self, n](caf::error& e) {
+              std::fprintf(stderr, "pmixrun: the daemon at %s does not answer: %s\n",
+                           self->state.opt.daemons[n].c_str(), self->system().render(e).c_str());
+              self->state.first_failure = 1;
+              finish(self);
+            });
+  if (st.opt.timeout > 0)
+    self->delayed_send(self, std::chrono::duration_cast<caf::timespan>(std::chrono::duration<double>(st.opt.timeout)),
+                       timeout_atom::value);
+  return {
+      [self](output_atom, const std::string&, uint32_t, int32_t channel, const std::string& bytes) {
+        FILE* out = channel == 1 ? stderr : stdout;
+        std::fwrite(bytes.data(), 1, bytes.size(), out);
+        std::fflush(out);
+      },
+      [self](exited_atom, const std::string& nspace, uint32_t rank, int32_t status) {
+        auto& st = self->state;
+        if (nspace != st.opt.nspace) return;
+        ++st.ended;
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+          ++st.succeeded;
+          return;
+        }
+        const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        if (!st.first_failure) st.first_failure = code;
+        if (st.terminating || st.losing) return;
+        terminate(self, "rank " + std::to_string(rank) + " of " + nspace + " on node " + st.names[st.node_of[rank]] +
+                            (WIFEXITED(status) ? " exited with status " + std::to_string(WEXITSTATUS(status))
+                                               : " was killed by signal " + std::to_string(WTERMSIG(status))));
+      },
+      [self](abort_atom, const std::string& nspace, uint32_t rank, int32_t status, const std::string& msg) {
+        auto& st = self->state;
+        std::fprintf(stderr, "pmixrun: rank %u of %s aborted with status %d%s%s\n", rank, nspace.c_str(), status,
+                     msg.empty() ? "" : ": ", msg.c_str());
+        if (!st.abort_status) st.abort_status = status == 0 ? 1 : status;
+        terminate(self, "");
+      },
+      [self](jobdone_atom, const std::string& nspace, uint32_t node) {
+        self->state.outstanding.erase({nspace, node});
+        check_done(self);
+      },
+      [self](timeout_atom) {
+        if (self->state.finished) return;
+        self->state.timed_out = true;
+        terminate(self, "timeout");
+      },
+      [self](lost_atom, uint32_t n) {
+        if (!self->state.finished) terminate(self, "node " + self->state.names[n] + " is lost");
+      },
+      [self](giveup_atom) {
+        auto& st = self->state;
+        if (st.finished) return;
+        std::fprintf(stderr, "pmixrun: %zu node%s did not report the end of the job in 15 s; giving up\n",
+                     st.outstanding.size(), st.outstanding.size() == 1 ? "" : "s");
+        if (!st.first_failure) st.first_failure = 1;
+        finish(self);
+      },
+  };
+}
+
+void usage() {
+  std::fprintf(stderr,
+               "usage: pmixd launch --daemons ADDR:PORT,... [-n N] [--map-by slot|node] [--fence tree|doubling]\n"
+               "                    [--nspace NAME] [--env NAME=VALUE]... [--timeout SECONDS] [--quiet]\n"
+               "                    [--verbose] prog [args...]\n");
+}
+
+}  // namespace
+
+int run_launcher(caf::actor_system_config& cfg, int argc, char** argv) {
+  options opt;
+  opt.nspace = "pmixrun." + std::to_string(::getpid()) + "." + std::to_string(::time(nullptr) % 100000);
+  int i = 1;
+  for (; i < argc && argv[i][0] == '-'; ++i) {
+    const std::string a = argv[i];
+    const bool has = i + 1 < argc;
+    if (a == "--daemons" && has) {
+      opt.daemons = split(argv[++i], ',');
+    } else if ((a == "-n" || a == "-np") && has) {
+      const long v = std::atol(argv[++i]);
+      if (v < 1 || v > 100000) {
+        std::fprintf(stderr, "pmixrun: -n must be between 1 and 100000\n");
+        return 2;
+      }
+      opt.n = static_cast<uint32_t>(v);
+    } else if (a == "--map-by" && has) {
+      const std::string v = argv[++i];
+      if (v != "node" && v != "slot") {
+        std::fprintf(stderr, "pmixrun: --map-by takes node or slot\n");
+        return 2;
+      }
+      opt.by_node = v == "node";
+    } else if (a == "--fence" && has) {
+      opt.fence = argv[++i];
+      if (opt.fence != "tree" && opt.fence != "doubling") {
+        std::fprintf(stderr, "pmixrun: --fence takes tree or doubling\n");
+        return 2;
+      }
+    } else if (a == "--nspace" && has) {
+      opt.nspace = argv[++i];
+      if (opt.nspace.empty() || opt.nspace.size() > PMIX_MAX_NSLEN - 8) {
+        std::fprintf(stderr, "pmixrun: --nspace must have 1 to %d characters\n", PMIX_MAX_NSLEN - 8);
+        return 2;
+      }
+    } else if (a == "--env" && has) {
+      opt.env.push_back(argv[++i]);
+      if (opt.env.back().find('=') == std::string::npos) {
+        std::fprintf(stderr, "pmixrun: --env takes NAME=VALUE\n");
+        return 2;
+      }
+    } else if (a == "--timeout" && has) {
+      opt.timeout = std::atof(argv[++i]);
+    } else if (a == "--quiet" || a == "-q") {
+      opt.quiet = true;
+    } else if (a == "--verbose" || a == "-v") {
+      opt.verbose = true;
+    } else if (a == "--") {
+      ++i;
+      break;
+    } else {
+      usage();
+      return 2;
+    }
+  }
+  if (i >= argc || opt.daemons.empty()) {
+    usage();
+    return 2;
+  }
+  for (int k = i; k < argc; ++k) opt.argv.emplace_back(argv[k]);
+  for (const auto& d : opt.daemons) {
+    std::string host;
+    uint16_t port = 0;
+    if (!split_address(d, host, port)) {
+      std::fprintf(stderr, "pmixrun: --daemons: %s is not ADDR:PORT\n", d.c_str());
+      return 2;
+    }
+  }
+
+  int code = 1;
+  {
+    caf::actor_system sys{cfg};
+    // Reach every daemon; a daemon still starting gets 10 s.
+    std::vector<caf::actor> daemons;
+    const auto deadline = clock_type::now() + std::chrono::seconds(10);
+    for (const auto& d : opt.daemons) {
+      std::string host;
+      uint16_t port = 0;
+      split_address(d, host, port);
+      for (;;) {
+        auto h = sys.middleman().remote_actor(host, port);
+        if (h) {
+          daemons.push_back(*h);
+          break;
+        }
+        if (clock_type::now() >= deadline) {
+          std::fprintf(stderr, "pmixrun: cannot reach the daemon at %s: %s\n", d.c_str(),
+                       sys.render(h.error()).c_str());
+          return 1;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      }
+    }
+    auto result = std::make_shared<std::promise<int>>();
+    auto done = result->get_future();
+    sys.spawn(launcher_actor, opt, std::move(daemons), result);
+    code = done.get();
+  }
+  return code;
+}
+
+}  // namespace pmixd

@@ -1,0 +1,26 @@
+// The launcher side of a multi-node job: `pmixd launch`, which pmixrun runs
+// for --daemons (docs/multinode.md).
+//
+//   pmixd launch --daemons ADDR:PORT,... [-n N] [--map-by slot|node]
+//                [--fence tree|doubling] [--nspace NAME] [--env NAME=VALUE]...
+//                [--timeout SECONDS] [--quiet] [--verbose] prog [args...]
+//
+// It connects to every daemon (CAF remote actors), maps the ranks onto the
+// nodes (slot: consecutive ranks fill each node in turn, as many per node
+// as evenly as possible; node: round robin), sends every daemon the job
+// plan with the real node and proc maps, writes the processes' output as it
+// arrives, and applies the failure policy across nodes: the first process
+// that fails or aborts, a lost node (its daemon is gone) or the timeout
+// terminates the job on every node. The exit status is the abort's, else
+// the first failure's, else 1 for a lost node or a timeout, else 0. Every
+// wait is bounded: 10 s to reach the daemons, and once the job is being
+// terminated, 15 s for the nodes to report its end.
+#pragma once
+
+#include <caf/fwd.hpp>
+
+namespace pmixd {
+
+int run_launcher(caf::actor_system_config& cfg, int argc, char** argv);
+
+}  // namespace pmixd

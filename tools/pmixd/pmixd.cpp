@@ -1,0 +1,286 @@
+// pmixd: the per-node daemon of multi-node pmixrun jobs (docs/multinode.md).
+//
+//   pmixd [--listen ADDR:PORT] [--name NODE] [--port-file FILE] [--verbose]
+//   pmixd launch ...            the launcher side, which pmixrun runs (launcher.hpp)
+//
+// A daemon hosts the PMIx server of its node (our libpmix.so.2, the standard
+// server API), publishes its daemon actor (daemon.hpp) on a TCP port with
+// CAF's middleman, and runs the local processes of the jobs launchers send
+// it with pmixrun's launcher (tools/pmixrun/jobs.hpp: registration, fork,
+// reaping) and output forwarder (tools/pmixrun/iof.hpp, whose units go to
+// the launcher). It runs until SIGINT or SIGTERM.
+#include <fcntl.h>
+#include <pmix.h>
+#include <pmix_server.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/io/middleman.hpp>
+#include <caf/send.hpp>
+
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "daemon.hpp"
+#include "launcher.hpp"
+#include "protocol.hpp"
+#include "tools/pmixrun/host_thread.hpp"
+#include "tools/pmixrun/info.hpp"
+#include "tools/pmixrun/iof.hpp"
+#include "tools/pmixrun/jobs.hpp"
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+void usage() {
+  std::fprintf(stderr,
+               "usage: pmixd [--listen ADDR:PORT] [--name NODE] [--port-file FILE] [--verbose]\n"
+               "       pmixd launch --daemons ADDR:PORT,... [options] prog [args...]\n");
+}
+
+std::string this_hostname() {
+  char buf[HOST_NAME_MAX + 1] = {};
+  ::gethostname(buf, sizeof buf - 1);
+  return buf;
+}
+
+std::string make_session_dir() {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string templ = std::string(tmp != nullptr && tmp[0] != '\0' ? tmp : "/tmp") + "/pmixd.XXXXXX";
+  std::vector<char> buf(templ.begin(), templ.end());
+  buf.push_back('\0');
+  return ::mkdtemp(buf.data()) != nullptr ? std::string(buf.data()) : std::string();
+}
+
+// The CAF configuration of both sides: the sharing scheduler with 2 threads
+// (no idle spinning in a daemon: caf-0.17 notes), the middleman with
+// heartbeats, so that a peer that stops answering is dropped even when no
+// connection closes.
+void configure(caf::actor_system_config& cfg) {
+  cfg.set("scheduler.policy", caf::atom("sharing"));
+  cfg.set("scheduler.max-threads", 2);
+  cfg.set("middleman.heartbeat-interval", caf::timespan{std::chrono::seconds(1)});
+  cfg.set("middleman.connection-timeout", caf::timespan{std::chrono::seconds(10)});
+  cfg.load<caf::io::middleman>();
+  pmixd::add_types(cfg);
+}
+
+int run_daemon(int argc, char** argv) {
+  using namespace pmixrun;
+  std::string listen = "0.0.0.0:0";
+  std::string name = this_hostname();
+  std::string port_file;
+  bool verbose = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--listen" && i + 1 < argc) {
+      listen = argv[++i];
+    } else if (a == "--name" && i + 1 < argc) {
+      name = argv[++i];
+    } else if (a == "--port-file" && i + 1 < argc) {
+      port_file = argv[++i];
+    } else if (a == "--verbose" || a == "-v") {
+      verbose = true;
+    } else {
+      usage();
+      return 2;
+    }
+  }
+  std::string listen_host;
+  uint16_t listen_port = 0;
+  if (listen.find(':') == std::string::npos) listen += ":0";
+  if (listen.back() == '0' && listen[listen.size() - 2] == ':') {
+    listen_host = listen.substr(0, listen.size() - 2);
+  } else if (!pmixd::split_address(listen, listen_host, listen_port)) {
+    std::fprintf(stderr, "pmixd: --listen takes ADDR:PORT\n");
+    return 2;
+  }
+  if (name.empty() || name.size() > 200 || name.find_first_of(",;:") != std::string::npos) {
+    std::fprintf(stderr, "pmixd: the node name must be 1 to 200 characters, without , ; or :\n");
+    return 2;
+  }
+
+  // Signals as pmixrun takes them: synchronously, from a signalfd, blocked
+  // in every thread (CAF's and the server's inherit the mask).
+  sigset_t waited;
+  sigemptyset(&waited);
+  sigaddset(&waited, SIGCHLD);
+  sigaddset(&waited, SIGINT);
+  sigaddset(&waited, SIGTERM);
+  sigaddset(&waited, SIGUSR1);
+  sigset_t blocked = waited;
+  sigaddset(&blocked, SIGPIPE);
+  ::pthread_sigmask(SIG_BLOCK, &blocked, nullptr);
+  set_host_thread(::pthread_self(), SIGUSR1);
+  const int sigfd = ::signalfd(-1, &waited, SFD_NONBLOCK | SFD_CLOEXEC);
+  if (sigfd < 0) {
+    std::perror("pmixd: signalfd");
+    return 1;
+  }
+
+  // The PMIx server of this node, named after it.
+  pmix_server_module_t module = pmixd::daemon_module();
+  info_array dirs;
+  dirs.add_string(PMIX_SERVER_NSPACE, "pmixd." + name);
+  dirs.add_bool(PMIX_SERVER_TOOL_SUPPORT, true);
+  dirs.add_bool(PMIX_IOF_LOCAL_OUTPUT, false);
+  auto rc = PMIx_server_init(&module, dirs.data(), dirs.size());
+  if (rc != PMIX_SUCCESS) {
+    std::fprintf(stderr, "pmixd: PMIx_server_init failed: %s\n", PMIx_Error_string(rc));
+    return 1;
+  }
+  const std::string session_dir = make_session_dir();
+
+  auto cfg = std::make_unique<caf::actor_system_config>();
+  configure(*cfg);
+  auto sys = std::make_unique<caf::actor_system>(*cfg);
+  caf::actor daemon;
+
+  launcher::settings settings;
+  settings.verbose = verbose;
+  settings.cpus = static_cast<uint32_t>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
+  settings.universe_size = settings.cpus;
+  settings.session_dir = session_dir;
+  launcher* launched = nullptr;
+  output_forwarder::settings iof_settings;
+  iof_settings.write = false;
+  iof_settings.closed = [&launched](const pmix_proc_t& p) { launched->output_closed(p); };
+  iof_settings.sink = [&daemon](const pmix_proc_t& p, int channel, const std::string& unit) {
+    caf::anon_send(daemon, pmixd::outputl_atom::value, std::string(p.nspace), static_cast<uint32_t>(p.rank),
+                   static_cast<int32_t>(channel), unit);
+  };
+  output_forwarder iof(iof_settings);
+  settings.output = [&iof](const job& j, pmix_rank_t rank, int out_fd, int err_fd) {
+    iof.add(make_proc(j.nspace, rank), j.index, out_fd, err_fd);
+  };
+  settings.proc_ended = [&daemon, &launched](const pmix_proc_t& p) {
+    job* j = launched->find(p.nspace);
+    const int status = j != nullptr && p.rank < j->procs.size() ? j->procs[p.rank].status : 0;
+    caf::anon_send(daemon, pmixd::exitedl_atom::value, std::string(p.nspace), static_cast<uint32_t>(p.rank),
+                   static_cast<int32_t>(status));
+  };
+  settings.job_ended = [&daemon](const std::string& nspace) {
+    caf::anon_send(daemon, pmixd::jobdonel_atom::value, nspace);
+  };
+  launcher jobs(settings);
+  launched = &jobs;
+
+  pmixd::daemon_config dc;
+  dc.name = name;
+  dc.verbose = verbose;
+  dc.hooks.start = [&jobs](const pmixd::job_plan& plan, std::function<void(pmix_status_t, std::string)> done) {
+    post([&jobs, plan, done] {
+      jobs.rearm();
+      job_spec spec;
+      app_spec app;
+      app.cmd = plan.argv.empty() ? std::string() : plan.argv.front();
+      app.argv = plan.argv;
+      app.cwd = plan.cwd;
+      app.nprocs = plan.size;
+      spec.apps.push_back(std::move(app));
+      spec.env = plan.env;
+      spec.where.nodes = plan.nodes;
+      spec.where.node_of = plan.node_of;
+      spec.where.this_node = plan.this_node;
+      if (!plan.parent.empty()) {
+        const auto colon = plan.parent.rfind(':');
+        spec.parent = make_proc(plan.parent.substr(0, colon),
+                                static_cast<pmix_rank_t>(std::strtoul(plan.parent.c_str() + colon + 1, nullptr, 10)));
+      }
+      pmix_status_t rc = PMIX_SUCCESS;
+      std::string error;
+      job* j = jobs.start(plan.nspace, std::move(spec), !plan.parent.empty(), rc, error);
+      if (j == nullptr && rc == PMIX_SUCCESS) rc = PMIX_ERR_JOB_FAILED_TO_LAUNCH;
+      done(rc, error);
+    });
+  };
+  dc.hooks.terminate = [&jobs](const std::string& why) {
+    post([&jobs, why] { jobs.terminate(why); });
+  };
+  daemon = pmixd::spawn_daemon(*sys, dc);
+  auto port = sys->middleman().publish(daemon, listen_port, listen_host == "0.0.0.0" ? nullptr : listen_host.c_str(), true);
+  if (!port) {
+    std::fprintf(stderr, "pmixd: cannot listen on %s: %s\n", listen.c_str(), sys->render(port.error()).c_str());
+    caf::anon_send_exit(daemon, caf::exit_reason::user_shutdown);
+    daemon = caf::actor{};
+    sys.reset();
+    PMIx_server_finalize();
+    return 1;
+  }
+  pmixd::set_module_target(daemon);
+  std::printf("pmixd: %s listening on %s:%u\n", name.c_str(), listen_host.c_str(), static_cast<unsigned>(*port));
+  std::fflush(stdout);
+  if (!port_file.empty()) {
+    const std::string tmp = port_file + ".tmp";
+    if (FILE* f = std::fopen(tmp.c_str(), "w")) {
+      std::fprintf(f, "%u\n", static_cast<unsigned>(*port));
+      std::fclose(f);
+      std::rename(tmp.c_str(), port_file.c_str());
+    }
+  }
+
+  // The main loop: tasks of the actor, reaping, output; until a signal ends
+  // the daemon and every local process has ended (SIGKILL 5 s after SIGTERM).
+  int interrupts = 0;
+  std::vector<pollfd> fds;
+  for (;;) {
+    run_posted();
+    jobs.reap();
+    auto now = clock_type::now();
+    if (jobs.terminating() && jobs.live_processes() == 0 && iof.open()) iof.close_all();
+    if (interrupts > 0 && !jobs.active()) break;
+    jobs.tick(now, interrupts > 1);
+    timespec tick{0, 200 * 1000 * 1000};
+    fds.clear();
+    fds.push_back(pollfd{sigfd, POLLIN, 0});
+    iof.poll_set(fds);
+    if (::ppoll(fds.data(), fds.size(), &tick, nullptr) <= 0) continue;
+    if (fds[0].revents != 0) {
+      signalfd_siginfo si;
+      while (::read(sigfd, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
+        if (si.ssi_signo != SIGINT && si.ssi_signo != SIGTERM) continue;
+        if (++interrupts == 1) {
+          if (verbose) std::fprintf(stderr, "pmixd %s: stopping\n", name.c_str());
+          if (jobs.active()) jobs.terminate("pmixd is stopping");
+        }
+      }
+    }
+    iof.handle(fds.data() + 1, fds.size() - 1);
+  }
+  // Up-calls from now on are refused; the actor goes (the calls it still
+  // holds are answered, PMIX_ERR_UNREACH), then the server.
+  pmixd::clear_module_target();
+  caf::anon_send_exit(daemon, caf::exit_reason::user_shutdown);
+  daemon = caf::actor{};
+  sys.reset();
+  run_posted();
+  jobs.finish_all();
+  stop_posting();
+  PMIx_server_finalize();
+  ::close(sigfd);
+  if (!session_dir.empty()) ::rmdir(session_dir.c_str());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "launch") == 0) {
+    caf::actor_system_config cfg;
+    configure(cfg);
+    return pmixd::run_launcher(cfg, argc - 1, argv + 1);
+  }
+  return run_daemon(argc, argv);
+}
