@@ -120,6 +120,10 @@ class connection {
   std::mutex write_mutex_;
   std::chrono::microseconds spin_{0};
   std::mutex read_mutex_;  // held by whoever reads the socket (and owns reader_)
+  // Under read_mutex_: a spin that ran out before the reply came makes the
+  // next waits sleep at once, 1, 2, 4, ... up to 64 of them, and one that
+  // catches its reply spins again every time (see drive()).
+  unsigned spin_skip_ = 0, spin_backoff_ = 0;
   mutable std::mutex mutex_;  // guards the fields below
   // Requests in flight, by id: a handful at most, so a flat list (no
   // allocation per request once it has grown).
