@@ -50,6 +50,12 @@ pmix_server_module_t daemon_module();
 void set_module_target(caf::actor daemon);
 void clear_module_target();
 
+// The data stores this node holds for its sessions (node 0 of each),
+// host thread only: fails the held lookups whose PMIX_TIMEOUT has passed;
+// at shutdown, fails every held lookup and drops the stores.
+void expire_stores();
+void drop_stores();
+
 // Local messages the main thread sends the daemon actor.
 using exitedl_atom = caf::atom_constant<caf::atom("exitedl")>;    // nspace, rank, wait status
 using jobdonel_atom = caf::atom_constant<caf::atom("jobdonel")>;  // nspace

@@ -73,6 +73,7 @@ struct launcher_state {
   bool finished = false;
   std::optional<int> first_failure;
   std::optional<int> abort_status;
+  uint32_t spawns = 0;  // jobs spawned: "<nspace>.<k>"
   clock_type::time_point start;
   std::shared_ptr<std::promise<int>> result;
   static const char* name;
@@ -120,14 +121,106 @@ void check_done(self_ptr self) {
   if (self->state.outstanding.empty() && self->state.started_nodes == self->state.daemons.size()) finish(self);
 }
 
+// Ranks onto k nodes: by slot, node i gets ranks [i*n/k, (i+1)*n/k); by
+// node, round robin.
+std::vector<uint32_t> map_ranks(uint32_t n, uint32_t k, bool by_node) {
+  std::vector<uint32_t> node_of;
+  for (uint32_t r = 0; r < n; ++r) {
+    if (by_node) {
+      node_of.push_back(r % k);
+    } else {
+      uint32_t node = 0;
+      while (node + 1 < k && static_cast<uint64_t>(node + 1) * n / k <= r) ++node;
+      node_of.push_back(node);
+    }
+  }
+  return node_of;
+}
+
+// A job spawned by `parent`: placed over every node like the first job, sent
+// to every daemon; `rp` gets (status, namespace or error) once each node
+// has started its part.
+void spawn_job(self_ptr self, const std::string& parent, std::vector<app_plan> apps, caf::response_promise rp) {
+  auto& st = self->state;
+  if (st.terminating || st.finished) {
+    rp.deliver(static_cast<int32_t>(PMIX_ERR_JOB_CANCELED), std::string("the job is terminating"));
+    return;
+  }
+  if (!st.lost.empty()) {
+    const uint32_t n = *st.lost.begin();
+    std::fprintf(stderr, "pmixrun: spawn by %s refused: node %s is lost\n", parent.c_str(), st.names[n].c_str());
+    rp.deliver(static_cast<int32_t>(PMIX_ERR_UNREACH), "node " + st.names[n] + " is lost");
+    return;
+  }
+  uint64_t size = 0;
+  for (const auto& a : apps) size += a.nprocs;
+  if (apps.empty() || size == 0 || size > 100000) {
+    rp.deliver(static_cast<int32_t>(PMIX_ERR_BAD_PARAM), std::string("1 to 100000 processes"));
+    return;
+  }
+  job_plan plan;
+  plan.nspace = st.opt.nspace + "." + std::to_string(++st.spawns);
+  plan.apps = std::move(apps);
+  plan.env = st.opt.env;
+  plan.size = static_cast<uint32_t>(size);
+  plan.nodes = st.names;
+  plan.daemons = st.opt.daemons;
+  plan.node_of = map_ranks(plan.size, static_cast<uint32_t>(st.daemons.size()), st.opt.by_node);
+  plan.fence = st.opt.fence;
+  plan.parent = parent;
+  plan.launcher = caf::actor_cast<caf::actor>(self);
+  if (st.opt.verbose)
+    std::fprintf(stderr, "pmixrun: %s spawns %s (%u processes)\n", parent.c_str(), plan.nspace.c_str(), plan.size);
+  struct tally {
+    caf::response_promise rp;
+    std::size_t left;
+    int32_t status = PMIX_SUCCESS;
+    std::string error;
+  };
+  auto t = std::make_shared<tally>(tally{std::move(rp), st.daemons.size()});
+  const std::string nspace = plan.nspace;
+  auto finish_one = [self, t, nspace](int32_t rc, const std::string& error) {
+    if (rc != PMIX_SUCCESS && t->status == PMIX_SUCCESS) {
+      t->status = rc;
+      t->error = error;
+    }
+    if (--t->left > 0) return;
+    if (t->status != PMIX_SUCCESS) {
+      // Part of the job may run: the whole run ends, as a failure.
+      auto& st = self->state;
+      if (!st.first_failure) st.first_failure = 1;
+      terminate(self, "spawn of " + nspace + " failed: " + t->error);
+      t->rp.deliver(t->status, t->error);
+      return;
+    }
+    t->rp.deliver(static_cast<int32_t>(PMIX_SUCCESS), nspace);
+  };
+  for (uint32_t n = 0; n < st.daemons.size(); ++n) {
+    plan.this_node = n;
+    st.outstanding.emplace(plan.nspace, n);
+    self->request(st.daemons[n], std::chrono::seconds(60), job_atom::value, plan)
+        .then([finish_one, self, n](int32_t rc, std::string& error) {
+                finish_one(rc, "node " + self->state.names[n] + ": " + error);
+              },
+              [finish_one, self, n, nspace](caf::error& e) {
+                self->state.outstanding.erase({nspace, n});
+                finish_one(PMIX_ERR_UNREACH, "node " + self->state.names[n] + ": " + self->system().render(e));
+                check_done(self);
+              });
+  }
+}
+
 void send_plans(self_ptr self) {
   auto& st = self->state;
   job_plan plan;
   plan.nspace = st.opt.nspace;
-  plan.argv = st.opt.argv;
-  plan.env = st.opt.env;
+  app_plan app;
+  app.argv = st.opt.argv;
   char cwd[PATH_MAX];
-  if (::getcwd(cwd, sizeof cwd) != nullptr) plan.cwd = cwd;
+  if (::getcwd(cwd, sizeof cwd) != nullptr) app.cwd = cwd;
+  app.nprocs = st.opt.n;
+  plan.apps.push_back(std::move(app));
+  plan.env = st.opt.env;
   plan.size = st.opt.n;
   plan.nodes = st.names;
   plan.daemons = st.opt.daemons;
@@ -167,18 +260,8 @@ caf::behavior launcher_actor(self_ptr self, options opt, std::vector<caf::actor>
   st.result = std::move(result);
   st.start = clock_type::now();
   st.names.resize(st.daemons.size());
-  // Ranks onto nodes.
   const uint32_t k = static_cast<uint32_t>(st.daemons.size());
-  for (uint32_t r = 0; r < st.opt.n; ++r) {
-    if (st.opt.by_node) {
-      st.node_of.push_back(r % k);
-    } else {
-      // Slots: node i gets ranks [i*n/k, (i+1)*n/k).
-      uint32_t node = 0;
-      while (node + 1 < k && static_cast<uint64_t>(node + 1) * st.opt.n / k <= r) ++node;
-      st.node_of.push_back(node);
-    }
-  }
+  st.node_of = map_ranks(st.opt.n, k, st.opt.by_node);
   self->set_default_handler(caf::drop);
   for (auto& d : st.daemons) self->monitor(d);
   self->set_down_handler([self](caf::down_msg& dm) {
@@ -227,16 +310,17 @@ caf::behavior launcher_actor(self_ptr self, options opt, std::vector<caf::actor>
       },
       [self](exited_atom, const std::string& nspace, uint32_t rank, int32_t status) {
         auto& st = self->state;
-        if (nspace != st.opt.nspace) return;
-        ++st.ended;
+        const bool first_job = nspace == st.opt.nspace;
+        if (first_job) ++st.ended;
         if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-          ++st.succeeded;
+          if (first_job) ++st.succeeded;
           return;
         }
         const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
         if (!st.first_failure) st.first_failure = code;
         if (st.terminating || st.losing) return;
-        terminate(self, "rank " + std::to_string(rank) + " of " + nspace + " on node " + st.names[st.node_of[rank]] +
+        terminate(self, "rank " + std::to_string(rank) + " of " + nspace +
+                            (first_job ? " on node " + st.names[st.node_of[rank]] : std::string()) +
                             (WIFEXITED(status) ? " exited with status " + std::to_string(WEXITSTATUS(status))
                                                : " was killed by signal " + std::to_string(WTERMSIG(status))));
       },
@@ -250,6 +334,11 @@ caf::behavior launcher_actor(self_ptr self, options opt, std::vector<caf::actor>
       [self](jobdone_atom, const std::string& nspace, uint32_t node) {
         self->state.outstanding.erase({nspace, node});
         check_done(self);
+      },
+      [self](spawn_atom, const std::string& parent, std::vector<app_plan>& apps) -> caf::result<int32_t, std::string> {
+        auto rp = self->make_response_promise();
+        spawn_job(self, parent, std::move(apps), rp);
+        return rp;
       },
       [self](timeout_atom) {
         if (self->state.finished) return;

@@ -184,12 +184,15 @@ int run_daemon(int argc, char** argv) {
     post([&jobs, plan, done] {
       jobs.rearm();
       job_spec spec;
-      app_spec app;
-      app.cmd = plan.argv.empty() ? std::string() : plan.argv.front();
-      app.argv = plan.argv;
-      app.cwd = plan.cwd;
-      app.nprocs = plan.size;
-      spec.apps.push_back(std::move(app));
+      for (const auto& a : plan.apps) {
+        app_spec app;
+        app.cmd = a.argv.empty() ? std::string() : a.argv.front();
+        app.argv = a.argv;
+        app.env = a.env;
+        app.cwd = a.cwd;
+        app.nprocs = a.nprocs;
+        spec.apps.push_back(std::move(app));
+      }
       spec.env = plan.env;
       spec.where.nodes = plan.nodes;
       spec.where.node_of = plan.node_of;
@@ -242,6 +245,7 @@ int run_daemon(int argc, char** argv) {
     if (jobs.terminating() && jobs.live_processes() == 0 && iof.open()) iof.close_all();
     if (interrupts > 0 && !jobs.active()) break;
     jobs.tick(now, interrupts > 1);
+    pmixd::expire_stores();
     timespec tick{0, 200 * 1000 * 1000};
     fds.clear();
     fds.push_back(pollfd{sigfd, POLLIN, 0});
@@ -266,6 +270,7 @@ int run_daemon(int argc, char** argv) {
   daemon = caf::actor{};
   sys.reset();
   run_posted();
+  pmixd::drop_stores();
   jobs.finish_all();
   stop_posting();
   PMIx_server_finalize();
