@@ -12,6 +12,8 @@
 #   - publish / lookup (one that waits for a later publish, ranges, a timeout) / unpublish
 #     across nodes; notify_event (session, global, namespace) heard on every node; a
 #     spawn whose children run on every node, fence among themselves and see their parent
+#   - pmixrun --hosts starting the daemons through --launch-agent 'ip netns exec {host}'
+#     (and ending them), and an agent that fails
 #   - node death: publishes fail with PMIX_ERR_UNREACH when node 0 (the data store's) is
 #     killed; a notify and then a spawn fail with it when node 3 is killed
 # Needs root and iproute2: it fails (does not skip) without them.
@@ -128,6 +130,19 @@ MULTINODE_KILL=3:3 PMIXRUN_ARGS="--timeout 100" run 4 1 "$client" deadspawn; st=
 expect "notify and spawn with a node killed" $st 1 "$tmp/out" '^notify failed: PMIX_ERR_UNREACH$' 1 \
   "$tmp/out" '^spawn failed: PMIX_ERR_UNREACH after 0\.[0-9] s$' 1 \
   "$tmp/out" '^pmixrun: spawn by .* refused: node node3 is lost$' 1
+
+# pmixrun --hosts starts the daemons itself, through a launch agent (here ip netns exec).
+MULTINODE_AGENT=1 PMIXRUN_ARGS="--timeout 60 --fence doubling" run 4 2 "$client" putget; st=$?
+expect "pmixrun --hosts with --launch-agent 'ip netns exec {host}'" $st 0 \
+  "$tmp/out" '^OK putget rank=[0-7] node=[0-3]$' 8 "$tmp/out" '^OK putget rank=[67] node=3$' 2 \
+  "$tmp/out" '^FAIL' 0 "$tmp/out" 'processes left' 0
+
+# A launch agent that cannot start the daemons: a message per host, status 1, at once.
+start=$(date +%s)
+timeout 60 "$PMIXRUN" --hosts a,b --launch-agent false -n 2 /bin/true >"$tmp/out" 2>&1; st=$?
+took=$(( $(date +%s) - start ))
+expect "a launch agent that fails" $st 1 "$tmp/out" '^pmixrun: the pmixd on (a|b) did not start \(false .(a|b).\)$' 2
+if [ "$took" -gt 10 ]; then fail "a launch agent that fails: $took s, want at most 10" "$tmp/out"; fi
 
 # Nothing is left behind.
 if ip netns list | grep -q "^$MULTINODE_TAG-"; then

@@ -1,6 +1,9 @@
 #include "launcher.hpp"
 
 #include <pmix.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +15,7 @@
 #include <caf/send.hpp>
 
 #include <chrono>
+#include <cerrno>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -35,6 +39,9 @@ using lost_atom = caf::atom_constant<caf::atom("lost")>;
 
 struct options {
   std::vector<std::string> daemons;
+  std::vector<std::string> hosts;  // --hosts: daemons started here through the launch agent
+  std::string agent;               // --launch-agent, else $PMIXRUN_RSH, else "ssh"
+  std::string pmixd;               // --pmixd: the daemon's path on the hosts (default: this one's)
   uint32_t n = 1;
   bool by_node = false;
   std::string fence = "tree";
@@ -359,12 +366,131 @@ caf::behavior launcher_actor(self_ptr self, options opt, std::vector<caf::actor>
   };
 }
 
+// A daemon this launcher started on a host (--hosts): the agent's process,
+// the write end of its stdin, which the daemon watches (--lifeline: it ends
+// when that closes), and where it listens.
+struct started_daemon {
+  std::string host;
+  pid_t pid = -1;
+  int lifeline = -1;
+  std::string address;
+};
+
+std::string shell_quote(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// The agent's command for `host`: every {host} replaced, else the host
+// appended as one more word (as `ssh HOST`).
+std::string agent_command(const std::string& agent, const std::string& host) {
+  std::string out = agent;
+  bool replaced = false;
+  for (std::size_t at; (at = out.find("{host}")) != std::string::npos; replaced = true) out.replace(at, 6, host);
+  return replaced ? out : out + " " + shell_quote(host);
+}
+
+// Starts a pmixd on every host through the agent and reads the address each
+// announces ("pmixd-ready ADDR:PORT" on its stdout), within 30 s in all.
+// False (with a message) if one does not start; those started are in `out`.
+bool start_daemons(const options& opt, std::vector<started_daemon>& out) {
+  const auto deadline = clock_type::now() + std::chrono::seconds(30);
+  std::vector<int> readers;
+  for (const auto& host : opt.hosts) {
+    const std::string cmd = agent_command(opt.agent, host) + " " + shell_quote(opt.pmixd) +
+                            " --listen 0.0.0.0:0 --name " + shell_quote(host) + " --announce --lifeline";
+    if (opt.verbose) std::fprintf(stderr, "pmixrun: starting %s\n", cmd.c_str());
+    int in[2], outp[2];
+    if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(outp, O_CLOEXEC) != 0) {
+      std::perror("pmixrun: pipe");
+      return false;
+    }
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+      std::perror("pmixrun: fork");
+      return false;
+    }
+    if (pid == 0) {
+      ::dup2(in[0], 0);
+      ::dup2(outp[1], 1);
+      ::setpgid(0, 0);  // a ^C at the terminal is the launcher's to handle
+      ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    ::close(in[0]);
+    ::close(outp[1]);
+    started_daemon d;
+    d.host = host;
+    d.pid = pid;
+    d.lifeline = in[1];
+    out.push_back(d);
+    readers.push_back(outp[0]);
+  }
+  bool ok = true;
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    std::string text;
+    char buf[256];
+    for (;;) {
+      const auto nl = text.find('\n');
+      if (nl != std::string::npos) {
+        const std::string line = text.substr(0, nl);
+        text.erase(0, nl + 1);
+        if (line.rfind("pmixd-ready ", 0) == 0) {
+          out[k].address = line.substr(12);
+          break;
+        }
+        continue;
+      }
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock_type::now()).count();
+      pollfd p{readers[k], POLLIN, 0};
+      if (left <= 0 || ::poll(&p, 1, static_cast<int>(left)) <= 0) break;
+      const ssize_t n = ::read(readers[k], buf, sizeof buf);
+      if (n <= 0) break;
+      text.append(buf, static_cast<std::size_t>(n));
+    }
+    ::close(readers[k]);
+    if (out[k].address.empty()) {
+      std::fprintf(stderr, "pmixrun: the pmixd on %s did not start (%s)\n", out[k].host.c_str(),
+                   agent_command(opt.agent, out[k].host).c_str());
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+// Ends the daemons started here: their lifelines close, then they have 10 s
+// to end their processes and go before they are killed.
+void stop_daemons(std::vector<started_daemon>& daemons) {
+  for (auto& d : daemons)
+    if (d.lifeline >= 0) ::close(d.lifeline);
+  const auto deadline = clock_type::now() + std::chrono::seconds(10);
+  for (auto& d : daemons) {
+    while (d.pid > 0) {
+      int status = 0;
+      const pid_t r = ::waitpid(d.pid, &status, WNOHANG);
+      if (r == d.pid || (r < 0 && errno != EINTR)) break;
+      if (clock_type::now() >= deadline) {
+        ::kill(-d.pid, SIGKILL);
+        ::kill(d.pid, SIGKILL);
+        ::waitpid(d.pid, &status, 0);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+}
+
 void usage() {
   std::fprintf(stderr,
                "usage: pmixd launch --daemons ADDR:PORT,... [-n N] [--map-by slot|node] [--fence tree|doubling]\n"
                "                    [--nspace NAME] [--env NAME=VALUE]... [--timeout SECONDS] [--quiet]\n"
-               "                    [--verbose] prog [args...]\n");
+               "                    [--verbose] prog [args...]\n"
+               "       pmixd launch --hosts HOST,... [--launch-agent 'CMD {host}'] [--pmixd PATH] [options]\n"
+               "                    prog [args...]\n");
 }
+
+int run_job(caf::actor_system_config& cfg, const options& opt);
 
 }  // namespace
 
@@ -377,6 +503,12 @@ int run_launcher(caf::actor_system_config& cfg, int argc, char** argv) {
     const bool has = i + 1 < argc;
     if (a == "--daemons" && has) {
       opt.daemons = split(argv[++i], ',');
+    } else if (a == "--hosts" && has) {
+      opt.hosts = split(argv[++i], ',');
+    } else if (a == "--launch-agent" && has) {
+      opt.agent = argv[++i];
+    } else if (a == "--pmixd" && has) {
+      opt.pmixd = argv[++i];
     } else if ((a == "-n" || a == "-np") && has) {
       const long v = std::atol(argv[++i]);
       if (v < 1 || v > 100000) {
@@ -423,11 +555,46 @@ int run_launcher(caf::actor_system_config& cfg, int argc, char** argv) {
       return 2;
     }
   }
-  if (i >= argc || opt.daemons.empty()) {
+  if (i >= argc || opt.daemons.empty() == opt.hosts.empty()) {
     usage();
     return 2;
   }
   for (int k = i; k < argc; ++k) opt.argv.emplace_back(argv[k]);
+  std::vector<started_daemon> started;
+  if (!opt.hosts.empty()) {
+    for (const auto& h : opt.hosts)
+      if (h.empty()) {
+        std::fprintf(stderr, "pmixrun: --hosts has an empty name\n");
+        return 2;
+      }
+    if (opt.agent.empty()) {
+      const char* rsh = std::getenv("PMIXRUN_RSH");
+      opt.agent = rsh != nullptr && *rsh != '\0' ? rsh : "ssh";
+    }
+    if (opt.pmixd.empty()) {
+      char self[PATH_MAX];
+      const ssize_t len = ::readlink("/proc/self/exe", self, sizeof self - 1);
+      if (len <= 0) {
+        std::fprintf(stderr, "pmixrun: cannot find pmixd's own path; give --pmixd\n");
+        return 1;
+      }
+      opt.pmixd.assign(self, static_cast<std::size_t>(len));
+    }
+    const bool ok = start_daemons(opt, started);
+    for (const auto& d : started) opt.daemons.push_back(d.address);
+    if (!ok) {
+      stop_daemons(started);
+      return 1;
+    }
+  }
+  const int code = run_job(cfg, opt);
+  stop_daemons(started);
+  return code;
+}
+
+namespace {
+
+int run_job(caf::actor_system_config& cfg, const options& opt) {
   for (const auto& d : opt.daemons) {
     std::string host;
     uint16_t port = 0;
@@ -468,5 +635,7 @@ int run_launcher(caf::actor_system_config& cfg, int argc, char** argv) {
   }
   return code;
 }
+
+}  // namespace
 
 }  // namespace pmixd
