@@ -22,6 +22,9 @@
  *                                  SIZE" (SIZE: the parent job's); prints "spawned NSPACE"
  *   multinode_client child SIZE    a spawned process: put / fence / get among its job,
  *                                  checks its parent and the parent job's size (SIZE)
+ *   multinode_client iof           rank 0 pulls the stdout of the last rank (another node)
+ *                                  with PMIx_IOF_pull; that rank then prints a line, which
+ *                                  rank 0 must get: "pulled from rank R: <line>"
  *   multinode_client deadstore     ranks not on node 0 publish a new key every 100 ms
  *                                  until a publish fails (node 0, the store's, is killed);
  *                                  prints "publish failed: <status> after <s> s rank R"
@@ -34,6 +37,7 @@
  * process; exit status 1 on any failure. */
 #define _GNU_SOURCE
 #include <pmix.h>
+#include <pmix_tool.h> /* PMIx_IOF_pull */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,6 +187,28 @@ static void wait_until(volatile int *flag, double seconds)
     double end = now_us() + seconds * 1e6;
     while (!__atomic_load_n(flag, __ATOMIC_SEQ_CST) && now_us() < end)
         usleep(10000);
+}
+
+static volatile int pulled = 0;
+static char pulled_line[512];
+
+static void on_output(size_t ref, pmix_iof_channel_t channel, pmix_proc_t *source, pmix_byte_object_t *payload,
+                      pmix_info_t info[], size_t ninfo)
+{
+    (void) ref; (void) info; (void) ninfo;
+    if (payload == NULL || payload->bytes == NULL || !(channel & PMIX_FWD_STDOUT_CHANNEL))
+        return;
+    char text[256];
+    size_t n = payload->size < sizeof text - 1 ? payload->size : sizeof text - 1;
+    memcpy(text, payload->bytes, n);
+    text[n] = '\0';
+    if (strstr(text, "iof line from rank") != NULL && !__atomic_load_n(&pulled, __ATOMIC_SEQ_CST)) {
+        char *nl = strchr(text, '\n');
+        if (nl != NULL)
+            *nl = '\0';
+        snprintf(pulled_line, sizeof pulled_line, "%s:%u %s", source->nspace, source->rank, text);
+        __atomic_store_n(&pulled, 1, __ATOMIC_SEQ_CST);
+    }
 }
 
 static pmix_data_range_t range_named(const char *name)
@@ -429,6 +455,31 @@ int main(int argc, char **argv)
         snprintf(key, sizeof key, "mn.childdone%u", me.rank);
         if (failures == 0 && (rc = publish_str(key, "done", PMIX_RANGE_SESSION)) != PMIX_SUCCESS)
             FAIL("publish %s: %s", key, PMIx_Error_string(rc));
+    } else if (strcmp(mode, "iof") == 0) {
+        const pmix_rank_t last = size - 1;
+        if (me.rank == 0) {
+            pmix_proc_t src;
+            PMIX_LOAD_PROCID(&src, me.nspace, last);
+            rc = PMIx_IOF_pull(&src, 1, NULL, 0, PMIX_FWD_STDOUT_CHANNEL, on_output, NULL, NULL);
+            if (rc < 0)
+                FAIL("IOF_pull of rank %u: %s", last, PMIx_Error_string(rc));
+        }
+        if (fence(0) != PMIX_SUCCESS)
+            FAIL("fence 1");
+        if (me.rank == last) {
+            printf("iof line from rank %u on node %u\n", me.rank, node);
+            fflush(stdout);
+        }
+        if (me.rank == 0) {
+            wait_until(&pulled, 20);
+            if (!pulled)
+                FAIL("rank %u's line never arrived", last);
+            else
+                printf("pulled from rank %u: %s\n", last, pulled_line);
+            fflush(stdout);
+        }
+        if (fence(0) != PMIX_SUCCESS)
+            FAIL("fence 2");
     } else if (strcmp(mode, "deadstore") == 0) {
         if (node == 0) {
             sleep(120);

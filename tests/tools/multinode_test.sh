@@ -12,6 +12,7 @@
 #   - publish / lookup (one that waits for a later publish, ranges, a timeout) / unpublish
 #     across nodes; notify_event (session, global, namespace) heard on every node; a
 #     spawn whose children run on every node, fence among themselves and see their parent
+#   - PMIx_IOF_pull by a rank of node 0 of a rank's output on node 3
 #   - pmixrun --hosts starting the daemons through --launch-agent 'ip netns exec {host}'
 #     (and ending them), and an agent that fails
 #   - node death: publishes fail with PMIX_ERR_UNREACH when node 0 (the data store's) is
@@ -110,6 +111,10 @@ for range in session global namespace; do
   expect "notify_event across nodes, range $range" $st 0 "$tmp/out" '^OK notify rank=[0-7] node=[0-3]$' 8 \
     "$tmp/out" '^event rank [1-7] node [0-3] from rank 0$' 7 "$tmp/out" '^event rank [67] node 3 ' 2 "$tmp/out" '^FAIL' 0
 done
+
+PMIXRUN_ARGS="--timeout 60" run 4 2 "$client" iof; st=$?
+expect "PMIx_IOF_pull of a rank on another node" $st 0 "$tmp/out" '^OK iof rank=[0-7] node=[0-3]$' 8 \
+  "$tmp/out" '^pulled from rank 7: pmixrun\.[0-9.]+:7 iof line from rank 7 on node 3$' 1 "$tmp/out" '^FAIL' 0
 
 PMIXRUN_ARGS="--timeout 60" run 4 2 "$client" spawn 4; st=$?
 expect "spawn across nodes: 4 children, one per node, fence among themselves" $st 0 \

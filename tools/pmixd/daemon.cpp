@@ -69,6 +69,7 @@ using uplookup_atom = caf::atom_constant<caf::atom("uplookup")>;
 using upunpub_atom = caf::atom_constant<caf::atom("upunpub")>;
 using upnotify_atom = caf::atom_constant<caf::atom("upnotify")>;
 using upspawn_atom = caf::atom_constant<caf::atom("upspawn")>;
+using upiof_atom = caf::atom_constant<caf::atom("upiof")>;
 
 void release_string(void* cbdata) { delete static_cast<std::string*>(cbdata); }
 
@@ -130,6 +131,9 @@ struct session {
   fence_engine fences{0};
   std::map<std::string, uint64_t> fence_seq;  // participants -> fences so far
   std::set<uint32_t> lost;
+  // Output pulled by other nodes (PMIx_IOF_pull there): (nspace, rank or
+  // wildcard) -> node -> channels.
+  std::map<std::pair<std::string, uint32_t>, std::map<uint32_t, int32_t>> pulls;
   bool ready = false;               // every peer known: jobs start at once
   std::vector<job_plan> waiting;    // jobs waiting for the peers
   std::string failed;               // a peer that cannot be reached
@@ -300,6 +304,48 @@ std::string session_of(self_ptr self, const pmix_proc_t& p) {
   auto it = self->state.jobs.find(nspace_of(p));
   return it == self->state.jobs.end() ? std::string() : it->second.session;
 }
+
+// PMIx_IOF_pull of processes of other nodes: each of their nodes sends this
+// node what they write on the channels pulled (iofdata), which it hands to
+// its server (PMIx_server_IOF_deliver), which passes it to the pullers. The
+// puller hears PMIX_SUCCESS once every node has agreed; a lost node:
+// PMIX_ERR_UNREACH. Output of this node's own processes reaches its server
+// without asking.
+void on_iof_upcall(self_ptr self, const upcall_ptr& call) {
+  std::string sname;
+  std::vector<uint32_t> nodes;
+  if (!nodes_of(self, call->procs, sname, nodes)) return call->fail(PMIX_ERR_NOT_FOUND);
+  auto& s = self->state.sessions[sname];
+  struct tally {
+    upcall_ptr call;
+    std::size_t left = 0;
+    pmix_status_t status = PMIX_SUCCESS;
+  };
+  auto t = std::make_shared<tally>();
+  t->call = call;
+  std::vector<std::pair<uint32_t, pmix_proc_t>> asks;
+  for (const auto& p : call->procs) {
+    std::vector<uint32_t> where;
+    std::string ignored;
+    nodes_of(self, {p}, ignored, where);
+    for (auto n : where)
+      if (n != s.this_node) asks.emplace_back(n, p);
+  }
+  t->left = asks.size();
+  if (asks.empty()) return call->answer_op(PMIX_SUCCESS);
+  for (const auto& [n, p] : asks) {
+    auto part = std::make_shared<upcall>();
+    part->done = [t](pmix_status_t st, const std::string&) {
+      if (st != PMIX_SUCCESS && t->status == PMIX_SUCCESS) t->status = st;
+      if (--t->left == 0) t->call->answer_op(t->status);
+    };
+    ask_node(self, sname, n, part, caf::duration{std::chrono::seconds(30)}, iofpull_atom::value, sname,
+             nspace_of(p), static_cast<uint32_t>(p.rank), static_cast<int32_t>(call->status), call->data == "stop",
+             s.this_node);
+  }
+}
+
+void release_delivery(pmix_status_t, void* cbdata) { delete static_cast<std::string*>(cbdata); }
 
 // Publish, lookup, unpublish: to the session's data store, on node 0.
 template <class Atom>
@@ -641,6 +687,31 @@ caf::behavior daemon_actor(self_ptr self, daemon_config cfg) {
         on_store_upcall(self, unpub_atom::value, call, caf::duration{std::chrono::seconds(60)});
       },
       [self](upnotify_atom, const upcall_ptr& call) { on_notify_upcall(self, call); },
+      [self](upiof_atom, const upcall_ptr& call) { on_iof_upcall(self, call); },
+      [self](iofpull_atom, const std::string& sname, const std::string& nspace, uint32_t rank, int32_t channels,
+             bool stop, uint32_t node) -> caf::result<int32_t, std::string> {
+        auto it = self->state.sessions.find(sname);
+        if (it == self->state.sessions.end() || self->state.jobs.count(nspace) == 0)
+          return {static_cast<int32_t>(PMIX_ERR_NOT_FOUND), std::string("no such job here")};
+        auto& subscribers = it->second.pulls[{nspace, rank}];
+        if (stop) {
+          subscribers.erase(node);
+        } else {
+          subscribers[node] |= channels;
+        }
+        return {static_cast<int32_t>(PMIX_SUCCESS), std::string()};
+      },
+      [self](iofdata_atom, const std::string& nspace, uint32_t rank, int32_t channel, const std::string& bytes) {
+        pmix_proc_t source;
+        PMIX_LOAD_PROCID(&source, nspace.c_str(), rank);
+        auto* copy = new std::string(bytes);
+        pmix_byte_object_t bo;
+        bo.bytes = copy->data();
+        bo.size = copy->size();
+        const pmix_iof_channel_t ch = channel == 1 ? PMIX_FWD_STDERR_CHANNEL : PMIX_FWD_STDOUT_CHANNEL;
+        if (PMIx_server_IOF_deliver(&source, ch, &bo, nullptr, 0, release_delivery, copy) != PMIX_SUCCESS)
+          delete copy;
+      },
       [self](upspawn_atom, const upcall_ptr& call) {
         // The launcher places the new job over the nodes and sends it to
         // every daemon; it answers once each has started its part.
@@ -675,8 +746,20 @@ caf::behavior daemon_actor(self_ptr self, daemon_config cfg) {
       [self](outputl_atom, const std::string& nspace, uint32_t rank, int32_t channel, std::string& bytes) {
         auto it = self->state.jobs.find(nspace);
         if (it == self->state.jobs.end()) return;
-        self->send(self->state.sessions[it->second.session].launcher, output_atom::value, nspace, rank, channel,
-                   std::move(bytes));
+        auto& s = self->state.sessions[it->second.session];
+        // To the nodes that pull it, then to the launcher.
+        const int32_t flag = channel == 1 ? PMIX_FWD_STDERR_CHANNEL : PMIX_FWD_STDOUT_CHANNEL;
+        std::set<uint32_t> to;
+        for (uint32_t r : {rank, static_cast<uint32_t>(PMIX_RANK_WILDCARD)}) {
+          auto pulled = s.pulls.find({nspace, r});
+          if (pulled == s.pulls.end()) continue;
+          for (const auto& [node, channels] : pulled->second)
+            if ((channels & flag) != 0) to.insert(node);
+        }
+        for (auto node : to)
+          if (node < s.peers.size() && s.peers[node] && s.lost.count(node) == 0)
+            self->send(s.peers[node], iofdata_atom::value, nspace, rank, channel, bytes);
+        self->send(s.launcher, output_atom::value, nspace, rank, channel, std::move(bytes));
       },
       [self](exitedl_atom, const std::string& nspace, uint32_t rank, int32_t status) {
         auto it = self->state.jobs.find(nspace);
@@ -852,6 +935,24 @@ pmix_status_t on_spawn(const pmix_proc_t* proc, const pmix_info_t job_info[], si
   return PMIX_SUCCESS;
 }
 
+pmix_status_t on_iof_pull(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t directives[], size_t ndirs,
+                          pmix_iof_channel_t channels, pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  auto t = current_target();
+  if (!t) return PMIX_ERR_NOT_AVAILABLE;
+  if (procs == nullptr || nprocs == 0) return PMIX_ERR_BAD_PARAM;
+  const bool stop = pmixrun::flag(directives, ndirs, PMIX_IOF_STOP);
+  if (!stop && (channels & (PMIX_FWD_STDOUT_CHANNEL | PMIX_FWD_STDERR_CHANNEL)) == 0)
+    return PMIX_ERR_NOT_SUPPORTED;  // only stdout and stderr are forwarded
+  auto call = std::make_shared<upcall>();
+  call->procs.assign(procs, procs + nprocs);
+  call->status = static_cast<int>(channels);
+  call->data = stop ? "stop" : "";
+  call->op_cb = cbfunc;
+  call->cbdata = cbdata;
+  caf::anon_send(t, upiof_atom::value, call);
+  return PMIX_SUCCESS;
+}
+
 }  // namespace
 
 caf::actor spawn_daemon(caf::actor_system& sys, daemon_config cfg) { return sys.spawn(daemon_actor, std::move(cfg)); }
@@ -869,6 +970,7 @@ pmix_server_module_t daemon_module() {
   m.unpublish = on_unpublish;
   m.notify_event = on_notify;
   m.spawn = on_spawn;
+  m.iof_pull = on_iof_pull;
   return m;
 }
 

@@ -19,6 +19,10 @@
 //                       (modex_atom, nspace, rank) -> (int32 status, string data)
 //                       (notify_atom, packed event) -> (int32 status, string)  delivered
 //                                                 to that node's clients (PMIx_Notify_event)
+//                       (iofpull_atom, session, nspace, rank, channels, stop, node)
+//                                                 -> (int32 status, string)  the output of
+//                                                 (nspace, rank) is pulled at that node
+//                       (iofdata_atom, nspace, rank, channel, bytes)  pulled output
 //  daemon -> node 0     the session's data store (wire.hpp packs the C data):
 //                       (publish_atom, session, packed request) -> (int32 status, string)
 //                       (lookup_atom, session, packed request) -> (int32 status, packed pdata)
@@ -51,6 +55,8 @@ using spawn_atom = caf::atom_constant<caf::atom("spawn")>;
 using fence_atom = caf::atom_constant<caf::atom("fence")>;
 using modex_atom = caf::atom_constant<caf::atom("modex")>;
 using procend_atom = caf::atom_constant<caf::atom("procend")>;
+using iofpull_atom = caf::atom_constant<caf::atom("iofpull")>;
+using iofdata_atom = caf::atom_constant<caf::atom("iofdata")>;
 
 // One app of a job: its ranks are consecutive, app after app.
 struct app_plan {
