@@ -190,7 +190,7 @@ static void wait_until(volatile int *flag, double seconds)
 }
 
 static volatile int pulled = 0;
-static char pulled_line[512];
+static char pulled_line[640];
 
 static void on_output(size_t ref, pmix_iof_channel_t channel, pmix_proc_t *source, pmix_byte_object_t *payload,
                       pmix_info_t info[], size_t ninfo)

@@ -2,10 +2,12 @@
 // (CAF's middleman). It receives jobs from a launcher (pmixd launch, which
 // pmixrun runs), connects to the other nodes' daemons, plays this node's
 // part in fences across nodes (collective.hpp), serves and asks for direct
-// modex, forwards the up-calls that belong to the launcher (abort, publish,
-// lookup, unpublish, spawn, notify_event) and the processes' output and
-// ends to it, and watches every peer: a peer that goes away fails every
-// operation that needs it (PMIX_ERR_UNREACH).
+// modex, sends publish / lookup / unpublish to the session's data store on
+// node 0 (which it is for its own sessions), events to every other node,
+// output pulls to the pulled processes' nodes, abort and spawn and the
+// processes' output and ends to the launcher, and watches every peer: a
+// peer that goes away fails every operation that needs it
+// (PMIX_ERR_UNREACH). docs/multinode.md.
 //
 // The processes themselves are the main thread's (the launcher of
 // tools/pmixrun/jobs.hpp): the actor posts tasks to it (host_thread.hpp),
