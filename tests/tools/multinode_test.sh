@@ -121,19 +121,21 @@ expect "spawn across nodes: 4 children, one per node, fence among themselves" $s
   "$tmp/out" '^spawned pmixrun\.[0-9.]+\.1$' 1 "$tmp/out" '^OK child rank=[0-3] node=[0-3]$' 4 \
   "$tmp/out" '^OK child rank=3 node=3$' 1 "$tmp/out" '^OK spawn rank=[0-7] node=[0-3]$' 8 "$tmp/out" '^FAIL' 0
 
-# Node 0, which holds the job's data store, is killed 3 s in while the others publish.
+# Node 0, which holds the job's data store, is killed 3 s in while the others publish: each
+# publish fails within 5 s of the last that succeeded (0.1 s in practice; the bound leaves
+# room for a loaded machine).
 start=$(date +%s)
 MULTINODE_KILL=0:3 PMIXRUN_ARGS="--timeout 100" run 4 2 "$client" deadstore; st=$?
 took=$(( $(date +%s) - start ))
 expect "publish with the store's node killed" $st 1 \
-  "$tmp/out" '^publish failed: PMIX_ERR_UNREACH after 0\.[0-9] s rank [2-7]$' 6 \
+  "$tmp/out" '^publish failed: PMIX_ERR_UNREACH after [0-4]\.[0-9] s rank [2-7]$' 6 \
   "$tmp/out" '^pmixrun: node node0 \(10\.77\.0\.1:[0-9]+\) is lost' 1 "$tmp/out" 'exit status 1$' 1
 if [ "$took" -gt 20 ]; then fail "publish with the store's node killed: the job took $took s, want at most 20" "$tmp/out"; fi
 
 # Node 3 is killed 3 s in; rank 0 notifies until that fails, then spawns.
 MULTINODE_KILL=3:3 PMIXRUN_ARGS="--timeout 100" run 4 1 "$client" deadspawn; st=$?
 expect "notify and spawn with a node killed" $st 1 "$tmp/out" '^notify failed: PMIX_ERR_UNREACH$' 1 \
-  "$tmp/out" '^spawn failed: PMIX_ERR_UNREACH after 0\.[0-9] s$' 1 \
+  "$tmp/out" '^spawn failed: PMIX_ERR_UNREACH after [0-4]\.[0-9] s$' 1 \
   "$tmp/out" '^pmixrun: spawn by .* refused: node node3 is lost$' 1
 
 # pmixrun --hosts starts the daemons itself, through a launch agent (here ip netns exec).
