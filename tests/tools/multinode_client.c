@@ -12,11 +12,32 @@
  *                                  ITERS collecting fences, each after a put of BYTES;
  *                                  rank 0 prints "fence_us <median> <min>"
  *   multinode_client abort CODE    rank 1 calls PMIx_Abort(CODE); the others wait in a fence
+ *   multinode_client store         publish / lookup / unpublish across nodes: the last rank
+ *                                  looks up (PMIX_WAIT) a key rank 0 publishes only after a
+ *                                  fence; PROC_LOCAL and NAMESPACE ranges, a duplicate, a
+ *                                  wait that times out, an unpublish seen from another node
+ *   multinode_client notify RANGE  rank 0 notifies an event (RANGE: session, global,
+ *                                  namespace); every other rank must get it
+ *   multinode_client spawn N       rank 0 spawns N processes of "multinode_client child
+ *                                  SIZE" (SIZE: the parent job's); prints "spawned NSPACE"
+ *   multinode_client child SIZE    a spawned process: put / fence / get among its job,
+ *                                  checks its parent and the parent job's size (SIZE)
+ *   multinode_client iof           rank 0 pulls the stdout of the last rank (another node)
+ *                                  with PMIx_IOF_pull; that rank then prints a line, which
+ *                                  rank 0 must get: "pulled from rank R: <line>"
+ *   multinode_client deadstore     ranks not on node 0 publish a new key every 100 ms
+ *                                  until a publish fails (node 0, the store's, is killed);
+ *                                  prints "publish failed: <status> after <s> s rank R"
+ *                                  and waits for the job's end
+ *   multinode_client deadspawn     rank 0 notifies every 100 ms until a notify fails (a
+ *                                  node is killed), prints "notify failed: <status>", then
+ *                                  spawns and prints "spawn failed: <status> after <s> s"
  *
  * Output: "FAIL <mode>: ..." per failed check, "OK <mode> rank=R node=N" per passing
  * process; exit status 1 on any failure. */
 #define _GNU_SOURCE
 #include <pmix.h>
+#include <pmix_tool.h> /* PMIx_IOF_pull */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +127,99 @@ static void check_all(uint32_t size)
     }
 }
 
+static int publish_str(const char *key, const char *text, pmix_data_range_t range)
+{
+    pmix_info_t info[2];
+    PMIX_INFO_LOAD(&info[0], key, text, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[1], PMIX_RANGE, &range, PMIX_DATA_RANGE);
+    pmix_status_t rc = PMIx_Publish(info, 2);
+    PMIX_INFO_DESTRUCT(&info[0]);
+    PMIX_INFO_DESTRUCT(&info[1]);
+    return rc;
+}
+
+/* Looks `key` up without waiting; the value's text in `out` (or ""). */
+static pmix_status_t lookup_str(const char *key, char *out, size_t len)
+{
+    pmix_pdata_t pd;
+    PMIX_PDATA_CONSTRUCT(&pd);
+    PMIX_LOAD_KEY(pd.key, key);
+    pmix_status_t rc = PMIx_Lookup(&pd, 1, NULL, 0);
+    out[0] = '\0';
+    if (rc == PMIX_SUCCESS && pd.value.type == PMIX_STRING)
+        snprintf(out, len, "%s", pd.value.data.string);
+    PMIX_PDATA_DESTRUCT(&pd);
+    return rc;
+}
+
+static volatile int waited_done = 0;
+static volatile pmix_status_t waited_status = PMIX_SUCCESS;
+static char waited_text[128];
+
+static void waited_cb(pmix_status_t status, pmix_pdata_t data[], size_t ndata, void *cbdata)
+{
+    (void) cbdata;
+    waited_status = status;
+    if (status == PMIX_SUCCESS && ndata == 1 && data[0].value.type == PMIX_STRING)
+        snprintf(waited_text, sizeof waited_text, "%s", data[0].value.data.string);
+    __atomic_store_n(&waited_done, 1, __ATOMIC_SEQ_CST);
+}
+
+#define EVENT_CODE (PMIX_EXTERNAL_ERR_BASE - 11)
+static volatile int events_seen = 0;
+static volatile uint32_t event_from = UINT32_MAX;
+
+static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *source, pmix_info_t info[], size_t ninfo,
+                     pmix_info_t results[], size_t nresults, pmix_event_notification_cbfunc_fn_t cbfunc,
+                     void *cbdata)
+{
+    (void) id; (void) info; (void) ninfo; (void) results; (void) nresults;
+    if (status == EVENT_CODE) {
+        event_from = source->rank;
+        __atomic_add_fetch(&events_seen, 1, __ATOMIC_SEQ_CST);
+    }
+    if (cbfunc != NULL)
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+}
+
+static void wait_until(volatile int *flag, double seconds)
+{
+    double end = now_us() + seconds * 1e6;
+    while (!__atomic_load_n(flag, __ATOMIC_SEQ_CST) && now_us() < end)
+        usleep(10000);
+}
+
+static volatile int pulled = 0;
+static char pulled_line[640];
+
+static void on_output(size_t ref, pmix_iof_channel_t channel, pmix_proc_t *source, pmix_byte_object_t *payload,
+                      pmix_info_t info[], size_t ninfo)
+{
+    (void) ref; (void) info; (void) ninfo;
+    if (payload == NULL || payload->bytes == NULL || !(channel & PMIX_FWD_STDOUT_CHANNEL))
+        return;
+    char text[256];
+    size_t n = payload->size < sizeof text - 1 ? payload->size : sizeof text - 1;
+    memcpy(text, payload->bytes, n);
+    text[n] = '\0';
+    if (strstr(text, "iof line from rank") != NULL && !__atomic_load_n(&pulled, __ATOMIC_SEQ_CST)) {
+        char *nl = strchr(text, '\n');
+        if (nl != NULL)
+            *nl = '\0';
+        snprintf(pulled_line, sizeof pulled_line, "%s:%u %s", source->nspace, source->rank, text);
+        __atomic_store_n(&pulled, 1, __ATOMIC_SEQ_CST);
+    }
+}
+
+static pmix_data_range_t range_named(const char *name)
+{
+    if (strcmp(name, "global") == 0)
+        return PMIX_RANGE_GLOBAL;
+    if (strcmp(name, "namespace") == 0)
+        return PMIX_RANGE_NAMESPACE;
+    return PMIX_RANGE_SESSION;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -177,6 +291,245 @@ int main(int argc, char **argv)
             sleep(60);
         } else {
             fence(0);
+        }
+    } else if (strcmp(mode, "store") == 0) {
+        const pmix_rank_t last = size - 1;
+        char text[128];
+        if (me.rank == last) {
+            /* Asked before rank 0 publishes (that is after the fence): the lookup waits. */
+            pmix_info_t winfo;
+            bool yes = true;
+            PMIX_INFO_LOAD(&winfo, PMIX_WAIT, &yes, PMIX_BOOL);
+            char *keys[] = {"mn.pub", NULL};
+            rc = PMIx_Lookup_nb(keys, &winfo, 1, waited_cb, NULL);
+            PMIX_INFO_DESTRUCT(&winfo);
+            if (rc != PMIX_SUCCESS)
+                FAIL("lookup_nb with wait: %s", PMIx_Error_string(rc));
+        }
+        if (fence(0) != PMIX_SUCCESS)
+            FAIL("fence 1");
+        if (me.rank == last && __atomic_load_n(&waited_done, __ATOMIC_SEQ_CST))
+            FAIL("the waiting lookup was answered before the publish: %s", PMIx_Error_string(waited_status));
+        if (me.rank == 0) {
+            snprintf(text, sizeof text, "published by rank 0 on node %u", node);
+            if ((rc = publish_str("mn.pub", text, PMIX_RANGE_SESSION)) != PMIX_SUCCESS)
+                FAIL("publish mn.pub: %s", PMIx_Error_string(rc));
+            if ((rc = publish_str("mn.mine", "rank 0's own", PMIX_RANGE_PROC_LOCAL)) != PMIX_SUCCESS)
+                FAIL("publish mn.mine: %s", PMIx_Error_string(rc));
+            if ((rc = publish_str("mn.ns", "namespace-wide", PMIX_RANGE_NAMESPACE)) != PMIX_SUCCESS)
+                FAIL("publish mn.ns: %s", PMIx_Error_string(rc));
+            if ((rc = lookup_str("mn.mine", text, sizeof text)) != PMIX_SUCCESS || strcmp(text, "rank 0's own") != 0)
+                FAIL("rank 0 looks up its own mn.mine: %s '%s'", PMIx_Error_string(rc), text);
+        }
+        if (me.rank == last) {
+            wait_until(&waited_done, 30);
+            char want[128];
+            snprintf(want, sizeof want, "published by rank 0 on node %u", get_u32(0, PMIX_NODEID));
+            if (!waited_done || waited_status != PMIX_SUCCESS || strcmp(waited_text, want) != 0)
+                FAIL("the waiting lookup: done=%d %s '%s'", waited_done, PMIx_Error_string(waited_status), waited_text);
+            else
+                printf("lookup waited rank %u node %u: %s\n", me.rank, node, waited_text);
+            fflush(stdout);
+        }
+        if (fence(0) != PMIX_SUCCESS)
+            FAIL("fence 2");
+        if (me.rank == last) {
+            if ((rc = lookup_str("mn.mine", text, sizeof text)) != PMIX_ERR_NOT_FOUND)
+                FAIL("rank 0's PROC_LOCAL mn.mine is seen from rank %u: %s", me.rank, PMIx_Error_string(rc));
+            if ((rc = lookup_str("mn.ns", text, sizeof text)) != PMIX_SUCCESS || strcmp(text, "namespace-wide") != 0)
+                FAIL("NAMESPACE mn.ns: %s '%s'", PMIx_Error_string(rc), text);
+            pmix_info_t tinfo[2];
+            bool yes = true;
+            int secs = 1;
+            PMIX_INFO_LOAD(&tinfo[0], PMIX_WAIT, &yes, PMIX_BOOL);
+            PMIX_INFO_LOAD(&tinfo[1], PMIX_TIMEOUT, &secs, PMIX_INT);
+            pmix_pdata_t pd;
+            PMIX_PDATA_CONSTRUCT(&pd);
+            PMIX_LOAD_KEY(pd.key, "mn.never");
+            double t0 = now_us();
+            rc = PMIx_Lookup(&pd, 1, tinfo, 2);
+            double took = (now_us() - t0) / 1e6;
+            if (rc != PMIX_ERR_TIMEOUT || took < 0.9 || took > 10)
+                FAIL("a wait for a key never published: %s after %.1f s", PMIx_Error_string(rc), took);
+            PMIX_PDATA_DESTRUCT(&pd);
+            PMIX_INFO_DESTRUCT(&tinfo[0]);
+            PMIX_INFO_DESTRUCT(&tinfo[1]);
+        }
+        if (me.rank == 1 && (rc = publish_str("mn.pub", "again", PMIX_RANGE_SESSION)) != PMIX_ERR_DUPLICATE_KEY)
+            FAIL("a second publish of mn.pub: %s", PMIx_Error_string(rc));
+        if (fence(0) != PMIX_SUCCESS)
+            FAIL("fence 3");
+        if (me.rank == 0) {
+            char *keys[] = {"mn.pub", NULL};
+            if ((rc = PMIx_Unpublish(keys, NULL, 0)) != PMIX_SUCCESS)
+                FAIL("unpublish mn.pub: %s", PMIx_Error_string(rc));
+        }
+        if (fence(0) != PMIX_SUCCESS)
+            FAIL("fence 4");
+        if (me.rank == last && (rc = lookup_str("mn.pub", text, sizeof text)) != PMIX_ERR_NOT_FOUND)
+            FAIL("mn.pub after its unpublish: %s '%s'", PMIx_Error_string(rc), text);
+    } else if (strcmp(mode, "notify") == 0 && argc >= 3) {
+        pmix_status_t code = EVENT_CODE;
+        rc = PMIx_Register_event_handler(&code, 1, NULL, 0, on_event, NULL, NULL);
+        if (rc < 0)
+            FAIL("register handler: %s", PMIx_Error_string(rc));
+        if (fence(0) != PMIX_SUCCESS)
+            FAIL("fence 1");
+        if (me.rank == 0) {
+            rc = PMIx_Notify_event(EVENT_CODE, &me, range_named(argv[2]), NULL, 0, NULL, NULL);
+            if (rc != PMIX_SUCCESS)
+                FAIL("notify (%s): %s", argv[2], PMIx_Error_string(rc));
+        } else {
+            wait_until(&events_seen, 20);
+            if (events_seen != 1 || event_from != 0)
+                FAIL("event from rank 0: seen %d times, from %u", events_seen, event_from);
+            else
+                printf("event rank %u node %u from rank 0\n", me.rank, node);
+            fflush(stdout);
+        }
+        if (fence(0) != PMIX_SUCCESS)
+            FAIL("fence 2");
+    } else if (strcmp(mode, "spawn") == 0 && argc >= 3) {
+        if (me.rank == 0) {
+            char sz[16];
+            snprintf(sz, sizeof sz, "%u", size);
+            char *child_argv[] = {argv[0], "child", sz, NULL};
+            pmix_app_t app;
+            PMIX_APP_CONSTRUCT(&app);
+            app.cmd = strdup(argv[0]);
+            app.argv = child_argv;
+            app.maxprocs = atoi(argv[2]);
+            pmix_nspace_t child;
+            rc = PMIx_Spawn(NULL, 0, &app, 1, child);
+            app.argv = NULL;
+            free(app.cmd);
+            app.cmd = NULL;
+            if (rc != PMIX_SUCCESS)
+                FAIL("spawn: %s", PMIx_Error_string(rc));
+            else
+                printf("spawned %s\n", child);
+            fflush(stdout);
+            /* The parent job stays until every child has published that it is done. */
+            int n = atoi(argv[2]);
+            pmix_pdata_t *pd;
+            PMIX_PDATA_CREATE(pd, (size_t) n);
+            for (int k = 0; k < n; ++k)
+                snprintf(pd[k].key, sizeof pd[k].key, "mn.childdone%d", k);
+            pmix_info_t winfo;
+            bool yes = true;
+            PMIX_INFO_LOAD(&winfo, PMIX_WAIT, &yes, PMIX_BOOL);
+            if (rc == PMIX_SUCCESS && (rc = PMIx_Lookup(pd, (size_t) n, &winfo, 1)) != PMIX_SUCCESS)
+                FAIL("lookup of the children's keys: %s", PMIx_Error_string(rc));
+            PMIX_INFO_DESTRUCT(&winfo);
+            PMIX_PDATA_FREE(pd, (size_t) n);
+        }
+        if (fence(0) != PMIX_SUCCESS)
+            FAIL("the parent job's closing fence");
+    } else if (strcmp(mode, "child") == 0 && argc >= 3) {
+        pmix_value_t *v = NULL;
+        rc = PMIx_Get(&me, PMIX_PARENT_ID, NULL, 0, &v);
+        if (rc != PMIX_SUCCESS || v == NULL || v->type != PMIX_PROC)
+            FAIL("PMIX_PARENT_ID: %s", PMIx_Error_string(rc));
+        char parent[PMIX_MAX_NSLEN + 1] = "";
+        if (v != NULL && v->type == PMIX_PROC) {
+            snprintf(parent, sizeof parent, "%s", v->data.proc->nspace);
+            if (v->data.proc->rank != 0)
+                FAIL("parent rank %u, not 0", v->data.proc->rank);
+        }
+        if (v != NULL)
+            PMIX_VALUE_RELEASE(v);
+        if (strncmp(me.nspace, parent, strlen(parent)) != 0 || me.nspace[strlen(parent)] != '.')
+            FAIL("nspace %s is not the parent's %s plus a suffix", me.nspace, parent);
+        pmix_proc_t pw;
+        PMIX_LOAD_PROCID(&pw, parent, PMIX_RANK_WILDCARD);
+        rc = PMIx_Get(&pw, PMIX_JOB_SIZE, NULL, 0, &v);
+        if (rc != PMIX_SUCCESS || v == NULL || v->type != PMIX_UINT32 || v->data.uint32 != (uint32_t) atoi(argv[2]))
+            FAIL("the parent job's size: %s", PMIx_Error_string(rc));
+        if (v != NULL)
+            PMIX_VALUE_RELEASE(v);
+        put_and_commit(node, 0);
+        if ((rc = fence(1)) != PMIX_SUCCESS)
+            FAIL("fence among the spawned: %s", PMIx_Error_string(rc));
+        check_all(size);
+        char key[64];
+        snprintf(key, sizeof key, "mn.childdone%u", me.rank);
+        if (failures == 0 && (rc = publish_str(key, "done", PMIX_RANGE_SESSION)) != PMIX_SUCCESS)
+            FAIL("publish %s: %s", key, PMIx_Error_string(rc));
+    } else if (strcmp(mode, "iof") == 0) {
+        const pmix_rank_t last = size - 1;
+        if (me.rank == 0) {
+            pmix_proc_t src;
+            PMIX_LOAD_PROCID(&src, me.nspace, last);
+            rc = PMIx_IOF_pull(&src, 1, NULL, 0, PMIX_FWD_STDOUT_CHANNEL, on_output, NULL, NULL);
+            if (rc < 0)
+                FAIL("IOF_pull of rank %u: %s", last, PMIx_Error_string(rc));
+        }
+        if (fence(0) != PMIX_SUCCESS)
+            FAIL("fence 1");
+        if (me.rank == last) {
+            printf("iof line from rank %u on node %u\n", me.rank, node);
+            fflush(stdout);
+        }
+        if (me.rank == 0) {
+            wait_until(&pulled, 20);
+            if (!pulled)
+                FAIL("rank %u's line never arrived", last);
+            else
+                printf("pulled from rank %u: %s\n", last, pulled_line);
+            fflush(stdout);
+        }
+        if (fence(0) != PMIX_SUCCESS)
+            FAIL("fence 2");
+    } else if (strcmp(mode, "deadstore") == 0) {
+        if (node == 0) {
+            sleep(120);
+        } else {
+            double last_ok = now_us();
+            for (int i = 0;; ++i) {
+                char key[64];
+                snprintf(key, sizeof key, "mn.k%u.%d", me.rank, i);
+                rc = publish_str(key, "x", PMIX_RANGE_SESSION);
+                if (rc != PMIX_SUCCESS)
+                    break;
+                last_ok = now_us();
+                usleep(100000);
+            }
+            printf("publish failed: %s after %.1f s rank %u\n", PMIx_Error_string(rc), (now_us() - last_ok) / 1e6,
+                   me.rank);
+            fflush(stdout);
+            /* A failure would make this node's launcher end its ranks before they print: the job's end
+             * (the lost node) ends this one. */
+            sleep(60);
+            code = 3;
+        }
+    } else if (strcmp(mode, "deadspawn") == 0) {
+        if (me.rank != 0) {
+            sleep(120);
+        } else {
+            for (;;) {
+                rc = PMIx_Notify_event(EVENT_CODE, &me, PMIX_RANGE_SESSION, NULL, 0, NULL, NULL);
+                if (rc != PMIX_SUCCESS)
+                    break;
+                usleep(100000);
+            }
+            printf("notify failed: %s\n", PMIx_Error_string(rc));
+            fflush(stdout);
+            char *child_argv[] = {argv[0], "child", "1", NULL};
+            pmix_app_t app;
+            PMIX_APP_CONSTRUCT(&app);
+            app.cmd = strdup(argv[0]);
+            app.argv = child_argv;
+            app.maxprocs = 1;
+            pmix_nspace_t child;
+            double t0 = now_us();
+            rc = PMIx_Spawn(NULL, 0, &app, 1, child);
+            app.argv = NULL;
+            free(app.cmd);
+            app.cmd = NULL;
+            printf("spawn failed: %s after %.1f s\n", PMIx_Error_string(rc), (now_us() - t0) / 1e6);
+            fflush(stdout);
+            sleep(60);
+            code = 3;
         }
     } else {
         FAIL("unknown mode or missing arguments");

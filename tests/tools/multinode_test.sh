@@ -9,6 +9,14 @@
 #   - a node killed while the others wait in a fence: their fence fails with
 #     PMIX_ERR_UNREACH, pmixrun names the lost node and ends with status 1 in bounded time
 #   - PMIx_Abort on one node ends the job on every node with the abort's status
+#   - publish / lookup (one that waits for a later publish, ranges, a timeout) / unpublish
+#     across nodes; notify_event (session, global, namespace) heard on every node; a
+#     spawn whose children run on every node, fence among themselves and see their parent
+#   - PMIx_IOF_pull by a rank of node 0 of a rank's output on node 3
+#   - pmixrun --hosts starting the daemons through --launch-agent 'ip netns exec {host}'
+#     (and ending them), and an agent that fails
+#   - node death: publishes fail with PMIX_ERR_UNREACH when node 0 (the data store's) is
+#     killed; a notify and then a spawn fail with it when node 3 is killed
 # Needs root and iproute2: it fails (does not skip) without them.
 set -uo pipefail
 if [ "$(id -u)" -ne 0 ]; then
@@ -93,6 +101,55 @@ if [ "$took" -gt 20 ]; then fail "a node killed mid-fence: the job took $took s,
 PMIXRUN_ARGS="--timeout 60" run 4 1 "$client" abort 7; st=$?
 expect "abort on node 1 ends the job on every node" $st 7 \
   "$tmp/out" '^pmixrun: rank 1 of .* aborted with status 7: multinode_client aborts$' 1 "$tmp/out" 'job aborted' 1
+
+PMIXRUN_ARGS="--timeout 60" run 4 2 "$client" store; st=$?
+expect "publish / lookup (waiting) / unpublish across nodes" $st 0 "$tmp/out" '^OK store rank=[0-7] node=[0-3]$' 8 \
+  "$tmp/out" '^lookup waited rank 7 node 3: published by rank 0 on node 0$' 1 "$tmp/out" '^FAIL' 0
+
+for range in session global namespace; do
+  PMIXRUN_ARGS="--timeout 60" run 4 2 "$client" notify $range; st=$?
+  expect "notify_event across nodes, range $range" $st 0 "$tmp/out" '^OK notify rank=[0-7] node=[0-3]$' 8 \
+    "$tmp/out" '^event rank [1-7] node [0-3] from rank 0$' 7 "$tmp/out" '^event rank [67] node 3 ' 2 "$tmp/out" '^FAIL' 0
+done
+
+PMIXRUN_ARGS="--timeout 60" run 4 2 "$client" iof; st=$?
+expect "PMIx_IOF_pull of a rank on another node" $st 0 "$tmp/out" '^OK iof rank=[0-7] node=[0-3]$' 8 \
+  "$tmp/out" '^pulled from rank 7: pmixrun\.[0-9.]+:7 iof line from rank 7 on node 3$' 1 "$tmp/out" '^FAIL' 0
+
+PMIXRUN_ARGS="--timeout 60" run 4 2 "$client" spawn 4; st=$?
+expect "spawn across nodes: 4 children, one per node, fence among themselves" $st 0 \
+  "$tmp/out" '^spawned pmixrun\.[0-9.]+\.1$' 1 "$tmp/out" '^OK child rank=[0-3] node=[0-3]$' 4 \
+  "$tmp/out" '^OK child rank=3 node=3$' 1 "$tmp/out" '^OK spawn rank=[0-7] node=[0-3]$' 8 "$tmp/out" '^FAIL' 0
+
+# Node 0, which holds the job's data store, is killed 3 s in while the others publish: each
+# publish fails within 5 s of the last that succeeded (0.1 s in practice; the bound leaves
+# room for a loaded machine).
+start=$(date +%s)
+MULTINODE_KILL=0:3 PMIXRUN_ARGS="--timeout 100" run 4 2 "$client" deadstore; st=$?
+took=$(( $(date +%s) - start ))
+expect "publish with the store's node killed" $st 1 \
+  "$tmp/out" '^publish failed: PMIX_ERR_UNREACH after [0-4]\.[0-9] s rank [2-7]$' 6 \
+  "$tmp/out" '^pmixrun: node node0 \(10\.77\.0\.1:[0-9]+\) is lost' 1 "$tmp/out" 'exit status 1$' 1
+if [ "$took" -gt 20 ]; then fail "publish with the store's node killed: the job took $took s, want at most 20" "$tmp/out"; fi
+
+# Node 3 is killed 3 s in; rank 0 notifies until that fails, then spawns.
+MULTINODE_KILL=3:3 PMIXRUN_ARGS="--timeout 100" run 4 1 "$client" deadspawn; st=$?
+expect "notify and spawn with a node killed" $st 1 "$tmp/out" '^notify failed: PMIX_ERR_UNREACH$' 1 \
+  "$tmp/out" '^spawn failed: PMIX_ERR_UNREACH after [0-4]\.[0-9] s$' 1 \
+  "$tmp/out" '^pmixrun: spawn by .* refused: node node3 is lost$' 1
+
+# pmixrun --hosts starts the daemons itself, through a launch agent (here ip netns exec).
+MULTINODE_AGENT=1 PMIXRUN_ARGS="--timeout 60 --fence doubling" run 4 2 "$client" putget; st=$?
+expect "pmixrun --hosts with --launch-agent 'ip netns exec {host}'" $st 0 \
+  "$tmp/out" '^OK putget rank=[0-7] node=[0-3]$' 8 "$tmp/out" '^OK putget rank=[67] node=3$' 2 \
+  "$tmp/out" '^FAIL' 0 "$tmp/out" 'processes left' 0
+
+# A launch agent that cannot start the daemons: a message per host, status 1, at once.
+start=$(date +%s)
+timeout 60 "$PMIXRUN" --hosts a,b --launch-agent false -n 2 /bin/true >"$tmp/out" 2>&1; st=$?
+took=$(( $(date +%s) - start ))
+expect "a launch agent that fails" $st 1 "$tmp/out" '^pmixrun: the pmixd on (a|b) did not start \(false .(a|b).\)$' 2
+if [ "$took" -gt 10 ]; then fail "a launch agent that fails: $took s, want at most 10" "$tmp/out"; fi
 
 # Nothing is left behind.
 if ip netns list | grep -q "^$MULTINODE_TAG-"; then

@@ -18,6 +18,9 @@
 #   MULTINODE_SUBNET     the first three octets of the nodes' addresses (default 10.77.0)
 #   MULTINODE_VERBOSE=1  the daemons' --verbose, and their logs printed at the end (they are
 #                        printed after a failed job anyway)
+#   MULTINODE_AGENT=1    pmixrun starts the daemons itself: pmixrun --hosts TAG-0,... --launch-agent
+#                        'ip netns exec {host}' (the nodes are then named after their namespaces;
+#                        the daemons write to pmixrun's stderr; no MULTINODE_KILL)
 set -euo pipefail
 
 if [ $# -lt 3 ]; then
@@ -107,6 +110,27 @@ for k in $(seq 0 $((nodes - 1))); do
   ip -n "$hub" link set "${tag}b$k" master br0
   ip -n "$hub" link set "${tag}b$k" up
 done
+
+if [ -n "${MULTINODE_AGENT:-}" ]; then
+  if [ -n "${MULTINODE_KILL:-}" ]; then
+    echo "$0: MULTINODE_KILL needs the daemons started here, not MULTINODE_AGENT" >&2
+    exit 2
+  fi
+  hosts=""
+  for k in $(seq 0 $((nodes - 1))); do hosts="$hosts${hosts:+,}$tag-$k"; done
+  set +e
+  # shellcheck disable=SC2086
+  ip netns exec "$tag-0" "$pmixrun" --hosts "$hosts" --launch-agent 'ip netns exec {host}' --pmixd "$pmixd" \
+    -n $((nodes * per_node)) ${PMIXRUN_ARGS:-} "$program" "$@"
+  status=$?
+  set -e
+  # pmixrun has ended its daemons (their lifelines closed): nothing may be left.
+  for k in $(seq 0 $((nodes - 1))); do
+    left=$(ip netns pids "$tag-$k" | tr '\n' ' ')
+    if [ -n "$left" ]; then echo "demo.sh: processes left on $tag-$k after pmixrun ended: $left" >&2; fi
+  done
+  exit $status
+fi
 
 daemons=""
 for k in $(seq 0 $((nodes - 1))); do

@@ -13,11 +13,15 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
 
 #include "collective.hpp"
+#include "tools/pmixrun/datastore.hpp"
+#include "tools/pmixrun/upcalls.hpp"
+#include "wire.hpp"
 #include "tools/pmixrun/host_thread.hpp"
 
 namespace pmixd {
@@ -28,12 +32,20 @@ struct upcall {
   std::string data;
   pmix_modex_cbfunc_t modex_cb = nullptr;
   pmix_op_cbfunc_t op_cb = nullptr;
+  pmix_lookup_cbfunc_t lookup_cb = nullptr;
+  pmix_spawn_cbfunc_t spawn_cb = nullptr;
+  std::function<void(pmix_status_t, const std::string&)> done;  // a part of a larger call
   void* cbdata = nullptr;
   int status = 0;
+  std::vector<app_plan> apps;  // spawn
   // A callback never called (the actor is gone) is called here.
   bool answered = false;
   void answer_modex(pmix_status_t st, const std::string& bytes);
   void answer_op(pmix_status_t st);
+  // Whichever callback the call has: modex data, an op's status, a lookup's
+  // packed pdata (wire.hpp), a spawn's namespace.
+  void answer(pmix_status_t st, const std::string& bytes);
+  void fail(pmix_status_t st) { answer(st, {}); }
   ~upcall();
 };
 using upcall_ptr = std::shared_ptr<upcall>;
@@ -52,6 +64,12 @@ using served_atom = caf::atom_constant<caf::atom("served")>;
 using connected_atom = caf::atom_constant<caf::atom("connected")>;
 using started_atom = caf::atom_constant<caf::atom("started")>;
 using hello_atom = caf::atom_constant<caf::atom("hello")>;
+using uppub_atom = caf::atom_constant<caf::atom("uppub")>;
+using uplookup_atom = caf::atom_constant<caf::atom("uplookup")>;
+using upunpub_atom = caf::atom_constant<caf::atom("upunpub")>;
+using upnotify_atom = caf::atom_constant<caf::atom("upnotify")>;
+using upspawn_atom = caf::atom_constant<caf::atom("upspawn")>;
+using upiof_atom = caf::atom_constant<caf::atom("upiof")>;
 
 void release_string(void* cbdata) { delete static_cast<std::string*>(cbdata); }
 
@@ -76,10 +94,28 @@ void upcall::answer_op(pmix_status_t st) {
   op_cb(st, cbdata);
 }
 
-upcall::~upcall() {
-  answer_modex(PMIX_ERR_UNREACH, {});
-  answer_op(PMIX_ERR_UNREACH);
+void upcall::answer(pmix_status_t st, const std::string& bytes) {
+  if (answered) return;
+  if (modex_cb != nullptr) return answer_modex(st, bytes);
+  if (op_cb != nullptr) return answer_op(st);
+  answered = true;
+  if (done) return done(st, bytes);
+  if (lookup_cb != nullptr) {
+    pmix_pdata_t* pdata = nullptr;
+    std::size_t n = 0;
+    if (st == PMIX_SUCCESS && !unpack_pdata(bytes, pdata, n)) st = PMIX_ERR_UNPACK_FAILURE;
+    lookup_cb(st, pdata, n, cbdata);
+    if (pdata != nullptr) PMIX_PDATA_FREE(pdata, n);
+    return;
+  }
+  if (spawn_cb != nullptr) {
+    pmix_nspace_t ns;
+    PMIX_LOAD_NSPACE(ns, st == PMIX_SUCCESS ? bytes.c_str() : "");
+    spawn_cb(st, ns, cbdata);
+  }
 }
+
+upcall::~upcall() { fail(PMIX_ERR_UNREACH); }
 
 namespace {
 
@@ -95,6 +131,9 @@ struct session {
   fence_engine fences{0};
   std::map<std::string, uint64_t> fence_seq;  // participants -> fences so far
   std::set<uint32_t> lost;
+  // Output pulled by other nodes (PMIx_IOF_pull there): (nspace, rank or
+  // wildcard) -> node -> channels.
+  std::map<std::pair<std::string, uint32_t>, std::map<uint32_t, int32_t>> pulls;
   bool ready = false;               // every peer known: jobs start at once
   std::vector<job_plan> waiting;    // jobs waiting for the peers
   std::string failed;               // a peer that cannot be reached
@@ -106,7 +145,9 @@ struct job_entry {
   std::vector<uint32_t> nodes_used;  // ascending
 };
 
-struct pending_modex {
+// A call waiting for another node's answer; it fails when that node is lost.
+struct pending_call {
+  std::string session;
   uint32_t node;
   upcall_ptr call;
 };
@@ -116,8 +157,8 @@ struct daemon_state {
   std::map<std::string, session> sessions;
   std::map<std::string, job_entry> jobs;  // by nspace
   std::map<uint64_t, upcall_ptr> fence_calls;
-  std::map<uint64_t, std::pair<std::string, pending_modex>> modex_calls;  // token -> session, call
-  std::map<uint64_t, caf::response_promise> served;  // dmodex requests of other nodes
+  std::map<uint64_t, pending_call> remote_calls;     // by token
+  std::map<uint64_t, caf::response_promise> served;  // requests of other nodes answered later
   std::map<std::string, caf::response_promise> starts;  // jobs being started, by nspace
   std::map<std::string, std::map<uint32_t, caf::actor>> hellos;  // before their session
   uint64_t next_token = 1;
@@ -157,15 +198,17 @@ void lose_node(self_ptr self, session& s, uint32_t node) {
                  " is lost: operations that need it fail");
   s.fences.node_lost(node);
   flush_fences(self, s);
-  auto& calls = self->state.modex_calls;
+  std::vector<upcall_ptr> failed;
+  auto& calls = self->state.remote_calls;
   for (auto it = calls.begin(); it != calls.end();) {
-    if (it->second.first == s.name && it->second.second.node == node) {
-      it->second.second.call->answer_modex(PMIX_ERR_UNREACH, {});
+    if (it->second.session == s.name && it->second.node == node) {
+      failed.push_back(std::move(it->second.call));
       it = calls.erase(it);
     } else {
       ++it;
     }
   }
+  for (auto& call : failed) call->fail(PMIX_ERR_UNREACH);
 }
 
 // The nodes that run ranks of `procs`, or false if a namespace is unknown.
@@ -211,6 +254,38 @@ void on_fence_upcall(self_ptr self, const upcall_ptr& call) {
   flush_fences(self, s);
 }
 
+// Sends `xs` to node `node` of session `sname` and answers `call` with the
+// reply (int32 status, string data); a lost node or an error: PMIX_ERR_UNREACH.
+template <class... Ts>
+void ask_node(self_ptr self, const std::string& sname, uint32_t node, const upcall_ptr& call,
+              caf::duration timeout, Ts&&... xs) {
+  auto& st = self->state;
+  auto found = st.sessions.find(sname);
+  if (found == st.sessions.end()) return call->fail(PMIX_ERR_NOT_FOUND);
+  auto& s = found->second;
+  if (s.lost.count(node) > 0 || node >= s.peers.size() || !s.peers[node]) return call->fail(PMIX_ERR_UNREACH);
+  const auto token = st.next_token++;
+  st.remote_calls.emplace(token, pending_call{sname, node, call});
+  self->request(s.peers[node], timeout, std::forward<Ts>(xs)...)
+      .then(
+          [self, token](int32_t status, std::string& data) {
+            auto it = self->state.remote_calls.find(token);
+            if (it == self->state.remote_calls.end()) return;
+            auto c = std::move(it->second.call);
+            self->state.remote_calls.erase(it);
+            c->answer(status, data);
+          },
+          [self, token](caf::error& e) {
+            auto it = self->state.remote_calls.find(token);
+            if (it == self->state.remote_calls.end()) return;
+            warn(self, "a request to node " + std::to_string(it->second.node) +
+                           " failed: " + self->system().render(e));
+            auto c = std::move(it->second.call);
+            self->state.remote_calls.erase(it);
+            c->fail(PMIX_ERR_UNREACH);
+          });
+}
+
 void on_modex_upcall(self_ptr self, const upcall_ptr& call) {
   auto& st = self->state;
   const auto& p = call->procs.front();
@@ -219,30 +294,98 @@ void on_modex_upcall(self_ptr self, const upcall_ptr& call) {
     warn(self, "direct modex for " + proc_text(p) + ": no job of this node has it");
     return call->answer_modex(PMIX_ERR_NOT_FOUND, {});
   }
-  auto& s = st.sessions[it->second.session];
   const uint32_t node = it->second.plan.node_of[p.rank];
-  if (s.lost.count(node) > 0 || node >= s.peers.size() || !s.peers[node]) {
-    warn(self, "direct modex for " + proc_text(p) + ": its node is lost");
-    return call->answer_modex(PMIX_ERR_UNREACH, {});
+  ask_node(self, it->second.session, node, call, caf::duration{std::chrono::seconds(60)}, modex_atom::value,
+           nspace_of(p), static_cast<uint32_t>(p.rank));
+}
+
+// The session of the caller's job, or empty.
+std::string session_of(self_ptr self, const pmix_proc_t& p) {
+  auto it = self->state.jobs.find(nspace_of(p));
+  return it == self->state.jobs.end() ? std::string() : it->second.session;
+}
+
+// PMIx_IOF_pull of processes of other nodes: each of their nodes sends this
+// node what they write on the channels pulled (iofdata), which it hands to
+// its server (PMIx_server_IOF_deliver), which passes it to the pullers. The
+// puller hears PMIX_SUCCESS once every node has agreed; a lost node:
+// PMIX_ERR_UNREACH. Output of this node's own processes reaches its server
+// without asking.
+void on_iof_upcall(self_ptr self, const upcall_ptr& call) {
+  std::string sname;
+  std::vector<uint32_t> nodes;
+  if (!nodes_of(self, call->procs, sname, nodes)) return call->fail(PMIX_ERR_NOT_FOUND);
+  auto& s = self->state.sessions[sname];
+  struct tally {
+    upcall_ptr call;
+    std::size_t left = 0;
+    pmix_status_t status = PMIX_SUCCESS;
+  };
+  auto t = std::make_shared<tally>();
+  t->call = call;
+  std::vector<std::pair<uint32_t, pmix_proc_t>> asks;
+  for (const auto& p : call->procs) {
+    std::vector<uint32_t> where;
+    std::string ignored;
+    nodes_of(self, {p}, ignored, where);
+    for (auto n : where)
+      if (n != s.this_node) asks.emplace_back(n, p);
   }
-  const auto token = st.next_token++;
-  st.modex_calls.emplace(token, std::make_pair(s.name, pending_modex{node, call}));
-  self->request(s.peers[node], std::chrono::seconds(60), modex_atom::value, nspace_of(p),
-                static_cast<uint32_t>(p.rank))
-      .then(
-          [self, token](int32_t status, std::string& data) {
-            auto it = self->state.modex_calls.find(token);
-            if (it == self->state.modex_calls.end()) return;
-            it->second.second.call->answer_modex(status, data);
-            self->state.modex_calls.erase(it);
-          },
-          [self, token](caf::error& e) {
-            auto it = self->state.modex_calls.find(token);
-            if (it == self->state.modex_calls.end()) return;
-            warn(self, "direct modex failed: " + self->system().render(e));
-            it->second.second.call->answer_modex(PMIX_ERR_UNREACH, {});
-            self->state.modex_calls.erase(it);
-          });
+  t->left = asks.size();
+  if (asks.empty()) return call->answer_op(PMIX_SUCCESS);
+  for (const auto& [n, p] : asks) {
+    auto part = std::make_shared<upcall>();
+    part->done = [t](pmix_status_t st, const std::string&) {
+      if (st != PMIX_SUCCESS && t->status == PMIX_SUCCESS) t->status = st;
+      if (--t->left == 0) t->call->answer_op(t->status);
+    };
+    ask_node(self, sname, n, part, caf::duration{std::chrono::seconds(30)}, iofpull_atom::value, sname,
+             nspace_of(p), static_cast<uint32_t>(p.rank), static_cast<int32_t>(call->status), call->data == "stop",
+             s.this_node);
+  }
+}
+
+void release_delivery(pmix_status_t, void* cbdata) { delete static_cast<std::string*>(cbdata); }
+
+// Publish, lookup, unpublish: to the session's data store, on node 0.
+template <class Atom>
+void on_store_upcall(self_ptr self, Atom kind, const upcall_ptr& call, caf::duration timeout) {
+  const std::string sname = session_of(self, call->procs.front());
+  if (sname.empty()) {
+    warn(self, proc_text(call->procs.front()) + " is of no job of this node");
+    return call->fail(PMIX_ERR_NOT_FOUND);
+  }
+  ask_node(self, sname, 0, call, timeout, kind, sname, call->data);
+}
+
+// notify_event: every other node of the session delivers the event to its
+// clients (PMIx_Notify_event there). The notifier hears PMIX_SUCCESS when
+// every node has, else PMIX_ERR_UNREACH (the reachable ones still get it).
+void on_notify_upcall(self_ptr self, const upcall_ptr& call) {
+  const std::string sname = session_of(self, call->procs.front());
+  auto it = self->state.sessions.find(sname);
+  if (sname.empty() || it == self->state.sessions.end()) return call->answer_op(PMIX_SUCCESS);
+  auto& s = it->second;
+  struct tally {
+    upcall_ptr call;
+    std::size_t left = 0;
+    pmix_status_t status = PMIX_SUCCESS;
+  };
+  auto t = std::make_shared<tally>();
+  t->call = call;
+  std::vector<uint32_t> others;
+  for (uint32_t n = 0; n < s.peers.size(); ++n)
+    if (n != s.this_node) others.push_back(n);
+  t->left = others.size();
+  if (others.empty()) return call->answer_op(PMIX_SUCCESS);
+  for (auto n : others) {
+    auto part = std::make_shared<upcall>();
+    part->done = [t](pmix_status_t st, const std::string&) {
+      if (st != PMIX_SUCCESS) t->status = PMIX_ERR_UNREACH;
+      if (--t->left == 0) t->call->answer_op(t->status);
+    };
+    ask_node(self, sname, n, part, caf::duration{std::chrono::seconds(30)}, notify_atom::value, call->data);
+  }
 }
 
 struct served_request {
@@ -255,6 +398,31 @@ void on_served(pmix_status_t status, char* data, size_t size, void* cbdata) {
   caf::anon_send(r->daemon, served_atom::value, r->token, static_cast<int32_t>(status),
                  std::string(data != nullptr ? data : "", data != nullptr ? size : 0));
   delete r;
+}
+
+void on_served_op(pmix_status_t status, void* cbdata) { on_served(status, nullptr, 0, cbdata); }
+
+void on_served_lookup(pmix_status_t status, pmix_pdata_t pdata[], size_t n, void* cbdata) {
+  auto* r = static_cast<served_request*>(cbdata);
+  caf::anon_send(r->daemon, served_atom::value, r->token, static_cast<int32_t>(status), pack_pdata(pdata, n));
+  delete r;
+}
+
+// The data stores of the sessions whose node 0 this is, by session: host
+// thread only (posted tasks).
+std::map<std::string, std::unique_ptr<pmixrun::datastore>> stores;
+
+pmixrun::datastore& store_of(const std::string& sname) {
+  auto& slot = stores[sname];
+  if (!slot) slot = std::make_unique<pmixrun::datastore>();
+  return *slot;
+}
+
+// A request of another node answered later through `served`: its token.
+uint64_t serve_later(self_ptr self, caf::response_promise rp) {
+  const auto token = self->state.next_token++;
+  self->state.served.emplace(token, std::move(rp));
+  return token;
 }
 
 // Starts a job whose peers are all known (or that cannot get them).
@@ -292,7 +460,9 @@ void add_peer(self_ptr self, session& s, uint32_t n, caf::actor peer) {
 // two nodes open to each other at once, and with it the proxies on it.
 void begin_job(self_ptr self, job_plan plan) {
   auto& st = self->state;
-  const std::string sname = plan.parent.empty() ? plan.nspace : plan.parent.substr(0, plan.parent.rfind(':'));
+  // A spawned job joins its parent's session.
+  std::string sname = plan.parent.empty() ? plan.nspace : plan.parent.substr(0, plan.parent.rfind(':'));
+  if (auto parent = st.jobs.find(sname); parent != st.jobs.end()) sname = parent->second.session;
   auto& s = st.sessions[sname];
   std::set<uint32_t> used(plan.node_of.begin(), plan.node_of.end());
   job_entry j;
@@ -354,6 +524,13 @@ void forget_session_if_done(self_ptr self, const std::string& sname) {
     if (j.session == sname) return;
   auto it = st.sessions.find(sname);
   if (it == st.sessions.end()) return;
+  if (it->second.this_node == 0)
+    pmixrun::post([sname] {
+      auto store = stores.find(sname);
+      if (store == stores.end()) return;
+      store->second->cancel_all(PMIX_ERR_NOT_FOUND);
+      stores.erase(store);
+    });
   it->second.fences.forget("");
   flush_fences(self, it->second);
   for (auto& p : it->second.peers)
@@ -437,6 +614,123 @@ caf::behavior daemon_actor(self_ptr self, daemon_config cfg) {
         it->second.deliver(status, std::move(data));
         self->state.served.erase(it);
       },
+      [self](publish_atom, const std::string& sname, const std::string& bytes) -> caf::result<int32_t, std::string> {
+        auto rp = self->make_response_promise();
+        const uint64_t token = serve_later(self, rp);
+        caf::actor me = caf::actor_cast<caf::actor>(self);
+        const bool verbose = self->state.cfg.verbose;
+        pmixrun::post([me, token, sname, bytes, verbose] {
+          store_request req;
+          const pmix_status_t rc =
+              unpack_store_request(bytes, req)
+                  ? pmixrun::store_publish(store_of(sname), req.proc, req.info.data(), req.info.size(), verbose)
+                  : PMIX_ERR_UNPACK_FAILURE;
+          caf::anon_send(me, served_atom::value, token, static_cast<int32_t>(rc), std::string());
+        });
+        return rp;
+      },
+      [self](lookup_atom, const std::string& sname, const std::string& bytes) -> caf::result<int32_t, std::string> {
+        auto rp = self->make_response_promise();
+        auto* r = new served_request{caf::actor_cast<caf::actor>(self), serve_later(self, rp)};
+        const bool verbose = self->state.cfg.verbose;
+        pmixrun::post([r, sname, bytes, verbose] {
+          store_request req;
+          if (!unpack_store_request(bytes, req)) return on_served_lookup(PMIX_ERR_UNPACK_FAILURE, nullptr, 0, r);
+          pmixrun::store_lookup(store_of(sname), req.proc, req.keys, req.info.data(), req.info.size(), verbose,
+                                on_served_lookup, r);
+        });
+        return rp;
+      },
+      [self](unpub_atom, const std::string& sname, const std::string& bytes) -> caf::result<int32_t, std::string> {
+        auto rp = self->make_response_promise();
+        const uint64_t token = serve_later(self, rp);
+        caf::actor me = caf::actor_cast<caf::actor>(self);
+        pmixrun::post([me, token, sname, bytes] {
+          store_request req;
+          const pmix_status_t rc =
+              unpack_store_request(bytes, req)
+                  ? pmixrun::store_unpublish(store_of(sname), req.proc, req.all_keys ? nullptr : &req.keys,
+                                             req.info.data(), req.info.size())
+                  : PMIX_ERR_UNPACK_FAILURE;
+          caf::anon_send(me, served_atom::value, token, static_cast<int32_t>(rc), std::string());
+        });
+        return rp;
+      },
+      [self](procend_atom, const std::string& sname, const std::string& nspace, uint32_t rank) {
+        pmixrun::post([sname, nspace, rank] {
+          auto it = stores.find(sname);
+          if (it != stores.end()) it->second->proc_ended(pmixrun::make_proc(nspace, rank));
+        });
+      },
+      [self](notify_atom, const std::string& bytes) -> caf::result<int32_t, std::string> {
+        auto rp = self->make_response_promise();
+        event_message ev;
+        if (!unpack_event(bytes, ev)) {
+          rp.deliver(static_cast<int32_t>(PMIX_ERR_UNPACK_FAILURE), std::string());
+          return rp;
+        }
+        auto* r = new served_request{caf::actor_cast<caf::actor>(self), serve_later(self, rp)};
+        const auto rc =
+            PMIx_Notify_event(ev.code, &ev.source, ev.range, ev.info.data(), ev.info.size(), on_served_op, r);
+        if (rc != PMIX_SUCCESS) on_served_op(rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc, r);
+        return rp;
+      },
+      [self](uppub_atom, const upcall_ptr& call) {
+        on_store_upcall(self, publish_atom::value, call, caf::duration{std::chrono::seconds(60)});
+      },
+      [self](uplookup_atom, const upcall_ptr& call) {
+        // A lookup may wait for a publish (PMIX_WAIT): the store's deadline,
+        // the requester's end or node 0's loss ends it.
+        on_store_upcall(self, lookup_atom::value, call, caf::duration{caf::infinite});
+      },
+      [self](upunpub_atom, const upcall_ptr& call) {
+        on_store_upcall(self, unpub_atom::value, call, caf::duration{std::chrono::seconds(60)});
+      },
+      [self](upnotify_atom, const upcall_ptr& call) { on_notify_upcall(self, call); },
+      [self](upiof_atom, const upcall_ptr& call) { on_iof_upcall(self, call); },
+      [self](iofpull_atom, const std::string& sname, const std::string& nspace, uint32_t rank, int32_t channels,
+             bool stop, uint32_t node) -> caf::result<int32_t, std::string> {
+        auto it = self->state.sessions.find(sname);
+        if (it == self->state.sessions.end() || self->state.jobs.count(nspace) == 0)
+          return {static_cast<int32_t>(PMIX_ERR_NOT_FOUND), std::string("no such job here")};
+        auto& subscribers = it->second.pulls[{nspace, rank}];
+        if (stop) {
+          subscribers.erase(node);
+        } else {
+          subscribers[node] |= channels;
+        }
+        return {static_cast<int32_t>(PMIX_SUCCESS), std::string()};
+      },
+      [self](iofdata_atom, const std::string& nspace, uint32_t rank, int32_t channel, const std::string& bytes) {
+        pmix_proc_t source;
+        PMIX_LOAD_PROCID(&source, nspace.c_str(), rank);
+        auto* copy = new std::string(bytes);
+        pmix_byte_object_t bo;
+        bo.bytes = copy->data();
+        bo.size = copy->size();
+        const pmix_iof_channel_t ch = channel == 1 ? PMIX_FWD_STDERR_CHANNEL : PMIX_FWD_STDOUT_CHANNEL;
+        if (PMIx_server_IOF_deliver(&source, ch, &bo, nullptr, 0, release_delivery, copy) != PMIX_SUCCESS)
+          delete copy;
+      },
+      [self](upspawn_atom, const upcall_ptr& call) {
+        // The launcher places the new job over the nodes and sends it to
+        // every daemon; it answers once each has started its part.
+        const auto& parent = call->procs.front();
+        const std::string sname = session_of(self, parent);
+        auto it = self->state.sessions.find(sname);
+        if (sname.empty() || it == self->state.sessions.end()) return call->fail(PMIX_ERR_NOT_FOUND);
+        self->request(it->second.launcher, std::chrono::seconds(90), spawn_atom::value, proc_text(parent), call->apps)
+            .then(
+                [self, call](int32_t status, std::string& text) {
+                  if (status != PMIX_SUCCESS) warn(self, "spawn by " + proc_text(call->procs.front()) + ": " + text);
+                  call->answer(status, text);
+                },
+                [self, call](caf::error& e) {
+                  warn(self, "spawn by " + proc_text(call->procs.front()) +
+                                 ": the launcher does not answer: " + self->system().render(e));
+                  call->fail(PMIX_ERR_UNREACH);
+                });
+      },
       [self](upfence_atom, const upcall_ptr& call) { on_fence_upcall(self, call); },
       [self](upmodex_atom, const upcall_ptr& call) { on_modex_upcall(self, call); },
       [self](upabort_atom, const upcall_ptr& call) {
@@ -452,13 +746,29 @@ caf::behavior daemon_actor(self_ptr self, daemon_config cfg) {
       [self](outputl_atom, const std::string& nspace, uint32_t rank, int32_t channel, std::string& bytes) {
         auto it = self->state.jobs.find(nspace);
         if (it == self->state.jobs.end()) return;
-        self->send(self->state.sessions[it->second.session].launcher, output_atom::value, nspace, rank, channel,
-                   std::move(bytes));
+        auto& s = self->state.sessions[it->second.session];
+        // To the nodes that pull it, then to the launcher.
+        const int32_t flag = channel == 1 ? PMIX_FWD_STDERR_CHANNEL : PMIX_FWD_STDOUT_CHANNEL;
+        std::set<uint32_t> to;
+        for (uint32_t r : {rank, static_cast<uint32_t>(PMIX_RANK_WILDCARD)}) {
+          auto pulled = s.pulls.find({nspace, r});
+          if (pulled == s.pulls.end()) continue;
+          for (const auto& [node, channels] : pulled->second)
+            if ((channels & flag) != 0) to.insert(node);
+        }
+        for (auto node : to)
+          if (node < s.peers.size() && s.peers[node] && s.lost.count(node) == 0)
+            self->send(s.peers[node], iofdata_atom::value, nspace, rank, channel, bytes);
+        self->send(s.launcher, output_atom::value, nspace, rank, channel, std::move(bytes));
       },
       [self](exitedl_atom, const std::string& nspace, uint32_t rank, int32_t status) {
         auto it = self->state.jobs.find(nspace);
         if (it == self->state.jobs.end()) return;
-        self->send(self->state.sessions[it->second.session].launcher, exited_atom::value, nspace, rank, status);
+        auto& s = self->state.sessions[it->second.session];
+        self->send(s.launcher, exited_atom::value, nspace, rank, status);
+        // Node 0's data store forgets the process (PMIX_PERSIST_PROC, held lookups).
+        if (!s.peers.empty() && s.peers[0] && s.lost.count(0) == 0)
+          self->send(s.peers[0], procend_atom::value, s.name, nspace, rank);
       },
       [self](jobdonel_atom, const std::string& nspace) {
         auto& st = self->state;
@@ -529,6 +839,120 @@ pmix_status_t on_abort(const pmix_proc_t* proc, void*, int status, const char ms
   return PMIX_SUCCESS;
 }
 
+pmix_status_t on_publish(const pmix_proc_t* proc, const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc,
+                         void* cbdata) {
+  auto t = current_target();
+  if (!t) return PMIX_ERR_NOT_AVAILABLE;
+  auto call = std::make_shared<upcall>();
+  call->procs.push_back(*proc);
+  call->data = pack_store_request(*proc, nullptr, info, ninfo);
+  if (call->data.empty()) return PMIX_ERR_PACK_FAILURE;
+  call->op_cb = cbfunc;
+  call->cbdata = cbdata;
+  caf::anon_send(t, uppub_atom::value, call);
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t on_lookup(const pmix_proc_t* proc, char** keys, const pmix_info_t info[], size_t ninfo,
+                        pmix_lookup_cbfunc_t cbfunc, void* cbdata) {
+  auto t = current_target();
+  if (!t) return PMIX_ERR_NOT_AVAILABLE;
+  auto call = std::make_shared<upcall>();
+  call->procs.push_back(*proc);
+  const auto wanted = pmixrun::copy_argv(keys);
+  call->data = pack_store_request(*proc, &wanted, info, ninfo);
+  if (call->data.empty()) return PMIX_ERR_PACK_FAILURE;
+  call->lookup_cb = cbfunc;
+  call->cbdata = cbdata;
+  caf::anon_send(t, uplookup_atom::value, call);
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t on_unpublish(const pmix_proc_t* proc, char** keys, const pmix_info_t info[], size_t ninfo,
+                           pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  auto t = current_target();
+  if (!t) return PMIX_ERR_NOT_AVAILABLE;
+  auto call = std::make_shared<upcall>();
+  call->procs.push_back(*proc);
+  const auto wanted = pmixrun::copy_argv(keys);
+  call->data = pack_store_request(*proc, keys == nullptr ? nullptr : &wanted, info, ninfo);
+  if (call->data.empty()) return PMIX_ERR_PACK_FAILURE;
+  call->op_cb = cbfunc;
+  call->cbdata = cbdata;
+  caf::anon_send(t, upunpub_atom::value, call);
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t on_notify(pmix_status_t code, const pmix_proc_t* source, pmix_data_range_t range, pmix_info_t info[],
+                        size_t ninfo, pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  auto t = current_target();
+  if (!t) return PMIX_ERR_NOT_AVAILABLE;
+  auto call = std::make_shared<upcall>();
+  call->procs.push_back(*source);
+  call->data = pack_event(code, *source, range, info, ninfo);
+  if (call->data.empty()) return PMIX_ERR_PACK_FAILURE;
+  call->op_cb = cbfunc;
+  call->cbdata = cbdata;
+  caf::anon_send(t, upnotify_atom::value, call);
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t on_spawn(const pmix_proc_t* proc, const pmix_info_t job_info[], size_t ninfo, const pmix_app_t apps[],
+                       size_t napps, pmix_spawn_cbfunc_t cbfunc, void* cbdata) {
+  auto t = current_target();
+  if (!t) return PMIX_ERR_NOT_AVAILABLE;
+  if (napps == 0 || apps == nullptr) return PMIX_ERR_BAD_PARAM;
+  auto call = std::make_shared<upcall>();
+  call->procs.push_back(*proc);
+  std::string job_wdir;
+  if (const pmix_info_t* i = pmixrun::find_info(job_info, ninfo, PMIX_WDIR))
+    if (i->value.type == PMIX_STRING && i->value.data.string != nullptr) job_wdir = i->value.data.string;
+  for (std::size_t a = 0; a < napps; ++a) {
+    const pmix_app_t& in = apps[a];
+    if (in.maxprocs < 1) return PMIX_ERR_BAD_PARAM;
+    app_plan app;
+    app.argv = pmixrun::copy_argv(in.argv);
+    if (in.cmd != nullptr && in.cmd[0] != '\0') {
+      if (app.argv.empty()) app.argv.emplace_back(in.cmd);
+      else app.argv.front() = in.cmd;
+    }
+    if (app.argv.empty()) return PMIX_ERR_BAD_PARAM;
+    app.env = pmixrun::copy_argv(in.env);
+    if (in.cwd != nullptr && in.cwd[0] != '\0') {
+      app.cwd = in.cwd;
+    } else if (const pmix_info_t* i = pmixrun::find_info(in.info, in.ninfo, PMIX_WDIR);
+               i != nullptr && i->value.type == PMIX_STRING && i->value.data.string != nullptr) {
+      app.cwd = i->value.data.string;
+    } else {
+      app.cwd = job_wdir;
+    }
+    app.nprocs = static_cast<uint32_t>(in.maxprocs);
+    call->apps.push_back(std::move(app));
+  }
+  call->spawn_cb = cbfunc;
+  call->cbdata = cbdata;
+  caf::anon_send(t, upspawn_atom::value, call);
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t on_iof_pull(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t directives[], size_t ndirs,
+                          pmix_iof_channel_t channels, pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  auto t = current_target();
+  if (!t) return PMIX_ERR_NOT_AVAILABLE;
+  if (procs == nullptr || nprocs == 0) return PMIX_ERR_BAD_PARAM;
+  const bool stop = pmixrun::flag(directives, ndirs, PMIX_IOF_STOP);
+  if (!stop && (channels & (PMIX_FWD_STDOUT_CHANNEL | PMIX_FWD_STDERR_CHANNEL)) == 0)
+    return PMIX_ERR_NOT_SUPPORTED;  // only stdout and stderr are forwarded
+  auto call = std::make_shared<upcall>();
+  call->procs.assign(procs, procs + nprocs);
+  call->status = static_cast<int>(channels);
+  call->data = stop ? "stop" : "";
+  call->op_cb = cbfunc;
+  call->cbdata = cbdata;
+  caf::anon_send(t, upiof_atom::value, call);
+  return PMIX_SUCCESS;
+}
+
 }  // namespace
 
 caf::actor spawn_daemon(caf::actor_system& sys, daemon_config cfg) { return sys.spawn(daemon_actor, std::move(cfg)); }
@@ -541,7 +965,23 @@ pmix_server_module_t daemon_module() {
   m.abort = on_abort;
   m.fence_nb = on_fence;
   m.direct_modex = on_direct_modex;
+  m.publish = on_publish;
+  m.lookup = on_lookup;
+  m.unpublish = on_unpublish;
+  m.notify_event = on_notify;
+  m.spawn = on_spawn;
+  m.iof_pull = on_iof_pull;
   return m;
+}
+
+void expire_stores() {
+  const auto now = pmixrun::datastore::clock::now();
+  for (auto& [name, store] : stores) store->expire(now);
+}
+
+void drop_stores() {
+  for (auto& [name, store] : stores) store->cancel_all(PMIX_ERR_NOT_FOUND);
+  stores.clear();
 }
 
 void set_module_target(caf::actor daemon) {

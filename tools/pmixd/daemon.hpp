@@ -2,10 +2,12 @@
 // (CAF's middleman). It receives jobs from a launcher (pmixd launch, which
 // pmixrun runs), connects to the other nodes' daemons, plays this node's
 // part in fences across nodes (collective.hpp), serves and asks for direct
-// modex, forwards the up-calls that belong to the launcher (abort, publish,
-// lookup, unpublish, spawn, notify_event) and the processes' output and
-// ends to it, and watches every peer: a peer that goes away fails every
-// operation that needs it (PMIX_ERR_UNREACH).
+// modex, sends publish / lookup / unpublish to the session's data store on
+// node 0 (which it is for its own sessions), events to every other node,
+// output pulls to the pulled processes' nodes, abort and spawn and the
+// processes' output and ends to the launcher, and watches every peer: a
+// peer that goes away fails every operation that needs it
+// (PMIX_ERR_UNREACH). docs/multinode.md.
 //
 // The processes themselves are the main thread's (the launcher of
 // tools/pmixrun/jobs.hpp): the actor posts tasks to it (host_thread.hpp),
@@ -49,6 +51,12 @@ caf::actor spawn_daemon(caf::actor_system& sys, daemon_config cfg);
 pmix_server_module_t daemon_module();
 void set_module_target(caf::actor daemon);
 void clear_module_target();
+
+// The data stores this node holds for its sessions (node 0 of each),
+// host thread only: fails the held lookups whose PMIX_TIMEOUT has passed;
+// at shutdown, fails every held lookup and drops the stores.
+void expire_stores();
+void drop_stores();
 
 // Local messages the main thread sends the daemon actor.
 using exitedl_atom = caf::atom_constant<caf::atom("exitedl")>;    // nspace, rank, wait status

@@ -1,6 +1,9 @@
 #include "launcher.hpp"
 
 #include <pmix.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +15,7 @@
 #include <caf/send.hpp>
 
 #include <chrono>
+#include <cerrno>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -35,6 +39,9 @@ using lost_atom = caf::atom_constant<caf::atom("lost")>;
 
 struct options {
   std::vector<std::string> daemons;
+  std::vector<std::string> hosts;  // --hosts: daemons started here through the launch agent
+  std::string agent;               // --launch-agent, else $PMIXRUN_RSH, else "ssh"
+  std::string pmixd;               // --pmixd: the daemon's path on the hosts (default: this one's)
   uint32_t n = 1;
   bool by_node = false;
   std::string fence = "tree";
@@ -73,6 +80,7 @@ struct launcher_state {
   bool finished = false;
   std::optional<int> first_failure;
   std::optional<int> abort_status;
+  uint32_t spawns = 0;  // jobs spawned: "<nspace>.<k>"
   clock_type::time_point start;
   std::shared_ptr<std::promise<int>> result;
   static const char* name;
@@ -120,14 +128,106 @@ void check_done(self_ptr self) {
   if (self->state.outstanding.empty() && self->state.started_nodes == self->state.daemons.size()) finish(self);
 }
 
+// Ranks onto k nodes: by slot, node i gets ranks [i*n/k, (i+1)*n/k); by
+// node, round robin.
+std::vector<uint32_t> map_ranks(uint32_t n, uint32_t k, bool by_node) {
+  std::vector<uint32_t> node_of;
+  for (uint32_t r = 0; r < n; ++r) {
+    if (by_node) {
+      node_of.push_back(r % k);
+    } else {
+      uint32_t node = 0;
+      while (node + 1 < k && static_cast<uint64_t>(node + 1) * n / k <= r) ++node;
+      node_of.push_back(node);
+    }
+  }
+  return node_of;
+}
+
+// A job spawned by `parent`: placed over every node like the first job, sent
+// to every daemon; `rp` gets (status, namespace or error) once each node
+// has started its part.
+void spawn_job(self_ptr self, const std::string& parent, std::vector<app_plan> apps, caf::response_promise rp) {
+  auto& st = self->state;
+  if (st.terminating || st.finished) {
+    rp.deliver(static_cast<int32_t>(PMIX_ERR_JOB_CANCELED), std::string("the job is terminating"));
+    return;
+  }
+  if (!st.lost.empty()) {
+    const uint32_t n = *st.lost.begin();
+    std::fprintf(stderr, "pmixrun: spawn by %s refused: node %s is lost\n", parent.c_str(), st.names[n].c_str());
+    rp.deliver(static_cast<int32_t>(PMIX_ERR_UNREACH), "node " + st.names[n] + " is lost");
+    return;
+  }
+  uint64_t size = 0;
+  for (const auto& a : apps) size += a.nprocs;
+  if (apps.empty() || size == 0 || size > 100000) {
+    rp.deliver(static_cast<int32_t>(PMIX_ERR_BAD_PARAM), std::string("1 to 100000 processes"));
+    return;
+  }
+  job_plan plan;
+  plan.nspace = st.opt.nspace + "." + std::to_string(++st.spawns);
+  plan.apps = std::move(apps);
+  plan.env = st.opt.env;
+  plan.size = static_cast<uint32_t>(size);
+  plan.nodes = st.names;
+  plan.daemons = st.opt.daemons;
+  plan.node_of = map_ranks(plan.size, static_cast<uint32_t>(st.daemons.size()), st.opt.by_node);
+  plan.fence = st.opt.fence;
+  plan.parent = parent;
+  plan.launcher = caf::actor_cast<caf::actor>(self);
+  if (st.opt.verbose)
+    std::fprintf(stderr, "pmixrun: %s spawns %s (%u processes)\n", parent.c_str(), plan.nspace.c_str(), plan.size);
+  struct tally {
+    caf::response_promise rp;
+    std::size_t left;
+    int32_t status = PMIX_SUCCESS;
+    std::string error;
+  };
+  auto t = std::make_shared<tally>(tally{std::move(rp), st.daemons.size()});
+  const std::string nspace = plan.nspace;
+  auto finish_one = [self, t, nspace](int32_t rc, const std::string& error) {
+    if (rc != PMIX_SUCCESS && t->status == PMIX_SUCCESS) {
+      t->status = rc;
+      t->error = error;
+    }
+    if (--t->left > 0) return;
+    if (t->status != PMIX_SUCCESS) {
+      // Part of the job may run: the whole run ends, as a failure.
+      auto& st = self->state;
+      if (!st.first_failure) st.first_failure = 1;
+      terminate(self, "spawn of " + nspace + " failed: " + t->error);
+      t->rp.deliver(t->status, t->error);
+      return;
+    }
+    t->rp.deliver(static_cast<int32_t>(PMIX_SUCCESS), nspace);
+  };
+  for (uint32_t n = 0; n < st.daemons.size(); ++n) {
+    plan.this_node = n;
+    st.outstanding.emplace(plan.nspace, n);
+    self->request(st.daemons[n], std::chrono::seconds(60), job_atom::value, plan)
+        .then([finish_one, self, n](int32_t rc, std::string& error) {
+                finish_one(rc, "node " + self->state.names[n] + ": " + error);
+              },
+              [finish_one, self, n, nspace](caf::error& e) {
+                self->state.outstanding.erase({nspace, n});
+                finish_one(PMIX_ERR_UNREACH, "node " + self->state.names[n] + ": " + self->system().render(e));
+                check_done(self);
+              });
+  }
+}
+
 void send_plans(self_ptr self) {
   auto& st = self->state;
   job_plan plan;
   plan.nspace = st.opt.nspace;
-  plan.argv = st.opt.argv;
-  plan.env = st.opt.env;
+  app_plan app;
+  app.argv = st.opt.argv;
   char cwd[PATH_MAX];
-  if (::getcwd(cwd, sizeof cwd) != nullptr) plan.cwd = cwd;
+  if (::getcwd(cwd, sizeof cwd) != nullptr) app.cwd = cwd;
+  app.nprocs = st.opt.n;
+  plan.apps.push_back(std::move(app));
+  plan.env = st.opt.env;
   plan.size = st.opt.n;
   plan.nodes = st.names;
   plan.daemons = st.opt.daemons;
@@ -167,18 +267,8 @@ caf::behavior launcher_actor(self_ptr self, options opt, std::vector<caf::actor>
   st.result = std::move(result);
   st.start = clock_type::now();
   st.names.resize(st.daemons.size());
-  // Ranks onto nodes.
   const uint32_t k = static_cast<uint32_t>(st.daemons.size());
-  for (uint32_t r = 0; r < st.opt.n; ++r) {
-    if (st.opt.by_node) {
-      st.node_of.push_back(r % k);
-    } else {
-      // Slots: node i gets ranks [i*n/k, (i+1)*n/k).
-      uint32_t node = 0;
-      while (node + 1 < k && static_cast<uint64_t>(node + 1) * st.opt.n / k <= r) ++node;
-      st.node_of.push_back(node);
-    }
-  }
+  st.node_of = map_ranks(st.opt.n, k, st.opt.by_node);
   self->set_default_handler(caf::drop);
   for (auto& d : st.daemons) self->monitor(d);
   self->set_down_handler([self](caf::down_msg& dm) {
@@ -227,16 +317,17 @@ caf::behavior launcher_actor(self_ptr self, options opt, std::vector<caf::actor>
       },
       [self](exited_atom, const std::string& nspace, uint32_t rank, int32_t status) {
         auto& st = self->state;
-        if (nspace != st.opt.nspace) return;
-        ++st.ended;
+        const bool first_job = nspace == st.opt.nspace;
+        if (first_job) ++st.ended;
         if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-          ++st.succeeded;
+          if (first_job) ++st.succeeded;
           return;
         }
         const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
         if (!st.first_failure) st.first_failure = code;
         if (st.terminating || st.losing) return;
-        terminate(self, "rank " + std::to_string(rank) + " of " + nspace + " on node " + st.names[st.node_of[rank]] +
+        terminate(self, "rank " + std::to_string(rank) + " of " + nspace +
+                            (first_job ? " on node " + st.names[st.node_of[rank]] : std::string()) +
                             (WIFEXITED(status) ? " exited with status " + std::to_string(WEXITSTATUS(status))
                                                : " was killed by signal " + std::to_string(WTERMSIG(status))));
       },
@@ -250,6 +341,11 @@ caf::behavior launcher_actor(self_ptr self, options opt, std::vector<caf::actor>
       [self](jobdone_atom, const std::string& nspace, uint32_t node) {
         self->state.outstanding.erase({nspace, node});
         check_done(self);
+      },
+      [self](spawn_atom, const std::string& parent, std::vector<app_plan>& apps) -> caf::result<int32_t, std::string> {
+        auto rp = self->make_response_promise();
+        spawn_job(self, parent, std::move(apps), rp);
+        return rp;
       },
       [self](timeout_atom) {
         if (self->state.finished) return;
@@ -270,12 +366,131 @@ caf::behavior launcher_actor(self_ptr self, options opt, std::vector<caf::actor>
   };
 }
 
+// A daemon this launcher started on a host (--hosts): the agent's process,
+// the write end of its stdin, which the daemon watches (--lifeline: it ends
+// when that closes), and where it listens.
+struct started_daemon {
+  std::string host;
+  pid_t pid = -1;
+  int lifeline = -1;
+  std::string address;
+};
+
+std::string shell_quote(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// The agent's command for `host`: every {host} replaced, else the host
+// appended as one more word (as `ssh HOST`).
+std::string agent_command(const std::string& agent, const std::string& host) {
+  std::string out = agent;
+  bool replaced = false;
+  for (std::size_t at; (at = out.find("{host}")) != std::string::npos; replaced = true) out.replace(at, 6, host);
+  return replaced ? out : out + " " + shell_quote(host);
+}
+
+// Starts a pmixd on every host through the agent and reads the address each
+// announces ("pmixd-ready ADDR:PORT" on its stdout), within 30 s in all.
+// False (with a message) if one does not start; those started are in `out`.
+bool start_daemons(const options& opt, std::vector<started_daemon>& out) {
+  const auto deadline = clock_type::now() + std::chrono::seconds(30);
+  std::vector<int> readers;
+  for (const auto& host : opt.hosts) {
+    const std::string cmd = agent_command(opt.agent, host) + " " + shell_quote(opt.pmixd) +
+                            " --listen 0.0.0.0:0 --name " + shell_quote(host) + " --announce --lifeline";
+    if (opt.verbose) std::fprintf(stderr, "pmixrun: starting %s\n", cmd.c_str());
+    int in[2], outp[2];
+    if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(outp, O_CLOEXEC) != 0) {
+      std::perror("pmixrun: pipe");
+      return false;
+    }
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+      std::perror("pmixrun: fork");
+      return false;
+    }
+    if (pid == 0) {
+      ::dup2(in[0], 0);
+      ::dup2(outp[1], 1);
+      ::setpgid(0, 0);  // a ^C at the terminal is the launcher's to handle
+      ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    ::close(in[0]);
+    ::close(outp[1]);
+    started_daemon d;
+    d.host = host;
+    d.pid = pid;
+    d.lifeline = in[1];
+    out.push_back(d);
+    readers.push_back(outp[0]);
+  }
+  bool ok = true;
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    std::string text;
+    char buf[256];
+    for (;;) {
+      const auto nl = text.find('\n');
+      if (nl != std::string::npos) {
+        const std::string line = text.substr(0, nl);
+        text.erase(0, nl + 1);
+        if (line.rfind("pmixd-ready ", 0) == 0) {
+          out[k].address = line.substr(12);
+          break;
+        }
+        continue;
+      }
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock_type::now()).count();
+      pollfd p{readers[k], POLLIN, 0};
+      if (left <= 0 || ::poll(&p, 1, static_cast<int>(left)) <= 0) break;
+      const ssize_t n = ::read(readers[k], buf, sizeof buf);
+      if (n <= 0) break;
+      text.append(buf, static_cast<std::size_t>(n));
+    }
+    ::close(readers[k]);
+    if (out[k].address.empty()) {
+      std::fprintf(stderr, "pmixrun: the pmixd on %s did not start (%s)\n", out[k].host.c_str(),
+                   agent_command(opt.agent, out[k].host).c_str());
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+// Ends the daemons started here: their lifelines close, then they have 10 s
+// to end their processes and go before they are killed.
+void stop_daemons(std::vector<started_daemon>& daemons) {
+  for (auto& d : daemons)
+    if (d.lifeline >= 0) ::close(d.lifeline);
+  const auto deadline = clock_type::now() + std::chrono::seconds(10);
+  for (auto& d : daemons) {
+    while (d.pid > 0) {
+      int status = 0;
+      const pid_t r = ::waitpid(d.pid, &status, WNOHANG);
+      if (r == d.pid || (r < 0 && errno != EINTR)) break;
+      if (clock_type::now() >= deadline) {
+        ::kill(-d.pid, SIGKILL);
+        ::kill(d.pid, SIGKILL);
+        ::waitpid(d.pid, &status, 0);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+}
+
 void usage() {
   std::fprintf(stderr,
                "usage: pmixd launch --daemons ADDR:PORT,... [-n N] [--map-by slot|node] [--fence tree|doubling]\n"
                "                    [--nspace NAME] [--env NAME=VALUE]... [--timeout SECONDS] [--quiet]\n"
-               "                    [--verbose] prog [args...]\n");
+               "                    [--verbose] prog [args...]\n"
+               "       pmixd launch --hosts HOST,... [--launch-agent 'CMD {host}'] [--pmixd PATH] [options]\n"
+               "                    prog [args...]\n");
 }
+
+int run_job(caf::actor_system_config& cfg, const options& opt);
 
 }  // namespace
 
@@ -288,6 +503,12 @@ int run_launcher(caf::actor_system_config& cfg, int argc, char** argv) {
     const bool has = i + 1 < argc;
     if (a == "--daemons" && has) {
       opt.daemons = split(argv[++i], ',');
+    } else if (a == "--hosts" && has) {
+      opt.hosts = split(argv[++i], ',');
+    } else if (a == "--launch-agent" && has) {
+      opt.agent = argv[++i];
+    } else if (a == "--pmixd" && has) {
+      opt.pmixd = argv[++i];
     } else if ((a == "-n" || a == "-np") && has) {
       const long v = std::atol(argv[++i]);
       if (v < 1 || v > 100000) {
@@ -334,11 +555,46 @@ int run_launcher(caf::actor_system_config& cfg, int argc, char** argv) {
       return 2;
     }
   }
-  if (i >= argc || opt.daemons.empty()) {
+  if (i >= argc || opt.daemons.empty() == opt.hosts.empty()) {
     usage();
     return 2;
   }
   for (int k = i; k < argc; ++k) opt.argv.emplace_back(argv[k]);
+  std::vector<started_daemon> started;
+  if (!opt.hosts.empty()) {
+    for (const auto& h : opt.hosts)
+      if (h.empty()) {
+        std::fprintf(stderr, "pmixrun: --hosts has an empty name\n");
+        return 2;
+      }
+    if (opt.agent.empty()) {
+      const char* rsh = std::getenv("PMIXRUN_RSH");
+      opt.agent = rsh != nullptr && *rsh != '\0' ? rsh : "ssh";
+    }
+    if (opt.pmixd.empty()) {
+      char self[PATH_MAX];
+      const ssize_t len = ::readlink("/proc/self/exe", self, sizeof self - 1);
+      if (len <= 0) {
+        std::fprintf(stderr, "pmixrun: cannot find pmixd's own path; give --pmixd\n");
+        return 1;
+      }
+      opt.pmixd.assign(self, static_cast<std::size_t>(len));
+    }
+    const bool ok = start_daemons(opt, started);
+    for (const auto& d : started) opt.daemons.push_back(d.address);
+    if (!ok) {
+      stop_daemons(started);
+      return 1;
+    }
+  }
+  const int code = run_job(cfg, opt);
+  stop_daemons(started);
+  return code;
+}
+
+namespace {
+
+int run_job(caf::actor_system_config& cfg, const options& opt) {
   for (const auto& d : opt.daemons) {
     std::string host;
     uint16_t port = 0;
@@ -379,5 +635,7 @@ int run_launcher(caf::actor_system_config& cfg, int argc, char** argv) {
   }
   return code;
 }
+
+}  // namespace
 
 }  // namespace pmixd

@@ -1,6 +1,12 @@
 // pmixd: the per-node daemon of multi-node pmixrun jobs (docs/multinode.md).
 //
-//   pmixd [--listen ADDR:PORT] [--name NODE] [--port-file FILE] [--verbose]
+//   pmixd [--listen ADDR:PORT] [--name NODE] [--port-file FILE] [--announce] [--lifeline] [--verbose]
+//
+//   --announce   prints "pmixd-ready ADDR:PORT" on stdout once it listens (ADDR: the
+//                listening address, or the first IPv4 address not of a loopback
+//                interface when it listens on all): how pmixrun --hosts learns it
+//   --lifeline   ends (as on SIGTERM) when its stdin reaches its end: the starter
+//                (pmixrun --hosts, through ssh or another agent) holds the other end
 //   pmixd launch ...            the launcher side, which pmixrun runs (launcher.hpp)
 //
 // A daemon hosts the PMIx server of its node (our libpmix.so.2, the standard
@@ -9,7 +15,11 @@
 // it with pmixrun's launcher (tools/pmixrun/jobs.hpp: registration, fork,
 // reaping) and output forwarder (tools/pmixrun/iof.hpp, whose units go to
 // the launcher). It runs until SIGINT or SIGTERM.
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
 #include <pmix.h>
 #include <pmix_server.h>
 #include <poll.h>
@@ -23,6 +33,7 @@
 #include <caf/io/middleman.hpp>
 #include <caf/send.hpp>
 
+#include <cerrno>
 #include <chrono>
 #include <climits>
 #include <cstdio>
@@ -46,7 +57,8 @@ using clock_type = std::chrono::steady_clock;
 
 void usage() {
   std::fprintf(stderr,
-               "usage: pmixd [--listen ADDR:PORT] [--name NODE] [--port-file FILE] [--verbose]\n"
+               "usage: pmixd [--listen ADDR:PORT] [--name NODE] [--port-file FILE] [--announce] [--lifeline]\n"
+               "             [--verbose]\n"
                "       pmixd launch --daemons ADDR:PORT,... [options] prog [args...]\n");
 }
 
@@ -77,12 +89,31 @@ void configure(caf::actor_system_config& cfg) {
   pmixd::add_types(cfg);
 }
 
+// The first IPv4 address of an interface that is up and not a loopback, or
+// empty.
+std::string outward_address() {
+  ifaddrs* list = nullptr;
+  if (::getifaddrs(&list) != 0) return {};
+  std::string out;
+  for (ifaddrs* i = list; i != nullptr && out.empty(); i = i->ifa_next) {
+    if (i->ifa_addr == nullptr || i->ifa_addr->sa_family != AF_INET) continue;
+    if ((i->ifa_flags & IFF_UP) == 0 || (i->ifa_flags & IFF_LOOPBACK) != 0) continue;
+    char buf[INET_ADDRSTRLEN];
+    if (::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr, buf, sizeof buf) != nullptr)
+      out = buf;
+  }
+  ::freeifaddrs(list);
+  return out;
+}
+
 int run_daemon(int argc, char** argv) {
   using namespace pmixrun;
   std::string listen = "0.0.0.0:0";
   std::string name = this_hostname();
   std::string port_file;
   bool verbose = false;
+  bool announce = false;
+  bool lifeline = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--listen" && i + 1 < argc) {
@@ -93,6 +124,10 @@ int run_daemon(int argc, char** argv) {
       port_file = argv[++i];
     } else if (a == "--verbose" || a == "-v") {
       verbose = true;
+    } else if (a == "--announce") {
+      announce = true;
+    } else if (a == "--lifeline") {
+      lifeline = true;
     } else {
       usage();
       return 2;
@@ -184,12 +219,15 @@ int run_daemon(int argc, char** argv) {
     post([&jobs, plan, done] {
       jobs.rearm();
       job_spec spec;
-      app_spec app;
-      app.cmd = plan.argv.empty() ? std::string() : plan.argv.front();
-      app.argv = plan.argv;
-      app.cwd = plan.cwd;
-      app.nprocs = plan.size;
-      spec.apps.push_back(std::move(app));
+      for (const auto& a : plan.apps) {
+        app_spec app;
+        app.cmd = a.argv.empty() ? std::string() : a.argv.front();
+        app.argv = a.argv;
+        app.env = a.env;
+        app.cwd = a.cwd;
+        app.nprocs = a.nprocs;
+        spec.apps.push_back(std::move(app));
+      }
       spec.env = plan.env;
       spec.where.nodes = plan.nodes;
       spec.where.node_of = plan.node_of;
@@ -222,6 +260,11 @@ int run_daemon(int argc, char** argv) {
   pmixd::set_module_target(daemon);
   std::printf("pmixd: %s listening on %s:%u\n", name.c_str(), listen_host.c_str(), static_cast<unsigned>(*port));
   std::fflush(stdout);
+  if (announce) {
+    const std::string host = listen_host == "0.0.0.0" || listen_host.empty() ? outward_address() : listen_host;
+    std::printf("pmixd-ready %s:%u\n", host.empty() ? "127.0.0.1" : host.c_str(), static_cast<unsigned>(*port));
+    std::fflush(stdout);
+  }
   if (!port_file.empty()) {
     const std::string tmp = port_file + ".tmp";
     if (FILE* f = std::fopen(tmp.c_str(), "w")) {
@@ -242,9 +285,11 @@ int run_daemon(int argc, char** argv) {
     if (jobs.terminating() && jobs.live_processes() == 0 && iof.open()) iof.close_all();
     if (interrupts > 0 && !jobs.active()) break;
     jobs.tick(now, interrupts > 1);
+    pmixd::expire_stores();
     timespec tick{0, 200 * 1000 * 1000};
     fds.clear();
     fds.push_back(pollfd{sigfd, POLLIN, 0});
+    fds.push_back(pollfd{lifeline ? 0 : -1, POLLIN, 0});
     iof.poll_set(fds);
     if (::ppoll(fds.data(), fds.size(), &tick, nullptr) <= 0) continue;
     if (fds[0].revents != 0) {
@@ -257,7 +302,18 @@ int run_daemon(int argc, char** argv) {
         }
       }
     }
-    iof.handle(fds.data() + 1, fds.size() - 1);
+    if (fds[1].revents != 0) {
+      char buf[256];
+      const ssize_t n = ::read(0, buf, sizeof buf);
+      if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
+        lifeline = false;  // watched no more
+        if (++interrupts == 1) {
+          if (verbose) std::fprintf(stderr, "pmixd %s: its starter is gone: stopping\n", name.c_str());
+          if (jobs.active()) jobs.terminate("pmixd's starter is gone");
+        }
+      }
+    }
+    iof.handle(fds.data() + 2, fds.size() - 2);
   }
   // Up-calls from now on are refused; the actor goes (the calls it still
   // holds are answered, PMIX_ERR_UNREACH), then the server.
@@ -266,6 +322,7 @@ int run_daemon(int argc, char** argv) {
   daemon = caf::actor{};
   sys.reset();
   run_posted();
+  pmixd::drop_stores();
   jobs.finish_all();
   stop_posting();
   PMIx_server_finalize();

@@ -7,20 +7,27 @@
 //
 //  launcher -> daemon   (job_atom, job_plan) -> (int32 status, string error)
 //                       (term_atom, nspace, reason)          end the job's processes
+//                       (spawn_atom, parent, apps) -> (int32 status, string nspace or error)
+//                                                 (parent: "nspace:rank", sent by its node)
 //  daemon -> launcher   (output_atom, nspace, rank, channel, bytes)   0 stdout, 1 stderr
 //                       (exited_atom, nspace, rank, wait status)
 //                       (jobdone_atom, nspace, node)          the job ended on that node
 //                       (abort_atom, nspace, rank, status, message)
-//                       (publish_atom, packed proc + infos) -> int32 status
-//                       (lookup_atom, packed proc + keys + infos) -> (int32, packed pdata)
-//                       (unpub_atom, packed proc + keys + infos) -> int32 status
-//                       (notify_atom, packed event) -> int32 status (relayed to every daemon)
-//                       (spawn_atom, packed request) -> (int32, nspace)
 //  daemon -> daemon     (hello, session, node id, daemon)    to each lower node, on the
 //                                                            connection it opened
 //                       (fence_atom, session, key, round, blocks)  blocks: node id -> data
 //                       (modex_atom, nspace, rank) -> (int32 status, string data)
-//  launcher -> daemons  (notify_atom, packed event)          deliver to local clients
+//                       (notify_atom, packed event) -> (int32 status, string)  delivered
+//                                                 to that node's clients (PMIx_Notify_event)
+//                       (iofpull_atom, session, nspace, rank, channels, stop, node)
+//                                                 -> (int32 status, string)  the output of
+//                                                 (nspace, rank) is pulled at that node
+//                       (iofdata_atom, nspace, rank, channel, bytes)  pulled output
+//  daemon -> node 0     the session's data store (wire.hpp packs the C data):
+//                       (publish_atom, session, packed request) -> (int32 status, string)
+//                       (lookup_atom, session, packed request) -> (int32 status, packed pdata)
+//                       (unpub_atom, session, packed request) -> (int32 status, string)
+//                       (procend_atom, session, nspace, rank)  a process of it ended
 #pragma once
 
 #include <caf/actor.hpp>
@@ -47,15 +54,30 @@ using notify_atom = caf::atom_constant<caf::atom("notify")>;
 using spawn_atom = caf::atom_constant<caf::atom("spawn")>;
 using fence_atom = caf::atom_constant<caf::atom("fence")>;
 using modex_atom = caf::atom_constant<caf::atom("modex")>;
+using procend_atom = caf::atom_constant<caf::atom("procend")>;
+using iofpull_atom = caf::atom_constant<caf::atom("iofpull")>;
+using iofdata_atom = caf::atom_constant<caf::atom("iofdata")>;
+
+// One app of a job: its ranks are consecutive, app after app.
+struct app_plan {
+  std::vector<std::string> argv;  // argv[0] is the program, searched in PATH
+  std::vector<std::string> env;   // NAME=value for this app's processes
+  std::string cwd;                // empty: the daemon's
+  uint32_t nprocs = 1;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, app_plan& x) {
+  return f(caf::meta::type_name("pmixd_app_plan"), x.argv, x.env, x.cwd, x.nprocs);
+}
 
 // One job as every node runs it. The launcher sends it to each daemon with
 // `this_node` set to the receiver's node id.
 struct job_plan {
   std::string nspace;
-  std::vector<std::string> argv;  // argv[0] is the program, searched in PATH
-  std::vector<std::string> env;   // NAME=value for every process
-  std::string cwd;                // empty: the daemon's
-  uint32_t size = 0;
+  std::vector<app_plan> apps;
+  std::vector<std::string> env;  // NAME=value for every process
+  uint32_t size = 0;             // the apps' nprocs together
   std::vector<std::string> nodes;    // node names, by node id
   std::vector<std::string> daemons;  // "address:port" of each node's pmixd, by node id
   std::vector<uint32_t> node_of;     // by rank
@@ -67,12 +89,16 @@ struct job_plan {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, job_plan& x) {
-  return f(caf::meta::type_name("pmixd_job_plan"), x.nspace, x.argv, x.env, x.cwd, x.size, x.nodes,
+  return f(caf::meta::type_name("pmixd_job_plan"), x.nspace, x.apps, x.env, x.size, x.nodes,
            x.daemons, x.node_of, x.this_node, x.fence, x.parent, x.launcher);
 }
 
 // Names the remote types in a config (every node, before the system).
-inline void add_types(caf::actor_system_config& cfg) { cfg.add_message_type<job_plan>("pmixd_job_plan"); }
+inline void add_types(caf::actor_system_config& cfg) {
+  cfg.add_message_type<app_plan>("pmixd_app_plan");
+  cfg.add_message_type<std::vector<app_plan>>("pmixd_app_plans");
+  cfg.add_message_type<job_plan>("pmixd_job_plan");
+}
 
 // "host:port" split; false if malformed.
 bool split_address(const std::string& text, std::string& host, uint16_t& port);

@@ -65,10 +65,12 @@ void usage() {
                "               [--verbose] prog [args...]\n"
                "       pmixrun --daemons ADDR:PORT,... [-n N] [--map-by slot|node] [--fence tree|doubling]\n"
                "               [--nspace NAME] [--env NAME=VALUE]... [--timeout SECONDS] [--quiet]\n"
-               "               [--verbose] prog [args...]\n");
+               "               [--verbose] prog [args...]\n"
+               "       pmixrun --hosts HOST,... [--launch-agent 'CMD {host}'] [--pmixd PATH] [the options of\n"
+               "               --daemons] prog [args...]   (agent default: $PMIXRUN_RSH, else ssh)\n");
 }
 
-// A job across nodes (--daemons) is pmixd's launcher's: pmixrun runs
+// A job across nodes (--daemons, --hosts) is pmixd's launcher's: pmixrun runs
 // `pmixd launch` with the same arguments (docs/multinode.md). pmixd is
 // $PMIXD, else next to pmixrun, else ../pmixd/pmixd from pmixrun's folder
 // (the build tree), else found in PATH. Returns only if the exec failed.
@@ -140,9 +142,9 @@ int main(int argc, char** argv) {
   using namespace pmixrun;
   for (int k = 1; k < argc && argv[k][0] == '-' && std::strcmp(argv[k], "--") != 0; ++k) {
     const std::string a = argv[k];
-    if (a == "--daemons") return run_across_nodes(argc, argv);
+    if (a == "--daemons" || a == "--hosts") return run_across_nodes(argc, argv);
     if (a == "-n" || a == "-np" || a == "--nspace" || a == "--timeout" || a == "--stdin" || a == "--map-by" ||
-        a == "--fence" || a == "--env")
+        a == "--fence" || a == "--env" || a == "--launch-agent" || a == "--pmixd")
       ++k;
   }
   uint32_t n = 1;

@@ -105,6 +105,62 @@ std::string prefixed(const std::string& source, const char* msg) {
   return out;
 }
 
+}  // namespace
+
+pmix_status_t store_publish(datastore& store, const pmix_proc_t& who, const pmix_info_t info[],
+                            std::size_t ninfo, bool verbose) {
+  info_array copy;
+  copy.add_copies(info, ninfo);
+  pmix_data_range_t range = range_of(copy).value_or(PMIX_RANGE_SESSION);
+  pmix_persistence_t persistence = PMIX_PERSIST_SESSION;
+  if (const pmix_info_t* i = find_info(copy.data(), copy.size(), PMIX_PERSISTENCE))
+    if (auto v = as_integer(i->value)) persistence = static_cast<pmix_persistence_t>(*v);
+  std::vector<datastore::item> items;
+  std::string keys;
+  for (std::size_t k = 0; k < copy.size(); ++k) {
+    const pmix_info_t& i = copy.data()[k];
+    // The directives (the library adds the client's uid and gid).
+    if (PMIX_CHECK_KEY(&i, PMIX_RANGE) || PMIX_CHECK_KEY(&i, PMIX_PERSISTENCE) ||
+        PMIX_CHECK_KEY(&i, PMIX_USERID) || PMIX_CHECK_KEY(&i, PMIX_GRPID) ||
+        PMIX_CHECK_KEY(&i, PMIX_TIMEOUT))
+      continue;
+    items.emplace_back(std::string(i.key, strnlen(i.key, PMIX_MAX_KEYLEN)), &i.value);
+    keys += (keys.empty() ? "" : " ") + items.back().first;
+  }
+  const pmix_status_t rc =
+      items.empty() ? PMIX_ERR_BAD_PARAM : store.publish(who, uid_of(copy), range, persistence, items);
+  if (verbose)
+    std::fprintf(stderr, "pmixrun: %s published %s (range %d, persistence %d): %s\n", to_string(who).c_str(),
+                 keys.c_str(), static_cast<int>(range), static_cast<int>(persistence), PMIx_Error_string(rc));
+  return rc;
+}
+
+void store_lookup(datastore& store, const pmix_proc_t& who, const std::vector<std::string>& keys,
+                  const pmix_info_t info[], std::size_t ninfo, bool verbose, pmix_lookup_cbfunc_t cbfunc,
+                  void* cbdata) {
+  info_array copy;
+  copy.add_copies(info, ninfo);
+  const bool wait = flag(copy.data(), copy.size(), PMIX_WAIT);
+  std::optional<datastore::clock::time_point> deadline;
+  if (const pmix_info_t* i = find_info(copy.data(), copy.size(), PMIX_TIMEOUT))
+    if (auto v = as_integer(i->value); v && *v > 0) deadline = datastore::clock::now() + std::chrono::seconds(*v);
+  if (verbose) {
+    std::string list;
+    for (const auto& k : keys) list += (list.empty() ? "" : " ") + k;
+    std::fprintf(stderr, "pmixrun: %s looks up %s%s\n", to_string(who).c_str(), list.c_str(), wait ? " (wait)" : "");
+  }
+  store.lookup(who, uid_of(copy), keys, range_of(copy), wait, deadline, cbfunc, cbdata);
+}
+
+pmix_status_t store_unpublish(datastore& store, const pmix_proc_t& who, const std::vector<std::string>* keys,
+                              const pmix_info_t info[], std::size_t ninfo) {
+  info_array copy;
+  copy.add_copies(info, ninfo);
+  return store.unpublish(who, uid_of(copy), keys, range_of(copy));
+}
+
+namespace {
+
 // ---- up-calls -------------------------------------------------------------
 
 pmix_status_t on_connected(const pmix_proc_t* proc, void*, pmix_op_cbfunc_t, void*) {
@@ -151,29 +207,7 @@ pmix_status_t on_publish(const pmix_proc_t* proc, const pmix_info_t info[], size
   const pmix_proc_t who = *proc;
   auto copy = copy_info(info, ninfo);
   post([who, copy, cbfunc, cbdata] {
-    pmix_data_range_t range = range_of(*copy).value_or(PMIX_RANGE_SESSION);
-    pmix_persistence_t persistence = PMIX_PERSIST_SESSION;
-    if (const pmix_info_t* i = find_info(copy->data(), copy->size(), PMIX_PERSISTENCE))
-      if (auto v = as_integer(i->value)) persistence = static_cast<pmix_persistence_t>(*v);
-    std::vector<datastore::item> items;
-    std::string keys;
-    for (std::size_t k = 0; k < copy->size(); ++k) {
-      const pmix_info_t& i = copy->data()[k];
-      // The directives (the library adds the client's uid and gid).
-      if (PMIX_CHECK_KEY(&i, PMIX_RANGE) || PMIX_CHECK_KEY(&i, PMIX_PERSISTENCE) ||
-          PMIX_CHECK_KEY(&i, PMIX_USERID) || PMIX_CHECK_KEY(&i, PMIX_GRPID) ||
-          PMIX_CHECK_KEY(&i, PMIX_TIMEOUT))
-        continue;
-      items.emplace_back(std::string(i.key, strnlen(i.key, PMIX_MAX_KEYLEN)), &i.value);
-      keys += (keys.empty() ? "" : " ") + items.back().first;
-    }
-    const pmix_status_t rc =
-        items.empty() ? PMIX_ERR_BAD_PARAM
-                      : ctx->store->publish(who, uid_of(*copy), range, persistence, items);
-    if (ctx->verbose)
-      std::fprintf(stderr, "pmixrun: %s published %s (range %d, persistence %d): %s\n",
-                   to_string(who).c_str(), keys.c_str(), static_cast<int>(range),
-                   static_cast<int>(persistence), PMIx_Error_string(rc));
+    const pmix_status_t rc = store_publish(*ctx->store, who, copy->data(), copy->size(), ctx->verbose);
     if (cbfunc != nullptr) cbfunc(rc, cbdata);
   });
   return PMIX_SUCCESS;
@@ -185,18 +219,7 @@ pmix_status_t on_lookup(const pmix_proc_t* proc, char** keys, const pmix_info_t 
   auto wanted = copy_argv(keys);
   auto copy = copy_info(info, ninfo);
   post([who, wanted, copy, cbfunc, cbdata] {
-    const bool wait = flag(copy->data(), copy->size(), PMIX_WAIT);
-    std::optional<datastore::clock::time_point> deadline;
-    if (const pmix_info_t* i = find_info(copy->data(), copy->size(), PMIX_TIMEOUT))
-      if (auto v = as_integer(i->value); v && *v > 0)
-        deadline = datastore::clock::now() + std::chrono::seconds(*v);
-    if (ctx->verbose) {
-      std::string list;
-      for (const auto& k : wanted) list += (list.empty() ? "" : " ") + k;
-      std::fprintf(stderr, "pmixrun: %s looks up %s%s\n", to_string(who).c_str(), list.c_str(),
-                   wait ? " (wait)" : "");
-    }
-    ctx->store->lookup(who, uid_of(*copy), wanted, range_of(*copy), wait, deadline, cbfunc, cbdata);
+    store_lookup(*ctx->store, who, wanted, copy->data(), copy->size(), ctx->verbose, cbfunc, cbdata);
   });
   return PMIX_SUCCESS;
 }
@@ -209,7 +232,7 @@ pmix_status_t on_unpublish(const pmix_proc_t* proc, char** keys, const pmix_info
   auto copy = copy_info(info, ninfo);
   post([who, all, wanted, copy, cbfunc, cbdata] {
     const pmix_status_t rc =
-        ctx->store->unpublish(who, uid_of(*copy), all ? nullptr : &wanted, range_of(*copy));
+        store_unpublish(*ctx->store, who, all ? nullptr : &wanted, copy->data(), copy->size());
     note("pmixrun: %s unpublished: %s\n", to_string(who), PMIx_Error_string(rc));
     if (cbfunc != nullptr) cbfunc(rc, cbdata);
   });

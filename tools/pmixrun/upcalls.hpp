@@ -94,6 +94,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "datastore.hpp"
 #include "jobs.hpp"
@@ -112,6 +113,17 @@ struct host_context {
   std::optional<std::chrono::steady_clock::time_point> deadline;
   bool verbose = false;
 };
+
+// The data store's side of publish / lookup / unpublish, as the up-calls
+// above do it (directives read there), for a host that gets the requests
+// some other way (pmixd's node 0). Host thread only.
+pmix_status_t store_publish(datastore& store, const pmix_proc_t& who, const pmix_info_t info[],
+                            std::size_t ninfo, bool verbose);
+void store_lookup(datastore& store, const pmix_proc_t& who, const std::vector<std::string>& keys,
+                  const pmix_info_t info[], std::size_t ninfo, bool verbose, pmix_lookup_cbfunc_t cbfunc,
+                  void* cbdata);
+pmix_status_t store_unpublish(datastore& store, const pmix_proc_t& who, const std::vector<std::string>* keys,
+                              const pmix_info_t info[], std::size_t ninfo);
 
 // The module for PMIx_server_init. `ctx` must outlive the server.
 pmix_server_module_t host_module(host_context& ctx);
