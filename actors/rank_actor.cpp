@@ -218,6 +218,9 @@ caf::behavior rank_actor(caf::stateful_actor<rank_state>* self, proc_id pname, b
   st.ctx = std::move(ctx);
   self->set_default_handler(caf::drop);
   return {
+      [=](fault_kill_nspace_atom) {
+        if (self->state.nspace) self->send_exit(self->state.nspace, caf::exit_reason::unhandled_exception);
+      },
       [=](connect_msg& msg) { return on_connect(self, msg); },
       [=](const peer_finalize_msg& msg) { return on_peer_finalize(self, msg); },
       [=](const peer_lost_msg& msg) { on_peer_lost(self, msg); },
