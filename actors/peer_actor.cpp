@@ -1,6 +1,7 @@
 #include "actors/peer_actor.hpp"
 #include "actors/peer_detail.hpp"
 
+#include <caf/exit_reason.hpp>
 #include <caf/send.hpp>
 
 #include <algorithm>
@@ -748,6 +749,17 @@ caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
   self->set_default_handler(caf::drop);
   // Linked to the server actor: its exit at finalize ends every connection.
   self->link_to(self->state.server);
+  // A peer that fails (ends abnormally) shuts its socket, so that its client
+  // learns it at once instead of waiting forever (found by the fault plane,
+  // kill:peer; docs/fault-injection.md).
+  self->attach_functor([conn = std::weak_ptr<transport::connection>(self->state.conn),
+                        faults = self->state.ctx->faults](const caf::error& reason) {
+    if (reason == caf::exit_reason::normal) return;
+    auto c = conn.lock();
+    if (!c) return;
+    if (faults) faults->closed(c->id());  // what it left unanswered, its client learns by the end of the stream
+    c->shutdown();
+  });
   return caf::message_handler{
       [=](transport::frame_atom, const std::string& payload) { on_frame(self, payload); },
       [=](fault_replay_atom, const std::string& payload) { on_frame(self, payload, true); },
