@@ -18,7 +18,7 @@ namespace {
 std::shared_ptr<plane> make(const std::string& text, std::uint64_t seed = 0) {
   std::string error;
   auto p = plane::make(text, seed, error);
-  REQUIRE_MESSAGE(p != nullptr, error);
+  REQUIRE_MESSAGE(static_cast<bool>(p), error);
   return p;
 }
 }  // namespace
@@ -60,7 +60,7 @@ TEST_SUITE("fault plane") {
     CHECK(p->at(point_kind::upcall, "client_finalized", "job", 0).what == action::fail);
     CHECK(!p->at(point_kind::message, "finalize", "job", 0));  // up-call faults only at up-calls
     const auto r = p->snapshot();
-    CHECK(r.trace == std::vector<std::string>{"dup:fence:rank=1:n=2", "fail:client_finalized:rank=0:n=1:status=-1"});
+    CHECK(r.trace == std::vector<std::string>{"dup:fence:rank=1:n=2", "fail:client_finalized:rank=0:n=2:status=-1"});
   }
 
   TEST_CASE("a point after a step's reply takes only cut and kill") {
