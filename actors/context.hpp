@@ -26,6 +26,10 @@ class cleaner;
 class epilog;
 }
 
+namespace pmix::faults {
+class plane;
+}
+
 namespace pmix::actors {
 
 // Closed at finalize, before the actor system goes away: a host callback that
@@ -94,6 +98,9 @@ struct server_context {
   // The key of the credentials the server issues itself when the host does
   // not (actors/credential.hpp): random, for this server's lifetime.
   std::string credential_key;
+  // The fault plane (faults/plane.hpp, docs/fault-injection.md): null
+  // unless a plan was given, and every fault point asks that first.
+  std::shared_ptr<faults::plane> faults;
 };
 
 // Runs `e` (once) off the actors' threads and tells `who` when it is done

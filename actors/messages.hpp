@@ -165,6 +165,10 @@ struct snapshot_msg {
 
 // ---- between peer, server, namespace and rank actors -----------------------
 
+// The fault plane (docs/fault-injection.md): from a peer to its rank, which
+// ends its namespace actor abnormally (`kill:nspace`).
+using fault_kill_nspace_atom = caf::atom_constant<caf::atom("fkillns")>;
+
 enum class peer_role { client, tool };
 
 // A new connection's handshake. Reply: connect_result.

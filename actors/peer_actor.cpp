@@ -1,6 +1,7 @@
 #include "actors/peer_actor.hpp"
 #include "actors/peer_detail.hpp"
 
+#include <caf/exit_reason.hpp>
 #include <caf/send.hpp>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <pmix.h>
 
 #include "common/log.hpp"
+#include "faults/plane.hpp"
 #include "protocol/codec.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/version.hpp"
@@ -26,6 +28,11 @@ namespace {
 using job_control_done_atom = caf::atom_constant<caf::atom("jobctldone")>;
 // (query_done_atom, envelope id, status, results): the host's answer to a query.
 using query_done_atom = caf::atom_constant<caf::atom("querydone")>;
+// (fault_replay_atom, frame): a frame the fault plane delayed, duplicated or
+// held back, handled now without asking the plane again.
+using fault_replay_atom = caf::atom_constant<caf::atom("freplay")>;
+// (fault_flush_atom): a held-back frame whose next one did not come.
+using fault_flush_atom = caf::atom_constant<caf::atom("fflush")>;
 }  // namespace
 
 const char* peer_state::name = "pmix.peer";
@@ -53,9 +60,15 @@ bool can_send(self_ptr self) {
   return false;
 }
 
+void answered(self_ptr self, std::uint64_t id) {
+  auto& st = self->state;
+  if (st.ctx->faults && st.conn && id != 0) st.ctx->faults->answer(st.conn->id(), id);
+}
+
 void send_envelope(self_ptr self, const wire::Envelope& e) {
   auto& st = self->state;
   if (!can_send(self)) return;
+  if (st.ctx->faults) answered(self, e.id());
   if (!st.conn->send(protocol::to_frame(e)))
     log::debug("peer", to_string(st.proc), ": write failed, connection broken");
 }
@@ -94,11 +107,14 @@ void send_info_reply(self_ptr self, std::uint64_t id, pmix_status_t status, cons
 namespace {
 
 using peer::self_ptr;
+using peer::answered;
 using peer::can_send;
 using peer::protocol_error;
 using peer::send_envelope;
 using peer::send_info_reply;
 using peer::send_status;
+
+void strike(self_ptr self, const faults::decision& d);
 
 void answer_waiting_gets(self_ptr self, pmix_status_t status) {
   auto& st = self->state;
@@ -162,6 +178,9 @@ void on_connect(self_ptr self, std::uint64_t id, const wire::ConnectRequest& req
             if (st.state == peer_state::phase::connecting) st.state = peer_state::phase::active;
             if (r.job) reply->set_job(*r.job);
             send_envelope(self, e);
+            if (st.ctx->faults)
+              strike(self, st.ctx->faults->at(faults::point_kind::message, "init_ack", st.proc.nspace,
+                                              st.proc.rank, faults::after_step));
           },
           [=](caf::error&) {
             wire::Envelope e;
@@ -212,6 +231,7 @@ void on_fence(self_ptr self, std::uint64_t id, const wire::FenceRequest& req) {
             auto& st = self->state;
             if (!can_send(self)) return;
             const protocol::frame_prefix prefix{id, protocol::body::fence_reply, r.reply->size()};
+            answered(self, id);
             if (!st.conn->send(prefix.view(), *r.reply))
               log::debug("peer", to_string(st.proc), ": write failed, connection broken");
           },
@@ -479,6 +499,7 @@ void on_connect_procs(self_ptr self, std::uint64_t id, const wire::ConnectProcsR
             auto& st = self->state;
             if (!r.reply || !can_send(self)) return;
             const protocol::frame_prefix prefix{id, protocol::body::connect_procs_reply, r.reply->size()};
+            answered(self, id);
             if (!st.conn->send(prefix.view(), *r.reply))
               log::debug("peer", to_string(st.proc), ": write failed, connection broken");
           },
@@ -517,29 +538,71 @@ void on_finalize(self_ptr self, std::uint64_t id) {
             [=](caf::error&) { send_status(self, id, PMIX_ERR_UNREACH); });
 }
 
-void on_frame(self_ptr self, const std::string& payload) {
+// The step a client's message is at, as the fault plane names it.
+const char* step_of(wire::Envelope::BodyCase c) {
+  switch (c) {
+    case wire::Envelope::kConnect: return "init";
+    case wire::Envelope::kCommit: return "commit";
+    case wire::Envelope::kFence: return "fence";
+    case wire::Envelope::kGet: return "get";
+    case wire::Envelope::kAbort: return "abort";
+    case wire::Envelope::kFinalize: return "finalize";
+    case wire::Envelope::kJobControl: return "job_control";
+    case wire::Envelope::kNotify: return "notify";
+    case wire::Envelope::kQuery: return "query";
+    case wire::Envelope::kPublish: return "publish";
+    case wire::Envelope::kLookup: return "lookup";
+    case wire::Envelope::kUnpublish: return "unpublish";
+    case wire::Envelope::kSpawn: return "spawn";
+    case wire::Envelope::kConnectProcs: return "connect_procs";
+    case wire::Envelope::kLog: return "log";
+    case wire::Envelope::kHost: return "host";
+    case wire::Envelope::kGroup: return "group";
+    default: return "other";
+  }
+}
+
+// A cut or kill the fault plane decided, once the step's message has been
+// handed on (mid-step): the socket is shut, or an actor ends abnormally.
+void strike(self_ptr self, const faults::decision& d) {
   auto& st = self->state;
-  if (st.state == peer_state::phase::tombstone || !st.conn) return;
-  // The request is parsed on an arena whose first block is on the stack:
-  // its parts cost no allocation and no destructor each (no handler keeps
-  // a reference to them past this call).
-  alignas(std::max_align_t) char block[2048];
-  google::protobuf::ArenaOptions options;
-  options.initial_block = block;
-  options.initial_block_size = sizeof block;
-  google::protobuf::Arena arena{options};
-  auto& e = *google::protobuf::Arena::CreateMessage<wire::Envelope>(&arena);
-  if (!protocol::parse(payload, e)) return protocol_error(self, "malformed frame");
+  if (d.what == faults::action::cut) {
+    log::info("peer", to_string(st.proc), ": fault plane: socket cut");
+    if (st.conn) st.conn->shutdown();
+    return;
+  }
+  if (d.what != faults::action::kill) return;
+  const caf::error reason = caf::exit_reason::unhandled_exception;
+  log::info("peer", to_string(st.proc), ": fault plane: killing the ",
+            d.who == faults::victim::peer ? "peer" : d.who == faults::victim::rank ? "rank" : "namespace",
+            " actor");
+  switch (d.who) {
+    case faults::victim::peer:
+      return self->quit(reason);
+    case faults::victim::rank:
+      if (st.rank) self->send_exit(st.rank, reason);
+      return;
+    case faults::victim::nspace:
+      if (st.rank) self->send(st.rank, fault_kill_nspace_atom::value);
+      return;
+  }
+}
+
+void dispatch(self_ptr self, const wire::Envelope& e) {
+  auto& st = self->state;
   const auto id = e.id();
   if (st.state == peer_state::phase::handshake) {
     if (e.body_case() != wire::Envelope::kConnect)
       return protocol_error(self, "first message is not a connect request");
+    if (st.ctx->faults && id != 0) st.ctx->faults->request(st.conn->id(), id);
     return on_connect(self, id, e.connect());
   }
   if (st.state == peer_state::phase::connecting || st.state == peer_state::phase::refused)
     return protocol_error(self, "request before a successful connect");
   if (st.state == peer_state::phase::finalizing)
     return protocol_error(self, "request after finalize");
+  if (st.ctx->faults && id != 0 && e.body_case() != wire::Envelope::kCommit)
+    st.ctx->faults->request(st.conn->id(), id);
   switch (e.body_case()) {
     case wire::Envelope::kCommit:
       return on_commit(self, e.commit());
@@ -584,6 +647,57 @@ void on_frame(self_ptr self, const std::string& payload) {
   }
 }
 
+// `replay`: a frame the fault plane already decided on (delayed,
+// duplicated or held back), handled without asking it again.
+void on_frame(self_ptr self, const std::string& payload, bool replay = false) {
+  auto& st = self->state;
+  if (st.state == peer_state::phase::tombstone || !st.conn) return;
+  // The request is parsed on an arena whose first block is on the stack:
+  // its parts cost no allocation and no destructor each (no handler keeps
+  // a reference to them past this call).
+  alignas(std::max_align_t) char block[2048];
+  google::protobuf::ArenaOptions options;
+  options.initial_block = block;
+  options.initial_block_size = sizeof block;
+  google::protobuf::Arena arena{options};
+  auto& e = *google::protobuf::Arena::CreateMessage<wire::Envelope>(&arena);
+  if (!protocol::parse(payload, e)) return protocol_error(self, "malformed frame");
+  if (!st.ctx->faults) return dispatch(self, e);
+  // The fault plane's delivery point for clients' messages.
+  faults::decision fault;
+  if (!replay) {
+    const bool hello = e.body_case() == wire::Envelope::kConnect;
+    const auto& ns = hello ? e.connect().proc().nspace() : st.proc.nspace;
+    const auto rank = hello ? e.connect().proc().rank() : st.proc.rank;
+    fault = st.ctx->faults->at(faults::point_kind::message, step_of(e.body_case()), ns, rank);
+    switch (fault.what) {
+      case faults::action::drop:
+        // A lost request breaks its stream: the client is told by its end.
+        if (e.id() != 0) protocol_error(self, std::string{"fault plane: "} + step_of(e.body_case()) + " lost");
+        return;
+      case faults::action::delay:
+        self->delayed_send(self, std::chrono::milliseconds(fault.ms), fault_replay_atom::value, payload);
+        return;
+      case faults::action::reorder:
+        if (st.holding) break;  // one held at a time
+        st.held_frame = payload;
+        st.holding = true;
+        self->delayed_send(self, std::chrono::milliseconds(20), fault_flush_atom::value);
+        return;
+      default:
+        break;
+    }
+  }
+  dispatch(self, e);
+  if (fault.what == faults::action::dup) self->send(self, fault_replay_atom::value, payload);
+  if (st.holding && !replay) {
+    // The held-back message comes after this one.
+    st.holding = false;
+    self->send(self, fault_replay_atom::value, std::exchange(st.held_frame, {}));
+  }
+  strike(self, fault);
+}
+
 // Starts the epilog (once), off the actors' threads; epilog_done_msg tells
 // when it is done.
 void start_cleanup(self_ptr self) {
@@ -602,6 +716,7 @@ void on_closed(self_ptr self) {
   if (st.state == peer_state::phase::tombstone) return;
   const bool registered = st.state == peer_state::phase::active ||
                           st.state == peer_state::phase::finalizing;
+  if (st.ctx->faults && st.conn) st.ctx->faults->closed(st.conn->id());
   st.conn.reset();  // the spec's sd = -1: our end of the socket is closed
   if (!registered) {
     // The handshake never completed. If its request is still in flight the
@@ -634,8 +749,26 @@ caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
   self->set_default_handler(caf::drop);
   // Linked to the server actor: its exit at finalize ends every connection.
   self->link_to(self->state.server);
+  // A peer that fails (ends abnormally) shuts its socket, so that its client
+  // learns it at once instead of waiting forever (found by the fault plane,
+  // kill:peer; docs/fault-injection.md).
+  self->attach_functor([conn = std::weak_ptr<transport::connection>(self->state.conn),
+                        faults = self->state.ctx->faults](const caf::error& reason) {
+    if (reason == caf::exit_reason::normal) return;
+    auto c = conn.lock();
+    if (!c) return;
+    if (faults) faults->closed(c->id());  // what it left unanswered, its client learns by the end of the stream
+    c->shutdown();
+  });
   return caf::message_handler{
       [=](transport::frame_atom, const std::string& payload) { on_frame(self, payload); },
+      [=](fault_replay_atom, const std::string& payload) { on_frame(self, payload, true); },
+      [=](fault_flush_atom) {
+        auto& st = self->state;
+        if (!st.holding) return;
+        st.holding = false;
+        on_frame(self, std::exchange(st.held_frame, {}), true);
+      },
       [=](transport::closed_atom) { on_closed(self); },
       [=](transport::writable_atom) {
         if (self->state.conn) self->state.conn->flush();
@@ -682,6 +815,7 @@ caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
         auto& st = self->state;
         start_cleanup(self);
         if (st.conn) st.conn->shutdown();
+        if (st.ctx->faults && st.conn) st.ctx->faults->closed(st.conn->id());
         st.conn.reset();
         answer_waiting_gets(self, PMIX_ERR_NOT_FOUND);
         if (st.cleanup_state == peer_state::cleanup_phase::done) {

@@ -76,6 +76,11 @@ struct peer_state {
   int iof_pulls = 0;  // PMIx_IOF_pull registrations the server keeps for us
   std::uint64_t heartbeat_generation = 0;
 
+  // The fault plane: a message held back by a `reorder` fault, handled
+  // after the connection's next one.
+  std::string held_frame;
+  bool holding = false;
+
   // Host up-calls in flight: up-call id -> envelope id to answer.
   std::map<std::uint64_t, std::uint64_t> upcalls;
   std::uint64_t next_upcall = 1;

@@ -260,6 +260,7 @@ void on_group_request(self_ptr self, std::uint64_t id, const wire::GroupRequest&
             auto& st = self->state;
             if (!r.reply || !can_send(self)) return;
             const protocol::frame_prefix prefix{id, protocol::body::info_reply, r.reply->size()};
+            answered(self, id);
             if (!st.conn->send(prefix.view(), *r.reply))
               log::debug("peer", to_string(st.proc), ": write failed, connection broken");
           },

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <caf/system_messages.hpp>
+
 #include "actors/upcall.hpp"
 #include "server/host_module.hpp"
 #include <pmix.h>
@@ -57,6 +59,10 @@ void report_state(self_ptr self, bool live, pmix_status_t reason) {
 
 caf::result<connect_result> on_connect(self_ptr self, connect_msg& msg) {
   auto& st = self->state;
+  // A peer that ends without being released (it failed) is seen as a
+  // process gone (on_peer_down).
+  if (msg.peer) self->monitor(msg.peer);
+  st.gone.reset();
   // The registration lives with the server actor (a registered rank costs
   // no actor until a process connects); the current one comes with every
   // connect. A rank of a job the host registered is served only while the
@@ -176,6 +182,37 @@ void on_peer_lost(self_ptr self, const peer_lost_msg& msg) {
   }
 }
 
+// A peer actor ended. Released peers are no longer referenced; one that
+// failed (ended abnormally: found by the fault plane, kill:peer,
+// docs/fault-injection.md) is taken as a process gone without its socket
+// closing, and the dead actor is no longer kept, not even as a tombstone
+// (there is nothing left to answer from).
+void on_peer_down(self_ptr self, const caf::down_msg& dm) {
+  auto& st = self->state;
+  auto is_it = [&](const peer_ref& r) { return r.actor && r.actor.address() == dm.source; };
+  auto find = [&]() -> peer_ref* {
+    if (st.peerid && is_it(*st.peerid)) return &*st.peerid;
+    auto it = std::find_if(st.displaced.begin(), st.displaced.end(), is_it);
+    return it == st.displaced.end() ? nullptr : &*it;
+  };
+  peer_ref* p = find();
+  if (p == nullptr) return;
+  log::warning("rank", to_string(st.pname), ": its peer actor failed");
+  if (!p->closed) on_peer_lost(self, peer_lost_msg{p->actor, p->finalized});
+  p = find();
+  if (p == nullptr) return;
+  if (p->finalized) adjust_nfinalized(self, -1);
+  if (st.peerid && is_it(*st.peerid)) {
+    // A get must not wait for a process that is gone (found by the fault
+    // plane, seed 7, kill:peer:at=init_ack:rank=2): answered as its dead
+    // peer would have answered.
+    st.gone = p->finalized ? PMIX_ERR_NOT_FOUND : PMIX_ERR_PROC_TERM_WO_SYNC;
+    st.peerid.reset();
+  } else {
+    st.displaced.erase(std::find_if(st.displaced.begin(), st.displaced.end(), is_it));
+  }
+}
+
 // Frees every peer of the rank (deregistration) and answers whatever waits;
 // `done` runs once every peer has answered, i.e. its epilog has run
 // (spec 004: deregistration returns after the peers' epilogs).
@@ -217,7 +254,11 @@ caf::behavior rank_actor(caf::stateful_actor<rank_state>* self, proc_id pname, b
   st.server = std::move(server);
   st.ctx = std::move(ctx);
   self->set_default_handler(caf::drop);
+  self->set_down_handler([=](caf::down_msg& dm) { on_peer_down(self, dm); });
   return {
+      [=](fault_kill_nspace_atom) {
+        if (self->state.nspace) self->send_exit(self->state.nspace, caf::exit_reason::unhandled_exception);
+      },
       [=](connect_msg& msg) { return on_connect(self, msg); },
       [=](const peer_finalize_msg& msg) { return on_peer_finalize(self, msg); },
       [=](const peer_lost_msg& msg) { on_peer_lost(self, msg); },
@@ -226,6 +267,8 @@ caf::behavior rank_actor(caf::stateful_actor<rank_state>* self, proc_id pname, b
         auto rp = self->make_response_promise();
         if (st.peerid)
           forward_get(self, st.peerid->actor, std::move(msg), rp);
+        else if (st.gone)
+          rp.deliver(get_result{*st.gone, {}});
         else
           st.waiting_gets.emplace_back(std::move(msg), rp);
         return rp;

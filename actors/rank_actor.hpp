@@ -30,6 +30,10 @@ struct peer_ref {
 struct rank_state {
   static const char* name;
 
+  // Its last peer actor failed (on_peer_down) and is not kept: what a get
+  // for the rank is answered until a process of it connects again.
+  std::optional<pmix_status_t> gone;
+
   proc_id pname;
   bool registered = false;  // by PMIx_server_register_client (known from the first connect)
   bool tool = false;        // a rank of a tool namespace: its peers are pure tools

@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define PMIX_CXX_SERVER_RUNTIME_VERSION 9u
+#define PMIX_CXX_SERVER_RUNTIME_VERSION 10u
 
 /* Counters and states for tests (tests/, tools/): not part of the PMIx API. */
 typedef struct pmix_cxx_rank_view {
@@ -126,6 +126,18 @@ typedef struct pmix_cxx_server_runtime {
                                         void *cbdata);
     pmix_status_t (*deregister_resources)(pmix_info_t info[], size_t ninfo,
                                           pmix_op_cbfunc_t cbfunc, void *cbdata);
+    /* The fault plane's invariant checker (docs/fault-injection.md): with
+     * nspace, what must hold once every process of that namespace has
+     * ended (before its deregistration); with NULL, once every namespace
+     * was deregistered. Checked again for up to wait_ms until it holds
+     * (sockets closing are still being handled). *report, if report is not
+     * NULL, gets a malloc'd text: the plan, seed, trace hashes, decisions
+     * and violations. PMIX_SUCCESS: every invariant held; PMIX_ERROR: not;
+     * PMIX_ERR_INIT: no server. Works without a plane too. */
+    pmix_status_t (*faults_check)(const char *nspace, int wait_ms, char **report);
+    /* The plane stops injecting (its ledger goes on); PMIX_ERR_NOT_FOUND
+     * without a plane. */
+    pmix_status_t (*faults_disarm)(void);
 } pmix_cxx_server_runtime_t;
 
 typedef const pmix_cxx_server_runtime_t *(*pmix_cxx_server_runtime_fn)(void);

@@ -5,9 +5,52 @@
 
 #include "api/convert.hpp"
 #include "common/progress.hpp"
+#include "faults/plane.hpp"
 
 namespace pmix::host {
 namespace {
+
+// The fault plane at a host up-call (docs/fault-injection.md): the host is
+// asked as usual, and its answer is replaced (fail), given twice, given
+// late, or replaced by PMIX_ERR_TIMEOUT after a while (timeout). Late
+// answers wait on the plane's timer thread; those still waiting at
+// finalize are dropped with the plane.
+template <class... A>
+void inject(faults::plane& plane, const char* upcall, const proc_id& who,
+            std::function<void(pmix_status_t, A...)>& done) {
+  const auto d = plane.at(faults::point_kind::upcall, upcall, who.nspace, who.rank);
+  if (!d) return;
+  auto real = std::move(done);
+  auto* timer = &plane;  // the plane outlives every up-call (it stops at finalize)
+  switch (d.what) {
+    case faults::action::fail:
+      done = [real, status = d.status](pmix_status_t, A...) { real(status, A{}...); };
+      return;
+    case faults::action::twice:
+      done = [real](pmix_status_t st, A... a) {
+        real(st, a...);
+        real(st, a...);
+      };
+      return;
+    case faults::action::late:
+      done = [real, timer, ms = d.ms](pmix_status_t st, A... a) {
+        timer->after(ms, [real, st, a...] { real(st, a...); });
+      };
+      return;
+    case faults::action::timeout:
+      done = [real, timer, ms = d.ms](pmix_status_t, A...) {
+        timer->after(ms, [real] { real(PMIX_ERR_TIMEOUT, A{}...); });
+      };
+      return;
+    default:
+      done = std::move(real);
+      return;
+  }
+}
+
+proc_id group_of(const std::vector<proc_id>& procs) {
+  return proc_id{procs.empty() ? std::string{} : procs.front().nspace, PMIX_RANK_WILDCARD};
+}
 
 // Everything one up-call hands the host, kept alive until its callback.
 struct upcall {
@@ -92,6 +135,7 @@ bool module::client_connected(const proc_id& proc, void* server_object, const in
   const auto* m = slots();
   if (m == nullptr || (m->client_connected2 == nullptr && m->client_connected == nullptr))
     return false;
+  if (faults_) inject(*faults_, "client_connected", proc, done);
   auto call = std::make_unique<upcall>(std::move(done));
   convert::to_c(proc, call->proc);
   pmix_status_t rc;
@@ -116,6 +160,7 @@ bool module::client_connected(const proc_id& proc, void* server_object, const in
 bool module::client_finalized(const proc_id& proc, void* server_object, done_fn done) const {
   const auto* m = slots();
   if (m == nullptr || m->client_finalized == nullptr) return false;
+  if (faults_) inject(*faults_, "client_finalized", proc, done);
   auto call = std::make_unique<upcall>(std::move(done));
   convert::to_c(proc, call->proc);
   pmix_status_t rc;
@@ -131,6 +176,7 @@ bool module::abort(const proc_id& proc, void* server_object, int status, const s
                    const std::vector<proc_id>& procs, done_fn done) const {
   const auto* m = slots();
   if (m == nullptr || m->abort == nullptr) return false;
+  if (faults_) inject(*faults_, "abort", proc, done);
   auto call = std::make_unique<upcall>(std::move(done));
   convert::to_c(proc, call->proc);
   call->procs = std::make_unique<convert::proc_array>(procs);
@@ -149,6 +195,7 @@ bool module::fence_nb(const std::vector<proc_id>& procs, const info_list& info,
                       const std::string& data, done_fn done) const {
   const auto* m = slots();
   if (m == nullptr || m->fence_nb == nullptr) return false;
+  if (faults_) inject(*faults_, "fence_nb", group_of(procs), done);
   auto call = std::make_unique<upcall>(std::move(done));
   call->procs = std::make_unique<convert::proc_array>(procs);
   call->info = std::make_unique<convert::info_array>(info);
@@ -173,6 +220,7 @@ bool module::fence_nb(const std::vector<proc_id>& procs, const info_list& info,
 bool module::direct_modex(const proc_id& proc, const info_list& info, done_fn done) const {
   const auto* m = slots();
   if (m == nullptr || m->direct_modex == nullptr) return false;
+  if (faults_) inject(*faults_, "direct_modex", proc, done);
   auto call = std::make_unique<upcall>(std::move(done));
   convert::to_c(proc, call->proc);
   call->info = std::make_unique<convert::info_array>(info);
@@ -194,6 +242,7 @@ bool module::tool_connected(const info_list& info,
                             std::function<void(pmix_status_t, proc_id)> done) const {
   const auto* m = slots();
   if (m == nullptr || m->tool_connected == nullptr) return false;
+  if (faults_) inject(*faults_, "tool_connected", proc_id{{}, PMIX_RANK_WILDCARD}, done);
   auto call = std::make_unique<tool_call>();
   call->done = std::move(done);
   call->info = std::make_unique<convert::info_array>(info);
@@ -212,6 +261,7 @@ bool module::job_control(const proc_id& requestor, const std::vector<proc_id>& t
                          std::function<void(pmix_status_t, info_list)> done) const {
   const auto* m = slots();
   if (m == nullptr || m->job_control == nullptr) return false;
+  if (faults_) inject(*faults_, "job_control", requestor, done);
   auto call = std::make_unique<info_call>();
   call->done = std::move(done);
   convert::to_c(requestor, call->requestor);
@@ -281,6 +331,7 @@ bool module::ask_host(const proc_id& requestor, const std::vector<pmix::query>& 
                       std::function<void(pmix_status_t, info_list)> done) const {
   const auto* m = slots();
   if (m == nullptr || m->query == nullptr) return false;
+  if (faults_) inject(*faults_, "query", requestor, done);
   auto call = std::make_unique<info_call>();
   call->done = std::move(done);
   convert::to_c(requestor, call->requestor);
@@ -307,6 +358,7 @@ bool module::notify_event(pmix_status_t status, const proc_id& source, pmix_data
                           const info_list& info, done_fn done) const {
   const auto* m = slots();
   if (m == nullptr || m->notify_event == nullptr) return false;
+  if (faults_) inject(*faults_, "notify_event", source, done);
   auto call = std::make_unique<upcall>(std::move(done));
   convert::to_c(source, call->proc);
   call->info = std::make_unique<convert::info_array>(info);
@@ -377,6 +429,7 @@ void log_callback(pmix_status_t status, void* cbdata) {
 bool module::publish(const proc_id& proc, const info_list& info, done_fn done) const {
   const auto* m = slots();
   if (m == nullptr || m->publish == nullptr) return false;
+  if (faults_) inject(*faults_, "publish", proc, done);
   auto call = std::make_unique<upcall>(std::move(done));
   convert::to_c(proc, call->proc);
   call->info = std::make_unique<convert::info_array>(info);
@@ -393,6 +446,7 @@ bool module::lookup(const proc_id& proc, const std::vector<std::string>& keys, c
                     std::function<void(pmix_status_t, std::vector<pdata>)> done) const {
   const auto* m = slots();
   if (m == nullptr || m->lookup == nullptr) return false;
+  if (faults_) inject(*faults_, "lookup", proc, done);
   auto call = std::make_unique<lookup_call>();
   call->done = std::move(done);
   convert::to_c(proc, call->proc);
@@ -416,6 +470,7 @@ bool module::unpublish(const proc_id& proc, const std::vector<std::string>& keys
                        done_fn done) const {
   const auto* m = slots();
   if (m == nullptr || m->unpublish == nullptr) return false;
+  if (faults_) inject(*faults_, "unpublish", proc, done);
   auto call = std::make_unique<upcall>(std::move(done));
   convert::to_c(proc, call->proc);
   call->info = std::make_unique<convert::info_array>(info);
@@ -435,6 +490,7 @@ bool module::spawn(const proc_id& proc, const info_list& job_info, const std::ve
                    std::function<void(pmix_status_t, std::string)> done) const {
   const auto* m = slots();
   if (m == nullptr || m->spawn == nullptr) return false;
+  if (faults_) inject(*faults_, "spawn", proc, done);
   auto call = std::make_unique<spawn_call>();
   call->done = std::move(done);
   convert::to_c(proc, call->proc);
@@ -458,6 +514,7 @@ bool module::spawn(const proc_id& proc, const info_list& job_info, const std::ve
 bool module::connect(const std::vector<proc_id>& procs, const info_list& info, done_fn done) const {
   const auto* m = slots();
   if (m == nullptr || m->connect == nullptr) return false;
+  if (faults_) inject(*faults_, "connect", group_of(procs), done);
   auto call = std::make_unique<upcall>(std::move(done));
   call->procs = std::make_unique<convert::proc_array>(procs);
   call->info = std::make_unique<convert::info_array>(info);
@@ -474,6 +531,7 @@ bool module::connect(const std::vector<proc_id>& procs, const info_list& info, d
 bool module::disconnect(const std::vector<proc_id>& procs, const info_list& info, done_fn done) const {
   const auto* m = slots();
   if (m == nullptr || m->disconnect == nullptr) return false;
+  if (faults_) inject(*faults_, "disconnect", group_of(procs), done);
   auto call = std::make_unique<upcall>(std::move(done));
   call->procs = std::make_unique<convert::proc_array>(procs);
   call->info = std::make_unique<convert::info_array>(info);
@@ -491,6 +549,7 @@ bool module::log(const proc_id& proc, const info_list& data, const info_list& di
                  done_fn done) const {
   const auto* m = slots();
   if (m == nullptr || m->log == nullptr) return false;
+  if (faults_) inject(*faults_, "log", proc, done);
   auto call = std::make_unique<log_call>(std::move(done));
   convert::to_c(proc, call->proc);
   call->data = std::make_unique<convert::info_array>(data);
@@ -568,6 +627,7 @@ bool module::allocate(const proc_id& client, pmix_alloc_directive_t directive, c
                       reply_fn done) const {
   const auto* m = slots();
   if (m == nullptr || m->allocate == nullptr) return false;
+  if (faults_) inject(*faults_, "allocate", client, done);
   auto call = new_request(std::move(done), data);
   convert::to_c(client, call->proc);
   pmix_status_t rc;
@@ -584,6 +644,7 @@ bool module::monitor(const proc_id& requestor, const info& monitor, pmix_status_
                      const info_list& directives, reply_fn done) const {
   const auto* m = slots();
   if (m == nullptr || m->monitor == nullptr) return false;
+  if (faults_) inject(*faults_, "monitor", requestor, done);
   auto call = new_request(std::move(done), directives);
   convert::to_c(requestor, call->proc);
   call->info = std::make_unique<convert::info_array>(info_list{monitor});
@@ -600,6 +661,7 @@ bool module::monitor(const proc_id& requestor, const info& monitor, pmix_status_
 bool module::get_credential(const proc_id& proc, const info_list& directives, reply_fn done) const {
   const auto* m = slots();
   if (m == nullptr || m->get_credential == nullptr) return false;
+  if (faults_) inject(*faults_, "get_credential", proc, done);
   auto call = new_request(std::move(done), directives);
   convert::to_c(proc, call->proc);
   pmix_status_t rc;
@@ -616,6 +678,7 @@ bool module::validate_credential(const proc_id& proc, const std::string& credent
                                  reply_fn done) const {
   const auto* m = slots();
   if (m == nullptr || m->validate_credential == nullptr) return false;
+  if (faults_) inject(*faults_, "validate_credential", proc, done);
   auto call = new_request(std::move(done), directives);
   convert::to_c(proc, call->proc);
   call->bytes = credential;
@@ -635,6 +698,7 @@ bool module::fabric(const proc_id& requestor, pmix_fabric_operation_t op, const 
                     reply_fn done) const {
   const auto* m = slots();
   if (m == nullptr || m->fabric == nullptr) return false;
+  if (faults_) inject(*faults_, "fabric", requestor, done);
   auto call = new_request(std::move(done), directives);
   convert::to_c(requestor, call->proc);
   pmix_status_t rc;
@@ -651,6 +715,7 @@ bool module::group(pmix_group_operation_t op, const std::string& group, const st
                    const info_list& directives, reply_fn done) const {
   const auto* m = slots();
   if (m == nullptr || m->group == nullptr) return false;
+  if (faults_) inject(*faults_, "group", group_of(procs), done);
   auto call = new_request(std::move(done), directives);
   call->procs = std::make_unique<convert::proc_array>(procs);
   call->group = group;
@@ -668,6 +733,7 @@ bool module::iof_pull(const std::vector<proc_id>& procs, const info_list& direct
                       done_fn done) const {
   const auto* m = slots();
   if (m == nullptr || m->iof_pull == nullptr) return false;
+  if (faults_) inject(*faults_, "iof_pull", group_of(procs), done);
   auto call = std::make_unique<upcall>(std::move(done));
   call->procs = std::make_unique<convert::proc_array>(procs);
   call->info = std::make_unique<convert::info_array>(directives);
@@ -685,6 +751,7 @@ bool module::push_stdin(const proc_id& source, const std::vector<proc_id>& targe
                         const std::optional<std::string>& bytes, done_fn done) const {
   const auto* m = slots();
   if (m == nullptr || m->push_stdin == nullptr) return false;
+  if (faults_) inject(*faults_, "push_stdin", source, done);
   auto call = std::make_unique<upcall>(std::move(done));
   convert::to_c(source, call->proc);
   call->procs = std::make_unique<convert::proc_array>(targets);

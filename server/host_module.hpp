@@ -21,6 +21,10 @@
 
 #include "common/value.hpp"
 
+namespace pmix::faults {
+class plane;
+}
+
 namespace pmix::host {
 
 using done_fn = std::function<void(pmix_status_t, std::string)>;
@@ -44,6 +48,9 @@ class module {
   // none was set before. Returns true when it was adopted.
   bool adopt(const pmix_server_module_t* m);
   bool has_module() const { return slots_.load(std::memory_order_acquire) != nullptr; }
+  // The fault plane (docs/fault-injection.md), set once before any up-call
+  // when a plan is given: each up-call's answer may then be changed.
+  void set_faults(std::shared_ptr<faults::plane> p) { faults_ = std::move(p); }
 
   // client_connected2 if the host has it (answered through its callback);
   // else client_connected, called with a NULL callback as OpenPMIx calls it:
@@ -125,6 +132,7 @@ class module {
                 std::function<void(pmix_status_t, info_list)> done) const;
 
   std::atomic<const pmix_server_module_t*> slots_{nullptr};
+  std::shared_ptr<faults::plane> faults_;
   attribute_answer_fn attributes_ = nullptr;
   std::unique_ptr<pmix_server_module_t> first_;
   std::unique_ptr<pmix_server_module_t> adopted_;

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <climits>
 #include <condition_variable>
+#include <cstdio>
 #include <cstring>
 #include <atomic>
 #include <map>
@@ -25,6 +26,8 @@
 #include "server/registration.hpp"
 #include "api/data_pack.hpp"
 #include "api/fork_env.hpp"
+#include "faults/check.hpp"
+#include "faults/plane.hpp"
 #include "server/server_runtime.hpp"
 #include "server/server_directives.hpp"
 #include "api/server_runtime_abi.h"
@@ -529,6 +532,55 @@ pmix_status_t view(pmix_cxx_server_view_t* out) {
   return PMIX_SUCCESS;
 }
 
+pmix_status_t faults_check(const char* nspace, int wait_ms, char** report) {
+  if (report != nullptr) *report = nullptr;
+  auto rt = current();
+  if (!rt) return PMIX_ERR_INIT;
+  if (progress::in_library_thread()) return PMIX_ERR_WOULD_BLOCK;
+  const auto& plane = rt->context().faults;
+  std::vector<std::string> violations;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(std::max(wait_ms, 0));
+  for (;;) {
+    auto w = std::make_shared<waiter<actors::server_snapshot>>();
+    rt->tell(actors::snapshot_msg{w->channel(w)});
+    const auto rc = w->wait(*rt);
+    if (rc != PMIX_SUCCESS) return rc;
+    faults::observed o;
+    o.snapshot = std::move(w->result);
+    o.connections = rt->connection_count();
+    o.actors_running = rt->actors_running();
+    if (plane) o.ledger = plane->snapshot();
+    violations = nspace != nullptr ? faults::check_job_ended(o, nspace) : faults::check_all_deregistered(o);
+    if (violations.empty() || std::chrono::steady_clock::now() >= until) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (report != nullptr) {
+    std::string text;
+    if (plane) {
+      const auto r = plane->snapshot();
+      char line[160];
+      std::snprintf(line, sizeof line, "seed %llu, %zu faults injected, trace hash %016llx, set hash %016llx\n",
+                    static_cast<unsigned long long>(r.seed), r.trace.size(),
+                    static_cast<unsigned long long>(r.trace_hash), static_cast<unsigned long long>(r.set_hash));
+      text += "plan " + r.plan + "\n" + line;
+      for (const auto& t : r.trace) text += "injected " + t + "\n";
+    } else {
+      text += "no fault plane\n";
+    }
+    for (const auto& v : violations) text += "violation " + v + "\n";
+    *report = strdup(text.c_str());
+  }
+  return violations.empty() ? PMIX_SUCCESS : PMIX_ERROR;
+}
+
+pmix_status_t faults_disarm() {
+  auto rt = current();
+  if (!rt) return PMIX_ERR_INIT;
+  if (!rt->context().faults) return PMIX_ERR_NOT_FOUND;
+  rt->context().faults->disarm();
+  return PMIX_SUCCESS;
+}
+
 void view_free(pmix_cxx_server_view_t* v) {
   if (v == nullptr) return;
   for (std::size_t i = 0; i < v->nnspaces; ++i) std::free(v->nspaces[i].ranks);
@@ -719,6 +771,8 @@ const pmix_cxx_server_runtime_t table = {
     delete_process_set,
     register_resources,
     deregister_resources,
+    faults_check,
+    faults_disarm,
 };
 
 }  // namespace

@@ -244,6 +244,15 @@ pmix_status_t read_settings(const info_list& directives, const pmix_topology_t* 
       }
     } else if (k == PMIX_EXTERNAL_PROGRESS) {
       s.external_progress = flag(d);
+    } else if (k == PMIX_CXX_FAULTS_ATTR) {
+      if (!text(d, s.faults)) return PMIX_ERR_BAD_PARAM;
+    } else if (k == PMIX_CXX_FAULTS_SEED_ATTR) {
+      const auto seed = d.val.as_uint();
+      if (!seed) {
+        error = std::string{PMIX_CXX_FAULTS_SEED_ATTR} + " must be an unsigned number";
+        return PMIX_ERR_BAD_PARAM;
+      }
+      s.faults_seed = *seed;
     } else if (k == PMIX_SINGLETON) {
       std::string id;
       if (!text(d, id)) return PMIX_ERR_BAD_PARAM;
@@ -291,6 +300,19 @@ pmix_status_t read_settings(const info_list& directives, const pmix_topology_t* 
   }
   // System and session support take effect only with tool support.
   if (!s.tool_support) s.system_support = s.session_support = false;
+
+  // The fault plane (docs/fault-injection.md): the attributes first, then
+  // the environment.
+  if (s.faults.empty()) s.faults = first_of(getenv, {"PMIX_CXX_FAULTS"}, "");
+  if (const char* seed = getenv("PMIX_CXX_FAULTS_SEED"); seed != nullptr && *seed != '\0' && s.faults_seed == 0) {
+    char* stop = nullptr;
+    errno = 0;
+    s.faults_seed = std::strtoull(seed, &stop, 10);
+    if (*stop != '\0' || errno != 0) {
+      error = std::string{"PMIX_CXX_FAULTS_SEED='"} + seed + "' must be an unsigned number";
+      return PMIX_ERR_BAD_PARAM;
+    }
+  }
 
   s.scheduler_policy = first_of(getenv, {"PMIX_CXX_SCHEDULER"}, "sharing");
   if (s.scheduler_policy != "sharing" && s.scheduler_policy != "stealing") {

@@ -13,6 +13,11 @@
 
 #include "common/value.hpp"
 
+// Our server-init attributes for the fault plane (docs/fault-injection.md):
+// the plan (a string) and its seed (an unsigned number).
+#define PMIX_CXX_FAULTS_ATTR "pmix.cxx.faults"
+#define PMIX_CXX_FAULTS_SEED_ATTR "pmix.cxx.faults.seed"
+
 namespace pmix::server {
 
 struct settings {
@@ -52,6 +57,12 @@ struct settings {
   bool bind_required = false;
   bool aux_event_base = false;  // given: we need no auxiliary event base
   bool external_progress = false;  // PMIX_EXTERNAL_PROGRESS: no threads of ours
+
+  // The fault plane (docs/fault-injection.md): a plan and its seed, from
+  // PMIX_CXX_FAULTS_ATTR / PMIX_CXX_FAULTS_SEED_ATTR or the environment
+  // (PMIX_CXX_FAULTS, PMIX_CXX_FAULTS_SEED). Empty: no plane.
+  std::string faults;
+  std::uint64_t faults_seed = 0;
 
   // Ours (environment): the actor scheduler and its worker threads.
   std::string scheduler_policy = "sharing";

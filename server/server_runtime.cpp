@@ -37,6 +37,8 @@
 #include "actors/server_actor.hpp"
 #include "common/log.hpp"
 #include "common/progress.hpp"
+#include "faults/check.hpp"
+#include "faults/plane.hpp"
 #include "protocol/version.hpp"
 #include "transport/tcp.hpp"
 
@@ -257,6 +259,8 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
   ctx->uri = s.server.nspace + "." + std::to_string(s.server.rank) + ";uds://" + rt->socket_path_;
   ctx->host = rt->host_;
   ctx->cleanup_worker = std::make_shared<actors::cleaner>();
+  rc = install_faults(*ctx, *rt->host_, s.faults, s.faults_seed, error);
+  if (rc != PMIX_SUCCESS) return rc;
   if (s.share_topology) {
     std::string xml;
     rc = topology_xml(s.topology, xml, error);
@@ -594,6 +598,20 @@ void runtime::progress(int timeout_ms) {
   run_actors();
 }
 
+pmix_status_t install_faults(actors::server_context& ctx, host::module& host, const std::string& plan,
+                             std::uint64_t seed, std::string& error) {
+  if (plan.empty()) return PMIX_SUCCESS;
+  std::string why;
+  ctx.faults = faults::plane::make(plan, seed, why);
+  if (!ctx.faults) {
+    error = "fault plan '" + plan + "': " + why;
+    return PMIX_ERR_BAD_PARAM;
+  }
+  host.set_faults(ctx.faults);
+  log::warning("server", "fault plane armed: '", plan, "' seed ", seed);
+  return PMIX_SUCCESS;
+}
+
 std::size_t runtime::actors_running() const {
   return system_ ? system_->registry().running() : 0;
 }
@@ -602,6 +620,7 @@ void runtime::stop() {
   if (stopped_.exchange(true)) return;
   rendezvous_.remove_all();  // tools stop finding us first
   if (ctx_) ctx_->gate->close();
+  if (ctx_ && ctx_->faults) ctx_->faults->stop();  // late host answers are dropped
   if (loop_ && loop_thread_.joinable()) {
     io_->wake();
     loop_thread_.join();

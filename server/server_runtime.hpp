@@ -27,6 +27,14 @@
 
 namespace pmix::server {
 
+// The entry point of the fault plane (docs/fault-injection.md): parses
+// `plan` (empty: no plane) and installs it, with `seed`, in the context the
+// actors share and in the host module's up-call wrappers. runtime::start
+// calls it with the settings' plan; a simulator that builds its own context
+// may call it too. PMIX_ERR_BAD_PARAM and `error` on a bad plan.
+pmix_status_t install_faults(actors::server_context& ctx, host::module& host, const std::string& plan,
+                             std::uint64_t seed, std::string& error);
+
 class runtime {
  public:
   // Brings everything up; on error nothing is left behind (spec 000,

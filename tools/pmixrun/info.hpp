@@ -22,6 +22,7 @@ class info_array {
   void add(const char* key, const void* data, pmix_data_type_t type);
   void add_string(const char* key, const std::string& s) { add(key, s.c_str(), PMIX_STRING); }
   void add_u32(const char* key, uint32_t v) { add(key, &v, PMIX_UINT32); }
+  void add_u64(const char* key, uint64_t v) { add(key, &v, PMIX_UINT64); }
   void add_u16(const char* key, uint16_t v) { add(key, &v, PMIX_UINT16); }
   void add_rank(const char* key, pmix_rank_t v) { add(key, &v, PMIX_PROC_RANK); }
   void add_bool(const char* key, bool v) { add(key, &v, PMIX_BOOL); }

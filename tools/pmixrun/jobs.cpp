@@ -527,7 +527,7 @@ void launcher::failed(job& j, uint32_t rank, int status) {
   if (j.launch_failed) return;
   const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   if (!first_failure_) first_failure_ = code;
-  if (terminating_ || abort_status_) return;
+  if (terminating_ || abort_status_ || settings_.keep_going) return;
   char why[160];
   std::snprintf(why, sizeof why, "rank %u of %s %s %d", rank, j.nspace.c_str(),
                 WIFEXITED(status) ? "exited with status" : "was killed by signal",

@@ -92,6 +92,9 @@ class launcher {
 
   struct settings {
     bool verbose = false;
+    // A failing process does not end the others (--faults: each runs to its
+    // own end, within the timeout).
+    bool keep_going = false;
     uint32_t cpus = 1;           // oversubscribed when more processes than this run
     uint32_t universe_size = 1;  // PMIX_UNIV_SIZE of every job
     std::string session_dir;     // where job directories go; empty: none

@@ -47,6 +47,7 @@
 #include <vector>
 
 #include "datastore.hpp"
+#include "faults.hpp"
 #include "host_thread.hpp"
 #include "info.hpp"
 #include "iof.hpp"
@@ -62,7 +63,7 @@ void usage() {
   std::fprintf(stderr,
                "usage: pmixrun [-n N] [--nspace NAME] [--timeout SECONDS] [--stdin RANK|all|none]\n"
                "               [--tag-output] [--iof-server-output] [--system-server] [--quiet]\n"
-               "               [--verbose] prog [args...]\n"
+               "               [--verbose] [--faults PLAN [--seed S] [--shrink]] prog [args...]\n"
                "       pmixrun --daemons ADDR:PORT,... [-n N] [--map-by slot|node] [--fence tree|doubling]\n"
                "               [--nspace NAME] [--env NAME=VALUE]... [--timeout SECONDS] [--quiet]\n"
                "               [--verbose] prog [args...]\n"
@@ -136,18 +137,37 @@ void keep_standard_fds_open() {
   }
 }
 
+// The lines of a text (the fault plane's reports).
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t b = 0;
+  while (b < text.size()) {
+    auto e = text.find('\n', b);
+    if (e == std::string::npos) e = text.size();
+    out.push_back(text.substr(b, e - b));
+    b = e + 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace pmixrun;
+  if (argc == 2 && std::strcmp(argv[1], "--probe-client") == 0) return probe_client();
   for (int k = 1; k < argc && argv[k][0] == '-' && std::strcmp(argv[k], "--") != 0; ++k) {
     const std::string a = argv[k];
     if (a == "--daemons" || a == "--hosts") return run_across_nodes(argc, argv);
     if (a == "-n" || a == "-np" || a == "--nspace" || a == "--timeout" || a == "--stdin" || a == "--map-by" ||
-        a == "--fence" || a == "--env" || a == "--launch-agent" || a == "--pmixd")
+        a == "--fence" || a == "--env" || a == "--launch-agent" || a == "--pmixd" || a == "--faults" || a == "--seed")
       ++k;
   }
   uint32_t n = 1;
+  // --faults: our server's fault plane (docs/fault-injection.md).
+  std::string faults_plan;
+  std::string faults_seed = "0";
+  bool shrink_plan = false;
+  std::vector<std::string> plain_args{argv[0]};  // the command without --faults/--seed/--shrink
   std::string nspace = "pmixrun." + std::to_string(getpid());
   double timeout = 0;
   bool quiet = false;
@@ -185,6 +205,19 @@ int main(int argc, char** argv) {
       }
     } else if (a == "--timeout" && i + 1 < argc) {
       timeout = std::atof(argv[++i]);
+    } else if (a == "--faults" && i + 1 < argc) {
+      faults_plan = argv[++i];
+      continue;
+    } else if (a == "--seed" && i + 1 < argc) {
+      faults_seed = argv[++i];
+      if (faults_seed.empty() || faults_seed.find_first_not_of("0123456789") != std::string::npos) {
+        std::fprintf(stderr, "pmixrun: --seed takes an unsigned number\n");
+        return 2;
+      }
+      continue;
+    } else if (a == "--shrink") {
+      shrink_plan = true;
+      continue;
     } else if (a == "--quiet" || a == "-q") {
       quiet = true;
     } else if (a == "--verbose" || a == "-v") {
@@ -207,6 +240,18 @@ int main(int argc, char** argv) {
     usage();
     return 2;
   }
+  for (int k = 1; k < argc; ++k) {
+    const std::string a = argv[k];
+    if (k < i && (a == "--faults" || a == "--seed")) {
+      ++k;
+      continue;
+    }
+    if (k < i && (a == "--shrink" || a == "--quiet" || a == "-q")) continue;
+    plain_args.push_back(a);
+  }
+  const bool faulted = !faults_plan.empty();
+  // Under faults every process runs to its own end, within a bound.
+  if (faulted && timeout <= 0) timeout = 60;
   if (stdin_rank >= static_cast<long>(n)) {
     std::fprintf(stderr, "pmixrun: --stdin %ld: the job has ranks 0 to %u\n", stdin_rank, n - 1);
     return 2;
@@ -245,6 +290,7 @@ int main(int argc, char** argv) {
   datastore store;
   launcher::settings settings;
   settings.verbose = verbose;
+  settings.keep_going = faulted;
   settings.cpus = cpus;
   settings.universe_size = std::max(cpus, n);
   settings.session_dir = session_dir;
@@ -260,9 +306,19 @@ int main(int argc, char** argv) {
     store.proc_ended(p);
     input.process_ended(p);
   };
-  settings.job_ended = [&store](const std::string& ns) {
+  // Under faults: the invariants once each job's processes have ended.
+  std::string faults_report;
+  bool invariants_held = true;
+  settings.job_ended = [&store, faulted, &faults_report, &invariants_held](const std::string& ns) {
     store.job_ended(ns);
     groups_job_ended(ns);
+    if (!faulted) return;
+    std::string report;
+    if (!faults_check(ns, 2000, report)) invariants_held = false;
+    // The plane's plan and trace are printed once, at the end.
+    for (const auto& line : split_lines(report)) {
+      if (line.rfind("violation ", 0) == 0) faults_report += "violation at the end of " + ns + ": " + line.substr(10) + "\n";
+    }
   };
   // Output forwarding: the forwarder tells the launcher when a process's
   // output has ended (a job ends after its output).
@@ -302,11 +358,21 @@ int main(int argc, char** argv) {
   // gateway server (as PRRTE's master is); without them a local write
   // crashes it.
   if (server_output) dirs.add_bool(PMIX_SERVER_GATEWAY, true);
+  if (faulted) {
+    dirs.add_string("pmix.cxx.faults", faults_plan);
+    dirs.add_u64("pmix.cxx.faults.seed", std::strtoull(faults_seed.c_str(), nullptr, 10));
+  }
   auto rc = PMIx_server_init(&module, dirs.data(), dirs.size());
   if (rc != PMIX_SUCCESS) {
     std::fprintf(stderr, "pmixrun: PMIx_server_init failed: %s\n", PMIx_Error_string(rc));
     if (!session_dir.empty()) ::rmdir(session_dir.c_str());
     return 1;
+  }
+  if (faulted && !faults_available()) {
+    std::fprintf(stderr, "pmixrun: --faults needs the PMIx-CXX server library\n");
+    PMIx_server_finalize();
+    if (!session_dir.empty()) ::rmdir(session_dir.c_str());
+    return 2;
   }
   rc = register_attributes();
   if (rc != PMIX_SUCCESS)
@@ -338,6 +404,7 @@ int main(int argc, char** argv) {
   bool timed_out = false;
   std::optional<clock_type::time_point> delivery_deadline;
   std::vector<pollfd> fds;
+  auto run_jobs = [&] {
   for (;;) {
     run_posted();
     jobs.reap();
@@ -401,6 +468,29 @@ int main(int argc, char** argv) {
     iof.handle(fds.data() + 1, iof_fds);
     input.handle(fds.data() + 1 + iof_fds, fds.size() - 1 - iof_fds);
   }
+  };
+  run_jobs();
+  bool probe_ok = true;
+  if (faulted && !jobs.terminating()) {
+    // The server must still serve a new client: one probe process, with
+    // the plane disarmed.
+    faults_disarm();
+    job_spec probe;
+    app_spec app;
+    app.cmd = "/proc/self/exe";
+    app.argv = {"pmixrun", "--probe-client"};
+    app.nprocs = 1;
+    probe.apps.push_back(std::move(app));
+    job* probe_job = jobs.start(nspace + ".probe", std::move(probe), false, rc, error);
+    if (probe_job == nullptr) {
+      std::fprintf(stderr, "pmixrun: faults: the probe client did not start: %s\n", error.c_str());
+      probe_ok = false;
+    } else {
+      delivery_deadline.reset();
+      run_jobs();
+      probe_ok = probe_job->procs.size() == 1 && probe_job->procs[0].succeeded();
+    }
+  }
   // What pmixrun's stdout or stderr has not taken yet, before the summary.
   iof.flush();
   if (verbose)
@@ -421,12 +511,33 @@ int main(int argc, char** argv) {
   store.cancel_all(PMIX_ERR_NOT_FOUND);
   input.close_all(PMIX_ERR_IOF_FAILURE);
   jobs.finish_all();
+  std::vector<std::string> fault_trace;
+  if (faulted) {
+    std::string report;
+    if (!faults_check("", 2000, report)) invariants_held = false;
+    if (timed_out) {
+      invariants_held = false;
+      faults_report += "violation the job did not end within the timeout: some operation was never answered\n";
+    }
+    if (!probe_ok) {
+      invariants_held = false;
+      faults_report += "violation a new client was not served after the faults\n";
+    }
+    std::string head;
+    for (const auto& line : split_lines(report)) {
+      if (line.rfind("injected ", 0) == 0) fault_trace.push_back(line.substr(9));
+      if (line.rfind("violation ", 0) == 0) faults_report += line + "\n";
+      else if (!line.empty()) head += line + "\n";
+    }
+    faults_report.insert(0, head);
+  }
   stop_posting();
   PMIx_server_finalize();
   ::close(sigfd);
   if (!session_dir.empty()) ::rmdir(session_dir.c_str());
 
   int exit_code = jobs.exit_code();
+
   if (exit_code == 0 && interrupts > 0) exit_code = 130;
   if (exit_code == 0 && timed_out) exit_code = 1;
 
@@ -459,5 +570,25 @@ int main(int argc, char** argv) {
                  "%.2f s; exit status %d\n",
                  ok, first->size, first->nspace.c_str(), first->connected, first->finalized,
                  jobs.aborted() ? ", job aborted" : "", spawned.c_str(), elapsed, exit_code);
+  if (faulted) {
+    // The job's own status under faults is reported above; pmixrun's is
+    // the invariants': 0 held, 3 violated.
+    for (const auto& line : split_lines(faults_report))
+      std::fprintf(stderr, "pmixrun: faults: %s\n", line.c_str());
+    std::string replay;
+    for (std::size_t k = 0; k < plain_args.size(); ++k) {
+      replay += (k == 0 ? "" : " ") + plain_args[k];
+      if (k == 0) replay += " --faults '" + faults_plan + "' --seed " + faults_seed;
+    }
+    if (!invariants_held) {
+      std::fprintf(stderr, "pmixrun: faults: replay: %s\n", replay.c_str());
+      if (shrink_plan && !fault_trace.empty()) {
+        const auto minimal = shrink(fault_trace, faults_seed, plain_args);
+        std::fprintf(stderr, "pmixrun: faults: minimal plan: '%s'\n", minimal.c_str());
+      }
+    }
+    std::fprintf(stderr, "pmixrun: faults: %s\n", invariants_held ? "ok" : "FAILED");
+    exit_code = invariants_held ? 0 : 3;
+  }
   return exit_code;
 }

@@ -1,0 +1,81 @@
+#!/bin/sh
+# The fault matrix (issue 18, docs/fault-injection.md): fault kinds x
+# lifecycle steps, each cell with a few seeds, under pmixrun with real
+# processes and sockets. Every cell must end (never hang), every client call
+# must return a status (fault_client exits 4 on silence), and pmixrun's
+# invariant checker must say "faults: ok" (exit 0). Then the regressions:
+# one case per bug the plane found, named after its seed.
+set -u
+here=$(cd "$(dirname "$0")/../.." && pwd)
+PMIXRUN=${PMIXRUN:-$here/tools/pmixrun/pmixrun}
+CLIENT=${CLIENT:-$here/tests/faults/fault_client}
+export PMIX_CXX_SERVER_LIBRARY=${PMIX_CXX_SERVER_LIBRARY:-$here/api/libpmix-server.so.2}
+export FAULT_CLIENT_WATCHDOG=20
+failures=0
+cells=0
+out=${TEST_TMPDIR:-/tmp}/fault_matrix.$$
+run() {  # run NAME SEED PLAN
+  cells=$((cells + 1))
+  timeout 90 "$PMIXRUN" -n 3 --timeout 40 --faults "$3" --seed "$2" "$CLIENT" >"$out" 2>&1
+  rc=$?
+  if [ $rc -ne 0 ] || ! tail -1 "$out" | grep -q "faults: ok" || grep -q "^SILENT" "$out"; then
+    echo "FAIL $1 (seed $2, plan '$3', exit $rc):"
+    grep -v "^op .*PMIX_SUCCESS" "$out" | tail -20
+    failures=$((failures + 1))
+  else
+    echo "ok   $1 seed $2: $(grep -c '^pmixrun: faults: injected' "$out") faults"
+  fi
+}
+
+steps="init commit fence get finalize"
+for seed in 1 2 3; do
+  rank=$((seed % 3))
+  for step in $steps; do
+    # drop:init is an open finding (docs/fault-injection.md): a process
+    # that dies before its connect completes is never known to the server,
+    # and pmixrun does not tell it, so its peers' fence waits.
+    [ $step != init ] && run "drop:$step" $seed "drop:$step:rank=$rank:n=1"
+    run "delay:$step" $seed "delay:$step:rank=$rank:ms=$((seed * 7))"
+    run "dup:$step" $seed "dup:$step:rank=$rank:n=1"
+    run "reorder:$step" $seed "reorder:$step:rank=$rank"
+    run "cut:$step" $seed "cut:$step:rank=$rank:n=1"
+    run "kill:peer:$step" $seed "kill:peer:at=$step:rank=$rank:n=1"
+  done
+  run "cut:init_ack" $seed "cut:init_ack:rank=$rank"
+  run "kill:peer:init_ack" $seed "kill:peer:at=init_ack:rank=$rank"
+  for upcall in client_connected client_finalized direct_modex; do
+    run "fail:$upcall" $seed "fail:$upcall:rank=$rank"
+    run "late:$upcall" $seed "late:$upcall:rank=$rank:ms=$((seed * 20))"
+    run "twice:$upcall" $seed "twice:$upcall:rank=$rank"
+    run "timeout:$upcall" $seed "timeout:$upcall:rank=$rank:ms=50"
+  done
+  run "random" $seed "random:rate=0.2:kinds=delay,dup,reorder,cut,kill,fail,late,twice"
+done
+
+# Regressions, each named after the seed that found it.
+run "regression seed 7 (a failed peer left its socket open)" 7 "kill:peer:at=fence:rank=1"
+run "regression seed 7 (a get waited for a dead rank)" 7 "kill:peer:at=init_ack:rank=2"
+
+# Replay: the same plan and seed inject the same faults (same set hash).
+h1=$(timeout 90 "$PMIXRUN" -n 3 --timeout 40 --faults "random:rate=0.3:kinds=delay,dup,fail,late" --seed 11 "$CLIENT" 2>&1 | grep -o "set hash [0-9a-f]*")
+h2=$(timeout 90 "$PMIXRUN" -n 3 --timeout 40 --faults "random:rate=0.3:kinds=delay,dup,fail,late" --seed 11 "$CLIENT" 2>&1 | grep -o "set hash [0-9a-f]*")
+if [ -z "$h1" ] || [ "$h1" != "$h2" ]; then
+  echo "FAIL replay: '$h1' then '$h2'"
+  failures=$((failures + 1))
+else
+  echo "ok   replay: $h1"
+fi
+
+# The checker is not blind: a plan that loses the reply's request of a
+# client that waits forever is caught (the job times out).
+timeout 90 "$PMIXRUN" -n 1 --timeout 3 --faults "delay:fence:ms=100000" --seed 1 "$CLIENT" >"$out" 2>&1
+rc=$?
+if [ $rc -ne 3 ] || ! tail -1 "$out" | grep -q "faults: FAILED" || ! grep -q "replay: .*--faults 'delay:fence:ms=100000' --seed 1" "$out"; then
+  echo "FAIL a hanging client is not reported (exit $rc)"; tail -5 "$out"
+  failures=$((failures + 1))
+else
+  echo "ok   a hanging client is reported, with its replay command"
+fi
+rm -f "$out"
+echo "$cells cells, $failures failures"
+[ $failures -eq 0 ]
