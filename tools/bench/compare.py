@@ -128,6 +128,10 @@ def main():
                     "hosted, clients, rss (default all); the real hosts are chosen by --hosts")
     ap.add_argument("--dsizes", help="comma-separated N of the data-carrying fence "
                     "(default 1,2,4,8,16,32,64,128,256; 1,2,4 with --short)")
+    ap.add_argument("--multinode", default="",
+                    help="ranks per node of the 4-node data fence (tools/multinode/demo.sh: network "
+                    "namespaces, one pmixd each; ours only, needs root), comma-separated, or none "
+                    "(default 1,2,4,8,16; none with --short)")
     a = ap.parse_args()
     cases = set(a.cases.split(","))
     def want(case):
@@ -191,6 +195,8 @@ def main():
     if want("rss"):
         print("bench: server memory over %d client cycles" % rss_b, flush=True)
         run.both(["rss", rss_a, rss_b], 1 if short else 2)
+
+    multinode = multinode_fences(a, short, tree_of_this_file(), fence_iters)
 
     # Real hosts last: their clusters' daemons must not run during the others.
     tree = os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..")
@@ -349,10 +355,13 @@ def main():
                 f.write("- `%s`: skipped: %s\n" % (part, why))
             for note in hosts.notes:
                 f.write("- %s\n" % note)
+        f.write("\n## Across nodes: the data fence on 4 nodes (PMIx-CXX)\n\n")
+        f.write(multinode.markdown())
         if run.failures:
             f.write("\n## Failed runs\n\n" + "\n".join("- " + x for x in run.failures) + "\n")
     print()
     print("bench: report in %s, plot in %s" % (os.path.join(a.out, "report.md"), os.path.join(a.out, "fence.svg")))
+    run.failures.extend(multinode.failures)
     if run.failures:
         print("bench: %d run(s) failed:" % len(run.failures))
         for x in run.failures:
@@ -363,6 +372,84 @@ def main():
 
 def dfence_goal(n):
     return 0.35 if n == 64 else 0.5 if n <= 64 else None
+
+
+def tree_of_this_file():
+    return os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..")
+
+
+class Multinode:
+    """The data-carrying fence across 4 nodes on this machine
+    (tools/multinode/demo.sh: 4 network namespaces, one pmixd each), ours
+    only (OpenPMIx has no multi-node host here): bench_client datafence with
+    every rank timing every fence, for each number of ranks per node, and
+    the nodes' TCP round trip of the same run as the limit."""
+
+    def __init__(self):
+        self.rows = []  # (ppn, samples)
+        self.rtt = float("nan")
+        self.skipped = ""
+        self.failures = []
+
+    def markdown(self):
+        if self.skipped:
+            return "Not run: %s.\n" % self.skipped
+        out = ["Every rank Puts a 64-byte key and Commits, then all %s enter a collecting fence, "
+               "as in the one-node data fence; every rank times every fence and all samples count. "
+               "The 4 nodes are network namespaces joined by a bridge, each with a `pmixd` "
+               "(`tools/multinode/demo.sh`), sharing this machine's CPUs, so the figures include the "
+               "scheduling of 4 daemons and their ranks on them. Limit: the TCP round trip between "
+               "node 0 and node 3 in the same run (%s); distance = median / limit.\n\n"
+               % ("ranks", fmt(self.rtt, "µs")),
+               "| ranks per node | ranks | median | p99 | limit | distance |",
+               "|---|---|---|---|---|---|"]
+        for ppn, v in self.rows:
+            m = statistics.median(v) if v else float("nan")
+            out.append("| %d | %d | %s | %s | %s | %s |" % (
+                ppn, 4 * ppn, fmt(m, "µs"), fmt(percentile(v, 99), "µs"), fmt(self.rtt, "µs"),
+                "n/a" if (m != m or self.rtt != self.rtt) else "%.0f" % (m / self.rtt)))
+        return "\n".join(out) + "\n"
+
+
+def multinode_fences(a, short, tree, fence_iters):
+    mn = Multinode()
+    spec = a.multinode or ("none" if short else "1,2,4,8,16")
+    if spec == "none":
+        mn.skipped = "--multinode none"
+        return mn
+    demo = os.path.join(tree, "tools", "multinode", "demo.sh")
+    bench = os.path.join(tree, "tools", "multinode", "fence_bench.sh")
+    client = os.path.join(os.path.abspath(a.bin), "bench_client")
+    if os.geteuid() != 0:
+        mn.skipped = "needs root (network namespaces)"
+        return mn
+    env = dict(os.environ)
+    env.setdefault("PMIXRUN", os.path.join(os.path.abspath(a.bin), "..", "pmixrun", "pmixrun"))
+    env.setdefault("PMIXD", os.path.join(os.path.abspath(a.bin), "..", "pmixd", "pmixd"))
+    env["LD_LIBRARY_PATH"] = os.path.join(os.path.abspath(a.bin), "..", "..", "api")
+    for need in (demo, env["PMIXRUN"], env["PMIXD"], client):
+        if not os.path.exists(need):
+            mn.skipped = "%s is missing" % need
+            return mn
+    print("bench: 4-node data fence, network round trip", flush=True)
+    p = subprocess.run([bench, "--rtt-only"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       env=env, timeout=300)
+    for line in p.stdout.splitlines():
+        if line.startswith("rtt_us "):
+            mn.rtt = float(line.split()[1])
+    for ppn in [int(x) for x in spec.split(",")]:
+        print("bench: 4-node data fence, %d rank(s) per node" % ppn, flush=True)
+        env["PMIXRUN_ARGS"] = "--quiet --timeout 600"
+        p = subprocess.run([demo, "4", str(ppn), client, "datafence", str(max(20, fence_iters // 2))],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, timeout=900)
+        v = [float(l.split()[2]) for l in p.stdout.splitlines()
+             if l.startswith("sample dfence_us ") and len(l.split()) == 3]
+        if p.returncode != 0 or not v:
+            mn.failures.append("4-node data fence, %d per node: exit %d: %s" % (
+                ppn, p.returncode, p.stderr.strip()[-500:]))
+            continue
+        mn.rows.append((ppn, v))
+    return mn
 
 
 memory_rows = []  # filled by data_fence_table, reported with the other figures

@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 tools/deps.sh test   # libpmix-dev: OpenPMIx 4.2.2 to compare against
-bazel build //tools/bench:all //tests/hosts/mpi:allreduce
+bazel build //tools/bench:all //tests/hosts/mpi:allreduce //tools/pmixrun //tools/pmixd
 # Bazel's server (a JVM) stays up after a build and runs periodic tasks of up
 # to a millisecond: stopped before anything is timed, for both libraries.
 bazel shutdown >/dev/null 2>&1 || true

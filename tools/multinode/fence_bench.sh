@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # tools/multinode/fence_bench.sh [ITERATIONS] [BYTES]
+# tools/multinode/fence_bench.sh --rtt-only   (the round trip alone, "rtt_us X";
+#                                              tools/bench/compare.py uses it)
 #
 # Fence latency across 4 nodes (demo.sh: network namespaces, one pmixd each)
 # for 1, 2, 4, 8 and 16 ranks per node, with both fence algorithms: each
@@ -40,6 +42,10 @@ elif rank == "0":
     t.sort(); print("rtt_us %.1f" % t[len(t) // 2]); c.close()
 '
 rtt=$("$here/demo.sh" 4 1 /usr/bin/python3 -c "$rtt_script" 2>/dev/null | sed -n 's/^rtt_us //p')
+if [ "$iters" = --rtt-only ]; then
+  echo "rtt_us $rtt"
+  exit 0
+fi
 echo "network round trip node0 -> node3 (TCP, 64 bytes, median of 200): $rtt us"
 echo
 echo "| ranks per node | ranks | tree median (us) | tree min | doubling median (us) | doubling min |"
