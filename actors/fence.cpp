@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "protocol/codec.hpp"
+#include "transport/shared_data.hpp"
 
 namespace pmix::actors {
 
@@ -150,6 +151,15 @@ void fence_book::complete(std::uint64_t id, fence_result result) {
   const std::string_view data = result.data ? std::string_view{*result.data} : std::string_view{};
   result.reply = std::make_shared<const std::string>(encode_ ? encode_(result.status, data)
                                                              : protocol::fence_reply(result.status, data));
+  // Large data goes to local clients as one shared copy (a fence's data is
+  // N ranks' worth for each of N clients: O(N^2) bytes through the sockets
+  // otherwise). PMIx_Connect's trackers (encode_) answer inline.
+  const std::size_t threshold = transport::shared_data_threshold();
+  if (!encode_ && data.size() >= threshold) {
+    result.shared = transport::shared_data::make(data);
+    if (result.shared)
+      result.shared_reply = std::make_shared<const std::string>(protocol::fence_reply_shared(result.status, data.size()));
+  }
   for (auto& r : replies) r(result);
 }
 

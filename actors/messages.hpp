@@ -25,6 +25,10 @@
 #include "common/value.hpp"
 #include "transport/connection.hpp"
 
+namespace pmix::transport {
+class shared_data;
+}
+
 namespace pmix::actors {
 
 using env_list = std::vector<std::string>;  // "NAME=value" entries
@@ -253,6 +257,11 @@ struct fence_result {
   // The serialized wire::FenceReply, encoded once for every contributor by
   // fence_book::complete.
   std::shared_ptr<const std::string> reply;
+  // For data of transport::shared_data_threshold() bytes or more: the data
+  // as shared data, and the FenceReply that names it; a peer on a Unix
+  // socket sends that one, with the descriptor (docs/wire-format.md).
+  std::shared_ptr<const transport::shared_data> shared;
+  std::shared_ptr<const std::string> shared_reply;
 };
 
 // A direct-modex request for `target`'s committed data. Reply: get_result.

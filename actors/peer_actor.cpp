@@ -16,6 +16,7 @@
 
 #include "common/log.hpp"
 #include "faults/plane.hpp"
+#include "transport/shared_data.hpp"
 #include "protocol/codec.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/version.hpp"
@@ -230,9 +231,11 @@ void on_fence(self_ptr self, std::uint64_t id, const wire::FenceRequest& req) {
           [=](fence_result& r) {
             auto& st = self->state;
             if (!can_send(self)) return;
-            const protocol::frame_prefix prefix{id, protocol::body::fence_reply, r.reply->size()};
+            const bool shared = r.shared && st.conn->passes_descriptors();
+            const std::string& body = shared ? *r.shared_reply : *r.reply;
+            const protocol::frame_prefix prefix{id, protocol::body::fence_reply, body.size()};
             answered(self, id);
-            if (!st.conn->send(prefix.view(), *r.reply))
+            if (!st.conn->send(prefix.view(), body, shared ? r.shared : nullptr))
               log::debug("peer", to_string(st.proc), ": write failed, connection broken");
           },
           [=](caf::error&) {

@@ -19,6 +19,7 @@
 #include "common/log.hpp"
 #include "common/progress.hpp"
 #include "transport/send_parts.hpp"
+#include "transport/shared_data.hpp"
 #include "transport/tcp.hpp"
 
 namespace pmix::client {
@@ -120,7 +121,7 @@ pmix_status_t connection::handshake(protocol::body kind, const std::string& mess
       return PMIX_SUCCESS;
     }
     if (st == protocol::frame_reader::status::too_large) return PMIX_ERR_UNPACK_FAILURE;
-    const auto n = ::recv(fd_, buf, sizeof buf, 0);
+    const auto n = receive(buf, sizeof buf);
     if (n > 0) {
       reader_.feed(buf, static_cast<std::size_t>(n));
     } else if (n < 0 && errno == EINTR) {
@@ -204,11 +205,48 @@ bool connection::lost() const {
   return lost_;
 }
 
+long connection::receive(char* buf, std::size_t size) {
+  iovec part{buf, size};
+  msghdr m{};
+  m.msg_iov = &part;
+  m.msg_iovlen = 1;
+  alignas(cmsghdr) char control[CMSG_SPACE(8 * sizeof(int))];
+  m.msg_control = control;
+  m.msg_controllen = sizeof control;
+  const auto n = ::recvmsg(fd_, &m, MSG_CMSG_CLOEXEC);
+  if (n >= 0) {
+    for (cmsghdr* c = CMSG_FIRSTHDR(&m); c != nullptr; c = CMSG_NXTHDR(&m, c)) {
+      if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+      const std::size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+      for (std::size_t k = 0; k < count; ++k) {
+        int fd;
+        std::memcpy(&fd, CMSG_DATA(c) + k * sizeof(int), sizeof fd);
+        received_fds_.push_back(fd);
+      }
+    }
+    if ((m.msg_flags & MSG_CTRUNC) != 0) log::error("client", "descriptors from the server were cut off");
+  }
+  return static_cast<long>(n);
+}
+
+bool connection::take_shared(protocol::envelope& e) {
+  const auto size = protocol::shared_size(e.kind, e.message);
+  if (size == 0) return true;
+  if (received_fds_.empty()) {
+    log::error("client", "the server announced shared data without its descriptor");
+    return false;
+  }
+  const int fd = received_fds_.front();
+  received_fds_.pop_front();
+  e.shared_owner = transport::map_shared(fd, size, e.shared);
+  return e.shared_owner != nullptr;
+}
+
 bool connection::read_frames(std::vector<protocol::envelope>& out, bool& lost) {
   char buf[65536];
   std::string payload;
   for (;;) {
-    const auto got = ::recv(fd_, buf, sizeof buf, 0);
+    const auto got = receive(buf, sizeof buf);
     if (got < 0 && errno == EINTR) continue;
     if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
     if (got <= 0) {
@@ -221,7 +259,7 @@ bool connection::read_frames(std::vector<protocol::envelope>& out, bool& lost) {
       if (st == protocol::frame_reader::status::need_more) break;
       out.emplace_back();
       if (st == protocol::frame_reader::status::too_large ||
-          !protocol::parse_envelope(std::move(payload), out.back())) {
+          !protocol::parse_envelope(std::move(payload), out.back()) || !take_shared(out.back())) {
         out.pop_back();
         log::error("client", "malformed frame from the server: closing the connection");
         ::shutdown(fd_, SHUT_RDWR);
@@ -390,6 +428,8 @@ void connection::close() {
   }
   ::close(fd_);
   fd_ = -1;
+  for (int fd : received_fds_) ::close(fd);  // came with frames never read
+  received_fds_.clear();
   if (wake_fd_ >= 0) ::close(wake_fd_);
   wake_fd_ = -1;
   if (epoll_fd_ >= 0) ::close(epoll_fd_);

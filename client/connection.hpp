@@ -124,6 +124,14 @@ class connection {
   // next waits sleep at once, 1, 2, 4, ... up to 64 of them, and one that
   // catches its reply spins again every time (see drive()).
   unsigned spin_skip_ = 0, spin_backoff_ = 0;
+  // Under read_mutex_: descriptors received (SCM_RIGHTS) and not yet taken
+  // by the frame they came with (take_shared()), in order.
+  std::deque<int> received_fds_;
+  // recv() that also keeps the descriptors passed along.
+  long receive(char* buf, std::size_t size);
+  // Maps the shared data a frame says came with it. False: the frame
+  // promised a descriptor that did not come, or one that is refused.
+  bool take_shared(protocol::envelope& e);
   mutable std::mutex mutex_;  // guards the fields below
   // Requests in flight, by id: a handful at most, so a flat list (no
   // allocation per request once it has grown).

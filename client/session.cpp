@@ -202,10 +202,20 @@ pmix_status_t session::commit() {
 }
 
 void session::store_modex(std::string_view bytes, pmix_status_t& status) {
-  // Kept encoded: each rank's items are decoded when first looked up.
+  store_modex(std::make_shared<const std::string>(bytes), status);
+}
+
+void session::store_modex(std::shared_ptr<const std::string> bytes, pmix_status_t& status) {
+  const std::string_view view{*bytes};
+  store_modex(std::move(bytes), view, status);
+}
+
+void session::store_modex(std::shared_ptr<const void> owner, std::string_view bytes, pmix_status_t& status) {
+  // Kept encoded (a copy, or the mapping of the server's shared data): each
+  // rank's items are decoded when first looked up.
   std::lock_guard<std::mutex> guard{mutex_};
   std::string error;
-  if (!data_.add_modex(bytes, self_, &error)) {
+  if (!data_.add_modex(std::move(owner), bytes, self_, &error)) {
     log::error("client", "unreadable fence data: ", error);
     status = PMIX_ERR_UNPACK_FAILURE;
   }
@@ -234,7 +244,8 @@ pmix_status_t session::fence(std::vector<proc_id> procs, info_list info, done_fn
         self->data_.fence_completed();
         self->data_.participants_complete(participants);
       }
-      if (r.has_data) self->store_modex(r.data, st);
+      if (r.shared > 0) self->store_modex(std::move(reply->shared_owner), reply->shared, st);
+      else if (r.has_data) self->store_modex(r.data, st);
     }
     done(st);
   });

@@ -114,9 +114,9 @@ bool store::add_peer_data(const protocol::rank_data& data, const proc_id& self, 
   return add_rank(data, self, t, error);
 }
 
-bool store::add_modex(std::shared_ptr<const std::string> modex, const proc_id& self, std::string* error) {
+bool store::add_modex(std::shared_ptr<const void> owner, std::string_view all, const proc_id& self,
+                      std::string* error) {
   self_ = self;
-  const std::string_view all{*modex};
   std::size_t pos = 0;
   std::string_view bytes;
   protocol::rank_data r;
@@ -138,9 +138,8 @@ bool store::add_modex(std::shared_ptr<const std::string> modex, const proc_id& s
     (*complete)[r.proc.rank] = generation_;
     if (r.items.empty()) continue;
     auto& slot = (*encoded)[r.proc.rank];
-    slot.modex = modex;
-    slot.offset = static_cast<std::uint32_t>(bytes.data() - all.data());
-    slot.size = static_cast<std::uint32_t>(bytes.size());
+    slot.owner = owner;
+    slot.bytes = bytes;
   }
 }
 
@@ -151,13 +150,13 @@ void store::decode_pending(const proc_id& p) {
   if (slot == nullptr) return;
   const encoded_rank data = std::move(*slot);
   it->second.erase(p.rank);
-  if (!data.modex) return;
+  if (!data.owner) return;
   protocol::rank_data r;
   std::string error;
   nspace_tables t;
   // Its structure was checked when the fence delivered it: only a value the
   // decoder refuses can fail here; the items before it are kept.
-  if (!protocol::decode(std::string_view{*data.modex}.substr(data.offset, data.size), r, &error) ||
+  if (!protocol::decode(data.bytes, r, &error) ||
       !add_rank(r, self_, t, &error))
     log::error("client", "unreadable fence data of ", p.nspace, ":", p.rank, ": ", error);
 }

@@ -50,9 +50,13 @@ class store {
   // N ranks' worth after every fence). A rank's newer data replaces its
   // undecoded older data: each RankData holds everything the rank had
   // committed (actors/peer_actor.cpp).
-  bool add_modex(std::shared_ptr<const std::string> modex, const proc_id& self, std::string* error);
+  // `owner` keeps `modex`'s bytes (a copy, or a mapping of shared data).
+  bool add_modex(std::shared_ptr<const void> owner, std::string_view modex, const proc_id& self,
+                 std::string* error);
   bool add_modex(std::string_view modex, const proc_id& self, std::string* error) {
-    return add_modex(std::make_shared<const std::string>(modex), self, error);
+    auto copy = std::make_shared<const std::string>(modex);
+    const std::string_view view{*copy};
+    return add_modex(std::move(copy), view, self, error);
   }
   // A collecting fence succeeded: every participant's data has arrived with
   // it, so a participant that sent none has none (a wildcard: every rank of
@@ -97,8 +101,8 @@ class store {
   // A rank's items as a fence delivered them, not decoded yet: its RankData
   // within a kept ModexData.
   struct encoded_rank {
-    std::shared_ptr<const std::string> modex;
-    std::uint32_t offset = 0, size = 0;
+    std::shared_ptr<const void> owner;  // keeps `bytes` alive
+    std::string_view bytes;
   };
   // Moves p's encoded data, if any, into peers_ (scopes applied).
   void decode_pending(const proc_id& p);

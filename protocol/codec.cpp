@@ -234,6 +234,13 @@ std::string fence_reply(pmix_status_t status, std::string_view data) {
   return r.SerializeAsString();
 }
 
+std::string fence_reply_shared(pmix_status_t status, std::uint64_t size) {
+  wire::FenceReply r;
+  r.set_status(status);
+  r.set_shared(size);
+  return r.SerializeAsString();
+}
+
 std::string connect_procs_reply_body(pmix_status_t status, std::string_view jobs) {
   wire::ConnectProcsReply r;
   r.set_status(status);

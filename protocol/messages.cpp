@@ -346,6 +346,9 @@ envelope& envelope::operator=(envelope&& o) noexcept {
   kind = o.kind;
   bytes = std::move(o.bytes);
   message = std::string_view{bytes.data() + offset, length};
+  shared_owner = std::move(o.shared_owner);
+  shared = o.shared;
+  o.shared = {};
   o.message = {};
   o.kind = body::none;
   return *this;
@@ -611,6 +614,16 @@ bool decode(std::string_view in, job_info& out, std::string* error) {
   return r.ok() || malformed(error);
 }
 
+std::uint64_t shared_size(body kind, std::string_view message) {
+  if (kind != body::fence_reply) return 0;
+  std::uint64_t size = 0;
+  reader r{message};
+  field f;
+  while (r.next(f))
+    if (f.id == 3 && f.type == pb::varint) size = f.number;
+  return r.ok() ? size : 0;
+}
+
 bool decode(std::string_view in, body kind, status_reply& out, std::string* error) {
   if (!well_formed(kind == body::get_reply ? msg::get_reply : msg::status_reply, in)) return malformed(error);
   out = status_reply{};
@@ -625,6 +638,8 @@ bool decode(std::string_view in, body kind, status_reply& out, std::string* erro
       out.data = f.bytes;
     } else if (kind == body::get_reply && f.id == 3 && f.type == pb::delimited) {
       out.job = f.bytes;
+    } else if (kind == body::fence_reply && f.id == 3 && f.type == pb::varint) {
+      out.shared = f.number;
     }
   }
   // A FenceReply's data is bytes: empty is the same as absent.

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -61,6 +62,10 @@ struct envelope {
   protocol::body kind = body::none;
   std::string bytes;
   std::string_view message;
+  // Data that came as a shared memory descriptor with this frame
+  // (FenceReply.shared), mapped by the connection, and what keeps it mapped.
+  std::shared_ptr<const void> shared_owner;
+  std::string_view shared;
 
   envelope() = default;
   envelope(envelope&& o) noexcept { *this = std::move(o); }
@@ -167,11 +172,15 @@ bool decode(std::string_view in, job_info& out, std::string* error = nullptr);
 // when present; `job`: a JobInfo, empty when absent).
 struct status_reply {
   pmix_status_t status = 0;
+  std::uint64_t shared = 0;  // FenceReply: the data is shared data of this size
   bool has_data = false;
   std::string_view data;
   std::string_view job;
 };
 bool decode(std::string_view in, body kind, status_reply& out, std::string* error = nullptr);
+// How many bytes of shared data a frame's message says came with it (0:
+// none), read before the frame is dispatched (client/connection.cpp).
+std::uint64_t shared_size(body kind, std::string_view message);
 
 // One rank's committed data: its items are left encoded (an Info each, whose
 // structure decode() has checked) until the reader keeps them:

@@ -5,10 +5,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 
 #include "common/log.hpp"
 #include "transport/io_thread.hpp"
 #include "transport/send_parts.hpp"
+#include "transport/shared_data.hpp"
 
 namespace pmix::transport {
 
@@ -31,7 +33,8 @@ void connection::overflow() {
 }
 
 // Keeps what is left of head+body after `done` bytes were sent: one copy.
-bool connection::queue(std::string_view head, std::string_view body, std::size_t done) {
+bool connection::queue(std::string_view head, std::string_view body, std::size_t done,
+                       std::shared_ptr<const shared_data> attach) {
   const std::size_t total = head.size() + body.size();
   if (pending_bytes_ + (total - done) > max_send_backlog_) {
     pending_bytes_ += total - done;
@@ -48,17 +51,60 @@ bool connection::queue(std::string_view head, std::string_view body, std::size_t
   }
   bytes_queued_ += rest.size();
   pending_bytes_ += rest.size();
-  pending_.push_back(std::move(rest));
+  pending_.push_back(pending_frame{std::move(rest), std::move(attach)});
   return true;
+}
+
+namespace {
+// sendmsg of `parts` with `fd` passed along (SCM_RIGHTS).
+long send_with_descriptor(int socket, iovec* parts, std::size_t count, int fd) {
+  msghdr m{};
+  m.msg_iov = parts;
+  m.msg_iovlen = count;
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  m.msg_control = control;
+  m.msg_controllen = sizeof control;
+  cmsghdr* c = CMSG_FIRSTHDR(&m);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
+  return static_cast<long>(::sendmsg(socket, &m, MSG_NOSIGNAL | MSG_DONTWAIT));
+}
+}  // namespace
+
+bool connection::send(std::string_view head, std::string_view body, std::shared_ptr<const shared_data> attach) {
+  if (!attach) return send(head, body);
+  if (broken_) return false;
+  if (pending_bytes_ > 0) return queue(head, body, 0, std::move(attach));
+  iovec parts[2] = {{const_cast<char*>(head.data()), head.size()}, {const_cast<char*>(body.data()), body.size()}};
+  long n;
+  do {
+    n = send_with_descriptor(fd_, parts, body.empty() ? 1 : 2, attach->fd());
+  } while (n < 0 && errno == EINTR);
+  std::size_t done = 0;
+  if (n > 0) {
+    done = static_cast<std::size_t>(n);
+    attach.reset();  // went with the first byte
+  } else if (!(errno == EAGAIN || errno == EWOULDBLOCK)) {
+    broken_ = true;
+    return false;
+  }
+  // The rest (without the descriptor, once it went) as any frame.
+  return send_rest(head, body, done, std::move(attach));
 }
 
 bool connection::send(std::string_view head, std::string_view body) {
   if (broken_) return false;
   if (pending_bytes_ > 0) return queue(head, body, 0);  // after what waits, in order
+  return send_rest(head, body, 0, nullptr);
+}
+
+bool connection::send_rest(std::string_view head, std::string_view body, std::size_t done,
+                           std::shared_ptr<const shared_data> attach) {
   // Both parts in one system call; what the socket does not take is kept.
-  std::size_t done = 0;
   const std::size_t total = head.size() + body.size();
-  while (done < total) {
+  while (done < total && !attach) {
     const auto n = send_parts(fd_, head, body, done, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n > 0) {
       done += static_cast<std::size_t>(n);
@@ -70,7 +116,7 @@ bool connection::send(std::string_view head, std::string_view body) {
     return false;
   }
   if (done < total) {
-    if (!queue(head, body, done)) return false;
+    if (!queue(head, body, done, std::move(attach))) return false;
     io_->want_write(id_);
   }
   return true;
@@ -80,15 +126,25 @@ bool connection::flush() {
   if (broken_) return false;
   while (pending_bytes_ > 0) {
     // Up to 64 queued frames in one system call, from where the first stopped.
+    // A frame with a descriptor to pass starts a call of its own (the
+    // descriptor goes with the call's first byte), and ends the one before.
     iovec parts[64];
     int count = 0;
     std::size_t offset = pending_offset_;
-    for (auto it = pending_.begin(); it != pending_.end() && count < 64; ++it, offset = 0)
-      parts[count++] = {const_cast<char*>(it->data() + offset), it->size() - offset};
-    msghdr m{};
-    m.msg_iov = parts;
-    m.msg_iovlen = static_cast<std::size_t>(count);
-    const auto n = ::sendmsg(fd_, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
+    const shared_data* attach = pending_.front().attach.get();
+    for (auto it = pending_.begin(); it != pending_.end() && count < 64; ++it, offset = 0) {
+      if (count > 0 && it->attach) break;
+      parts[count++] = {const_cast<char*>(it->bytes.data() + offset), it->bytes.size() - offset};
+    }
+    long n;
+    if (attach != nullptr) {
+      n = send_with_descriptor(fd_, parts, static_cast<std::size_t>(count), attach->fd());
+    } else {
+      msghdr m{};
+      m.msg_iov = parts;
+      m.msg_iovlen = static_cast<std::size_t>(count);
+      n = ::sendmsg(fd_, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
+    }
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) {
@@ -100,8 +156,9 @@ bool connection::flush() {
     }
     auto left = static_cast<std::size_t>(n);
     pending_bytes_ -= left;
+    if (left > 0) pending_.front().attach.reset();  // went with the first byte
     while (left > 0) {
-      const auto rest = pending_.front().size() - pending_offset_;
+      const auto rest = pending_.front().bytes.size() - pending_offset_;
       if (left < rest) {
         pending_offset_ += left;
         break;

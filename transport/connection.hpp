@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -20,6 +21,7 @@ struct peer_credentials {
 };
 
 class io_thread;
+class shared_data;
 
 // Bounds on what one peer can make the server hold (docs/security.md).
 struct limits {
@@ -54,6 +56,11 @@ class connection {
   // The same for a frame in two parts (a peer's own prefix and a body shared
   // by many peers), written without joining them first.
   bool send(std::string_view head, std::string_view body);
+  // The same, with `attach`'s descriptor passed along (SCM_RIGHTS) with the
+  // frame's first byte, so the peer receives it with this frame, in order.
+  // Only on a Unix socket (passes_descriptors()).
+  bool send(std::string_view head, std::string_view body, std::shared_ptr<const shared_data> attach);
+  bool passes_descriptors() const { return cred_.pid > 0; }
   bool flush();
   bool has_pending_output() const { return pending_bytes_ > 0; }
   std::size_t pending_bytes() const { return pending_bytes_; }
@@ -79,7 +86,11 @@ class connection {
   // Output the socket did not take yet, in order: whole frames (the first
   // possibly partly sent, `pending_offset_` bytes of it). Appending never
   // copies what is queued, and sending never copies at all.
-  std::deque<std::string> pending_;
+  struct pending_frame {
+    std::string bytes;
+    std::shared_ptr<const shared_data> attach;  // not sent yet: goes with the first byte
+  };
+  std::deque<pending_frame> pending_;
   std::size_t pending_offset_ = 0;
   std::size_t pending_bytes_ = 0;
   std::size_t max_send_backlog_;
@@ -88,7 +99,10 @@ class connection {
   std::atomic<bool> shut_{false};
   std::atomic<bool> authenticated_{false};
 
-  bool queue(std::string_view head, std::string_view body, std::size_t done);
+  bool send_rest(std::string_view head, std::string_view body, std::size_t done,
+                 std::shared_ptr<const shared_data> attach);
+  bool queue(std::string_view head, std::string_view body, std::size_t done,
+             std::shared_ptr<const shared_data> attach = nullptr);
   void overflow();
 };
 

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <cstdlib>
 #include <string>
 #include <atomic>
 #include <memory>
@@ -125,25 +126,40 @@ TEST_SUITE("end to end") {
     CHECK(deregister_job("sparse") == PMIX_SUCCESS);
   }
 
-  TEST_CASE("a collecting fence carries megabytes to every client intact") {
-    // Each reply (6 MB) is far larger than a socket buffer: the server
-    // writes it in pieces as each client reads.
-    temp_dir dir;
-    server srv(dir.path());
-    REQUIRE(srv.status() == PMIX_SUCCESS);
-    const std::string bytes = std::to_string(1536 * 1024);
-    std::vector<std::string> argv{script, "init", "put_pattern:big=" + bytes, "commit", "fence:collect"};
-    for (int r = 0; r < 4; ++r) argv.push_back("get_pattern:" + std::to_string(r) + ":big=" + bytes);
-    argv.push_back("finalize");
-    auto ranks = run_job("big", 4, argv, dir);
-    for (auto& c : ranks) {
-      CHECK_MESSAGE(c.exited_with(0), c.errors());
-      const auto out = c.output();
-      CHECK(contains(out, "fence:collect PMIX_SUCCESS"));
-      for (int r = 0; r < 4; ++r)
-        CHECK_MESSAGE(contains(out, "get_pattern:" + std::to_string(r) + ":big=" + bytes + " PMIX_SUCCESS intact"), out);
+  TEST_CASE("a collecting fence carries megabytes to every client intact, shared or inline") {
+    // Each reply's data is 6 MB. By default it goes to the clients as one
+    // sealed memfd whose descriptor comes with each reply (shared data,
+    // PMIX_CXX_SHARED_DATA_MIN); with 0 it goes inline, far larger than a
+    // socket buffer: the server writes it in pieces as each client reads.
+    for (const char* mode : {"shared", "inline"}) {
+      CAPTURE(mode);
+      if (std::string{mode} == "inline") ::setenv("PMIX_CXX_SHARED_DATA_MIN", "0", 1);
+      temp_dir dir;
+      server srv(dir.path());
+      REQUIRE(srv.status() == PMIX_SUCCESS);
+      const std::string bytes = std::to_string(1536 * 1024);
+      // The store keeps the fence's data encoded until each rank's is read:
+      // mapped after the fence, let go once all four were read.
+      std::vector<std::string> argv{script, "init", "put_pattern:big=" + bytes, "commit", "fence:collect",
+                                    "shared_mappings"};
+      for (int r = 0; r < 4; ++r) argv.push_back("get_pattern:" + std::to_string(r) + ":big=" + bytes);
+      argv.push_back("shared_mappings:after");
+      argv.push_back("finalize");
+      auto ranks = run_job("big", 4, argv, dir);
+      ::unsetenv("PMIX_CXX_SHARED_DATA_MIN");
+      for (auto& c : ranks) {
+        CHECK_MESSAGE(c.exited_with(0), c.errors());
+        const auto out = c.output();
+        CHECK(contains(out, "fence:collect PMIX_SUCCESS"));
+        for (int r = 0; r < 4; ++r)
+          CHECK_MESSAGE(contains(out, "get_pattern:" + std::to_string(r) + ":big=" + bytes + " PMIX_SUCCESS intact"), out);
+        CHECK_MESSAGE(contains(out, std::string{"shared_mappings PMIX_SUCCESS mapped "} +
+                                        (std::string{mode} == "shared" ? "1" : "0")),
+                      out);
+        CHECK_MESSAGE(contains(out, "shared_mappings:after PMIX_SUCCESS mapped 0"), out);
+      }
+      CHECK(deregister_job("big") == PMIX_SUCCESS);
     }
-    CHECK(deregister_job("big") == PMIX_SUCCESS);
   }
 
   TEST_CASE("the host's client_connected and client_finalized see every client") {

@@ -2,6 +2,8 @@
 // argument is one step; each step prints one line "<step> <STATUS> [...]".
 //
 //   init | finalize | commit | crash | exit:<code> | sleep:<ms>
+//   shared_mappings               prints how many mappings of the server's
+//                                 shared data this process has ("mapped N")
 //   put:<key>=<text>[:local|remote|global]
 //   fence[:collect][:ranks=<r,r,...>]
 //   get:<rank|*>:<key>            prints the value (text or number; a NULL
@@ -113,6 +115,7 @@
 #include <cstdlib>
 #include <algorithm>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -290,6 +293,13 @@ int run(const std::vector<std::string>& steps) {
       say(step, PMIx_Finalize(nullptr, 0));
     } else if (cmd == "commit") {
       say(step, PMIx_Commit());
+    } else if (cmd == "shared_mappings") {
+      std::ifstream maps("/proc/self/maps");
+      std::string line;
+      int n = 0;
+      while (std::getline(maps, line))
+        if (line.find("memfd:pmix-cxx-shared") != std::string::npos) ++n;
+      say(step, PMIX_SUCCESS, "mapped " + std::to_string(n));
     } else if (cmd == "crash") {
       ::raise(SIGKILL);
     } else if (cmd == "exit") {

@@ -7,10 +7,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstring>
+
 #include <string>
 #include <vector>
 
 #include "transport/io_thread.hpp"
+#include "transport/shared_data.hpp"
 
 using namespace pmix::transport;
 
@@ -94,6 +97,115 @@ TEST_SUITE("connection") {
         got.append(buf, static_cast<std::size_t>(n));
       }
       CHECK(got.size() < (1u << 20));
+    }
+    ::close(fds[1]);
+  }
+}
+
+// Shared data (transport/shared_data.hpp): a descriptor passed with a frame
+// arrives with that frame's first byte, also when the frame waited in the
+// queue behind output the peer had not read.
+namespace {
+
+// Reads what is there, collecting the descriptors that came with it.
+// `within`: for each descriptor, the stream offsets [first, end) of the bytes
+// read with it (`base` bytes were read before). The kernel hands a
+// descriptor over with the read that reaches the byte it was sent with.
+using span = std::pair<std::size_t, std::size_t>;
+std::string drain_with_fds(int fd, std::vector<int>& fds, std::vector<span>& within, std::size_t base) {
+  std::string got;
+  char buf[65536];
+  for (;;) {
+    iovec part{buf, sizeof buf};
+    msghdr m{};
+    m.msg_iov = &part;
+    m.msg_iovlen = 1;
+    alignas(cmsghdr) char control[CMSG_SPACE(8 * sizeof(int))];
+    m.msg_control = control;
+    m.msg_controllen = sizeof control;
+    const auto n = ::recvmsg(fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+    if (n <= 0) return got;
+    for (cmsghdr* c = CMSG_FIRSTHDR(&m); c != nullptr; c = CMSG_NXTHDR(&m, c)) {
+      if (c->cmsg_type != SCM_RIGHTS) continue;
+      for (std::size_t k = 0; k < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); ++k) {
+        int received;
+        std::memcpy(&received, CMSG_DATA(c) + k * sizeof(int), sizeof received);
+        fds.push_back(received);
+        within.emplace_back(base + got.size(), base + got.size() + static_cast<std::size_t>(n));
+      }
+    }
+    got.append(buf, static_cast<std::size_t>(n));
+  }
+}
+
+std::string read_all(int fd) {
+  std::string out;
+  char buf[4096];
+  ::lseek(fd, 0, SEEK_SET);
+  for (;;) {
+    const auto n = ::read(fd, buf, sizeof buf);
+    if (n <= 0) return out;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+}
+
+}  // namespace
+
+TEST_SUITE("connection") {
+  TEST_CASE("shared data: a sealed memfd's descriptor arrives with its frame's first byte, queued or not") {
+    const std::string data(100000, 'd');
+    auto shared = shared_data::make(data);
+    REQUIRE(shared);
+    // Sealed: nobody, the server included, can write or shrink it.
+    CHECK(::write(shared->fd(), "x", 1) < 0);
+    CHECK(::ftruncate(shared->fd(), 10) < 0);
+
+    int fds[2];
+    REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0);
+    int small = 4096;
+    ::setsockopt(fds[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof small);
+    io_thread io{[](std::shared_ptr<connection>) { return caf::actor{}; }};
+    peer_credentials cred;
+    cred.pid = ::getpid();  // a Unix socket's peer: descriptors can pass
+    {
+      connection c{1, fds[0], cred, &io, 64u << 20};
+      REQUIRE(c.passes_descriptors());
+      // First with nothing queued, then behind 1 MB the peer has not read.
+      std::string expected;
+      std::vector<std::size_t> frame_starts;
+      auto send = [&](const std::string& head, const std::string& body, bool attach) {
+        frame_starts.push_back(expected.size());
+        expected += head + body;
+        CHECK(c.send(head, body, attach ? shared : nullptr));
+      };
+      send("H1", "first frame", true);
+      for (int k = 0; k < 16; ++k) send("P", frame_of(k, 65536), false);
+      CHECK(c.has_pending_output());
+      send("H2", "second frame", true);
+      send("P", frame_of(99, 1000), false);
+      send("H3", "third frame", true);
+      std::vector<int> got_fds;
+      std::vector<span> within;
+      std::string got = drain_with_fds(fds[1], got_fds, within, 0);
+      while (c.has_pending_output()) {
+        REQUIRE(c.flush());
+        got += drain_with_fds(fds[1], got_fds, within, got.size());
+      }
+      CHECK(got == expected);
+      REQUIRE(got_fds.size() == 3);
+      // Each came with the read holding its own frame's first byte, so a
+      // reader that takes descriptors in order as frames ask for them gets
+      // each frame's own.
+      const std::size_t carrying[] = {frame_starts[0], frame_starts[17], frame_starts[19]};
+      for (std::size_t k = 0; k < 3; ++k) {
+        CAPTURE(k);
+        CHECK(within[k].first <= carrying[k]);
+        CHECK(carrying[k] < within[k].second);
+      }
+      for (int fd : got_fds) {
+        CHECK(read_all(fd) == data);  // the same memfd, read-only for the reader in effect
+        ::close(fd);
+      }
     }
     ::close(fds[1]);
   }

@@ -1,0 +1,90 @@
+#include "transport/shared_data.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "common/log.hpp"
+
+namespace pmix::transport {
+
+std::shared_ptr<const shared_data> shared_data::make(std::string_view bytes) {
+  const int fd = ::memfd_create("pmix-cxx-shared", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0) {
+    log::warning("io", "memfd_create: ", std::strerror(errno), ": data goes inline");
+    return nullptr;
+  }
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const auto n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      log::warning("io", "writing shared data: ", std::strerror(errno), ": data goes inline");
+      ::close(fd);
+      return nullptr;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
+    log::warning("io", "sealing shared data: ", std::strerror(errno), ": data goes inline");
+    ::close(fd);
+    return nullptr;
+  }
+  return std::shared_ptr<const shared_data>(new shared_data(fd, bytes.size()));
+}
+
+shared_data::~shared_data() { ::close(fd_); }
+
+std::size_t shared_data_threshold() {
+  constexpr std::size_t fallback = 16384;
+  const char* v = std::getenv("PMIX_CXX_SHARED_DATA_MIN");
+  if (v == nullptr || *v == '\0') return fallback;
+  char* end = nullptr;
+  const auto n = std::strtoull(v, &end, 10);
+  if (*end != '\0') {
+    log::warning("io", "PMIX_CXX_SHARED_DATA_MIN='", v, "' is not a number of bytes: using ", fallback);
+    return fallback;
+  }
+  return n == 0 ? static_cast<std::size_t>(-1) : static_cast<std::size_t>(n);
+}
+
+namespace {
+class mapping {
+ public:
+  mapping(void* at, std::size_t length) : at_(at), length_(length) {}
+  mapping(const mapping&) = delete;
+  mapping& operator=(const mapping&) = delete;
+  ~mapping() { ::munmap(at_, length_); }
+
+ private:
+  void* at_;
+  std::size_t length_;
+};
+}  // namespace
+
+std::shared_ptr<const void> map_shared(int fd, std::size_t size, std::string_view& bytes) {
+  struct stat st {};
+  const int seals = ::fcntl(fd, F_GET_SEALS);
+  constexpr int needed = F_SEAL_SHRINK | F_SEAL_WRITE;
+  if (seals < 0 || (seals & needed) != needed || ::fstat(fd, &st) != 0 ||
+      static_cast<std::size_t>(st.st_size) < size || size == 0) {
+    log::error("client", "a shared data descriptor is not a sealed memfd of ", size, " bytes: refused");
+    ::close(fd);
+    return nullptr;
+  }
+  void* at = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+  ::close(fd);
+  if (at == MAP_FAILED) {
+    log::error("client", "mapping shared data: ", std::strerror(errno));
+    return nullptr;
+  }
+  bytes = std::string_view{static_cast<const char*>(at), size};
+  return std::make_shared<const mapping>(at, size);
+}
+
+}  // namespace pmix::transport
