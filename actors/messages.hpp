@@ -194,6 +194,8 @@ struct connect_result {
   std::shared_ptr<const std::string> job;  // serialized wire::JobInfo
   void* server_object = nullptr;
   proc_id assigned;    // the identity the connection now has
+  // `job` as shared data, when it is large (transport::shared_data_threshold)
+  std::shared_ptr<const transport::shared_data> job_shared;
 };
 
 // From a tool namespace to the server: none of its ranks has a live process

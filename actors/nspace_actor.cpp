@@ -10,6 +10,7 @@
 #include "actors/rank_actor.hpp"
 #include "common/log.hpp"
 #include "protocol/codec.hpp"
+#include "transport/shared_data.hpp"
 #include "protocol/direct.hpp"
 #include "protocol/pmix.pb.h"
 
@@ -114,6 +115,15 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
         }
         auto rp = self->make_response_promise();
         auto job = st.job;
+        // Every client of the namespace gets the same job data: a large one
+        // is written once, as shared data (docs/wire-format.md).
+        if (st.job_shared_of != st.job) {
+          st.job_shared_of = st.job;
+          st.job_shared = st.job->size() >= transport::shared_data_threshold()
+                              ? transport::shared_data::make(*st.job)
+                              : nullptr;
+        }
+        auto job_shared = st.job_shared;
         ++st.inflight;
         // The rank reports the process live (rank_state_msg) before it
         // answers, so `live` is current when the answer arrives.
@@ -121,6 +131,7 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
             .then(
                 [=](connect_result& res) mutable {
                   res.job = job;
+                  res.job_shared = job_shared;
                   --self->state.inflight;
                   self->state.report_if_idle(self);
                   rp.deliver(std::move(res));

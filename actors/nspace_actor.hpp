@@ -19,6 +19,10 @@
 #include "actors/job_layout.hpp"
 #include "actors/messages.hpp"
 
+namespace pmix::transport {
+class shared_data;
+}
+
 namespace pmix::actors {
 
 struct nspace_state {
@@ -33,6 +37,11 @@ struct nspace_state {
   // The job-level store, serialized (wire::JobInfo): sent to every client
   // at connect, and what PMIx_server_collect_job_info packs.
   std::shared_ptr<const std::string> job;
+  // `job` as shared data for clients on Unix sockets, made at the first
+  // connect that needs it when `job` is large; `job_shared_of` is the `job`
+  // it was made from (the job data changes with pset and resource updates).
+  std::shared_ptr<const transport::shared_data> job_shared;
+  std::shared_ptr<const std::string> job_shared_of;
   std::map<rank_t, caf::actor> ranks;
   epilog cleanup;  // the namespace epilog: runs at deregistration
   // The deregistration waiting for the namespace epilog to finish.

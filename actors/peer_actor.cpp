@@ -66,11 +66,12 @@ void answered(self_ptr self, std::uint64_t id) {
   if (st.ctx->faults && st.conn && id != 0) st.ctx->faults->answer(st.conn->id(), id);
 }
 
-void send_envelope(self_ptr self, const wire::Envelope& e) {
+void send_envelope(self_ptr self, const wire::Envelope& e,
+                   std::shared_ptr<const transport::shared_data> attach) {
   auto& st = self->state;
   if (!can_send(self)) return;
   if (st.ctx->faults) answered(self, e.id());
-  if (!st.conn->send(protocol::to_frame(e)))
+  if (!st.conn->send(protocol::to_frame(e), {}, std::move(attach)))
     log::debug("peer", to_string(st.proc), ": write failed, connection broken");
 }
 
@@ -177,8 +178,10 @@ void on_connect(self_ptr self, std::uint64_t id, const wire::ConnectRequest& req
             st.conn->authenticate();
             protocol::to_wire(r.assigned, reply->mutable_assigned());
             if (st.state == peer_state::phase::connecting) st.state = peer_state::phase::active;
-            if (r.job) reply->set_job(*r.job);
-            send_envelope(self, e);
+            const bool shared = r.job_shared && st.conn->passes_descriptors();
+            if (shared) reply->set_job_shared(r.job_shared->size());
+            else if (r.job) reply->set_job(*r.job);
+            send_envelope(self, e, shared ? r.job_shared : nullptr);
             if (st.ctx->faults)
               strike(self, st.ctx->faults->at(faults::point_kind::message, "init_ack", st.proc.nspace,
                                               st.proc.rank, faults::after_step));

@@ -17,7 +17,8 @@ using self_ptr = caf::stateful_actor<peer_state>*;
 // Whether the connection is still there to write to (spec 004's
 // short-circuit: a reply for a closed peer is dropped and counted).
 bool can_send(self_ptr self);
-void send_envelope(self_ptr self, const wire::Envelope& e);
+void send_envelope(self_ptr self, const wire::Envelope& e,
+                   std::shared_ptr<const transport::shared_data> attach = nullptr);
 void send_status(self_ptr self, std::uint64_t id, pmix_status_t status);
 void send_info_reply(self_ptr self, std::uint64_t id, pmix_status_t status, const info_list& info,
                      const std::string& data = {});

@@ -114,7 +114,7 @@ pmix_status_t connection::handshake(protocol::body kind, const std::string& mess
   for (;;) {
     const auto st = reader_.next(payload);
     if (st == protocol::frame_reader::status::complete) {
-      if (!protocol::parse_envelope(std::move(payload), reply) || reply.id != id) {
+      if (!protocol::parse_envelope(std::move(payload), reply) || reply.id != id || !take_shared(reply)) {
         log::error("client", "the server's answer to connect is malformed");
         return PMIX_ERR_UNPACK_FAILURE;
       }

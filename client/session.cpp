@@ -125,7 +125,9 @@ pmix_status_t session::connect(const std::string& uri, role r, const proc_id& pr
   s->server_ = cr.server;
   s->self_ = cr.assigned ? *cr.assigned : proposed;
   protocol::job_info job;
-  if (!protocol::decode(cr.job, job, &error)) {
+  // A large job's data comes as the server's shared copy (mapped by the
+  // connection), read here.
+  if (!protocol::decode(cr.job_shared > 0 ? reply.shared : cr.job, job, &error)) {
     log::error("client", "unreadable job data from the server: ", error);
     return PMIX_ERR_UNPACK_FAILURE;
   }

@@ -585,6 +585,8 @@ bool decode(std::string_view in, connect_reply& out, std::string* error) {
     } else if (f.id == 4 && f.type == pb::delimited) {
       out.assigned.emplace();
       if (!read_proc(f.bytes, *out.assigned)) return malformed(error);
+    } else if (f.id == 5 && f.type == pb::varint) {
+      out.job_shared = f.number;
     }
   }
   return r.ok() || malformed(error);
@@ -615,12 +617,14 @@ bool decode(std::string_view in, job_info& out, std::string* error) {
 }
 
 std::uint64_t shared_size(body kind, std::string_view message) {
-  if (kind != body::fence_reply) return 0;
+  // FenceReply.shared, ConnectReply.job_shared.
+  const int id = kind == body::fence_reply ? 3 : kind == body::connect_reply ? 5 : 0;
+  if (id == 0) return 0;
   std::uint64_t size = 0;
   reader r{message};
   field f;
   while (r.next(f))
-    if (f.id == 3 && f.type == pb::varint) size = f.number;
+    if (f.id == id && f.type == pb::varint) size = f.number;
   return r.ok() ? size : 0;
 }
 

@@ -156,6 +156,7 @@ struct connect_reply {
   pmix_status_t status = 0;
   proc_id server;
   std::string_view job;  // a JobInfo
+  std::uint64_t job_shared = 0;  // instead: the JobInfo is shared data of this size
   std::optional<proc_id> assigned;
 };
 bool decode(std::string_view in, connect_reply& out, std::string* error = nullptr);

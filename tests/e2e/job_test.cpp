@@ -82,22 +82,29 @@ TEST_SUITE("end to end") {
     server srv(dir.path());
     REQUIRE(srv.status() == PMIX_SUCCESS);
     int job = 0;
-    for (std::uint32_t n : {1u, 2u, 4u, 16u}) {
-      for (bool collect : {true, false}) {
-        CAPTURE(n);
-        CAPTURE(collect);
-        const std::string nspace = "job" + std::to_string(job++);
-        std::vector<std::string> argv{demo, "--rounds", "2"};
-        if (!collect) argv.push_back("--no-collect");
-        const int connected_before = record().connected;
-        auto ranks = run_job(nspace, n, argv, dir);
-        for (auto& c : ranks) {
-          CHECK_MESSAGE(c.exited_with(0), c.errors());
-          CHECK(contains(c.output(), collect ? "(collected)" : "(direct modex)"));
+    // The second pass sends every job's data and every fence's data as
+    // shared data (a sealed memfd passed with the reply), however small.
+    for (const char* min : {"", "1"}) {
+      CAPTURE(min);
+      if (*min != '\0') ::setenv("PMIX_CXX_SHARED_DATA_MIN", min, 1);
+      for (std::uint32_t n : {1u, 2u, 4u, 16u}) {
+        for (bool collect : {true, false}) {
+          CAPTURE(n);
+          CAPTURE(collect);
+          const std::string nspace = "job" + std::to_string(job++);
+          std::vector<std::string> argv{demo, "--rounds", "2"};
+          if (!collect) argv.push_back("--no-collect");
+          const int connected_before = record().connected;
+          auto ranks = run_job(nspace, n, argv, dir);
+          for (auto& c : ranks) {
+            CHECK_MESSAGE(c.exited_with(0), c.errors());
+            CHECK(contains(c.output(), collect ? "(collected)" : "(direct modex)"));
+          }
+          CHECK(record().connected - connected_before == static_cast<int>(n));
+          CHECK(deregister_job(nspace) == PMIX_SUCCESS);
         }
-        CHECK(record().connected - connected_before == static_cast<int>(n));
-        CHECK(deregister_job(nspace) == PMIX_SUCCESS);
       }
+      ::unsetenv("PMIX_CXX_SHARED_DATA_MIN");
     }
     // Every fence was local: the host's fence_nb was never needed.
     CHECK(record().fence_calls == 0);
