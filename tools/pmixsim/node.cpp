@@ -87,6 +87,8 @@ struct node_state {
   }
 };
 node_state* the_node = nullptr;
+// Ranks deregistered before (under load) are not deregistered again.
+std::set<std::pair<std::string, std::uint32_t>> gone;
 
 node_stats stats_now() {
   auto s = own_stats();
@@ -209,8 +211,6 @@ pmix_status_t deregister(const plan& p, std::uint32_t node, const std::string& n
   for (const auto& n : p.nspaces)
     if (n.name == nspace) ns = &n;
   if (ns == nullptr) return PMIX_ERR_NOT_FOUND;
-  // Ranks deregistered before (under load) are not deregistered again.
-  static std::set<std::pair<std::string, std::uint32_t>> gone;
   std::vector<std::uint32_t> mine;
   if (ranks.empty()) {
     for (std::uint32_t r = 0; r < ns->ranks; ++r)
@@ -267,8 +267,13 @@ bool read_frame(int fd, std::string& out) {
 }  // namespace
 
 int run_node(const plan& p, std::uint32_t node, int ctl_fd, const std::string& tmpdir) {
+  // One run after another in this process (--sweep): each starts afresh.
   static node_state state;
   state.ctl = ctl_fd;
+  state.next_id = 1;
+  state.pending.clear();
+  state.connected = state.finalized = state.fences = state.dmodex = 0;
+  gone.clear();
   the_node = &state;
   pmix_server_module_t module{};
   module.client_connected = on_connected;
