@@ -171,7 +171,10 @@ void driver::start_nodes() {
   tmpdir_ = dir;
   const auto k = p_.opt.nodes;
   nodes_.resize(k);
-  // The children first, while this process has no thread of its own.
+  // The children first, while this process has no thread of its own (a
+  // fork while node 0's thread is inside PMIx_server_init would copy its
+  // locks held); then node 0's thread, unless it is a child too.
+  std::vector<int> theirs(k, -1);
   for (std::uint32_t n = 0; n < k; ++n) {
     int sv[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
@@ -179,25 +182,32 @@ void driver::start_nodes() {
       return;
     }
     nodes_[n].fd = sv[0];
-    if (n == 0 && !node0_forked_) {
-      nodes_[n].pid = 0;
-      const int theirs = sv[1];
-      node0_ = std::thread([this, theirs] {
-        run_node(p_, 0, theirs, tmpdir_ + "/n0");
-        ::close(theirs);
-      });
-      continue;
-    }
-    ::mkdir((tmpdir_ + "/n" + std::to_string(n)).c_str(), 0700);
+    theirs[n] = sv[1];
+  }
+  for (std::uint32_t n = 0; n < k; ++n) {
+    if (n == 0 && !node0_forked_) continue;
+    const std::string dir_n = tmpdir_ + "/n" + std::to_string(n);
+    ::mkdir(dir_n.c_str(), 0700);
     const pid_t pid = ::fork();
     if (pid == 0) {
-      for (std::uint32_t m = 0; m < n; ++m) ::close(nodes_[m].fd);
+      for (std::uint32_t m = 0; m < k; ++m) {
+        ::close(nodes_[m].fd);
+        if (m != n) ::close(theirs[m]);
+      }
       ::close(epoll_);
-      ::close(sv[0]);
-      std::_Exit(run_node(p_, n, sv[1], tmpdir_ + "/n" + std::to_string(n)));
+      std::_Exit(run_node(p_, n, theirs[n], dir_n));
     }
-    ::close(sv[1]);
+    ::close(theirs[n]);
     nodes_[n].pid = pid;
+  }
+  if (!node0_forked_) {
+    ::mkdir((tmpdir_ + "/n0").c_str(), 0700);
+    const int fd = theirs[0];
+    nodes_[0].pid = 0;
+    node0_ = std::thread([this, fd] {
+      run_node(p_, 0, fd, tmpdir_ + "/n0");
+      ::close(fd);
+    });
   }
 }
 
