@@ -109,7 +109,7 @@ bool build_plan(const options& o, plan& p, std::string& error) {
     program prog;
   };
   std::vector<extra> extras;  // tools, clones, the victim job, probes
-  pmix_status_t fence_status = PMIX_SUCCESS;
+  pmix_status_t fence_status = PMIX_SUCCESS, fence_also = 1;
   std::uint32_t round = 0;
   auto live_count = [&] { return static_cast<std::uint32_t>(std::count(live.begin(), live.end(), true)); };
   auto barrier = [&] {
@@ -120,7 +120,7 @@ bool build_plan(const options& o, plan& p, std::string& error) {
   auto fence_round = [&](std::uint32_t r) {
     auto& prog = progs[r];
     prog.push_back({op::commit, round});
-    prog.push_back({op::fence, 1, fence_status});
+    prog.push_back({op::fence, 1, fence_status, fence_also});
     if (fence_status == PMIX_SUCCESS)
       for (std::uint32_t k = 0; k < gets; ++k) prog.push_back({op::get, round << 8 | k});
   };
@@ -232,7 +232,10 @@ bool build_plan(const options& o, plan& p, std::string& error) {
         }
         // After a deregistration the fence stays PMIX_ERR_UNREACH (what
         // the server answers; docs/simulator.md).
-        if (fence_status == PMIX_SUCCESS) fence_status = PMIX_ERR_PROC_TERM_WO_SYNC;
+        if (fence_status == PMIX_SUCCESS)
+          fence_status = PMIX_ERR_PROC_TERM_WO_SYNC;
+        else
+          fence_also = PMIX_ERR_PROC_TERM_WO_SYNC;
         for (std::uint32_t r = 0; r < n; ++r)
           if (live[r]) fence_round(r);
         ++round;
@@ -256,7 +259,7 @@ bool build_plan(const options& o, plan& p, std::string& error) {
   std::map<program, std::uint32_t, bool (*)(const program&, const program&)> known_programs{
       [](const program& a, const program& b) {
         return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(), [](const step& x, const step& y) {
-          return std::tie(x.kind, x.arg, x.expect) < std::tie(y.kind, y.arg, y.expect);
+          return std::tie(x.kind, x.arg, x.expect, x.also) < std::tie(y.kind, y.arg, y.expect, y.also);
         });
       }};
   auto intern = [&](program&& prog) {

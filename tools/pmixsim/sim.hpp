@@ -52,6 +52,10 @@ struct step {
   op kind = op::connect;
   std::uint32_t arg = 0;
   pmix_status_t expect = PMIX_SUCCESS;
+  // Another status accepted (1: none), recorded in the trace as `expect`:
+  // a fence of a job with a dead and a deregistered rank gets either
+  // (docs/simulator.md).
+  pmix_status_t also = 1;
 };
 using program = std::vector<step>;
 
