@@ -1,0 +1,1015 @@
+#include "tools/pmixsim/driver.hpp"
+
+#include <fcntl.h>
+#include <pmix.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <thread>
+
+#include "protocol/messages.hpp"
+#include "protocol/version.hpp"
+
+namespace pmixsim {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+namespace proto = pmix::protocol;
+
+std::uint64_t now_us() {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(clock_type::now().time_since_epoch()).count());
+}
+
+constexpr std::uint64_t fnv_offset = 0xcbf29ce484222325ull;
+std::uint64_t fnv(std::uint64_t h, std::uint64_t v) {
+  for (int k = 0; k < 8; ++k) {
+    h ^= (v >> (8 * k)) & 0xff;
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+// One simulated client's live state. Kept small and allocated before the
+// servers start: the server's memory is measured around it.
+struct client_state {
+  int fd = -1;
+  std::uint32_t pc = 0;
+  std::uint64_t next_id = 1;
+  std::uint64_t awaiting = 0;  // the outstanding request's id
+  std::uint64_t started = 0;   // when it was sent (µs)
+  std::uint64_t hash = fnv_offset;
+  std::uint32_t launch = 0;    // position in the launch order
+  bool done = false;
+  bool writable_wait = false;
+  std::string in;   // a frame split across reads
+  std::string out;  // bytes the socket did not take yet
+};
+
+// The epoll tags: clients by index, control channels above.
+constexpr std::uint64_t ctl_tag = 1ull << 40;
+
+struct node_link {
+  int fd = -1;
+  pid_t pid = -1;  // 0: in this process
+  std::string uri;
+  std::string in, out;
+};
+
+class driver {
+ public:
+  driver(const plan& p, fault_hooks& hooks) : p_(p), hooks_(hooks) {}
+  result go();
+
+ private:
+  // ---- clients ----
+  void advance(std::uint32_t c);
+  bool open_socket(std::uint32_t c);
+  void send(std::uint32_t c, std::string frame);
+  void request(std::uint32_t c, proto::body kind, const std::string& message);
+  void readable(std::uint32_t c);
+  void writable(std::uint32_t c);
+  void frame(std::uint32_t c, std::string payload);
+  void completed(std::uint32_t c, pmix_status_t status, std::uint64_t arg = 0);
+  void close_client(std::uint32_t c);
+  void fail(std::uint32_t c, const std::string& what);
+  const step& current(std::uint32_t c) const { return p_.programs[p_.clients[c].program][st_[c].pc]; }
+  std::size_t program_size(std::uint32_t c) const { return p_.programs[p_.clients[c].program].size(); }
+  void record(std::uint32_t c, op o, std::uint64_t arg, pmix_status_t st) {
+    auto& h = st_[c].hash;
+    h = fnv(fnv(fnv(h, static_cast<std::uint64_t>(o)), arg), static_cast<std::uint32_t>(st));
+  }
+  // ---- gates ----
+  void arrive(std::uint32_t g);
+  void open_gate(std::uint32_t g);
+  // ---- nodes and the fabric ----
+  void start_nodes();
+  void node_send(std::uint32_t n, std::string frame);
+  void node_readable(std::uint32_t n);
+  void node_writable(std::uint32_t n);
+  void node_message(std::uint32_t n, std::string_view payload);
+  void call_nodes(std::function<std::string(std::uint32_t id)> make,
+                  std::function<void(pmix_status_t, std::vector<node_stats>)> done);
+  void break_nspace(std::uint32_t ns, pmix_status_t st);
+  void finish_nodes();
+
+  const plan& p_;
+  fault_hooks& hooks_;
+  result r_;
+  int epoll_ = -1;
+  std::vector<client_state> st_;
+  std::vector<node_link> nodes_;
+  std::thread node0_;
+  bool node0_forked_ = false;  // node 0's server in a child (descriptor limit)
+  std::string tmpdir_;
+  std::vector<std::uint32_t> retry_;  // clients whose connect found the backlog full
+  std::vector<std::uint32_t> arrived_;
+  std::vector<bool> open_;
+  std::vector<std::vector<std::uint32_t>> waiting_;
+  std::uint32_t running_ = 0;  // clients not done
+  std::uint64_t steps_done_ = 0, steps_total_ = 0;
+  std::vector<std::int64_t> expect_connected_, expect_finalized_, maybe_connected_;
+  // The fabric.
+  struct fence_book {
+    std::vector<std::pair<std::uint32_t, std::string>> contributions;  // per node: id, data
+    std::vector<bool> arrived;
+    std::uint32_t count = 0;
+  };
+  std::map<std::string, fence_book> fences_;
+  std::vector<pmix_status_t> broken_;  // per namespace: the status its inter-node fences get
+  std::map<std::uint32_t, std::pair<std::uint32_t, std::uint32_t>> dmodex_;  // ask -> node, its id
+  std::uint32_t next_ask_ = 1;
+  struct call {
+    std::uint32_t left;
+    pmix_status_t status;
+    std::vector<node_stats> stats;
+    std::function<void(pmix_status_t, std::vector<node_stats>)> done;
+  };
+  std::map<std::uint32_t, call> calls_;  // by the first node's id
+  std::map<std::uint32_t, std::uint32_t> call_of_;  // id -> call key
+  std::uint32_t next_call_ = 1;
+  std::uint32_t pending_actions_ = 0;
+  std::string scratch_;
+};
+
+bool read_frame_blocking(int fd, std::string& out) {
+  std::uint32_t n = 0;
+  std::size_t got = 0;
+  while (got < 4) {
+    const auto r = ::read(fd, reinterpret_cast<char*>(&n) + got, 4 - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    got += static_cast<std::size_t>(r);
+  }
+  out.resize(n);
+  got = 0;
+  while (got < n) {
+    const auto r = ::read(fd, out.data() + got, n - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    got += static_cast<std::size_t>(r);
+  }
+  return true;
+}
+
+void driver::start_nodes() {
+  char dir[] = "/tmp/pmixsim.XXXXXX";
+  if (::mkdtemp(dir) == nullptr) {
+    r_.failures.push_back("cannot create a temporary directory");
+    return;
+  }
+  tmpdir_ = dir;
+  const auto k = p_.opt.nodes;
+  nodes_.resize(k);
+  // The children first, while this process has no thread of its own (a
+  // fork while node 0's thread is inside PMIx_server_init would copy its
+  // locks held); then node 0's thread, unless it is a child too.
+  std::vector<int> theirs(k, -1);
+  for (std::uint32_t n = 0; n < k; ++n) {
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+      r_.failures.push_back("socketpair failed");
+      return;
+    }
+    nodes_[n].fd = sv[0];
+    theirs[n] = sv[1];
+  }
+  for (std::uint32_t n = 0; n < k; ++n) {
+    if (n == 0 && !node0_forked_) continue;
+    const std::string dir_n = tmpdir_ + "/n" + std::to_string(n);
+    ::mkdir(dir_n.c_str(), 0700);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      for (std::uint32_t m = 0; m < k; ++m) {
+        ::close(nodes_[m].fd);
+        if (m != n) ::close(theirs[m]);
+      }
+      ::close(epoll_);
+      std::_Exit(run_node(p_, n, theirs[n], dir_n));
+    }
+    ::close(theirs[n]);
+    nodes_[n].pid = pid;
+  }
+  if (!node0_forked_) {
+    ::mkdir((tmpdir_ + "/n0").c_str(), 0700);
+    const int fd = theirs[0];
+    nodes_[0].pid = 0;
+    node0_ = std::thread([this, fd] {
+      run_node(p_, 0, fd, tmpdir_ + "/n0");
+      ::close(fd);
+    });
+  }
+}
+
+result driver::go() {
+  r_.names = p_.names;
+  r_.clients = p_.opt.clients;
+  r_.nodes = p_.opt.nodes;
+  r_.seed = p_.opt.seed;
+  const auto count = p_.clients.size();
+  // Everything per client is allocated before the servers start.
+  st_.resize(count);
+  for (std::uint32_t k = 0; k < p_.launch_order.size(); ++k) st_[p_.launch_order[k]].launch = k;
+  arrived_.assign(p_.gates.size(), 0);
+  open_.assign(p_.gates.size(), false);
+  waiting_.resize(p_.gates.size());
+  for (std::uint32_t g = 0; g < p_.gates.size(); ++g) waiting_[g].reserve(p_.gates[g].expected + 8);
+  retry_.reserve(count);
+  for (auto& l : r_.latency_us) l.reserve(count * 2);
+  broken_.assign(p_.nspaces.size(), PMIX_SUCCESS);
+  expect_connected_.assign(p_.opt.nodes, 0);
+  expect_finalized_.assign(p_.opt.nodes, 0);
+  maybe_connected_.assign(p_.opt.nodes, 0);
+  for (const auto& c : p_.clients) steps_total_ += p_.programs[c.program].size();
+  scratch_.resize(1 << 20);
+  running_ = static_cast<std::uint32_t>(count);
+
+  // Two descriptors per client in this process (its socket, and the
+  // server's end when node 0 serves it), plus room.
+  rlimit lim{};
+  ::getrlimit(RLIMIT_NOFILE, &lim);
+  // When the hard limit cannot hold both ends (and cannot be raised),
+  // node 0's server runs in a child process too (docs/simulator.md).
+  const rlim_t want = 2 * count + 1024;
+  if (lim.rlim_cur < want) {
+    rlimit raised = lim;
+    raised.rlim_cur = want;
+    if (raised.rlim_max < want) raised.rlim_max = want;
+    if (::setrlimit(RLIMIT_NOFILE, &raised) != 0) {
+      node0_forked_ = true;
+      lim.rlim_cur = lim.rlim_max;
+      ::setrlimit(RLIMIT_NOFILE, &lim);
+      if (lim.rlim_cur < count + 1024) {
+        r_.failures.push_back("RLIMIT_NOFILE (" + std::to_string(lim.rlim_cur) + ") is too small for " +
+                              std::to_string(count) + " clients");
+        return r_;
+      }
+    }
+  }
+  // Node 0's server must accept every simulated client at once.
+  const std::string unauth = std::to_string(count + 16);
+  ::setenv("PMIX_CXX_MAX_UNAUTHENTICATED", unauth.c_str(), 1);
+  // ... and keep connections whose answer is still queued behind the others'
+  // (the default 10 s closes them at 10,000 clients: docs/simulator.md).
+  if (std::getenv("PMIX_CXX_HANDSHAKE_TIMEOUT_MS") == nullptr) ::setenv("PMIX_CXX_HANDSHAKE_TIMEOUT_MS", "600000", 1);
+
+  // Made before the servers start, so that their descriptor counts (the
+  // check that nothing is left open) include it from the start.
+  epoll_ = ::epoll_create1(EPOLL_CLOEXEC);
+  start_nodes();
+  if (!r_.ok()) return r_;
+  r_.baseline.resize(nodes_.size());
+  for (std::uint32_t n = 0; n < nodes_.size(); ++n) {
+    std::string frame;
+    if (!read_frame_blocking(nodes_[n].fd, frame)) {
+      r_.failures.push_back("node " + std::to_string(n) + " did not start");
+      continue;
+    }
+    reader in{frame};
+    in.kind();
+    const auto rc = static_cast<pmix_status_t>(in.u32());
+    nodes_[n].uri = std::string{in.str()};
+    r_.baseline[n] = in.stats();
+    if (rc != PMIX_SUCCESS)
+      r_.failures.push_back("node " + std::to_string(n) + ": server start failed: " + PMIx_Error_string(rc));
+  }
+  if (!r_.ok()) {
+    finish_nodes();
+    return r_;
+  }
+  for (std::uint32_t n = 0; n < nodes_.size(); ++n) {
+    ::fcntl(nodes_[n].fd, F_SETFL, ::fcntl(nodes_[n].fd, F_GETFL) | O_NONBLOCK);
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u64 = ctl_tag + n;
+    ::epoll_ctl(epoll_, EPOLL_CTL_ADD, nodes_[n].fd, &ev);
+  }
+
+  const auto start = clock_type::now();
+  // Clients that begin by waiting at a gate take their place first; then
+  // every connect goes out at once, in the seeded launch order.
+  for (std::uint32_t c = 0; c < st_.size(); ++c)
+    if (p_.programs[p_.clients[c].program].front().kind != op::connect) advance(c);
+  for (auto c : p_.launch_order) advance(c);
+  std::vector<epoll_event> events(1024);
+  auto last_progress = clock_type::now();
+  auto last_bar = last_progress;
+  std::uint64_t last_steps = 0;
+  while (running_ > 0 || pending_actions_ > 0) {
+    const int got = ::epoll_wait(epoll_, events.data(), static_cast<int>(events.size()), retry_.empty() ? 100 : 1);
+    for (int k = 0; k < got; ++k) {
+      const auto tag = events[k].data.u64;
+      const auto ev = events[k].events;
+      if (tag >= ctl_tag) {
+        const auto n = static_cast<std::uint32_t>(tag - ctl_tag);
+        if (ev & EPOLLOUT) node_writable(n);
+        if (ev & (EPOLLIN | EPOLLHUP | EPOLLERR)) node_readable(n);
+        continue;
+      }
+      const auto c = static_cast<std::uint32_t>(tag);
+      if ((ev & EPOLLOUT) && st_[c].fd >= 0) writable(c);
+      if ((ev & (EPOLLIN | EPOLLHUP | EPOLLERR | EPOLLRDHUP)) && st_[c].fd >= 0) readable(c);
+    }
+    if (!retry_.empty()) {
+      std::vector<std::uint32_t> again;
+      again.swap(retry_);
+      for (auto c : again) advance(c);
+    }
+    const auto now = clock_type::now();
+    if (steps_done_ != last_steps) {
+      last_steps = steps_done_;
+      last_progress = now;
+    } else if (now - last_progress > std::chrono::seconds(30)) {
+      std::uint32_t stuck = 0, first = 0;
+      for (std::uint32_t c = 0; c < st_.size(); ++c)
+        if (!st_[c].done && stuck++ == 0) first = c;
+      r_.failures.push_back("stuck for 30 s: " + std::to_string(stuck) + " clients not done, the first (client " +
+                            std::to_string(first) + ") at step " + std::to_string(st_[first].pc) + " (" +
+                            op_name(current(first).kind) + ")");
+      break;
+    }
+    if (p_.opt.progress && now - last_bar > std::chrono::milliseconds(100)) {
+      last_bar = now;
+      const int width = 40;
+      const int filled = static_cast<int>(width * steps_done_ / std::max<std::uint64_t>(1, steps_total_));
+      std::fprintf(stderr, "\r[%s%s] %3d%% %llu/%llu steps", std::string(filled, '#').c_str(),
+                   std::string(width - filled, '.').c_str(), static_cast<int>(100 * steps_done_ / steps_total_),
+                   static_cast<unsigned long long>(steps_done_), static_cast<unsigned long long>(steps_total_));
+    }
+  }
+  r_.wall_s = std::chrono::duration<double>(clock_type::now() - start).count();
+  if (p_.opt.progress) std::fprintf(stderr, "\r%60s\r", "");
+
+  // The trace: every client's sequence, combined in client order.
+  std::uint64_t h = fnv_offset;
+  for (std::uint32_t c = 0; c < st_.size(); ++c) h = fnv(fnv(h, c), st_[c].hash);
+  r_.trace = h;
+
+  if (r_.ok()) {
+    // Counters exact, nothing left: every connection the servers took is
+    // closed again (their descriptors back to the start's), and every
+    // connect and finalize reached the host once.
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      bool done = false;
+      call_nodes([](std::uint32_t id) { return writer{ctl::stats}.u32(id).done(); },
+                 [&](pmix_status_t, std::vector<node_stats> s) {
+                   r_.end = std::move(s);
+                   done = true;
+                 });
+      while (!done) {
+        const int got = ::epoll_wait(epoll_, events.data(), static_cast<int>(events.size()), 100);
+        for (int k = 0; k < got; ++k)
+          if (events[k].data.u64 >= ctl_tag) {
+            const auto n = static_cast<std::uint32_t>(events[k].data.u64 - ctl_tag);
+            if (events[k].events & EPOLLOUT) node_writable(n);
+            if (events[k].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) node_readable(n);
+          }
+      }
+      bool settled = true;
+      for (std::uint32_t n = 0; n < r_.end.size(); ++n) settled = settled && r_.end[n].fds == r_.baseline[n].fds;
+      if (settled) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    for (std::uint32_t n = 0; n < r_.end.size(); ++n) {
+      const auto& e = r_.end[n];
+      const auto tag = "node " + std::to_string(n) + ": ";
+      if (e.fds != r_.baseline[n].fds)
+        r_.failures.push_back(tag + std::to_string(e.fds - r_.baseline[n].fds) + " descriptors left open");
+      if (e.connected < expect_connected_[n] || e.connected > expect_connected_[n] + maybe_connected_[n])
+        r_.failures.push_back(tag + "client_connected called " + std::to_string(e.connected) + " times, expected " +
+                              std::to_string(expect_connected_[n]) +
+                              (maybe_connected_[n] > 0 ? " (+ up to " + std::to_string(maybe_connected_[n]) + ")" : ""));
+      if (e.finalized != expect_finalized_[n])
+        r_.failures.push_back(tag + "client_finalized called " + std::to_string(e.finalized) + " times, expected " +
+                              std::to_string(expect_finalized_[n]));
+    }
+  }
+  for (std::uint32_t c = 0; c < st_.size(); ++c)
+    if (st_[c].fd >= 0) ::close(st_[c].fd);
+  finish_nodes();
+  return r_;
+}
+
+void driver::finish_nodes() {
+  for (std::uint32_t n = 0; n < nodes_.size(); ++n) {
+    if (nodes_[n].fd < 0) continue;
+    ::fcntl(nodes_[n].fd, F_SETFL, ::fcntl(nodes_[n].fd, F_GETFL) & ~O_NONBLOCK);
+    write_all(nodes_[n].fd, nodes_[n].out);
+    write_all(nodes_[n].fd, writer{ctl::finalize}.done());
+  }
+  if (node0_.joinable()) node0_.join();
+  for (std::uint32_t n = 0; n < nodes_.size(); ++n) {
+    if (nodes_[n].pid > 0) {
+      int status = 0;
+      ::waitpid(nodes_[n].pid, &status, 0);
+      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        r_.failures.push_back("node " + std::to_string(n) + "'s server process did not end cleanly");
+    }
+    if (nodes_[n].fd >= 0) ::close(nodes_[n].fd);
+    nodes_[n].fd = -1;
+  }
+  if (epoll_ >= 0) ::close(epoll_);
+  epoll_ = -1;
+  if (!tmpdir_.empty()) {
+    const std::string cmd = "rm -rf '" + tmpdir_ + "'";
+    [[maybe_unused]] int rc = std::system(cmd.c_str());
+  }
+}
+
+// ---- clients ------------------------------------------------------------------
+
+void driver::fail(std::uint32_t c, const std::string& what) {
+  const auto& who = p_.clients[c];
+  std::string name = who.tool ? "tool " + std::to_string(who.rank)
+                              : p_.nspaces[who.nspace].name + ":" + std::to_string(who.rank);
+  if (r_.failures.size() < 20)
+    r_.failures.push_back("client " + std::to_string(c) + " (" + name + ") step " + std::to_string(st_[c].pc) + " " +
+                          op_name(current(c).kind) + ": " + what);
+  else if (r_.failures.size() == 20)
+    r_.failures.push_back("... (more failures not listed)");
+}
+
+bool driver::open_socket(std::uint32_t c) {
+  auto& s = st_[c];
+  const auto& path = nodes_[p_.clients[c].node].uri;
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    fail(c, std::string{"socket: "} + std::strerror(errno));
+    return false;
+  }
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    const int e = errno;
+    ::close(fd);
+    if (e == EAGAIN) {
+      retry_.push_back(c);  // the listen backlog is full: again next turn
+      return false;
+    }
+    fail(c, std::string{"connect: "} + std::strerror(e));
+    return false;
+  }
+  s.fd = fd;
+  epoll_event ev{};
+  ev.events = EPOLLIN | EPOLLRDHUP;
+  ev.data.u64 = c;
+  ::epoll_ctl(epoll_, EPOLL_CTL_ADD, fd, &ev);
+  return true;
+}
+
+void driver::send(std::uint32_t c, std::string frame) {
+  auto& s = st_[c];
+  if (!s.out.empty()) {
+    s.out += frame;
+    return;
+  }
+  std::size_t done = 0;
+  while (done < frame.size()) {
+    const auto n = ::send(s.fd, frame.data() + done, frame.size() - done, MSG_NOSIGNAL);
+    if (n > 0) {
+      done += static_cast<std::size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+    return;  // the reader sees the loss
+  }
+  if (done < frame.size()) {
+    s.out.assign(frame, done, std::string::npos);
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLRDHUP | EPOLLOUT;
+    ev.data.u64 = c;
+    ::epoll_ctl(epoll_, EPOLL_CTL_MOD, s.fd, &ev);
+    s.writable_wait = true;
+  }
+}
+
+void driver::writable(std::uint32_t c) {
+  auto& s = st_[c];
+  std::string rest;
+  rest.swap(s.out);
+  s.writable_wait = false;
+  epoll_event ev{};
+  ev.events = EPOLLIN | EPOLLRDHUP;
+  ev.data.u64 = c;
+  ::epoll_ctl(epoll_, EPOLL_CTL_MOD, s.fd, &ev);
+  send(c, std::move(rest));
+}
+
+void driver::request(std::uint32_t c, proto::body kind, const std::string& message) {
+  auto& s = st_[c];
+  s.awaiting = s.next_id++;
+  s.started = now_us();
+  send(c, proto::to_frame(s.awaiting, kind, message));
+}
+
+void driver::close_client(std::uint32_t c) {
+  auto& s = st_[c];
+  if (s.fd < 0) return;
+  ::epoll_ctl(epoll_, EPOLL_CTL_DEL, s.fd, nullptr);
+  ::close(s.fd);
+  s.fd = -1;
+  std::string{}.swap(s.in);
+  std::string{}.swap(s.out);
+}
+
+void driver::advance(std::uint32_t c) {
+  auto& s = st_[c];
+  const auto& who = p_.clients[c];
+  const auto& ns = p_.nspaces[who.nspace];
+  while (!s.done && s.awaiting == 0) {
+    if (s.pc >= program_size(c)) {
+      close_client(c);
+      s.done = true;
+      --running_;
+      return;
+    }
+    const step& st = current(c);
+    switch (st.kind) {
+      case op::connect:
+      case op::connect_crash: {
+        if (s.fd >= 0) close_client(c);
+        if (!open_socket(c)) {
+          if (!r_.ok() && retry_.empty()) return;  // failed (recorded)
+          return;
+        }
+        const bool tool = st.kind == op::connect && st.arg == 1;
+        const pmix::proc_id proc{tool ? std::string{} : ns.name, tool ? pmix::rank_undef : who.rank};
+        const auto msg = proto::connect_request(pmix::protocol::wire_version,
+                                                tool ? proto::role::tool : proto::role::client, proc,
+                                                static_cast<std::int32_t>(getpid()), proto::library_version, {});
+        if (st.kind == op::connect) {
+          request(c, proto::body::connect, msg);
+          return;
+        }
+        // Dies mid-init: the connect goes out, the process is gone.
+        send(c, proto::to_frame(s.next_id++, proto::body::connect, msg));
+        close_client(c);
+        // Whether the host hears of this process depends on whether the
+        // server's loop read the connect before it saw the stream end.
+        ++maybe_connected_[who.node];
+        break_nspace(who.nspace, PMIX_ERR_PROC_TERM_WO_SYNC);
+        record(c, st.kind, 0, PMIX_SUCCESS);
+        break;
+      }
+      case op::commit: {
+        std::vector<proto::scoped_info> data(1);
+        data[0].scope = PMIX_GLOBAL;
+        data[0].item = pmix::info{"sim.r" + std::to_string(st.arg), pmix::value::string(value_of(who.nspace, who.rank, st.arg)), 0};
+        send(c, proto::to_frame(0, proto::body::commit, proto::commit_request(data)));
+        record(c, st.kind, st.arg, PMIX_SUCCESS);
+        break;
+      }
+      case op::fence:
+        request(c, proto::body::fence, proto::fence_request({}, {}, st.arg == 1));
+        return;
+      case op::get: {
+        const auto round = st.arg >> 8, k = st.arg & 0xff;
+        const auto peer = peer_of(p_.opt.seed, who.rank, round, k, ns.ranks);
+        request(c, proto::body::get,
+                proto::get_request(pmix::proc_id{ns.name, peer}, "sim.r" + std::to_string(round), {}));
+        return;
+      }
+      case op::query: {
+        std::vector<pmix::query> q(1);
+        q[0].keys.push_back(PMIX_QUERY_NUM_PSETS);
+        request(c, proto::body::query, proto::query_request(q));
+        return;
+      }
+      case op::finalize:
+        request(c, proto::body::finalize, proto::finalize_request({}));
+        return;
+      case op::crash:
+        close_client(c);
+        break_nspace(who.nspace, PMIX_ERR_PROC_TERM_WO_SYNC);
+        record(c, st.kind, 0, PMIX_SUCCESS);
+        break;
+      case op::arrive:
+        record(c, st.kind, st.arg, PMIX_SUCCESS);
+        ++s.pc;
+        ++steps_done_;
+        arrive(st.arg);
+        continue;
+      case op::wait:
+        if (!open_[st.arg]) {
+          waiting_[st.arg].push_back(c);
+          return;
+        }
+        record(c, st.kind, st.arg, PMIX_SUCCESS);
+        break;
+    }
+    ++s.pc;
+    ++steps_done_;
+  }
+}
+
+void driver::readable(std::uint32_t c) {
+  auto& s = st_[c];
+  for (;;) {
+    const auto n = ::recv(s.fd, scratch_.data(), scratch_.size(), 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    if (n <= 0) {
+      const bool expected = s.awaiting == 0;
+      close_client(c);
+      if (!expected) fail(c, "the server closed the connection");
+      s.awaiting = 0;
+      if (!expected) {
+        // The client cannot go on: it is counted as done.
+        s.done = true;
+        --running_;
+      }
+      return;
+    }
+    // Whole frames straight from the buffer; a split one waits in `in`.
+    r_.bytes_in += static_cast<std::uint64_t>(n);
+    std::string_view bytes{scratch_.data(), static_cast<std::size_t>(n)};
+    std::string joined;
+    if (!s.in.empty()) {
+      joined = std::move(s.in);
+      joined.append(bytes);
+      s.in.clear();
+      bytes = joined;
+    }
+    while (bytes.size() >= 4) {
+      const auto len = static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[0])) << 24 |
+                       static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[1])) << 16 |
+                       static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[2])) << 8 |
+                       static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[3]));
+      if (bytes.size() < 4 + std::size_t{len}) break;
+      std::string payload{bytes.substr(4, len)};
+      bytes.remove_prefix(4 + std::size_t{len});
+      frame(c, std::move(payload));
+      if (s.fd < 0) return;
+    }
+    if (!bytes.empty()) s.in.assign(bytes);
+    if (static_cast<std::size_t>(n) < scratch_.size()) return;
+  }
+}
+
+void driver::frame(std::uint32_t c, std::string payload) {
+  auto& s = st_[c];
+  proto::envelope e;
+  if (!proto::parse_envelope(std::move(payload), e)) return fail(c, "malformed frame from the server");
+  if (e.id == 0) return;  // an event: nothing to check
+  const int times = hooks_.deliver(c, static_cast<std::uint8_t>(e.kind));
+  for (int t = 0; t < times && s.fd >= 0; ++t) {
+    if (e.id != s.awaiting) {
+      fail(c, "a reply (id " + std::to_string(e.id) + ", kind " + std::to_string(static_cast<int>(e.kind)) +
+                  ") to no outstanding request");
+      continue;
+    }
+    const step& st = current(c);
+    pmix_status_t status = PMIX_ERR_UNPACK_FAILURE;
+    std::uint64_t arg = 0;
+    switch (st.kind) {
+      case op::connect: {
+        proto::connect_reply r;
+        if (e.kind == proto::body::connect_reply && proto::decode(e.message, r)) status = r.status;
+        if (status == PMIX_SUCCESS && !p_.clients[c].tool) {
+          // Spot checks of the job data: the size the host registered.
+          if (c % 997 == 0) {
+            proto::job_info job;
+            if (!proto::decode(r.job, job) || job.nspace != p_.nspaces[p_.clients[c].nspace].name)
+              status = PMIX_ERR_UNPACK_FAILURE;
+          }
+        }
+        arg = s.launch;
+        const auto node = p_.clients[c].node;
+        if (status == PMIX_SUCCESS && !p_.clients[c].tool) ++expect_connected_[node];
+        break;
+      }
+      case op::fence: {
+        proto::status_reply r;
+        if (e.kind == proto::body::fence_reply && proto::decode(e.message, e.kind, r)) status = r.status;
+        if (status == PMIX_SUCCESS && st.arg == 1 && c % 997 == 0) {
+          // Spot check: every rank's data came.
+          std::uint32_t ranks = 0;
+          if (!proto::for_each_rank(r.data, [&](const proto::rank_data&) { return ++ranks, true; }) ||
+              ranks != p_.nspaces[p_.clients[c].nspace].ranks)
+            status = PMIX_ERR_UNPACK_FAILURE;
+        }
+        break;
+      }
+      case op::get: {
+        proto::status_reply r;
+        if (e.kind == proto::body::get_reply && proto::decode(e.message, e.kind, r)) status = r.status;
+        const auto round = st.arg >> 8, k = st.arg & 0xff;
+        const auto& who = p_.clients[c];
+        const auto peer = peer_of(p_.opt.seed, who.rank, round, k, p_.nspaces[who.nspace].ranks);
+        arg = peer;
+        if (status == PMIX_SUCCESS) {
+          // The value must be the one the peer committed.
+          proto::rank_data d;
+          bool found = false;
+          if (r.has_data && proto::decode(r.data, d))
+            for (const auto& [scope, bytes] : d.items) {
+              pmix::info item;
+              if (proto::decode_checked_info(bytes, item) && item.key == "sim.r" + std::to_string(round)) {
+                const auto* v = item.val.as_string();
+                found = v != nullptr && *v == value_of(who.nspace, peer, round);
+              }
+            }
+          if (!found) status = PMIX_ERR_BAD_PARAM;
+        }
+        break;
+      }
+      case op::query: {
+        proto::info_reply r;
+        if (e.kind == proto::body::info_reply && proto::decode(e.message, r)) status = r.status;
+        break;
+      }
+      case op::finalize: {
+        proto::status_reply r;
+        if (e.kind == proto::body::status_reply && proto::decode(e.message, e.kind, r)) status = r.status;
+        if (status == PMIX_SUCCESS && !p_.clients[c].tool) ++expect_finalized_[p_.clients[c].node];
+        break;
+      }
+      default:
+        break;
+    }
+    completed(c, status, arg);
+  }
+}
+
+void driver::completed(std::uint32_t c, pmix_status_t status, std::uint64_t arg) {
+  auto& s = st_[c];
+  const step& st = current(c);
+  r_.latency_us[static_cast<int>(st.kind)].push_back(static_cast<std::uint32_t>(now_us() - s.started));
+  ++r_.ops;
+  if (status == st.also) status = st.expect;
+  record(c, st.kind, arg, status);
+  if (status != st.expect)
+    fail(c, std::string{"status "} + PMIx_Error_string(status) + ", expected " + PMIx_Error_string(st.expect));
+  s.awaiting = 0;
+  if (st.kind == op::finalize || (st.kind == op::connect && status != PMIX_SUCCESS)) close_client(c);
+  ++s.pc;
+  ++steps_done_;
+  advance(c);
+}
+
+// ---- gates --------------------------------------------------------------------
+
+void driver::arrive(std::uint32_t g) {
+  if (++arrived_[g] != p_.gates[g].expected) return;
+  if (std::getenv("PMIXSIM_DEBUG")) std::fprintf(stderr, "gate %u opens (action %d)\n", g, static_cast<int>(p_.gates[g].action));
+  const auto action = p_.gates[g].action;
+  auto opened = [this, g](pmix_status_t st, std::vector<node_stats>) {
+    --pending_actions_;
+    if (st != PMIX_SUCCESS) r_.failures.push_back(std::string{"deregistration failed: "} + PMIx_Error_string(st));
+    open_gate(g);
+  };
+  auto deregister = [this](const std::string& ns, const std::vector<std::uint32_t>& ranks) {
+    return [ns, ranks](std::uint32_t id) {
+      writer w{ctl::deregister};
+      w.u32(id).str(ns).u32(static_cast<std::uint32_t>(ranks.size()));
+      for (auto r : ranks) w.u32(r);
+      return w.done();
+    };
+  };
+  ++pending_actions_;
+  switch (action) {
+    case gate_action::none:
+      --pending_actions_;
+      return open_gate(g);
+    case gate_action::measure_memory:
+      return call_nodes([](std::uint32_t id) { return writer{ctl::stats}.u32(id).done(); },
+                        [this, g](pmix_status_t, std::vector<node_stats> s) {
+                          --pending_actions_;
+                          r_.connected = std::move(s);
+                          std::int64_t delta = 0;
+                          for (std::uint32_t n = 0; n < r_.connected.size(); ++n)
+                            delta += r_.connected[n].heap - r_.baseline[n].heap;
+                          r_.memory_per_client = static_cast<double>(delta) / p_.gates[g].expected;
+                          open_gate(g);
+                        });
+    case gate_action::deregister_ranks:
+      return call_nodes(deregister(p_.nspaces[0].name, p_.leavers), [this, opened](pmix_status_t st, auto s) {
+        break_nspace(0, PMIX_ERR_UNREACH);
+        opened(st, std::move(s));
+      });
+    case gate_action::deregister_victim:
+      return call_nodes(deregister(p_.nspaces[p_.victim].name, {}), opened);
+    case gate_action::deregister_all: {
+      // Every namespace but the victim (already gone), one after the other.
+      auto left = std::make_shared<std::vector<std::uint32_t>>();
+      for (std::uint32_t k = 0; k < p_.nspaces.size(); ++k)
+        if (k != p_.victim) left->push_back(k);
+      auto next = std::make_shared<std::function<void(pmix_status_t, std::vector<node_stats>)>>();
+      *next = [this, left, next, opened, deregister](pmix_status_t st, std::vector<node_stats> s) {
+        if (left->empty() || st != PMIX_SUCCESS) {
+          opened(st, std::move(s));
+          *next = nullptr;  // breaks the cycle
+          return;
+        }
+        const auto k = left->front();
+        left->erase(left->begin());
+        call_nodes(deregister(p_.nspaces[k].name, {}), *next);
+      };
+      return (*next)(PMIX_SUCCESS, {});
+    }
+  }
+}
+
+void driver::open_gate(std::uint32_t g) {
+  open_[g] = true;
+  std::vector<std::uint32_t> waiting;
+  waiting.swap(waiting_[g]);
+  for (auto c : waiting) advance(c);
+}
+
+// ---- nodes and the fabric -------------------------------------------------------
+
+void driver::call_nodes(std::function<std::string(std::uint32_t)> make,
+                        std::function<void(pmix_status_t, std::vector<node_stats>)> done) {
+  const auto key = next_call_;
+  calls_[key] = call{static_cast<std::uint32_t>(nodes_.size()), PMIX_SUCCESS,
+                     std::vector<node_stats>(nodes_.size()), std::move(done)};
+  for (std::uint32_t n = 0; n < nodes_.size(); ++n) {
+    const auto id = next_call_++;
+    call_of_[id] = key;
+    node_send(n, make(id));
+  }
+}
+
+void driver::node_send(std::uint32_t n, std::string frame) {
+  auto& l = nodes_[n];
+  if (l.out.empty()) {
+    std::size_t done = 0;
+    while (done < frame.size()) {
+      const auto k = ::write(l.fd, frame.data() + done, frame.size() - done);
+      if (k > 0) {
+        done += static_cast<std::size_t>(k);
+        continue;
+      }
+      if (k < 0 && errno == EINTR) continue;
+      break;
+    }
+    if (done == frame.size()) return;
+    l.out.assign(frame, done, std::string::npos);
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLOUT;
+    ev.data.u64 = ctl_tag + n;
+    ::epoll_ctl(epoll_, EPOLL_CTL_MOD, l.fd, &ev);
+    return;
+  }
+  l.out += frame;
+}
+
+void driver::node_writable(std::uint32_t n) {
+  auto& l = nodes_[n];
+  std::string rest;
+  rest.swap(l.out);
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.u64 = ctl_tag + n;
+  ::epoll_ctl(epoll_, EPOLL_CTL_MOD, l.fd, &ev);
+  node_send(n, std::move(rest));
+}
+
+void driver::node_readable(std::uint32_t n) {
+  auto& l = nodes_[n];
+  char buf[65536];
+  for (;;) {
+    const auto k = ::read(l.fd, buf, sizeof buf);
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) break;
+    if (k == 0) {
+      r_.failures.push_back("node " + std::to_string(n) + "'s server went away");
+      ::epoll_ctl(epoll_, EPOLL_CTL_DEL, l.fd, nullptr);
+      running_ = 0;
+      pending_actions_ = 0;
+      return;
+    }
+    l.in.append(buf, static_cast<std::size_t>(k));
+  }
+  std::size_t pos = 0;
+  while (l.in.size() - pos >= 4) {
+    std::uint32_t len = 0;
+    std::memcpy(&len, l.in.data() + pos, 4);
+    if (l.in.size() - pos - 4 < len) break;
+    node_message(n, std::string_view{l.in}.substr(pos + 4, len));
+    pos += 4 + len;
+  }
+  l.in.erase(0, pos);
+}
+
+void driver::break_nspace(std::uint32_t ns, pmix_status_t st) {
+  // The first reason stays, as the server's answer does (docs/simulator.md).
+  if (broken_[ns] != PMIX_SUCCESS) return;
+  broken_[ns] = st;
+  const auto& name = p_.nspaces[ns].name;
+  for (auto it = fences_.begin(); it != fences_.end();) {
+    if (it->first.compare(0, name.size() + 1, name + ":") != 0) {
+      ++it;
+      continue;
+    }
+    for (std::uint32_t n = 0; n < nodes_.size(); ++n)
+      if (it->second.arrived[n])
+        node_send(n, writer{ctl::fence_done}.u32(it->second.contributions[n].first).u32(static_cast<std::uint32_t>(st)).str({}).done());
+    it = fences_.erase(it);
+  }
+}
+
+void driver::node_message(std::uint32_t n, std::string_view payload) {
+  reader in{payload};
+  switch (in.kind()) {
+    case ctl::fence: {
+      const auto id = in.u32();
+      const std::string signature{in.str()};
+      const auto data = in.str();
+      // The namespace of the fence's participants (one namespace here).
+      std::uint32_t ns = 0;
+      for (std::uint32_t k = 0; k < p_.nspaces.size(); ++k)
+        if (signature.compare(0, p_.nspaces[k].name.size() + 1, p_.nspaces[k].name + ":") == 0) ns = k;
+      if (broken_[ns] != PMIX_SUCCESS) {
+        node_send(n, writer{ctl::fence_done}.u32(id).u32(static_cast<std::uint32_t>(broken_[ns])).str({}).done());
+        return;
+      }
+      auto& book = fences_[signature];
+      if (book.arrived.empty()) {
+        book.arrived.assign(nodes_.size(), false);
+        book.contributions.resize(nodes_.size());
+      }
+      if (book.arrived[n]) {
+        r_.failures.push_back("node " + std::to_string(n) + " contributed twice to fence " + signature);
+        return;
+      }
+      book.arrived[n] = true;
+      book.contributions[n] = {id, std::string{data}};
+      if (++book.count < p_.nspaces[ns].nodes_used(p_.opt.nodes)) return;
+      // Every node's data, in node order: each node gets the same bytes.
+      std::string all;
+      for (const auto& [ignored, d] : book.contributions) all += d;
+      for (std::uint32_t m = 0; m < nodes_.size(); ++m)
+        if (book.arrived[m])
+          node_send(m, writer{ctl::fence_done}.u32(book.contributions[m].first).u32(PMIX_SUCCESS).str(all).done());
+      fences_.erase(signature);
+      return;
+    }
+    case ctl::dmodex: {
+      const auto id = in.u32();
+      const std::string name{in.str()};
+      const auto rank = in.u32();
+      std::uint32_t owner = 0;
+      for (const auto& ns : p_.nspaces)
+        if (ns.name == name) owner = ns.node_of(rank, p_.opt.nodes);
+      const auto ask = next_ask_++;
+      dmodex_[ask] = {n, id};
+      node_send(owner, writer{ctl::dmodex_req}.u32(ask).str(name).u32(rank).done());
+      return;
+    }
+    case ctl::dmodex_data: {
+      const auto ask = in.u32();
+      const auto st = in.u32();
+      const auto data = in.str();
+      auto it = dmodex_.find(ask);
+      if (it == dmodex_.end()) return;
+      node_send(it->second.first, writer{ctl::dmodex_done}.u32(it->second.second).u32(st).str(data).done());
+      dmodex_.erase(it);
+      return;
+    }
+    case ctl::reply: {
+      const auto id = in.u32();
+      const auto st = static_cast<pmix_status_t>(in.u32());
+      const auto stats = in.stats();
+      if (std::getenv("PMIXSIM_DEBUG")) std::fprintf(stderr, "reply %u from node %u: %d\n", id, n, st);
+      auto it = call_of_.find(id);
+      if (it == call_of_.end()) return;
+      auto& cl = calls_[it->second];
+      const auto key = it->second;
+      call_of_.erase(it);
+      cl.stats[n] = stats;
+      if (st != PMIX_SUCCESS && cl.status == PMIX_SUCCESS) cl.status = st;
+      if (--cl.left > 0) return;
+      auto done = std::move(cl.done);
+      auto status = cl.status;
+      auto all = std::move(cl.stats);
+      calls_.erase(key);
+      done(status, std::move(all));
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+}  // namespace
+
+result run(const plan& p, fault_hooks& hooks) {
+  driver d{p, hooks};
+  return d.go();
+}
+
+}  // namespace pmixsim

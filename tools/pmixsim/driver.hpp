@@ -1,0 +1,45 @@
+// The driver: one epoll thread running every simulated client's state
+// machine over its own Unix socket to its node's server, and the in-process
+// fabric that carries fences and direct modex between the nodes' hosts.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tools/pmixsim/sim.hpp"
+
+namespace pmixsim {
+
+// What a run reports (docs/simulator.md, "Reading the figures").
+struct result {
+  std::string names;
+  std::uint32_t clients = 0, nodes = 0;
+  std::uint64_t seed = 0;
+  double wall_s = 0;        // first connect to the last client's last step
+  std::uint64_t ops = 0;    // steps that talked to a server
+  std::uint64_t bytes_in = 0;  // what the clients received from the servers
+  std::array<std::vector<std::uint32_t>, op_count> latency_us;  // per operation
+  double memory_per_client = 0;  // server heap bytes per connected client
+  std::vector<node_stats> baseline, connected, end;  // per node
+  std::uint64_t trace = 0;
+  std::vector<std::string> failures;
+  bool ok() const { return failures.empty(); }
+};
+
+// Hooks a fault plan (or a test) uses to change what clients see or do.
+// Every hook runs on the driver's thread.
+struct fault_hooks {
+  virtual ~fault_hooks() = default;
+  // A frame arrived for client `c`: how many times to deliver it (1: as is;
+  // 0: drop it; 2: a duplicate).
+  virtual int deliver(std::uint32_t c, std::uint8_t body_kind) { return 1; }
+};
+
+// Runs one plan to its end. Forks the nodes 1..K-1 and runs node 0 in a
+// thread of this process.
+result run(const plan& p, fault_hooks& hooks);
+
+}  // namespace pmixsim
