@@ -745,16 +745,24 @@ void on_closed(self_ptr self) {
 
 }  // namespace
 
+caf::behavior peer_anchor(caf::event_based_actor* self, caf::actor server) {
+  self->link_to(server);
+  self->set_default_handler(caf::drop);
+  return {[](transport::closed_atom) {}};  // never sent: an anchor only carries links
+}
+
 caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
                          std::shared_ptr<transport::connection> conn, caf::actor server,
-                         context_ptr ctx) {
+                         context_ptr ctx, caf::actor anchor) {
   self->state.owner = conn->credentials().uid;
   self->state.conn = std::move(conn);
   self->state.server = std::move(server);
   self->state.ctx = std::move(ctx);
   self->set_default_handler(caf::drop);
-  // Linked to the server actor: its exit at finalize ends every connection.
-  self->link_to(self->state.server);
+  // Linked to the server actor through an anchor (peer_anchor): its exit at
+  // finalize ends every connection, including peers whose socket is gone but
+  // which still wait for something (an up-call's answer, a heartbeat check).
+  self->link_to(anchor ? anchor : self->state.server);
   // A peer that fails (ends abnormally) shuts its socket, so that its client
   // learns it at once instead of waiting forever (found by the fault plane,
   // kill:peer; docs/fault-injection.md).

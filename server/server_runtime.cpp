@@ -314,9 +314,14 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
   auto root = rt->root_;
   actors::context_ptr actor_ctx = ctx;
   auto binding = rt->binding_;
+  auto anchors = std::make_shared<std::vector<caf::actor>>();
+  for (std::size_t k = 0; k < actors::peer_anchor_count; ++k)
+    anchors->push_back(rt->system_->spawn(actors::peer_anchor, root));
+  rt->anchors_ = anchors->size();
   rt->io_ = std::make_unique<transport::io_thread>(
-      [system, root, actor_ctx](std::shared_ptr<transport::connection> conn) {
-        return caf::actor{system->spawn(actors::peer_actor, std::move(conn), root, actor_ctx)};
+      [system, root, actor_ctx, anchors](std::shared_ptr<transport::connection> conn) {
+        const auto& anchor = (*anchors)[conn->id() % anchors->size()];
+        return caf::actor{system->spawn(actors::peer_actor, std::move(conn), root, actor_ctx, anchor)};
       },
       [binding] {
         if (binding) binding->bind_this_thread();
@@ -613,7 +618,11 @@ pmix_status_t install_faults(actors::server_context& ctx, host::module& host, co
 }
 
 std::size_t runtime::actors_running() const {
-  return system_ ? system_->registry().running() : 0;
+  if (!system_) return 0;
+  // Less the peer anchors, which live as long as the server actor and hold
+  // no state: the count is the actors that snapshots account for.
+  const auto running = system_->registry().running();
+  return running >= anchors_ ? running - anchors_ : 0;
 }
 
 void runtime::stop() {

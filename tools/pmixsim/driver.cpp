@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +20,7 @@
 
 #include "protocol/messages.hpp"
 #include "protocol/version.hpp"
+#include "transport/shared_data.hpp"
 
 namespace pmixsim {
 namespace {
@@ -54,6 +56,9 @@ struct client_state {
   bool writable_wait = false;
   std::string in;   // a frame split across reads
   std::string out;  // bytes the socket did not take yet
+  // Descriptors of shared data (docs/wire-format.md) that came with bytes
+  // read and wait for the frame announcing them, in order.
+  std::vector<int> fds;
 };
 
 // The epoll tags: clients by index, control channels above.
@@ -522,6 +527,8 @@ void driver::close_client(std::uint32_t c) {
   s.fd = -1;
   std::string{}.swap(s.in);
   std::string{}.swap(s.out);
+  for (int fd : s.fds) ::close(fd);
+  std::vector<int>{}.swap(s.fds);
 }
 
 void driver::advance(std::uint32_t c) {
@@ -617,7 +624,23 @@ void driver::advance(std::uint32_t c) {
 void driver::readable(std::uint32_t c) {
   auto& s = st_[c];
   for (;;) {
-    const auto n = ::recv(s.fd, scratch_.data(), scratch_.size(), 0);
+    // As the client library reads: descriptors of shared data come along.
+    iovec part{scratch_.data(), scratch_.size()};
+    msghdr m{};
+    m.msg_iov = &part;
+    m.msg_iovlen = 1;
+    alignas(cmsghdr) char control[CMSG_SPACE(8 * sizeof(int))];
+    m.msg_control = control;
+    m.msg_controllen = sizeof control;
+    const auto n = ::recvmsg(s.fd, &m, MSG_CMSG_CLOEXEC);
+    if (n > 0)
+      for (cmsghdr* h = CMSG_FIRSTHDR(&m); h != nullptr; h = CMSG_NXTHDR(&m, h))
+        if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS)
+          for (std::size_t k = 0; k < (h->cmsg_len - CMSG_LEN(0)) / sizeof(int); ++k) {
+            int fd;
+            std::memcpy(&fd, CMSG_DATA(h) + k * sizeof(int), sizeof fd);
+            s.fds.push_back(fd);
+          }
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
     if (n <= 0) {
@@ -662,6 +685,16 @@ void driver::frame(std::uint32_t c, std::string payload) {
   auto& s = st_[c];
   proto::envelope e;
   if (!proto::parse_envelope(std::move(payload), e)) return fail(c, "malformed frame from the server");
+  // Shared data it announces: mapped (and checked) as the client library
+  // does, for the spot checks below.
+  if (const auto size = proto::shared_size(e.kind, e.message); size > 0) {
+    if (s.fds.empty()) return fail(c, "shared data announced without its descriptor");
+    const int fd = s.fds.front();
+    s.fds.erase(s.fds.begin());
+    e.shared_owner = pmix::transport::map_shared(fd, size, e.shared);
+    if (!e.shared_owner) return fail(c, "shared data refused");
+    r_.bytes_shared += size;
+  }
   if (e.id == 0) return;  // an event: nothing to check
   const int times = hooks_.deliver(c, static_cast<std::uint8_t>(e.kind));
   for (int t = 0; t < times && s.fd >= 0; ++t) {
@@ -681,7 +714,8 @@ void driver::frame(std::uint32_t c, std::string payload) {
           // Spot checks of the job data: the size the host registered.
           if (c % 997 == 0) {
             proto::job_info job;
-            if (!proto::decode(r.job, job) || job.nspace != p_.nspaces[p_.clients[c].nspace].name)
+            if (!proto::decode(r.job_shared > 0 ? e.shared : r.job, job) ||
+                job.nspace != p_.nspaces[p_.clients[c].nspace].name)
               status = PMIX_ERR_UNPACK_FAILURE;
           }
         }
@@ -696,7 +730,8 @@ void driver::frame(std::uint32_t c, std::string payload) {
         if (status == PMIX_SUCCESS && st.arg == 1 && c % 997 == 0) {
           // Spot check: every rank's data came.
           std::uint32_t ranks = 0;
-          if (!proto::for_each_rank(r.data, [&](const proto::rank_data&) { return ++ranks, true; }) ||
+          if (!proto::for_each_rank(r.shared > 0 ? e.shared : r.data,
+                                    [&](const proto::rank_data&) { return ++ranks, true; }) ||
               ranks != p_.nspaces[p_.clients[c].nspace].ranks)
             status = PMIX_ERR_UNPACK_FAILURE;
         }

@@ -21,6 +21,7 @@ struct result {
   double wall_s = 0;        // first connect to the last client's last step
   std::uint64_t ops = 0;    // steps that talked to a server
   std::uint64_t bytes_in = 0;  // what the clients received from the servers
+  std::uint64_t bytes_shared = 0;  // what they mapped of the servers' shared data
   std::array<std::vector<std::uint32_t>, op_count> latency_us;  // per operation
   double memory_per_client = 0;  // server heap bytes per connected client
   std::vector<node_stats> baseline, connected, end;  // per node

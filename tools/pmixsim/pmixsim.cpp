@@ -67,6 +67,7 @@ void summary(const result& r) {
   std::printf("  operations       %" PRIu64 " (%.0f per second)\n", r.ops, r.wall_s > 0 ? r.ops / r.wall_s : 0.0);
   std::printf("  received         %.1f MB by the clients (%.1f kB per client)\n", r.bytes_in / 1e6,
               r.bytes_in / 1e3 / std::max<std::uint32_t>(1, r.clients));
+  std::printf("  mapped           %.1f MB of shared data (the servers wrote each once)\n", r.bytes_shared / 1e6);
   std::printf("  %-14s %10s %10s %10s\n", "operation", "count", "p50 us", "p99 us");
   for (int k = 0; k < op_count; ++k) {
     const auto& v = r.latency_us[k];
