@@ -40,9 +40,13 @@ for seed in 1 2 3; do
     run "reorder:$step" $seed "reorder:$step:rank=$rank"
     run "cut:$step" $seed "cut:$step:rank=$rank:n=1"
     run "kill:peer:$step" $seed "kill:peer:at=$step:rank=$rank:n=1"
+    run "kill:rank:$step" $seed "kill:rank:at=$step:rank=$rank:n=1"
+    run "kill:nspace:$step" $seed "kill:nspace:at=$step:rank=$rank:n=1"
   done
   run "cut:init_ack" $seed "cut:init_ack:rank=$rank"
   run "kill:peer:init_ack" $seed "kill:peer:at=init_ack:rank=$rank"
+  run "kill:rank:init_ack" $seed "kill:rank:at=init_ack:rank=$rank"
+  run "kill:nspace:init_ack" $seed "kill:nspace:at=init_ack:rank=$rank"
   for upcall in client_connected client_finalized direct_modex; do
     run "fail:$upcall" $seed "fail:$upcall:rank=$rank"
     run "late:$upcall" $seed "late:$upcall:rank=$rank:ms=$((seed * 20))"
@@ -55,6 +59,8 @@ done
 # Regressions, each named after the seed that found it.
 run "regression seed 7 (a failed peer left its socket open)" 7 "kill:peer:at=fence:rank=1"
 run "regression seed 7 (a get waited for a dead rank)" 7 "kill:peer:at=init_ack:rank=2"
+run "regression seed 7 (a failed rank actor took its namespace down)" 7 "kill:rank:at=fence:rank=1"
+run "regression seed 7 (clients of a failed namespace actor waited forever)" 7 "kill:nspace:at=get:rank=0"
 
 # Replay: the same plan and seed inject the same faults (same set hash).
 h1=$(timeout 90 "$PMIXRUN" -n 3 --timeout 40 --faults "random:rate=0.3:kinds=delay,dup,fail,late" --seed 11 "$CLIENT" 2>&1 | grep -o "set hash [0-9a-f]*")
