@@ -286,6 +286,14 @@ caf::result<get_result> on_get(self_ptr self, get_msg& msg) {
               [rp](caf::error&) mutable { rp.deliver(get_result{PMIX_ERR_NOT_FOUND, {}, nullptr}); });
     return rp;
   }
+  // A rank the host deregistered, with no process or registration since:
+  // nobody will commit its data (found by the fault plane, seed 1,
+  // drop:init: a get for it waited for a process that had ended).
+  if (auto d = st.departed.find(msg.target); d != st.departed.end() && d->second == PMIX_ERR_UNREACH) {
+    auto rp = self->make_response_promise();
+    rp.deliver(get_result{PMIX_ERR_NOT_FOUND, {}});
+    return rp;
+  }
   if (it != st.nspaces.end()) {
     const auto& loc = it->second.locality;
     const bool local =

@@ -109,8 +109,12 @@ std::string prefixed(const std::string& source, const char* msg) {
 
 pmix_status_t on_connected(const pmix_proc_t* proc, void*, pmix_op_cbfunc_t, void*) {
   const std::string ns = proc->nspace;
-  post([ns] {
-    if (job* j = ctx->jobs != nullptr ? ctx->jobs->find(ns) : nullptr) ++j->connected;
+  const pmix_rank_t rank = proc->rank;
+  post([ns, rank] {
+    job* j = ctx->jobs != nullptr ? ctx->jobs->find(ns) : nullptr;
+    if (j == nullptr) return;
+    ++j->connected;
+    if (rank < j->procs.size()) j->procs[rank].connected = true;
   });
   return PMIX_OPERATION_SUCCEEDED;
 }
