@@ -27,6 +27,17 @@ run() {  # run NAME SEED PLAN
   fi
 }
 
+# A tool (pps) attaching while faults hit it: rank 0 runs it between the
+# fences; it must have run and ended (its own status may be a failure).
+run_tool() {  # run_tool NAME SEED PLAN
+  FAULT_CLIENT_TOOL=$PPS run "$@"
+  if ! grep -q "^op tool rank=0 exit=" "$out"; then
+    echo "FAIL $1 (seed $2): the tool did not run"
+    failures=$((failures + 1))
+  fi
+}
+PPS=${PPS:-$here/tools/cli/pps}
+
 steps="init commit fence get finalize"
 for seed in 1 2 3; do
   rank=$((seed % 3))
@@ -51,6 +62,24 @@ for seed in 1 2 3; do
     run "timeout:$upcall" $seed "timeout:$upcall:rank=$rank:ms=50"
   done
   run "random" $seed "random:rate=0.2:kinds=delay,dup,reorder,cut,kill,fail,late,twice"
+  # Tool attach: faults on the tool's query and its tool_connected up-call.
+  for plan in "drop:query:n=1" "delay:query:ms=$((seed * 10))" "dup:query" "cut:query:n=1" \
+      "kill:peer:at=query:n=1" "kill:rank:at=query:n=1" "kill:nspace:at=query:n=1" \
+      "fail:tool_connected" "late:tool_connected:ms=$((seed * 20))" "twice:tool_connected" \
+      "timeout:tool_connected:ms=50" "random:rate=0.2:kinds=delay,dup,reorder,fail,late,twice"; do
+    run_tool "tool attach: $plan" $seed "$plan"
+  done
+  # Host deregistration: a rank's last messages still in flight (delayed,
+  # held, duplicated) when pmixrun deregisters its clients and namespace.
+  run "deregistration: delay:commit" $seed "delay:commit:rank=$rank:n=2:ms=400"
+  run "deregistration: reorder:commit" $seed "reorder:commit:rank=$rank:n=2"
+  run "deregistration: dup:finalize" $seed "dup:finalize:rank=$rank"
+  run "deregistration: delay:finalize" $seed "delay:finalize:rank=$rank:ms=$((seed * 30))"
+  run "deregistration: kill:rank:finalize" $seed "kill:rank:at=finalize:rank=$rank;delay:commit:n=2:ms=200"
+  # Server finalize: a commit delayed past the job's end is still in the
+  # plane's hands when pmixrun calls PMIx_server_finalize.
+  run "finalize: delay:commit" $seed "delay:commit:rank=$rank:n=2:ms=5000"
+  run "finalize: all delayed" $seed "delay:commit:n=2:ms=4000;late:client_finalized:rank=$rank:ms=$((seed * 50))"
 done
 
 # Regressions, each named after the seed that found it.
