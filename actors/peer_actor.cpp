@@ -1,6 +1,7 @@
 #include "actors/peer_actor.hpp"
 #include "actors/peer_detail.hpp"
 
+#include <caf/default_attachable.hpp>
 #include <caf/exit_reason.hpp>
 #include <caf/system_messages.hpp>
 #include <caf/send.hpp>
@@ -124,6 +125,18 @@ void answer_waiting_gets(self_ptr self, pmix_status_t status) {
   for (auto& rp : waiting) rp.deliver(get_result{status, st.rank_data()});
 }
 
+// The peer watches its rank actor (a failed rank closes the connection).
+// The monitor is kept in the rank's list until removed, so the peer removes
+// it when it ends: a rank outlives thousands of peers of a cycling process
+// (lifecycle_test's cycling), each of whose memory it would keep.
+void watch_rank(self_ptr self) {
+  self->monitor(self->state.rank);
+  self->attach_functor([rank = caf::actor_cast<caf::weak_actor_ptr>(self->state.rank), me = self->address()] {
+    if (auto r = caf::actor_cast<caf::strong_actor_ptr>(rank))
+      r->get()->detach(caf::default_attachable::observe_token{me, caf::default_attachable::monitor});
+  });
+}
+
 void on_connect(self_ptr self, std::uint64_t id, const wire::ConnectRequest& req) {
   auto& st = self->state;
   if (req.protocol_version() != protocol::wire_version) {
@@ -151,7 +164,7 @@ void on_connect(self_ptr self, std::uint64_t id, const wire::ConnectRequest& req
               // The socket went away while the handshake was in flight.
               if (r.status == PMIX_SUCCESS) {
                 st.rank = r.rank;
-                self->monitor(st.rank);
+                watch_rank(self);
                 self->send(st.rank, peer_lost_msg{caf::actor_cast<caf::actor>(self), false});
               } else {
                 self->quit();
@@ -172,7 +185,7 @@ void on_connect(self_ptr self, std::uint64_t id, const wire::ConnectRequest& req
               return;
             }
             st.rank = r.rank;
-            self->monitor(st.rank);
+            watch_rank(self);
             st.server_object = r.server_object;
             st.proc = r.assigned;
             // Before the answer goes out: the peer's next frames may be large.
