@@ -239,6 +239,14 @@ struct finalized_count_msg {
   int delta = 0;
 };
 
+// From a namespace actor to the server: its job data as it is now (at
+// start and after every change), what the server restarts it from should
+// it fail (docs/fault-injection.md).
+struct nspace_job_msg {
+  std::string nspace;
+  std::shared_ptr<const std::string> job;
+};
+
 // A fence contribution. Reply: fence_result.
 struct fence_msg {
   proc_id from;
@@ -483,6 +491,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::peer_lost_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::release_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::rank_state_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::finalized_count_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::nspace_job_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::fence_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::fence_result)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::get_msg)

@@ -2,6 +2,9 @@
 
 #include <malloc.h>
 
+#include <caf/exit_reason.hpp>
+#include <caf/system_messages.hpp>
+
 #include <algorithm>
 #include <set>
 #include <string>
@@ -38,9 +41,32 @@ void nspace_state::report_if_idle(caf::stateful_actor<nspace_state>* self) {
   if (tool && live.empty() && inflight == 0) self->send(server, tool_nspace_idle_msg{nspace, epoch});
 }
 
+void nspace_state::on_rank_failed(caf::stateful_actor<nspace_state>* self, rank_t rank) {
+  log::error("nspace", nspace, ": the actor of rank ", rank, " failed");
+  auto it = ranks.find(rank);
+  if (it == ranks.end()) return;
+  if (auto f = finalized_by.find(it->second.address()); f != finalized_by.end()) {
+    nfinalized -= f->second;
+    finalized_by.erase(f);
+  }
+  ranks.erase(it);
+  if (live.erase(rank) > 0) {
+    lost.insert(rank);
+    // Its processes lose their connections (their peers watch the rank).
+    const rank_state_msg gone{proc_id{nspace, rank}, false, PMIX_ERR_LOST_CONNECTION};
+    self->send(server, gone);
+  }
+  report_if_idle(self);
+}
+
 namespace {
 
 using self_ptr = caf::stateful_actor<nspace_state>*;
+
+void publish_job(self_ptr self) {
+  auto& st = self->state;
+  if (!st.tool && st.server) self->send(st.server, nspace_job_msg{st.nspace, st.job});
+}
 
 // Asks every rank actor for something and combines the answers.
 template <class Reply, class Combine, class Done>
@@ -65,7 +91,8 @@ void fan_out(self_ptr self, const caf::message& msg, Combine combine, Done done)
 
 caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string nspace,
                            int nlocalprocs, job_layout layout, bool tool,
-                           caf::actor server, context_ptr ctx, reply_to<no_result> ready) {
+                           caf::actor server, context_ptr ctx, reply_to<no_result> ready,
+                           std::shared_ptr<const std::string> job) {
   auto& st = self->state;
   st.nspace = std::move(nspace);
   st.tool = tool;
@@ -73,23 +100,42 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
   st.layout = std::move(layout);
   st.server = std::move(server);
   st.ctx = std::move(ctx);
-  // Job data every namespace gets from the server (e.g. the shared
-  // topology) joins the host's, unless the host gave the same keys.
-  for (const auto& extra : st.ctx->job_info)
-    if (find(st.layout.job_info, extra.key) == nullptr) st.layout.job_info.push_back(extra);
-  // The rest of the layout is only needed for that blob: keep the size.
+  // The rest of the layout is only needed for the job data: keep the size.
   const auto job_size = st.layout.job_size;
-  st.job = std::make_shared<const std::string>(
-      serialize_job_info(st.nspace, std::move(st.layout), st.ctx->hostname));
+  if (job) {
+    st.job = std::move(job);
+    st.all_lost = true;
+  } else {
+    // Job data every namespace gets from the server (e.g. the shared
+    // topology) joins the host's, unless the host gave the same keys.
+    for (const auto& extra : st.ctx->job_info)
+      if (find(st.layout.job_info, extra.key) == nullptr) st.layout.job_info.push_back(extra);
+    st.job = std::make_shared<const std::string>(
+        serialize_job_info(st.nspace, std::move(st.layout), st.ctx->hostname));
+  }
   st.layout = job_layout{};
   st.layout.job_size = job_size;
   // A large registration leaves megabytes of freed conversion buffers in the
   // allocator; hand them back so the server's footprint is what it keeps.
   if (st.job->size() > (1u << 20)) ::malloc_trim(0);
+  publish_job(self);
   if (ready) ready->deliver(PMIX_SUCCESS);
   self->set_default_handler(caf::drop);
+  // Rank actors are linked to us: a rank that fails is dropped and the
+  // namespace lives on (found by the fault plane, seed 7,
+  // kill:rank:at=fence:rank=1); the server's exit (finalize) or any other
+  // failure takes us down.
+  self->set_exit_handler([=](caf::exit_msg& em) {
+    if (em.reason == caf::exit_reason::normal) return;
+    auto& st = self->state;
+    auto it = std::find_if(st.ranks.begin(), st.ranks.end(),
+                           [&](const auto& r) { return r.second.address() == em.source; });
+    if (it == st.ranks.end() || em.reason == caf::exit_reason::user_shutdown) return self->quit(em.reason);
+    st.on_rank_failed(self, it->first);
+  });
 
   return {
+      [=](fault_kill_nspace_atom) { self->quit(caf::exit_reason::unhandled_exception); },
       [=](deregister_client_msg& msg) {
         auto& st = self->state;
         auto it = st.ranks.find(msg.proc.rank);
@@ -97,6 +143,7 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
           return msg.done->deliver(msg.registered ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND);
         auto a = it->second;
         st.ranks.erase(it);
+        st.finalized_by.erase(a.address());
         auto done = msg.done;
         self->unlink_from(a);
         self->request(a, caf::infinite, deregister_msg{})
@@ -113,6 +160,7 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
           st.report_if_idle(self);
           return connect_result{PMIX_ERR_NOT_FOUND, {}, {}, nullptr, {}};
         }
+        st.lost.erase(r);
         auto rp = self->make_response_promise();
         auto job = st.job;
         // Every client of the namespace gets the same job data: a large one
@@ -155,6 +203,7 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
       [=](get_msg& msg) -> caf::result<get_result> {
         auto& st = self->state;
         if (msg.target.rank >= rank_valid_limit) return get_result{PMIX_ERR_BAD_PARAM, {}};
+        if (st.is_lost(msg.target.rank)) return get_result{PMIX_ERR_LOST_CONNECTION, {}};
         auto rp = self->make_response_promise();
         self->request(st.rank_actor_for(self, msg.target.rank), caf::infinite, std::move(msg))
             .then([rp](get_result& r) mutable { rp.deliver(std::move(r)); },
@@ -188,6 +237,7 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
         for (const auto& i : msg.info)
           if (present.count(i.key) == 0) protocol::append_info(*job, wire::JobInfo::kInfoFieldNumber, i);
         st.job = std::move(job);
+        publish_job(self);
         msg.done->deliver(PMIX_SUCCESS);
       },
       [=](const trim_job_msg& msg) {
@@ -212,7 +262,9 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
                                       return unwanted.count(copy.SerializeAsString()) != 0;
                                     }),
                      items->end());
-        if (items->size() != before) st.job = std::make_shared<const std::string>(job.SerializeAsString());
+        if (items->size() == before) return;
+        st.job = std::make_shared<const std::string>(job.SerializeAsString());
+        publish_job(self);
       },
       [=](const job_info_msg&) {
         // The job-level store, what a local client reads at connect (the
@@ -262,6 +314,8 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
       [=](const finalized_count_msg& msg) {
         auto& st = self->state;
         st.nfinalized += msg.delta;
+        if (const auto& sender = self->current_sender())
+          st.finalized_by[caf::actor_cast<caf::actor_addr>(sender)] += msg.delta;
         st.check_all_finalized();
       },
       [=](const view_msg&) -> caf::result<server_snapshot::nspace_view> {

@@ -43,6 +43,14 @@ struct nspace_state {
   std::shared_ptr<const transport::shared_data> job_shared;
   std::shared_ptr<const std::string> job_shared_of;
   std::map<rank_t, caf::actor> ranks;
+  // What each rank actor added to nfinalized: taken back if it fails.
+  std::map<caf::actor_addr, int> finalized_by;
+  // Ranks whose actor failed with a live process (and, after a restart,
+  // every rank): a get for one is answered PMIX_ERR_LOST_CONNECTION instead
+  // of waiting for a process, until a process of the rank connects again.
+  std::set<rank_t> lost;
+  bool all_lost = false;
+  bool is_lost(rank_t r) const { return ranks.count(r) == 0 && (all_lost || lost.count(r) != 0); }
   epilog cleanup;  // the namespace epilog: runs at deregistration
   // The deregistration waiting for the namespace epilog to finish.
   std::optional<caf::response_promise> deregistered;
@@ -63,12 +71,20 @@ struct nspace_state {
   // A tool namespace with no live process and no connect in progress tells
   // the server (which still checks that no connect is on its way here).
   void report_if_idle(caf::stateful_actor<nspace_state>* self);
+  // A rank actor ended abnormally: the namespace lives on without it (its
+  // peers close their connections), and a rank it held live is reported
+  // gone with PMIX_ERR_LOST_CONNECTION, so collectives waiting for it fail.
+  void on_rank_failed(caf::stateful_actor<nspace_state>* self, rank_t rank);
 };
 
 // `ready` (may be null) is answered once the namespace's data is built: the
-// host's PMIx_server_register_nspace completes then.
+// host's PMIx_server_register_nspace completes then. `job`, when given, is
+// the job data already built (a restart after a failure: `layout` then only
+// gives the job size). Every change of the job data is sent to `server`
+// (nspace_job_msg), which restarts a failed namespace actor from it.
 caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string nspace,
                            int nlocalprocs, job_layout layout, bool tool,
-                           caf::actor server, context_ptr ctx, reply_to<no_result> ready);
+                           caf::actor server, context_ptr ctx, reply_to<no_result> ready,
+                           std::shared_ptr<const std::string> job);
 
 }  // namespace pmix::actors

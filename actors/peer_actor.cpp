@@ -1,7 +1,9 @@
 #include "actors/peer_actor.hpp"
 #include "actors/peer_detail.hpp"
 
+#include <caf/default_attachable.hpp>
 #include <caf/exit_reason.hpp>
+#include <caf/system_messages.hpp>
 #include <caf/send.hpp>
 
 #include <algorithm>
@@ -125,6 +127,18 @@ void answer_waiting_gets(self_ptr self, pmix_status_t status) {
   for (auto& rp : waiting) rp.deliver(get_result{status, st.rank_data()});
 }
 
+// The peer watches its rank actor (a failed rank closes the connection).
+// The monitor is kept in the rank's list until removed, so the peer removes
+// it when it ends: a rank outlives thousands of peers of a cycling process
+// (lifecycle_test's cycling), each of whose memory it would keep.
+void watch_rank(self_ptr self) {
+  self->monitor(self->state.rank);
+  self->attach_functor([rank = caf::actor_cast<caf::weak_actor_ptr>(self->state.rank), me = self->address()] {
+    if (auto r = caf::actor_cast<caf::strong_actor_ptr>(rank))
+      r->get()->detach(caf::default_attachable::observe_token{me, caf::default_attachable::monitor});
+  });
+}
+
 void on_connect(self_ptr self, std::uint64_t id, const wire::ConnectRequest& req) {
   auto& st = self->state;
   if (req.protocol_version() != protocol::wire_version) {
@@ -152,6 +166,7 @@ void on_connect(self_ptr self, std::uint64_t id, const wire::ConnectRequest& req
               // The socket went away while the handshake was in flight.
               if (r.status == PMIX_SUCCESS) {
                 st.rank = r.rank;
+                watch_rank(self);
                 self->send(st.rank, peer_lost_msg{caf::actor_cast<caf::actor>(self), false});
               } else {
                 self->quit();
@@ -172,6 +187,7 @@ void on_connect(self_ptr self, std::uint64_t id, const wire::ConnectRequest& req
               return;
             }
             st.rank = r.rank;
+            watch_rank(self);
             st.server_object = r.server_object;
             st.proc = r.assigned;
             // Before the answer goes out: the peer's next frames may be large.
@@ -743,6 +759,22 @@ void on_closed(self_ptr self) {
   self->send(st.rank, peer_lost_msg{caf::actor_cast<caf::actor>(self), st.finalized});
 }
 
+// Freed by the rank (reclaimed, stranded, deregistered while still
+// connected), or its rank actor failed: the socket is shut and the epilog
+// runs; true when the peer is done (it has quit), false when it quits once
+// the epilog is done (epilog_done_msg).
+bool release(self_ptr self) {
+  auto& st = self->state;
+  start_cleanup(self);
+  if (st.conn) st.conn->shutdown();
+  if (st.ctx->faults && st.conn) st.ctx->faults->closed(st.conn->id());
+  st.conn.reset();
+  answer_waiting_gets(self, PMIX_ERR_NOT_FOUND);
+  if (st.cleanup_state != peer_state::cleanup_phase::done) return false;
+  self->quit();
+  return true;
+}
+
 }  // namespace
 
 caf::behavior peer_anchor(caf::event_based_actor* self, caf::actor server) {
@@ -773,6 +805,15 @@ caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
     if (!c) return;
     if (faults) faults->closed(c->id());  // what it left unanswered, its client learns by the end of the stream
     c->shutdown();
+  });
+  // Its rank actor failed (found by the fault plane, seed 7,
+  // kill:rank:at=fence:rank=1): what the rank knew of this process is gone,
+  // so the connection ends and the client learns it (lost connection).
+  self->set_down_handler([=](caf::down_msg& dm) {
+    auto& st = self->state;
+    if (!st.rank || dm.source != st.rank.address() || dm.reason == caf::exit_reason::normal) return;
+    log::warning("peer", to_string(st.proc), ": its rank actor failed, closing the connection");
+    release(self);
   });
   return caf::message_handler{
       [=](transport::frame_atom, const std::string& payload) { on_frame(self, payload); },
@@ -826,18 +867,9 @@ caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
         // Freed (reclaimed, stranded, or deregistered while still
         // connected): the epilog runs too, and the answer (which a
         // deregistration waits for) comes once it is done.
-        auto& st = self->state;
-        start_cleanup(self);
-        if (st.conn) st.conn->shutdown();
-        if (st.ctx->faults && st.conn) st.ctx->faults->closed(st.conn->id());
-        st.conn.reset();
-        answer_waiting_gets(self, PMIX_ERR_NOT_FOUND);
-        if (st.cleanup_state == peer_state::cleanup_phase::done) {
-          self->quit();
-          return true;
-        }
+        if (release(self)) return true;
         auto rp = self->make_response_promise();
-        st.released.push_back(rp);
+        self->state.released.push_back(rp);
         return rp;
       },
       [=](const epilog_done_msg&) {

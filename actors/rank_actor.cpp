@@ -257,7 +257,8 @@ caf::behavior rank_actor(caf::stateful_actor<rank_state>* self, proc_id pname, b
   self->set_down_handler([=](caf::down_msg& dm) { on_peer_down(self, dm); });
   return {
       [=](fault_kill_nspace_atom) {
-        if (self->state.nspace) self->send_exit(self->state.nspace, caf::exit_reason::unhandled_exception);
+        // The namespace ends itself: it traps its rank actors' exits.
+        if (self->state.nspace) self->send(self->state.nspace, fault_kill_nspace_atom::value);
       },
       [=](connect_msg& msg) { return on_connect(self, msg); },
       [=](const peer_finalize_msg& msg) { return on_peer_finalize(self, msg); },

@@ -195,9 +195,9 @@ void advance_waiting_for(self_ptr self, const proc_id& p) {
 }
 
 // Every tracker naming a participant of `nspace` fails (it went away).
-void fail_naming(self_ptr self, const std::string& nspace) {
+void fail_naming(self_ptr self, const std::string& nspace, pmix_status_t why = PMIX_ERR_NOT_FOUND) {
   for (auto kind : all_collectives)
-    for (auto id : self->state.book(kind).naming(nspace)) fail_collective(self, kind, id, PMIX_ERR_NOT_FOUND);
+    for (auto id : self->state.book(kind).naming(nspace)) fail_collective(self, kind, id, why);
 }
 
 // A connect completes with the job data of every participant's namespace
@@ -286,6 +286,14 @@ caf::result<get_result> on_get(self_ptr self, get_msg& msg) {
               [rp](caf::error&) mutable { rp.deliver(get_result{PMIX_ERR_NOT_FOUND, {}, nullptr}); });
     return rp;
   }
+  // A rank the host deregistered, with no process or registration since:
+  // nobody will commit its data (found by the fault plane, seed 1,
+  // drop:init: a get for it waited for a process that had ended).
+  if (auto d = st.departed.find(msg.target); d != st.departed.end() && d->second == PMIX_ERR_UNREACH) {
+    auto rp = self->make_response_promise();
+    rp.deliver(get_result{PMIX_ERR_NOT_FOUND, {}});
+    return rp;
+  }
   if (it != st.nspaces.end()) {
     const auto& loc = it->second.locality;
     const bool local =
@@ -318,7 +326,12 @@ void on_rank_state(self_ptr self, const rank_state_msg& msg) {
   auto& st = self->state;
   // A rank of a namespace already deregistered (its report was on its way
   // while the namespace went): nothing can wait for it any more.
-  if (st.nspaces.count(msg.proc.nspace) == 0) return;
+  auto entry = st.nspaces.find(msg.proc.nspace);
+  if (entry == st.nspaces.end()) return;
+  if (msg.live)
+    entry->second.live.insert(msg.proc.rank);
+  else
+    entry->second.live.erase(msg.proc.rank);
   if (msg.live) {
     st.departed.erase(msg.proc);
     return;
@@ -372,8 +385,11 @@ void on_register_nspace(self_ptr self, register_nspace_msg& msg) {
   // The namespace actor answers the host once it has built the job's data.
   auto actor = self->spawn<caf::linked>(nspace_actor, msg.nspace, msg.nlocalprocs,
                                         std::move(layout), false,
-                                        caf::actor_cast<caf::actor>(self), st.ctx, msg.done);
-  st.nspaces[msg.nspace] = server_state::nspace_entry{actor, std::move(loc), false, 0, std::move(registrations)};
+                                        caf::actor_cast<caf::actor>(self), st.ctx, msg.done,
+                                        std::shared_ptr<const std::string>{});
+  auto& entry = st.nspaces[msg.nspace] =
+      server_state::nspace_entry{actor, std::move(loc), false, 0, std::move(registrations)};
+  entry.nlocalprocs = msg.nlocalprocs;
   // What waited for the namespace.
   if (auto early = st.early_job_info.find(msg.nspace); early != st.early_job_info.end()) {
     self->send(actor, extend_job_msg{msg.nspace, std::move(early->second), actors::make_reply<no_result>(
@@ -385,6 +401,45 @@ void on_register_nspace(self_ptr self, register_nspace_msg& msg) {
     st.early_dmodex.erase(early);
     for (auto& d : waiting) self->send(self, std::move(d));
   }
+}
+
+// A namespace actor failed (found by the fault plane, seed 7,
+// kill:nspace:at=get:rank=0): its rank actors went with it and their peers
+// closed their connections, so its clients learn it; the collectives naming
+// its ranks fail. The host's namespace is not forgotten: a new actor takes
+// over from what the server kept (registrations, job data, epilogs), serves
+// the processes that connect again, and deregisters as usual. A tool's
+// namespace simply ends.
+void on_nspace_failed(self_ptr self, const caf::actor_addr& source) {
+  auto& st = self->state;
+  auto it = std::find_if(st.nspaces.begin(), st.nspaces.end(),
+                         [&](const auto& n) { return n.second.actor.address() == source; });
+  if (it == st.nspaces.end()) return;
+  const auto name = it->first;
+  log::error("server", "the actor of namespace ", name, " failed",
+             it->second.tool ? "" : ": restarting it from the registration");
+  fail_naming(self, name, PMIX_ERR_LOST_CONNECTION);
+  if (it->second.tool) {
+    st.nspaces.erase(it);
+    for (auto d = st.departed.begin(); d != st.departed.end();)
+      d = d->first.nspace == name ? st.departed.erase(d) : std::next(d);
+    return;
+  }
+  // Its processes lost their connections: collectives that name them later
+  // fail too, until a process of the rank connects again.
+  for (auto rank : std::exchange(it->second.live, {})) {
+    const proc_id p{name, rank};
+    if (!st.groups.invites.empty()) invitee_gone(self, p);
+    st.departed[p] = PMIX_ERR_LOST_CONNECTION;
+    advance_waiting_for(self, p);
+  }
+  auto& entry = it->second;
+  job_layout layout;
+  layout.job_size = entry.locality.job_size;
+  entry.actor = self->spawn<caf::linked>(nspace_actor, name, entry.nlocalprocs, std::move(layout), false,
+                                         caf::actor_cast<caf::actor>(self), st.ctx, reply_to<no_result>{},
+                                         entry.job);
+  for (const auto& e : entry.epilogs) self->request(entry.actor, caf::infinite, e).then([](pmix_status_t) {}, [](caf::error&) {});
 }
 
 // PMIx_server_setup_local_support: the namespace's job data grows.
@@ -542,7 +597,7 @@ void route_tool(self_ptr self, connect_msg msg, caf::response_promise rp) {
   if (it == st.nspaces.end()) {
     auto actor = self->spawn<caf::linked>(nspace_actor, msg.proc.nspace, 0,
                                           job_layout{}, true, caf::actor_cast<caf::actor>(self),
-                                          st.ctx, reply_to<no_result>{});
+                                          st.ctx, reply_to<no_result>{}, std::shared_ptr<const std::string>{});
     it = st.nspaces.emplace(msg.proc.nspace, server_state::nspace_entry{actor, {}, true, 0}).first;
   }
   ++it->second.connects_sent;
@@ -1195,6 +1250,7 @@ caf::behavior server_actor(caf::stateful_actor<server_state>* self, context_ptr 
       return;
     }
     log::error("server", "an actor of the server failed: ", to_string(em.reason));
+    on_nspace_failed(self, em.source);
   });
   // CAF tries the handlers in order: the per-request ones come first.
   return {
@@ -1215,11 +1271,16 @@ caf::behavior server_actor(caf::stateful_actor<server_state>* self, context_ptr 
       [=](register_epilog_msg& msg) -> caf::result<pmix_status_t> {
         auto it = self->state.nspaces.find(msg.nspace);
         if (it == self->state.nspaces.end()) return pmix_status_t{PMIX_ERR_NOT_FOUND};
+        if (!it->second.tool) it->second.epilogs.push_back(msg);
         auto rp = self->make_response_promise();
         rp.delegate(it->second.actor, std::move(msg));
         return rp;
       },
       [=](const rank_state_msg& msg) { on_rank_state(self, msg); },
+      [=](nspace_job_msg& msg) {
+        auto it = self->state.nspaces.find(msg.nspace);
+        if (it != self->state.nspaces.end() && !it->second.tool) it->second.job = std::move(msg.job);
+      },
       [=](upcall_result& r) { on_upcall_result(self, r); },
       [=](iof_pull_msg& msg) { return on_iof_pull(self, msg); },
       [=](const iof_deregister_msg& msg) -> pmix_status_t {

@@ -10,6 +10,7 @@
 #include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
 #include <map>
+#include <set>
 #include <unordered_map>
 #include <string>
 
@@ -36,6 +37,14 @@ struct server_state {
     // (docs/spec-map.md).
     // (by rank position: a host registers thousands in a burst).
     rank_map<registration> registrations;
+    // What a failed namespace actor is restarted from: its local process
+    // count, its job data as last published (nspace_job_msg) and the
+    // epilogs clients registered with it.
+    int nlocalprocs = 0;
+    std::shared_ptr<const std::string> job;
+    std::vector<register_epilog_msg> epilogs;
+    // Ranks with a live process (rank_state_msg): lost if the actor fails.
+    std::set<rank_t> live;
   };
 
   // A tool connect waiting for the host's tool_connected answer.

@@ -4,18 +4,57 @@
  *   init, put/commit, fence with data, get of a peer's fenced key, fence
  *   without data, get of a peer's unfenced key (direct modex), finalize
  *
+ * With FAULT_CLIENT_TOOL=PROGRAM, rank 0 also runs `PROGRAM --uri <its
+ * server's URI>` between the two fences, without the client's PMIX_*
+ * environment, so a tool attaches while the job runs (printed as "op tool"
+ * with the tool's exit status).
+ *
  * Under faults any call may fail; what must not happen is silence: a call
  * that never returns. A watchdog (FAULT_CLIENT_WATCHDOG seconds, default 20)
  * reports the call it is stuck in and exits 4. Exit status 0 when every
  * call returned (whatever its status), 4 on silence.
  * Public API only. */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <pmix.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+extern char **environ;
+
+/* Runs the tool against our server and waits for it. */
+static int run_tool(const char *program)
+{
+    const char *uri = getenv("PMIX_SERVER_URI41");
+    if (uri == NULL) return -1;
+    char server[1024];
+    snprintf(server, sizeof server, "%s", uri);
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        char names[64][64];
+        int n = 0;
+        for (char **e = environ; *e != NULL && n < 64; ++e) {
+            const char *eq = strchr(*e, '=');
+            if (strncmp(*e, "PMIX_", 5) == 0 && eq != NULL && (size_t) (eq - *e) < sizeof names[0]) {
+                memcpy(names[n], *e, (size_t) (eq - *e));
+                names[n++][eq - *e] = '\0';
+            }
+        }
+        for (int k = 0; k < n; ++k) unsetenv(names[k]);
+        int out = open("/dev/null", O_WRONLY);
+        if (out >= 0) dup2(out, 1);
+        execl(program, program, "--uri", server, (char *) NULL);
+        _exit(127);
+    }
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
 
 static volatile const char *current = "start";
 static pmix_proc_t me;
@@ -75,6 +114,13 @@ int main(void)
     v = NULL;
     report("get", PMIx_Get(&peer, "fault.fenced", NULL, 0, &v));
     if (v != NULL) PMIX_VALUE_RELEASE(v);
+
+    const char *tool = getenv("FAULT_CLIENT_TOOL");
+    if (tool != NULL && me.rank == 0) {
+        current = "tool";
+        printf("op tool rank=%u exit=%d\n", me.rank, run_tool(tool));
+        fflush(stdout);
+    }
 
     current = "fence";
     report("fence", PMIx_Fence(NULL, 0, NULL, 0));

@@ -549,11 +549,25 @@ void launcher::reap() {
         p.status = status;
         --j.running;
         if (!p.succeeded()) failed(j, r, status);
+        if (!p.connected && r < j.registered_clients) forget(j, r);
         if (settings_.proc_ended) settings_.proc_ended(make_proc(j.nspace, r));
         finish_if_done(j);
       }
     }
   }
+}
+
+// A process that ended without the server knowing it (it never connected,
+// or its connect was lost: found by the fault plane, seed 1, drop:init) is
+// deregistered at once, so collectives waiting for it fail instead of
+// waiting for the job's end; one that connected is known to the server
+// through its socket.
+void launcher::forget(job& j, uint32_t rank) {
+  j.procs[rank].deregistered = true;
+  const pmix_proc_t proc = make_proc(j.nspace, rank);
+  if (settings_.verbose)
+    std::fprintf(stderr, "pmixrun: %s ended unknown to the server: deregistered\n", to_string(proc).c_str());
+  PMIx_server_deregister_client(&proc, [](pmix_status_t, void*) {}, nullptr);
 }
 
 void launcher::output_closed(const pmix_proc_t& proc) {
@@ -578,7 +592,12 @@ void launcher::finish(job& j) {
   // the namespace; wait for the library's callbacks (bounded).
   auto* clients = new countdown(j.registered_clients);
   for (uint32_t k = 0; k < j.registered_clients; ++k) {
-    const pmix_proc_t proc = make_proc(j.nspace, j.local_ranks[k]);
+    const uint32_t r = j.local_ranks[k];
+    if (r < j.procs.size() && j.procs[r].deregistered) {
+      clients->skip(1);
+      continue;
+    }
+    const pmix_proc_t proc = make_proc(j.nspace, r);
     PMIx_server_deregister_client(&proc, countdown::done, clients);
   }
   if (clients->wait(10)) {

@@ -61,6 +61,8 @@ struct process {
   bool ended = false;
   int status = 0;            // wait status, once ended
   bool output_open = false;  // its stdout/stderr pipes are forwarded and not at their end yet
+  bool connected = false;     // the server reported it (client_connected)
+  bool deregistered = false;  // ended unknown to the server: deregistered at once
   bool running() const { return pid > 0 && !ended; }
   bool succeeded() const { return ended && WIFEXITED(status) && WEXITSTATUS(status) == 0; }
 };
@@ -165,6 +167,7 @@ class launcher {
   void finish(job& j);
   void finish_if_done(job& j);
   void failed(job& j, uint32_t rank, int status);
+  void forget(job& j, uint32_t rank);
 
   settings settings_;
   std::vector<std::unique_ptr<job>> jobs_;

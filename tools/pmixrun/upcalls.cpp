@@ -165,8 +165,12 @@ namespace {
 
 pmix_status_t on_connected(const pmix_proc_t* proc, void*, pmix_op_cbfunc_t, void*) {
   const std::string ns = proc->nspace;
-  post([ns] {
-    if (job* j = ctx->jobs != nullptr ? ctx->jobs->find(ns) : nullptr) ++j->connected;
+  const pmix_rank_t rank = proc->rank;
+  post([ns, rank] {
+    job* j = ctx->jobs != nullptr ? ctx->jobs->find(ns) : nullptr;
+    if (j == nullptr) return;
+    ++j->connected;
+    if (rank < j->procs.size()) j->procs[rank].connected = true;
   });
   return PMIX_OPERATION_SUCCEEDED;
 }
