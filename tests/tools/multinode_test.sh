@@ -16,6 +16,8 @@
 #   - PMIx_IOF_push by a rank of node 0 to the stdin of a rank on node 3, which echoes it and
 #     sees its end; a push after the end is refused; pushes to a killed node fail with
 #     PMIX_ERR_UNREACH in bounded time
+#   - pmixrun's own stdin to rank 7 on node 3 (--stdin 7): two lines and the end, and 20 MB
+#     counted exactly; --stdin all: every rank on every node gets all of it
 #   - pmixrun --hosts starting the daemons through --launch-agent 'ip netns exec {host}'
 #     (and ending them), and an agent that fails
 #   - node death: publishes fail with PMIX_ERR_UNREACH when node 0 (the data store's) is
@@ -130,6 +132,26 @@ if [ "$(grep '^stdin rank ' "$tmp/out" | sed 's/^stdin rank 7 node 3: //' | tr '
   'pushed line 1 from rank 0 on node 0|pushed line 2 from rank 0 on node 0|<eof>|' ]; then
   fail "PMIx_IOF_push across nodes: rank 7 did not read line 1, line 2, then its end, in that order" "$tmp/out"
 fi
+
+printf 'first from pmixrun\nsecond from pmixrun\n' | PMIXRUN_ARGS="--timeout 60 --stdin 7" run 4 2 "$client" readstdin
+st=$?
+expect "pmixrun --stdin 7: pmixrun's stdin reaches rank 7 on node 3, and its end too" $st 0 \
+  "$tmp/out" '^OK readstdin rank=[0-7] node=[0-3]$' 8 "$tmp/out" '^FAIL' 0
+if [ "$(grep '^stdin rank ' "$tmp/out" | sed 's/^stdin rank 7 node 3: //' | tr '\n' '|')" != \
+  'first from pmixrun|second from pmixrun|<eof>|' ]; then
+  fail "pmixrun --stdin 7: rank 7 did not read the two lines, then the end" "$tmp/out"
+fi
+
+# 20 MB, five times what pmixrun lets wait for the pipes: read only as rank 7 takes it.
+head -c 20000000 /dev/zero | PMIXRUN_ARGS="--timeout 60 --stdin 7" run 4 2 /bin/sh -c \
+  'if [ "$PMIX_RANK" = 7 ]; then echo "rank 7 read $(wc -c) bytes"; fi'; st=$?
+expect "pmixrun --stdin 7: 20 MB to a rank on node 3" $st 0 "$tmp/out" '^rank 7 read 20000000 bytes$' 1
+
+head -c 1000000 /dev/urandom >"$tmp/input"
+PMIXRUN_ARGS="--timeout 60 --stdin all" run 4 2 /bin/sh -c 'echo "rank $PMIX_RANK read $(md5sum | cut -c1-32)"' \
+  <"$tmp/input"; st=$?
+expect "pmixrun --stdin all: every rank on every node reads all of it" $st 0 \
+  "$tmp/out" "^rank [0-7] read $(md5sum <"$tmp/input" | cut -c1-32)\$" 8
 
 PMIXRUN_ARGS="--timeout 60" run 4 2 "$client" spawn 4; st=$?
 expect "spawn across nodes: 4 children, one per node, fence among themselves" $st 0 \
