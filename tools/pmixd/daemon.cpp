@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <deque>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -73,6 +74,7 @@ using upspawn_atom = caf::atom_constant<caf::atom("upspawn")>;
 using upiof_atom = caf::atom_constant<caf::atom("upiof")>;
 using upstdin_atom = caf::atom_constant<caf::atom("upstdin")>;
 using pushed_atom = caf::atom_constant<caf::atom("pushed")>;
+using pushwait_atom = caf::atom_constant<caf::atom("pushwait")>;
 
 void release_string(void* cbdata) { delete static_cast<std::string*>(cbdata); }
 
@@ -155,6 +157,16 @@ struct pending_call {
   upcall_ptr call;
 };
 
+// Another node's push for processes of a job that has not started here yet
+// (its plan and the push come over different connections): held until it
+// has, 60 s at most, answered through `served` under `token`.
+struct held_push {
+  uint64_t token;
+  std::vector<pmix_proc_t> targets;
+  std::string bytes;
+  bool end;
+};
+
 struct daemon_state {
   daemon_config cfg;
   std::map<std::string, session> sessions;
@@ -164,6 +176,8 @@ struct daemon_state {
   std::map<uint64_t, caf::response_promise> served;  // requests of other nodes answered later
   std::map<std::string, caf::response_promise> starts;  // jobs being started, by nspace
   std::map<std::string, std::map<uint32_t, caf::actor>> hellos;  // before their session
+  std::map<std::string, std::vector<held_push>> held_pushes;     // by the nspace not started yet
+  std::deque<std::string> ended_jobs;                            // the last 1024 ended here, oldest first
   uint64_t next_token = 1;
   static const char* name;
 };
@@ -507,6 +521,43 @@ uint64_t serve_later(self_ptr self, caf::response_promise rp) {
   return token;
 }
 
+// Another node's push (held_push): to the main thread's input forwarder
+// once every target's job has started here, else held until it has.
+void serve_push(self_ptr self, held_push push) {
+  auto& st = self->state;
+  for (const auto& p : push.targets) {
+    const std::string nspace = nspace_of(p);
+    const bool started = st.jobs.count(nspace) > 0 && st.starts.count(nspace) == 0;
+    if (started || std::find(st.ended_jobs.begin(), st.ended_jobs.end(), nspace) != st.ended_jobs.end()) continue;
+    if (st.held_pushes[nspace].empty())
+      self->delayed_send(self, std::chrono::seconds(60), pushwait_atom::value, nspace);
+    st.held_pushes[nspace].push_back(std::move(push));
+    return;
+  }
+  caf::actor me = caf::actor_cast<caf::actor>(self);
+  st.cfg.hooks.push_stdin(std::move(push.targets), push.bytes, push.end, [me, token = push.token](pmix_status_t rc,
+                                                                                                 uint32_t n) {
+    caf::anon_send(me, served_atom::value, token, static_cast<int32_t>(rc), std::to_string(n));
+  });
+}
+
+// The job `nspace` has started here (or failed to): the pushes held for it
+// go on, in their order, or fail.
+void release_pushes(self_ptr self, const std::string& nspace, pmix_status_t rc) {
+  auto it = self->state.held_pushes.find(nspace);
+  if (it == self->state.held_pushes.end()) return;
+  auto pushes = std::move(it->second);
+  self->state.held_pushes.erase(it);
+  for (auto& push : pushes) {
+    if (rc == PMIX_SUCCESS) {
+      serve_push(self, std::move(push));
+    } else {
+      caf::anon_send(caf::actor_cast<caf::actor>(self), served_atom::value, push.token, static_cast<int32_t>(rc),
+                     std::string("0"));
+    }
+  }
+}
+
 // Starts a job whose peers are all known (or that cannot get them).
 void launch(self_ptr self, const job_plan& plan, const std::string& failed) {
   caf::actor me = caf::actor_cast<caf::actor>(self);
@@ -656,6 +707,7 @@ caf::behavior daemon_actor(self_ptr self, daemon_config cfg) {
         if (rc != PMIX_SUCCESS) warn(self, "job " + nspace + " did not start: " + error);
         it->second.deliver(rc, std::move(error));
         self->state.starts.erase(it);
+        release_pushes(self, nspace, rc == PMIX_SUCCESS ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND);
       },
       [self](hello_atom, const std::string& sname, uint32_t node, caf::actor& peer) {
         auto it = self->state.sessions.find(sname);
@@ -788,12 +840,13 @@ caf::behavior daemon_actor(self_ptr self, daemon_config cfg) {
           targets.push_back(p);
         }
         auto rp = self->make_response_promise();
-        const uint64_t token = serve_later(self, rp);
-        caf::actor me = caf::actor_cast<caf::actor>(self);
-        self->state.cfg.hooks.push_stdin(std::move(targets), bytes, end, [me, token](pmix_status_t rc, uint32_t n) {
-          caf::anon_send(me, served_atom::value, token, static_cast<int32_t>(rc), std::to_string(n));
-        });
+        serve_push(self, held_push{serve_later(self, rp), std::move(targets), bytes, end});
         return rp;
+      },
+      [self](pushwait_atom, const std::string& nspace) {
+        if (self->state.held_pushes.count(nspace) == 0) return;
+        warn(self, "pushed input for " + nspace + " waited 60 s for the job to start here");
+        release_pushes(self, nspace, PMIX_ERR_NOT_FOUND);
       },
       [self](iofpull_atom, const std::string& sname, const std::string& nspace, uint32_t rank, int32_t channels,
              bool stop, uint32_t node) -> caf::result<int32_t, std::string> {
@@ -885,6 +938,9 @@ caf::behavior daemon_actor(self_ptr self, daemon_config cfg) {
         const uint32_t node = it->second.plan.this_node;
         self->send(st.sessions[sname].launcher, jobdone_atom::value, nspace, node);
         st.jobs.erase(it);
+        // A push that comes now is not held for the job: it is refused.
+        st.ended_jobs.push_back(nspace);
+        if (st.ended_jobs.size() > 1024) st.ended_jobs.pop_front();
         forget_session_if_done(self, sname);
       },
   };
