@@ -29,6 +29,15 @@
  *                                  until a publish fails (node 0, the store's, is killed);
  *                                  prints "publish failed: <status> after <s> s rank R"
  *                                  and waits for the job's end
+ *   multinode_client stdin         rank 0 pushes two lines to the last rank's stdin
+ *                                  (PMIx_IOF_push), then the end of its input, then one
+ *                                  more line, which must be refused (PMIX_ERR_IOF_COMPLETE);
+ *                                  the last rank echoes what it reads: "stdin rank R node N:
+ *                                  <line>", and "stdin rank R node N: <eof>" at its end
+ *   multinode_client readstdin     the last rank echoes its stdin like that (pmixrun --stdin)
+ *   multinode_client deadstdin     rank 0 pushes a line to the last rank every 100 ms until
+ *                                  a push fails (that rank's node is killed); prints "push
+ *                                  failed: <status> after <s> s" (since the last success)
  *   multinode_client deadspawn     rank 0 notifies every 100 ms until a notify fails (a
  *                                  node is killed), prints "notify failed: <status>", then
  *                                  spawns and prints "spawn failed: <status> after <s> s"
@@ -209,6 +218,31 @@ static void on_output(size_t ref, pmix_iof_channel_t channel, pmix_proc_t *sourc
         snprintf(pulled_line, sizeof pulled_line, "%s:%u %s", source->nspace, source->rank, text);
         __atomic_store_n(&pulled, 1, __ATOMIC_SEQ_CST);
     }
+}
+
+/* The last rank: echoes each line of its stdin, then its end. */
+static void echo_stdin(uint32_t node)
+{
+    char line[512];
+    while (fgets(line, sizeof line, stdin) != NULL) {
+        line[strcspn(line, "\n")] = '\0';
+        printf("stdin rank %u node %u: %s\n", me.rank, node, line);
+        fflush(stdout);
+    }
+    printf("stdin rank %u node %u: <eof>\n", me.rank, node);
+    fflush(stdout);
+}
+
+static pmix_status_t push_text(pmix_rank_t rank, const char *text)
+{
+    pmix_proc_t target;
+    PMIX_LOAD_PROCID(&target, me.nspace, rank);
+    if (text == NULL)
+        return PMIx_IOF_push(&target, 1, NULL, NULL, 0, NULL, NULL);
+    pmix_byte_object_t bo;
+    bo.bytes = (char *) text;
+    bo.size = strlen(text);
+    return PMIx_IOF_push(&target, 1, &bo, NULL, 0, NULL, NULL);
 }
 
 static pmix_data_range_t range_named(const char *name)
@@ -480,6 +514,55 @@ int main(int argc, char **argv)
         }
         if (fence(0) != PMIX_SUCCESS)
             FAIL("fence 2");
+    } else if (strcmp(mode, "stdin") == 0) {
+        const pmix_rank_t last = size - 1;
+        if (me.rank == 0) {
+            char text[128];
+            for (int k = 1; k <= 2; ++k) {
+                snprintf(text, sizeof text, "pushed line %d from rank %u on node %u\n", k, me.rank, node);
+                if ((rc = push_text(last, text)) != PMIX_SUCCESS)
+                    FAIL("push of line %d to rank %u: %s", k, last, PMIx_Error_string(rc));
+            }
+            if ((rc = push_text(last, NULL)) != PMIX_SUCCESS)
+                FAIL("push of the end of input to rank %u: %s", last, PMIx_Error_string(rc));
+            rc = push_text(last, "too late\n");
+            printf("push after the end: %s\n", PMIx_Error_string(rc));
+            fflush(stdout);
+            if (rc != PMIX_ERR_IOF_COMPLETE)
+                FAIL("a push after the end of input: %s, not PMIX_ERR_IOF_COMPLETE", PMIx_Error_string(rc));
+        }
+        if (me.rank == last)
+            echo_stdin(node);
+        if (fence(0) != PMIX_SUCCESS)
+            FAIL("fence");
+    } else if (strcmp(mode, "readstdin") == 0) {
+        if (me.rank == size - 1)
+            echo_stdin(node);
+        if (fence(0) != PMIX_SUCCESS)
+            FAIL("fence");
+    } else if (strcmp(mode, "deadstdin") == 0) {
+        const pmix_rank_t last = size - 1;
+        if (me.rank == last) {
+            echo_stdin(node);
+            sleep(120);
+        } else if (me.rank != 0) {
+            sleep(120);
+        } else {
+            double last_ok = now_us();
+            for (int i = 0;; ++i) {
+                char text[64];
+                snprintf(text, sizeof text, "line %d\n", i);
+                rc = push_text(last, text);
+                if (rc != PMIX_SUCCESS)
+                    break;
+                last_ok = now_us();
+                usleep(100000);
+            }
+            printf("push failed: %s after %.1f s\n", PMIx_Error_string(rc), (now_us() - last_ok) / 1e6);
+            fflush(stdout);
+            sleep(60);
+            code = 3;
+        }
     } else if (strcmp(mode, "deadstore") == 0) {
         if (node == 0) {
             sleep(120);

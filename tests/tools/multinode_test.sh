@@ -13,6 +13,11 @@
 #     across nodes; notify_event (session, global, namespace) heard on every node; a
 #     spawn whose children run on every node, fence among themselves and see their parent
 #   - PMIx_IOF_pull by a rank of node 0 of a rank's output on node 3
+#   - PMIx_IOF_push by a rank of node 0 to the stdin of a rank on node 3, which echoes it and
+#     sees its end; a push after the end is refused; pushes to a killed node fail with
+#     PMIX_ERR_UNREACH in bounded time
+#   - pmixrun's own stdin to rank 7 on node 3 (--stdin 7): two lines and the end, and 20 MB
+#     counted exactly; --stdin all: every rank on every node gets all of it
 #   - pmixrun --hosts starting the daemons through --launch-agent 'ip netns exec {host}'
 #     (and ending them), and an agent that fails
 #   - node death: publishes fail with PMIX_ERR_UNREACH when node 0 (the data store's) is
@@ -116,6 +121,38 @@ PMIXRUN_ARGS="--timeout 60" run 4 2 "$client" iof; st=$?
 expect "PMIx_IOF_pull of a rank on another node" $st 0 "$tmp/out" '^OK iof rank=[0-7] node=[0-3]$' 8 \
   "$tmp/out" '^pulled from rank 7: pmixrun\.[0-9.]+:7 iof line from rank 7 on node 3$' 1 "$tmp/out" '^FAIL' 0
 
+PMIXRUN_ARGS="--timeout 60" run 4 2 "$client" stdin; st=$?
+expect "PMIx_IOF_push from node 0 to the stdin of rank 7 on node 3, and its end" $st 0 \
+  "$tmp/out" '^OK stdin rank=[0-7] node=[0-3]$' 8 \
+  "$tmp/out" '^stdin rank 7 node 3: pushed line 1 from rank 0 on node 0$' 1 \
+  "$tmp/out" '^stdin rank 7 node 3: pushed line 2 from rank 0 on node 0$' 1 \
+  "$tmp/out" '^stdin rank 7 node 3: <eof>$' 1 "$tmp/out" '^stdin rank ' 3 \
+  "$tmp/out" '^push after the end: PMIX_ERR_IOF_COMPLETE$' 1 "$tmp/out" '^FAIL' 0
+if [ "$(grep '^stdin rank ' "$tmp/out" | sed 's/^stdin rank 7 node 3: //' | tr '\n' '|')" != \
+  'pushed line 1 from rank 0 on node 0|pushed line 2 from rank 0 on node 0|<eof>|' ]; then
+  fail "PMIx_IOF_push across nodes: rank 7 did not read line 1, line 2, then its end, in that order" "$tmp/out"
+fi
+
+printf 'first from pmixrun\nsecond from pmixrun\n' | PMIXRUN_ARGS="--timeout 60 --stdin 7" run 4 2 "$client" readstdin
+st=$?
+expect "pmixrun --stdin 7: pmixrun's stdin reaches rank 7 on node 3, and its end too" $st 0 \
+  "$tmp/out" '^OK readstdin rank=[0-7] node=[0-3]$' 8 "$tmp/out" '^FAIL' 0
+if [ "$(grep '^stdin rank ' "$tmp/out" | sed 's/^stdin rank 7 node 3: //' | tr '\n' '|')" != \
+  'first from pmixrun|second from pmixrun|<eof>|' ]; then
+  fail "pmixrun --stdin 7: rank 7 did not read the two lines, then the end" "$tmp/out"
+fi
+
+# 20 MB, five times what pmixrun lets wait for the pipes: read only as rank 7 takes it.
+head -c 20000000 /dev/zero | PMIXRUN_ARGS="--timeout 60 --stdin 7" run 4 2 /bin/sh -c \
+  'if [ "$PMIX_RANK" = 7 ]; then echo "rank 7 read $(wc -c) bytes"; fi'; st=$?
+expect "pmixrun --stdin 7: 20 MB to a rank on node 3" $st 0 "$tmp/out" '^rank 7 read 20000000 bytes$' 1
+
+head -c 1000000 /dev/urandom >"$tmp/input"
+PMIXRUN_ARGS="--timeout 60 --stdin all" run 4 2 /bin/sh -c 'echo "rank $PMIX_RANK read $(md5sum | cut -c1-32)"' \
+  <"$tmp/input"; st=$?
+expect "pmixrun --stdin all: every rank on every node reads all of it" $st 0 \
+  "$tmp/out" "^rank [0-7] read $(md5sum <"$tmp/input" | cut -c1-32)\$" 8
+
 PMIXRUN_ARGS="--timeout 60" run 4 2 "$client" spawn 4; st=$?
 expect "spawn across nodes: 4 children, one per node, fence among themselves" $st 0 \
   "$tmp/out" '^spawned pmixrun\.[0-9.]+\.1$' 1 "$tmp/out" '^OK child rank=[0-3] node=[0-3]$' 4 \
@@ -137,6 +174,17 @@ MULTINODE_KILL=3:3 PMIXRUN_ARGS="--timeout 100" run 4 1 "$client" deadspawn; st=
 expect "notify and spawn with a node killed" $st 1 "$tmp/out" '^notify failed: PMIX_ERR_UNREACH$' 1 \
   "$tmp/out" '^spawn failed: PMIX_ERR_UNREACH after [0-4]\.[0-9] s$' 1 \
   "$tmp/out" '^pmixrun: spawn by .* refused: node node3 is lost$' 1
+
+# Node 3 is killed 3 s in while rank 0 pushes a line to rank 7's stdin there every 100 ms:
+# the push fails with PMIX_ERR_UNREACH within 5 s of the last that succeeded (0.1 s in
+# practice; the bound leaves room for a loaded machine).
+start=$(date +%s)
+MULTINODE_KILL=3:3 PMIXRUN_ARGS="--timeout 100" run 4 2 "$client" deadstdin; st=$?
+took=$(( $(date +%s) - start ))
+expect "PMIx_IOF_push to a rank on a killed node" $st 1 \
+  "$tmp/out" '^push failed: PMIX_ERR_UNREACH after [0-4]\.[0-9] s$' 1 "$tmp/out" '^stdin rank 7 node 3: line 0$' 1 \
+  "$tmp/out" '^pmixrun: node node3 \(10\.77\.0\.4:[0-9]+\) is lost' 1 "$tmp/out" 'exit status 1$' 1
+if [ "$took" -gt 20 ]; then fail "PMIx_IOF_push to a killed node: the job took $took s, want at most 20" "$tmp/out"; fi
 
 # pmixrun --hosts starts the daemons itself, through a launch agent (here ip netns exec).
 MULTINODE_AGENT=1 PMIXRUN_ARGS="--timeout 60 --fence doubling" run 4 2 "$client" putget; st=$?

@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <deque>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -70,6 +72,9 @@ using upunpub_atom = caf::atom_constant<caf::atom("upunpub")>;
 using upnotify_atom = caf::atom_constant<caf::atom("upnotify")>;
 using upspawn_atom = caf::atom_constant<caf::atom("upspawn")>;
 using upiof_atom = caf::atom_constant<caf::atom("upiof")>;
+using upstdin_atom = caf::atom_constant<caf::atom("upstdin")>;
+using pushed_atom = caf::atom_constant<caf::atom("pushed")>;
+using pushwait_atom = caf::atom_constant<caf::atom("pushwait")>;
 
 void release_string(void* cbdata) { delete static_cast<std::string*>(cbdata); }
 
@@ -152,6 +157,16 @@ struct pending_call {
   upcall_ptr call;
 };
 
+// Another node's push for processes of a job that has not started here yet
+// (its plan and the push come over different connections): held until it
+// has, 60 s at most, answered through `served` under `token`.
+struct held_push {
+  uint64_t token;
+  std::vector<pmix_proc_t> targets;
+  std::string bytes;
+  bool end;
+};
+
 struct daemon_state {
   daemon_config cfg;
   std::map<std::string, session> sessions;
@@ -161,6 +176,8 @@ struct daemon_state {
   std::map<uint64_t, caf::response_promise> served;  // requests of other nodes answered later
   std::map<std::string, caf::response_promise> starts;  // jobs being started, by nspace
   std::map<std::string, std::map<uint32_t, caf::actor>> hellos;  // before their session
+  std::map<std::string, std::vector<held_push>> held_pushes;     // by the nspace not started yet
+  std::deque<std::string> ended_jobs;                            // the last 1024 ended here, oldest first
   uint64_t next_token = 1;
   static const char* name;
 };
@@ -345,6 +362,85 @@ void on_iof_upcall(self_ptr self, const upcall_ptr& call) {
   }
 }
 
+// "nspace:rank" or "nspace:*" (proc_text) back into a proc; false if malformed.
+bool parse_proc(const std::string& text, pmix_proc_t& out) {
+  const auto colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon > PMIX_MAX_NSLEN || colon + 1 >= text.size()) return false;
+  const std::string rank = text.substr(colon + 1);
+  char* end = nullptr;
+  const unsigned long r = rank == "*" ? PMIX_RANK_WILDCARD : std::strtoul(rank.c_str(), &end, 10);
+  if (rank != "*" && (*end != '\0' || r >= PMIX_RANK_VALID)) return false;
+  PMIX_LOAD_PROCID(&out, text.substr(0, colon).c_str(), static_cast<pmix_rank_t>(r));
+  return true;
+}
+
+// Pushes to this node's processes: the main thread's input forwarder takes
+// them; `part` gets (status, count of processes) once their pipes took the
+// bytes (pushed_atom). Kept with the remote calls, under this node's id.
+void push_here(self_ptr self, const std::string& sname, uint32_t this_node, std::vector<pmix_proc_t> targets,
+               const std::string& bytes, bool end, const upcall_ptr& part) {
+  auto& st = self->state;
+  const auto token = st.next_token++;
+  st.remote_calls.emplace(token, pending_call{sname, this_node, part});
+  caf::actor me = caf::actor_cast<caf::actor>(self);
+  st.cfg.hooks.push_stdin(std::move(targets), bytes, end, [me, token](pmix_status_t rc, uint32_t count) {
+    caf::anon_send(me, pushed_atom::value, token, static_cast<int32_t>(rc), std::to_string(count));
+  });
+}
+
+// PMIx_IOF_push (stdin) to processes of this or other nodes: the bytes go to
+// each target's node (stdin_atom; this node's straight to its forwarder),
+// whose pmixd writes them into the targets' stdin pipes. The pusher hears
+// PMIX_SUCCESS once every target's pipe took them, else the first failure
+// of a node (PMIX_ERR_UNREACH: a lost node); PMIX_ERR_IOF_COMPLETE when no
+// target's input was open. Pushes keep their order per target: one
+// connection per pair of nodes, one queue per process.
+void on_stdin_upcall(self_ptr self, const upcall_ptr& call) {
+  std::string sname;
+  std::map<uint32_t, std::vector<pmix_proc_t>> per_node;
+  for (const auto& p : call->procs) {
+    std::vector<uint32_t> where;
+    if (!nodes_of(self, {p}, sname, where)) return call->fail(PMIX_ERR_NOT_FOUND);
+    for (auto n : where) per_node[n].push_back(p);
+  }
+  auto found = self->state.sessions.find(sname);
+  if (found == self->state.sessions.end() || per_node.empty()) return call->fail(PMIX_ERR_NOT_FOUND);
+  const uint32_t here = found->second.this_node;
+  const bool end = call->status != 0;
+  note(self, "push of " + std::to_string(call->data.size()) + " bytes" + (end ? " and the end of input" : "") +
+                 " to " + std::to_string(call->procs.size()) + " target(s) on " + std::to_string(per_node.size()) +
+                 " node(s)");
+  struct tally {
+    upcall_ptr call;
+    std::size_t left = 0;
+    pmix_status_t status = PMIX_SUCCESS;
+    unsigned long count = 0;
+  };
+  auto t = std::make_shared<tally>();
+  t->call = call;
+  t->left = per_node.size();
+  for (auto& [n, targets] : per_node) {
+    auto part = std::make_shared<upcall>();
+    part->done = [t](pmix_status_t st, const std::string& count) {
+      if (st != PMIX_SUCCESS && t->status == PMIX_SUCCESS) t->status = st;
+      if (st == PMIX_SUCCESS) t->count += std::strtoul(count.c_str(), nullptr, 10);
+      if (--t->left > 0) return;
+      if (t->status == PMIX_SUCCESS && t->count == 0) t->status = PMIX_ERR_IOF_COMPLETE;
+      t->call->answer_op(t->status);
+    };
+    if (n == here) {
+      push_here(self, sname, here, targets, call->data, end, part);
+      continue;
+    }
+    std::vector<std::string> names;
+    for (const auto& p : targets) names.push_back(proc_text(p));
+    // No deadline: a reader that does not read holds its pusher, as on one
+    // node; the target node's loss ends the wait.
+    ask_node(self, sname, n, part, caf::duration{caf::infinite}, stdin_atom::value, sname, names, call->data,
+             end);
+  }
+}
+
 void release_delivery(pmix_status_t, void* cbdata) { delete static_cast<std::string*>(cbdata); }
 
 // Publish, lookup, unpublish: to the session's data store, on node 0.
@@ -423,6 +519,43 @@ uint64_t serve_later(self_ptr self, caf::response_promise rp) {
   const auto token = self->state.next_token++;
   self->state.served.emplace(token, std::move(rp));
   return token;
+}
+
+// Another node's push (held_push): to the main thread's input forwarder
+// once every target's job has started here, else held until it has.
+void serve_push(self_ptr self, held_push push) {
+  auto& st = self->state;
+  for (const auto& p : push.targets) {
+    const std::string nspace = nspace_of(p);
+    const bool started = st.jobs.count(nspace) > 0 && st.starts.count(nspace) == 0;
+    if (started || std::find(st.ended_jobs.begin(), st.ended_jobs.end(), nspace) != st.ended_jobs.end()) continue;
+    if (st.held_pushes[nspace].empty())
+      self->delayed_send(self, std::chrono::seconds(60), pushwait_atom::value, nspace);
+    st.held_pushes[nspace].push_back(std::move(push));
+    return;
+  }
+  caf::actor me = caf::actor_cast<caf::actor>(self);
+  st.cfg.hooks.push_stdin(std::move(push.targets), push.bytes, push.end, [me, token = push.token](pmix_status_t rc,
+                                                                                                 uint32_t n) {
+    caf::anon_send(me, served_atom::value, token, static_cast<int32_t>(rc), std::to_string(n));
+  });
+}
+
+// The job `nspace` has started here (or failed to): the pushes held for it
+// go on, in their order, or fail.
+void release_pushes(self_ptr self, const std::string& nspace, pmix_status_t rc) {
+  auto it = self->state.held_pushes.find(nspace);
+  if (it == self->state.held_pushes.end()) return;
+  auto pushes = std::move(it->second);
+  self->state.held_pushes.erase(it);
+  for (auto& push : pushes) {
+    if (rc == PMIX_SUCCESS) {
+      serve_push(self, std::move(push));
+    } else {
+      caf::anon_send(caf::actor_cast<caf::actor>(self), served_atom::value, push.token, static_cast<int32_t>(rc),
+                     std::string("0"));
+    }
+  }
 }
 
 // Starts a job whose peers are all known (or that cannot get them).
@@ -574,6 +707,7 @@ caf::behavior daemon_actor(self_ptr self, daemon_config cfg) {
         if (rc != PMIX_SUCCESS) warn(self, "job " + nspace + " did not start: " + error);
         it->second.deliver(rc, std::move(error));
         self->state.starts.erase(it);
+        release_pushes(self, nspace, rc == PMIX_SUCCESS ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND);
       },
       [self](hello_atom, const std::string& sname, uint32_t node, caf::actor& peer) {
         auto it = self->state.sessions.find(sname);
@@ -688,6 +822,32 @@ caf::behavior daemon_actor(self_ptr self, daemon_config cfg) {
       },
       [self](upnotify_atom, const upcall_ptr& call) { on_notify_upcall(self, call); },
       [self](upiof_atom, const upcall_ptr& call) { on_iof_upcall(self, call); },
+      [self](upstdin_atom, const upcall_ptr& call) { on_stdin_upcall(self, call); },
+      [self](pushed_atom, uint64_t token, int32_t status, const std::string& count) {
+        auto it = self->state.remote_calls.find(token);
+        if (it == self->state.remote_calls.end()) return;
+        auto c = std::move(it->second.call);
+        self->state.remote_calls.erase(it);
+        c->answer(status, count);
+      },
+      [self](stdin_atom, const std::string&, const std::vector<std::string>& names, const std::string& bytes,
+             bool end) -> caf::result<int32_t, std::string> {
+        // Another node's push (or the launcher's --stdin) to processes of this one.
+        std::vector<pmix_proc_t> targets;
+        for (const auto& text : names) {
+          pmix_proc_t p;
+          if (!parse_proc(text, p)) return {static_cast<int32_t>(PMIX_ERR_BAD_PARAM), std::string()};
+          targets.push_back(p);
+        }
+        auto rp = self->make_response_promise();
+        serve_push(self, held_push{serve_later(self, rp), std::move(targets), bytes, end});
+        return rp;
+      },
+      [self](pushwait_atom, const std::string& nspace) {
+        if (self->state.held_pushes.count(nspace) == 0) return;
+        warn(self, "pushed input for " + nspace + " waited 60 s for the job to start here");
+        release_pushes(self, nspace, PMIX_ERR_NOT_FOUND);
+      },
       [self](iofpull_atom, const std::string& sname, const std::string& nspace, uint32_t rank, int32_t channels,
              bool stop, uint32_t node) -> caf::result<int32_t, std::string> {
         auto it = self->state.sessions.find(sname);
@@ -778,6 +938,9 @@ caf::behavior daemon_actor(self_ptr self, daemon_config cfg) {
         const uint32_t node = it->second.plan.this_node;
         self->send(st.sessions[sname].launcher, jobdone_atom::value, nspace, node);
         st.jobs.erase(it);
+        // A push that comes now is not held for the job: it is refused.
+        st.ended_jobs.push_back(nspace);
+        if (st.ended_jobs.size() > 1024) st.ended_jobs.pop_front();
         forget_session_if_done(self, sname);
       },
   };
@@ -935,6 +1098,23 @@ pmix_status_t on_spawn(const pmix_proc_t* proc, const pmix_info_t job_info[], si
   return PMIX_SUCCESS;
 }
 
+pmix_status_t on_push_stdin(const pmix_proc_t*, const pmix_proc_t targets[], size_t ntargets,
+                            const pmix_info_t directives[], size_t ndirs, const pmix_byte_object_t* bo,
+                            pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  auto t = current_target();
+  if (!t) return PMIX_ERR_NOT_AVAILABLE;
+  if (targets == nullptr || ntargets == 0) return PMIX_ERR_BAD_PARAM;
+  auto call = std::make_shared<upcall>();
+  call->procs.assign(targets, targets + ntargets);
+  if (bo != nullptr && bo->bytes != nullptr) call->data.assign(bo->bytes, bo->size);
+  // No bytes, an empty payload or PMIX_IOF_COMPLETE: the end of the input.
+  call->status = call->data.empty() || pmixrun::flag(directives, ndirs, PMIX_IOF_COMPLETE) ? 1 : 0;
+  call->op_cb = cbfunc;
+  call->cbdata = cbdata;
+  caf::anon_send(t, upstdin_atom::value, call);
+  return PMIX_SUCCESS;
+}
+
 pmix_status_t on_iof_pull(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t directives[], size_t ndirs,
                           pmix_iof_channel_t channels, pmix_op_cbfunc_t cbfunc, void* cbdata) {
   auto t = current_target();
@@ -971,6 +1151,7 @@ pmix_server_module_t daemon_module() {
   m.notify_event = on_notify;
   m.spawn = on_spawn;
   m.iof_pull = on_iof_pull;
+  m.push_stdin = on_push_stdin;
   return m;
 }
 

@@ -4,7 +4,8 @@
 // part in fences across nodes (collective.hpp), serves and asks for direct
 // modex, sends publish / lookup / unpublish to the session's data store on
 // node 0 (which it is for its own sessions), events to every other node,
-// output pulls to the pulled processes' nodes, abort and spawn and the
+// output pulls to the pulled processes' nodes, pushed stdin to the
+// targets' nodes (whose pmixd writes it into their pipes), abort and spawn and the
 // processes' output and ends to the launcher, and watches every peer: a
 // peer that goes away fails every operation that needs it
 // (PMIX_ERR_UNREACH). docs/multinode.md.
@@ -36,6 +37,18 @@ struct node_hooks {
   std::function<void(const job_plan&, std::function<void(pmix_status_t, std::string)>)> start;
   // Ends every local process (SIGTERM, then SIGKILL).
   std::function<void(const std::string& why)> terminate;
+  // Queues `bytes` for the stdin of local processes (tools/pmixrun/stdin.hpp):
+  // named ranks of this node, or a wildcard (every local rank of that job
+  // whose input is open); `end` ends their input once written.
+  // `done(status, count)` is called on the main thread once every target's
+  // pipe took the bytes: count is how many processes that was (0 for a
+  // wildcard with no open rank here). PMIX_ERR_NOT_FOUND: an unknown or
+  // ended job, a rank not of this node; PMIX_ERR_IOF_COMPLETE: a named
+  // rank's input has ended (nothing is pushed); PMIX_ERR_IOF_FAILURE: a
+  // target ended before its pipe took the bytes.
+  std::function<void(std::vector<pmix_proc_t> targets, std::string bytes, bool end,
+                     std::function<void(pmix_status_t, uint32_t)> done)>
+      push_stdin;
 };
 
 struct daemon_config {

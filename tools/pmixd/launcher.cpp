@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <caf/actor_system.hpp>
@@ -14,6 +15,7 @@
 #include <caf/io/middleman.hpp>
 #include <caf/send.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cerrno>
 #include <climits>
@@ -36,6 +38,7 @@ using clock_type = std::chrono::steady_clock;
 using timeout_atom = caf::atom_constant<caf::atom("timeout")>;
 using giveup_atom = caf::atom_constant<caf::atom("giveup")>;
 using lost_atom = caf::atom_constant<caf::atom("lost")>;
+using stdinl_atom = caf::atom_constant<caf::atom("stdinl")>;
 
 struct options {
   std::vector<std::string> daemons;
@@ -48,6 +51,7 @@ struct options {
   std::string nspace;
   std::vector<std::string> env;
   double timeout = 0;
+  long stdin_rank = 0;  // which ranks of the job get pmixrun's stdin: one, every one (-1), none (-2)
   bool quiet = false;
   bool verbose = false;
   std::vector<std::string> argv;
@@ -63,6 +67,17 @@ std::vector<std::string> split(const std::string& text, char sep) {
     start = at + 1;
   }
 }
+
+// pmixrun's stdin, read on the main thread while the actor forwards it
+// (--stdin): read only once every node runs the job, while less than
+// `backlog_max` bytes wait for the targets' pipes, and until no target
+// takes input any more.
+struct stdin_feed {
+  static constexpr std::size_t backlog_max = 4 * 1024 * 1024;
+  std::atomic<bool> ready{false};
+  std::atomic<bool> stopped{false};
+  std::atomic<std::size_t> in_flight{0};
+};
 
 struct launcher_state {
   options opt;
@@ -83,6 +98,7 @@ struct launcher_state {
   uint32_t spawns = 0;  // jobs spawned: "<nspace>.<k>"
   clock_type::time_point start;
   std::shared_ptr<std::promise<int>> result;
+  std::shared_ptr<stdin_feed> input;
   static const char* name;
 };
 const char* launcher_state::name = "pmixd-launcher";
@@ -246,6 +262,7 @@ void send_plans(self_ptr self) {
                 if (!st.first_failure) st.first_failure = rc == PMIX_ERR_JOB_FAILED_TO_LAUNCH ? 127 : 1;
                 terminate(self, "node " + st.names[n] + ": " + (error.empty() ? std::string(PMIx_Error_string(rc)) : error));
               }
+              if (st.started_nodes == st.daemons.size() && !st.terminating) st.input->ready = true;
               check_done(self);
             },
             [self, n](caf::error& e) {
@@ -259,12 +276,61 @@ void send_plans(self_ptr self) {
   }
 }
 
+// A chunk of pmixrun's stdin (empty with `end`: its end) to the --stdin
+// ranks of the first job: to the rank's node, or every node with a wildcard
+// (each node takes the ranks it runs whose input is open). Once no target
+// takes input, the main thread stops reading.
+void forward_stdin(self_ptr self, std::string bytes, bool end) {
+  auto& st = self->state;
+  const std::size_t size = bytes.size();
+  if (st.input->stopped || st.terminating) {
+    st.input->in_flight -= size;
+    return;
+  }
+  std::set<uint32_t> nodes;
+  std::string target = st.opt.nspace + ":";
+  if (st.opt.stdin_rank >= 0) {
+    nodes.insert(st.node_of[static_cast<std::size_t>(st.opt.stdin_rank)]);
+    target += std::to_string(st.opt.stdin_rank);
+  } else {
+    nodes.insert(st.node_of.begin(), st.node_of.end());
+    target += "*";
+  }
+  struct tally {
+    std::size_t left = 0;
+    unsigned long taken = 0;  // processes whose pipes took the chunk
+  };
+  auto t = std::make_shared<tally>();
+  t->left = nodes.size();
+  auto settle = [self, t, size](int32_t status, const std::string& count) {
+    if (status == PMIX_SUCCESS) t->taken += std::strtoul(count.c_str(), nullptr, 10);
+    if (--t->left > 0) return;
+    auto& st = self->state;
+    st.input->in_flight -= size;
+    if (t->taken == 0 && !st.input->stopped) {
+      st.input->stopped = true;
+      if (st.opt.verbose) std::fprintf(stderr, "pmixrun: no process takes stdin any more\n");
+    }
+  };
+  for (const uint32_t n : nodes) {
+    if (st.lost.count(n) > 0) {
+      settle(PMIX_ERR_UNREACH, {});
+      continue;
+    }
+    self->request(st.daemons[n], caf::infinite, stdin_atom::value, st.opt.nspace, std::vector<std::string>{target},
+                  bytes, end)
+        .then([settle](int32_t status, std::string& count) { settle(status, count); },
+              [settle](caf::error&) { settle(PMIX_ERR_UNREACH, {}); });
+  }
+}
+
 caf::behavior launcher_actor(self_ptr self, options opt, std::vector<caf::actor> daemons,
-                             std::shared_ptr<std::promise<int>> result) {
+                             std::shared_ptr<std::promise<int>> result, std::shared_ptr<stdin_feed> input) {
   auto& st = self->state;
   st.opt = std::move(opt);
   st.daemons = std::move(daemons);
   st.result = std::move(result);
+  st.input = std::move(input);
   st.start = clock_type::now();
   st.names.resize(st.daemons.size());
   const uint32_t k = static_cast<uint32_t>(st.daemons.size());
@@ -347,6 +413,7 @@ caf::behavior launcher_actor(self_ptr self, options opt, std::vector<caf::actor>
         spawn_job(self, parent, std::move(apps), rp);
         return rp;
       },
+      [self](stdinl_atom, std::string& bytes, bool end) { forward_stdin(self, std::move(bytes), end); },
       [self](timeout_atom) {
         if (self->state.finished) return;
         self->state.timed_out = true;
@@ -484,7 +551,8 @@ void stop_daemons(std::vector<started_daemon>& daemons) {
 void usage() {
   std::fprintf(stderr,
                "usage: pmixd launch --daemons ADDR:PORT,... [-n N] [--map-by slot|node] [--fence tree|doubling]\n"
-               "                    [--nspace NAME] [--env NAME=VALUE]... [--timeout SECONDS] [--quiet]\n"
+               "                    [--nspace NAME] [--env NAME=VALUE]... [--timeout SECONDS]\n"
+               "                    [--stdin RANK|all|none] [--quiet]\n"
                "                    [--verbose] prog [args...]\n"
                "       pmixd launch --hosts HOST,... [--launch-agent 'CMD {host}'] [--pmixd PATH] [options]\n"
                "                    prog [args...]\n");
@@ -543,6 +611,14 @@ int run_launcher(caf::actor_system_config& cfg, int argc, char** argv) {
       }
     } else if (a == "--timeout" && has) {
       opt.timeout = std::atof(argv[++i]);
+    } else if (a == "--stdin" && has) {
+      const std::string v = argv[++i];
+      char* end = nullptr;
+      opt.stdin_rank = v == "all" ? -1 : v == "none" ? -2 : std::strtol(v.c_str(), &end, 10);
+      if (opt.stdin_rank >= 0 ? v.empty() || *end != '\0' : opt.stdin_rank < -2 || (v != "all" && v != "none")) {
+        std::fprintf(stderr, "pmixrun: --stdin takes a rank, all or none\n");
+        return 2;
+      }
     } else if (a == "--quiet" || a == "-q") {
       opt.quiet = true;
     } else if (a == "--verbose" || a == "-v") {
@@ -560,6 +636,10 @@ int run_launcher(caf::actor_system_config& cfg, int argc, char** argv) {
     return 2;
   }
   for (int k = i; k < argc; ++k) opt.argv.emplace_back(argv[k]);
+  if (opt.stdin_rank >= static_cast<long>(opt.n)) {
+    std::fprintf(stderr, "pmixrun: --stdin %ld: the job has ranks 0 to %u\n", opt.stdin_rank, opt.n - 1);
+    return 2;
+  }
   std::vector<started_daemon> started;
   if (!opt.hosts.empty()) {
     for (const auto& h : opt.hosts)
@@ -593,6 +673,36 @@ int run_launcher(caf::actor_system_config& cfg, int argc, char** argv) {
 }
 
 namespace {
+
+// pmixrun runs in the background of the terminal its stdin is: reading it
+// would stop it (SIGTTIN).
+bool in_background(int fd) {
+  if (::isatty(fd) == 0) return false;
+  const pid_t foreground = ::tcgetpgrp(fd);
+  return foreground != -1 && foreground != ::getpgrp();
+}
+
+// Until the job is over: pmixrun's stdin, chunk by chunk, to the launcher
+// actor (forward_stdin), while `input` allows it; its end too.
+void read_stdin(const caf::actor& launcher, stdin_feed& input, bool reading, std::future<int>& done) {
+  std::vector<char> buffer(64 * 1024);
+  while (done.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+    if (!reading || input.stopped || !input.ready || input.in_flight >= stdin_feed::backlog_max ||
+        in_background(STDIN_FILENO)) {
+      done.wait_for(std::chrono::milliseconds(100));
+      continue;
+    }
+    pollfd p{STDIN_FILENO, POLLIN, 0};
+    if (::poll(&p, 1, 100) <= 0) continue;
+    const ssize_t n = ::read(STDIN_FILENO, buffer.data(), buffer.size());
+    if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) continue;
+    const bool end = n <= 0;
+    if (end) reading = false;
+    std::string bytes = end ? std::string() : std::string(buffer.data(), static_cast<std::size_t>(n));
+    input.in_flight += bytes.size();
+    caf::anon_send(launcher, stdinl_atom::value, std::move(bytes), end);
+  }
+}
 
 int run_job(caf::actor_system_config& cfg, const options& opt) {
   for (const auto& d : opt.daemons) {
@@ -630,7 +740,10 @@ int run_job(caf::actor_system_config& cfg, const options& opt) {
     }
     auto result = std::make_shared<std::promise<int>>();
     auto done = result->get_future();
-    sys.spawn(launcher_actor, opt, std::move(daemons), result);
+    auto input = std::make_shared<stdin_feed>();
+    caf::actor launcher = sys.spawn(launcher_actor, opt, std::move(daemons), result, input);
+    read_stdin(launcher, *input, opt.stdin_rank != -2, done);
+    launcher = caf::actor{};
     code = done.get();
   }
   return code;

@@ -3,13 +3,16 @@
 //
 //   pmixd launch --daemons ADDR:PORT,... [-n N] [--map-by slot|node]
 //                [--fence tree|doubling] [--nspace NAME] [--env NAME=VALUE]...
-//                [--timeout SECONDS] [--quiet] [--verbose] prog [args...]
+//                [--timeout SECONDS] [--stdin RANK|all|none] [--quiet] [--verbose]
+//                prog [args...]
 //
 // It connects to every daemon (CAF remote actors), maps the ranks onto the
 // nodes (slot: consecutive ranks fill each node in turn, as many per node
 // as evenly as possible; node: round robin), sends every daemon the job
 // plan with the real node and proc maps, writes the processes' output as it
-// arrives, and applies the failure policy across nodes: the first process
+// arrives, forwards its own stdin to the --stdin ranks (rank 0 by default,
+// as one-node pmixrun: through the ranks' daemons into their stdin pipes),
+// and applies the failure policy across nodes: the first process
 // that fails or aborts, a lost node (its daemon is gone) or the timeout
 // terminates the job on every node. The exit status is the abort's, else
 // the first failure's, else 1 for a lost node or a timeout, else 0. Every

@@ -13,8 +13,10 @@
 // server API), publishes its daemon actor (daemon.hpp) on a TCP port with
 // CAF's middleman, and runs the local processes of the jobs launchers send
 // it with pmixrun's launcher (tools/pmixrun/jobs.hpp: registration, fork,
-// reaping) and output forwarder (tools/pmixrun/iof.hpp, whose units go to
-// the launcher). It runs until SIGINT or SIGTERM.
+// reaping), output forwarder (tools/pmixrun/iof.hpp, whose units go to
+// the launcher) and input forwarder (tools/pmixrun/stdin.hpp: every
+// process's stdin is a pipe that takes what is pushed to it, from this node
+// or another). It runs until SIGINT or SIGTERM.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
@@ -50,6 +52,7 @@
 #include "tools/pmixrun/info.hpp"
 #include "tools/pmixrun/iof.hpp"
 #include "tools/pmixrun/jobs.hpp"
+#include "tools/pmixrun/stdin.hpp"
 
 namespace {
 
@@ -200,7 +203,15 @@ int run_daemon(int argc, char** argv) {
   settings.output = [&iof](const job& j, pmix_rank_t rank, int out_fd, int err_fd) {
     iof.add(make_proc(j.nspace, rank), j.index, out_fd, err_fd);
   };
-  settings.proc_ended = [&daemon, &launched](const pmix_proc_t& p) {
+  // Input: every process's stdin is a pipe of its own, fed only by pushes
+  // (PMIx_IOF_push, and pmixrun's --stdin through its launcher): pmixd's
+  // own stdin is never read (with --lifeline it is the starter's pipe).
+  stdin_forwarder input(stdin_forwarder::settings{});
+  settings.input = [&input](const job& j, pmix_rank_t rank, int in_fd) {
+    input.add(make_proc(j.nspace, rank), in_fd, false);
+  };
+  settings.proc_ended = [&daemon, &launched, &input](const pmix_proc_t& p) {
+    input.process_ended(p);
     job* j = launched->find(p.nspace);
     const int status = j != nullptr && p.rank < j->procs.size() ? j->procs[p.rank].status : 0;
     caf::anon_send(daemon, pmixd::exitedl_atom::value, std::string(p.nspace), static_cast<uint32_t>(p.rank),
@@ -247,6 +258,40 @@ int run_daemon(int argc, char** argv) {
   dc.hooks.terminate = [&jobs](const std::string& why) {
     post([&jobs, why] { jobs.terminate(why); });
   };
+  dc.hooks.push_stdin = [&jobs, &input](std::vector<pmix_proc_t> targets, std::string bytes, bool end,
+                                        std::function<void(pmix_status_t, uint32_t)> done) {
+    post([&jobs, &input, targets = std::move(targets), bytes = std::move(bytes), end, done = std::move(done)] {
+      // Each target once, as one-node pmixrun resolves them.
+      std::vector<pmix_proc_t> to;
+      auto add = [&to](const pmix_proc_t& p) {
+        for (const auto& q : to)
+          if (same_proc(p, q)) return;
+        to.push_back(p);
+      };
+      pmix_status_t rc = PMIX_SUCCESS;
+      for (const auto& p : targets) {
+        const job* j = jobs.find(std::string(p.nspace, strnlen(p.nspace, PMIX_MAX_NSLEN)));
+        if (j == nullptr || j->finished || j->launch_failed ||
+            (p.rank != PMIX_RANK_WILDCARD && (p.rank >= j->size || !j->spec.where.local(p.rank)))) {
+          rc = PMIX_ERR_NOT_FOUND;
+          break;
+        }
+        if (p.rank != PMIX_RANK_WILDCARD) {
+          if (!input.open(p)) rc = PMIX_ERR_IOF_COMPLETE;
+          add(p);
+          continue;
+        }
+        for (const uint32_t r : j->local_ranks) {
+          const pmix_proc_t one = make_proc(j->nspace, r);
+          if (input.open(one)) add(one);
+        }
+      }
+      if (rc != PMIX_SUCCESS) return done(rc, 0);
+      if (to.empty()) return done(PMIX_SUCCESS, 0);
+      const auto count = static_cast<uint32_t>(to.size());
+      input.push(to, bytes, end, [done, count](pmix_status_t st) { done(st, count); });
+    });
+  };
   daemon = pmixd::spawn_daemon(*sys, dc);
   auto port = sys->middleman().publish(daemon, listen_port, listen_host == "0.0.0.0" ? nullptr : listen_host.c_str(), true);
   if (!port) {
@@ -274,7 +319,7 @@ int run_daemon(int argc, char** argv) {
     }
   }
 
-  // The main loop: tasks of the actor, reaping, output; until a signal ends
+  // The main loop: tasks of the actor, reaping, output, input; until a signal ends
   // the daemon and every local process has ended (SIGKILL 5 s after SIGTERM).
   int interrupts = 0;
   std::vector<pollfd> fds;
@@ -291,6 +336,8 @@ int run_daemon(int argc, char** argv) {
     fds.push_back(pollfd{sigfd, POLLIN, 0});
     fds.push_back(pollfd{lifeline ? 0 : -1, POLLIN, 0});
     iof.poll_set(fds);
+    const std::size_t iof_fds = fds.size() - 2;
+    input.poll_set(fds);
     if (::ppoll(fds.data(), fds.size(), &tick, nullptr) <= 0) continue;
     if (fds[0].revents != 0) {
       signalfd_siginfo si;
@@ -313,8 +360,11 @@ int run_daemon(int argc, char** argv) {
         }
       }
     }
-    iof.handle(fds.data() + 2, fds.size() - 2);
+    iof.handle(fds.data() + 2, iof_fds);
+    input.handle(fds.data() + 2 + iof_fds, fds.size() - 2 - iof_fds);
   }
+  // Pushes still waiting for a pipe fail while the actor can still answer them.
+  input.close_all(PMIX_ERR_IOF_FAILURE);
   // Up-calls from now on are refused; the actor goes (the calls it still
   // holds are answered, PMIX_ERR_UNREACH), then the server.
   pmixd::clear_module_target();

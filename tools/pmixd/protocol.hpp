@@ -23,6 +23,12 @@
 //                                                 -> (int32 status, string)  the output of
 //                                                 (nspace, rank) is pulled at that node
 //                       (iofdata_atom, nspace, rank, channel, bytes)  pulled output
+//  daemon or launcher -> daemon
+//                       (stdin_atom, session, targets, bytes, end) -> (int32 status,
+//                                                 string count)  pushed stdin for that
+//                                                 node's processes ("nspace:rank" or
+//                                                 "nspace:*"); answered once their pipes
+//                                                 took it: count is how many processes
 //  daemon -> node 0     the session's data store (wire.hpp packs the C data):
 //                       (publish_atom, session, packed request) -> (int32 status, string)
 //                       (lookup_atom, session, packed request) -> (int32 status, packed pdata)
@@ -57,6 +63,7 @@ using modex_atom = caf::atom_constant<caf::atom("modex")>;
 using procend_atom = caf::atom_constant<caf::atom("procend")>;
 using iofpull_atom = caf::atom_constant<caf::atom("iofpull")>;
 using iofdata_atom = caf::atom_constant<caf::atom("iofdata")>;
+using stdin_atom = caf::atom_constant<caf::atom("stdin")>;
 
 // One app of a job: its ranks are consecutive, app after app.
 struct app_plan {

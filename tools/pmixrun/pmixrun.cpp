@@ -65,8 +65,8 @@ void usage() {
                "               [--tag-output] [--iof-server-output] [--system-server] [--quiet]\n"
                "               [--verbose] [--faults PLAN [--seed S] [--shrink]] prog [args...]\n"
                "       pmixrun --daemons ADDR:PORT,... [-n N] [--map-by slot|node] [--fence tree|doubling]\n"
-               "               [--nspace NAME] [--env NAME=VALUE]... [--timeout SECONDS] [--quiet]\n"
-               "               [--verbose] prog [args...]\n"
+               "               [--nspace NAME] [--env NAME=VALUE]... [--timeout SECONDS]\n"
+               "               [--stdin RANK|all|none] [--quiet] [--verbose] prog [args...]\n"
                "       pmixrun --hosts HOST,... [--launch-agent 'CMD {host}'] [--pmixd PATH] [the options of\n"
                "               --daemons] prog [args...]   (agent default: $PMIXRUN_RSH, else ssh)\n");
 }
