@@ -780,6 +780,13 @@ bool release(self_ptr self) {
 caf::behavior peer_anchor(caf::event_based_actor* self, caf::actor server) {
   self->link_to(server);
   self->set_default_handler(caf::drop);
+  // A peer's end, normal or failed, is not the anchor's (the server actor
+  // traps its children's exits the same way); the server actor's exit, or a
+  // shutdown, is.
+  self->set_exit_handler([=](caf::exit_msg& em) {
+    if (!em.source || em.source == server.address() || em.reason == caf::exit_reason::user_shutdown)
+      self->quit(em.reason);
+  });
   return {[](transport::closed_atom) {}};  // never sent: an anchor only carries links
 }
 
