@@ -2,7 +2,8 @@
 # pmixsim (docs/simulator.md) at small N: every scenario ends "ok" with exit status 0, on one
 # node and on three; equal seeds give equal trace hashes and another seed another; a server
 # answering a fence twice (injected at the client's receive side) makes the run fail; a sweep
-# writes its CSV and SVG; bad arguments are refused.
+# writes its CSV and SVG; under --faults a run completes with every client answered and the
+# fault plane's invariants held, with seeded hashes; bad arguments are refused.
 set -uo pipefail
 sim=${PMIXSIM:-tools/pmixsim/pmixsim}
 tmp=$(mktemp -d /tmp/simt.XXXXXX)
@@ -77,6 +78,40 @@ if sim 0 --scenario startup,fence --sweep 20,40,80 --seed 2 --csv "$tmp/s.csv" -
   grep -q "^pmixsim: scenario=startup,fence clients=80 nodes=1 seed=2 .* ok$" "$tmp/out" ||
     fail "the sweep's last line is '$last'"
 fi
+
+# Under the fault plane (--faults): rank 3's fence request is dropped, so its connection is
+# closed, the fence fails for every rank and each client gives up; the run completes, the plane
+# injected exactly that decision, its invariants held at the end, and no client was left waiting.
+if sim 0 --scenario fence --clients 50 --faults 'drop:fence:rank=3:n=1' --seed 7; then
+  case "$last" in
+    "pmixsim: scenario=fence clients=50 nodes=1 seed=7 wall_s="*" trace="*" ok") ;;
+    *) fail "drop:fence:rank=3: last line is '$last'" ;;
+  esac
+  grep -q "^    node 0: injected drop:fence:rank=3:n=1$" "$tmp/out" || fail "drop:fence:rank=3: the fault was not injected"
+  grep -q "^  faults           1 injected, 50 clients gave up" "$tmp/out" ||
+    fail "drop:fence:rank=3: not 1 fault and 50 clients giving up"
+  grep -q "stuck\|violation" "$tmp/out" && fail "drop:fence:rank=3: a client stuck or a violation"
+fi
+# The same fault over two nodes: the other node's fence fails too instead of waiting.
+if sim 0 --scenario fence --clients 40 --nodes 2 --faults 'drop:fence:rank=3:n=1' --seed 7; then
+  case "$last" in
+    *" ok") ;;
+    *) fail "drop:fence:rank=3 on 2 nodes: last line is '$last'" ;;
+  esac
+fi
+# A seeded random plan: equal seeds give equal hashes (they cover the injected decisions),
+# another seed another.
+for args in "--scenario cycle --clients 50" "--scenario mixed --clients 60 --nodes 2"; do
+  # shellcheck disable=SC2086
+  sim 0 $args --faults random:rate=0.05 --seed 11 && a=$(trace_of "$last")
+  grep -q "injected .*:n=1" "$tmp/out" || fail "$args random:rate=0.05: nothing injected"
+  # shellcheck disable=SC2086
+  sim 0 $args --faults random:rate=0.05 --seed 11 && b=$(trace_of "$last")
+  # shellcheck disable=SC2086
+  sim 0 $args --faults random:rate=0.05 --seed 12 && d=$(trace_of "$last")
+  [ -n "${a:-}" ] && [ "$a" = "${b:-}" ] || fail "$args random:rate=0.05 seed 11 gave traces '$a' '$b'"
+  [ -n "${d:-}" ] && [ "$a" != "$d" ] || fail "$args random:rate=0.05: seeds 11 and 12 both gave trace '$a'"
+done
 
 # Bad arguments.
 sim 2 --scenario nosuch --clients 4

@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <sstream>
 #include <thread>
 
 #include "protocol/messages.hpp"
@@ -54,6 +55,10 @@ struct client_state {
   std::uint32_t launch = 0;    // position in the launch order
   bool done = false;
   bool writable_wait = false;
+  // Under --faults: an operation ended with an unexpected status or a
+  // closed connection; the client talks to no server any more (as a real
+  // process would give up) but still arrives at and waits for its gates.
+  bool broken = false;
   std::string in;   // a frame split across reads
   std::string out;  // bytes the socket did not take yet
   // Descriptors of shared data (docs/wire-format.md) that came with bytes
@@ -124,6 +129,9 @@ class driver {
   std::uint32_t running_ = 0;  // clients not done
   std::uint64_t steps_done_ = 0, steps_total_ = 0;
   std::vector<std::int64_t> expect_connected_, expect_finalized_, maybe_connected_;
+  const bool faulted_ = !p_.opt.faults.empty();
+  std::vector<std::int64_t> broken_on_;  // per node: clients broken under faults
+  void give_up(std::uint32_t c, pmix_status_t status);
   // The fabric.
   struct fence_book {
     std::vector<std::pair<std::uint32_t, std::string>> contributions;  // per node: id, data
@@ -234,6 +242,7 @@ result driver::go() {
   broken_.assign(p_.nspaces.size(), PMIX_SUCCESS);
   expect_connected_.assign(p_.opt.nodes, 0);
   expect_finalized_.assign(p_.opt.nodes, 0);
+  broken_on_.assign(p_.opt.nodes, 0);
   maybe_connected_.assign(p_.opt.nodes, 0);
   for (const auto& c : p_.clients) steps_total_ += p_.programs[c.program].size();
   scratch_.resize(1 << 20);
@@ -390,11 +399,14 @@ result driver::go() {
       const auto tag = "node " + std::to_string(n) + ": ";
       if (e.fds != r_.baseline[n].fds)
         r_.failures.push_back(tag + std::to_string(e.fds - r_.baseline[n].fds) + " descriptors left open");
-      if (e.connected < expect_connected_[n] || e.connected > expect_connected_[n] + maybe_connected_[n])
+      // Under faults a broken client's connect or finalize may have
+      // reached the host while its answer was lost.
+      const auto lost = broken_on_[n];
+      if (e.connected < expect_connected_[n] || e.connected > expect_connected_[n] + maybe_connected_[n] + lost)
         r_.failures.push_back(tag + "client_connected called " + std::to_string(e.connected) + " times, expected " +
                               std::to_string(expect_connected_[n]) +
                               (maybe_connected_[n] > 0 ? " (+ up to " + std::to_string(maybe_connected_[n]) + ")" : ""));
-      if (e.finalized != expect_finalized_[n])
+      if (e.finalized < expect_finalized_[n] || e.finalized > expect_finalized_[n] + lost)
         r_.failures.push_back(tag + "client_finalized called " + std::to_string(e.finalized) + " times, expected " +
                               std::to_string(expect_finalized_[n]));
     }
@@ -411,6 +423,42 @@ void driver::finish_nodes() {
     ::fcntl(nodes_[n].fd, F_SETFL, ::fcntl(nodes_[n].fd, F_GETFL) & ~O_NONBLOCK);
     write_all(nodes_[n].fd, nodes_[n].out);
     write_all(nodes_[n].fd, writer{ctl::finalize}.done());
+  }
+  if (faulted_) {
+    // Each node's fault plane report: its set hash joins the run's, its
+    // violations are the run's failures.
+    for (std::uint32_t n = 0; n < nodes_.size(); ++n) {
+      std::string frame;
+      bool got = false;
+      while (nodes_[n].fd >= 0 && read_frame_blocking(nodes_[n].fd, frame)) {
+        reader in{frame};
+        if (in.kind() != ctl::faults_report) continue;
+        const auto st = static_cast<pmix_status_t>(in.u32());
+        const std::string report{in.str()};
+        got = true;
+        std::stringstream lines{report};
+        std::string line;
+        bool violated = false;
+        while (std::getline(lines, line)) {
+          if (line.empty()) continue;
+          r_.fault_report.push_back("node " + std::to_string(n) + ": " + line);
+          if (line.rfind("violation ", 0) == 0) {
+            violated = true;
+            r_.failures.push_back("node " + std::to_string(n) + ": fault plane " + line);
+          }
+          if (line.rfind("injected ", 0) == 0) ++r_.injected;
+          // The set hash: the decisions whatever their order (the
+          // plane's trace hash follows the order, which the server's
+          // threads may change from run to run).
+          const auto at = line.find("set hash ");
+          if (at != std::string::npos) r_.trace = fnv(r_.trace, std::strtoull(line.c_str() + at + 9, nullptr, 16));
+        }
+        if (st != PMIX_SUCCESS && !violated)
+          r_.failures.push_back("node " + std::to_string(n) + ": fault plane check: " + PMIx_Error_string(st));
+        break;
+      }
+      if (!got) r_.failures.push_back("node " + std::to_string(n) + ": no fault plane report");
+    }
   }
   if (node0_.joinable()) node0_.join();
   for (std::uint32_t n = 0; n < nodes_.size(); ++n) {
@@ -543,6 +591,12 @@ void driver::advance(std::uint32_t c) {
       return;
     }
     const step& st = current(c);
+    if (s.broken && st.kind != op::arrive && st.kind != op::wait) {
+      record(c, st.kind, 0, PMIX_ERR_UNREACH);
+      ++s.pc;
+      ++steps_done_;
+      continue;
+    }
     switch (st.kind) {
       case op::connect:
       case op::connect_crash: {
@@ -643,6 +697,22 @@ void driver::readable(std::uint32_t c) {
           }
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    if (n <= 0 && faulted_ && !s.done) {
+      // Under faults a closed connection is an answer.
+      close_client(c);
+      if (s.awaiting != 0) {
+        r_.latency_us[static_cast<int>(current(c).kind)].push_back(static_cast<std::uint32_t>(now_us() - s.started));
+        ++r_.ops;
+        s.awaiting = 0;
+        give_up(c, PMIX_ERR_LOST_CONNECTION);
+        ++s.pc;
+        ++steps_done_;
+        advance(c);
+      } else {
+        give_up(c, PMIX_ERR_LOST_CONNECTION);
+      }
+      return;
+    }
     if (n <= 0) {
       const bool expected = s.awaiting == 0;
       close_client(c);
@@ -699,6 +769,9 @@ void driver::frame(std::uint32_t c, std::string payload) {
   const int times = hooks_.deliver(c, static_cast<std::uint8_t>(e.kind));
   for (int t = 0; t < times && s.fd >= 0; ++t) {
     if (e.id != s.awaiting) {
+      // Under faults a duplicated reply is the injected fault; the client
+      // library drops a reply to no outstanding request.
+      if (faulted_) continue;
       fail(c, "a reply (id " + std::to_string(e.id) + ", kind " + std::to_string(static_cast<int>(e.kind)) +
                   ") to no outstanding request");
       continue;
@@ -778,6 +851,18 @@ void driver::frame(std::uint32_t c, std::string payload) {
   }
 }
 
+void driver::give_up(std::uint32_t c, pmix_status_t status) {
+  auto& s = st_[c];
+  if (s.broken) return;
+  s.broken = true;
+  ++broken_on_[p_.clients[c].node];
+  ++r_.broken;
+  record(c, current(c).kind, 1, status);
+  // The process is gone, as a crashed one: the fences of its namespace
+  // across nodes fail (the host's resource manager would tell them).
+  if (!p_.clients[c].tool) break_nspace(p_.clients[c].nspace, PMIX_ERR_PROC_TERM_WO_SYNC);
+}
+
 void driver::completed(std::uint32_t c, pmix_status_t status, std::uint64_t arg) {
   auto& s = st_[c];
   const step& st = current(c);
@@ -785,6 +870,16 @@ void driver::completed(std::uint32_t c, pmix_status_t status, std::uint64_t arg)
   ++r_.ops;
   if (status == st.also) status = st.expect;
   record(c, st.kind, arg, status);
+  s.awaiting = 0;
+  if (faulted_ && status != st.expect) {
+    // Under faults any answer is one; the client gives up.
+    close_client(c);
+    give_up(c, status);
+    ++s.pc;
+    ++steps_done_;
+    advance(c);
+    return;
+  }
   if (status != st.expect)
     fail(c, std::string{"status "} + PMIx_Error_string(status) + ", expected " + PMIx_Error_string(st.expect));
   s.awaiting = 0;

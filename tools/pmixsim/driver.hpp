@@ -26,6 +26,11 @@ struct result {
   double memory_per_client = 0;  // server heap bytes per connected client
   std::vector<node_stats> baseline, connected, end;  // per node
   std::uint64_t trace = 0;
+  // Under --faults: the nodes' fault plane reports (plan, hashes, each
+  // injected decision, violations), how many decisions were injected and
+  // how many clients gave up on an error or a closed connection.
+  std::vector<std::string> fault_report;
+  std::uint64_t injected = 0, broken = 0;
   std::vector<std::string> failures;
   bool ok() const { return failures.empty(); }
 };

@@ -3,6 +3,7 @@
 // up-calls (fence_nb, direct_modex) go to the driver's in-process fabric over
 // the control channel. docs/simulator.md.
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <malloc.h>
 #include <pmix.h>
@@ -17,6 +18,7 @@
 #include <set>
 #include <mutex>
 
+#include "api/server_runtime_abi.h"
 #include "tools/pmixsim/sim.hpp"
 
 namespace pmixsim {
@@ -266,6 +268,26 @@ bool read_frame(int fd, std::string& out) {
 
 }  // namespace
 
+// The fault plane's checker through our server runtime's table (as pmixrun
+// reaches it): PMIX_SUCCESS when every invariant held.
+static pmix_status_t faults_check(std::string& report) {
+  void* h = ::dlopen(PMIX_CXX_SERVER_LIBRARY, RTLD_NOW | RTLD_NOLOAD);
+  auto fn = h == nullptr ? nullptr
+                         : reinterpret_cast<pmix_cxx_server_runtime_fn>(::dlsym(h, PMIX_CXX_SERVER_RUNTIME_SYMBOL));
+  const auto* t = fn == nullptr ? nullptr : fn();
+  if (t == nullptr || t->version != PMIX_CXX_SERVER_RUNTIME_VERSION) {
+    report = "violation the invariant checker is not available in this PMIx library\n";
+    return PMIX_ERR_NOT_SUPPORTED;
+  }
+  char* text = nullptr;
+  const auto rc = t->faults_check(nullptr, 2000, &text);
+  report = text != nullptr ? text : "";
+  std::free(text);
+  if (rc != PMIX_SUCCESS && rc != PMIX_ERROR)
+    report += std::string{"violation the checker failed: "} + PMIx_Error_string(rc) + "\n";
+  return rc;
+}
+
 int run_node(const plan& p, std::uint32_t node, int ctl_fd, const std::string& tmpdir) {
   // One run after another in this process (--sweep): each starts afresh.
   static node_state state;
@@ -285,14 +307,22 @@ int run_node(const plan& p, std::uint32_t node, int ctl_fd, const std::string& t
   const std::string host = "simnode" + std::to_string(node);
   const std::string server_ns = "pmixsim-server-" + std::to_string(node);
   bool yes = true;
-  pmix_info_t info[5];
+  pmix_info_t info[7];
   PMIx_Info_load(&info[0], PMIX_SERVER_TMPDIR, tmpdir.c_str(), PMIX_STRING);
   PMIx_Info_load(&info[1], PMIX_HOSTNAME, host.c_str(), PMIX_STRING);
   PMIx_Info_load(&info[2], PMIX_SERVER_NSPACE, server_ns.c_str(), PMIX_STRING);
   PMIx_Info_load(&info[3], PMIX_SERVER_TOOL_SUPPORT, &yes, PMIX_BOOL);
   PMIx_Info_load(&info[4], PMIX_ALLOW_CLIENT_CLONES, &yes, PMIX_BOOL);
-  auto rc = PMIx_server_init(&module, info, 5);
-  for (auto& i : info) PMIX_INFO_DESTRUCT(&i);
+  // Under --faults: the plan and seed, as pmixrun passes them
+  // (docs/fault-injection.md); every node's server gets the same.
+  std::size_t ninfo = 5;
+  std::uint64_t seed = p.opt.seed;
+  if (!p.opt.faults.empty()) {
+    PMIx_Info_load(&info[ninfo++], "pmix.cxx.faults", p.opt.faults.c_str(), PMIX_STRING);
+    PMIx_Info_load(&info[ninfo++], "pmix.cxx.faults.seed", &seed, PMIX_UINT64);
+  }
+  auto rc = PMIx_server_init(&module, info, ninfo);
+  for (std::size_t k = 0; k < ninfo; ++k) PMIX_INFO_DESTRUCT(&info[k]);
   std::string uri;
   if (rc == PMIX_SUCCESS)
     for (const auto& ns : p.nspaces)
@@ -348,6 +378,13 @@ int run_node(const plan& p, std::uint32_t node, int ctl_fd, const std::string& t
       malloc_trim(0);
       state.send(writer{ctl::reply}.u32(id).u32(PMIX_SUCCESS).stats(stats_now()).done());
     }
+  }
+  if (!p.opt.faults.empty()) {
+    // The fault plane's invariants, once every namespace is gone; the
+    // report (plan, hashes, decisions, violations) goes to the driver.
+    std::string report;
+    const auto st = faults_check(report);
+    state.send(writer{ctl::faults_report}.u32(static_cast<std::uint32_t>(st)).str(report).done());
   }
   rc = PMIx_server_finalize();
   return rc == PMIX_SUCCESS ? 0 : 1;

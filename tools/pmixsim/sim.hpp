@@ -95,7 +95,7 @@ struct options {
   std::vector<std::uint32_t> sweep;
   bool progress = false;  // a progress bar (stderr is a terminal)
   std::string inject;     // test-only broken behaviour (PMIXSIM_INJECT)
-  std::string faults;     // reserved for a fault plan (--faults)
+  std::string faults;     // the fault plan (--faults) every node's server gets
 };
 
 struct plan {
@@ -136,6 +136,7 @@ enum class ctl : std::uint8_t {
   stats = 9,        // driver -> node: id
   reply = 10,       // node -> driver: id, status, stats
   finalize = 11,    // driver -> node
+  faults_report = 12,  // node -> driver (under --faults, after finalize): status, the checker's report
 };
 
 struct node_stats {
