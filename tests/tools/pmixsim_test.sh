@@ -47,6 +47,21 @@ if sim 0 --scenario startup,fence --clients 64 --nodes 4 --seed 1; then
   grep -q "bytes per connected client" "$tmp/out" || fail "no memory figure in the summary"
 fi
 
+# At scale (docs/simulator.md): 2,000 clients of one 2,000-rank job. Its job data and each
+# fence's data are far over 16 kB, so they reach every client as the server's one shared copy
+# (a sealed memfd passed with each reply, docs/wire-format.md), which the clients map: the
+# summary counts what they mapped, and they received only a few hundred bytes each.
+if sim 0 --scenario startup,fence --clients 2000 --seed 3; then
+  case "$last" in
+    *" ok") ;;
+    *) fail "2,000 clients: last line is '$last'" ;;
+  esac
+  mapped=$(sed -n 's/^  mapped *\([0-9.]*\) MB.*/\1/p' "$tmp/out")
+  received=$(sed -n 's/^  received *[0-9.]* MB by the clients (\([0-9.]*\) kB per client).*/\1/p' "$tmp/out")
+  awk -v m="${mapped:-0}" 'BEGIN { exit !(m > 100) }' || fail "2,000 clients mapped ${mapped:-no} MB of shared data"
+  awk -v r="${received:-999}" 'BEGIN { exit !(r < 2) }' || fail "2,000 clients received ${received:-?} kB each"
+fi
+
 # Determinism: the same seed gives the same hash (several times, over interleavings that differ),
 # another seed another.
 for args in "--scenario fence --clients 40 --rounds 3" "--scenario mixed --clients 60 --nodes 2"; do
