@@ -206,27 +206,7 @@ bool connection::lost() const {
 }
 
 long connection::receive(char* buf, std::size_t size) {
-  iovec part{buf, size};
-  msghdr m{};
-  m.msg_iov = &part;
-  m.msg_iovlen = 1;
-  alignas(cmsghdr) char control[CMSG_SPACE(8 * sizeof(int))];
-  m.msg_control = control;
-  m.msg_controllen = sizeof control;
-  const auto n = ::recvmsg(fd_, &m, MSG_CMSG_CLOEXEC);
-  if (n >= 0) {
-    for (cmsghdr* c = CMSG_FIRSTHDR(&m); c != nullptr; c = CMSG_NXTHDR(&m, c)) {
-      if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
-      const std::size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-      for (std::size_t k = 0; k < count; ++k) {
-        int fd;
-        std::memcpy(&fd, CMSG_DATA(c) + k * sizeof(int), sizeof fd);
-        received_fds_.push_back(fd);
-      }
-    }
-    if ((m.msg_flags & MSG_CTRUNC) != 0) log::error("client", "descriptors from the server were cut off");
-  }
-  return static_cast<long>(n);
+  return transport::receive_with_descriptors(fd_, buf, size, received_fds_);
 }
 
 bool connection::take_shared(protocol::envelope& e) {

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -85,6 +86,29 @@ std::shared_ptr<const void> map_shared(int fd, std::size_t size, std::string_vie
   }
   bytes = std::string_view{static_cast<const char*>(at), size};
   return std::make_shared<const mapping>(at, size);
+}
+
+long receive_with_descriptors(int socket, char* buf, std::size_t size, std::deque<int>& fds) {
+  iovec part{buf, size};
+  msghdr m{};
+  m.msg_iov = &part;
+  m.msg_iovlen = 1;
+  alignas(cmsghdr) char control[CMSG_SPACE(8 * sizeof(int))];
+  m.msg_control = control;
+  m.msg_controllen = sizeof control;
+  const auto n = ::recvmsg(socket, &m, MSG_CMSG_CLOEXEC);
+  if (n < 0) return static_cast<long>(n);
+  for (cmsghdr* c = CMSG_FIRSTHDR(&m); c != nullptr; c = CMSG_NXTHDR(&m, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+    const std::size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    for (std::size_t k = 0; k < count; ++k) {
+      int fd;
+      std::memcpy(&fd, CMSG_DATA(c) + k * sizeof(int), sizeof fd);
+      fds.push_back(fd);
+    }
+  }
+  if ((m.msg_flags & MSG_CTRUNC) != 0) log::error("io", "descriptors passed with a message were cut off");
+  return static_cast<long>(n);
 }
 
 }  // namespace pmix::transport

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <deque>
 #include <memory>
 #include <string_view>
 
@@ -39,5 +40,11 @@ std::size_t shared_data_threshold();
 // bytes. Takes over `fd` (closed in every case). Returns the mapping's
 // owner (unmapped when the last copy goes) and sets `bytes`; null on refusal.
 std::shared_ptr<const void> map_shared(int fd, std::size_t size, std::string_view& bytes);
+
+// recv() on `socket` that also keeps the descriptors passed along with the
+// bytes (SCM_RIGHTS, close-on-exec), appended to `fds` in order: a reader
+// takes them as the frames it decodes announce them (protocol::shared_size).
+// Returns what recv() returns.
+long receive_with_descriptors(int socket, char* buf, std::size_t size, std::deque<int>& fds);
 
 }  // namespace pmix::transport

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -63,7 +64,7 @@ struct client_state {
   std::string out;  // bytes the socket did not take yet
   // Descriptors of shared data (docs/wire-format.md) that came with bytes
   // read and wait for the frame announcing them, in order.
-  std::vector<int> fds;
+  std::deque<int> fds;
 };
 
 // The epoll tags: clients by index, control channels above.
@@ -155,25 +156,6 @@ class driver {
   std::string scratch_;
 };
 
-bool read_frame_blocking(int fd, std::string& out) {
-  std::uint32_t n = 0;
-  std::size_t got = 0;
-  while (got < 4) {
-    const auto r = ::read(fd, reinterpret_cast<char*>(&n) + got, 4 - got);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
-    got += static_cast<std::size_t>(r);
-  }
-  out.resize(n);
-  got = 0;
-  while (got < n) {
-    const auto r = ::read(fd, out.data() + got, n - got);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
-    got += static_cast<std::size_t>(r);
-  }
-  return true;
-}
 
 void driver::start_nodes() {
   char dir[] = "/tmp/pmixsim.XXXXXX";
@@ -285,7 +267,7 @@ result driver::go() {
   r_.baseline.resize(nodes_.size());
   for (std::uint32_t n = 0; n < nodes_.size(); ++n) {
     std::string frame;
-    if (!read_frame_blocking(nodes_[n].fd, frame)) {
+    if (!read_frame(nodes_[n].fd, frame)) {
       r_.failures.push_back("node " + std::to_string(n) + " did not start");
       continue;
     }
@@ -430,7 +412,7 @@ void driver::finish_nodes() {
     for (std::uint32_t n = 0; n < nodes_.size(); ++n) {
       std::string frame;
       bool got = false;
-      while (nodes_[n].fd >= 0 && read_frame_blocking(nodes_[n].fd, frame)) {
+      while (nodes_[n].fd >= 0 && read_frame(nodes_[n].fd, frame)) {
         reader in{frame};
         if (in.kind() != ctl::faults_report) continue;
         const auto st = static_cast<pmix_status_t>(in.u32());
@@ -576,7 +558,7 @@ void driver::close_client(std::uint32_t c) {
   std::string{}.swap(s.in);
   std::string{}.swap(s.out);
   for (int fd : s.fds) ::close(fd);
-  std::vector<int>{}.swap(s.fds);
+  std::deque<int>{}.swap(s.fds);
 }
 
 void driver::advance(std::uint32_t c) {
@@ -679,22 +661,7 @@ void driver::readable(std::uint32_t c) {
   auto& s = st_[c];
   for (;;) {
     // As the client library reads: descriptors of shared data come along.
-    iovec part{scratch_.data(), scratch_.size()};
-    msghdr m{};
-    m.msg_iov = &part;
-    m.msg_iovlen = 1;
-    alignas(cmsghdr) char control[CMSG_SPACE(8 * sizeof(int))];
-    m.msg_control = control;
-    m.msg_controllen = sizeof control;
-    const auto n = ::recvmsg(s.fd, &m, MSG_CMSG_CLOEXEC);
-    if (n > 0)
-      for (cmsghdr* h = CMSG_FIRSTHDR(&m); h != nullptr; h = CMSG_NXTHDR(&m, h))
-        if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS)
-          for (std::size_t k = 0; k < (h->cmsg_len - CMSG_LEN(0)) / sizeof(int); ++k) {
-            int fd;
-            std::memcpy(&fd, CMSG_DATA(h) + k * sizeof(int), sizeof fd);
-            s.fds.push_back(fd);
-          }
+    const auto n = pmix::transport::receive_with_descriptors(s.fd, scratch_.data(), scratch_.size(), s.fds);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
     if (n <= 0 && faulted_ && !s.done) {
@@ -760,7 +727,7 @@ void driver::frame(std::uint32_t c, std::string payload) {
   if (const auto size = proto::shared_size(e.kind, e.message); size > 0) {
     if (s.fds.empty()) return fail(c, "shared data announced without its descriptor");
     const int fd = s.fds.front();
-    s.fds.erase(s.fds.begin());
+    s.fds.pop_front();
     e.shared_owner = pmix::transport::map_shared(fd, size, e.shared);
     if (!e.shared_owner) return fail(c, "shared data refused");
     r_.bytes_shared += size;

@@ -33,6 +33,26 @@ bool write_all(int fd, std::string_view bytes) {
   return true;
 }
 
+bool read_frame(int fd, std::string& out) {
+  std::uint32_t n = 0;
+  std::size_t got = 0;
+  while (got < 4) {
+    const auto r = ::read(fd, reinterpret_cast<char*>(&n) + got, 4 - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    got += static_cast<std::size_t>(r);
+  }
+  out.resize(n);
+  got = 0;
+  while (got < n) {
+    const auto r = ::read(fd, out.data() + got, n - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    got += static_cast<std::size_t>(r);
+  }
+  return true;
+}
+
 node_stats own_stats() {
   node_stats s;
   const struct mallinfo2 m = mallinfo2();
@@ -246,25 +266,6 @@ void dmodex_answered(pmix_status_t st, char* data, size_t ndata, void* cbdata) {
   delete ask;
 }
 
-bool read_frame(int fd, std::string& out) {
-  std::uint32_t n = 0;
-  std::size_t got = 0;
-  while (got < 4) {
-    const auto r = ::read(fd, reinterpret_cast<char*>(&n) + got, 4 - got);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
-    got += static_cast<std::size_t>(r);
-  }
-  out.resize(n);
-  got = 0;
-  while (got < n) {
-    const auto r = ::read(fd, out.data() + got, n - got);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
-    got += static_cast<std::size_t>(r);
-  }
-  return true;
-}
 
 }  // namespace
 

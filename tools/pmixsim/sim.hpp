@@ -205,6 +205,8 @@ class reader {
 
 // Writes a whole frame (blocking). False when the other end is gone.
 bool write_all(int fd, std::string_view bytes);
+// Reads one whole frame's payload (blocking). False when the other end is gone.
+bool read_frame(int fd, std::string& out);
 
 // The server of one simulated node (node.cpp): PMIx_server_init with a host
 // module whose fence_nb and direct_modex go to the driver over `ctl_fd`,
