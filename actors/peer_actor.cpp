@@ -335,10 +335,11 @@ void on_job_control(self_ptr self, std::uint64_t id, const wire::JobControlReque
     return send_info_reply(self, id, PMIX_ERR_BAD_PARAM, {});
   }
   const bool asked = st.ctx->host->job_control(
-      st.proc, targets, directives, [addr = self->address(), gate = st.ctx->gate, id](
-                                        pmix_status_t status, info_list results) {
+      st.proc, targets, directives,
+      peer::answer_once("job_control", [addr = self->address(), gate = st.ctx->gate, id](pmix_status_t status,
+                                                                                  info_list results) {
         gate->send_if_open(addr, job_control_done_atom::value, id, status, std::move(results));
-      });
+      }));
   if (!asked) send_info_reply(self, id, PMIX_ERR_NOT_SUPPORTED, {});
 }
 
@@ -370,8 +371,8 @@ void on_query(self_ptr self, std::uint64_t id, const wire::QueryRequest& req) {
     auto& st = self->state;
     const bool asked = st.ctx->host->query(
         st.proc, asked_for,
-        [addr = self->address(), gate = st.ctx->gate, id, answered](pmix_status_t status,
-                                                                    info_list results) mutable {
+        peer::answer_once("query", [addr = self->address(), gate = st.ctx->gate, id, answered](
+                                 pmix_status_t status, info_list results) mutable {
           // Both: the server's answers first; a host failure is partial.
           if (!answered.empty()) {
             if (status != PMIX_SUCCESS) status = PMIX_ERR_PARTIAL_SUCCESS;
@@ -380,7 +381,7 @@ void on_query(self_ptr self, std::uint64_t id, const wire::QueryRequest& req) {
             results = std::move(answered);
           }
           gate->send_if_open(addr, query_done_atom::value, id, status, std::move(results));
-        });
+        }));
     if (asked) return;
     if (answered.empty()) return send_info_reply(self, id, PMIX_ERR_NOT_SUPPORTED, {});
     send_info_reply(self, id, PMIX_ERR_PARTIAL_SUCCESS, answered);
@@ -469,9 +470,10 @@ void on_lookup(self_ptr self, std::uint64_t id, const wire::KeysRequest& req) {
   const std::vector<std::string> keys(req.keys().begin(), req.keys().end());
   const bool asked = st.ctx->host->lookup(
       st.proc, keys, info,
-      [addr = self->address(), gate = st.ctx->gate, id](pmix_status_t status, std::vector<pdata> data) {
+      peer::answer_once("lookup", [addr = self->address(), gate = st.ctx->gate, id](pmix_status_t status,
+                                                                             std::vector<pdata> data) {
         gate->send_if_open(addr, lookup_done_msg{id, status, std::move(data)});
-      });
+      }));
   if (!asked) send_lookup_reply(self, id, PMIX_ERR_NOT_SUPPORTED, {});
 }
 
@@ -500,9 +502,10 @@ void on_spawn(self_ptr self, std::uint64_t id, const wire::SpawnRequest& req) {
   }
   const bool asked = st.ctx->host->spawn(
       st.proc, job_info, apps,
-      [addr = self->address(), gate = st.ctx->gate, id](pmix_status_t status, std::string nspace) {
+      peer::answer_once("spawn", [addr = self->address(), gate = st.ctx->gate, id](pmix_status_t status,
+                                                                            std::string nspace) {
         gate->send_if_open(addr, spawn_done_msg{id, status, std::move(nspace)});
-      });
+      }));
   if (!asked) send_spawn_reply(self, id, PMIX_ERR_NOT_SUPPORTED, {});
 }
 
@@ -673,7 +676,10 @@ void dispatch(self_ptr self, const wire::Envelope& e) {
 // duplicated or held back), handled without asking it again.
 void on_frame(self_ptr self, const std::string& payload, bool replay = false) {
   auto& st = self->state;
-  if (st.state == peer_state::phase::tombstone || !st.conn) return;
+  // Nothing more from a connection this side ended (a cut, a refused
+  // connect, a protocol error): frames the I/O thread read before the end
+  // are dropped, as they would be had they come a moment later.
+  if (st.state == peer_state::phase::tombstone || !st.conn || st.conn->shut()) return;
   // The request is parsed on an arena whose first block is on the stack:
   // its parts cost no allocation and no destructor each (no handler keeps
   // a reference to them past this call).

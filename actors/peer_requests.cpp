@@ -23,16 +23,17 @@ using host_done_atom = caf::atom_constant<caf::atom("hostdone")>;
 using beat_check_atom = caf::atom_constant<caf::atom("beatcheck")>;
 
 host::module::reply_fn answer_later(self_ptr self, std::uint64_t id) {
-  return [addr = self->address(), gate = self->state.ctx->gate, id](pmix_status_t status, info_list info,
-                                                                     std::string data) {
+  return answer_once("host request", [addr = self->address(), gate = self->state.ctx->gate, id](
+                                         pmix_status_t status, info_list info, std::string data) {
     gate->send_if_open(addr, host_done_atom::value, id, status, std::move(info), std::move(data));
-  };
+  });
 }
 
 host::done_fn status_later(self_ptr self, std::uint64_t id) {
-  return [addr = self->address(), gate = self->state.ctx->gate, id](pmix_status_t status, std::string) {
+  return answer_once("host request", [addr = self->address(), gate = self->state.ctx->gate, id](
+                                         pmix_status_t status, std::string) {
     gate->send_if_open(addr, host_done_atom::value, id, status, info_list{}, std::string{});
-  };
+  });
 }
 
 void not_supported(self_ptr self, std::uint64_t id, const char* what) {

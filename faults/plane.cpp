@@ -4,6 +4,9 @@
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
+#include <cctype>
+
+#include <unistd.h>
 
 namespace pmix::faults {
 namespace {
@@ -238,8 +241,25 @@ std::string format(const plan& p) {
 }
 
 plane::plane(plan p, std::uint64_t seed)
-    : plan_(std::move(p)), text_(format(plan_)), seed_(seed), matches_(plan_.rules.size(), 0),
-      trace_hash_(fnv1a(std::to_string(seed))) {}
+    : plan_(std::move(p)), text_(format(plan_)), seed_(seed),
+      pid_(std::to_string(::getpid())), trace_hash_(fnv1a(std::to_string(seed))) {}
+
+std::string plane::stable_name(const std::string& nspace) const {
+  std::string out;
+  out.reserve(nspace.size());
+  for (std::size_t k = 0; k < nspace.size();) {
+    if (!std::isdigit(static_cast<unsigned char>(nspace[k]))) {
+      out += nspace[k++];
+      continue;
+    }
+    std::size_t e = k;
+    while (e < nspace.size() && std::isdigit(static_cast<unsigned char>(nspace[e]))) ++e;
+    const auto run = nspace.substr(k, e - k);
+    out += run == pid_ ? "{pid}" : run;
+    k = e;
+  }
+  return out;
+}
 
 plane::~plane() { stop(); }
 
@@ -259,22 +279,23 @@ decision plane::at(point_kind kind, const char* step, const std::string& nspace,
                    std::uint32_t allowed) {
   std::lock_guard<std::mutex> guard{mutex_};
   if (!armed_) return {};
-  const std::uint64_t occurrence = ++occurrences_[{step, rank}];
+  const auto stable = stable_name(nspace);
+  const std::uint64_t occurrence = ++occurrences_[{step, stable, rank}];
   const rule* chosen = nullptr;
   for (std::size_t k = 0; k < plan_.rules.size(); ++k) {
     const auto& r = plan_.rules[k];
     if (is_upcall_action(r.what) != (kind == point_kind::upcall) || !(allowed & bit(r.what))) continue;
     if (r.step != "*" && r.step != step) continue;
     if (r.rank && *r.rank != rank) continue;
-    if (!r.nspace.empty() && r.nspace != nspace) continue;
-    const auto seen = ++matches_[k];
+    if (!r.nspace.empty() && r.nspace != nspace && r.nspace != stable) continue;
+    const auto seen = ++matches_[{k, stable}];
     if (chosen == nullptr && (r.n == 0 || r.n == seen)) chosen = &r;
   }
   rule drawn;
   if (chosen == nullptr && plan_.random && plan_.random->rate > 0) {
-    // The same (seed, step, rank, occurrence) draws the same fault,
-    // whatever order the points come in.
-    std::uint64_t h = mix(seed_ ^ mix(fnv1a(step) ^ mix(rank ^ (occurrence << 32))));
+    // The same (seed, step, namespace, rank, occurrence) draws the same
+    // fault, whatever order the points come in.
+    std::uint64_t h = mix(seed_ ^ mix(fnv1a(step) ^ mix(fnv1a(stable) ^ mix(rank ^ (occurrence << 32)))));
     const double u = static_cast<double>(h >> 11) * (1.0 / 9007199254740992.0);
     std::vector<action> kinds;
     for (auto a : plan_.random->kinds)
@@ -293,7 +314,7 @@ decision plane::at(point_kind kind, const char* step, const std::string& nspace,
   rule entry = *chosen;
   entry.step = step;
   entry.rank = rank;
-  entry.nspace.clear();
+  entry.nspace = stable;
   entry.n = occurrence;
   record(format(entry));
   return decision{chosen->what, chosen->ms, chosen->status, chosen->who};

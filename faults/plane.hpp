@@ -23,6 +23,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -52,15 +53,18 @@ struct rule {
   std::string step;              // a protocol step or up-call name; "*" any
   std::optional<std::uint32_t> rank;
   std::string nspace;            // empty: any
-  std::uint64_t n = 0;           // the n-th matching occurrence only (0: every)
+  std::uint64_t n = 0;           // the n-th matching occurrence in each namespace only (0: every)
   int ms = 0;                    // delay / late / timeout
   pmix_status_t status = PMIX_ERROR;  // fail
   victim who = victim::peer;     // kill
 };
 
 // A random plan: at each point, with probability `rate`, one of `kinds`
-// (decided from the seed, the step, the rank and that (step, rank)'s
-// occurrence count, so it is the same whatever order points come in).
+// (decided from the seed, the step, the namespace, the rank and that
+// (step, namespace, rank)'s occurrence count, so it is the same whatever
+// order points come in). The namespace enters as its stable name
+// (plane::stable_name): a launcher that puts its pid in the name gets the
+// same decisions run after run.
 struct random_spec {
   double rate = 0;
   std::vector<action> kinds;  // of the message kinds (drop, delay, dup, reorder, cut, kill)
@@ -109,6 +113,12 @@ class plane {
   // The decision at one point (recorded in the trace when not none).
   decision at(point_kind kind, const char* step, const std::string& nspace, std::uint32_t rank,
              std::uint32_t allowed = every_action);
+  // `nspace` with every number equal to this process's id written `{pid}`
+  // ("pmixrun.4242.tool.0" -> "pmixrun.{pid}.tool.0" in pmixrun 4242):
+  // what occurrences are counted by, what the random draw mixes in and
+  // what the trace names, so they are the same from run to run. A rule's
+  // `nspace=` matches either form.
+  std::string stable_name(const std::string& nspace) const;
   // Disarmed (the plan's faults stop; the ledger goes on): for a check
   // that the server still serves a new client.
   void disarm();
@@ -145,8 +155,9 @@ class plane {
   std::uint64_t seed_;
   mutable std::mutex mutex_;
   bool armed_ = true;
-  std::vector<std::uint64_t> matches_;  // per rule
-  std::map<std::pair<std::string, std::uint32_t>, std::uint64_t> occurrences_;  // (step, rank)
+  std::map<std::pair<std::size_t, std::string>, std::uint64_t> matches_;  // per (rule, stable namespace)
+  std::string pid_;  // this process's id, in decimal
+  std::map<std::tuple<std::string, std::string, std::uint32_t>, std::uint64_t> occurrences_;  // (step, stable namespace, rank)
   std::vector<std::string> trace_;
   std::uint64_t trace_hash_;
   std::uint64_t set_hash_ = 0;

@@ -76,6 +76,7 @@ class connection {
   // Ends the connection: the client sees EOF; the I/O thread then reports
   // closed_atom to the actor. Safe to call more than once.
   void shutdown();
+  bool shut() const { return shut_.load(std::memory_order_acquire); }
   bool broken() const { return broken_; }
 
  private:

@@ -62,9 +62,10 @@ for seed in 1 2 3; do
     run "timeout:$upcall" $seed "timeout:$upcall:rank=$rank:ms=50"
   done
   run "random" $seed "random:rate=0.2:kinds=delay,dup,reorder,cut,kill,fail,late,twice"
-  # Tool attach: faults on the tool's query and its tool_connected up-call.
-  # (A random plan with the tool is an open finding, docs/fault-injection.md.)
+  # Tool attach: faults on the tool's query (and the host's answer to it) and
+  # its tool_connected up-call.
   for plan in "drop:query:n=1" "delay:query:ms=$((seed * 10))" "dup:query" "cut:query:n=1" \
+      "fail:query" "late:query:ms=$((seed * 20))" "twice:query" \
       "kill:peer:at=query:n=1" "kill:rank:at=query:n=1" "kill:nspace:at=query:n=1" \
       "fail:tool_connected" "late:tool_connected:ms=$((seed * 20))" "twice:tool_connected" \
       "timeout:tool_connected:ms=50"; do
@@ -84,6 +85,8 @@ for seed in 1 2 3; do
 done
 
 # Regressions, each named after the seed that found it.
+FAULT_CLIENT_TOOL=$PPS run "regression seed 10 (a host answering a tool's query twice answered the tool twice)" 10 \
+  "twice:query:nspace=pmixrun-server.{pid}.tool.0"
 run "regression seed 7 (a failed peer left its socket open)" 7 "kill:peer:at=fence:rank=1"
 run "regression seed 7 (a get waited for a dead rank)" 7 "kill:peer:at=init_ack:rank=2"
 run "regression seed 1 (a process whose connect was lost ended unknown to the server)" 1 "drop:init:rank=1:n=1"

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 using namespace pmix::faults;
 
 namespace {
@@ -60,7 +62,53 @@ TEST_SUITE("fault plane") {
     CHECK(p->at(point_kind::upcall, "client_finalized", "job", 0).what == action::fail);
     CHECK(!p->at(point_kind::message, "finalize", "job", 0));  // up-call faults only at up-calls
     const auto r = p->snapshot();
-    CHECK(r.trace == std::vector<std::string>{"dup:fence:rank=1:n=2", "fail:client_finalized:rank=0:n=2:status=-1"});
+    // Each decision is the rule that replays it, occurrences counted per
+    // (step, namespace, rank): client_finalized of job:0 is its first.
+    CHECK(r.trace == std::vector<std::string>{"dup:fence:rank=1:nspace=job:n=2",
+                                              "fail:client_finalized:rank=0:nspace=job:n=1:status=-1"});
+  }
+
+  TEST_CASE("two namespaces' rank 0 keep their own counts, in any order") {
+    // A tool's rank 0 and the job's rank 0 (or two jobs') once shared one
+    // count, so which of them took `n=2` changed with the order they came in.
+    for (bool tool_first : {false, true}) {
+      auto p = make("reorder:finalize:rank=0:n=2");
+      if (tool_first) CHECK(!p->at(point_kind::message, "finalize", "srv.tool.0", 0));
+      CHECK(!p->at(point_kind::message, "finalize", "job", 0));
+      if (!tool_first) CHECK(!p->at(point_kind::message, "finalize", "srv.tool.0", 0));
+      // The rule has no nspace: its own count is 2 now, and it fires.
+      CHECK(p->at(point_kind::message, "finalize", "job", 0).what == action::reorder);
+      CHECK(p->snapshot().trace == std::vector<std::string>{"reorder:finalize:rank=0:nspace=job:n=2"});
+    }
+    // Random plans draw per namespace: the same decisions whichever comes first.
+    auto draw = [](bool tool_first) {
+      auto p = make("random:rate=0.5", 3);
+      for (int k = 0; k < 20; ++k) {
+        p->at(point_kind::message, "fence", tool_first ? "srv.tool.0" : "job", 0);
+        p->at(point_kind::message, "fence", tool_first ? "job" : "srv.tool.0", 0);
+      }
+      return p->snapshot().set_hash;
+    };
+    CHECK(draw(false) == draw(true));
+  }
+
+  TEST_CASE("a namespace named after this process's id is named the same from run to run") {
+    const auto pid = std::to_string(::getpid());
+    auto p = make("random:rate=1:kinds=delay; cut:init:nspace=pmixrun.{pid}");
+    CHECK(p->stable_name("pmixrun." + pid) == "pmixrun.{pid}");
+    CHECK(p->stable_name("pmixrun." + pid + ".tool.0") == "pmixrun.{pid}.tool.0");
+    CHECK(p->stable_name("sim.main") == "sim.main");
+    // A number that only contains the pid is kept.
+    CHECK(p->stable_name("x." + pid + "7") == "x." + pid + "7");
+    // The explicit rule's nspace= matches the stable form.
+    CHECK(p->at(point_kind::message, "init", "pmixrun." + pid, 0).what == action::cut);
+    // The trace names it in the stable form.
+    const auto d = p->at(point_kind::message, "fence", "pmixrun." + pid, 2);
+    CHECK(d.what == action::delay);
+    const auto r = p->snapshot();
+    REQUIRE(r.trace.size() == 2);
+    CHECK(r.trace[0] == "cut:init:rank=0:nspace=pmixrun.{pid}:n=1");
+    CHECK(r.trace[1].rfind("delay:fence:rank=2:nspace=pmixrun.{pid}:n=1:ms=", 0) == 0);
   }
 
   TEST_CASE("a point after a step's reply takes only cut and kill") {

@@ -102,7 +102,7 @@ if sim 0 --scenario fence --clients 50 --faults 'drop:fence:rank=3:n=1' --seed 7
     "pmixsim: scenario=fence clients=50 nodes=1 seed=7 wall_s="*" trace="*" ok") ;;
     *) fail "drop:fence:rank=3: last line is '$last'" ;;
   esac
-  grep -q "^    node 0: injected drop:fence:rank=3:n=1$" "$tmp/out" || fail "drop:fence:rank=3: the fault was not injected"
+  grep -q "^    node 0: injected drop:fence:rank=3:nspace=sim.main:n=1$" "$tmp/out" || fail "drop:fence:rank=3: the fault was not injected"
   grep -q "^  faults           1 injected, 50 clients gave up" "$tmp/out" ||
     fail "drop:fence:rank=3: not 1 fault and 50 clients giving up"
   grep -q "stuck\|violation" "$tmp/out" && fail "drop:fence:rank=3: a client stuck or a violation"
@@ -114,17 +114,23 @@ if sim 0 --scenario fence --clients 40 --nodes 2 --faults 'drop:fence:rank=3:n=1
     *) fail "drop:fence:rank=3 on 2 nodes: last line is '$last'" ;;
   esac
 fi
-# A seeded random plan: equal seeds give equal hashes (they cover the injected decisions),
+# A seeded random plan: equal seeds give equal hashes (they cover the injected decisions and
+# every client's steps, failed or not), over interleavings that differ, and over several
+# nodes (whose fences fail whichever way a node learns of a lost participant first);
 # another seed another.
-for args in "--scenario cycle --clients 50" "--scenario mixed --clients 60 --nodes 2"; do
+for args in "--scenario cycle --clients 50" "--scenario mixed --clients 60 --nodes 2" \
+    "--scenario mixed --clients 90 --nodes 3"; do
   # shellcheck disable=SC2086
   sim 0 $args --faults random:rate=0.05 --seed 11 && a=$(trace_of "$last")
   grep -q "injected .*:n=1" "$tmp/out" || fail "$args random:rate=0.05: nothing injected"
   # shellcheck disable=SC2086
   sim 0 $args --faults random:rate=0.05 --seed 11 && b=$(trace_of "$last")
   # shellcheck disable=SC2086
+  sim 0 $args --faults random:rate=0.05 --seed 11 && c=$(trace_of "$last")
+  # shellcheck disable=SC2086
   sim 0 $args --faults random:rate=0.05 --seed 12 && d=$(trace_of "$last")
-  [ -n "${a:-}" ] && [ "$a" = "${b:-}" ] || fail "$args random:rate=0.05 seed 11 gave traces '$a' '$b'"
+  [ -n "${a:-}" ] && [ "$a" = "${b:-}" ] && [ "$a" = "${c:-}" ] ||
+    fail "$args random:rate=0.05 seed 11 gave traces '$a' '$b' '$c'"
   [ -n "${d:-}" ] && [ "$a" != "$d" ] || fail "$args random:rate=0.05: seeds 11 and 12 both gave trace '$a'"
 done
 

@@ -60,6 +60,12 @@ struct client_state {
   // closed connection; the client talks to no server any more (as a real
   // process would give up) but still arrives at and waits for its gates.
   bool broken = false;
+  // Under --faults: the server closed the connection while the client had
+  // nothing outstanding. It learns so at its next step that talks to the
+  // server (and gives up there), as a process learns at its next call: when
+  // the end of the stream is read does not enter the trace.
+  bool lost = false;
+  std::string steps;  // what entered the hash, with PMIXSIM_TRACE
   std::string in;   // a frame split across reads
   std::string out;  // bytes the socket did not take yet
   // Descriptors of shared data (docs/wire-format.md) that came with bytes
@@ -97,7 +103,13 @@ class driver {
   const step& current(std::uint32_t c) const { return p_.programs[p_.clients[c].program][st_[c].pc]; }
   std::size_t program_size(std::uint32_t c) const { return p_.programs[p_.clients[c].program].size(); }
   void record(std::uint32_t c, op o, std::uint64_t arg, pmix_status_t st) {
+    // Under faults which error a failed step gets may depend on timing
+    // (a collective names whichever participant it found gone first): the
+    // trace keeps success or failure.
+    if (faulted_ && st != PMIX_SUCCESS) st = PMIX_ERROR;
     auto& h = st_[c].hash;
+    if (trace_steps_)
+      st_[c].steps += std::string{op_name(o)} + ":" + std::to_string(arg) + ":" + std::to_string(st) + " ";
     h = fnv(fnv(fnv(h, static_cast<std::uint64_t>(o)), arg), static_cast<std::uint32_t>(st));
   }
   // ---- gates ----
@@ -131,6 +143,9 @@ class driver {
   std::uint64_t steps_done_ = 0, steps_total_ = 0;
   std::vector<std::int64_t> expect_connected_, expect_finalized_, maybe_connected_;
   const bool faulted_ = !p_.opt.faults.empty();
+  // PMIXSIM_TRACE=1: each client's traced steps (operation:argument:status)
+  // are printed at the end, to find where two runs' hashes part.
+  const bool trace_steps_ = std::getenv("PMIXSIM_TRACE") != nullptr;
   std::vector<std::int64_t> broken_on_;  // per node: clients broken under faults
   void give_up(std::uint32_t c, pmix_status_t status);
   // The fabric.
@@ -347,6 +362,8 @@ result driver::go() {
   if (p_.opt.progress) std::fprintf(stderr, "\r%60s\r", "");
 
   // The trace: every client's sequence, combined in client order.
+  if (trace_steps_)
+    for (std::uint32_t c = 0; c < st_.size(); ++c) std::fprintf(stderr, "client %u: %s\n", c, st_[c].steps.c_str());
   std::uint64_t h = fnv_offset;
   for (std::uint32_t c = 0; c < st_.size(); ++c) h = fnv(fnv(h, c), st_[c].hash);
   r_.trace = h;
@@ -567,6 +584,13 @@ void driver::advance(std::uint32_t c) {
   const auto& ns = p_.nspaces[who.nspace];
   while (!s.done && s.awaiting == 0) {
     if (s.pc >= program_size(c)) {
+      if (s.lost && !s.broken) {
+        // Lost with nothing left to do: not in the trace (whether the end
+        // of the stream came first is timing), but counted as given up.
+        s.broken = true;
+        ++broken_on_[who.node];
+        ++r_.broken;
+      }
       close_client(c);
       s.done = true;
       --running_;
@@ -575,6 +599,18 @@ void driver::advance(std::uint32_t c) {
     const step& st = current(c);
     if (s.broken && st.kind != op::arrive && st.kind != op::wait) {
       record(c, st.kind, 0, PMIX_ERR_UNREACH);
+      ++s.pc;
+      ++steps_done_;
+      continue;
+    }
+    if (s.lost && st.kind != op::arrive && st.kind != op::wait && st.kind != op::crash) {
+      // A commit has no answer: it goes nowhere, as into a socket whose
+      // end is not read yet. Any other step finds the connection gone.
+      if (st.kind == op::commit) {
+        record(c, st.kind, st.arg, PMIX_SUCCESS);
+      } else {
+        give_up(c, PMIX_ERR_LOST_CONNECTION);
+      }
       ++s.pc;
       ++steps_done_;
       continue;
@@ -588,7 +624,10 @@ void driver::advance(std::uint32_t c) {
           return;
         }
         const bool tool = st.kind == op::connect && st.arg == 1;
-        const pmix::proc_id proc{tool ? std::string{} : ns.name, tool ? pmix::rank_undef : who.rank};
+        // A tool names itself (as PMIX_TOOL_NSPACE / PMIX_TOOL_RANK do):
+        // "sim.tool.<t>" rank 0, so the fault plane counts each tool's
+        // steps apart whatever order the tools connect in.
+        const pmix::proc_id proc{tool ? "sim.tool." + std::to_string(who.rank) : ns.name, tool ? 0 : who.rank};
         const auto msg = proto::connect_request(pmix::protocol::wire_version,
                                                 tool ? proto::role::tool : proto::role::client, proc,
                                                 static_cast<std::int32_t>(getpid()), proto::library_version, {});
@@ -676,7 +715,7 @@ void driver::readable(std::uint32_t c) {
         ++steps_done_;
         advance(c);
       } else {
-        give_up(c, PMIX_ERR_LOST_CONNECTION);
+        s.lost = true;
       }
       return;
     }
@@ -836,6 +875,8 @@ void driver::completed(std::uint32_t c, pmix_status_t status, std::uint64_t arg)
   r_.latency_us[static_cast<int>(st.kind)].push_back(static_cast<std::uint32_t>(now_us() - s.started));
   ++r_.ops;
   if (status == st.also) status = st.expect;
+  // Under faults an expected failure may come as another error.
+  if (faulted_ && st.expect != PMIX_SUCCESS && status != PMIX_SUCCESS) status = st.expect;
   record(c, st.kind, arg, status);
   s.awaiting = 0;
   if (faulted_ && status != st.expect) {

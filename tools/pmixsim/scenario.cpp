@@ -110,6 +110,7 @@ bool build_plan(const options& o, plan& p, std::string& error) {
   };
   std::vector<extra> extras;  // tools, clones, the victim job, probes
   pmix_status_t fence_status = PMIX_SUCCESS, fence_also = 1;
+  std::uint32_t victim_gate = 0;  // (dereg) opens once the victim job is deregistered
   std::uint32_t round = 0;
   auto live_count = [&] { return static_cast<std::uint32_t>(std::count(live.begin(), live.end(), true)); };
   auto barrier = [&] {
@@ -179,6 +180,7 @@ bool build_plan(const options& o, plan& p, std::string& error) {
       // namespace; a probe then finds them gone. Then a share of the main
       // job's ranks finalize and are deregistered: the rest's fence fails.
       const auto victim_done = gate(victim_size, gate_action::deregister_victim);
+      victim_gate = victim_done;
       const nspace_plan victim = p.nspaces[1];
       for (std::uint32_t r = 0; r < victim_size; ++r) {
         extra e;
@@ -205,8 +207,11 @@ bool build_plan(const options& o, plan& p, std::string& error) {
           live[r] = false;
         }
         if (fence_status == PMIX_SUCCESS) fence_status = PMIX_ERR_UNREACH;
+        // The rest go on once the leavers are deregistered: their fence
+        // fails for it, or (under faults) may fail earlier, and the host
+        // must not deregister the whole job before it deregistered those.
         for (std::uint32_t r = 0; r < n; ++r)
-          if (live[r]) fence_round(r);
+          if (live[r]) fence_round(r), progs[r].push_back({op::wait, left});
         ++round;
         barrier();
       }
@@ -252,6 +257,8 @@ bool build_plan(const options& o, plan& p, std::string& error) {
     extra probe;
     probe.who = {k, 0, 0, 0, false, false};
     probe.prog = {{op::wait, end}, {op::connect, 0, PMIX_ERR_NOT_FOUND}};
+    // The victim job goes at its own gate, which the end does not wait for.
+    if (wants_dereg && k == p.victim) probe.prog.insert(probe.prog.begin(), {op::wait, victim_gate});
     extras.push_back(std::move(probe));
   }
 
