@@ -303,8 +303,10 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
     rt->cfg_.add_thread_hook<progress_hook>(rt->binding_);
   }
   rt->system_ = std::make_unique<caf::actor_system>(rt->cfg_);
-  if (rt->external_)
+  if (rt->external_) {
     rt->manual_ = &dynamic_cast<caf::scheduler::test_coordinator&>(rt->system_->scheduler());
+    rt->actors_ = std::make_unique<actor_loop>(*rt->system_, *rt->manual_);
+  }
   rt->root_ = rt->system_->spawn(actors::server_actor, actors::context_ptr{ctx});
   // Drop this thread's reference to CAF's logger, or ~actor_system would
   // wait for this (user) thread to exit (notes/caf-0.17.md 5.2).
@@ -448,70 +450,7 @@ void runtime::loop() {
       posted_ = std::vector<posted>();
       posted_.reserve(64);
     }
-    follow_clock();
-    run_actors();
-    next_timeout_ms_ = follow_clock();
-  }
-}
-
-int runtime::follow_clock() {
-  auto& clock = manual_->clock();
-  const auto real = std::chrono::steady_clock::now();
-  if (!clock_started_) {
-    clock_started_ = true;
-    clock_base_real_ = real;
-    clock_base_sim_ = clock.current_time;
-  }
-  const auto target = clock_base_sim_ + (real - clock_base_real_);
-  if (target > clock.current_time) manual_->advance_time(target - clock.current_time);
-  if (!clock.has_pending_timeout()) return -1;
-  const auto next = clock.schedule().begin()->first;
-  if (next <= clock.current_time) return 0;
-  const auto wait = std::chrono::ceil<std::chrono::milliseconds>(next - clock.current_time).count();
-  return static_cast<int>(std::min<decltype(wait)>(wait, 60000));
-}
-
-namespace {
-
-// Where an actor that gives up its turn is queued again: the coordinator's
-// job queue, as CAF's own workers do.
-class loop_unit : public caf::execution_unit {
- public:
-  loop_unit(caf::actor_system* system, caf::scheduler::test_coordinator* coordinator)
-      : caf::execution_unit(system), coordinator_(coordinator) {}
-  void exec_later(caf::resumable* job) override {
-    static_cast<caf::scheduler::abstract_coordinator*>(coordinator_)->enqueue(job);
-  }
-
- private:
-  caf::scheduler::test_coordinator* coordinator_;
-};
-
-}  // namespace
-
-// The manual scheduler's run() resumes an actor for one message at a time
-// (it was made for tests that step through messages): a burst of 10,000 host
-// calls to one actor then paid a full resume each. This runs every ready
-// actor the way CAF's workers do, up to a number of messages per turn, and
-// queues it again behind the others if it has more.
-void runtime::run_actors() {
-  constexpr std::size_t max_throughput = 64;
-  loop_unit unit{system_.get(), manual_};
-  auto& jobs = manual_->jobs;
-  while (!jobs.empty()) {
-    auto* job = jobs.front();
-    jobs.pop_front();
-    switch (job->resume(&unit, max_throughput)) {
-      case caf::resumable::resume_later:
-        jobs.push_back(job);
-        break;
-      case caf::resumable::awaiting_message:
-      case caf::resumable::done:
-        caf::intrusive_ptr_release(job);
-        break;
-      case caf::resumable::shutdown_execution_unit:
-        break;
-    }
+    next_timeout_ms_ = actors_->settle();
   }
 }
 
@@ -599,8 +538,7 @@ void runtime::progress(int timeout_ms) {
   std::lock_guard<std::recursive_mutex> guard{ctx_->gate->mutex()};
   progress::scope in_library;
   io_->step(timeout_ms);
-  follow_clock();
-  run_actors();
+  actors_->settle();
 }
 
 pmix_status_t install_faults(actors::server_context& ctx, host::module& host, const std::string& plan,

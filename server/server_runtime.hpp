@@ -19,6 +19,7 @@
 
 #include "actors/context.hpp"
 #include "actors/messages.hpp"
+#include "server/actor_loop.hpp"
 #include "server/host_module.hpp"
 #include "server/rendezvous.hpp"
 #include "server/server_directives.hpp"
@@ -133,16 +134,10 @@ class runtime {
   void post(caf::actor_addr to, caf::message m);
   std::atomic<bool> stopped_{false};
   caf::scheduler::test_coordinator* manual_ = nullptr;  // with external progress
-  // With external progress and in loop mode: runs the actors that have work.
-  void run_actors();
-  // The manual scheduler's clock is simulated (CAF's test_actor_clock):
-  // delayed messages fire only when it advances. This moves it to the real
-  // time passed and returns how long until the next delayed message, in ms
-  // (-1: none pending). Under the gate's lock, on the thread running actors.
-  int follow_clock();
-  bool clock_started_ = false;
-  std::chrono::steady_clock::time_point clock_base_real_;
-  caf::actor_clock::time_point clock_base_sim_;
+  // With external progress and in loop mode: runs the actors that have work
+  // and follows the clock (server/actor_loop.hpp). Under the gate's lock, on
+  // the thread running actors.
+  std::unique_ptr<actor_loop> actors_;
   int next_timeout_ms_ = -1;  // loop mode: the longest the loop may sleep
   // Loop mode: sends posted_ (see the definition).
   void send_posted();

@@ -68,7 +68,7 @@ for seed in 1 2 3; do
       "fail:query" "late:query:ms=$((seed * 20))" "twice:query" \
       "kill:peer:at=query:n=1" "kill:rank:at=query:n=1" "kill:nspace:at=query:n=1" \
       "fail:tool_connected" "late:tool_connected:ms=$((seed * 20))" "twice:tool_connected" \
-      "timeout:tool_connected:ms=50"; do
+      "timeout:tool_connected:ms=50" "random:rate=0.2:kinds=delay,dup,reorder,fail,late,twice"; do
     run_tool "tool attach: $plan" $seed "$plan"
   done
   # Host deregistration: a rank's last messages still in flight (delayed,
@@ -85,6 +85,8 @@ for seed in 1 2 3; do
 done
 
 # Regressions, each named after the seed that found it.
+run_tool "regression seed 24 (a held fence's flush came due while the loop ran actors, and waited for a socket event)" 24 \
+  "random:rate=0.2:kinds=delay,dup,reorder,fail,late,twice"
 FAULT_CLIENT_TOOL=$PPS run "regression seed 10 (a host answering a tool's query twice answered the tool twice)" 10 \
   "twice:query:nspace=pmixrun-server.{pid}.tool.0"
 run "regression seed 7 (a failed peer left its socket open)" 7 "kill:peer:at=fence:rank=1"
