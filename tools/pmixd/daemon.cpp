@@ -7,6 +7,7 @@
 #include <caf/stateful_actor.hpp>
 #include <caf/io/middleman.hpp>
 #include <caf/io/middleman_actor.hpp>
+#include <caf/openssl/manager.hpp>
 #include <caf/send.hpp>
 
 #include <algorithm>
@@ -621,7 +622,9 @@ void begin_job(self_ptr self, job_plan plan) {
     st.hellos.erase(early);
     for (auto& [n, peer] : hellos) add_peer(self, s, n, peer);
   }
-  auto mm = self->system().middleman().actor_handle();
+  // Through CAF's OpenSSL module: the other daemon must hold the session key
+  // too (credentials.hpp).
+  auto mm = self->system().openssl_manager().actor_handle();
   for (uint32_t n = 0; n < plan.this_node; ++n) {
     std::string host;
     uint16_t port = 0;
