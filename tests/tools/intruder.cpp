@@ -124,15 +124,24 @@ int main(int argc, char** argv) {
     auto mm = tls ? sys.openssl_manager().actor_handle() : sys.middleman().actor_handle();
     caf::actor daemon;
     std::string why;
-    self->request(mm, std::chrono::seconds(10), caf::connect_atom::value, host, port)
-        .receive(
-            [&](const caf::node_id&, caf::strong_actor_ptr& ptr, const std::set<std::string>&) {
-              if (ptr)
-                daemon = caf::actor_cast<caf::actor>(ptr);
-              else
-                why = "no actor at that port";
-            },
-            [&](caf::error& e) { why = sys.render(e); });
+    // connection_timeout: CAF's heartbeat tick came before the daemon's
+    // first bytes (pmixd's connect_peer in daemon.cpp); tried again.
+    for (int attempt = 1; attempt <= 10; ++attempt) {
+      bool timed_out = false;
+      self->request(mm, std::chrono::seconds(10), caf::connect_atom::value, host, port)
+          .receive(
+              [&](const caf::node_id&, caf::strong_actor_ptr& ptr, const std::set<std::string>&) {
+                if (ptr)
+                  daemon = caf::actor_cast<caf::actor>(ptr);
+                else
+                  why = "no actor at that port";
+              },
+              [&](caf::error& e) {
+                why = sys.render(e);
+                timed_out = e == caf::sec::connection_timeout;
+              });
+      if (!timed_out) break;
+    }
     if (!daemon) {
       std::printf("intruder: no handle: %s\n", why.c_str());
       std::fflush(stdout);

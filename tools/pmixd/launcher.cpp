@@ -537,6 +537,9 @@ bool start_daemons(const options& opt, const std::string& key_text, std::vector<
         text.erase(0, nl + 1);
         if (line.rfind("pmixd-ready ", 0) == 0) {
           out[k].address = line.substr(12);
+          if (opt.verbose)
+            std::fprintf(stderr, "pmixrun: the pmixd on %s listens on %s\n", out[k].host.c_str(),
+                         out[k].address.c_str());
           break;
         }
         continue;
