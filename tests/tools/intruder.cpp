@@ -6,10 +6,12 @@
 //   intruder tls DIR ADDR:PORT MARKER   CAF's OpenSSL module with the key in DIR
 //                                       (pmixd credentials DIR: another session's
 //                                       key; or the session's own, as the control)
+//   intruder anonymous ADDR:PORT MARKER CAF's OpenSSL module without any key (CAF
+//                                       then offers anonymous ECDH only)
 //   intruder garbage ADDR:PORT          raw TCP: random bytes, a broken TLS hello,
 //                                       a connection that stays silent
 //
-// plain and tls ask for the daemon's handle (10 s at most). Without one they
+// plain, anonymous and tls ask for the daemon's handle (10 s at most). Without one they
 // print "intruder: no handle: ERROR" and exit 0. With one they print
 // "intruder: got the daemon's handle", send a job plan of one process,
 // `/bin/sh -c 'touch MARKER'`, print the daemon's answer, wait (10 s at most)
@@ -98,8 +100,11 @@ int main(int argc, char** argv) {
   uint16_t port = 0;
   if (mode == "garbage" && argc == 3 && split(argv[2], host, port)) return garbage(host, port);
   const bool tls = mode == "tls" && argc == 5;
-  if (!(tls || (mode == "plain" && argc == 4)) || !split(argv[tls ? 3 : 2], host, port)) {
-    std::fprintf(stderr, "usage: intruder plain ADDR:PORT MARKER | tls DIR ADDR:PORT MARKER | garbage ADDR:PORT\n");
+  const bool anonymous = mode == "anonymous" && argc == 4;
+  if (!(tls || anonymous || (mode == "plain" && argc == 4)) || !split(argv[tls ? 3 : 2], host, port)) {
+    std::fprintf(stderr,
+                 "usage: intruder plain ADDR:PORT MARKER | anonymous ADDR:PORT MARKER | tls DIR ADDR:PORT MARKER |\n"
+                 "                garbage ADDR:PORT\n");
     return 2;
   }
   const std::string marker = argv[tls ? 4 : 3];
@@ -116,12 +121,14 @@ int main(int argc, char** argv) {
       return 2;
     }
     pmixd::use_credentials(cfg, creds);
+  } else if (anonymous) {
+    cfg.load<caf::openssl::manager>();
   }
   int code = 0;
   {
     caf::actor_system sys{cfg};
     caf::scoped_actor self{sys};
-    auto mm = tls ? sys.openssl_manager().actor_handle() : sys.middleman().actor_handle();
+    auto mm = tls || anonymous ? sys.openssl_manager().actor_handle() : sys.middleman().actor_handle();
     caf::actor daemon;
     std::string why;
     // connection_timeout: CAF's heartbeat tick came before the daemon's

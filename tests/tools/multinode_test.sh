@@ -23,7 +23,8 @@
 #   - node death: publishes fail with PMIX_ERR_UNREACH when node 0 (the data store's) is
 #     killed; a notify and then a spawn fail with it when node 3 is killed
 #   - the session key (docs/multinode.md, "Who may talk to a daemon"): from node 0, a peer
-#     over CAF's plain middleman, one with another session's key and pmixrun with that key get
+#     over CAF's plain middleman, one over anonymous TLS, one with another session's key and
+#     pmixrun with that key get
 #     no handle of node 3's daemon and its plan's marker file never appears; raw garbage does
 #     not hurt the daemon; the control (the session's key) gets the handle and its plan runs;
 #     the real job then runs on all 4 nodes. Every daemon listens on its node's address only.
@@ -220,6 +221,7 @@ for ns in \$MULTINODE_NAMESPACES; do
   echo "listening in \$ns: \$(ip netns exec "\$ns" ss -Hltn | awk '{print \$4}' | sort | tr '\\n' ' ')"
 done
 "$intruder" plain "\$last" "$tmp/marks/plain"
+"$intruder" anonymous "\$last" "$tmp/marks/anonymous"
 "$intruder" tls "$tmp/otherkey" "\$last" "$tmp/marks/otherkey"
 timeout 60 "$PMIXRUN" --daemons "\$last" --credentials "$tmp/otherkey" -n 1 /bin/sh -c "touch $tmp/marks/pmixrun"
 echo "pmixrun with another key: status \$?"
@@ -229,13 +231,13 @@ echo "control: status \$?"
 ATTACK
 MULTINODE_BEFORE="sh $tmp/attack.sh" PMIXRUN_ARGS="--timeout 60" run 4 2 "$client" putget; st=$?
 expect "the session key: only its holders reach a daemon, which keeps serving" $st 0 \
-  "$tmp/out" '^intruder: no handle: ' 2 "$tmp/out" "^intruder: got the daemon's handle\$" 1 \
+  "$tmp/out" '^intruder: no handle: ' 3 "$tmp/out" "^intruder: got the daemon's handle\$" 1 \
   "$tmp/out" '^pmixrun: cannot reach the daemon at 10\.77\.0\.4:[0-9]+: .*same session key' 1 \
   "$tmp/out" '^pmixrun with another key: status 1$' 1 \
   "$tmp/out" '^intruder: garbage sent on 3 connections$' 1 \
   "$tmp/out" "^intruder: $tmp/marks/control made\$" 1 "$tmp/out" '^control: status 3$' 1 \
   "$tmp/out" '^OK putget rank=[0-7] node=[0-3]$' 8 "$tmp/out" '^FAIL' 0
-for mark in plain otherkey pmixrun; do
+for mark in plain anonymous otherkey pmixrun; do
   if [ -e "$tmp/marks/$mark" ]; then fail "the session key: the daemon ran the plan of '$mark'" "$tmp/out"; fi
 done
 for k in 0 1 2 3; do
