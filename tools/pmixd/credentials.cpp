@@ -258,7 +258,8 @@ bool receive_credentials(int fd, int timeout_ms, credentials& out, std::string& 
   }
   const credentials c = paths_in(dir);
   bool written = true;
-  for (const auto& [path, part] : {std::make_pair(c.cert, text.substr(0, split)), std::make_pair(c.key, text.substr(split))}) {
+  const std::pair<std::string, std::string> files[] = {{c.cert, text.substr(0, split)}, {c.key, text.substr(split)}};
+  for (const auto& [path, part] : files) {
     FILE* f = create_private(path);
     if (f == nullptr) {
       written = false;

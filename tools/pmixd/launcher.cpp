@@ -508,6 +508,7 @@ bool start_daemons(const options& opt, const std::string& key_text, std::vector<
       return false;
     }
     if (pid == 0) {
+      for (const int sig : {SIGINT, SIGTERM, SIGHUP}) ::signal(sig, SIG_DFL);  // the key is the parent's
       ::dup2(in[0], 0);
       ::dup2(outp[1], 1);
       ::setpgid(0, 0);  // a ^C at the terminal is the launcher's to handle
@@ -581,6 +582,25 @@ void stop_daemons(std::vector<started_daemon>& daemons) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   }
+}
+
+// The key directory this run made (directory, certificate, key), removed
+// when a signal ends the launcher (SIGINT at the terminal); it ends by that
+// signal then, as it did before.
+char made_key[3][PATH_MAX];
+
+void remove_key_and_end(int sig) {
+  ::unlink(made_key[2]);
+  ::unlink(made_key[1]);
+  ::rmdir(made_key[0]);
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+void remove_key_on_signals(const pmixd::credentials& c) {
+  const std::string* parts[3] = {&c.dir, &c.cert, &c.key};
+  for (int k = 0; k < 3; ++k) std::snprintf(made_key[k], sizeof made_key[k], "%s", parts[k]->c_str());
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) ::signal(sig, remove_key_and_end);
 }
 
 void usage() {
@@ -704,6 +724,7 @@ int run_launcher(caf::actor_system_config& cfg, int argc, char** argv) {
       return 1;
     }
     made_here = true;
+    remove_key_on_signals(creds);
   }
   struct key_owner {
     pmixd::credentials c;
@@ -806,8 +827,9 @@ int run_job(caf::actor_system_config& cfg, const options& opt) {
         for (;;) {
           caf::actor found;
           std::string why;
-          const auto left = std::max(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock_type::now()),
-                                     std::chrono::milliseconds(500));
+          const auto left =
+              std::max(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock_type::now()),
+                       std::chrono::milliseconds(500));
           self->request(mm, left, caf::connect_atom::value, host, port)
               .receive(
                   [&](const caf::node_id&, caf::strong_actor_ptr& ptr, const std::set<std::string>&) {

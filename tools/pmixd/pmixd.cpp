@@ -29,12 +29,13 @@
 //
 // A daemon hosts the PMIx server of its node (our libpmix.so.2, the standard
 // server API), publishes its daemon actor (daemon.hpp) on a TCP port with
-// CAF's middleman through CAF's OpenSSL module, and runs the local processes of the jobs launchers send
-// it with pmixrun's launcher (tools/pmixrun/jobs.hpp: registration, fork,
-// reaping), output forwarder (tools/pmixrun/iof.hpp, whose units go to
-// the launcher) and input forwarder (tools/pmixrun/stdin.hpp: every
-// process's stdin is a pipe that takes what is pushed to it, from this node
-// or another). It runs until SIGINT or SIGTERM.
+// CAF's middleman through CAF's OpenSSL module (TLS; credentials.hpp), and
+// runs the local processes of the jobs launchers send it with pmixrun's
+// launcher (tools/pmixrun/jobs.hpp: registration, fork, reaping), output
+// forwarder (tools/pmixrun/iof.hpp, whose units go to the launcher) and
+// input forwarder (tools/pmixrun/stdin.hpp: every process's stdin is a pipe
+// that takes what is pushed to it, from this node or another). It runs until
+// SIGINT or SIGTERM.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
@@ -256,7 +257,8 @@ int run_daemon(int argc, char** argv) {
       std::fprintf(stderr, "pmixd: --listen auto: this node has no IPv4 address outside loopback; give --listen\n");
       return 2;
     }
-    if (verbose) std::fprintf(stderr, "pmixd %s: listening on %s (%s)\n", name.c_str(), listen_host.c_str(), how.c_str());
+    if (verbose)
+      std::fprintf(stderr, "pmixd %s: listening on %s (%s)\n", name.c_str(), listen_host.c_str(), how.c_str());
   }
 
   // Signals as pmixrun takes them: synchronously, from a signalfd, blocked
@@ -403,7 +405,8 @@ int run_daemon(int argc, char** argv) {
     });
   };
   daemon = pmixd::spawn_daemon(*sys, dc);
-  auto port = caf::openssl::publish(daemon, listen_port, listen_host == "0.0.0.0" ? nullptr : listen_host.c_str(), true);
+  auto port =
+      caf::openssl::publish(daemon, listen_port, listen_host == "0.0.0.0" ? nullptr : listen_host.c_str(), true);
   if (!port) {
     std::fprintf(stderr, "pmixd: cannot listen on %s: %s\n", listen.c_str(), sys->render(port.error()).c_str());
     caf::anon_send_exit(daemon, caf::exit_reason::user_shutdown);
