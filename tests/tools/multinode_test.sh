@@ -27,7 +27,8 @@
 #     pmixrun with that key get
 #     no handle of node 3's daemon and its plan's marker file never appears; raw garbage does
 #     not hurt the daemon; the control (the session's key) gets the handle and its plan runs;
-#     the real job then runs on all 4 nodes. Every daemon listens on its node's address only.
+#     the real job then runs on all 4 nodes; the daemon logs each refusal with its reason.
+#     Every daemon listens on its node's address only.
 #     pmixrun --hosts hands the key over stdin (not on the command line) and leaves no key
 #     file behind. pmixd without a key, with a key others may read, or with garbage on stdin,
 #     and pmixrun --daemons without a key, refuse to start
@@ -229,7 +230,7 @@ echo "pmixrun with another key: status \$?"
 "$intruder" tls "\$MULTINODE_KEY" "\$last" "$tmp/marks/control"
 echo "control: status \$?"
 ATTACK
-MULTINODE_BEFORE="sh $tmp/attack.sh" PMIXRUN_ARGS="--timeout 60" run 4 2 "$client" putget; st=$?
+MULTINODE_VERBOSE=1 MULTINODE_BEFORE="sh $tmp/attack.sh" PMIXRUN_ARGS="--timeout 60" run 4 2 "$client" putget; st=$?
 expect "the session key: only its holders reach a daemon, which keeps serving" $st 0 \
   "$tmp/out" '^intruder: no handle: ' 3 "$tmp/out" "^intruder: got the daemon's handle\$" 1 \
   "$tmp/out" '^pmixrun: cannot reach the daemon at 10\.77\.0\.4:[0-9]+: .*same session key' 1 \
@@ -239,6 +240,13 @@ expect "the session key: only its holders reach a daemon, which keeps serving" $
   "$tmp/out" '^OK putget rank=[0-7] node=[0-3]$' 8 "$tmp/out" '^FAIL' 0
 for mark in plain anonymous otherkey pmixrun; do
   if [ -e "$tmp/marks/$mark" ]; then fail "the session key: the daemon ran the plan of '$mark'" "$tmp/out"; fi
+done
+# Node 3's daemon logs each refused connection with OpenSSL's reason (CAF reports none):
+# plain BASP and random bytes, anonymous TLS, another session's key (intruder, then
+# pmixrun's retries).
+for want in 'wrong version number:2' 'peer did not return a certificate:1' 'alert unknown ca:2'; do
+  n=$(grep -cE "^pmixd: refused a TLS connection from .*: error:.*${want%:*}\$" "$tmp/out")
+  if [ "$n" -lt "${want##*:}" ]; then fail "the session key: $n refusals logged for '${want%:*}', want at least ${want##*:}" "$tmp/out"; fi
 done
 for k in 0 1 2 3; do
   if ! grep -qE "^listening in $MULTINODE_TAG-$k: 10\.77\.0\.$((k + 1)):[0-9]+ \$" "$tmp/out"; then
