@@ -11,13 +11,14 @@ build_packages=(
   g++ pkg-config python3
   bazel-bootstrap bazel-platforms
   libcaf-dev libprotobuf-dev protobuf-compiler libhwloc-dev
-  libssl-dev    # the server's own credentials (HMAC-SHA256, actors/credential.cpp)
+  libssl-dev    # the server's own credentials (HMAC-SHA256, actors/credential.cpp), pmixd's TLS session key
+                # (libcaf-dev brings CAF's OpenSSL module, libcaf-openssl0.17)
   zlib1g-dev    # PMIx_Data_compress (zlib.h; libz.so.1 is loaded on first use)
   python3-dev pybind11-dev   # the Python module (python/, docs/python.md)
 )
 test_packages=(
   doctest-dev
-  iproute2      # network namespaces for the remote-connection test
+  iproute2      # network namespaces (ip netns) and ss for the remote-connection and multinode tests
   libpmix-dev   # OpenPMIx 4.2.2 headers: the ABI test compares against them
   python3-pytest  # the Python module's tests (tests/python)
   # Real hosts and MPI programs on our library (tests/hosts, docs/hosts.md)

@@ -22,6 +22,16 @@
 #     (and ending them), and an agent that fails
 #   - node death: publishes fail with PMIX_ERR_UNREACH when node 0 (the data store's) is
 #     killed; a notify and then a spawn fail with it when node 3 is killed
+#   - the session key (docs/multinode.md, "Who may talk to a daemon"): from node 0, a peer
+#     over CAF's plain middleman, one over anonymous TLS, one with another session's key and
+#     pmixrun with that key get
+#     no handle of node 3's daemon and its plan's marker file never appears; raw garbage does
+#     not hurt the daemon; the control (the session's key) gets the handle and its plan runs;
+#     the real job then runs on all 4 nodes; the daemon logs each refusal with its reason.
+#     Every daemon listens on its node's address only.
+#     pmixrun --hosts hands the key over stdin (not on the command line) and leaves no key
+#     file behind. pmixd without a key, with a key others may read, or with garbage on stdin,
+#     and pmixrun --daemons without a key, refuse to start
 # Needs root and iproute2: it fails (does not skip) without them.
 set -uo pipefail
 if [ "$(id -u)" -ne 0 ]; then
@@ -34,6 +44,7 @@ if ! command -v ip >/dev/null; then
 fi
 demo=tools/multinode/demo.sh
 client=$PWD/tests/tools/multinode_client
+intruder=$PWD/tests/tools/intruder
 export PMIXRUN=$PWD/tools/pmixrun/pmixrun
 export PMIXD=$PWD/tools/pmixd/pmixd
 tmp=$(mktemp -d /tmp/mntest.XXXXXX)
@@ -198,6 +209,79 @@ timeout 60 "$PMIXRUN" --hosts a,b --launch-agent false -n 2 /bin/true >"$tmp/out
 took=$(( $(date +%s) - start ))
 expect "a launch agent that fails" $st 1 "$tmp/out" '^pmixrun: the pmixd on (a|b) did not start \(false .(a|b).\)$' 2
 if [ "$took" -gt 10 ]; then fail "a launch agent that fails: $took s, want at most 10" "$tmp/out"; fi
+
+# The session key. From node 0, against node 3's daemon: CAF's plain middleman, another
+# session's key (a peer, then pmixrun itself), raw garbage, then the control with the
+# session's key (its plan must run: the test of the others can fail); then the job itself.
+"$PMIXD" credentials "$tmp/otherkey" >/dev/null
+mkdir "$tmp/marks"
+cat >"$tmp/attack.sh" <<ATTACK
+set -u
+last=\${MULTINODE_DAEMONS##*,}
+for ns in \$MULTINODE_NAMESPACES; do
+  echo "listening in \$ns: \$(ip netns exec "\$ns" ss -Hltn | awk '{print \$4}' | sort | tr '\\n' ' ')"
+done
+"$intruder" plain "\$last" "$tmp/marks/plain"
+"$intruder" anonymous "\$last" "$tmp/marks/anonymous"
+"$intruder" tls "$tmp/otherkey" "\$last" "$tmp/marks/otherkey"
+timeout 60 "$PMIXRUN" --daemons "\$last" --credentials "$tmp/otherkey" -n 1 /bin/sh -c "touch $tmp/marks/pmixrun"
+echo "pmixrun with another key: status \$?"
+"$intruder" garbage "\$last"
+"$intruder" tls "\$MULTINODE_KEY" "\$last" "$tmp/marks/control"
+echo "control: status \$?"
+ATTACK
+MULTINODE_VERBOSE=1 MULTINODE_BEFORE="sh $tmp/attack.sh" PMIXRUN_ARGS="--timeout 60" run 4 2 "$client" putget; st=$?
+expect "the session key: only its holders reach a daemon, which keeps serving" $st 0 \
+  "$tmp/out" '^intruder: no handle: ' 3 "$tmp/out" "^intruder: got the daemon's handle\$" 1 \
+  "$tmp/out" '^pmixrun: cannot reach the daemon at 10\.77\.0\.4:[0-9]+: .*same session key' 1 \
+  "$tmp/out" '^pmixrun with another key: status 1$' 1 \
+  "$tmp/out" '^intruder: garbage sent on 3 connections$' 1 \
+  "$tmp/out" "^intruder: $tmp/marks/control made\$" 1 "$tmp/out" '^control: status 3$' 1 \
+  "$tmp/out" '^OK putget rank=[0-7] node=[0-3]$' 8 "$tmp/out" '^FAIL' 0
+for mark in plain anonymous otherkey pmixrun; do
+  if [ -e "$tmp/marks/$mark" ]; then fail "the session key: the daemon ran the plan of '$mark'" "$tmp/out"; fi
+done
+# Node 3's daemon logs each refused connection with OpenSSL's reason (CAF reports none):
+# plain BASP and random bytes, anonymous TLS, another session's key (intruder, then
+# pmixrun's retries).
+for want in 'wrong version number:2' 'peer did not return a certificate:1' 'alert unknown ca:2'; do
+  n=$(grep -cE "^pmixd: refused a TLS connection from .*: error:.*${want%:*}\$" "$tmp/out")
+  if [ "$n" -lt "${want##*:}" ]; then fail "the session key: $n refusals logged for '${want%:*}', want at least ${want##*:}" "$tmp/out"; fi
+done
+for k in 0 1 2 3; do
+  if ! grep -qE "^listening in $MULTINODE_TAG-$k: 10\.77\.0\.$((k + 1)):[0-9]+ \$" "$tmp/out"; then
+    fail "the daemon of node $k does not listen on its node's address only" "$tmp/out"
+  fi
+done
+
+# pmixrun --hosts: a fresh key, handed to each daemon on its stdin, gone at the end.
+MULTINODE_AGENT=1 PMIXRUN_ARGS="--timeout 60 --verbose" run 4 1 /bin/true; st=$?
+expect "pmixrun --hosts hands the session key over stdin" $st 0 \
+  "$tmp/out" '^pmixrun: starting ip netns exec .* --credentials-stdin --announce --lifeline$' 4 \
+  "$tmp/out" 'PRIVATE KEY|BEGIN' 0 \
+  "$tmp/out" "^pmixrun: the pmixd on $MULTINODE_TAG-[0-3] listens on 10\.77\.0\.[1-4]:[0-9]+\$" 4
+left=$(find "$tmp" -maxdepth 1 -name '*credentials*' | tr '\n' ' ')
+if [ -n "$left" ]; then fail "pmixrun --hosts left key directories: $left"; fi
+
+# Refusals, at once and with a message.
+mkdir -m 700 "$tmp/emptykey"
+for args in "--listen 127.0.0.1:0" "--credentials $tmp/emptykey --listen 127.0.0.1:0"; do
+  # shellcheck disable=SC2086
+  timeout 10 "$PMIXD" $args >"$tmp/out" 2>&1; st=$?
+  expect "pmixd $args refuses to start" $st 2 "$tmp/out" '^pmixd: (give the session key|refusing to start)' 1
+done
+"$PMIXD" credentials "$tmp/openkey" >/dev/null
+chmod 644 "$tmp/openkey/key.pem"
+timeout 10 "$PMIXD" --credentials "$tmp/openkey" --listen 127.0.0.1:0 >"$tmp/out" 2>&1; st=$?
+expect "pmixd refuses a key others may read" $st 2 "$tmp/out" 'key.pem: the key must be readable by its owner only' 1
+echo "not a key" | timeout 10 "$PMIXD" --credentials-stdin --listen 127.0.0.1:0 >"$tmp/out" 2>&1; st=$?
+expect "pmixd refuses garbage on stdin" $st 2 "$tmp/out" '^pmixd: refusing to start: the session key from stdin: ' 1
+timeout 10 "$PMIXRUN" --daemons 127.0.0.1:1 -n 1 /bin/true >"$tmp/out" 2>&1; st=$?
+expect "pmixrun --daemons without a key" $st 2 "$tmp/out" '^pmixrun: --daemons needs --credentials DIR' 1
+"$PMIXD" credentials "$tmp/newkey" >/dev/null
+if [ "$(stat -c %a "$tmp/newkey") $(stat -c %a "$tmp/newkey/key.pem") $(stat -c %a "$tmp/newkey/cert.pem")" != "700 600 600" ]; then
+  fail "pmixd credentials: modes $(stat -c %a "$tmp/newkey" "$tmp/newkey/key.pem" "$tmp/newkey/cert.pem" | tr '\n' ' '), want 700 600 600"
+fi
 
 # Nothing is left behind.
 if ip netns list | grep -q "^$MULTINODE_TAG-"; then

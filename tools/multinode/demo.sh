@@ -9,6 +9,10 @@
 # runs on the first node. Removes everything it made and exits with the
 # job's status. Needs root and iproute2. docs/multinode.md.
 #
+# The daemons it starts share a session key it makes (pmixd credentials) and
+# listen on their node's address (pmixd's default, --listen auto); with
+# MULTINODE_AGENT=1 pmixrun makes the key and hands it to them itself.
+#
 # Environment:
 #   PMIXRUN, PMIXD       the binaries (default: bazel-bin/tools/..., or tools/... from the
 #                        current folder, as in a Bazel test's runfiles)
@@ -21,6 +25,10 @@
 #   MULTINODE_AGENT=1    pmixrun starts the daemons itself: pmixrun --hosts TAG-0,... --launch-agent
 #                        'ip netns exec {host}' (the nodes are then named after their namespaces;
 #                        the daemons write to pmixrun's stderr; no MULTINODE_KILL)
+#   MULTINODE_BEFORE=CMD run in node 0's namespace (sh -c) once the daemons listen, before
+#                        pmixrun, with MULTINODE_DAEMONS (ADDR:PORT,...), MULTINODE_KEY (the
+#                        session key's directory) and MULTINODE_NAMESPACES (one per node) set;
+#                        if it fails, so does demo.sh (status 1)
 set -euo pipefail
 
 if [ $# -lt 3 ]; then
@@ -133,10 +141,11 @@ if [ -n "${MULTINODE_AGENT:-}" ]; then
 fi
 
 daemons=""
+"$pmixd" credentials "$work/key" >/dev/null
 for k in $(seq 0 $((nodes - 1))); do
   ns="$tag-$k"
   ip netns exec "$ns" unshare --uts -- sh -c 'hostname "$1"; shift; exec "$@"' sh "node$k" \
-    "$pmixd" --listen "$subnet.$((k + 1)):0" --name "node$k" --port-file "$work/port$k" ${verbose:+--verbose} \
+    "$pmixd" --credentials "$work/key" --name "node$k" --port-file "$work/port$k" ${verbose:+--verbose} \
     >"$work/node$k.out" 2>"$work/node$k.log" &
   daemon_pids+=($!)
 done
@@ -156,10 +165,20 @@ if [ -n "${MULTINODE_KILL:-}" ]; then
   (sleep "$delay"; echo "demo.sh: killing the pmixd of node$victim" >&2; kill -KILL "${daemon_pids[$victim]}") &
 fi
 
+if [ -n "${MULTINODE_BEFORE:-}" ]; then
+  namespaces=""
+  for k in $(seq 0 $((nodes - 1))); do namespaces="$namespaces${namespaces:+ }$tag-$k"; done
+  if ! MULTINODE_DAEMONS=$daemons MULTINODE_KEY=$work/key MULTINODE_NAMESPACES=$namespaces \
+    ip netns exec "$tag-0" sh -c "$MULTINODE_BEFORE"; then
+    echo "$0: MULTINODE_BEFORE failed" >&2
+    exit 1
+  fi
+fi
+
 set +e
 # shellcheck disable=SC2086
-ip netns exec "$tag-0" "$pmixrun" --daemons "$daemons" -n $((nodes * per_node)) ${PMIXRUN_ARGS:-} \
-  "$program" "$@"
+ip netns exec "$tag-0" "$pmixrun" --daemons "$daemons" --credentials "$work/key" -n $((nodes * per_node)) \
+  ${PMIXRUN_ARGS:-} "$program" "$@"
 status=$?
 set -e
 exit $status

@@ -13,14 +13,18 @@
 #include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
 #include <caf/io/middleman.hpp>
+#include <caf/openssl/manager.hpp>
+#include <caf/scoped_actor.hpp>
 #include <caf/send.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <future>
 #include <map>
 #include <optional>
@@ -29,6 +33,7 @@
 #include <thread>
 #include <vector>
 
+#include "credentials.hpp"
 #include "protocol.hpp"
 
 namespace pmixd {
@@ -45,6 +50,7 @@ struct options {
   std::vector<std::string> hosts;  // --hosts: daemons started here through the launch agent
   std::string agent;               // --launch-agent, else $PMIXRUN_RSH, else "ssh"
   std::string pmixd;               // --pmixd: the daemon's path on the hosts (default: this one's)
+  std::string credentials;         // --credentials DIR: the session key (--hosts: made here if not given)
   uint32_t n = 1;
   bool by_node = false;
   std::string fence = "tree";
@@ -458,15 +464,38 @@ std::string agent_command(const std::string& agent, const std::string& host) {
   return replaced ? out : out + " " + shell_quote(host);
 }
 
-// Starts a pmixd on every host through the agent and reads the address each
-// announces ("pmixd-ready ADDR:PORT" on its stdout), within 30 s in all.
+// All of `text` to the pipe `fd`; false if the reader is gone (no SIGPIPE:
+// it is blocked meanwhile, and a pending one taken).
+bool write_to_pipe(int fd, const std::string& text) {
+  sigset_t pipe_set, saved;
+  sigemptyset(&pipe_set);
+  sigaddset(&pipe_set, SIGPIPE);
+  ::pthread_sigmask(SIG_BLOCK, &pipe_set, &saved);
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  timespec zero{0, 0};
+  ::sigtimedwait(&pipe_set, nullptr, &zero);
+  ::pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+  return done == text.size();
+}
+
+// Starts a pmixd on every host through the agent, gives it the session key
+// on its stdin (`key_text`: --credentials-stdin, so that the key is on no
+// command line and in no file another user can read) and reads the address
+// each announces ("pmixd-ready ADDR:PORT" on its stdout), within 30 s in all.
+// The daemon listens on its node's cluster address (pmixd --listen auto).
 // False (with a message) if one does not start; those started are in `out`.
-bool start_daemons(const options& opt, std::vector<started_daemon>& out) {
+bool start_daemons(const options& opt, const std::string& key_text, std::vector<started_daemon>& out) {
   const auto deadline = clock_type::now() + std::chrono::seconds(30);
   std::vector<int> readers;
   for (const auto& host : opt.hosts) {
-    const std::string cmd = agent_command(opt.agent, host) + " " + shell_quote(opt.pmixd) +
-                            " --listen 0.0.0.0:0 --name " + shell_quote(host) + " --announce --lifeline";
+    const std::string cmd = agent_command(opt.agent, host) + " " + shell_quote(opt.pmixd) + " --name " +
+                            shell_quote(host) + " --credentials-stdin --announce --lifeline";
     if (opt.verbose) std::fprintf(stderr, "pmixrun: starting %s\n", cmd.c_str());
     int in[2], outp[2];
     if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(outp, O_CLOEXEC) != 0) {
@@ -479,6 +508,7 @@ bool start_daemons(const options& opt, std::vector<started_daemon>& out) {
       return false;
     }
     if (pid == 0) {
+      for (const int sig : {SIGINT, SIGTERM, SIGHUP}) ::signal(sig, SIG_DFL);  // the key is the parent's
       ::dup2(in[0], 0);
       ::dup2(outp[1], 1);
       ::setpgid(0, 0);  // a ^C at the terminal is the launcher's to handle
@@ -487,6 +517,9 @@ bool start_daemons(const options& opt, std::vector<started_daemon>& out) {
     }
     ::close(in[0]);
     ::close(outp[1]);
+    if (!write_to_pipe(in[1], key_text))
+      std::fprintf(stderr, "pmixrun: cannot give the session key to the pmixd on %s: its agent is gone\n",
+                   host.c_str());
     started_daemon d;
     d.host = host;
     d.pid = pid;
@@ -505,6 +538,9 @@ bool start_daemons(const options& opt, std::vector<started_daemon>& out) {
         text.erase(0, nl + 1);
         if (line.rfind("pmixd-ready ", 0) == 0) {
           out[k].address = line.substr(12);
+          if (opt.verbose)
+            std::fprintf(stderr, "pmixrun: the pmixd on %s listens on %s\n", out[k].host.c_str(),
+                         out[k].address.c_str());
           break;
         }
         continue;
@@ -548,13 +584,34 @@ void stop_daemons(std::vector<started_daemon>& daemons) {
   }
 }
 
+// The key directory this run made (directory, certificate, key), removed
+// when a signal ends the launcher (SIGINT at the terminal); it ends by that
+// signal then, as it did before.
+char made_key[3][PATH_MAX];
+
+void remove_key_and_end(int sig) {
+  ::unlink(made_key[2]);
+  ::unlink(made_key[1]);
+  ::rmdir(made_key[0]);
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+void remove_key_on_signals(const pmixd::credentials& c) {
+  const std::string* parts[3] = {&c.dir, &c.cert, &c.key};
+  for (int k = 0; k < 3; ++k) std::snprintf(made_key[k], sizeof made_key[k], "%s", parts[k]->c_str());
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) ::signal(sig, remove_key_and_end);
+}
+
 void usage() {
   std::fprintf(stderr,
-               "usage: pmixd launch --daemons ADDR:PORT,... [-n N] [--map-by slot|node] [--fence tree|doubling]\n"
+               "usage: pmixd launch --daemons ADDR:PORT,... --credentials DIR [-n N] [--map-by slot|node]\n"
+               "                    [--fence tree|doubling]\n"
                "                    [--nspace NAME] [--env NAME=VALUE]... [--timeout SECONDS]\n"
                "                    [--stdin RANK|all|none] [--quiet]\n"
                "                    [--verbose] prog [args...]\n"
-               "       pmixd launch --hosts HOST,... [--launch-agent 'CMD {host}'] [--pmixd PATH] [options]\n"
+               "       pmixd launch --hosts HOST,... [--launch-agent 'CMD {host}'] [--pmixd PATH]\n"
+               "                    [--credentials DIR] [options]\n"
                "                    prog [args...]\n");
 }
 
@@ -577,6 +634,8 @@ int run_launcher(caf::actor_system_config& cfg, int argc, char** argv) {
       opt.agent = argv[++i];
     } else if (a == "--pmixd" && has) {
       opt.pmixd = argv[++i];
+    } else if (a == "--credentials" && has) {
+      opt.credentials = argv[++i];
     } else if ((a == "-n" || a == "-np") && has) {
       const long v = std::atol(argv[++i]);
       if (v < 1 || v > 100000) {
@@ -640,6 +699,38 @@ int run_launcher(caf::actor_system_config& cfg, int argc, char** argv) {
     std::fprintf(stderr, "pmixrun: --stdin %ld: the job has ranks 0 to %u\n", opt.stdin_rank, opt.n - 1);
     return 2;
   }
+  // The session key: the given one, or (--hosts) a fresh one in a private
+  // directory of this run, removed at its end.
+  if (opt.credentials.empty() && opt.hosts.empty()) {
+    std::fprintf(stderr,
+                 "pmixrun: --daemons needs --credentials DIR: the session key the daemons were started with "
+                 "(pmixd credentials DIR makes one)\n");
+    return 2;
+  }
+  pmixd::credentials creds;
+  bool made_here = false;
+  std::string creds_error;
+  if (!opt.credentials.empty()) {
+    if (!pmixd::check_credentials(opt.credentials, creds, creds_error)) {
+      std::fprintf(stderr, "pmixrun: --credentials %s: %s\n", opt.credentials.c_str(), creds_error.c_str());
+      return 2;
+    }
+  } else {
+    const std::string dir = pmixd::make_private_dir("pmixrun-credentials");
+    if (dir.empty() || !pmixd::make_credentials(dir, creds, creds_error)) {
+      std::fprintf(stderr, "pmixrun: cannot make the session key: %s\n",
+                   dir.empty() ? std::strerror(errno) : creds_error.c_str());
+      if (!dir.empty()) pmixd::remove_credentials(pmixd::credentials{dir, dir + "/cert.pem", dir + "/key.pem"});
+      return 1;
+    }
+    made_here = true;
+    remove_key_on_signals(creds);
+  }
+  struct key_owner {
+    pmixd::credentials c;
+    ~key_owner() { pmixd::remove_credentials(c); }
+  } owner{made_here ? creds : pmixd::credentials{}};
+  pmixd::use_credentials(cfg, creds);
   std::vector<started_daemon> started;
   if (!opt.hosts.empty()) {
     for (const auto& h : opt.hosts)
@@ -660,7 +751,12 @@ int run_launcher(caf::actor_system_config& cfg, int argc, char** argv) {
       }
       opt.pmixd.assign(self, static_cast<std::size_t>(len));
     }
-    const bool ok = start_daemons(opt, started);
+    std::string key_text;
+    if (!pmixd::read_credentials_text(creds, key_text, creds_error)) {
+      std::fprintf(stderr, "pmixrun: %s\n", creds_error.c_str());
+      return 1;
+    }
+    const bool ok = start_daemons(opt, key_text, started);
     for (const auto& d : started) opt.daemons.push_back(d.address);
     if (!ok) {
       stop_daemons(started);
@@ -717,25 +813,44 @@ int run_job(caf::actor_system_config& cfg, const options& opt) {
   int code = 1;
   {
     caf::actor_system sys{cfg};
-    // Reach every daemon; a daemon still starting gets 10 s.
+    // Reach every daemon through CAF's OpenSSL module (TLS, each side proves
+    // it holds the session key); a daemon still starting gets 10 s.
     std::vector<caf::actor> daemons;
     const auto deadline = clock_type::now() + std::chrono::seconds(10);
-    for (const auto& d : opt.daemons) {
-      std::string host;
-      uint16_t port = 0;
-      split_address(d, host, port);
-      for (;;) {
-        auto h = sys.middleman().remote_actor(host, port);
-        if (h) {
-          daemons.push_back(*h);
-          break;
+    {
+      caf::scoped_actor self{sys};
+      auto mm = sys.openssl_manager().actor_handle();
+      for (const auto& d : opt.daemons) {
+        std::string host;
+        uint16_t port = 0;
+        split_address(d, host, port);
+        for (;;) {
+          caf::actor found;
+          std::string why;
+          const auto left =
+              std::max(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock_type::now()),
+                       std::chrono::milliseconds(500));
+          self->request(mm, left, caf::connect_atom::value, host, port)
+              .receive(
+                  [&](const caf::node_id&, caf::strong_actor_ptr& ptr, const std::set<std::string>&) {
+                    if (ptr)
+                      found = caf::actor_cast<caf::actor>(ptr);
+                    else
+                      why = "no daemon is published at that port";
+                  },
+                  [&](caf::error& e) { why = sys.render(e); });
+          if (found) {
+            daemons.push_back(found);
+            break;
+          }
+          if (clock_type::now() >= deadline) {
+            std::fprintf(stderr,
+                         "pmixrun: cannot reach the daemon at %s: %s (it must run with the same session key)\n",
+                         d.c_str(), why.c_str());
+            return 1;
+          }
+          std::this_thread::sleep_for(std::chrono::milliseconds(200));
         }
-        if (clock_type::now() >= deadline) {
-          std::fprintf(stderr, "pmixrun: cannot reach the daemon at %s: %s\n", d.c_str(),
-                       sys.render(h.error()).c_str());
-          return 1;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
       }
     }
     auto result = std::make_shared<std::promise<int>>();

@@ -1,12 +1,17 @@
 // The launcher side of a multi-node job: `pmixd launch`, which pmixrun runs
 // for --daemons (docs/multinode.md).
 //
-//   pmixd launch --daemons ADDR:PORT,... [-n N] [--map-by slot|node]
+//   pmixd launch --daemons ADDR:PORT,... --credentials DIR [-n N] [--map-by slot|node]
 //                [--fence tree|doubling] [--nspace NAME] [--env NAME=VALUE]...
 //                [--timeout SECONDS] [--stdin RANK|all|none] [--quiet] [--verbose]
 //                prog [args...]
+//   pmixd launch --hosts HOST,... [--launch-agent 'CMD {host}'] [--pmixd PATH]
+//                [--credentials DIR] [the options above] prog [args...]
 //
-// It connects to every daemon (CAF remote actors), maps the ranks onto the
+// With --hosts it starts the daemons itself and hands each the session key
+// on its stdin (a fresh key in a private directory unless --credentials).
+// It connects to every daemon (CAF remote actors, over TLS with the session
+// key: credentials.hpp), maps the ranks onto the
 // nodes (slot: consecutive ranks fill each node in turn, as many per node
 // as evenly as possible; node: round robin), sends every daemon the job
 // plan with the real node and proc maps, writes the processes' output as it

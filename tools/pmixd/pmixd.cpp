@@ -1,26 +1,46 @@
 // pmixd: the per-node daemon of multi-node pmixrun jobs (docs/multinode.md).
 //
-//   pmixd [--listen ADDR:PORT] [--name NODE] [--port-file FILE] [--announce] [--lifeline] [--verbose]
+//   pmixd (--credentials DIR | --credentials-stdin) [--listen ADDR:PORT] [--name NODE]
+//         [--port-file FILE] [--announce] [--lifeline] [--verbose]
 //
+//   --credentials DIR    the session key (DIR/cert.pem, DIR/key.pem, which only its
+//                        owner may read): only peers that hold the same key get
+//                        through (TLS, CAF's OpenSSL module, both sides verified)
+//   --credentials-stdin  reads that key (certificate, then key, PEM) from stdin
+//                        first, into a private directory of its own that it
+//                        removes at its end: how pmixrun --hosts gives it
+//   --listen     ADDR:PORT, default auto:0. auto: the cluster network's address of
+//                this node: $SSH_CONNECTION's server address, else the address
+//                NODE resolves to, else the first IPv4 address of an interface that
+//                is up and not a loopback (each only if it is this node's and not a
+//                loopback). 0.0.0.0 listens on every interface. Port 0: any free port
 //   --announce   prints "pmixd-ready ADDR:PORT" on stdout once it listens (ADDR: the
 //                listening address, or the first IPv4 address not of a loopback
 //                interface when it listens on all): how pmixrun --hosts learns it
 //   --lifeline   ends (as on SIGTERM) when its stdin reaches its end: the starter
 //                (pmixrun --hosts, through ssh or another agent) holds the other end
+//   pmixd credentials DIR       makes a fresh session key in DIR (a new directory,
+//                               0700; the files 0600), for daemons started by hand
+//                               and pmixrun --daemons ... --credentials DIR
 //   pmixd launch ...            the launcher side, which pmixrun runs (launcher.hpp)
+//
+// Without credentials pmixd does not start: an unauthenticated daemon would
+// run any job plan anyone who reaches its port sends it.
 //
 // A daemon hosts the PMIx server of its node (our libpmix.so.2, the standard
 // server API), publishes its daemon actor (daemon.hpp) on a TCP port with
-// CAF's middleman, and runs the local processes of the jobs launchers send
-// it with pmixrun's launcher (tools/pmixrun/jobs.hpp: registration, fork,
-// reaping), output forwarder (tools/pmixrun/iof.hpp, whose units go to
-// the launcher) and input forwarder (tools/pmixrun/stdin.hpp: every
-// process's stdin is a pipe that takes what is pushed to it, from this node
-// or another). It runs until SIGINT or SIGTERM.
+// CAF's middleman through CAF's OpenSSL module (TLS; credentials.hpp), and
+// runs the local processes of the jobs launchers send it with pmixrun's
+// launcher (tools/pmixrun/jobs.hpp: registration, fork, reaping), output
+// forwarder (tools/pmixrun/iof.hpp, whose units go to the launcher) and
+// input forwarder (tools/pmixrun/stdin.hpp: every process's stdin is a pipe
+// that takes what is pushed to it, from this node or another). It runs until
+// SIGINT or SIGTERM.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
 #include <net/if.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <pmix.h>
 #include <pmix_server.h>
@@ -28,11 +48,13 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 #include <caf/io/middleman.hpp>
+#include <caf/openssl/publish.hpp>
 #include <caf/send.hpp>
 
 #include <cerrno>
@@ -45,6 +67,7 @@
 #include <string>
 #include <vector>
 
+#include "credentials.hpp"
 #include "daemon.hpp"
 #include "launcher.hpp"
 #include "protocol.hpp"
@@ -60,9 +83,11 @@ using clock_type = std::chrono::steady_clock;
 
 void usage() {
   std::fprintf(stderr,
-               "usage: pmixd [--listen ADDR:PORT] [--name NODE] [--port-file FILE] [--announce] [--lifeline]\n"
-               "             [--verbose]\n"
-               "       pmixd launch --daemons ADDR:PORT,... [options] prog [args...]\n");
+               "usage: pmixd (--credentials DIR | --credentials-stdin) [--listen ADDR:PORT] [--name NODE]\n"
+               "             [--port-file FILE] [--announce] [--lifeline] [--verbose]\n"
+               "       pmixd credentials DIR\n"
+               "       pmixd launch --daemons ADDR:PORT,... --credentials DIR [options] prog [args...]\n"
+               "       pmixd launch --hosts HOST,... [options] prog [args...]\n");
 }
 
 std::string this_hostname() {
@@ -82,7 +107,8 @@ std::string make_session_dir() {
 // The CAF configuration of both sides: the sharing scheduler with 2 threads
 // (no idle spinning in a daemon: caf-0.17 notes), the middleman with
 // heartbeats, so that a peer that stops answering is dropped even when no
-// connection closes.
+// connection closes. The daemon adds its session key (use_credentials), the
+// launcher too once it has it.
 void configure(caf::actor_system_config& cfg) {
   cfg.set("scheduler.policy", caf::atom("sharing"));
   cfg.set("scheduler.max-threads", 2);
@@ -109,10 +135,62 @@ std::string outward_address() {
   return out;
 }
 
+// `address` (IPv4, dotted) is one of this node's, and not a loopback.
+bool local_outward(const std::string& address) {
+  in_addr want;
+  if (::inet_pton(AF_INET, address.c_str(), &want) != 1 || (ntohl(want.s_addr) >> 24) == 127) return false;
+  ifaddrs* list = nullptr;
+  if (::getifaddrs(&list) != 0) return false;
+  bool found = false;
+  for (ifaddrs* i = list; i != nullptr && !found; i = i->ifa_next) {
+    if (i->ifa_addr == nullptr || i->ifa_addr->sa_family != AF_INET || (i->ifa_flags & IFF_LOOPBACK) != 0) continue;
+    found = reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr.s_addr == want.s_addr;
+  }
+  ::freeifaddrs(list);
+  return found;
+}
+
+// --listen auto: the address of this node on the cluster's network, where
+// that can be told (see the usage above), or empty.
+std::string cluster_address(const std::string& name, std::string& how) {
+  // ssh sets "client_ip client_port server_ip server_port": the address the
+  // starter reached this node on.
+  if (const char* ssh = std::getenv("SSH_CONNECTION"); ssh != nullptr) {
+    char client[64], server[64];
+    unsigned cport = 0, sport = 0;
+    if (std::sscanf(ssh, "%63s %u %63s %u", client, &cport, server, &sport) == 4 && local_outward(server)) {
+      how = "the address ssh reached";
+      return server;
+    }
+  }
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (::getaddrinfo(name.c_str(), nullptr, &hints, &found) == 0) {
+    std::string out;
+    for (addrinfo* a = found; a != nullptr && out.empty(); a = a->ai_next) {
+      char buf[INET_ADDRSTRLEN];
+      if (::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(a->ai_addr)->sin_addr, buf, sizeof buf) != nullptr &&
+          local_outward(buf))
+        out = buf;
+    }
+    ::freeaddrinfo(found);
+    if (!out.empty()) {
+      how = "the address of " + name;
+      return out;
+    }
+  }
+  how = "the first interface that is up and not a loopback";
+  return outward_address();
+}
+
 int run_daemon(int argc, char** argv) {
   using namespace pmixrun;
-  std::string listen = "0.0.0.0:0";
+  std::string listen = "auto:0";
   std::string name = this_hostname();
+  std::string credentials_dir;
+  bool credentials_stdin = false;
   std::string port_file;
   bool verbose = false;
   bool announce = false;
@@ -131,6 +209,10 @@ int run_daemon(int argc, char** argv) {
       announce = true;
     } else if (a == "--lifeline") {
       lifeline = true;
+    } else if (a == "--credentials" && i + 1 < argc) {
+      credentials_dir = argv[++i];
+    } else if (a == "--credentials-stdin") {
+      credentials_stdin = true;
     } else {
       usage();
       return 2;
@@ -148,6 +230,35 @@ int run_daemon(int argc, char** argv) {
   if (name.empty() || name.size() > 200 || name.find_first_of(",;:") != std::string::npos) {
     std::fprintf(stderr, "pmixd: the node name must be 1 to 200 characters, without , ; or :\n");
     return 2;
+  }
+  if (credentials_dir.empty() == !credentials_stdin) {
+    std::fprintf(stderr,
+                 "pmixd: give the session key: --credentials DIR (made by `pmixd credentials DIR`) or "
+                 "--credentials-stdin (as pmixrun --hosts does); pmixd does not listen unauthenticated\n");
+    return 2;
+  }
+  pmixd::credentials creds;
+  std::string creds_error;
+  if (credentials_stdin ? !pmixd::receive_credentials(0, 30000, creds, creds_error)
+                        : !pmixd::check_credentials(credentials_dir, creds, creds_error)) {
+    std::fprintf(stderr, "pmixd: refusing to start: the session key %s: %s\n",
+                 credentials_stdin ? "from stdin" : credentials_dir.c_str(), creds_error.c_str());
+    return 2;
+  }
+  // The directory pmixd made for a key from stdin goes with it.
+  struct received_key {
+    pmixd::credentials c;
+    ~received_key() { pmixd::remove_credentials(c); }
+  } received{credentials_stdin ? creds : pmixd::credentials{}};
+  if (listen_host == "auto") {
+    std::string how;
+    listen_host = cluster_address(name, how);
+    if (listen_host.empty()) {
+      std::fprintf(stderr, "pmixd: --listen auto: this node has no IPv4 address outside loopback; give --listen\n");
+      return 2;
+    }
+    if (verbose)
+      std::fprintf(stderr, "pmixd %s: listening on %s (%s)\n", name.c_str(), listen_host.c_str(), how.c_str());
   }
 
   // Signals as pmixrun takes them: synchronously, from a signalfd, blocked
@@ -183,6 +294,7 @@ int run_daemon(int argc, char** argv) {
 
   auto cfg = std::make_unique<caf::actor_system_config>();
   configure(*cfg);
+  pmixd::use_credentials(*cfg, creds);
   auto sys = std::make_unique<caf::actor_system>(*cfg);
   caf::actor daemon;
 
@@ -293,7 +405,8 @@ int run_daemon(int argc, char** argv) {
     });
   };
   daemon = pmixd::spawn_daemon(*sys, dc);
-  auto port = sys->middleman().publish(daemon, listen_port, listen_host == "0.0.0.0" ? nullptr : listen_host.c_str(), true);
+  auto port =
+      caf::openssl::publish(daemon, listen_port, listen_host == "0.0.0.0" ? nullptr : listen_host.c_str(), true);
   if (!port) {
     std::fprintf(stderr, "pmixd: cannot listen on %s: %s\n", listen.c_str(), sys->render(port.error()).c_str());
     caf::anon_send_exit(daemon, caf::exit_reason::user_shutdown);
@@ -381,9 +494,36 @@ int run_daemon(int argc, char** argv) {
   return 0;
 }
 
+// pmixd credentials DIR: a fresh session key in a new private directory.
+int make_credentials_dir(int argc, char** argv) {
+  if (argc != 3) {
+    usage();
+    return 2;
+  }
+  const std::string dir = argv[2];
+  if (::mkdir(dir.c_str(), 0700) != 0) {
+    std::fprintf(stderr, "pmixd credentials: cannot make %s (it must not exist): %s\n", dir.c_str(),
+                 std::strerror(errno));
+    return 1;
+  }
+  ::chmod(dir.c_str(), 0700);  // whatever the umask
+  pmixd::credentials c;
+  std::string error;
+  if (!pmixd::make_credentials(dir, c, error)) {
+    std::fprintf(stderr, "pmixd credentials: %s\n", error.c_str());
+    pmixd::remove_credentials(pmixd::credentials{dir, dir + "/cert.pem", dir + "/key.pem"});
+    return 1;
+  }
+  std::printf("pmixd: a session key in %s (cert.pem, key.pem): give it to every pmixd (--credentials %s) and to "
+              "pmixrun --daemons (--credentials %s)\n",
+              dir.c_str(), dir.c_str(), dir.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "credentials") == 0) return make_credentials_dir(argc, argv);
   if (argc > 1 && std::strcmp(argv[1], "launch") == 0) {
     caf::actor_system_config cfg;
     configure(cfg);

@@ -64,11 +64,12 @@ void usage() {
                "usage: pmixrun [-n N] [--nspace NAME] [--timeout SECONDS] [--stdin RANK|all|none]\n"
                "               [--tag-output] [--iof-server-output] [--system-server] [--quiet]\n"
                "               [--verbose] [--faults PLAN [--seed S] [--shrink]] prog [args...]\n"
-               "       pmixrun --daemons ADDR:PORT,... [-n N] [--map-by slot|node] [--fence tree|doubling]\n"
-               "               [--nspace NAME] [--env NAME=VALUE]... [--timeout SECONDS]\n"
+               "       pmixrun --daemons ADDR:PORT,... --credentials DIR [-n N] [--map-by slot|node]\n"
+               "               [--fence tree|doubling] [--nspace NAME] [--env NAME=VALUE]... [--timeout SECONDS]\n"
                "               [--stdin RANK|all|none] [--quiet] [--verbose] prog [args...]\n"
                "       pmixrun --hosts HOST,... [--launch-agent 'CMD {host}'] [--pmixd PATH] [the options of\n"
-               "               --daemons] prog [args...]   (agent default: $PMIXRUN_RSH, else ssh)\n");
+               "               --daemons] prog [args...]   (agent default: $PMIXRUN_RSH, else ssh; a fresh\n"
+               "               session key unless --credentials DIR)\n");
 }
 
 // A job across nodes (--daemons, --hosts) is pmixd's launcher's: pmixrun runs
@@ -159,7 +160,8 @@ int main(int argc, char** argv) {
     const std::string a = argv[k];
     if (a == "--daemons" || a == "--hosts") return run_across_nodes(argc, argv);
     if (a == "-n" || a == "-np" || a == "--nspace" || a == "--timeout" || a == "--stdin" || a == "--map-by" ||
-        a == "--fence" || a == "--env" || a == "--launch-agent" || a == "--pmixd" || a == "--faults" || a == "--seed")
+        a == "--fence" || a == "--env" || a == "--launch-agent" || a == "--pmixd" || a == "--credentials" ||
+        a == "--faults" || a == "--seed")
       ++k;
   }
   uint32_t n = 1;
