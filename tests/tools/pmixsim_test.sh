@@ -134,10 +134,45 @@ for args in "--scenario cycle --clients 50" "--scenario mixed --clients 60 --nod
   [ -n "${d:-}" ] && [ "$a" != "$d" ] || fail "$args random:rate=0.05: seeds 11 and 12 both gave trace '$a'"
 done
 
+# After the faults, with every node's plane disarmed, a new job (one process per node) is
+# served: init, commit, a fence with data across the nodes, a get, finalize; an ok run says so.
+if sim 0 --scenario fence --clients 40 --nodes 2 --faults random:rate=0.1 --seed 4; then
+  grep -q "^  after faults     a new job served" "$tmp/out" || fail "random:rate=0.1: no new job served after the faults"
+fi
+
+# The checker is not blind: a fence held for 10 minutes leaves its job waiting; the run fails
+# (no step for --stuck-s seconds) and prints the one command that replays it, which fails again.
+if sim 1 --scenario fence --clients 8 --faults 'delay:fence:rank=3:n=1:ms=600000' --seed 5 --stuck-s 1; then
+  case "$last" in
+    *"FAILED: stuck for 1 s: "*) ;;
+    *) fail "a held fence: last line is '$last'" ;;
+  esac
+  replay=$(sed -n 's/^pmixsim: faults: replay: //p' "$tmp/out")
+  case "$replay" in
+    *" --faults delay:fence:rank=3:n=1:ms=600000 --seed 5 --stuck-s 1") ;;
+    *) fail "a held fence: replay command is '$replay'" ;;
+  esac
+  # shellcheck disable=SC2086
+  eval "timeout 120 $replay" >/dev/null 2>&1
+  rc=$?
+  [ "$rc" = 1 ] || fail "a held fence: the replay command exited $rc, expected 1"
+fi
+
+# --shrink: the hanging rule beside a random part that injects harmless delays; the minimal
+# plan is the hanging decision alone, fewer rules than were injected.
+if sim 1 --scenario fence --clients 8 --faults 'delay:fence:rank=3:n=1:ms=600000; random:rate=0.3:kinds=delay' \
+    --seed 5 --stuck-s 1 --shrink; then
+  injected=$(grep -c "^    node 0: injected " "$tmp/out")
+  minimal=$(sed -n "s/^pmixsim: faults: minimal plan: '\(.*\)'$/\1/p" "$tmp/out")
+  [ "$injected" -ge 3 ] || fail "--shrink: only $injected faults injected"
+  [ "$minimal" = "delay:fence:rank=3:nspace=sim.main:n=1:ms=600000" ] || fail "--shrink: minimal plan '$minimal'"
+fi
+
 # Bad arguments.
 sim 2 --scenario nosuch --clients 4
 sim 2 --scenario fence --clients 2 --nodes 3
 sim 2 --scenario fence --clients many
+sim 2 --scenario fence --clients 4 --stuck-s 0
 
 if [ "$failures" -ne 0 ]; then
   echo "$failures failure(s)"

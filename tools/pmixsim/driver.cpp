@@ -340,11 +340,11 @@ result driver::go() {
     if (steps_done_ != last_steps) {
       last_steps = steps_done_;
       last_progress = now;
-    } else if (now - last_progress > std::chrono::seconds(30)) {
+    } else if (now - last_progress > std::chrono::seconds(p_.opt.stuck_s)) {
       std::uint32_t stuck = 0, first = 0;
       for (std::uint32_t c = 0; c < st_.size(); ++c)
         if (!st_[c].done && stuck++ == 0) first = c;
-      r_.failures.push_back("stuck for 30 s: " + std::to_string(stuck) + " clients not done, the first (client " +
+      r_.failures.push_back("stuck for " + std::to_string(p_.opt.stuck_s) + " s: " + std::to_string(stuck) + " clients not done, the first (client " +
                             std::to_string(first) + ") at step " + std::to_string(st_[first].pc) + " (" +
                             op_name(current(first).kind) + ")");
       break;
@@ -703,7 +703,7 @@ void driver::readable(std::uint32_t c) {
     const auto n = pmix::transport::receive_with_descriptors(s.fd, scratch_.data(), scratch_.size(), s.fds);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
-    if (n <= 0 && faulted_ && !s.done) {
+    if (n <= 0 && faulted_ && !s.done && !p_.clients[c].after_faults) {
       // Under faults a closed connection is an answer.
       close_client(c);
       if (s.awaiting != 0) {
@@ -879,7 +879,7 @@ void driver::completed(std::uint32_t c, pmix_status_t status, std::uint64_t arg)
   if (faulted_ && st.expect != PMIX_SUCCESS && status != PMIX_SUCCESS) status = st.expect;
   record(c, st.kind, arg, status);
   s.awaiting = 0;
-  if (faulted_ && status != st.expect) {
+  if (faulted_ && status != st.expect && !p_.clients[c].after_faults) {
     // Under faults any answer is one; the client gives up.
     close_client(c);
     give_up(c, status);
@@ -939,15 +939,28 @@ void driver::arrive(std::uint32_t g) {
       });
     case gate_action::deregister_victim:
       return call_nodes(deregister(p_.nspaces[p_.victim].name, {}), opened);
+    case gate_action::deregister_probe:
+      return call_nodes(deregister(p_.nspaces[p_.probe].name, {}), opened);
     case gate_action::deregister_all: {
-      // Every namespace but the victim (already gone), one after the other.
+      // Every namespace but the victim (already gone) and the probe
+      // namespace (served next), one after the other; under faults, then
+      // every node's fault plane is disarmed for the probe.
       auto left = std::make_shared<std::vector<std::uint32_t>>();
       for (std::uint32_t k = 0; k < p_.nspaces.size(); ++k)
-        if (k != p_.victim) left->push_back(k);
+        if (k != p_.victim && k != p_.probe) left->push_back(k);
       auto next = std::make_shared<std::function<void(pmix_status_t, std::vector<node_stats>)>>();
       *next = [this, left, next, opened, deregister](pmix_status_t st, std::vector<node_stats> s) {
         if (left->empty() || st != PMIX_SUCCESS) {
-          opened(st, std::move(s));
+          if (st == PMIX_SUCCESS && faulted_)
+            call_nodes([](std::uint32_t id) { return writer{ctl::disarm}.u32(id).done(); },
+                       [this, opened](pmix_status_t disarmed, std::vector<node_stats> s2) {
+                         if (disarmed != PMIX_SUCCESS)
+                           r_.failures.push_back(std::string{"disarming the fault planes failed: "} +
+                                                 PMIx_Error_string(disarmed));
+                         opened(PMIX_SUCCESS, std::move(s2));
+                       });
+          else
+            opened(st, std::move(s));
           *next = nullptr;  // breaks the cycle
           return;
         }

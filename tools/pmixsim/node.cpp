@@ -269,14 +269,20 @@ void dmodex_answered(pmix_status_t st, char* data, size_t ndata, void* cbdata) {
 
 }  // namespace
 
-// The fault plane's checker through our server runtime's table (as pmixrun
-// reaches it): PMIX_SUCCESS when every invariant held.
-static pmix_status_t faults_check(std::string& report) {
+// Our server runtime's table (as pmixrun reaches it), null if this is not
+// our library.
+static const pmix_cxx_server_runtime_t* runtime_table() {
   void* h = ::dlopen(PMIX_CXX_SERVER_LIBRARY, RTLD_NOW | RTLD_NOLOAD);
   auto fn = h == nullptr ? nullptr
                          : reinterpret_cast<pmix_cxx_server_runtime_fn>(::dlsym(h, PMIX_CXX_SERVER_RUNTIME_SYMBOL));
   const auto* t = fn == nullptr ? nullptr : fn();
-  if (t == nullptr || t->version != PMIX_CXX_SERVER_RUNTIME_VERSION) {
+  return t == nullptr || t->version != PMIX_CXX_SERVER_RUNTIME_VERSION ? nullptr : t;
+}
+
+// The fault plane's checker: PMIX_SUCCESS when every invariant held.
+static pmix_status_t faults_check(std::string& report) {
+  const auto* t = runtime_table();
+  if (t == nullptr) {
     report = "violation the invariant checker is not available in this PMIx library\n";
     return PMIX_ERR_NOT_SUPPORTED;
   }
@@ -373,6 +379,12 @@ int run_node(const plan& p, std::uint32_t node, int ctl_fd, const std::string& t
       std::vector<std::uint32_t> ranks(in.u32());
       for (auto& r : ranks) r = in.u32();
       const auto st = deregister(p, node, ns, ranks);
+      state.send(writer{ctl::reply}.u32(id).u32(static_cast<std::uint32_t>(st)).stats(stats_now()).done());
+    } else if (kind == ctl::disarm) {
+      // The faults stop here; the probe that follows must be served.
+      const auto id = in.u32();
+      const auto* t = runtime_table();
+      const auto st = t == nullptr ? PMIX_ERR_NOT_SUPPORTED : t->faults_disarm();
       state.send(writer{ctl::reply}.u32(id).u32(static_cast<std::uint32_t>(st)).stats(stats_now()).done());
     } else if (kind == ctl::stats) {
       const auto id = in.u32();

@@ -2,6 +2,9 @@
 //
 //   pmixsim --scenario NAME[,NAME...] --clients N [--nodes K] [--rounds R]
 //           [--seed S] [--csv FILE] [--plot FILE] [--sweep N1,N2,...]
+//           [--faults PLAN [--shrink]] [--stuck-s S]
+#include <fcntl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,6 +25,8 @@ void usage(std::FILE* f) {
       "usage: pmixsim --scenario NAME[,NAME...] --clients N [--nodes K] [--rounds R] [--seed S]\n"
       "               [--csv FILE] [--plot FILE] [--sweep N1,N2,...] [--gets G] [--crash-percent P]\n"
       "               [--faults PLAN] (the fault plane, docs/fault-injection.md; seeded by --seed)\n"
+      "               [--shrink] (a failing run under --faults: rerun to a minimal plan)\n"
+      "               [--stuck-s S] (fail when no step was done for S seconds; 30)\n"
       "scenarios: startup fence cycle tools crash dereg mixed (docs/simulator.md)\n",
       f);
 }
@@ -85,6 +90,8 @@ void summary(const result& r) {
     std::printf("  faults           %" PRIu64 " injected, %" PRIu64 " clients gave up (an error or a closed connection)\n",
                 r.injected, r.broken);
     for (const auto& line : r.fault_report) std::printf("    %s\n", line.c_str());
+    // Its steps may not fail: an ok run means it was served.
+    if (r.ok()) std::printf("  after faults     a new job served: one process per node, planes disarmed\n");
   }
   for (const auto& f : r.failures) std::printf("  FAILED: %s\n", f.c_str());
 }
@@ -94,6 +101,93 @@ std::string last_line(const result& r) {
   std::snprintf(buf, sizeof buf, "pmixsim: scenario=%s clients=%u nodes=%u seed=%" PRIu64 " wall_s=%.3f trace=%016" PRIx64 " ",
                 r.names.c_str(), r.clients, r.nodes, r.seed, r.wall_s, r.trace);
   return buf + (r.ok() ? std::string{"ok"} : "FAILED: " + r.failures.front());
+}
+
+// A word as a shell reads it back.
+std::string quoted(const std::string& word) {
+  if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=.,/:@%") ==
+                           std::string::npos)
+    return word;
+  std::string out = "'";
+  for (char ch : word) out += ch == '\'' ? std::string{"'\\''"} : std::string(1, ch);
+  return out + "'";
+}
+
+std::string command_line(const std::vector<std::string>& args) {
+  std::string out;
+  for (const auto& a : args) out += (out.empty() ? "" : " ") + quoted(a);
+  return out;
+}
+
+// `args` (argv without --shrink) with the fault plan replaced.
+std::vector<std::string> with_plan(std::vector<std::string> args, const std::string& plan) {
+  for (std::size_t k = 0; k + 1 < args.size(); ++k)
+    if (args[k] == "--faults") args[k + 1] = plan;
+  return args;
+}
+
+std::string joined(const std::vector<std::string>& rules) {
+  std::string out;
+  for (const auto& r : rules) out += (out.empty() ? "" : "; ") + r;
+  return out;
+}
+
+// Runs this program again with `args` (its output discarded); its exit status
+// (-1 if it could not run or was killed).
+int rerun(const std::vector<std::string>& args) {
+  const pid_t pid = ::fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    if (null >= 0) ::dup2(null, 1), ::dup2(null, 2);
+    std::vector<char*> argv;
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv("/proc/self/exe", argv.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// --shrink: the decisions the failing runs' planes made, each an explicit
+// rule; a rule is dropped when the run still fails without it (as pmixrun
+// --shrink does). Prints each step and the minimal plan.
+void shrink(const std::vector<std::string>& args, const std::vector<result>& runs) {
+  std::vector<std::string> rules;
+  for (const auto& r : runs) {
+    if (r.ok()) continue;
+    for (const auto& line : r.fault_report) {
+      const auto at = line.find(": injected ");
+      if (at == std::string::npos) continue;
+      const auto rule = line.substr(at + 11);
+      if (std::find(rules.begin(), rules.end(), rule) == rules.end()) rules.push_back(rule);
+    }
+  }
+  if (rules.empty()) {
+    std::printf("pmixsim: shrink: no fault was injected: nothing to shrink\n");
+    return;
+  }
+  if (rerun(with_plan(args, joined(rules))) != 1) {
+    std::printf("pmixsim: shrink: the injected decisions as explicit rules do not fail again: '%s'\n",
+                joined(rules).c_str());
+    return;
+  }
+  for (std::size_t k = 0; k < rules.size() && rules.size() > 1;) {
+    auto fewer = rules;
+    fewer.erase(fewer.begin() + static_cast<std::ptrdiff_t>(k));
+    if (rerun(with_plan(args, joined(fewer))) == 1) {
+      std::printf("pmixsim: shrink: still failing without %s\n", rules[k].c_str());
+      std::fflush(stdout);
+      rules = std::move(fewer);
+    } else {
+      ++k;
+    }
+  }
+  std::printf("pmixsim: faults: minimal plan: '%s'\n", joined(rules).c_str());
+  std::printf("pmixsim: faults: replay: %s\n", command_line(with_plan(args, joined(rules))).c_str());
 }
 
 bool write_csv(const std::string& file, const std::vector<result>& runs) {
@@ -169,6 +263,9 @@ bool write_plot(const std::string& file, const std::vector<result>& runs) {
 int main_(int argc, char** argv) {
   options o;
   std::string scenarios;
+  std::vector<std::string> args{argv[0]};  // the command line, but --shrink (to replay)
+  for (int k = 1; k < argc; ++k)
+    if (std::strcmp(argv[k], "--shrink") != 0) args.push_back(argv[k]);
   for (int k = 1; k < argc; ++k) {
     const std::string a = argv[k];
     const char* v = k + 1 < argc ? argv[k + 1] : nullptr;
@@ -200,6 +297,15 @@ int main_(int argc, char** argv) {
       o.plot = v, ++k;
     } else if (a == "--faults" && v != nullptr) {
       o.faults = v, ++k;
+    } else if (a == "--shrink") {
+      o.shrink = true;
+    } else if (a == "--stuck-s") {
+      want_number("--stuck-s");
+      if (n == 0 || n > 3600) {
+        std::fprintf(stderr, "pmixsim: --stuck-s takes 1 to 3600 seconds\n");
+        return 2;
+      }
+      o.stuck_s = static_cast<std::uint32_t>(n);
     } else if (a == "--sweep" && v != nullptr) {
       for (const auto& s : split(v)) {
         if (!number(s.c_str(), n) || n == 0) {
@@ -250,6 +356,13 @@ int main_(int argc, char** argv) {
     std::fprintf(stderr, "pmixsim: cannot write %s\n", o.plot.c_str());
     ok = false;
   }
+  if (!ok && !o.faults.empty()) {
+    // The one command that replays the failing run (docs/fault-injection.md).
+    std::printf("pmixsim: faults: replay: %s\n", command_line(args).c_str());
+    std::fflush(stdout);
+    if (o.shrink) shrink(args, runs);
+  }
+  if (o.shrink && o.faults.empty()) std::printf("pmixsim: --shrink needs --faults: ignored\n");
   if (runs.size() > 1) {
     // Linearity of the sweep: cost per client at the largest N against the smallest.
     const auto& a = runs.front();

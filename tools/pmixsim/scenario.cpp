@@ -253,12 +253,32 @@ bool build_plan(const options& o, plan& p, std::string& error) {
   const auto end = gate(live_count(), gate_action::deregister_all);
   for (std::uint32_t r = 0; r < n; ++r)
     if (live[r]) progs[r].push_back({op::finalize, 0}), progs[r].push_back({op::arrive, end});
+  // Under faults, once the planes are disarmed (the end gate's action): a
+  // new job with one process per node inits, commits, fences with data
+  // across the nodes, gets a peer's value and finalizes. Every step must
+  // succeed: the servers still serve after what the faults did.
+  std::uint32_t probe_done = 0;
+  if (!o.faults.empty()) {
+    p.probe = static_cast<std::uint32_t>(p.nspaces.size());
+    p.nspaces.push_back({"sim.probe", nodes});
+    probe_done = gate(nodes, gate_action::deregister_probe);
+    for (std::uint32_t r = 0; r < nodes; ++r) {
+      extra e;
+      e.who = {p.probe, r, r, 0, false, false, true};
+      e.prog = {{op::wait, end},  {op::connect, 0},         {op::commit, round},
+                {op::fence, 1},   {op::get, round << 8 | 0}, {op::finalize, 0},
+                {op::arrive, probe_done}};
+      extras.push_back(std::move(e));
+    }
+  }
   for (std::uint32_t k = 0; k < p.nspaces.size(); ++k) {
     extra probe;
     probe.who = {k, 0, 0, 0, false, false};
     probe.prog = {{op::wait, end}, {op::connect, 0, PMIX_ERR_NOT_FOUND}};
-    // The victim job goes at its own gate, which the end does not wait for.
+    // The victim job goes at its own gate, which the end does not wait for;
+    // so does the probe namespace.
     if (wants_dereg && k == p.victim) probe.prog.insert(probe.prog.begin(), {op::wait, victim_gate});
+    if (k == p.probe) probe.prog.insert(probe.prog.begin(), {op::wait, probe_done});
     extras.push_back(std::move(probe));
   }
 

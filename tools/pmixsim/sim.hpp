@@ -68,6 +68,10 @@ struct client_plan {
   std::uint32_t program = 0;  // index into plan::programs
   bool tool = false;
   bool counted = true;  // one of the N clients (tools, clones and probes are not)
+  // Under --faults: a client of the probe namespace, run after the faults
+  // with every node's fault plane disarmed; it must be served (its steps
+  // may not fail, unlike the other clients').
+  bool after_faults = false;
 };
 
 // A gate: opens when `expected` arrivals came and its action finished.
@@ -76,7 +80,9 @@ enum class gate_action : std::uint8_t {
   measure_memory,    // ask every node for its heap: the memory per connected client
   deregister_ranks,  // deregister plan::leavers, mark the namespace unreachable for fences
   deregister_victim, // deregister the victim namespace's clients and the namespace
-  deregister_all,    // the end: deregister every client and namespace left
+  deregister_all,    // the end: deregister every client and namespace left (but the probe
+                     // namespace); under --faults, then disarm every node's fault plane
+  deregister_probe,  // under --faults: deregister the probe namespace
 };
 struct gate_plan {
   std::uint32_t expected = 0;
@@ -96,6 +102,8 @@ struct options {
   bool progress = false;  // a progress bar (stderr is a terminal)
   std::string inject;     // test-only broken behaviour (PMIXSIM_INJECT)
   std::string faults;     // the fault plan (--faults) every node's server gets
+  std::uint32_t stuck_s = 30;  // a run with no step done for this long fails (--stuck-s)
+  bool shrink = false;    // --shrink: a failing run under --faults reruns itself to a minimal plan
 };
 
 struct plan {
@@ -106,6 +114,7 @@ struct plan {
   std::vector<gate_plan> gates;
   std::vector<std::uint32_t> leavers;  // ranks of nspaces[0] deregistered under load
   std::uint32_t victim = UINT32_MAX;   // index of the namespace deregistered under load
+  std::uint32_t probe = UINT32_MAX;    // under --faults: index of the namespace served after the faults
   std::vector<std::uint32_t> launch_order;  // clients whose first step is a connect, seeded order
   std::string names;                   // the scenarios, as run
 };
@@ -137,6 +146,7 @@ enum class ctl : std::uint8_t {
   reply = 10,       // node -> driver: id, status, stats
   finalize = 11,    // driver -> node
   faults_report = 12,  // node -> driver (under --faults, after finalize): status, the checker's report
+  disarm = 13,         // driver -> node: id (the fault plane stops; answered by a reply)
 };
 
 struct node_stats {
