@@ -24,8 +24,8 @@ const char* nspace_state::name = "pmix.nspace";
 caf::actor nspace_state::rank_actor_for(caf::stateful_actor<nspace_state>* self, rank_t r) {
   auto it = ranks.find(r);
   if (it != ranks.end()) return it->second;
-  auto a = self->spawn<caf::linked>(rank_actor, proc_id{nspace, r}, tool,
-                                    caf::actor_cast<caf::actor>(self), server, ctx);
+  auto a = self->spawn(rank_actor, proc_id{nspace, r}, tool, caf::actor_cast<caf::actor>(self), server, ctx);
+  self->monitor(a);
   ranks.emplace(r, a);
   return a;
 }
@@ -121,17 +121,23 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
   publish_job(self);
   if (ready) ready->deliver(PMIX_SUCCESS);
   self->set_default_handler(caf::drop);
-  // Rank actors are linked to us: a rank that fails is dropped and the
+  // Rank actors are monitored: a rank that fails is dropped and the
   // namespace lives on (found by the fault plane, seed 7,
-  // kill:rank:at=fence:rank=1); the server's exit (finalize) or any other
-  // failure takes us down.
-  self->set_exit_handler([=](caf::exit_msg& em) {
-    if (em.reason == caf::exit_reason::normal) return;
+  // kill:rank:at=fence:rank=1). The server's exit (finalize) or any other
+  // failure takes us down, and our ranks with us (the functor below).
+  self->set_down_handler([=](caf::down_msg& dm) {
+    if (dm.reason == caf::exit_reason::normal) return;
     auto& st = self->state;
     auto it = std::find_if(st.ranks.begin(), st.ranks.end(),
-                           [&](const auto& r) { return r.second.address() == em.source; });
-    if (it == st.ranks.end() || em.reason == caf::exit_reason::user_shutdown) return self->quit(em.reason);
-    st.on_rank_failed(self, it->first);
+                           [&](const auto& r) { return r.second.address() == dm.source; });
+    if (it != st.ranks.end()) st.on_rank_failed(self, it->first);
+  });
+  self->set_exit_handler([=](caf::exit_msg& em) {
+    if (em.reason != caf::exit_reason::normal) self->quit(em.reason);
+  });
+  self->attach_functor([ranks = st.ranks_held, me = self->address()](const caf::error& reason) {
+    if (reason == caf::exit_reason::normal) return;
+    for (auto& [rank, a] : *ranks) caf::anon_send(a, caf::exit_msg{me, reason});
   });
 
   return {
@@ -145,7 +151,7 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
         st.ranks.erase(it);
         st.finalized_by.erase(a.address());
         auto done = msg.done;
-        self->unlink_from(a);
+        self->demonitor(a);
         self->request(a, caf::infinite, deregister_msg{})
             .then([done](bool) { done->deliver(PMIX_SUCCESS); },
                   [done](caf::error&) { done->deliver(PMIX_SUCCESS); });
@@ -337,7 +343,7 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
         auto& st = self->state;
         auto rp = self->make_response_promise();
         st.check_all_finalized();
-        for (auto& [rank, a] : st.ranks) self->unlink_from(a);
+        for (auto& [rank, a] : st.ranks) self->demonitor(a);
         fan_out<bool>(
             self, caf::make_message(deregister_msg{}), [](bool) {},
             [=]() mutable {

@@ -42,7 +42,13 @@ struct nspace_state {
   // it was made from (the job data changes with pset and resource updates).
   std::shared_ptr<const transport::shared_data> job_shared;
   std::shared_ptr<const std::string> job_shared_of;
-  std::map<rank_t, caf::actor> ranks;
+  // The rank actors, monitored, not linked: CAF 0.17 keeps an actor's links
+  // and monitors in one list that it scans to remove one, so N links made
+  // unlinking them all O(N^2) (pmixsim's 10,000-rank teardown). A rank that
+  // fails is seen by its down message; the ranks go with a namespace that
+  // fails through the functor attached at start, which holds this map too.
+  std::shared_ptr<std::map<rank_t, caf::actor>> ranks_held = std::make_shared<std::map<rank_t, caf::actor>>();
+  std::map<rank_t, caf::actor>& ranks = *ranks_held;
   // What each rank actor added to nfinalized: taken back if it fails.
   std::map<caf::actor_addr, int> finalized_by;
   // Ranks whose actor failed with a live process (and, after a restart,
