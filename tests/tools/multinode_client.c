@@ -47,6 +47,7 @@
 #define _GNU_SOURCE
 #include <pmix.h>
 #include <pmix_tool.h> /* PMIx_IOF_pull */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,6 +255,12 @@ static pmix_data_range_t range_named(const char *name)
     return PMIX_RANGE_SESSION;
 }
 
+static volatile sig_atomic_t term_requested;
+static void note_term(int sig) {
+    (void) sig;
+    term_requested = 1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -285,6 +292,18 @@ int main(int argc, char **argv)
             fflush(stdout);
             sleep(120);
         } else {
+            /* The first rank whose fence fails exits 3, and pmixrun then
+             * terminates the job: a rank not yet scheduled to read its own
+             * answer would die of that SIGTERM before saying what its fence
+             * returned. Its SIGTERM only notes the request (a handler, not
+             * a mask: the library's threads would take a masked one), and
+             * it exits right after its line (a fence that never returned
+             * still ends by pmixd's SIGKILL, 5 s later, without it). */
+            struct sigaction noted;
+            memset(&noted, 0, sizeof noted);
+            noted.sa_handler = note_term;
+            sigemptyset(&noted.sa_mask);
+            sigaction(SIGTERM, &noted, NULL);
             printf("entering fence rank %u\n", me.rank);
             fflush(stdout);
             double t0 = now_us();
