@@ -1,5 +1,7 @@
 #include "transport/io_thread.hpp"
 
+#include <algorithm>
+
 #include <fcntl.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -135,7 +137,7 @@ bool io_thread::step(int timeout_ms) {
 int io_thread::wait(epoll_event* events, int max, int timeout_ms) {
   // Wake up in time to close a connection whose handshake is overdue, and
   // to take connections again on a listener that rests.
-  for (const int due : {expire_handshakes(), resume_listeners()})
+  for (const int due : {expire_handshakes(), resume_listeners(), throttle_check()})
     if (due >= 0 && (timeout_ms < 0 || due < timeout_ms)) timeout_ms = due;
   const int n = ::epoll_wait(epoll_fd_, events, max, timeout_ms);
   if (n < 0 && errno != EINTR) {
@@ -238,7 +240,7 @@ int io_thread::resume_listeners() {
   const auto now = std::chrono::steady_clock::now();
   while (!paused_.empty() && paused_.front().first <= now) {
     epoll_event ev{};
-    ev.events = EPOLLIN;
+    ev.events = throttled_ ? 0 : EPOLLIN;  // a throttled one is re-armed by throttle_check
     ev.data.u64 = listener_tag | static_cast<std::uint32_t>(paused_.front().second);
     ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, paused_.front().second, &ev);
     paused_.pop_front();
@@ -248,8 +250,42 @@ int io_thread::resume_listeners() {
       std::chrono::duration_cast<std::chrono::milliseconds>(paused_.front().first - now).count() + 1);
 }
 
+void io_thread::throttle() {
+  if (throttled_) return;
+  throttled_ = true;
+  log::info("io", unauthenticated_, " connections are in their handshake (PMIX_CXX_MAX_UNAUTHENTICATED): ",
+            "new ones wait in the listen queue until some complete it");
+  for (int fd : listeners_) {
+    epoll_event ev{};
+    ev.data.u64 = listener_tag | static_cast<std::uint32_t>(fd);
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd, &ev);  // no events
+  }
+}
+
+int io_thread::throttle_check() {
+  if (!throttled_) return -1;
+  for (const auto& h : handshakes_)
+    if (auto it = entries_.find(h.second); it != entries_.end()) note_authenticated(it->second);
+  if (unauthenticated_ >= limits_.max_unauthenticated) return 10;  // a peer's handshake ends on another thread
+  throttled_ = false;
+  for (int fd : listeners_) {
+    if (std::any_of(paused_.begin(), paused_.end(), [fd](const auto& p) { return p.second == fd; })) continue;
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u64 = listener_tag | static_cast<std::uint32_t>(fd);
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd, &ev);
+  }
+  return -1;
+}
+
 void io_thread::accept_from(int listener) {
   for (;;) {
+    if (unauthenticated_ >= limits_.max_unauthenticated) {
+      // The rest wait in the listen queue (not refused: a node's ranks
+      // all connect at once, hundreds of them).
+      throttle();
+      return;
+    }
     const int fd = ::accept4(listener, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno == EINTR) continue;
@@ -259,11 +295,6 @@ void io_thread::accept_from(int listener) {
       }
       if (errno != EAGAIN && errno != EWOULDBLOCK) note_refused(std::strerror(errno));
       return;
-    }
-    if (unauthenticated_ >= limits_.max_unauthenticated) {
-      ::close(fd);
-      note_refused("too many connections have not completed their handshake (PMIX_CXX_MAX_UNAUTHENTICATED)");
-      continue;
     }
     peer_credentials cred;
     ucred uc{};

@@ -102,6 +102,15 @@ class io_thread {
   // milliseconds until the next one is (-1: none rests).
   void pause_listener(int listener);
   int resume_listeners();
+  // With PMIX_CXX_MAX_UNAUTHENTICATED connections in their handshake, the
+  // listeners stop taking more: further connections wait in the kernel's
+  // listen queue (SOMAXCONN) instead of being refused, and are taken once
+  // handshakes complete or time out. throttle_check() (each wait) counts
+  // the handshakes done and re-arms the listeners; it returns how soon to
+  // look again (-1: not throttled).
+  void throttle();
+  int throttle_check();
+  bool throttled_ = false;
   // One log line per burst of refusals, with how many.
   void note_refused(const char* why);
 

@@ -264,25 +264,49 @@ TEST_SUITE("hostile local users") {
     send_all(big, header + std::string(64 * 1024, 'x'));
     CHECK(closed_by_server(big));
     ::close(big);
-    // Silent connections: four are held, a fifth is closed at once, and all
-    // are closed once their time is up.
+    // Silent connections: four are held; a fifth is not taken while they
+    // are (it waits in the listen queue, so the server holds four), and
+    // all are closed once their time is up, the fifth after it was taken.
     std::vector<int> idle;
     for (int k = 0; k < 4; ++k) idle.push_back(connect_raw(uri));
     for (int fd : idle) REQUIRE(fd >= 0);
     REQUIRE(eventually([] { return take_snapshot().connections == 4; }));
     const int fifth = connect_raw(uri);
     REQUIRE(fifth >= 0);
-    CHECK(closed_by_server(fifth));
-    ::close(fifth);
+    CHECK(take_snapshot().connections == 4);
     for (int fd : idle) {
       CHECK(closed_by_server(fd));
       ::close(fd);
     }
+    CHECK(closed_by_server(fifth));
+    ::close(fifth);
     // A real client is served all along.
     auto c = launch("bounded", 0, {runfile("tests/e2e/script_client"), "init", "fence", "finalize"}, dir.path());
     CHECK_MESSAGE(c.exited_with(0), c.errors());
     CHECK(contains(c.output(), "fence PMIX_SUCCESS"));
     CHECK(deregister_job("bounded") == PMIX_SUCCESS);
+  }
+
+  TEST_CASE("[issue 14.4] more processes connecting at once than may be in their handshake are all served") {
+    // A node's ranks start together: with PMIX_CXX_MAX_UNAUTHENTICATED at
+    // 2, twelve clients connect at once; the server takes two at a time and
+    // the others wait in the listen queue (they were refused, and a
+    // 256-rank benchmark job waited forever for the one that had failed).
+    temp_dir dir;
+    scoped_env most{"PMIX_CXX_MAX_UNAUTHENTICATED", "2"};
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    constexpr int n = 12;
+    REQUIRE(register_job("burst", n, n) == PMIX_SUCCESS);
+    std::vector<child> clients;
+    for (int r = 0; r < n; ++r)
+      clients.push_back(
+          launch("burst", r, {runfile("tests/e2e/script_client"), "init", "fence", "finalize"}, dir.path()));
+    for (auto& c : clients) {
+      CHECK_MESSAGE(c.exited_with(0), c.errors());
+      CHECK(contains(c.output(), "fence PMIX_SUCCESS"));
+    }
+    CHECK(deregister_job("burst") == PMIX_SUCCESS);
   }
 
   TEST_CASE("[issue 14.4, 14.5] a peer that does not read is disconnected at its send backlog; the others are not slowed") {
