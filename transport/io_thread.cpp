@@ -240,7 +240,7 @@ int io_thread::resume_listeners() {
   const auto now = std::chrono::steady_clock::now();
   while (!paused_.empty() && paused_.front().first <= now) {
     epoll_event ev{};
-    ev.events = throttled_ ? 0 : EPOLLIN;  // a throttled one is re-armed by throttle_check
+    ev.events = throttled_ ? 0u : static_cast<std::uint32_t>(EPOLLIN);  // a throttled one is re-armed by throttle_check
     ev.data.u64 = listener_tag | static_cast<std::uint32_t>(paused_.front().second);
     ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, paused_.front().second, &ev);
     paused_.pop_front();
