@@ -263,21 +263,8 @@ int run_daemon(int argc, char** argv) {
 
   // Signals as pmixrun takes them: synchronously, from a signalfd, blocked
   // in every thread (CAF's and the server's inherit the mask).
-  sigset_t waited;
-  sigemptyset(&waited);
-  sigaddset(&waited, SIGCHLD);
-  sigaddset(&waited, SIGINT);
-  sigaddset(&waited, SIGTERM);
-  sigaddset(&waited, SIGUSR1);
-  sigset_t blocked = waited;
-  sigaddset(&blocked, SIGPIPE);
-  ::pthread_sigmask(SIG_BLOCK, &blocked, nullptr);
-  set_host_thread(::pthread_self(), SIGUSR1);
-  const int sigfd = ::signalfd(-1, &waited, SFD_NONBLOCK | SFD_CLOEXEC);
-  if (sigfd < 0) {
-    std::perror("pmixd: signalfd");
-    return 1;
-  }
+  const int sigfd = take_host_signals("pmixd");
+  if (sigfd < 0) return 1;
 
   // The PMIx server of this node, named after it.
   pmix_server_module_t module = pmixd::daemon_module();

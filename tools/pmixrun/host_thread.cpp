@@ -1,6 +1,11 @@
 #include "host_thread.hpp"
 
 #include <signal.h>
+#include <sys/signalfd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 
 #include <deque>
 #include <mutex>
@@ -53,6 +58,22 @@ void stop_posting() {
   std::lock_guard<std::mutex> guard{mutex};
   stopped = true;
   tasks.clear();
+}
+
+int take_host_signals(const char* program) {
+  sigset_t waited;
+  sigemptyset(&waited);
+  sigaddset(&waited, SIGCHLD);
+  sigaddset(&waited, SIGINT);
+  sigaddset(&waited, SIGTERM);
+  sigaddset(&waited, SIGUSR1);
+  sigset_t blocked = waited;
+  sigaddset(&blocked, SIGPIPE);
+  ::pthread_sigmask(SIG_BLOCK, &blocked, nullptr);
+  set_host_thread(::pthread_self(), SIGUSR1);
+  const int fd = ::signalfd(-1, &waited, SFD_NONBLOCK | SFD_CLOEXEC);
+  if (fd < 0) std::fprintf(stderr, "%s: signalfd: %s\n", program, std::strerror(errno));
+  return fd;
 }
 
 }  // namespace pmixrun

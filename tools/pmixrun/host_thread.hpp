@@ -19,6 +19,14 @@ namespace pmixrun {
 // sigtimedwait). Call once, before PMIx_server_init.
 void set_host_thread(pthread_t thread, int wake_signal);
 
+// Makes the calling thread the host thread as pmixrun and pmixd run it:
+// SIGCHLD, SIGINT, SIGTERM and SIGUSR1 (the wake-up) blocked and taken from
+// the signalfd returned, SIGPIPE blocked (a write to a closed pipe gives
+// EPIPE). Call before any thread starts, so every thread inherits the mask
+// (children get an empty one back). -1, with `program`'s error on stderr,
+// if the signalfd cannot be made.
+int take_host_signals(const char* program);
+
 // Queues a task for the host thread (any thread may call this).
 void post(std::function<void()> task);
 

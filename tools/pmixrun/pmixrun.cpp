@@ -271,21 +271,8 @@ int main(int argc, char** argv) {
   // it for posted tasks. SIGPIPE is blocked too: a write to a closed pipe
   // gives EPIPE instead. Blocked before any thread starts, so every thread
   // inherits the mask; the children get an empty mask back.
-  sigset_t waited;
-  sigemptyset(&waited);
-  sigaddset(&waited, SIGCHLD);
-  sigaddset(&waited, SIGINT);
-  sigaddset(&waited, SIGTERM);
-  sigaddset(&waited, SIGUSR1);
-  sigset_t blocked = waited;
-  sigaddset(&blocked, SIGPIPE);
-  ::pthread_sigmask(SIG_BLOCK, &blocked, nullptr);
-  set_host_thread(::pthread_self(), SIGUSR1);
-  const int sigfd = ::signalfd(-1, &waited, SFD_NONBLOCK | SFD_CLOEXEC);
-  if (sigfd < 0) {
-    std::perror("pmixrun: signalfd");
-    return 1;
-  }
+  const int sigfd = take_host_signals("pmixrun");
+  if (sigfd < 0) return 1;
 
   const std::string session_dir = make_session_dir();
   const uint32_t cpus = cpu_count();
