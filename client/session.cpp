@@ -203,18 +203,9 @@ pmix_status_t session::commit() {
   return conn_->send(protocol::body::commit, protocol::commit_request(data));
 }
 
-void session::store_modex(std::string_view bytes, pmix_status_t& status) {
-  store_modex(std::make_shared<const std::string>(bytes), status);
-}
-
-void session::store_modex(std::shared_ptr<const std::string> bytes, pmix_status_t& status) {
-  const std::string_view view{*bytes};
-  store_modex(std::move(bytes), view, status);
-}
-
 void session::store_modex(std::shared_ptr<const void> owner, std::string_view bytes, pmix_status_t& status) {
-  // Kept encoded (a copy, or the mapping of the server's shared data): each
-  // rank's items are decoded when first looked up.
+  // Kept encoded (the reply's frame, or the mapping of the server's shared
+  // data): each rank's items are decoded when first looked up.
   std::lock_guard<std::mutex> guard{mutex_};
   std::string error;
   if (!data_.add_modex(std::move(owner), bytes, self_, &error)) {
@@ -246,8 +237,16 @@ pmix_status_t session::fence(std::vector<proc_id> procs, info_list info, done_fn
         self->data_.fence_completed();
         self->data_.participants_complete(participants);
       }
-      if (r.shared > 0) self->store_modex(std::move(reply->shared_owner), reply->shared, st);
-      else if (r.has_data) self->store_modex(r.data, st);
+      if (r.shared > 0) {
+        self->store_modex(std::move(reply->shared_owner), reply->shared, st);
+      } else if (r.has_data) {
+        // The store keeps the frame itself (taken over, not copied): the
+        // data is most of it.
+        const auto offset = static_cast<std::size_t>(r.data.data() - reply->bytes.data());
+        auto frame = std::make_shared<const std::string>(std::move(reply->bytes));
+        reply->message = {};
+        self->store_modex(frame, std::string_view{*frame}.substr(offset, r.data.size()), st);
+      }
     }
     done(st);
   });

@@ -148,8 +148,6 @@ class session : public std::enable_shared_from_this<session> {
   std::uint64_t next_iof_ref_ = 0;
   void deliver_iof(std::string_view message);
   session() = default;
-  void store_modex(std::string_view bytes, pmix_status_t& status);
-  void store_modex(std::shared_ptr<const std::string> bytes, pmix_status_t& status);
   void store_modex(std::shared_ptr<const void> owner, std::string_view bytes, pmix_status_t& status);
   // Stores a namespace's job data (a serialized JobInfo) unless it is ours.
   bool store_job(std::string_view bytes);

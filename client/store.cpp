@@ -121,8 +121,9 @@ bool store::add_modex(std::shared_ptr<const void> owner, std::string_view all, c
   std::string_view bytes;
   protocol::rank_data r;
   std::string name;  // the namespace of the last rank, and its tables
-  rank_stamps* complete = nullptr;
+  rank_stamps* complete = nullptr;  // null: the whole namespace is complete already
   rank_map<encoded_rank>* encoded = nullptr;
+  bool looked_up = false;
   for (;;) {
     const int got = protocol::detail::next_rank(all, pos, bytes);
     if (got == 0) return true;
@@ -130,13 +131,23 @@ bool store::add_modex(std::shared_ptr<const void> owner, std::string_view all, c
       if (error != nullptr && error->empty()) *error = "malformed fence data";
       return false;
     }
-    if (complete == nullptr || r.proc.nspace != name) {
+    if (!looked_up || r.proc.nspace != name) {
+      looked_up = true;
       name = r.proc.nspace;
-      complete = &complete_[name];
+      // A wildcard fence has marked the namespace complete already
+      // (participants_complete): no stamp per rank is needed.
+      auto all_complete = complete_nspaces_.find(name);
+      complete = all_complete != complete_nspaces_.end() && all_complete->second == generation_
+                     ? nullptr
+                     : &complete_[name];
       encoded = &encoded_[name];
     }
-    (*complete)[r.proc.rank] = generation_;
-    if (r.items.empty()) continue;
+    if (complete != nullptr) (*complete)[r.proc.rank] = generation_;
+    // This process's own data is what it put itself, all of it in the
+    // store already (store_value): decoding it back on its next put cost
+    // every rank a decode per fence, and it could undo a put made after
+    // the commit.
+    if (r.items.empty() || r.proc == self) continue;
     auto& slot = (*encoded)[r.proc.rank];
     slot.owner = owner;
     slot.bytes = bytes;

@@ -49,8 +49,10 @@ class store {
   // rank reads them (a client of an N-rank job reads a few peers' keys, not
   // N ranks' worth after every fence). A rank's newer data replaces its
   // undecoded older data: each RankData holds everything the rank had
-  // committed (actors/peer_actor.cpp).
-  // `owner` keeps `modex`'s bytes (a copy, or a mapping of shared data).
+  // committed (actors/peer_actor.cpp). This process's own RankData is only
+  // marked complete: what it holds is what it put, already in the store.
+  // `owner` keeps `modex`'s bytes (the reply's frame, or a mapping of shared
+  // data).
   bool add_modex(std::shared_ptr<const void> owner, std::string_view modex, const proc_id& self,
                  std::string* error);
   bool add_modex(std::string_view modex, const proc_id& self, std::string* error) {

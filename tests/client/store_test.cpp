@@ -136,6 +136,19 @@ TEST_SUITE("client store") {
     CHECK(*s.peer_value({"job", 3}, "k")->as_string() == "from direct modex");
   }
 
+  TEST_CASE("a put after the commit is not undone by the fence's copy of this process's own data") {
+    store s;
+    std::string error;
+    s.store_value(self, "k", value::string("committed"));  // PMIx_Put, then PMIx_Commit
+    s.store_value(self, "k", value::string("put after the commit"));
+    s.fence_completed();
+    REQUIRE(s.add_modex(modex({{self, "committed"}, {{"job", 0}, "zero"}}), self, &error));
+    s.participants_complete({{"job", rank_wildcard}});
+    CHECK(*s.peer_value(self, "k")->as_string() == "put after the commit");
+    CHECK(*s.peer_value({"job", 0}, "k")->as_string() == "zero");
+    CHECK(s.has_complete_data(self));
+  }
+
   // Found by tests/fuzz client_reply: 16 bytes of compact proc map made the
   // client allocate over 2 GB.
   TEST_CASE("PMIX_LOCAL_PEERS is read within bounds its text sets") {
