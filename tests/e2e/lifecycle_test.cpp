@@ -208,11 +208,13 @@ TEST_SUITE("lifecycle: clones") {
     REQUIRE(srv.status() == PMIX_SUCCESS);
     REQUIRE(register_job("noclone", 1, 1) == PMIX_SUCCESS);
     auto c = launch("noclone", 0,
-                    {script, "init", "put:k=parent", "commit", "fork", "c:init", "c:exit:0",
+                    {script, "init", "put:k=parent", "commit", "fork", "c:get:0:k", "c:init", "c:exit:0",
                      "p:wait_child", "p:fence", "p:get:0:k", "p:finalize"},
                     dir.path());
     CHECK_MESSAGE(c.exited_with(0), c.errors());
     const auto out = c.output();
+    // The child does not use its parent's session, even for a local answer.
+    CHECK(contains(out, "[child] get:0:k PMIX_ERR_INIT"));
     CHECK(contains(out, "[child] init PMIX_ERR_NOT_SUPPORTED"));
     CHECK(contains(out, "[parent] wait_child PMIX_SUCCESS exit 0"));
     CHECK(contains(out, "[parent] fence PMIX_SUCCESS"));
