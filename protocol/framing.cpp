@@ -23,6 +23,12 @@ void frame_reader::feed(const char* data, std::size_t size) {
   buffer_.append(data, size);
 }
 
+void frame_reader::release_if_drained() {
+  if (buffered() != 0) return;
+  std::string{}.swap(buffer_);
+  consumed_ = 0;
+}
+
 frame_reader::status frame_reader::next(std::string& payload) {
   if (rejected_length_ != 0) return status::too_large;
   if (buffered() < frame_header_size) return status::need_more;

@@ -41,6 +41,11 @@ class frame_reader {
   void set_max(std::uint32_t max_frame_size) { max_frame_size_ = max_frame_size; }
   // Bytes received but not yet returned as a frame.
   std::size_t buffered() const { return buffer_.size() - consumed_; }
+  // Frees the buffer once every byte in it was returned as a frame: for a
+  // reader that is idle most of the time (one per client in a server), its
+  // capacity would otherwise stay at the largest read (about 0.6 kB a
+  // connection after the handshake; pmixsim).
+  void release_if_drained();
   // The length announced by the header that caused too_large.
   std::uint32_t rejected_length() const { return rejected_length_; }
 

@@ -27,7 +27,7 @@ void connection::overflow() {
              " bytes of output, over the limit of ", max_send_backlog_,
              " (PMIX_CXX_MAX_SEND_BACKLOG): closing that connection");
   broken_ = true;
-  pending_.clear();
+  pending_.reset();
   pending_offset_ = pending_bytes_ = 0;
   shutdown();
 }
@@ -51,7 +51,8 @@ bool connection::queue(std::string_view head, std::string_view body, std::size_t
   }
   bytes_queued_ += rest.size();
   pending_bytes_ += rest.size();
-  pending_.push_back(pending_frame{std::move(rest), std::move(attach)});
+  if (!pending_) pending_.emplace();
+  pending_->push_back(pending_frame{std::move(rest), std::move(attach)});
   return true;
 }
 
@@ -131,8 +132,9 @@ bool connection::flush() {
     iovec parts[64];
     int count = 0;
     std::size_t offset = pending_offset_;
-    const shared_data* attach = pending_.front().attach.get();
-    for (auto it = pending_.begin(); it != pending_.end() && count < 64; ++it, offset = 0) {
+    auto& queued = *pending_;  // bytes are pending: the queue exists
+    const shared_data* attach = queued.front().attach.get();
+    for (auto it = queued.begin(); it != queued.end() && count < 64; ++it, offset = 0) {
       if (count > 0 && it->attach) break;
       parts[count++] = {const_cast<char*>(it->bytes.data() + offset), it->bytes.size() - offset};
     }
@@ -156,15 +158,15 @@ bool connection::flush() {
     }
     auto left = static_cast<std::size_t>(n);
     pending_bytes_ -= left;
-    if (left > 0) pending_.front().attach.reset();  // went with the first byte
+    if (left > 0) queued.front().attach.reset();  // went with the first byte
     while (left > 0) {
-      const auto rest = pending_.front().bytes.size() - pending_offset_;
+      const auto rest = queued.front().bytes.size() - pending_offset_;
       if (left < rest) {
         pending_offset_ += left;
         break;
       }
       left -= rest;
-      pending_.pop_front();
+      queued.pop_front();
       pending_offset_ = 0;
     }
   }

@@ -405,6 +405,7 @@ void io_thread::read_from(std::uint64_t id) {
     }
     break;
   }
+  e.reader.release_if_drained();
   if (eof) drop(id, true);
 }
 

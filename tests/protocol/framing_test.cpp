@@ -310,4 +310,30 @@ TEST_SUITE("framing") {
     CHECK(p == payload_of((count - 1) % 7, count - 1));
     CHECK(r.buffered() == 0);
   }
+
+  TEST_CASE("release_if_drained keeps a partial frame and frees only a drained buffer") {
+    proto::frame_reader r;
+    const std::string a = frame(payload_of(300, 1)), b = frame(payload_of(40, 2));
+    // A whole frame and half of the next: the half stays.
+    feed(r, a + b.substr(0, 20));
+    std::string p;
+    REQUIRE(r.next(p) == status::complete);
+    CHECK(p == payload_of(300, 1));
+    REQUIRE(r.next(p) == status::need_more);
+    r.release_if_drained();
+    CHECK(r.buffered() == 20);
+    feed(r, b.substr(20));
+    REQUIRE(r.next(p) == status::complete);
+    CHECK(p == payload_of(40, 2));
+    CHECK(r.buffered() == 0);
+    // Drained: freed, and the reader goes on as new.
+    r.release_if_drained();
+    CHECK(r.buffered() == 0);
+    feed(r, a);
+    REQUIRE(r.next(p) == status::complete);
+    CHECK(p == payload_of(300, 1));
+    status last;
+    CHECK(drain(r, last).empty());
+    CHECK(last == status::need_more);
+  }
 }
