@@ -893,7 +893,12 @@ caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
         st.released.clear();
         self->quit();
       },
-  }.or_else(peer::host_request_handlers(self));
+      [=](peer::host_done_atom, std::uint64_t id, pmix_status_t status, info_list& info, std::string& data) {
+        send_info_reply(self, id, status, info, data);
+      },
+      [=](peer::beat_check_atom, std::uint64_t generation) { peer::on_heartbeat_check(self, generation); },
+      [=](const deliver_iof_msg& msg) { peer::on_deliver_iof(self, msg); },
+  };
 }
 
 }  // namespace pmix::actors

@@ -54,9 +54,17 @@ auto answer_once(const char* upcall, F f) {
 // an InfoReply. The server serves heartbeats and credentials itself when
 // its host does not.
 void on_host_request(self_ptr self, std::uint64_t id, const wire::HostRequest& req);
-// The messages those requests bring back to the peer (the host's answers,
-// the heartbeat timer).
-caf::message_handler host_request_handlers(self_ptr self);
+// (host_done_atom, envelope id, status, info, data): the host's answer.
+using host_done_atom = caf::atom_constant<caf::atom("hostdone")>;
+// (beat_check_atom, generation): time to look for a heartbeat.
+using beat_check_atom = caf::atom_constant<caf::atom("beatcheck")>;
+// The messages those requests bring back to the peer, handled in
+// peer_actor's own behavior (one behavior per peer: a second one, joined
+// with or_else, cost every connection about 0.2 kB): the heartbeat timer
+// and output pushed to it. The host's answers come as host_done_atom and
+// are answered with send_info_reply.
+void on_heartbeat_check(self_ptr self, std::uint64_t generation);
+void on_deliver_iof(self_ptr self, const deliver_iof_msg& msg);
 
 // PMIx_Group_*: the server actor keeps groups and invitations; answered by
 // an InfoReply.

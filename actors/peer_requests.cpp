@@ -17,11 +17,6 @@
 namespace pmix::actors::peer {
 namespace {
 
-// (host_done_atom, envelope id, status, info, data): the host's answer.
-using host_done_atom = caf::atom_constant<caf::atom("hostdone")>;
-// (beat_check_atom, generation): time to look for a heartbeat.
-using beat_check_atom = caf::atom_constant<caf::atom("beatcheck")>;
-
 host::module::reply_fn answer_later(self_ptr self, std::uint64_t id) {
   return answer_once("host request", [addr = self->address(), gate = self->state.ctx->gate, id](
                                          pmix_status_t status, info_list info, std::string data) {
@@ -268,18 +263,12 @@ void on_group_request(self_ptr self, std::uint64_t id, const wire::GroupRequest&
           [=](caf::error&) { send_info_reply(self, id, PMIX_ERR_UNREACH, {}); });
 }
 
-caf::message_handler host_request_handlers(self_ptr self) {
-  return {
-      [=](host_done_atom, std::uint64_t id, pmix_status_t status, info_list& info, std::string& data) {
-        send_info_reply(self, id, status, info, data);
-      },
-      [=](beat_check_atom, std::uint64_t generation) { check_heartbeat(self, generation); },
-      [=](const deliver_iof_msg& msg) {
-        auto& st = self->state;
-        if (!can_send(self) || st.state != peer_state::phase::active) return;
-        if (!st.conn->send(*msg.frame)) log::debug("peer", to_string(st.proc), ": write failed, output not delivered");
-      },
-  };
+void on_heartbeat_check(self_ptr self, std::uint64_t generation) { check_heartbeat(self, generation); }
+
+void on_deliver_iof(self_ptr self, const deliver_iof_msg& msg) {
+  auto& st = self->state;
+  if (!can_send(self) || st.state != peer_state::phase::active) return;
+  if (!st.conn->send(*msg.frame)) log::debug("peer", to_string(st.proc), ": write failed, output not delivered");
 }
 
 }  // namespace pmix::actors::peer
