@@ -896,7 +896,7 @@ caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
       [=](peer::host_done_atom, std::uint64_t id, pmix_status_t status, info_list& info, std::string& data) {
         send_info_reply(self, id, status, info, data);
       },
-      [=](peer::beat_check_atom, std::uint64_t generation) { peer::on_heartbeat_check(self, generation); },
+      [=](peer::beat_check_atom, std::uint64_t generation) { peer::check_heartbeat(self, generation); },
       [=](const deliver_iof_msg& msg) { peer::on_deliver_iof(self, msg); },
   };
 }

@@ -63,7 +63,7 @@ using beat_check_atom = caf::atom_constant<caf::atom("beatcheck")>;
 // with or_else, cost every connection about 0.2 kB): the heartbeat timer
 // and output pushed to it. The host's answers come as host_done_atom and
 // are answered with send_info_reply.
-void on_heartbeat_check(self_ptr self, std::uint64_t generation);
+void check_heartbeat(self_ptr self, std::uint64_t generation);
 void on_deliver_iof(self_ptr self, const deliver_iof_msg& msg);
 
 // PMIx_Group_*: the server actor keeps groups and invitations; answered by

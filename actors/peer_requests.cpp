@@ -121,6 +121,8 @@ void alert(self_ptr self) {
   self->request(st.server, caf::infinite, std::move(msg)).then([](pmix_status_t) {}, [](caf::error&) {});
 }
 
+}  // namespace
+
 void check_heartbeat(self_ptr self, std::uint64_t generation) {
   auto& st = self->state;
   if (!st.heartbeat || st.heartbeat->generation != generation) return;  // cancelled or replaced
@@ -134,6 +136,8 @@ void check_heartbeat(self_ptr self, std::uint64_t generation) {
   }
   arm(self);
 }
+
+namespace {
 
 pmix_status_t start_heartbeat(self_ptr self, pmix_status_t error, const info_list& directives) {
   auto& st = self->state;
@@ -262,8 +266,6 @@ void on_group_request(self_ptr self, std::uint64_t id, const wire::GroupRequest&
           },
           [=](caf::error&) { send_info_reply(self, id, PMIX_ERR_UNREACH, {}); });
 }
-
-void on_heartbeat_check(self_ptr self, std::uint64_t generation) { check_heartbeat(self, generation); }
 
 void on_deliver_iof(self_ptr self, const deliver_iof_msg& msg) {
   auto& st = self->state;

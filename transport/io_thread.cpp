@@ -228,10 +228,15 @@ bool io_thread::refuse_one(int listener, int error) {
   return false;
 }
 
-void io_thread::pause_listener(int listener) {
+void io_thread::listen_for(int listener, std::uint32_t events) {
   epoll_event ev{};
+  ev.events = events;
   ev.data.u64 = listener_tag | static_cast<std::uint32_t>(listener);
-  ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, listener, &ev);  // no events
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, listener, &ev);
+}
+
+void io_thread::pause_listener(int listener) {
+  listen_for(listener, 0);
   paused_.emplace_back(std::chrono::steady_clock::now() + std::chrono::milliseconds(100), listener);
 }
 
@@ -239,10 +244,8 @@ int io_thread::resume_listeners() {
   if (paused_.empty()) return -1;
   const auto now = std::chrono::steady_clock::now();
   while (!paused_.empty() && paused_.front().first <= now) {
-    epoll_event ev{};
-    ev.events = throttled_ ? 0u : static_cast<std::uint32_t>(EPOLLIN);  // a throttled one is re-armed by throttle_check
-    ev.data.u64 = listener_tag | static_cast<std::uint32_t>(paused_.front().second);
-    ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, paused_.front().second, &ev);
+    // A throttled one is re-armed by throttle_check.
+    listen_for(paused_.front().second, throttled_ ? 0u : static_cast<std::uint32_t>(EPOLLIN));
     paused_.pop_front();
   }
   if (paused_.empty()) return -1;
@@ -255,11 +258,7 @@ void io_thread::throttle() {
   throttled_ = true;
   log::info("io", unauthenticated_, " connections are in their handshake (PMIX_CXX_MAX_UNAUTHENTICATED): ",
             "new ones wait in the listen queue until some complete it");
-  for (int fd : listeners_) {
-    epoll_event ev{};
-    ev.data.u64 = listener_tag | static_cast<std::uint32_t>(fd);
-    ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd, &ev);  // no events
-  }
+  for (int fd : listeners_) listen_for(fd, 0);
 }
 
 int io_thread::throttle_check() {
@@ -270,10 +269,7 @@ int io_thread::throttle_check() {
   throttled_ = false;
   for (int fd : listeners_) {
     if (std::any_of(paused_.begin(), paused_.end(), [fd](const auto& p) { return p.second == fd; })) continue;
-    epoll_event ev{};
-    ev.events = EPOLLIN;
-    ev.data.u64 = listener_tag | static_cast<std::uint32_t>(fd);
-    ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd, &ev);
+    listen_for(fd, EPOLLIN);
   }
   return -1;
 }

@@ -101,6 +101,8 @@ class io_thread {
   // for 100 ms; resume_listeners() re-arms those due and returns the
   // milliseconds until the next one is (-1: none rests).
   void pause_listener(int listener);
+  // The events a listener is watched for (0: none, it rests).
+  void listen_for(int listener, std::uint32_t events);
   int resume_listeners();
   // With PMIX_CXX_MAX_UNAUTHENTICATED connections in their handshake, the
   // listeners stop taking more: further connections wait in the kernel's
