@@ -111,12 +111,67 @@ const std::set<rank_t>& store::local_ranks(const std::string& nspace) const {
 bool store::add_peer_data(const protocol::rank_data& data, const proc_id& self, std::string* error) {
   decode_pending(data.proc);  // older than this data: applied first
   nspace_tables t;
-  return add_rank(data, self, t, error);
+  return add_rank(data, self, t, true, error);
 }
 
 bool store::add_modex(std::shared_ptr<const void> owner, std::string_view all, const proc_id& self,
                       std::string* error) {
   self_ = self;
+  std::string nspace;
+  if (covers_namespace(all, nspace)) {
+    if (deferred_ && deferred_->nspace != nspace) index_deferred();
+    deferred_ = deferred_modex{std::move(owner), all, std::move(nspace)};
+    return true;
+  }
+  index_deferred();  // older than this data
+  return index_modex(owner, all, true, error);
+}
+
+bool store::covers_namespace(std::string_view all, std::string& nspace) {
+  // The first RankData names the namespace; a wildcard fence of this
+  // generation must have completed it, and its job data must give its size.
+  std::size_t pos = 0;
+  std::string_view bytes, name;
+  rank_t rank = 0;
+  bool has_items = false;
+  if (protocol::detail::next_rank(all, pos, bytes) != 1 ||
+      !protocol::detail::peek_rank(bytes, name, rank, has_items))
+    return false;
+  nspace.assign(name.data(), name.size());
+  auto complete = complete_nspaces_.find(nspace);
+  if (complete == complete_nspaces_.end() || complete->second != generation_) return false;
+  const auto* size_value = job_value(nspace, PMIX_JOB_SIZE);
+  const auto size = size_value == nullptr ? std::nullopt : size_value->as_uint();
+  // Each RankData takes a few bytes at least: a larger size cannot be met.
+  if (!size || *size == 0 || *size > all.size()) return false;
+  seen_.assign((*size + 63) / 64, 0);
+  std::uint64_t count = 0;
+  for (;;) {
+    if (!has_items || name != nspace || rank >= *size) return false;
+    auto& word = seen_[rank / 64];
+    const std::uint64_t bit = std::uint64_t{1} << (rank % 64);
+    if ((word & bit) != 0) return false;  // twice
+    word |= bit;
+    ++count;
+    const int got = protocol::detail::next_rank(all, pos, bytes);
+    if (got == 0) return count == *size;
+    if (got < 0 || !protocol::detail::peek_rank(bytes, name, rank, has_items)) return false;
+  }
+}
+
+void store::index_deferred() {
+  if (!deferred_) return;
+  const auto d = std::move(*deferred_);
+  deferred_.reset();
+  std::string error;
+  // Its ranks need no stamps: their namespace was complete when it came.
+  if (!index_modex(d.owner, d.bytes, false, &error))
+    log::error("client", "unreadable fence data of ", d.nspace, ": ", error,
+               " (the ranks after it have no data from that fence)");
+}
+
+bool store::index_modex(const std::shared_ptr<const void>& owner, std::string_view all, bool stamp,
+                        std::string* error) {
   std::size_t pos = 0;
   std::string_view bytes;
   protocol::rank_data r;
@@ -135,9 +190,10 @@ bool store::add_modex(std::shared_ptr<const void> owner, std::string_view all, c
       looked_up = true;
       name = r.proc.nspace;
       // A wildcard fence has marked the namespace complete already
-      // (participants_complete): no stamp per rank is needed.
+      // (participants_complete), or did when deferred data came: no stamp
+      // per rank is needed.
       auto all_complete = complete_nspaces_.find(name);
-      complete = all_complete != complete_nspaces_.end() && all_complete->second == generation_
+      complete = !stamp || (all_complete != complete_nspaces_.end() && all_complete->second == generation_)
                      ? nullptr
                      : &complete_[name];
       encoded = &encoded_[name];
@@ -147,7 +203,7 @@ bool store::add_modex(std::shared_ptr<const void> owner, std::string_view all, c
     // store already (store_value): decoding it back on its next put cost
     // every rank a decode per fence, and it could undo a put made after
     // the commit.
-    if (r.items.empty() || r.proc == self) continue;
+    if (r.items.empty() || r.proc == self_) continue;
     auto& slot = (*encoded)[r.proc.rank];
     slot.owner = owner;
     slot.bytes = bytes;
@@ -155,6 +211,8 @@ bool store::add_modex(std::shared_ptr<const void> owner, std::string_view all, c
 }
 
 void store::decode_pending(const proc_id& p) {
+  // This process's own data is never in fence data it keeps.
+  if (deferred_ && deferred_->nspace == p.nspace && !(p == self_)) index_deferred();
   auto it = encoded_.find(p.nspace);
   if (it == encoded_.end()) return;
   auto* slot = it->second.find(p.rank);
@@ -168,11 +226,11 @@ void store::decode_pending(const proc_id& p) {
   // Its structure was checked when the fence delivered it: only a value the
   // decoder refuses can fail here; the items before it are kept.
   if (!protocol::decode(data.bytes, r, &error) ||
-      !add_rank(r, self_, t, &error))
+      !add_rank(r, self_, t, false, &error))
     log::error("client", "unreadable fence data of ", p.nspace, ":", p.rank, ": ", error);
 }
 
-bool store::add_rank(const protocol::rank_data& data, const proc_id& self, nspace_tables& t,
+bool store::add_rank(const protocol::rank_data& data, const proc_id& self, nspace_tables& t, bool stamp,
                      std::string* error) {
   const std::string& nspace = data.proc.nspace;
   const rank_t rank = data.proc.rank;
@@ -184,7 +242,7 @@ bool store::add_rank(const protocol::rank_data& data, const proc_id& self, nspac
     t.complete = &complete_[nspace];
     t.peers = &peers_[nspace];
   }
-  (*t.complete)[rank] = generation_;
+  if (stamp) (*t.complete)[rank] = generation_;
   if (data.items.empty()) return true;
   const bool source_local = t.local != nullptr ? t.local->count(rank) > 0 : nspace == self.nspace;
   auto& dest = (*t.peers)[rank];
@@ -232,6 +290,7 @@ void store::clear() {
   jobs_.clear();
   peers_.clear();
   encoded_.clear();
+  deferred_.reset();
   complete_.clear();
   complete_nspaces_.clear();
 }

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -43,16 +44,24 @@ class store {
   // The data is everything p had committed when it was sent: later lookups of
   // other keys of p need not ask the server until the next fence.
   bool add_peer_data(const protocol::rank_data& data, const proc_id& self, std::string* error);
-  // Every rank's data from a collecting fence (a ModexData). Its structure is
-  // checked here (a malformed one fails the fence), but each rank's items
-  // stay encoded in `modex`, which the store keeps, until a lookup of that
-  // rank reads them (a client of an N-rank job reads a few peers' keys, not
-  // N ranks' worth after every fence). A rank's newer data replaces its
+  // Every rank's data from a collecting fence (a ModexData). Each rank's
+  // items stay encoded in `modex`, which the store keeps, until a lookup of
+  // that rank reads them (a client of an N-rank job reads a few peers' keys,
+  // not N ranks' worth after every fence). A rank's newer data replaces its
   // undecoded older data: each RankData holds everything the rank had
   // committed (actors/peer_actor.cpp). This process's own RankData is only
   // marked complete: what it holds is what it put, already in the store.
   // `owner` keeps `modex`'s bytes (the reply's frame, or a mapping of shared
   // data).
+  //
+  // The data of a whole-namespace fence in which every rank of the
+  // namespace sent data (what MPI_Init's fence brings) is kept as it came,
+  // after a look at each RankData's process only, and indexed at the first
+  // lookup in that namespace: a fence then costs a client O(1) per rank
+  // read, not a walk of the structure; a newer such fence replaces it
+  // unread. Its items' structure is checked when indexed, and a rank whose
+  // data is unreadable then is logged and left out. Other fence data is
+  // indexed and checked here: a malformed one fails the fence.
   bool add_modex(std::shared_ptr<const void> owner, std::string_view modex, const proc_id& self,
                  std::string* error);
   bool add_modex(std::string_view modex, const proc_id& self, std::string* error) {
@@ -98,7 +107,10 @@ class store {
     rank_stamps* complete = nullptr;
     std::unordered_map<rank_t, key_map>* peers = nullptr;
   };
-  bool add_rank(const protocol::rank_data& data, const proc_id& self, nspace_tables& t,
+  // `stamp`: the data is everything the rank had committed when this
+  // generation began (direct modex), so it is complete; fence data decoded
+  // at a lookup was stamped, if at all, when it came.
+  bool add_rank(const protocol::rank_data& data, const proc_id& self, nspace_tables& t, bool stamp,
                 std::string* error);
   // A rank's items as a fence delivered them, not decoded yet: its RankData
   // within a kept ModexData.
@@ -108,10 +120,28 @@ class store {
   };
   // Moves p's encoded data, if any, into peers_ (scopes applied).
   void decode_pending(const proc_id& p);
+  // Records where each rank's items are in `modex` (encoded_), marking the
+  // ranks complete unless their namespace is complete already.
+  bool index_modex(const std::shared_ptr<const void>& owner, std::string_view modex, bool stamp,
+                   std::string* error);
+  // True if `modex` holds one RankData with items for every rank of one
+  // namespace that a wildcard fence of this generation completed (named in
+  // `nspace`), and nothing else.
+  bool covers_namespace(std::string_view modex, std::string& nspace);
+  // Indexes the kept whole-namespace data, if any.
+  void index_deferred();
 
   std::unordered_map<std::string, job> jobs_;
   by_proc<key_map> peers_;
   std::unordered_map<std::string, rank_map<encoded_rank>> encoded_;
+  // A whole-namespace fence's data, not indexed yet (add_modex).
+  struct deferred_modex {
+    std::shared_ptr<const void> owner;
+    std::string_view bytes;
+    std::string nspace;
+  };
+  std::optional<deferred_modex> deferred_;
+  std::vector<std::uint64_t> seen_;  // covers_namespace's rank bitmap, reused
   proc_id self_;  // the process the encoded data was received by (scopes)
   // rank -> the fence generation in which its complete data arrived; only
   // the current generation counts (a fence completing just moves it on, so a

@@ -694,6 +694,30 @@ int next_rank(std::string_view modex, std::size_t& pos, std::string_view& rank) 
   pos = modex.size();
   return r.ok() ? 0 : -1;
 }
+
+bool peek_rank(std::string_view rank, std::string_view& nspace, rank_t& number, bool& has_items) {
+  nspace = {};
+  number = wire_default_proc.rank;
+  has_items = false;
+  reader r{rank};
+  field f;
+  while (r.next(f)) {
+    if (f.id == 1 && f.type == pb::delimited) {
+      nspace = {};
+      number = wire_default_proc.rank;
+      reader pr{f.bytes};
+      field g;
+      while (pr.next(g)) {
+        if (g.id == 1 && g.type == pb::delimited) nspace = g.bytes;
+        else if (g.id == 2 && g.type == pb::varint) number = static_cast<rank_t>(g.number);
+      }
+      if (!pr.ok()) return false;
+    } else if (f.id == 2 && f.type == pb::delimited) {
+      has_items = true;
+    }
+  }
+  return r.ok();
+}
 }  // namespace detail
 
 bool decode_checked_info(std::string_view in, info& out, std::string* error) { return read_info(in, out, error, 0); }

@@ -246,6 +246,10 @@ namespace detail {
 // The next RankData of a ModexData from `pos` on: 1 found, 0 at the end, -1
 // malformed. decode(rank_data) reads one and checks it as it goes.
 int next_rank(std::string_view modex, std::size_t& pos, std::string_view& rank);
+// What a RankData is about, read without checking or copying anything else:
+// its process (`nspace` views the bytes) and whether it carries items. False
+// if those fields cannot be read.
+bool peek_rank(std::string_view rank, std::string_view& nspace, rank_t& number, bool& has_items);
 }  // namespace detail
 
 template <class F>

@@ -35,9 +35,141 @@ std::string modex(const std::vector<std::pair<proc_id, std::string>>& ranks) {
   return m.SerializeAsString();
 }
 
+// A store holding job data for "job" of `size` ranks.
+void load_job_of_size(store& s, std::uint32_t size) {
+  pmix::protocol::job_info job;
+  job.nspace = "job";
+  job.info.push_back(info{PMIX_JOB_SIZE, value::unsigned_(PMIX_UINT32, size), 0});
+  s.load_job(std::move(job));
+}
+
+// A RankData whose process reads, but whose one item is not a well-formed
+// Info: the tag byte 0xff starts a varint that never ends.
+std::string unreadable_rank(pmix::rank_t rank) {
+  pmix::wire::RankData r;
+  pmix::protocol::to_wire(proc_id{"job", rank}, r.mutable_proc());
+  std::string bytes = r.SerializeAsString();
+  const std::string item = std::string{"\x08\x01\x12\x01\xff", 5};  // scope 1, info: 0xff
+  bytes += '\x12';
+  bytes += static_cast<char>(item.size());
+  bytes += item;
+  std::string out = "\x0a";  // ModexData.ranks
+  out += static_cast<char>(bytes.size());
+  return out + bytes;
+}
+
+// A collecting fence over the whole of "job" completed.
+void wildcard_fence(store& s) {
+  s.fence_completed();
+  s.participants_complete({{"job", rank_wildcard}});
+}
+
 }  // namespace
 
 TEST_SUITE("client store") {
+  TEST_CASE("a whole-namespace fence with every rank's data is indexed at the first lookup; a newer one replaces it") {
+    store s;
+    const proc_id me{"job", 3};
+    load_job_of_size(s, 4);
+    s.store_value(me, "k", value::string("mine"));
+    std::string error;
+    wildcard_fence(s);
+    REQUIRE(s.add_modex(modex({{{"job", 0}, "a0"}, {{"job", 1}, "a1"}, {{"job", 2}, "a2"}, {me, "a3"}}), me, &error));
+    wildcard_fence(s);
+    REQUIRE(s.add_modex(modex({{{"job", 2}, "b2"}, {{"job", 0}, "b0"}, {me, "b3"}, {{"job", 1}, "b1"}}), me, &error));
+    for (pmix::rank_t r : {0u, 1u, 2u}) {
+      CAPTURE(r);
+      REQUIRE(s.peer_value({"job", r}, "k") != nullptr);
+      CHECK(*s.peer_value({"job", r}, "k")->as_string() == "b" + std::to_string(r));
+      CHECK(s.has_complete_data({"job", r}));
+    }
+    CHECK(*s.peer_value(me, "k")->as_string() == "mine");
+
+    // Kept unread, its items are checked only when indexed: a rank whose
+    // item is malformed does not fail the fence; the ranks before it are
+    // read, that rank and those after it have no data from that fence.
+    wildcard_fence(s);
+    std::string data = modex({{{"job", 0}, "c0"}, {me, "c3"}});
+    data += unreadable_rank(1);
+    data += modex({{{"job", 2}, "c2"}});
+    REQUIRE(s.add_modex(data, me, &error));
+    CHECK(*s.peer_value({"job", 0}, "k")->as_string() == "c0");
+    // Ranks 1 and 2 keep what was decoded from the fence before.
+    CHECK(*s.peer_value({"job", 1}, "k")->as_string() == "b1");
+    CHECK(*s.peer_value({"job", 2}, "k")->as_string() == "b2");
+
+    // Direct-modex data arriving after kept fence data wins over it.
+    wildcard_fence(s);
+    REQUIRE(s.add_modex(modex({{{"job", 0}, "d0"}, {{"job", 1}, "d1"}, {{"job", 2}, "d2"}, {me, "d3"}}), me, &error));
+    const std::string one = modex({{{"job", 1}, "from direct modex"}});
+    pmix::wire::ModexData m;
+    REQUIRE(m.ParseFromString(one));
+    const std::string rank_bytes = m.ranks(0).SerializeAsString();
+    pmix::protocol::rank_data later;
+    REQUIRE(pmix::protocol::decode(rank_bytes, later, &error));
+    REQUIRE(s.add_peer_data(later, me, &error));
+    CHECK(*s.peer_value({"job", 1}, "k")->as_string() == "from direct modex");
+    CHECK(*s.peer_value({"job", 2}, "k")->as_string() == "d2");
+  }
+
+  TEST_CASE("fence data decoded at a lookup after a later fence does not make its rank complete again") {
+    // Rank 0's data came with one fence and is first read after the next
+    // one: rank 0 may have committed more since, so a key it lacks must be
+    // asked of the server, not answered "not found" from this data.
+    store s;
+    std::string error;
+    s.fence_completed();
+    s.participants_complete({{"job", 0}});
+    REQUIRE(s.add_modex(modex({{{"job", 0}, "zero"}}), self, &error));
+    CHECK(s.has_complete_data({"job", 0}));
+    s.fence_completed();  // a fence that collects nothing
+    REQUIRE(s.peer_value({"job", 0}, "k") != nullptr);
+    CHECK(*s.peer_value({"job", 0}, "k")->as_string() == "zero");
+    CHECK_FALSE(s.has_complete_data({"job", 0}));
+
+    // Direct-modex data is everything the rank had committed: complete.
+    const std::string one = modex({{{"job", 0}, "from direct modex"}});
+    pmix::wire::ModexData m;
+    REQUIRE(m.ParseFromString(one));
+    const std::string rank_bytes = m.ranks(0).SerializeAsString();
+    pmix::protocol::rank_data later;
+    REQUIRE(pmix::protocol::decode(rank_bytes, later, &error));
+    REQUIRE(s.add_peer_data(later, self, &error));
+    CHECK(s.has_complete_data({"job", 0}));
+  }
+
+  TEST_CASE("fence data that does not cover its namespace is indexed and checked at once, after kept data") {
+    store s;
+    const proc_id me{"job", 3};
+    load_job_of_size(s, 4);
+    std::string error;
+    wildcard_fence(s);
+    REQUIRE(s.add_modex(modex({{{"job", 0}, "a0"}, {{"job", 1}, "a1"}, {{"job", 2}, "a2"}, {me, "a3"}}), me, &error));
+    // A fence of rank 1 alone: its data is newer than the kept data.
+    s.fence_completed();
+    s.participants_complete({{"job", 1}});
+    REQUIRE(s.add_modex(modex({{{"job", 1}, "c1"}}), me, &error));
+    CHECK(*s.peer_value({"job", 1}, "k")->as_string() == "c1");
+    CHECK(*s.peer_value({"job", 0}, "k")->as_string() == "a0");
+    CHECK(s.has_complete_data({"job", 1}));
+    CHECK_FALSE(s.has_complete_data({"job", 0}));
+
+    // A whole-namespace fence where a rank sent nothing, or one rank twice,
+    // or a malformed item: checked at once, so the malformed one fails.
+    for (const std::string& data :
+         {modex({{{"job", 0}, "e0"}, {me, "e3"}}) + unreadable_rank(1),
+          modex({{{"job", 0}, "e0"}, {{"job", 1}, "e1"}, {{"job", 1}, "e1"}, {me, "e3"}}) + unreadable_rank(2)}) {
+      wildcard_fence(s);
+      error.clear();
+      CHECK_FALSE(s.add_modex(data, me, &error));
+      CHECK_FALSE(error.empty());
+    }
+    wildcard_fence(s);
+    REQUIRE(s.add_modex(modex({{{"job", 0}, "f0"}, {me, "f3"}}), me, &error));  // ranks 1 and 2 sent nothing
+    CHECK(*s.peer_value({"job", 0}, "k")->as_string() == "f0");
+    CHECK(s.has_complete_data({"job", 2}));
+  }
+
   TEST_CASE("a collecting fence makes every participant complete, whether it sent data or not") {
     store s;
     s.fence_completed();

@@ -376,6 +376,24 @@ TEST_SUITE("end to end") {
     CHECK(contains(early.output(), "get:1:k PMIX_SUCCESS v1"));
   }
 
+  TEST_CASE("a commit reaches the server though the client makes no further call") {
+    // The client holds a commit to send it with its next frame (usually the
+    // fence), but only for a moment: here rank 1 makes no PMIx call after
+    // its commit until rank 0 has read its key through direct modex.
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("quiet", 2, 2) == PMIX_SUCCESS);
+    const auto read = dir.path() + "/read";
+    auto writer = launch("quiet", 1, {script, "init", "put:k=v1", "commit", "wait_file:" + read, "finalize"},
+                         dir.path());
+    auto reader = launch("quiet", 0, {script, "init", "get:1:k", "touch:" + read, "finalize"}, dir.path());
+    CHECK_MESSAGE(reader.exited_with(0), reader.errors());
+    CHECK_MESSAGE(writer.exited_with(0), writer.errors());
+    CHECK(contains(reader.output(), "get:1:k PMIX_SUCCESS v1"));
+    CHECK(contains(writer.output(), "wait_file:" + read + " PMIX_SUCCESS"));
+  }
+
   TEST_CASE("malformed, oversized, truncated and out-of-order frames close only that connection") {
     temp_dir dir;
     server srv(dir.path());
