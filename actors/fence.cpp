@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "protocol/codec.hpp"
+#include "protocol/messages.hpp"
 #include "transport/shared_data.hpp"
 
 namespace pmix::actors {
@@ -142,15 +143,39 @@ fence_tracker* fence_book::find(std::uint64_t id) {
   return it == trackers_.end() ? nullptr : &it->second;
 }
 
+bool fence_book::whole_namespace(const fence_tracker& t, pmix_status_t status, std::string_view data) {
+  if (encode_ || !t.collect || status != PMIX_SUCCESS || data.empty() || t.procs.size() != 1 ||
+      t.procs[0].rank != rank_wildcard)
+    return false;
+  const auto* where = locality_(t.procs[0].nspace);
+  if (where == nullptr || !where->job_size || *where->job_size == 0) return false;
+  const std::uint32_t size = *where->job_size;
+  seen_.assign(size, false);
+  std::uint32_t count = 0;
+  std::size_t pos = 0;
+  std::string_view rank, nspace;
+  rank_t number = 0;
+  bool has_items = false;
+  for (;;) {
+    const int got = protocol::detail::next_rank(data, pos, rank);
+    if (got == 0) return count == size;
+    if (got < 0 || !protocol::detail::peek_rank(rank, nspace, number, has_items)) return false;
+    if (!has_items || nspace != t.procs[0].nspace || number >= size || seen_[number]) return false;
+    seen_[number] = true;
+    ++count;
+  }
+}
+
 void fence_book::complete(std::uint64_t id, fence_result result) {
   auto it = trackers_.find(id);
   if (it == trackers_.end()) return;
+  const std::string_view data = result.data ? std::string_view{*result.data} : std::string_view{};
+  const bool whole = whole_namespace(it->second, result.status, data);
   auto replies = std::move(it->second.replies);
   by_procs_.erase(std::make_pair(it->second.tag, it->second.procs));
   trackers_.erase(it);
-  const std::string_view data = result.data ? std::string_view{*result.data} : std::string_view{};
   result.reply = std::make_shared<const std::string>(encode_ ? encode_(result.status, data)
-                                                             : protocol::fence_reply(result.status, data));
+                                                             : protocol::fence_reply(result.status, data, whole));
   // Large data goes to local clients as one shared copy (a fence's data is
   // N ranks' worth for each of N clients: O(N^2) bytes through the sockets
   // otherwise). PMIx_Connect's trackers (encode_) answer inline.
@@ -158,7 +183,7 @@ void fence_book::complete(std::uint64_t id, fence_result result) {
   if (!encode_ && data.size() >= threshold) {
     result.shared = transport::shared_data::make(data);
     if (result.shared)
-      result.shared_reply = std::make_shared<const std::string>(protocol::fence_reply_shared(result.status, data.size()));
+      result.shared_reply = std::make_shared<const std::string>(protocol::fence_reply_shared(result.status, data.size(), whole));
   }
   for (auto& r : replies) r(result);
 }

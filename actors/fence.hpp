@@ -93,12 +93,18 @@ class fence_book {
  private:
   void expect_locals(fence_tracker& t) const;
   bool compute_all_local(const fence_tracker& t) const;
+  // The FenceReply's whole_namespace (protocol/pmix.proto): a collecting
+  // fence over one namespace's wildcard whose data holds one RankData with
+  // items for each of its ranks, and nothing else. One look at each RankData
+  // here saves each client of the node the same look.
+  bool whole_namespace(const fence_tracker& t, pmix_status_t status, std::string_view data);
 
   locality_fn locality_;
   encode_fn encode_;
   std::map<std::pair<std::string, std::vector<proc_id>>, std::uint64_t> by_procs_;
   std::map<std::uint64_t, fence_tracker> trackers_;
   std::uint64_t next_id_ = 1;
+  std::vector<bool> seen_;  // whole_namespace's ranks, reused
 };
 
 }  // namespace pmix::actors

@@ -203,10 +203,15 @@ pmix_status_t session::commit() {
   return conn_->send(protocol::body::commit, protocol::commit_request(data));
 }
 
-void session::store_modex(std::shared_ptr<const void> owner, std::string_view bytes, pmix_status_t& status) {
+void session::store_modex(std::shared_ptr<const void> owner, std::string_view bytes, const std::string* whole,
+                          pmix_status_t& status) {
   // Kept encoded (the reply's frame, or the mapping of the server's shared
   // data): each rank's items are decoded when first looked up.
   std::lock_guard<std::mutex> guard{mutex_};
+  if (whole != nullptr) {
+    data_.keep_modex(std::move(owner), bytes, *whole, self_);
+    return;
+  }
   std::string error;
   if (!data_.add_modex(std::move(owner), bytes, self_, &error)) {
     log::error("client", "unreadable fence data: ", error);
@@ -237,15 +242,21 @@ pmix_status_t session::fence(std::vector<proc_id> procs, info_list info, done_fn
         self->data_.fence_completed();
         self->data_.participants_complete(participants);
       }
+      // Every rank of the one namespace sent data (the server looked): kept
+      // unread until a lookup (store::keep_modex).
+      const std::string* whole = r.whole_namespace && participants.size() == 1 &&
+                                         participants[0].rank == rank_wildcard
+                                     ? &participants[0].nspace
+                                     : nullptr;
       if (r.shared > 0) {
-        self->store_modex(std::move(reply->shared_owner), reply->shared, st);
+        self->store_modex(std::move(reply->shared_owner), reply->shared, whole, st);
       } else if (r.has_data) {
         // The store keeps the frame itself (taken over, not copied): the
         // data is most of it.
         const auto offset = static_cast<std::size_t>(r.data.data() - reply->bytes.data());
         auto frame = std::make_shared<const std::string>(std::move(reply->bytes));
         reply->message = {};
-        self->store_modex(frame, std::string_view{*frame}.substr(offset, r.data.size()), st);
+        self->store_modex(frame, std::string_view{*frame}.substr(offset, r.data.size()), whole, st);
       }
     }
     done(st);

@@ -148,7 +148,10 @@ class session : public std::enable_shared_from_this<session> {
   std::uint64_t next_iof_ref_ = 0;
   void deliver_iof(std::string_view message);
   session() = default;
-  void store_modex(std::shared_ptr<const void> owner, std::string_view bytes, pmix_status_t& status);
+  // A collecting fence's data; `whole`: the namespace whose every rank it
+  // holds, by the server's word (store::keep_modex), or null.
+  void store_modex(std::shared_ptr<const void> owner, std::string_view bytes, const std::string* whole,
+                   pmix_status_t& status);
   // Stores a namespace's job data (a serialized JobInfo) unless it is ours.
   bool store_job(std::string_view bytes);
 

@@ -117,46 +117,15 @@ bool store::add_peer_data(const protocol::rank_data& data, const proc_id& self, 
 bool store::add_modex(std::shared_ptr<const void> owner, std::string_view all, const proc_id& self,
                       std::string* error) {
   self_ = self;
-  std::string nspace;
-  if (covers_namespace(all, nspace)) {
-    if (deferred_ && deferred_->nspace != nspace) index_deferred();
-    deferred_ = deferred_modex{std::move(owner), all, std::move(nspace)};
-    return true;
-  }
   index_deferred();  // older than this data
   return index_modex(owner, all, true, error);
 }
 
-bool store::covers_namespace(std::string_view all, std::string& nspace) {
-  // The first RankData names the namespace; a wildcard fence of this
-  // generation must have completed it, and its job data must give its size.
-  std::size_t pos = 0;
-  std::string_view bytes, name;
-  rank_t rank = 0;
-  bool has_items = false;
-  if (protocol::detail::next_rank(all, pos, bytes) != 1 ||
-      !protocol::detail::peek_rank(bytes, name, rank, has_items))
-    return false;
-  nspace.assign(name.data(), name.size());
-  auto complete = complete_nspaces_.find(nspace);
-  if (complete == complete_nspaces_.end() || complete->second != generation_) return false;
-  const auto* size_value = job_value(nspace, PMIX_JOB_SIZE);
-  const auto size = size_value == nullptr ? std::nullopt : size_value->as_uint();
-  // Each RankData takes a few bytes at least: a larger size cannot be met.
-  if (!size || *size == 0 || *size > all.size()) return false;
-  seen_.assign((*size + 63) / 64, 0);
-  std::uint64_t count = 0;
-  for (;;) {
-    if (!has_items || name != nspace || rank >= *size) return false;
-    auto& word = seen_[rank / 64];
-    const std::uint64_t bit = std::uint64_t{1} << (rank % 64);
-    if ((word & bit) != 0) return false;  // twice
-    word |= bit;
-    ++count;
-    const int got = protocol::detail::next_rank(all, pos, bytes);
-    if (got == 0) return count == *size;
-    if (got < 0 || !protocol::detail::peek_rank(bytes, name, rank, has_items)) return false;
-  }
+void store::keep_modex(std::shared_ptr<const void> owner, std::string_view modex, const std::string& nspace,
+                       const proc_id& self) {
+  self_ = self;
+  if (deferred_ && deferred_->nspace != nspace) index_deferred();
+  deferred_ = deferred_modex{std::move(owner), modex, nspace};
 }
 
 void store::index_deferred() {

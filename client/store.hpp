@@ -53,15 +53,7 @@ class store {
   // marked complete: what it holds is what it put, already in the store.
   // `owner` keeps `modex`'s bytes (the reply's frame, or a mapping of shared
   // data).
-  //
-  // The data of a whole-namespace fence in which every rank of the
-  // namespace sent data (what MPI_Init's fence brings) is kept as it came,
-  // after a look at each RankData's process only, and indexed at the first
-  // lookup in that namespace: a fence then costs a client O(1) per rank
-  // read, not a walk of the structure; a newer such fence replaces it
-  // unread. Its items' structure is checked when indexed, and a rank whose
-  // data is unreadable then is logged and left out. Other fence data is
-  // indexed and checked here: a malformed one fails the fence.
+  // Its structure is checked here: a malformed one fails the fence.
   bool add_modex(std::shared_ptr<const void> owner, std::string_view modex, const proc_id& self,
                  std::string* error);
   bool add_modex(std::string_view modex, const proc_id& self, std::string* error) {
@@ -69,6 +61,18 @@ class store {
     const std::string_view view{*copy};
     return add_modex(std::move(copy), view, self, error);
   }
+  // The data of a collecting fence over all of `nspace`, complete in this
+  // generation (participants_complete), that holds one RankData with items
+  // for each of its ranks and nothing else (the server says so: FenceReply's
+  // whole_namespace). What MPI_Init's fence brings: kept as it came, not
+  // even walked, and indexed at the first lookup in `nspace` (a fence then
+  // costs a client nothing per rank; the server looked at each RankData
+  // once for all its clients). A newer such fence of `nspace` replaces it
+  // unread: it holds each rank's data again. Its structure is checked when
+  // indexed; a rank whose data is unreadable then is logged, and it and the
+  // ranks after it have no data from that fence.
+  void keep_modex(std::shared_ptr<const void> owner, std::string_view modex, const std::string& nspace,
+                  const proc_id& self);
   // A collecting fence succeeded: every participant's data has arrived with
   // it, so a participant that sent none has none (a wildcard: every rank of
   // its namespace). Until the next fence, their other keys need not be asked
@@ -124,24 +128,19 @@ class store {
   // ranks complete unless their namespace is complete already.
   bool index_modex(const std::shared_ptr<const void>& owner, std::string_view modex, bool stamp,
                    std::string* error);
-  // True if `modex` holds one RankData with items for every rank of one
-  // namespace that a wildcard fence of this generation completed (named in
-  // `nspace`), and nothing else.
-  bool covers_namespace(std::string_view modex, std::string& nspace);
   // Indexes the kept whole-namespace data, if any.
   void index_deferred();
 
   std::unordered_map<std::string, job> jobs_;
   by_proc<key_map> peers_;
   std::unordered_map<std::string, rank_map<encoded_rank>> encoded_;
-  // A whole-namespace fence's data, not indexed yet (add_modex).
+  // A whole-namespace fence's data, not indexed yet (keep_modex).
   struct deferred_modex {
     std::shared_ptr<const void> owner;
     std::string_view bytes;
     std::string nspace;
   };
   std::optional<deferred_modex> deferred_;
-  std::vector<std::uint64_t> seen_;  // covers_namespace's rank bitmap, reused
   proc_id self_;  // the process the encoded data was received by (scopes)
   // rank -> the fence generation in which its complete data arrived; only
   // the current generation counts (a fence completing just moves it on, so a

@@ -227,17 +227,19 @@ std::string to_frame(const wire::Envelope& e) {
   return out;
 }
 
-std::string fence_reply(pmix_status_t status, std::string_view data) {
+std::string fence_reply(pmix_status_t status, std::string_view data, bool whole_namespace) {
   wire::FenceReply r;
   r.set_status(status);
   if (!data.empty()) r.set_data(data.data(), data.size());
+  r.set_whole_namespace(whole_namespace);
   return r.SerializeAsString();
 }
 
-std::string fence_reply_shared(pmix_status_t status, std::uint64_t size) {
+std::string fence_reply_shared(pmix_status_t status, std::uint64_t size, bool whole_namespace) {
   wire::FenceReply r;
   r.set_status(status);
   r.set_shared(size);
+  r.set_whole_namespace(whole_namespace);
   return r.SerializeAsString();
 }
 

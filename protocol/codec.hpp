@@ -45,9 +45,9 @@ std::string to_frame(const wire::Envelope& e);
 // A serialized wire::FenceReply: encoded once for all of a fence's
 // contributors, each sends it under its own envelope id
 // (protocol::to_frame(id, body::fence_reply, ...) in protocol/messages.hpp).
-std::string fence_reply(pmix_status_t status, std::string_view data);
+std::string fence_reply(pmix_status_t status, std::string_view data, bool whole_namespace = false);
 // The same whose data travels as shared data of `size` bytes (FenceReply.shared).
-std::string fence_reply_shared(pmix_status_t status, std::uint64_t size);
+std::string fence_reply_shared(pmix_status_t status, std::uint64_t size, bool whole_namespace = false);
 // A serialized wire::ConnectProcsReply; `jobs` are its already encoded
 // `jobs` fields (protocol::append_length_delimited(.., 2, job) each).
 std::string connect_procs_reply_body(pmix_status_t status, std::string_view jobs);

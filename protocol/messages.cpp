@@ -644,6 +644,8 @@ bool decode(std::string_view in, body kind, status_reply& out, std::string* erro
       out.job = f.bytes;
     } else if (kind == body::fence_reply && f.id == 3 && f.type == pb::varint) {
       out.shared = f.number;
+    } else if (kind == body::fence_reply && f.id == 4 && f.type == pb::varint) {
+      out.whole_namespace = f.number != 0;
     }
   }
   // A FenceReply's data is bytes: empty is the same as absent.

@@ -174,6 +174,7 @@ bool decode(std::string_view in, job_info& out, std::string* error = nullptr);
 struct status_reply {
   pmix_status_t status = 0;
   std::uint64_t shared = 0;  // FenceReply: the data is shared data of this size
+  bool whole_namespace = false;  // FenceReply (protocol/pmix.proto)
   bool has_data = false;
   std::string_view data;
   std::string_view job;

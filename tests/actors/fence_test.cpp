@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 #include <pmix_common.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <string>
@@ -12,6 +13,7 @@
 #include "actors/messages.hpp"
 #include "common/value.hpp"
 #include "protocol/codec.hpp"
+#include "protocol/messages.hpp"
 #include "protocol/pmix.pb.h"
 
 using pmix::info;
@@ -379,6 +381,69 @@ TEST_SUITE("fence") {
     REQUIRE(reply.ParseFromString(*r.bodies[0]));
     CHECK(reply.status() == PMIX_SUCCESS);
     CHECK(reply.data() == *data);
+  }
+
+  TEST_CASE("the reply says when the data holds every rank of the fence's one namespace, and only then") {
+    // Runs a collecting fence over `procs` of "job" (4 ranks) where each
+    // rank in `with_data` commits a key; returns the reply the clients get.
+    auto run = [](std::vector<proc_id> procs, std::vector<rank_t> contributors, std::vector<rank_t> with_data,
+                  pmix_status_t status = PMIX_SUCCESS) {
+      world w;
+      w.nspaces["job"] = nspace_locality{{0, 1, 2, 3}, 4u};
+      replies r;
+      fence_tracker* t = nullptr;
+      for (rank_t rank : contributors) {
+        const bool has = std::find(with_data.begin(), with_data.end(), rank) != with_data.end();
+        t = contribute(w, r, msg({"job", rank}, procs, true, has ? rank_blob({"job", rank}, "k", "v") : ""));
+      }
+      REQUIRE(t != nullptr);
+      REQUIRE(t->ready());
+      w.book.complete(t->id, fence_result{status, std::make_shared<const std::string>(t->data)});
+      pmix::wire::FenceReply reply;
+      REQUIRE(r.bodies[0] != nullptr);
+      REQUIRE(reply.ParseFromString(*r.bodies[0]));
+      // The client's own reader sees the same.
+      pmix::protocol::status_reply mine;
+      REQUIRE(pmix::protocol::decode(*r.bodies[0], pmix::protocol::body::fence_reply, mine));
+      CHECK(mine.whole_namespace == reply.whole_namespace());
+      return reply;
+    };
+    CHECK(run({wild("job")}, {3, 1, 0, 2}, {0, 1, 2, 3}).whole_namespace());
+    // A rank that committed nothing is not in the data.
+    CHECK_FALSE(run({wild("job")}, {3, 1, 0, 2}, {0, 1, 3}).whole_namespace());
+    // The same ranks named one by one: not a wildcard.
+    CHECK_FALSE(run({{"job", 0}, {"job", 1}, {"job", 2}, {"job", 3}}, {0, 1, 2, 3}, {0, 1, 2, 3}).whole_namespace());
+    // A failed fence.
+    CHECK_FALSE(run({wild("job")}, {0, 1, 2, 3}, {0, 1, 2, 3}, PMIX_ERR_TIMEOUT).whole_namespace());
+
+    // Data from the host (other nodes' ranks) is looked at the same way: a
+    // rank twice, or a rank beyond the job, is not the whole namespace.
+    world w;
+    w.nspaces["job"] = nspace_locality{{0, 1}, 4u};
+    replies r;
+    contribute(w, r, msg({"job", 0}, {wild("job")}, true, rank_blob({"job", 0}, "k", "v")));
+    auto* t = contribute(w, r, msg({"job", 1}, {wild("job")}, true, rank_blob({"job", 1}, "k", "v")));
+    REQUIRE(t->ready());
+    const auto id = t->id;
+    auto from_host = [&](std::vector<rank_t> ranks) {
+      pmix::wire::ModexData m;
+      for (rank_t rank : ranks) m.add_ranks()->ParseFromString(rank_blob({"job", rank}, "k", "v"));
+      return std::make_shared<const std::string>(m.SerializeAsString());
+    };
+    pmix::wire::FenceReply reply;
+    for (const auto& ranks : std::vector<std::vector<rank_t>>{{0, 1, 2, 2}, {0, 1, 2, 4}, {0, 1, 2}}) {
+      world w2;
+      w2.nspaces["job"] = nspace_locality{{0, 1}, 4u};
+      replies r2;
+      contribute(w2, r2, msg({"job", 0}, {wild("job")}, true, rank_blob({"job", 0}, "k", "v")));
+      auto* t2 = contribute(w2, r2, msg({"job", 1}, {wild("job")}, true, rank_blob({"job", 1}, "k", "v")));
+      w2.book.complete(t2->id, fence_result{PMIX_SUCCESS, from_host(ranks)});
+      REQUIRE(reply.ParseFromString(*r2.bodies[0]));
+      CHECK_FALSE(reply.whole_namespace());
+    }
+    w.book.complete(id, fence_result{PMIX_SUCCESS, from_host({2, 0, 3, 1})});
+    REQUIRE(reply.ParseFromString(*r.bodies[0]));
+    CHECK(reply.whole_namespace());
   }
 
   TEST_CASE("a non-collecting fence keeps no data, an empty contribution adds no entry") {

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 #include <pmix_common.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,14 +36,6 @@ std::string modex(const std::vector<std::pair<proc_id, std::string>>& ranks) {
   return m.SerializeAsString();
 }
 
-// A store holding job data for "job" of `size` ranks.
-void load_job_of_size(store& s, std::uint32_t size) {
-  pmix::protocol::job_info job;
-  job.nspace = "job";
-  job.info.push_back(info{PMIX_JOB_SIZE, value::unsigned_(PMIX_UINT32, size), 0});
-  s.load_job(std::move(job));
-}
-
 // A RankData whose process reads, but whose one item is not a well-formed
 // Info: the tag byte 0xff starts a varint that never ends.
 std::string unreadable_rank(pmix::rank_t rank) {
@@ -58,6 +51,13 @@ std::string unreadable_rank(pmix::rank_t rank) {
   return out + bytes;
 }
 
+// keep_modex of `bytes`, which only the store then holds (its owner).
+void keep(store& s, std::string bytes, const std::string& nspace, const proc_id& me) {
+  auto owner = std::make_shared<const std::string>(std::move(bytes));
+  const std::string_view view{*owner};
+  s.keep_modex(std::move(owner), view, nspace, me);
+}
+
 // A collecting fence over the whole of "job" completed.
 void wildcard_fence(store& s) {
   s.fence_completed();
@@ -67,16 +67,15 @@ void wildcard_fence(store& s) {
 }  // namespace
 
 TEST_SUITE("client store") {
-  TEST_CASE("a whole-namespace fence with every rank's data is indexed at the first lookup; a newer one replaces it") {
+  TEST_CASE("kept whole-namespace fence data is indexed at the first lookup; a newer one replaces it unread") {
     store s;
     const proc_id me{"job", 3};
-    load_job_of_size(s, 4);
     s.store_value(me, "k", value::string("mine"));
     std::string error;
     wildcard_fence(s);
-    REQUIRE(s.add_modex(modex({{{"job", 0}, "a0"}, {{"job", 1}, "a1"}, {{"job", 2}, "a2"}, {me, "a3"}}), me, &error));
+    keep(s, modex({{{"job", 0}, "a0"}, {{"job", 1}, "a1"}, {{"job", 2}, "a2"}, {me, "a3"}}), "job", me);
     wildcard_fence(s);
-    REQUIRE(s.add_modex(modex({{{"job", 2}, "b2"}, {{"job", 0}, "b0"}, {me, "b3"}, {{"job", 1}, "b1"}}), me, &error));
+    keep(s, modex({{{"job", 2}, "b2"}, {{"job", 0}, "b0"}, {me, "b3"}, {{"job", 1}, "b1"}}), "job", me);
     for (pmix::rank_t r : {0u, 1u, 2u}) {
       CAPTURE(r);
       REQUIRE(s.peer_value({"job", r}, "k") != nullptr);
@@ -89,10 +88,8 @@ TEST_SUITE("client store") {
     // item is malformed does not fail the fence; the ranks before it are
     // read, that rank and those after it have no data from that fence.
     wildcard_fence(s);
-    std::string data = modex({{{"job", 0}, "c0"}, {me, "c3"}});
-    data += unreadable_rank(1);
-    data += modex({{{"job", 2}, "c2"}});
-    REQUIRE(s.add_modex(data, me, &error));
+    keep(s, modex({{{"job", 0}, "c0"}, {me, "c3"}}) + unreadable_rank(1) + modex({{{"job", 2}, "c2"}}), "job",
+         me);
     CHECK(*s.peer_value({"job", 0}, "k")->as_string() == "c0");
     // Ranks 1 and 2 keep what was decoded from the fence before.
     CHECK(*s.peer_value({"job", 1}, "k")->as_string() == "b1");
@@ -100,7 +97,7 @@ TEST_SUITE("client store") {
 
     // Direct-modex data arriving after kept fence data wins over it.
     wildcard_fence(s);
-    REQUIRE(s.add_modex(modex({{{"job", 0}, "d0"}, {{"job", 1}, "d1"}, {{"job", 2}, "d2"}, {me, "d3"}}), me, &error));
+    keep(s, modex({{{"job", 0}, "d0"}, {{"job", 1}, "d1"}, {{"job", 2}, "d2"}, {me, "d3"}}), "job", me);
     const std::string one = modex({{{"job", 1}, "from direct modex"}});
     pmix::wire::ModexData m;
     REQUIRE(m.ParseFromString(one));
@@ -110,6 +107,14 @@ TEST_SUITE("client store") {
     REQUIRE(s.add_peer_data(later, me, &error));
     CHECK(*s.peer_value({"job", 1}, "k")->as_string() == "from direct modex");
     CHECK(*s.peer_value({"job", 2}, "k")->as_string() == "d2");
+
+    // Kept data of another namespace is indexed before it is replaced.
+    wildcard_fence(s);
+    s.participants_complete({{"other", rank_wildcard}});
+    keep(s, modex({{{"job", 0}, "e0"}}), "job", me);
+    keep(s, modex({{{"other", 0}, "o0"}}), "other", me);
+    CHECK(*s.peer_value({"job", 0}, "k")->as_string() == "e0");
+    CHECK(*s.peer_value({"other", 0}, "k")->as_string() == "o0");
   }
 
   TEST_CASE("fence data decoded at a lookup after a later fence does not make its rank complete again") {
@@ -138,13 +143,12 @@ TEST_SUITE("client store") {
     CHECK(s.has_complete_data({"job", 0}));
   }
 
-  TEST_CASE("fence data that does not cover its namespace is indexed and checked at once, after kept data") {
+  TEST_CASE("fence data that is not kept is indexed and checked at once, after kept data") {
     store s;
     const proc_id me{"job", 3};
-    load_job_of_size(s, 4);
     std::string error;
     wildcard_fence(s);
-    REQUIRE(s.add_modex(modex({{{"job", 0}, "a0"}, {{"job", 1}, "a1"}, {{"job", 2}, "a2"}, {me, "a3"}}), me, &error));
+    keep(s, modex({{{"job", 0}, "a0"}, {{"job", 1}, "a1"}, {{"job", 2}, "a2"}, {me, "a3"}}), "job", me);
     // A fence of rank 1 alone: its data is newer than the kept data.
     s.fence_completed();
     s.participants_complete({{"job", 1}});
@@ -154,20 +158,11 @@ TEST_SUITE("client store") {
     CHECK(s.has_complete_data({"job", 1}));
     CHECK_FALSE(s.has_complete_data({"job", 0}));
 
-    // A whole-namespace fence where a rank sent nothing, or one rank twice,
-    // or a malformed item: checked at once, so the malformed one fails.
-    for (const std::string& data :
-         {modex({{{"job", 0}, "e0"}, {me, "e3"}}) + unreadable_rank(1),
-          modex({{{"job", 0}, "e0"}, {{"job", 1}, "e1"}, {{"job", 1}, "e1"}, {me, "e3"}}) + unreadable_rank(2)}) {
-      wildcard_fence(s);
-      error.clear();
-      CHECK_FALSE(s.add_modex(data, me, &error));
-      CHECK_FALSE(error.empty());
-    }
+    // Not kept, a malformed item fails the fence.
     wildcard_fence(s);
-    REQUIRE(s.add_modex(modex({{{"job", 0}, "f0"}, {me, "f3"}}), me, &error));  // ranks 1 and 2 sent nothing
-    CHECK(*s.peer_value({"job", 0}, "k")->as_string() == "f0");
-    CHECK(s.has_complete_data({"job", 2}));
+    error.clear();
+    CHECK_FALSE(s.add_modex(modex({{{"job", 0}, "e0"}, {me, "e3"}}) + unreadable_rank(1), me, &error));
+    CHECK_FALSE(error.empty());
   }
 
   TEST_CASE("a collecting fence makes every participant complete, whether it sent data or not") {
