@@ -233,9 +233,9 @@ bool connection::read_frames(std::vector<protocol::envelope>& out, bool& lost) {
       lost = true;
       return false;
     }
-    reader_.feed(buf, static_cast<std::size_t>(got));
+    std::string_view data{buf, static_cast<std::size_t>(got)};
     for (;;) {
-      const auto st = reader_.next(payload);
+      const auto st = reader_.next_from(data, payload);
       if (st == protocol::frame_reader::status::need_more) break;
       out.emplace_back();
       if (st == protocol::frame_reader::status::too_large ||

@@ -29,6 +29,29 @@ void frame_reader::release_if_drained() {
   consumed_ = 0;
 }
 
+frame_reader::status frame_reader::next_from(std::string_view& data, std::string& payload) {
+  if (rejected_length_ != 0) return status::too_large;
+  if (buffered() == 0 && data.size() >= frame_header_size) {
+    const auto* p = reinterpret_cast<const unsigned char*>(data.data());
+    const std::uint32_t n = (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) |
+                            (std::uint32_t{p[2]} << 8) | std::uint32_t{p[3]};
+    if (n > max_frame_size_) {
+      rejected_length_ = n;
+      return status::too_large;
+    }
+    if (data.size() >= frame_header_size + n) {
+      payload.assign(data.data() + frame_header_size, n);
+      data.remove_prefix(frame_header_size + n);
+      return status::complete;
+    }
+  }
+  if (!data.empty()) {
+    feed(data.data(), data.size());
+    data = {};
+  }
+  return next(payload);
+}
+
 frame_reader::status frame_reader::next(std::string& payload) {
   if (rejected_length_ != 0) return status::too_large;
   if (buffered() < frame_header_size) return status::need_more;

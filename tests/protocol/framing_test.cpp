@@ -36,6 +36,16 @@ std::vector<std::string> drain(proto::frame_reader& r, status& last) {
   return out;
 }
 
+// next_from() over `bytes` until it needs more: the frames, in order.
+std::vector<std::string> drain_from(proto::frame_reader& r, const std::string& bytes, status& last) {
+  std::vector<std::string> out;
+  std::string_view data{bytes};
+  std::string payload;
+  while ((last = r.next_from(data, payload)) == status::complete) out.push_back(payload);
+  if (last == status::need_more) CHECK(data.empty());
+  return out;
+}
+
 // A payload whose bytes depend on `seed`, including NULs and high bytes.
 std::string payload_of(std::size_t size, unsigned seed) {
   std::string p(size, '\0');
@@ -112,6 +122,52 @@ TEST_SUITE("framing") {
       CHECK(got == payloads);
       CHECK(r.buffered() == 0);
     }
+  }
+
+  TEST_CASE("next_from: a stream read in two parts cut anywhere yields the same frames as feed and next") {
+    const std::vector<std::string> payloads = {"first", "", payload_of(300, 3), "z", payload_of(70000, 5)};
+    std::string stream;
+    for (const auto& p : payloads) proto::append_frame(stream, p);
+    for (std::size_t cut = 0; cut <= stream.size(); cut += (cut < 400 ? 1 : 997)) {
+      CAPTURE(cut);
+      proto::frame_reader r;
+      status last = status::complete;
+      auto got = drain_from(r, stream.substr(0, cut), last);
+      CHECK(last == status::need_more);
+      auto rest = drain_from(r, stream.substr(cut), last);
+      CHECK(last == status::need_more);
+      got.insert(got.end(), rest.begin(), rest.end());
+      CHECK(got == payloads);
+      CHECK(r.buffered() == 0);
+    }
+  }
+
+  TEST_CASE("next_from takes whole frames from the data and buffers only a partial one") {
+    proto::frame_reader r;
+    status last = status::complete;
+    const std::string two = frame("one") + frame("two");
+    const std::string partial = frame(payload_of(100, 1)).substr(0, 50);
+    auto got = drain_from(r, two + partial, last);
+    CHECK(got == std::vector<std::string>{"one", "two"});
+    CHECK(r.buffered() == 50);  // the partial frame alone
+    got = drain_from(r, frame(payload_of(100, 1)).substr(50) + frame("after"), last);
+    CHECK(got == std::vector<std::string>{payload_of(100, 1), "after"});
+    CHECK(r.buffered() == 0);
+
+    // Too large, from the data as from the buffer: and it stays so.
+    proto::frame_reader small{8};
+    got = drain_from(small, frame("ok") + header(9) + "123456789", last);
+    CHECK(got == std::vector<std::string>{"ok"});
+    CHECK(last == status::too_large);
+    CHECK(small.rejected_length() == 9);
+    std::string_view none;
+    std::string payload;
+    CHECK(small.next_from(none, payload) == status::too_large);
+    proto::frame_reader split{8};
+    drain_from(split, header(9).substr(0, 2), last);
+    CHECK(last == status::need_more);
+    drain_from(split, header(9).substr(2), last);
+    CHECK(last == status::too_large);
   }
 
   TEST_CASE("a stream fed one byte at a time yields every frame exactly when complete") {
