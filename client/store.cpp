@@ -180,7 +180,8 @@ bool store::index_modex(const std::shared_ptr<const void>& owner, std::string_vi
 }
 
 void store::decode_pending(const proc_id& p) {
-  // This process's own data is never in fence data it keeps.
+  // Kept fence data is indexed before a lookup in its namespace; not for
+  // this process's own data, which indexing skips (see index_modex).
   if (deferred_ && deferred_->nspace == p.nspace && !(p == self_)) index_deferred();
   auto it = encoded_.find(p.nspace);
   if (it == encoded_.end()) return;
@@ -192,8 +193,8 @@ void store::decode_pending(const proc_id& p) {
   protocol::rank_data r;
   std::string error;
   nspace_tables t;
-  // Its structure was checked when the fence delivered it: only a value the
-  // decoder refuses can fail here; the items before it are kept.
+  // Its structure was checked when it was indexed: only a value the decoder
+  // refuses can fail here; the items before it are kept.
   if (!protocol::decode(data.bytes, r, &error) ||
       !add_rank(r, self_, t, false, &error))
     log::error("client", "unreadable fence data of ", p.nspace, ":", p.rank, ": ", error);
