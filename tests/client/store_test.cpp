@@ -51,6 +51,17 @@ std::string unreadable_rank(pmix::rank_t rank) {
   return out + bytes;
 }
 
+// Hands the store `p`'s data as a direct-modex reply brings it: one key "k".
+bool add_direct_modex(store& s, const proc_id& p, const std::string& text, const proc_id& me) {
+  pmix::wire::ModexData m;
+  REQUIRE(m.ParseFromString(modex({{p, text}})));
+  const std::string bytes = m.ranks(0).SerializeAsString();
+  pmix::protocol::rank_data data;  // views of `bytes`
+  std::string error;
+  REQUIRE(pmix::protocol::decode(bytes, data, &error));
+  return s.add_peer_data(data, me, &error);
+}
+
 // keep_modex of `bytes`, which only the store then holds (its owner).
 void keep(store& s, std::string bytes, const std::string& nspace, const proc_id& me) {
   auto owner = std::make_shared<const std::string>(std::move(bytes));
@@ -98,13 +109,7 @@ TEST_SUITE("client store") {
     // Direct-modex data arriving after kept fence data wins over it.
     wildcard_fence(s);
     keep(s, modex({{{"job", 0}, "d0"}, {{"job", 1}, "d1"}, {{"job", 2}, "d2"}, {me, "d3"}}), "job", me);
-    const std::string one = modex({{{"job", 1}, "from direct modex"}});
-    pmix::wire::ModexData m;
-    REQUIRE(m.ParseFromString(one));
-    const std::string rank_bytes = m.ranks(0).SerializeAsString();
-    pmix::protocol::rank_data later;
-    REQUIRE(pmix::protocol::decode(rank_bytes, later, &error));
-    REQUIRE(s.add_peer_data(later, me, &error));
+    REQUIRE(add_direct_modex(s, {"job", 1}, "from direct modex", me));
     CHECK(*s.peer_value({"job", 1}, "k")->as_string() == "from direct modex");
     CHECK(*s.peer_value({"job", 2}, "k")->as_string() == "d2");
 
@@ -133,13 +138,7 @@ TEST_SUITE("client store") {
     CHECK_FALSE(s.has_complete_data({"job", 0}));
 
     // Direct-modex data is everything the rank had committed: complete.
-    const std::string one = modex({{{"job", 0}, "from direct modex"}});
-    pmix::wire::ModexData m;
-    REQUIRE(m.ParseFromString(one));
-    const std::string rank_bytes = m.ranks(0).SerializeAsString();
-    pmix::protocol::rank_data later;
-    REQUIRE(pmix::protocol::decode(rank_bytes, later, &error));
-    REQUIRE(s.add_peer_data(later, self, &error));
+    REQUIRE(add_direct_modex(s, {"job", 0}, "from direct modex", self));
     CHECK(s.has_complete_data({"job", 0}));
   }
 
@@ -253,13 +252,7 @@ TEST_SUITE("client store") {
     // Direct-modex data arriving later wins too.
     s.fence_completed();
     REQUIRE(s.add_modex(modex({{{"job", 3}, "from the fence"}}), self, &error));
-    pmix::protocol::rank_data later;
-    const std::string one = modex({{{"job", 3}, "from direct modex"}});
-    pmix::wire::ModexData m;
-    REQUIRE(m.ParseFromString(one));
-    const std::string rank_bytes = m.ranks(0).SerializeAsString();
-    REQUIRE(pmix::protocol::decode(rank_bytes, later, &error));
-    REQUIRE(s.add_peer_data(later, self, &error));
+    REQUIRE(add_direct_modex(s, {"job", 3}, "from direct modex", self));
     CHECK(*s.peer_value({"job", 3}, "k")->as_string() == "from direct modex");
   }
 

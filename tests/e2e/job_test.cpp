@@ -377,9 +377,11 @@ TEST_SUITE("end to end") {
   }
 
   TEST_CASE("a commit reaches the server though the client makes no further call") {
-    // The client holds a commit to send it with its next frame (usually the
-    // fence), but only for a moment: here rank 1 makes no PMIx call after
-    // its commit until rank 0 has read its key through direct modex.
+    // Commit pushes the data to the server by itself (the Standard: in the
+    // background), not with the next request: here rank 1 makes no PMIx call
+    // after its commit until rank 0 has read its key through direct modex.
+    // A client holding its commit for the fence fails this (tried: see
+    // docs/performance.md).
     temp_dir dir;
     server srv(dir.path());
     REQUIRE(srv.status() == PMIX_SUCCESS);
