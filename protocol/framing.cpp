@@ -29,21 +29,28 @@ void frame_reader::release_if_drained() {
   consumed_ = 0;
 }
 
+frame_reader::status frame_reader::take(std::string_view in, std::string& payload, std::size_t& used) {
+  if (in.size() < frame_header_size) return status::need_more;
+  const auto* p = reinterpret_cast<const unsigned char*>(in.data());
+  const std::uint32_t n = (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) |
+                          (std::uint32_t{p[2]} << 8) | std::uint32_t{p[3]};
+  if (n > max_frame_size_) {
+    rejected_length_ = n;
+    return status::too_large;
+  }
+  if (in.size() < frame_header_size + n) return status::need_more;
+  payload.assign(in.data() + frame_header_size, n);
+  used = frame_header_size + n;
+  return status::complete;
+}
+
 frame_reader::status frame_reader::next_from(std::string_view& data, std::string& payload) {
   if (rejected_length_ != 0) return status::too_large;
-  if (buffered() == 0 && data.size() >= frame_header_size) {
-    const auto* p = reinterpret_cast<const unsigned char*>(data.data());
-    const std::uint32_t n = (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) |
-                            (std::uint32_t{p[2]} << 8) | std::uint32_t{p[3]};
-    if (n > max_frame_size_) {
-      rejected_length_ = n;
-      return status::too_large;
-    }
-    if (data.size() >= frame_header_size + n) {
-      payload.assign(data.data() + frame_header_size, n);
-      data.remove_prefix(frame_header_size + n);
-      return status::complete;
-    }
+  if (buffered() == 0) {
+    std::size_t used = 0;
+    const auto st = take(data, payload, used);
+    if (st == status::complete) data.remove_prefix(used);
+    if (st != status::need_more) return st;
   }
   if (!data.empty()) {
     feed(data.data(), data.size());
@@ -54,18 +61,10 @@ frame_reader::status frame_reader::next_from(std::string_view& data, std::string
 
 frame_reader::status frame_reader::next(std::string& payload) {
   if (rejected_length_ != 0) return status::too_large;
-  if (buffered() < frame_header_size) return status::need_more;
-  const auto* p = reinterpret_cast<const unsigned char*>(buffer_.data() + consumed_);
-  const std::uint32_t n = (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) |
-                          (std::uint32_t{p[2]} << 8) | std::uint32_t{p[3]};
-  if (n > max_frame_size_) {
-    rejected_length_ = n;
-    return status::too_large;
-  }
-  if (buffered() < frame_header_size + n) return status::need_more;
-  payload.assign(buffer_.data() + consumed_ + frame_header_size, n);
-  consumed_ += frame_header_size + n;
-  return status::complete;
+  std::size_t used = 0;
+  const auto st = take(std::string_view{buffer_}.substr(consumed_), payload, used);
+  if (st == status::complete) consumed_ += used;
+  return st;
 }
 
 }  // namespace pmix::protocol

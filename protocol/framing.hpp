@@ -57,6 +57,10 @@ class frame_reader {
   std::uint32_t rejected_length() const { return rejected_length_; }
 
  private:
+  // One frame from the front of `in`: complete (its payload copied out,
+  // `used` bytes taken), need_more, or too_large.
+  status take(std::string_view in, std::string& payload, std::size_t& used);
+
   std::string buffer_;
   std::size_t consumed_ = 0;
   std::uint32_t max_frame_size_;
