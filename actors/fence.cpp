@@ -150,6 +150,9 @@ bool fence_book::whole_namespace(const fence_tracker& t, pmix_status_t status, s
   const auto* where = locality_(t.procs[0].nspace);
   if (where == nullptr || !where->job_size || *where->job_size == 0) return false;
   const std::uint32_t size = *where->job_size;
+  // Each RankData takes a few bytes at least: a larger job cannot be in
+  // the data, and its size bounds what is allocated here.
+  if (size > data.size()) return false;
   seen_.assign(size, false);
   std::uint32_t count = 0;
   std::size_t pos = 0;
