@@ -144,23 +144,25 @@ pmix_status_t connection::start() {
   ev.events = EPOLLIN;
   ev.data.fd = wake_fd_;
   ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev);
-  watch_socket(true);
+  ev.data.fd = fd_;
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd_, &ev);
   thread_ = std::thread([this] { run(); });
   return PMIX_SUCCESS;
 }
 
-// Adds the socket to (or removes it from) the progress thread's epoll set.
-// Neither needs the progress thread to wake: epoll_ctl acts on the set while
-// it sleeps, and a socket added while readable wakes it at once.
+// Turns the progress thread's interest in the socket on or off. The socket
+// stays in the epoll set (added once, at start): a change of its event mask
+// costs a third of a removal and a new entry, and a blocking call makes two
+// changes. Neither needs the progress thread to wake: epoll_ctl acts on the
+// set while it sleeps, and interest turned on while the socket is readable
+// wakes it at once. Off, the kernel still reports a hang-up (epoll always
+// does); the progress thread then waits on the read lock until the caller
+// that drives the socket lets it go, and sees the end of the stream itself.
 void connection::watch_socket(bool on) {
-  if (on) {
-    epoll_event ev{};
-    ev.events = EPOLLIN;
-    ev.data.fd = fd_;
-    ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd_, &ev);
-  } else {
-    ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd_, nullptr);
-  }
+  epoll_event ev{};
+  ev.events = on ? EPOLLIN : 0;
+  ev.data.fd = fd_;
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd_, &ev);
 }
 
 pmix_status_t connection::send(protocol::body kind, const std::string& message) {
@@ -365,7 +367,9 @@ void connection::run() {
       if (lost_) continue;
       read_frames(frames, lost);
       if (lost) {
-        watch_socket(false);  // never again: the stream has ended
+        // Never again: the stream has ended, and a hang-up would be
+        // reported for as long as the socket is in the set.
+        ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd_, nullptr);
         std::lock_guard<std::mutex> guard{mutex_};
         lost_ = true;
       }

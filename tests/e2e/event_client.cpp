@@ -174,6 +174,8 @@ int main(int argc, char** argv) {
       say(step, rc, rc == PMIX_SUCCESS ? std::string{me.nspace} + " " + std::to_string(me.rank) : "");
     } else if (cmd == "finalize") {
       say(step, PMIx_Finalize(nullptr, 0));
+    } else if (cmd == "fence") {
+      say(step, PMIx_Fence(nullptr, 0, nullptr, 0));  // the whole namespace
     } else if (cmd == "tool_init") {
       pmix_info_t info;
       const char* uri = std::getenv("TEST_SERVER_URI");

@@ -307,6 +307,29 @@ TEST_SUITE("events") {
     CHECK(event_lines(h.output()) == std::vector<std::string>{"event lost -61 " + server_name + " prior=0"});
   }
 
+  TEST_CASE("a client blocked in a fence when its server goes away fails the fence and learns of the loss") {
+    // The blocked caller reads the socket itself while the progress thread
+    // leaves it alone; the hang-up then comes to both.
+    temp_dir dir;
+    std::optional<server> srv;
+    srv.emplace(dir.path());
+    REQUIRE(srv->status() == PMIX_SUCCESS);
+    REQUIRE(register_job("evL", 2, 2) == PMIX_SUCCESS);  // rank 1 never comes
+    pmix_proc_t me;
+    REQUIRE(runtime_table()->running(&me) == 1);
+    const std::string server_name = std::string{me.nspace} + "." + std::to_string(me.rank);
+    auto h = run("evL", 0, {"init", "on:lost:-61", "fence", "wait_events:1"}, dir.path());
+    REQUIRE(wait_for_output(h, "on:lost:-61 PMIX_SUCCESS"));
+    REQUIRE(eventually([] { return take_snapshot().fences == 1; }));  // rank 0's half of the fence
+    srv.reset();
+    CHECK_MESSAGE(h.exited_with(0), h.errors());
+    const auto out = h.output();
+    CAPTURE(out);
+    CHECK(contains(out, "fence PMIX_ERR_LOST_CONNECTION"));
+    CHECK(contains(out, "wait_events:1 PMIX_SUCCESS"));
+    CHECK(event_lines(out) == std::vector<std::string>{"event lost -61 " + server_name + " prior=0"});
+  }
+
   TEST_CASE("bad requests get a clear error and change nothing") {
     // Before any init there is nobody to register with or notify.
     pmix_status_t code = 1;
