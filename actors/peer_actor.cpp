@@ -42,10 +42,11 @@ const char* peer_state::name = "pmix.peer";
 
 const std::shared_ptr<const std::string>& peer_state::rank_blob() {
   if (!committed_blob) {
-    wire::RankData data;
-    protocol::to_wire(proc, data.mutable_proc());
-    for (const auto& [key, entry] : committed) *data.add_data() = entry;
-    committed_blob = std::make_shared<const std::string>(data.SerializeAsString());
+    std::size_t size = 0;
+    for (const auto& [key, entry] : committed) size += entry.size() + 6;  // tag and length
+    auto data = protocol::rank_data_head(proc, size);
+    for (const auto& [key, entry] : committed) protocol::rank_data_item(data, entry);
+    committed_blob = std::make_shared<const std::string>(std::move(data));
   }
   return committed_blob;
 }
@@ -219,13 +220,22 @@ void on_commit(self_ptr self, const wire::CommitRequest& req) {
   // this rank fail with PMIX_ERR_UNPACK_FAILURE (found by tests/fuzz
   // server_envelope). Such a commit is a protocol error, as a malformed
   // value is in any other request.
-  std::vector<std::pair<std::string, wire::ScopedInfo>> items(static_cast<std::size_t>(req.data_size()));
+  std::vector<std::pair<std::string, std::string>> items(static_cast<std::size_t>(req.data_size()));
   std::string error;
+  // Each item is rewritten on an arena whose first block is on the stack,
+  // one message for all of them: its parts cost no allocation.
+  alignas(std::max_align_t) char block[1024];
+  google::protobuf::ArenaOptions options;
+  options.initial_block = block;
+  options.initial_block_size = sizeof block;
+  google::protobuf::Arena arena{options};
+  auto& item = *google::protobuf::Arena::CreateMessage<wire::ScopedInfo>(&arena);
   for (int k = 0; k < req.data_size(); ++k) {
-    auto& [key, item] = items[static_cast<std::size_t>(k)];
+    auto& [key, bytes] = items[static_cast<std::size_t>(k)];
     if (!protocol::canonical_item(req.data(k), item, key, &error)) return protocol_error(self, "commit: " + error);
+    item.SerializeToString(&bytes);
   }
-  for (auto& [key, item] : items) st.committed[std::move(key)] = std::move(item);
+  for (auto& [key, bytes] : items) st.committed[std::move(key)] = std::move(bytes);
   st.has_committed = true;
   st.committed_blob.reset();
   answer_waiting_gets(self, PMIX_SUCCESS);

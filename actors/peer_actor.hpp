@@ -42,8 +42,9 @@ struct peer_state {
   bool finalized = false;  // the spec's peer->finalized
   void* server_object = nullptr;
 
-  // Committed data (PMIx_Commit), by key, with its scope.
-  std::map<std::string, wire::ScopedInfo> committed;
+  // Committed data (PMIx_Commit), by key: each item's serialized canonical
+  // wire::ScopedInfo (its scope and info).
+  std::map<std::string, std::string> committed;
   bool has_committed = false;
   std::shared_ptr<const std::string> committed_blob;  // serialized wire::RankData cache
 

@@ -707,6 +707,39 @@ TEST_SUITE("codec") {
     CHECK(m.ranks(1).proc().nspace() == "x");
   }
 
+  TEST_CASE("a RankData written field by field has the bytes of the message's own serializer") {
+    // Entries from none to multi-kilobyte (1-, 2- and 3-byte lengths), and
+    // the special ranks, whose varints are the longest.
+    for (const auto rank : {0u, 7u, 300u, static_cast<std::uint32_t>(PMIX_RANK_WILDCARD)}) {
+      // A process without a namespace (only its rank, or nothing at all).
+      auto no_ns = proto::rank_data_head(proc_id{"", rank});
+      wire::RankData empty;
+      empty.mutable_proc()->set_rank(rank);
+      CHECK(no_ns == empty.SerializeAsString());
+      for (const int entries : {0, 1, 3, 200, 2000}) {
+        CAPTURE(rank);
+        CAPTURE(entries);
+        const auto expected = rank_data("job.a", rank, entries);
+        auto out = proto::rank_data_head(proc_id{"job.a", rank});
+        for (const auto& item : expected.data()) proto::rank_data_item(out, item.SerializeAsString());
+        CHECK(out == expected.SerializeAsString());
+        wire::RankData back;
+        REQUIRE(back.ParseFromString(out));
+        CHECK(proto::from_wire(back.proc()) == proc_id{"job.a", rank});
+        CHECK(back.data_size() == entries);
+      }
+    }
+    // A long key, value and namespace (lengths of two bytes and more).
+    wire::RankData big;
+    proto::to_wire(proc_id{std::string(300, 'n'), 1}, big.mutable_proc());
+    auto* s = big.add_data();
+    s->set_scope(PMIX_LOCAL);
+    proto::to_wire(info{std::string(200, 'k'), value::string(std::string(70000, 'v')), 0}, s->mutable_info());
+    auto out = proto::rank_data_head(proc_id{std::string(300, 'n'), 1}, 70300);
+    proto::rank_data_item(out, s->SerializeAsString());
+    CHECK(out == big.SerializeAsString());
+  }
+
   TEST_CASE("two serialized ModexData messages concatenated give their union") {
     wire::ModexData a;
     wire::ModexData b;
