@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <google/protobuf/arena.h>
 
 #include "common/log_sink.hpp"
 #include "actors/cleaner.hpp"
@@ -224,12 +223,8 @@ void on_commit(self_ptr self, const wire::CommitRequest& req) {
   std::string error;
   // Each item is rewritten on an arena whose first block is on the stack,
   // one message for all of them: its parts cost no allocation.
-  alignas(std::max_align_t) char block[1024];
-  google::protobuf::ArenaOptions options;
-  options.initial_block = block;
-  options.initial_block_size = sizeof block;
-  google::protobuf::Arena arena{options};
-  auto& item = *google::protobuf::Arena::CreateMessage<wire::ScopedInfo>(&arena);
+  protocol::stack_arena<1024> arena;
+  auto& item = arena.make<wire::ScopedInfo>();
   for (int k = 0; k < req.data_size(); ++k) {
     auto& [key, bytes] = items[static_cast<std::size_t>(k)];
     if (!protocol::canonical_item(req.data(k), item, key, &error)) return protocol_error(self, "commit: " + error);
@@ -693,12 +688,8 @@ void on_frame(self_ptr self, const std::string& payload, bool replay = false) {
   // The request is parsed on an arena whose first block is on the stack:
   // its parts cost no allocation and no destructor each (no handler keeps
   // a reference to them past this call).
-  alignas(std::max_align_t) char block[2048];
-  google::protobuf::ArenaOptions options;
-  options.initial_block = block;
-  options.initial_block_size = sizeof block;
-  google::protobuf::Arena arena{options};
-  auto& e = *google::protobuf::Arena::CreateMessage<wire::Envelope>(&arena);
+  protocol::stack_arena<2048> arena;
+  auto& e = arena.make<wire::Envelope>();
   if (!protocol::parse(payload, e)) return protocol_error(self, "malformed frame");
   if (!st.ctx->faults) return dispatch(self, e);
   // The fault plane's delivery point for clients' messages.

@@ -3,8 +3,10 @@
 // envelopes include the generated protobuf header.
 #pragma once
 
+#include <google/protobuf/arena.h>
 #include <pmix_common.h>
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -12,6 +14,32 @@
 #include "protocol/pmix.pb.h"
 
 namespace pmix::protocol {
+
+// A protobuf arena whose first block (Size bytes) is part of this object,
+// for a message made, used and dropped within one call: its parts cost no
+// allocation while they fit and no destructor each. Nothing may keep a
+// reference to them past the arena.
+template <std::size_t Size>
+class stack_arena {
+ public:
+  stack_arena() : arena_{options()} {}
+  stack_arena(const stack_arena&) = delete;
+  stack_arena& operator=(const stack_arena&) = delete;
+  template <class Message>
+  Message& make() {
+    return *google::protobuf::Arena::CreateMessage<Message>(&arena_);
+  }
+
+ private:
+  google::protobuf::ArenaOptions options() {
+    google::protobuf::ArenaOptions o;
+    o.initial_block = block_;
+    o.initial_block_size = Size;
+    return o;
+  }
+  alignas(std::max_align_t) char block_[Size];  // outlives arena_ (declared first)
+  google::protobuf::Arena arena_;
+};
 
 void to_wire(const proc_id& p, wire::Proc* out);
 proc_id from_wire(const wire::Proc& p);

@@ -14,7 +14,6 @@
 //  - those bytes parse back (protobuf + from_wire) to the same info;
 //  - the client's hand codec (protocol/messages.hpp) reads the same info
 //    from them, and refuses exactly the canonical messages from_wire refuses.
-#include <google/protobuf/arena.h>
 #include <pmix.h>
 
 #include <cstdint>
@@ -232,12 +231,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view payload{reinterpret_cast<const char*>(data), size};
   // As on_frame: the request is parsed on an arena whose first block is on
   // the stack.
-  alignas(std::max_align_t) char block[2048];
-  google::protobuf::ArenaOptions options;
-  options.initial_block = block;
-  options.initial_block_size = sizeof block;
-  google::protobuf::Arena arena{options};
-  auto& e = *google::protobuf::Arena::CreateMessage<wire::Envelope>(&arena);
+  protocol::stack_arena<2048> arena;
+  auto& e = arena.make<wire::Envelope>();
   const bool parsed = protocol::parse(payload, e);
   // The client's reader refuses what protobuf refuses.
   protocol::envelope hand;
