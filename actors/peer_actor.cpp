@@ -19,6 +19,7 @@
 #include "faults/plane.hpp"
 #include "transport/shared_data.hpp"
 #include "protocol/codec.hpp"
+#include "protocol/direct.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/version.hpp"
 #include "transport/atoms.hpp"
@@ -41,10 +42,15 @@ const char* peer_state::name = "pmix.peer";
 
 const std::shared_ptr<const std::string>& peer_state::rank_blob() {
   if (!committed_blob) {
-    std::size_t size = 0;
-    for (const auto& [key, entry] : committed) size += entry.size() + 6;  // tag and length
-    auto data = protocol::rank_data_head(proc, size);
-    for (const auto& [key, entry] : committed) protocol::rank_data_item(data, entry);
+    // A wire::RankData written field by field from the kept items, the
+    // bytes its serializer gives (tests/protocol/direct_test.cpp).
+    constexpr int proc_field = wire::RankData::kProcFieldNumber, data_field = wire::RankData::kDataFieldNumber;
+    std::size_t size = protocol::proc_size(proc_field, proc);
+    for (const auto& [key, entry] : committed) size += protocol::header_size(data_field, entry.size()) + entry.size();
+    std::string data;
+    data.reserve(size);
+    protocol::append_proc(data, proc_field, proc);
+    for (const auto& [key, entry] : committed) protocol::append_delimited(data, data_field, entry);
     committed_blob = std::make_shared<const std::string>(std::move(data));
   }
   return committed_blob;

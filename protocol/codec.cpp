@@ -282,58 +282,17 @@ bool parse(std::string_view payload, wire::Envelope& out) {
   return out.ParseFromArray(payload.data(), static_cast<int>(payload.size()));
 }
 
-namespace {
-
-void put_varint(std::string& out, std::uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
-}
-
-std::size_t varint_size(std::uint64_t v) {
-  std::size_t n = 1;
-  for (; v >= 0x80; v >>= 7) ++n;
-  return n;
-}
-
-constexpr std::uint64_t length_delimited_tag(int field_number) {
-  return (static_cast<std::uint64_t>(field_number) << 3) | 2u;
-}
-
-}  // namespace
-
 void append_length_delimited(std::string& out, int field_number, std::string_view bytes) {
-  put_varint(out, length_delimited_tag(field_number));
-  put_varint(out, bytes.size());
+  auto put_varint = [&out](std::uint64_t v) {
+    while (v >= 0x80) {
+      out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+      v >>= 7;
+    }
+    out.push_back(static_cast<char>(v));
+  };
+  put_varint((static_cast<std::uint64_t>(field_number) << 3) | 2u);
+  put_varint(bytes.size());
   out.append(bytes.data(), bytes.size());
-}
-
-std::string rank_data_head(const proc_id& proc, std::size_t reserve) {
-  // wire::Proc as its serializer writes it: fields in order, each left out
-  // when it has its default value (proto3).
-  const auto& ns = proc.nspace;
-  const std::size_t ns_field = ns.empty() ? 0 : 1 + varint_size(ns.size()) + ns.size();
-  const std::size_t rank_field = proc.rank == 0 ? 0 : 1 + varint_size(proc.rank);
-  std::string out;
-  out.reserve(2 + 10 + ns_field + rank_field + reserve);
-  put_varint(out, length_delimited_tag(wire::RankData::kProcFieldNumber));
-  put_varint(out, ns_field + rank_field);
-  if (!ns.empty()) {
-    put_varint(out, length_delimited_tag(wire::Proc::kNspaceFieldNumber));
-    put_varint(out, ns.size());
-    out.append(ns);
-  }
-  if (proc.rank != 0) {
-    put_varint(out, static_cast<std::uint64_t>(wire::Proc::kRankFieldNumber) << 3);  // varint
-    put_varint(out, proc.rank);
-  }
-  return out;
-}
-
-void rank_data_item(std::string& out, std::string_view scoped_info) {
-  append_length_delimited(out, wire::RankData::kDataFieldNumber, scoped_info);
 }
 
 }  // namespace pmix::protocol

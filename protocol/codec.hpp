@@ -86,13 +86,5 @@ bool parse(std::string_view payload, wire::Envelope& out);
 // build a ModexData from already serialized RankData without re-parsing.
 void append_length_delimited(std::string& out, int field_number, std::string_view bytes);
 
-// A serialized wire::RankData written field by field: rank_data_head(proc)
-// and then, for each of the rank's items in order, rank_data_item(out,
-// item) with the item's serialized wire::ScopedInfo. The bytes are those of
-// wire::RankData's own serializer, without building the message and copying
-// every item into it (the server's commit and fence path: five allocations
-// an item).
-std::string rank_data_head(const proc_id& proc, std::size_t reserve = 0);
-void rank_data_item(std::string& out, std::string_view scoped_info);
 
 }  // namespace pmix::protocol

@@ -38,6 +38,7 @@ using pmix::value;
 namespace {
 
 using pmix::test::nested_arrays;
+using pmix::test::rank_data;
 using pmix::test::supported_types;
 
 // ---- deep equality of C++ values -------------------------------------------
@@ -155,19 +156,6 @@ value round_trip(const value& v) {
   const bool ok = proto::from_wire(parsed, out, &error);
   REQUIRE_MESSAGE(ok, error);
   return out;
-}
-
-wire::RankData rank_data(const std::string& nspace, std::uint32_t rank, int entries) {
-  wire::RankData d;
-  d.mutable_proc()->set_nspace(nspace);
-  d.mutable_proc()->set_rank(rank);
-  for (int i = 0; i < entries; ++i) {
-    auto* s = d.add_data();
-    s->set_scope(PMIX_GLOBAL);
-    info in{"key" + std::to_string(i), value::string("v" + std::to_string(rank) + "." + std::to_string(i)), 0};
-    proto::to_wire(in, s->mutable_info());
-  }
-  return d;
 }
 
 }  // namespace
@@ -705,39 +693,6 @@ TEST_SUITE("codec") {
     REQUIRE(m.ranks_size() == 2);
     CHECK_FALSE(m.ranks(0).has_proc());
     CHECK(m.ranks(1).proc().nspace() == "x");
-  }
-
-  TEST_CASE("a RankData written field by field has the bytes of the message's own serializer") {
-    // Entries from none to multi-kilobyte (1-, 2- and 3-byte lengths), and
-    // the special ranks, whose varints are the longest.
-    for (const auto rank : {0u, 7u, 300u, static_cast<std::uint32_t>(PMIX_RANK_WILDCARD)}) {
-      // A process without a namespace (only its rank, or nothing at all).
-      auto no_ns = proto::rank_data_head(proc_id{"", rank});
-      wire::RankData empty;
-      empty.mutable_proc()->set_rank(rank);
-      CHECK(no_ns == empty.SerializeAsString());
-      for (const int entries : {0, 1, 3, 200, 2000}) {
-        CAPTURE(rank);
-        CAPTURE(entries);
-        const auto expected = rank_data("job.a", rank, entries);
-        auto out = proto::rank_data_head(proc_id{"job.a", rank});
-        for (const auto& item : expected.data()) proto::rank_data_item(out, item.SerializeAsString());
-        CHECK(out == expected.SerializeAsString());
-        wire::RankData back;
-        REQUIRE(back.ParseFromString(out));
-        CHECK(proto::from_wire(back.proc()) == proc_id{"job.a", rank});
-        CHECK(back.data_size() == entries);
-      }
-    }
-    // A long key, value and namespace (lengths of two bytes and more).
-    wire::RankData big;
-    proto::to_wire(proc_id{std::string(300, 'n'), 1}, big.mutable_proc());
-    auto* s = big.add_data();
-    s->set_scope(PMIX_LOCAL);
-    proto::to_wire(info{std::string(200, 'k'), value::string(std::string(70000, 'v')), 0}, s->mutable_info());
-    auto out = proto::rank_data_head(proc_id{std::string(300, 'n'), 1}, 70300);
-    proto::rank_data_item(out, s->SerializeAsString());
-    CHECK(out == big.SerializeAsString());
   }
 
   TEST_CASE("two serialized ModexData messages concatenated give their union") {

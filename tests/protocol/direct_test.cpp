@@ -24,7 +24,9 @@ using namespace pmix;  // the value model's types: value, info, proc_id, ...
 
 namespace {
 
+using pmix::test::rank_data;
 using pmix::test::samples;
+
 
 std::string via_messages(const info& i) {
   wire::Info w;
@@ -69,4 +71,42 @@ TEST_CASE("[wire] append_uint writes a varint field, and nothing for 0") {
   wire::RankInfo r;
   REQUIRE(r.ParseFromString(out));
   CHECK(r.rank() == 300);
+}
+
+TEST_CASE("a RankData written field by field has the bytes of the message's own serializer") {
+  // What a peer sends as its committed data (actors/peer_actor.cpp,
+  // rank_blob). Entries from none to multi-kilobyte (1-, 2- and 3-byte lengths), and
+  // the special ranks, whose varints are the longest.
+  for (const auto rank : {0u, 7u, 300u, static_cast<std::uint32_t>(PMIX_RANK_WILDCARD)}) {
+    // A process without a namespace (only its rank, or nothing at all).
+    std::string no_ns;
+    proto::append_proc(no_ns, wire::RankData::kProcFieldNumber, proc_id{"", rank});
+    wire::RankData empty;
+    empty.mutable_proc()->set_rank(rank);
+    CHECK(no_ns == empty.SerializeAsString());
+    for (const int entries : {0, 1, 3, 200, 2000}) {
+      CAPTURE(rank);
+      CAPTURE(entries);
+      const auto expected = rank_data("job.a", rank, entries);
+      std::string out;
+      proto::append_proc(out, wire::RankData::kProcFieldNumber, proc_id{"job.a", rank});
+      for (const auto& item : expected.data())
+        proto::append_delimited(out, wire::RankData::kDataFieldNumber, item.SerializeAsString());
+      CHECK(out == expected.SerializeAsString());
+      wire::RankData back;
+      REQUIRE(back.ParseFromString(out));
+      CHECK(proto::from_wire(back.proc()) == proc_id{"job.a", rank});
+      CHECK(back.data_size() == entries);
+    }
+  }
+  // A long key, value and namespace (lengths of two bytes and more).
+  wire::RankData big;
+  proto::to_wire(proc_id{std::string(300, 'n'), 1}, big.mutable_proc());
+  auto* s = big.add_data();
+  s->set_scope(PMIX_LOCAL);
+  proto::to_wire(info{std::string(200, 'k'), value::string(std::string(70000, 'v')), 0}, s->mutable_info());
+  std::string out;
+  proto::append_proc(out, wire::RankData::kProcFieldNumber, proc_id{std::string(300, 'n'), 1});
+  proto::append_delimited(out, wire::RankData::kDataFieldNumber, s->SerializeAsString());
+  CHECK(out == big.SerializeAsString());
 }

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "common/value.hpp"
+#include "protocol/codec.hpp"
+#include "protocol/pmix.pb.h"
 
 namespace pmix::test {
 
@@ -101,6 +103,21 @@ inline std::vector<value> samples(data_type t) {
       return {value{t, std::monostate{}}, value{t, std::string{"ignored"}}};
   }
   return {};
+}
+
+// A RankData of `entries` string items ("key<i>" = "v<rank>.<i>", global
+// scope), as the protobuf classes build it.
+inline wire::RankData rank_data(const std::string& nspace, std::uint32_t rank, int entries) {
+  wire::RankData d;
+  d.mutable_proc()->set_nspace(nspace);
+  d.mutable_proc()->set_rank(rank);
+  for (int i = 0; i < entries; ++i) {
+    auto* s = d.add_data();
+    s->set_scope(PMIX_GLOBAL);
+    info in{"key" + std::to_string(i), value::string("v" + std::to_string(rank) + "." + std::to_string(i)), 0};
+    protocol::to_wire(in, s->mutable_info());
+  }
+  return d;
 }
 
 }  // namespace pmix::test
