@@ -133,6 +133,7 @@ fence_tracker* fence_book::contribute(const fence_msg& msg, fence_tracker::reply
   }
   if (first && t->collect && msg.data && !msg.data->empty())
     protocol::append_length_delimited(t->data, 1, *msg.data);
+  t->all_on_board = t->all_on_board && msg.board_wait;
   t->replies.push_back(std::move(reply));
   status = PMIX_SUCCESS;
   return t;
@@ -169,16 +170,36 @@ bool fence_book::whole_namespace(const fence_tracker& t, pmix_status_t status, s
   }
 }
 
+bool fence_book::post_on_board(const fence_tracker& t, const std::string& reply) {
+  // The board of a namespace holds one reply at a time. A client waits on it
+  // for one fence at a time and only for a fence over its whole namespace,
+  // so every local process of that namespace took part in this one, and each
+  // read the previous post before it sent this contribution: none can find
+  // its reply overwritten (docs/wire-format.md, "Fence board").
+  if (!boards_ || encode_ || !t.all_on_board || t.replies.empty() || t.procs.size() != 1 ||
+      t.procs[0].rank != rank_wildcard)
+    return false;
+  auto* board = boards_(t.procs[0].nspace);
+  if (board == nullptr || !board->post(reply)) return false;
+  ++board_posts_;
+  return true;
+}
+
 void fence_book::complete(std::uint64_t id, fence_result result) {
   auto it = trackers_.find(id);
   if (it == trackers_.end()) return;
   const std::string_view data = result.data ? std::string_view{*result.data} : std::string_view{};
   const bool whole = whole_namespace(it->second, result.status, data);
+  auto reply = encode_ ? encode_(result.status, data) : protocol::fence_reply(result.status, data, whole);
+  result.on_board = post_on_board(it->second, reply);
   auto replies = std::move(it->second.replies);
   by_procs_.erase(std::make_pair(it->second.tag, it->second.procs));
   trackers_.erase(it);
-  result.reply = std::make_shared<const std::string>(encode_ ? encode_(result.status, data)
-                                                             : protocol::fence_reply(result.status, data, whole));
+  if (result.on_board) {
+    for (auto& r : replies) r(result);
+    return;
+  }
+  result.reply = std::make_shared<const std::string>(std::move(reply));
   // Large data goes to local clients as one shared copy (a fence's data is
   // N ranks' worth for each of N clients: O(N^2) bytes through the sockets
   // otherwise). PMIx_Connect's trackers (encode_) answer inline.

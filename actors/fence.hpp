@@ -19,6 +19,10 @@
 #include "actors/messages.hpp"
 #include "common/value.hpp"
 
+namespace pmix::transport {
+class fence_board;
+}
+
 namespace pmix::actors {
 
 // What the server knows about a namespace's placement.
@@ -44,6 +48,9 @@ struct fence_tracker {
   std::size_t arrived_count = 0;
   std::vector<reply_fn> replies;
   std::string data;  // serialized wire::ModexData of the local contributions
+  // Every contribution so far reads its reply from the fence board
+  // (fence_msg::board_wait).
+  bool all_on_board = true;
 
   bool ready() const { return arrived_count == expected.size(); }
   // Names `p` (explicitly or through a wildcard).
@@ -63,9 +70,15 @@ class fence_book {
   // FenceReply by default; PMIx_Connect's trackers answer a
   // ConnectProcsReply).
   using encode_fn = std::function<std::string(pmix_status_t, std::string_view data)>;
+  // A namespace's fence board (null: none).
+  using board_fn = std::function<transport::fence_board*(const std::string& nspace)>;
 
   explicit fence_book(locality_fn locality, encode_fn encode = {})
       : locality_(std::move(locality)), encode_(std::move(encode)) {}
+
+  // Fences over one namespace's wildcard whose every contributor waits on
+  // the board are answered there (fence_result::on_board).
+  void set_boards(board_fn boards) { boards_ = std::move(boards); }
 
   // Sorted, duplicates removed, explicit ranks dropped where a wildcard of
   // the same namespace is present. Empty input stays empty.
@@ -89,6 +102,8 @@ class fence_book {
   std::vector<std::uint64_t> naming(const std::string& nspace) const;
 
   std::size_t size() const { return trackers_.size(); }
+  // Replies posted on a fence board so far.
+  std::uint64_t board_posts() const { return board_posts_; }
 
  private:
   void expect_locals(fence_tracker& t) const;
@@ -99,12 +114,18 @@ class fence_book {
   // here saves each client of the node the same look.
   bool whole_namespace(const fence_tracker& t, pmix_status_t status, std::string_view data);
 
+  // Posts a completed tracker's reply on its namespace's board when every
+  // contributor waits there and it fits; true if posted.
+  bool post_on_board(const fence_tracker& t, const std::string& reply);
+
   locality_fn locality_;
   encode_fn encode_;
+  board_fn boards_;
   std::map<std::pair<std::string, std::vector<proc_id>>, std::uint64_t> by_procs_;
   std::map<std::uint64_t, fence_tracker> trackers_;
   std::uint64_t next_id_ = 1;
   std::vector<bool> seen_;  // whole_namespace's ranks, reused
+  std::uint64_t board_posts_ = 0;
 };
 
 }  // namespace pmix::actors

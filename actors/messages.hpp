@@ -161,6 +161,7 @@ struct server_snapshot {
   std::size_t departed = 0;        // ranks the server remembers as gone
   std::uint64_t dropped_sends = 0;  // replies/events for closed peers, never sent
   std::size_t pending_upcalls = 0;  // host up-calls the server waits for
+  std::uint64_t board_posts = 0;    // fence replies posted on a fence board
 };
 
 struct snapshot_msg {
@@ -259,6 +260,18 @@ struct fence_msg {
   // Collectives over the same processes with different tags are different
   // (a group's name: PMIx_Group_construct); fences have none.
   std::string tag;
+  // The contributor reads the reply from its namespace's fence board
+  // (FenceRequest.board_wait, honoured by a peer that sent the board);
+  // and it asks for the board (the server answers with a fence_board_msg
+  // before the reply).
+  bool board_wait = false;
+  bool board_request = false;
+};
+
+// From the server to a peer: its namespace's fence board, to pass to the
+// client (a FenceBoard frame with the descriptor).
+struct fence_board_msg {
+  std::shared_ptr<const transport::shared_data> file;
 };
 
 struct fence_result {
@@ -272,6 +285,9 @@ struct fence_result {
   // socket sends that one, with the descriptor (docs/wire-format.md).
   std::shared_ptr<const transport::shared_data> shared;
   std::shared_ptr<const std::string> shared_reply;
+  // Posted on the namespace's fence board, where every contributor reads
+  // it: a peer sends nothing.
+  bool on_board = false;
 };
 
 // A direct-modex request for `target`'s committed data. Reply: get_result.
@@ -494,6 +510,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::finalized_count_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::nspace_job_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::fence_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::fence_result)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::fence_board_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::get_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::get_result)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::upcall_result)

@@ -256,10 +256,14 @@ void on_fence(self_ptr self, std::uint64_t id, const wire::FenceRequest& req) {
   // clients take a collecting fence's participants as complete either way
   // (client::store::participants_complete).
   if (msg.collect && !st.committed.empty()) msg.data = st.rank_blob();
+  msg.board_wait = req.board_wait() && st.board_sent;
+  msg.board_request = req.board_request() && !st.board_asked && st.conn->passes_descriptors();
+  st.board_asked = st.board_asked || msg.board_request;
   self->request(st.server, caf::infinite, std::move(msg))
       .then(
           [=](fence_result& r) {
             auto& st = self->state;
+            if (r.on_board) return answered(self, id);  // the client reads it there
             if (!can_send(self)) return;
             const bool shared = r.shared && st.conn->passes_descriptors();
             const std::string& body = shared ? *r.shared_reply : *r.reply;
@@ -905,6 +909,14 @@ caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
       },
       [=](peer::beat_check_atom, std::uint64_t generation) { peer::check_heartbeat(self, generation); },
       [=](const deliver_iof_msg& msg) { peer::on_deliver_iof(self, msg); },
+      [=](const fence_board_msg& msg) {
+        auto& st = self->state;
+        if (!st.conn || !st.conn->passes_descriptors()) return;
+        wire::Envelope e;
+        e.mutable_fence_board()->set_size(msg.file->size());
+        send_envelope(self, e, msg.file);
+        st.board_sent = true;
+      },
   };
 }
 

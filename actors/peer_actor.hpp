@@ -48,6 +48,12 @@ struct peer_state {
   bool has_committed = false;
   std::shared_ptr<const std::string> committed_blob;  // serialized wire::RankData cache
 
+  // The namespace's fence board (FenceRequest.board_request, board_wait):
+  // asked for once per connection; a fence may be answered there only once
+  // the board went to the client.
+  bool board_asked = false;
+  bool board_sent = false;
+
   // Direct-modex requests waiting for this peer's first commit.
   std::vector<caf::response_promise> waiting_gets;
 

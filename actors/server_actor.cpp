@@ -15,6 +15,7 @@
 #include "common/log.hpp"
 #include "protocol/codec.hpp"
 #include "protocol/version.hpp"
+#include "transport/shared_data.hpp"
 
 namespace pmix::actors {
 
@@ -44,7 +45,12 @@ server_state::server_state()
       connects(locality_of(this), protocol::connect_procs_reply_body),
       disconnects(locality_of(this), protocol::connect_procs_reply_body),
       group_constructs(locality_of(this), group_reply_body),
-      group_destructs(locality_of(this), group_reply_body) {}
+      group_destructs(locality_of(this), group_reply_body) {
+  fences.set_boards([this](const std::string& ns) -> transport::fence_board* {
+    auto it = nspaces.find(ns);
+    return it == nspaces.end() ? nullptr : it->second.board.get();
+  });
+}
 
 env_list client_environment(const server_context& ctx, const proc_id& proc) {
   env_list env;
@@ -256,8 +262,26 @@ caf::result<fence_result> on_connect_procs(self_ptr self, connect_procs_msg& msg
   return rp;
 }
 
+// A client asks for its namespace's fence board: made at the first request
+// (a namespace whose clients never ask has none), sent to the asking peer
+// ahead of its fence's reply (messages from one actor arrive in order).
+void send_board(self_ptr self, const proc_id& from) {
+  auto& st = self->state;
+  auto it = st.nspaces.find(from.nspace);
+  if (it == st.nspaces.end() || it->second.tool || it->second.board_refused) return;
+  auto& entry = it->second;
+  if (!entry.board) {
+    const auto capacity = transport::fence_board_capacity();
+    if (capacity > 0) entry.board = transport::fence_board::make(capacity);
+    entry.board_refused = !entry.board;
+    if (!entry.board) return;
+  }
+  self->send(caf::actor_cast<caf::actor>(self->current_sender()), fence_board_msg{entry.board->file()});
+}
+
 caf::result<fence_result> on_fence(self_ptr self, fence_msg& msg) {
   auto& st = self->state;
+  if (msg.board_request) send_board(self, msg.from);
   auto rp = self->make_response_promise();
   pmix_status_t status = PMIX_SUCCESS;
   auto* t = st.fences.contribute(
@@ -859,6 +883,7 @@ void on_snapshot(self_ptr self, snapshot_msg& msg) {
   auto& st = self->state;
   auto snap = std::make_shared<server_snapshot>();
   snap->fences_in_flight = st.fences.size() + st.connects.size() + st.disconnects.size();
+  snap->board_posts = st.fences.board_posts();
   snap->departed = st.departed.size();
   snap->dropped_sends = st.ctx->dropped_sends.load(std::memory_order_relaxed);
   snap->pending_upcalls = st.collective_upcalls.size() + st.dmodex_upcalls.size() +

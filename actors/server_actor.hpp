@@ -45,6 +45,10 @@ struct server_state {
     std::vector<register_epilog_msg> epilogs;
     // Ranks with a live process (rank_state_msg): lost if the actor fails.
     std::set<rank_t> live;
+    // Its fence board, made when a client first asks for it
+    // (transport::fence_board; null: none yet, or refused).
+    std::shared_ptr<transport::fence_board> board;
+    bool board_refused = false;
   };
 
   // A tool connect waiting for the host's tool_connected answer.

@@ -49,6 +49,7 @@ typedef struct pmix_cxx_server_view {
     size_t departed;       /* ranks the server remembers as gone */
     size_t pending_upcalls; /* host up-calls the server actor waits for */
     size_t dropped_sends;   /* replies and events for closed peers, dropped unsent */
+    size_t board_posts;     /* fence replies posted on a fence board */
 } pmix_cxx_server_view_t;
 
 /* What libpmix.so.2 does for the runtime: state kept in the library the

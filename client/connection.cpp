@@ -1,11 +1,13 @@
 #include "client/connection.hpp"
 
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <poll.h>
 #include <sched.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -14,6 +16,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 
 #include "common/fork_park.hpp"
 #include "common/log.hpp"
@@ -26,12 +29,44 @@ namespace pmix::client {
 
 namespace {
 thread_local int answered_here_depth = 0;
+
+// futex_waitv(2) (Linux 5.16): a thread waiting on the fence board sleeps on
+// the board's generation (shared with the server) and on its connection's
+// own word at once. Without it the board is not used.
+bool can_wait_on_board() {
+  static const bool yes = [] {
+    errno = 0;
+    const long r = ::syscall(SYS_futex_waitv, nullptr, 0, 0, nullptr, 0);
+    return !(r < 0 && errno == ENOSYS);
+  }();
+  return yes;
+}
+
+// Sleeps until `*shared` is not `expected`, or `*own` is not `seen`, or for
+// at most 100 ms (a wake that came before the sleep is not lost: the kernel
+// compares both words first).
+void sleep_on_board(const std::uint32_t* shared, std::uint32_t expected, const std::atomic<std::uint32_t>* own,
+                    std::uint32_t seen) {
+  futex_waitv w[2]{};
+  w[0].val = expected;
+  w[0].uaddr = reinterpret_cast<std::uintptr_t>(shared);
+  w[0].flags = FUTEX_32;
+  w[1].val = seen;
+  w[1].uaddr = reinterpret_cast<std::uintptr_t>(own);
+  w[1].flags = FUTEX_32 | FUTEX_PRIVATE_FLAG;
+  timespec until{};
+  ::clock_gettime(CLOCK_MONOTONIC, &until);
+  until.tv_nsec += 100 * 1000 * 1000;
+  if (until.tv_nsec >= 1000 * 1000 * 1000) {
+    until.tv_nsec -= 1000 * 1000 * 1000;
+    ++until.tv_sec;
+  }
+  ::syscall(SYS_futex_waitv, w, 2, 0, &until, CLOCK_MONOTONIC);
+}
 }  // namespace
 
 connection::answered_here::answered_here() { ++answered_here_depth; }
 connection::answered_here::~answered_here() { --answered_here_depth; }
-
-connection::connection(int fd) : fd_(fd) {}
 
 connection::~connection() { close(); }
 
@@ -52,7 +87,7 @@ pmix_status_t connection::open(const std::string& uri, std::unique_ptr<connectio
     }
     const int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    out.reset(new connection(fd));
+    out.reset(new connection(fd, false));
     return PMIX_SUCCESS;
   }
   const auto pos = uri.find("uds://");
@@ -75,7 +110,7 @@ pmix_status_t connection::open(const std::string& uri, std::unique_ptr<connectio
     ::close(fd);
     return PMIX_ERR_UNREACH;
   }
-  out.reset(new connection(fd));
+  out.reset(new connection(fd, true));
   return PMIX_SUCCESS;
 }
 
@@ -175,22 +210,70 @@ std::vector<std::pair<std::uint64_t, connection::pending_request>>::iterator con
   return std::find_if(pending_.begin(), pending_.end(), [id](const auto& p) { return p.first == id; });
 }
 
-pmix_status_t connection::request(protocol::body kind, const std::string& message, completion done) {
+pmix_status_t connection::request(protocol::body kind, const std::string& message, completion done,
+                                  bool on_board) {
   std::uint64_t id;
   {
     std::lock_guard<std::mutex> guard{mutex_};
-    if (lost_ || stopping_) return lost_ ? PMIX_ERR_LOST_CONNECTION : PMIX_ERR_NOT_AVAILABLE;
+    if (lost_ || stopping_) {
+      if (on_board) board_busy_ = false;
+      return lost_ ? PMIX_ERR_LOST_CONNECTION : PMIX_ERR_NOT_AVAILABLE;
+    }
     id = next_id_++;
     pending_.emplace_back(id, pending_request{std::move(done), answered_here_depth > 0});
+    if (on_board) board_id_ = id;
   }
   const protocol::frame_prefix prefix{id, kind, message.size()};
   auto rc = write_frame(prefix.view(), message);
   if (rc != PMIX_SUCCESS) {
-    std::lock_guard<std::mutex> guard{mutex_};
-    auto it = find_pending(id);  // the reader may have failed it already
-    if (it != pending_.end()) pending_.erase(it);
+    {
+      std::lock_guard<std::mutex> guard{mutex_};
+      auto it = find_pending(id);  // the reader may have failed it already
+      if (it != pending_.end()) pending_.erase(it);
+    }
+    board_request_ended(id);
   }
   return rc;
+}
+
+connection::board_plan connection::plan_board() {
+  board_plan plan;
+  if (!unix_ || answered_here_depth == 0 || !can_wait_on_board()) return plan;
+  std::lock_guard<std::mutex> guard{mutex_};
+  if (board_ != nullptr) {
+    if (board_busy_) return plan;  // another thread's fence waits there
+    board_busy_ = true;
+    board_id_ = 0;
+    board_thread_ = std::this_thread::get_id();
+    // Read before the request goes out: the post this fence waits for
+    // cannot happen before the server has it.
+    board_generation_ = transport::board_generation(board_);
+    plan.wait = true;
+  } else if (!board_asked_) {
+    board_asked_ = true;
+    plan.request = true;
+  }
+  return plan;
+}
+
+bool connection::has_board() const {
+  std::lock_guard<std::mutex> guard{mutex_};
+  return board_ != nullptr;
+}
+
+void connection::board_request_ended(std::uint64_t id) {
+  {
+    std::lock_guard<std::mutex> guard{mutex_};
+    if (!board_busy_ || board_id_ != id) return;
+    board_busy_ = false;
+    board_id_ = 0;
+  }
+  wake_board_waiter();
+}
+
+void connection::wake_board_waiter() {
+  board_wake_.fetch_add(1, std::memory_order_release);
+  ::syscall(SYS_futex, &board_wake_, FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
 }
 
 void connection::post(std::function<void()> task) {
@@ -220,6 +303,18 @@ bool connection::take_shared(protocol::envelope& e) {
   }
   const int fd = received_fds_.front();
   received_fds_.pop_front();
+  if (e.kind == protocol::body::fence_board) {
+    // Kept by the connection; one that is refused (logged) leaves the
+    // fences answering by socket.
+    const transport::board_header* header = nullptr;
+    auto owner = transport::map_board(fd, size, header);
+    std::lock_guard<std::mutex> guard{mutex_};
+    if (owner && board_ == nullptr) {
+      board_owner_ = std::move(owner);
+      board_ = header;
+    }
+    return true;
+  }
   e.shared_owner = transport::map_shared(fd, size, e.shared);
   return e.shared_owner != nullptr;
 }
@@ -261,10 +356,12 @@ bool connection::answers_blocking_call(std::uint64_t id) {
 
 void connection::dispatch(protocol::envelope& e, bool on_progress_thread) {
   if (e.id == 0) {
+    if (e.kind == protocol::body::fence_board) return;  // taken by take_shared
     if (unprompted_) unprompted_(e);  // events: their handlers are posted, never run here
     return;
   }
   pending_request req;
+  bool board = false;
   {
     std::lock_guard<std::mutex> guard{mutex_};
     auto it = find_pending(e.id);
@@ -273,9 +370,17 @@ void connection::dispatch(protocol::envelope& e, bool on_progress_thread) {
     // Order does not matter: the last entry takes its place.
     if (it + 1 != pending_.end()) *it = std::move(pending_.back());
     pending_.pop_back();
+    if (board_busy_ && board_id_ == e.id) {
+      board = true;
+      board_busy_ = false;
+      board_id_ = 0;
+    }
   }
   if (on_progress_thread || req.here) {
     req.done(PMIX_SUCCESS, &e);
+    // A fence that waited on the board and was answered by socket: its
+    // thread sleeps on the board and on board_wake_.
+    if (board && on_progress_thread) wake_board_waiter();
     return;
   }
   // Another thread's non-blocking call: its callback belongs on the
@@ -284,7 +389,69 @@ void connection::dispatch(protocol::envelope& e, bool on_progress_thread) {
   post([done = std::move(req.done), frame] { done(PMIX_SUCCESS, frame.get()); });
 }
 
+void connection::drive_board(const std::function<bool()>& done) {
+  progress::scope in_library;
+  const transport::board_header* board;
+  std::uint32_t generation;
+  std::uint64_t id;
+  {
+    std::lock_guard<std::mutex> guard{mutex_};
+    board = board_;
+    generation = board_generation_;
+    id = board_id_;
+  }
+  const auto* word = &board->generation;
+  // The socket stays with the progress thread: anything else that comes
+  // (events, or this fence's answer if the server gives it there, or the end
+  // of the stream) is its, and it wakes this thread through board_wake_.
+  for (;;) {
+    const auto seen = board_wake_.load(std::memory_order_acquire);
+    if (done()) return;
+    const auto now = transport::board_generation(board);
+    if (now != generation) {
+      protocol::envelope e;
+      e.id = id;
+      e.kind = protocol::body::fence_reply;
+      if (!transport::board_read(board, now, e.bytes)) {
+        log::error("client", "the fence board changed while its reply was read: this fence fails");
+        e.bytes = std::string{"\x08\x01", 2};  // FenceReply{status: zigzag(-1) = PMIX_ERROR}
+      }
+      e.message = e.bytes;
+      dispatch(e, false);
+      if (!done()) {
+        // Already answered on another way (it left pending_): wait for that.
+        generation = now;
+      }
+      continue;
+    }
+    // As drive(): poll first (yielding), then sleep, with the same back-off.
+    bool changed = false;
+    if (spin_.count() > 0 && board_skip_ > 0) {
+      --board_skip_;
+    } else if (spin_.count() > 0) {
+      const auto until = std::chrono::steady_clock::now() + spin_;
+      while (!(changed = transport::board_generation(board) != generation ||
+                         board_wake_.load(std::memory_order_acquire) != seen) &&
+             std::chrono::steady_clock::now() < until)
+        ::sched_yield();
+      if (!changed) {
+        board_backoff_ = board_backoff_ == 0 ? 1 : std::min(2 * board_backoff_, 64u);
+        board_skip_ = board_backoff_;
+      } else {
+        board_backoff_ = 0;
+      }
+    }
+    if (!changed) sleep_on_board(word, generation, &board_wake_, seen);
+  }
+}
+
 void connection::drive(const std::function<bool()>& done) {
+  bool on_board;
+  {
+    std::lock_guard<std::mutex> guard{mutex_};
+    on_board = board_busy_ && board_thread_ == std::this_thread::get_id();
+  }
+  if (on_board) return drive_board(done);
   progress::scope in_library;
   while (!done()) {
     std::unique_lock<std::mutex> reading{read_mutex_};
@@ -391,12 +558,17 @@ void connection::run() {
 
 void connection::fail_all(pmix_status_t status) {
   std::vector<std::pair<std::uint64_t, pending_request>> pending;
+  bool board;
   {
     std::lock_guard<std::mutex> guard{mutex_};
     if (status == PMIX_ERR_LOST_CONNECTION) lost_ = true;
     pending.swap(pending_);
+    board = board_busy_;
+    board_busy_ = false;
+    board_id_ = 0;
   }
   for (auto& [id, req] : pending) req.done(status, nullptr);
+  if (board) wake_board_waiter();
 }
 
 void connection::close() {
@@ -441,6 +613,11 @@ void connection::abandon() {
   fork_park::park(tasks_);
   fork_park::park(unprompted_);
   fork_park::park(lost_hook_);
+  fork_park::park(board_owner_);
+  new (&board_owner_) std::shared_ptr<const void>();
+  board_ = nullptr;
+  board_asked_ = board_busy_ = false;
+  board_id_ = 0;
   new (&pending_) std::vector<std::pair<std::uint64_t, pending_request>>();
   new (&tasks_) std::deque<std::function<void()>>();
   new (&unprompted_) std::function<void(protocol::envelope&)>();

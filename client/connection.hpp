@@ -16,6 +16,7 @@
 
 #include <pmix_common.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -30,6 +31,10 @@
 
 #include "protocol/framing.hpp"
 #include "protocol/messages.hpp"
+
+namespace pmix::transport {
+struct board_header;
+}
 
 namespace pmix::client {
 
@@ -61,7 +66,23 @@ class connection {
   pmix_status_t send(protocol::body kind, const std::string& message);
   // Sends a request; `done` runs on the progress thread, or on the thread
   // that waits for it (drive()) when sent inside an answered_here scope.
-  pmix_status_t request(protocol::body kind, const std::string& message, completion done);
+  // `on_board`: the fence request of a board_plan whose `wait` held.
+  pmix_status_t request(protocol::body kind, const std::string& message, completion done,
+                        bool on_board = false);
+
+  // The fence board (docs/wire-format.md, "Fence board"). For a blocking
+  // fence over the client's whole namespace, before its request is built:
+  // `wait` when the board is here and no other fence of this client waits
+  // on it (the caller then sets FenceRequest.board_wait and passes
+  // on_board to request(); this thread's drive() then waits on the board),
+  // `request` when the board should be asked for (once per connection).
+  struct board_plan {
+    bool wait = false;
+    bool request = false;
+  };
+  board_plan plan_board();
+  // True once the server's board is mapped (tests).
+  bool has_board() const;
 
   // While alive, the requests this thread sends are blocking ones: their
   // completions may run on this thread, inside drive().
@@ -100,8 +121,14 @@ class connection {
     bool here = false;  // a blocking call's: may complete on the waiting thread
   };
 
-  explicit connection(int fd);
+  connection(int fd, bool unix_socket) : fd_(fd), unix_(unix_socket) {}
   void run();
+  // drive() of the thread whose fence waits on the board.
+  void drive_board(const std::function<bool()>& done);
+  // The pending request `id` is gone (answered, failed or unsent): a fence
+  // on the board lets the board go, and its thread is woken if it sleeps.
+  void board_request_ended(std::uint64_t id);
+  void wake_board_waiter();
   void fail_all(pmix_status_t status);
   // Writes a frame (in two parts: a request's prefix and its message).
   pmix_status_t write_frame(std::string_view head, std::string_view body = {});
@@ -114,6 +141,7 @@ class connection {
   bool answers_blocking_call(std::uint64_t id);
 
   int fd_;
+  bool unix_ = false;  // descriptors (and so a board) can come
   int wake_fd_ = -1;
   int epoll_fd_ = -1;
   std::thread thread_;
@@ -142,6 +170,24 @@ class connection {
   std::function<void(protocol::envelope&)> unprompted_;
   std::function<void()> lost_hook_;
   std::uint64_t next_id_ = 1;
+  // The fence board, under mutex_: the mapping (set once, by the reader of
+  // the FenceBoard frame), whether it was asked for, and the fence waiting
+  // on it (its request id, the thread that waits, and the generation the
+  // board had before the request went out).
+  std::shared_ptr<const void> board_owner_;
+  const transport::board_header* board_ = nullptr;
+  bool board_asked_ = false;
+  bool board_busy_ = false;
+  std::uint64_t board_id_ = 0;
+  std::thread::id board_thread_;
+  std::uint32_t board_generation_ = 0;
+  // Changed (and woken, a private futex) when the fence waiting on the board
+  // completes by another way than the board: an answer on the socket, a lost
+  // connection, close(). The waiting thread sleeps on it and the board's
+  // generation at once (futex_waitv).
+  std::atomic<std::uint32_t> board_wake_{0};
+  // The board waiter's own poll back-off (as spin_skip_, spin_backoff_).
+  unsigned board_skip_ = 0, board_backoff_ = 0;
   bool stopping_ = false;
   bool lost_ = false;
   protocol::frame_reader reader_;

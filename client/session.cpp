@@ -226,7 +226,12 @@ pmix_status_t session::fence(std::vector<proc_id> procs, info_list info, done_fn
   for (auto& p : procs)
     if (p.nspace.empty()) p.nspace = self_.nspace;
   auto self = shared_from_this();
-  auto request = protocol::fence_request(procs, info, collect);
+  // A fence over our whole namespace may be answered on its fence board
+  // (client::connection::plan_board).
+  const bool whole = procs.empty() || (procs.size() == 1 && procs[0].nspace == self_.nspace &&
+                                       procs[0].rank == rank_wildcard);
+  const auto board = whole ? conn_->plan_board() : connection::board_plan{};
+  auto request = protocol::fence_request(procs, info, collect, board.wait, board.request);
   // A collecting fence brings every participant's data (no procs: all of
   // our namespace); only those need remembering.
   std::vector<proc_id> participants;
@@ -260,7 +265,7 @@ pmix_status_t session::fence(std::vector<proc_id> procs, info_list info, done_fn
       }
     }
     done(st);
-  });
+  }, board.wait);
 }
 
 session::lookup session::resolve_local(const proc_id& target, const std::string& key, bool optional,

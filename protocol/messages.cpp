@@ -39,7 +39,7 @@ enum class msg : std::uint8_t {
   rank_data, modex, connect_request, connect_reply, finalize, commit, fence_request, fence_reply,
   get_request, get_reply, abort, status_reply, job_control, query, query_request, info_reply, event,
   publish, keys, pdata, lookup_reply, app, spawn, spawn_reply, connect_procs, connect_procs_reply, log,
-  host_request, iof_data, group_request, envelope,
+  host_request, iof_data, group_request, fence_board, envelope,
 };
 
 // The message type of field `id` of an `m`; none for scalar and bytes fields.
@@ -114,6 +114,7 @@ msg child(msg m, std::uint32_t id) {
         case body::host: return msg::host_request;
         case body::iof: return msg::iof_data;
         case body::group: return msg::group_request;
+        case body::fence_board: return msg::fence_board;
         default: return msg::none;
       }
     default: return msg::none;
@@ -366,7 +367,7 @@ bool parse_envelope(std::string payload, envelope& out) {
     if (f.id == 1 && f.type == pb::varint) {
       out.id = f.number;
     } else if (f.id >= static_cast<std::uint32_t>(body::connect) &&
-               f.id <= static_cast<std::uint32_t>(body::group) && f.type == pb::delimited) {
+               f.id <= static_cast<std::uint32_t>(body::fence_board) && f.type == pb::delimited) {
       out.kind = static_cast<body>(f.id);
       out.message = f.bytes;
     }
@@ -442,15 +443,19 @@ std::string commit_request(const std::vector<scoped_info>& data) {
   return out;
 }
 
-std::string fence_request(const std::vector<proc_id>& procs, const info_list& info, bool collect_data) {
+std::string fence_request(const std::vector<proc_id>& procs, const info_list& info, bool collect_data,
+                          bool board_wait, bool board_request) {
   std::string out;
-  std::size_t size = uint_size(3, collect_data ? 1 : 0);
+  std::size_t size = uint_size(3, collect_data ? 1 : 0) + uint_size(4, board_wait ? 1 : 0) +
+                     uint_size(5, board_request ? 1 : 0);
   for (const auto& p : procs) size += proc_size(1, p);
   for (const auto& i : info) size += header_size(2, info_size(i)) + info_size(i);
   out.reserve(size);
   for (const auto& p : procs) append_proc(out, 1, p);
   append_infos(out, 2, info);
   append_uint(out, 3, collect_data ? 1 : 0);
+  append_uint(out, 4, board_wait ? 1 : 0);
+  append_uint(out, 5, board_request ? 1 : 0);
   return out;
 }
 
@@ -617,8 +622,8 @@ bool decode(std::string_view in, job_info& out, std::string* error) {
 }
 
 std::uint64_t shared_size(body kind, std::string_view message) {
-  // FenceReply.shared, ConnectReply.job_shared.
-  const int id = kind == body::fence_reply ? 3 : kind == body::connect_reply ? 5 : 0;
+  // FenceReply.shared, ConnectReply.job_shared, FenceBoard.size.
+  const int id = kind == body::fence_reply ? 3 : kind == body::connect_reply ? 5 : kind == body::fence_board ? 1 : 0;
   if (id == 0) return 0;
   std::uint64_t size = 0;
   reader r{message};

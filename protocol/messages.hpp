@@ -54,6 +54,7 @@ enum class body : std::uint32_t {
   host = 34,
   iof = 35,
   group = 36,
+  fence_board = 37,
 };
 
 // One received Envelope. `message` is the body's bytes, inside `bytes`.
@@ -102,7 +103,9 @@ std::string connect_request(std::uint32_t protocol_version, role r, const proc_i
                             const std::string& library_version, const info_list& info);
 std::string finalize_request(const info_list& info);
 std::string commit_request(const std::vector<scoped_info>& data);
-std::string fence_request(const std::vector<proc_id>& procs, const info_list& info, bool collect_data);
+// `board_wait`, `board_request`: FenceRequest's fields of those names.
+std::string fence_request(const std::vector<proc_id>& procs, const info_list& info, bool collect_data,
+                          bool board_wait = false, bool board_request = false);
 std::string get_request(const proc_id& proc, const std::string& key, const info_list& info);
 std::string abort_request(std::int32_t status, const std::string& message, const std::vector<proc_id>& procs);
 std::string job_control_request(const std::vector<proc_id>& targets, const info_list& directives);

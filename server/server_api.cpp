@@ -508,6 +508,7 @@ pmix_status_t view(pmix_cxx_server_view_t* out) {
   out->actors_running = rt->actors_running();
   out->departed = snap.departed;
   out->dropped_sends = snap.dropped_sends;
+  out->board_posts = snap.board_posts;
   out->pending_upcalls = snap.pending_upcalls;
   out->nnspaces = snap.nspaces.size();
   out->nspaces = static_cast<pmix_cxx_nspace_view_t*>(

@@ -1,12 +1,15 @@
 #include "transport/shared_data.hpp"
 
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 
@@ -86,6 +89,101 @@ std::shared_ptr<const void> map_shared(int fd, std::size_t size, std::string_vie
   }
   bytes = std::string_view{static_cast<const char*>(at), size};
   return std::make_shared<const mapping>(at, size);
+}
+
+std::shared_ptr<fence_board> fence_board::make(std::size_t capacity) {
+  const std::size_t size = board_data_offset + capacity;
+  const int fd = ::memfd_create("pmix-cxx-fence-board", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0 || ::ftruncate(fd, static_cast<off_t>(size)) != 0) {
+    log::warning("io", "fence board: ", std::strerror(errno), ": fences answer by socket");
+    if (fd >= 0) ::close(fd);
+    return nullptr;
+  }
+  void* at = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  // The server's mapping exists before the seal: no mapping made after it
+  // (a client's) can write.
+  if (at == MAP_FAILED ||
+      ::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE | F_SEAL_SEAL) != 0) {
+    log::warning("io", "fence board: ", std::strerror(errno), ": fences answer by socket");
+    if (at != MAP_FAILED) ::munmap(at, size);
+    ::close(fd);
+    return nullptr;
+  }
+  auto* h = static_cast<board_header*>(at);
+  h->magic = board_magic;
+  h->version = board_version;
+  h->capacity = capacity;
+  std::shared_ptr<const shared_data> file{new shared_data(fd, size)};
+  return std::shared_ptr<fence_board>(new fence_board(std::move(file), at, capacity));
+}
+
+fence_board::~fence_board() { ::munmap(at_, board_data_offset + capacity_); }
+
+std::uint32_t fence_board::generation() const {
+  return board_generation(static_cast<const board_header*>(at_));
+}
+
+bool fence_board::post(std::string_view reply) {
+  if (reply.size() > capacity_) return false;
+  auto* h = static_cast<board_header*>(at_);
+  std::memcpy(static_cast<char*>(at_) + board_data_offset, reply.data(), reply.size());
+  __atomic_store_n(&h->size, static_cast<std::uint64_t>(reply.size()), __ATOMIC_RELAXED);
+  __atomic_fetch_add(&h->generation, 1u, __ATOMIC_RELEASE);
+  // Shared (not private): the clients' read-only mappings of the same file
+  // are the same futex.
+  ::syscall(SYS_futex, &h->generation, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+  return true;
+}
+
+std::size_t fence_board_capacity() {
+  constexpr std::size_t fallback = 1u << 20, most = 1u << 30;
+  const char* v = std::getenv("PMIX_CXX_FENCE_BOARD_BYTES");
+  if (v == nullptr || *v == '\0') return fallback;
+  char* end = nullptr;
+  const auto n = std::strtoull(v, &end, 10);
+  if (*end != '\0' || n > most) {
+    log::warning("io", "PMIX_CXX_FENCE_BOARD_BYTES='", v, "' is not a number of bytes up to ", most,
+                 ": using ", fallback);
+    return fallback;
+  }
+  return static_cast<std::size_t>(n);
+}
+
+std::shared_ptr<const void> map_board(int fd, std::size_t size, const board_header*& header) {
+  struct stat st {};
+  const int seals = ::fcntl(fd, F_GET_SEALS);
+  constexpr int needed = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE;
+  if (seals < 0 || (seals & needed) != needed || ::fstat(fd, &st) != 0 ||
+      static_cast<std::size_t>(st.st_size) != size || size <= board_data_offset) {
+    log::error("client", "a fence board descriptor is not a sealed memfd of ", size, " bytes: refused");
+    ::close(fd);
+    return nullptr;
+  }
+  void* at = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+  ::close(fd);
+  if (at == MAP_FAILED) {
+    log::error("client", "mapping the fence board: ", std::strerror(errno));
+    return nullptr;
+  }
+  const auto* h = static_cast<const board_header*>(at);
+  if (h->magic != board_magic || h->version != board_version || h->capacity != size - board_data_offset) {
+    log::error("client", "the fence board's header is not one this library reads: refused");
+    ::munmap(at, size);
+    return nullptr;
+  }
+  header = h;
+  return std::make_shared<const mapping>(at, size);
+}
+
+std::uint32_t board_generation(const board_header* header) {
+  return __atomic_load_n(&header->generation, __ATOMIC_ACQUIRE);
+}
+
+bool board_read(const board_header* header, std::uint32_t generation, std::string& out) {
+  const auto size = __atomic_load_n(&header->size, __ATOMIC_RELAXED);
+  if (size > header->capacity) return false;
+  out.assign(reinterpret_cast<const char*>(header) + board_data_offset, static_cast<std::size_t>(size));
+  return board_generation(header) == generation;
 }
 
 long receive_with_descriptors(int socket, char* buf, std::size_t size, std::deque<int>& fds) {

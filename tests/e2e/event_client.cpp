@@ -18,6 +18,9 @@
 //   probe_in_handler              inside a handler, calls every blocking API form;
 //                                 prints "probe <call> <STATUS>"
 //   touch:<path> | wait_file:<path> | sleep:<ms>
+//   fence                         PMIx_Fence over the whole namespace
+//   board_mappings                how many mappings of its namespace's fence
+//                                 board this process has ("mapped N")
 //
 // Each handler run prints
 //   event <name> <code> <source nspace>.<rank> prior=<results before it> [text=<t>]
@@ -31,6 +34,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <string>
@@ -176,6 +180,13 @@ int main(int argc, char** argv) {
       say(step, PMIx_Finalize(nullptr, 0));
     } else if (cmd == "fence") {
       say(step, PMIx_Fence(nullptr, 0, nullptr, 0));  // the whole namespace
+    } else if (cmd == "board_mappings") {
+      std::ifstream maps("/proc/self/maps");
+      std::string line;
+      int n = 0;
+      while (std::getline(maps, line))
+        if (line.find("memfd:pmix-cxx-fence-board") != std::string::npos) ++n;
+      say(step, PMIX_SUCCESS, "mapped " + std::to_string(n));
     } else if (cmd == "tool_init") {
       pmix_info_t info;
       const char* uri = std::getenv("TEST_SERVER_URI");

@@ -51,12 +51,6 @@ std::vector<pmix_info_t> with_tools() {
   return d;
 }
 
-std::size_t count(const std::string& haystack, const std::string& needle) {
-  std::size_t n = 0;
-  for (std::size_t at = 0; (at = haystack.find(needle, at)) != std::string::npos; at += needle.size()) ++n;
-  return n;
-}
-
 // The "event ..." lines of a client's output, in order.
 std::vector<std::string> event_lines(const std::string& out) {
   std::vector<std::string> lines;
@@ -327,6 +321,32 @@ TEST_SUITE("events") {
     CAPTURE(out);
     CHECK(contains(out, "fence PMIX_ERR_LOST_CONNECTION"));
     CHECK(contains(out, "wait_events:1 PMIX_SUCCESS"));
+    CHECK(event_lines(out) == std::vector<std::string>{"event lost -61 " + server_name + " prior=0"});
+  }
+
+  TEST_CASE("a client waiting on the fence board when its server goes away fails the fence and learns of the loss") {
+    // The first fence brings the namespace's fence board; the second waits
+    // on it (rank 1 never enters it) and not on the socket, which stays with
+    // the progress thread: the hang-up must reach the waiting thread there.
+    temp_dir dir;
+    std::optional<server> srv;
+    srv.emplace(dir.path());
+    REQUIRE(srv->status() == PMIX_SUCCESS);
+    REQUIRE(register_job("evB", 2, 2) == PMIX_SUCCESS);
+    pmix_proc_t me;
+    REQUIRE(runtime_table()->running(&me) == 1);
+    const std::string server_name = std::string{me.nspace} + "." + std::to_string(me.rank);
+    auto waiting = run("evB", 0, {"init", "on:lost:-61", "fence", "board_mappings", "fence", "wait_events:1"},
+                       dir.path());
+    auto other = run("evB", 1, {"init", "fence", "wait_file:" + dir.path() + "/never"}, dir.path());
+    REQUIRE(wait_for_output(waiting, "board_mappings PMIX_SUCCESS mapped 1"));
+    REQUIRE(eventually([] { return take_snapshot().fences == 1; }));  // rank 0's half of the second fence
+    srv.reset();
+    CHECK_MESSAGE(waiting.exited_with(0), waiting.errors());
+    const auto out = waiting.output();
+    CAPTURE(out);
+    CHECK(contains(out, "fence PMIX_SUCCESS"));
+    CHECK(contains(out, "fence PMIX_ERR_LOST_CONNECTION"));
     CHECK(event_lines(out) == std::vector<std::string>{"event lost -61 " + server_name + " prior=0"});
   }
 

@@ -601,6 +601,7 @@ snapshot take_snapshot() {
   out.actors = v.actors_running;
   out.departed = v.departed;
   out.dropped_sends = v.dropped_sends;
+  out.board_posts = v.board_posts;
   out.pending_upcalls = v.pending_upcalls;
   for (std::size_t i = 0; i < v.nnspaces; ++i) {
     const auto& n = v.nspaces[i];
@@ -631,6 +632,12 @@ bool eventually(const std::function<bool()>& pred) {
 
 bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
+}
+
+std::size_t count(const std::string& haystack, const std::string& needle) {
+  std::size_t n = 0;
+  for (std::size_t at = 0; (at = haystack.find(needle, at)) != std::string::npos; at += needle.size()) ++n;
+  return n;
 }
 
 bool wait_for_output(const child& c, const std::string& text) {

@@ -138,6 +138,7 @@ struct snapshot {
   };
   std::vector<nspace_view> nspaces;
   std::size_t fences = 0, connections = 0, actors = 0, departed = 0, pending_upcalls = 0, dropped_sends = 0;
+  std::size_t board_posts = 0;  // fence replies posted on a fence board
   const nspace_view* nspace(const std::string& name) const;
   // Actors the tree accounts for: the server, its namespaces and ranks, and
   // the peers the ranks hold. The rest of `actors` are orphans (or peers
@@ -156,6 +157,8 @@ bool eventually(const std::function<bool()>& pred);
 bool wait_for_output(const child& c, const std::string& text);
 
 bool contains(const std::string& haystack, const std::string& needle);
+// How often `needle` occurs in `haystack` (not overlapping).
+std::size_t count(const std::string& haystack, const std::string& needle);
 
 std::string this_host();
 

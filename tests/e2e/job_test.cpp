@@ -169,6 +169,78 @@ TEST_SUITE("end to end") {
     }
   }
 
+  TEST_CASE("fences over the whole namespace are answered on its fence board, one post for all clients") {
+    // The first fence asks for the board and is answered by socket; every
+    // later one waits on the board: one post per fence, each round's data
+    // intact in every client. With PMIX_CXX_FENCE_BOARD_BYTES=0 there is no
+    // board and every fence is answered by socket.
+    for (const char* capacity : {"", "0"}) {
+      CAPTURE(capacity);
+      if (*capacity != '\0') ::setenv("PMIX_CXX_FENCE_BOARD_BYTES", capacity, 1);
+      temp_dir dir;
+      server srv(dir.path());
+      REQUIRE(srv.status() == PMIX_SUCCESS);
+      std::vector<std::string> argv{script, "init"};
+      for (int round = 1; round <= 4; ++round) {
+        const std::string key = "r" + std::to_string(round), bytes = std::to_string(100 * round);
+        argv.insert(argv.end(), {"put_pattern:" + key + "=" + bytes, "commit", "fence:collect"});
+        for (int r = 0; r < 4; ++r) argv.push_back("get_pattern:" + std::to_string(r) + ":" + key + "=" + bytes);
+      }
+      argv.insert(argv.end(), {"fence", "board_mappings", "finalize"});
+      auto ranks = run_job("board", 4, argv, dir);
+      ::unsetenv("PMIX_CXX_FENCE_BOARD_BYTES");
+      const bool board = *capacity == '\0';
+      for (auto& c : ranks) {
+        CHECK_MESSAGE(c.exited_with(0), c.errors());
+        const auto out = c.output();
+        CAPTURE(out);
+        CHECK(count(out, "fence:collect PMIX_SUCCESS") == 4);
+        CHECK(contains(out, "\nfence PMIX_SUCCESS"));
+        CHECK(count(out, " PMIX_SUCCESS intact") == 16);
+        CHECK(contains(out, std::string{"board_mappings PMIX_SUCCESS mapped "} + (board ? "1" : "0")));
+      }
+      CHECK(take_snapshot().board_posts == (board ? 4u : 0u));
+      CHECK(deregister_job("board") == PMIX_SUCCESS);
+    }
+  }
+
+  TEST_CASE("a fence the board cannot carry, or one a client waits for by socket, is answered by socket") {
+    // A 4 kB board. In the second round rank 0 waits through a callback
+    // (PMIx_Fence_nb), so the others, waiting on the board, get their answer
+    // by socket too; the third and fourth are posted; the fifth's data
+    // (each rank's committed keys: 4 x 100 bytes and 1000) does not fit.
+    ::setenv("PMIX_CXX_FENCE_BOARD_BYTES", "4096", 1);
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    std::vector<std::string> argv{script, "init"};
+    const char* sizes[] = {"100", "100", "100", "100", "1000"};
+    for (int round = 0; round < 5; ++round) {
+      const std::string key = "r" + std::to_string(round), bytes = sizes[round];
+      argv.insert(argv.end(), {"put_pattern:" + key + "=" + bytes, "commit"});
+      if (round == 1) {
+        argv.push_back("@0:fence_nb:collect");
+        for (int r = 1; r < 4; ++r) argv.push_back("@" + std::to_string(r) + ":fence:collect");
+      } else {
+        argv.push_back("fence:collect");
+      }
+      for (int r = 0; r < 4; ++r) argv.push_back("get_pattern:" + std::to_string(r) + ":" + key + "=" + bytes);
+    }
+    argv.push_back("finalize");
+    auto ranks = run_job("board2", 4, argv, dir);
+    ::unsetenv("PMIX_CXX_FENCE_BOARD_BYTES");
+    for (auto& c : ranks) {
+      CHECK_MESSAGE(c.exited_with(0), c.errors());
+      const auto out = c.output();
+      CAPTURE(out);
+      CHECK(count(out, "fence:collect PMIX_SUCCESS") + count(out, "fence_nb:collect PMIX_SUCCESS") == 5);
+      CHECK(count(out, " PMIX_SUCCESS intact") == 20);
+    }
+    // The third and fourth rounds only: the first asked for the board.
+    CHECK(take_snapshot().board_posts == 2u);
+    CHECK(deregister_job("board2") == PMIX_SUCCESS);
+  }
+
   TEST_CASE("the host's client_connected and client_finalized see every client") {
     temp_dir dir;
     server srv(dir.path());

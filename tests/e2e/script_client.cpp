@@ -4,6 +4,7 @@
 //   init | finalize | commit | crash | exit:<code> | sleep:<ms>
 //   shared_mappings               prints how many mappings of the server's
 //                                 shared data this process has ("mapped N")
+//   board_mappings                the same for its namespace's fence board
 //   put:<key>=<text>[:local|remote|global]
 //   fence[:collect][:ranks=<r,r,...>]
 //   get:<rank|*>:<key>            prints the value (text or number; a NULL
@@ -293,12 +294,13 @@ int run(const std::vector<std::string>& steps) {
       say(step, PMIx_Finalize(nullptr, 0));
     } else if (cmd == "commit") {
       say(step, PMIx_Commit());
-    } else if (cmd == "shared_mappings") {
+    } else if (cmd == "shared_mappings" || cmd == "board_mappings") {
+      const char* name = cmd == "shared_mappings" ? "memfd:pmix-cxx-shared" : "memfd:pmix-cxx-fence-board";
       std::ifstream maps("/proc/self/maps");
       std::string line;
       int n = 0;
       while (std::getline(maps, line))
-        if (line.find("memfd:pmix-cxx-shared") != std::string::npos) ++n;
+        if (line.find(name) != std::string::npos) ++n;
       say(step, PMIX_SUCCESS, "mapped " + std::to_string(n));
     } else if (cmd == "crash") {
       ::raise(SIGKILL);

@@ -972,16 +972,20 @@ TEST_SUITE("messages") {
   TEST_CASE("[write] fence_request") {
     for (const auto& procs : proc_lists())
       for (const auto& infos : info_lists())
-        for (bool collect : {false, true}) {
-          wire::FenceRequest w;
-          add_procs(procs, w.mutable_procs());
-          proto::to_wire(infos, w.mutable_info());
-          w.set_collect_data(collect);
-          CAPTURE(procs.size());
-          CAPTURE(infos.size());
-          CAPTURE(collect);
-          CHECK_SAME_BYTES(proto::fence_request(procs, infos, collect), w);
-        }
+        for (bool collect : {false, true})
+          for (int board : {0, 1, 2, 3}) {
+            wire::FenceRequest w;
+            add_procs(procs, w.mutable_procs());
+            proto::to_wire(infos, w.mutable_info());
+            w.set_collect_data(collect);
+            w.set_board_wait((board & 1) != 0);
+            w.set_board_request((board & 2) != 0);
+            CAPTURE(procs.size());
+            CAPTURE(infos.size());
+            CAPTURE(collect);
+            CAPTURE(board);
+            CHECK_SAME_BYTES(proto::fence_request(procs, infos, collect, (board & 1) != 0, (board & 2) != 0), w);
+          }
     CHECK(proto::fence_request({}, {}, false).empty());
   }
 
@@ -1661,6 +1665,20 @@ TEST_SUITE("messages") {
     proto::envelope got;
     CHECK_FALSE(proto::parse_envelope(std::string{"\x08", 1}, got));
     CHECK_FALSE(proto::parse_envelope(std::string{"\x7a\x05\x08", 3}, got));
+  }
+
+  TEST_CASE("[read] a FenceBoard frame is read as fence_board, announcing its size") {
+    for (std::uint64_t size : {0ull, 64ull + 4096, 1ull << 40}) {
+      wire::Envelope e;
+      e.mutable_fence_board()->set_size(size);
+      proto::envelope got;
+      got.id = 9;
+      CAPTURE(size);
+      REQUIRE(proto::parse_envelope(e.SerializeAsString(), got));
+      CHECK(got.id == 0);
+      CHECK(got.kind == proto::body::fence_board);
+      CHECK(proto::shared_size(got.kind, got.message) == size);
+    }
   }
 
   TEST_CASE("[read] a moved envelope's message points into its own bytes") {

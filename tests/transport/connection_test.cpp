@@ -4,9 +4,12 @@
 #include "transport/connection.hpp"
 
 #include <doctest/doctest.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 
 #include <string>
@@ -208,5 +211,67 @@ TEST_SUITE("connection") {
       }
     }
     ::close(fds[1]);
+  }
+}
+
+// The fence board (transport/shared_data.hpp, docs/wire-format.md): written
+// by the server only, read by every client of the namespace.
+TEST_SUITE("fence board") {
+  TEST_CASE("a client maps it read-only and can never write it; it sees each post; a post too large changes nothing") {
+    auto board = fence_board::make(4096);
+    REQUIRE(board);
+    const int fd = board->file()->fd();
+    CHECK(board->file()->size() == board_data_offset + 4096);
+    // What a client receives is the same file: no writable mapping, no
+    // write, no resize, and the seals stay.
+    errno = 0;
+    CHECK(::mmap(nullptr, board->file()->size(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) == MAP_FAILED);
+    CHECK(errno == EPERM);
+    CHECK(::pwrite(fd, "x", 1, board_data_offset) < 0);
+    CHECK(::ftruncate(fd, 10) < 0);
+    CHECK(::fcntl(fd, F_ADD_SEALS, 0) < 0);  // F_SEAL_SEAL
+
+    const board_header* seen = nullptr;
+    auto mapped = map_board(::dup(fd), board->file()->size(), seen);
+    REQUIRE(mapped);
+    REQUIRE(seen != nullptr);
+    // Read-only: mprotect to writable is refused too.
+    CHECK(::mprotect(const_cast<board_header*>(seen), 4096, PROT_READ | PROT_WRITE) != 0);
+    const auto g0 = board_generation(seen);
+    CHECK(g0 == board->generation());
+
+    std::string out;
+    REQUIRE(board->post("first reply"));
+    CHECK(board_generation(seen) == g0 + 1);
+    CHECK(board_read(seen, g0 + 1, out));
+    CHECK(out == "first reply");
+    const std::string full(4096, 'f');
+    REQUIRE(board->post(full));
+    CHECK(board_read(seen, g0 + 2, out));
+    CHECK(out == full);
+    // A copy taken while the generation moved is not trusted.
+    CHECK_FALSE(board_read(seen, g0 + 1, out));
+    CHECK_FALSE(board->post(std::string(4097, 'x')));
+    CHECK(board_generation(seen) == g0 + 2);
+    CHECK(board_read(seen, g0 + 2, out));
+    CHECK(out == full);
+  }
+
+  TEST_CASE("a client refuses a board descriptor that is not a sealed board of the announced size") {
+    const board_header* seen = nullptr;
+    // Shared data (sealed against all writes): not a board.
+    auto shared = shared_data::make(std::string(4096 + board_data_offset, 'x'));
+    REQUIRE(shared);
+    CHECK_FALSE(map_board(::dup(shared->fd()), shared->size(), seen));
+    // A plain memfd anyone could write.
+    const int plain = ::memfd_create("plain", MFD_CLOEXEC);
+    REQUIRE(plain >= 0);
+    REQUIRE(::ftruncate(plain, 8192) == 0);
+    CHECK_FALSE(map_board(plain, 8192, seen));
+    // A real board, announced with another size.
+    auto board = fence_board::make(4096);
+    REQUIRE(board);
+    CHECK_FALSE(map_board(::dup(board->file()->fd()), board->file()->size() + 4096, seen));
+    CHECK(seen == nullptr);
   }
 }
