@@ -34,10 +34,17 @@ thread_local int answered_here_depth = 0;
 // the board's generation (shared with the server) and on its connection's
 // own word at once. Without it the board is not used.
 bool can_wait_on_board() {
+  // A wait on a word that does not hold the expected value returns EAGAIN at
+  // once where the call works; a kernel without it says ENOSYS, a seccomp
+  // filter that refuses it EPERM.
   static const bool yes = [] {
-    errno = 0;
-    const long r = ::syscall(SYS_futex_waitv, nullptr, 0, 0, nullptr, 0);
-    return !(r < 0 && errno == ENOSYS);
+    std::uint32_t word = 1;
+    futex_waitv w{};
+    w.val = 0;
+    w.uaddr = reinterpret_cast<std::uintptr_t>(&word);
+    w.flags = FUTEX_32 | FUTEX_PRIVATE_FLAG;
+    const long r = ::syscall(SYS_futex_waitv, &w, 1, 0, nullptr, 0);
+    return r < 0 && errno == EAGAIN;
   }();
   return yes;
 }
@@ -61,7 +68,13 @@ void sleep_on_board(const std::uint32_t* shared, std::uint32_t expected, const s
     until.tv_nsec -= 1000 * 1000 * 1000;
     ++until.tv_sec;
   }
-  ::syscall(SYS_futex_waitv, w, 2, 0, &until, CLOCK_MONOTONIC);
+  if (::syscall(SYS_futex_waitv, w, 2, 0, &until, CLOCK_MONOTONIC) < 0 && errno != EAGAIN &&
+      errno != ETIMEDOUT && errno != EINTR) {
+    // Never a busy loop, whatever the kernel says.
+    log::debug("client", "futex_waitv: ", std::strerror(errno));
+    const timespec pause{0, 1000 * 1000};
+    ::nanosleep(&pause, nullptr);
+  }
 }
 }  // namespace
 
