@@ -69,24 +69,35 @@ class mapping {
   void* at_;
   std::size_t length_;
 };
-}  // namespace
 
-std::shared_ptr<const void> map_shared(int fd, std::size_t size, std::string_view& bytes) {
+// Maps `fd` read-only after checking that it carries the `needed` seals and
+// a size `fits` accepts; takes over `fd` (closed in every case). Null on
+// refusal, logged as about `what`.
+void* map_sealed(int fd, std::size_t size, int needed, bool (*fits)(std::size_t actual, std::size_t size),
+                 const char* what) {
   struct stat st {};
   const int seals = ::fcntl(fd, F_GET_SEALS);
-  constexpr int needed = F_SEAL_SHRINK | F_SEAL_WRITE;
   if (seals < 0 || (seals & needed) != needed || ::fstat(fd, &st) != 0 ||
-      static_cast<std::size_t>(st.st_size) < size || size == 0) {
-    log::error("client", "a shared data descriptor is not a sealed memfd of ", size, " bytes: refused");
+      !fits(static_cast<std::size_t>(st.st_size), size)) {
+    log::error("client", "a ", what, " descriptor is not a sealed memfd of ", size, " bytes: refused");
     ::close(fd);
     return nullptr;
   }
   void* at = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
   ::close(fd);
   if (at == MAP_FAILED) {
-    log::error("client", "mapping shared data: ", std::strerror(errno));
+    log::error("client", "mapping ", what, ": ", std::strerror(errno));
     return nullptr;
   }
+  return at;
+}
+}  // namespace
+
+std::shared_ptr<const void> map_shared(int fd, std::size_t size, std::string_view& bytes) {
+  void* at = map_sealed(
+      fd, size, F_SEAL_SHRINK | F_SEAL_WRITE,
+      [](std::size_t actual, std::size_t wanted) { return wanted > 0 && actual >= wanted; }, "shared data");
+  if (at == nullptr) return nullptr;
   bytes = std::string_view{static_cast<const char*>(at), size};
   return std::make_shared<const mapping>(at, size);
 }
@@ -150,21 +161,11 @@ std::size_t fence_board_capacity() {
 }
 
 std::shared_ptr<const void> map_board(int fd, std::size_t size, const board_header*& header) {
-  struct stat st {};
-  const int seals = ::fcntl(fd, F_GET_SEALS);
-  constexpr int needed = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE;
-  if (seals < 0 || (seals & needed) != needed || ::fstat(fd, &st) != 0 ||
-      static_cast<std::size_t>(st.st_size) != size || size <= board_data_offset) {
-    log::error("client", "a fence board descriptor is not a sealed memfd of ", size, " bytes: refused");
-    ::close(fd);
-    return nullptr;
-  }
-  void* at = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
-  ::close(fd);
-  if (at == MAP_FAILED) {
-    log::error("client", "mapping the fence board: ", std::strerror(errno));
-    return nullptr;
-  }
+  void* at = map_sealed(
+      fd, size, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE,
+      [](std::size_t actual, std::size_t wanted) { return wanted > board_data_offset && actual == wanted; },
+      "fence board");
+  if (at == nullptr) return nullptr;
   const auto* h = static_cast<const board_header*>(at);
   if (h->magic != board_magic || h->version != board_version || h->capacity != size - board_data_offset) {
     log::error("client", "the fence board's header is not one this library reads: refused");
