@@ -6,7 +6,8 @@
  *   bench_client cycle <n>                 n PMIx_Init + PMIx_Finalize cycles
  *   bench_client startup                   one timed PMIx_Init
  *   bench_client fence <iters> <0|1>       every rank times every fence (no
- *                                          data; 1 asks it to collect)
+ *                                          data; 1 asks it to collect); an
+ *                                          untimed fence ends it
  *   bench_client datafence <iters>         what MPI_Init does, repeated: every
  *                                          rank Puts a 64-byte key and Commits
  *                                          (untimed), then all enter a
@@ -207,6 +208,10 @@ int main(int argc, char **argv) {
             if (PMIX_SUCCESS != rc) return fail("PMIx_Fence", rc);
             sample(&times, now_us() - f0);
         }
+        /* Nobody leaves (prints, finalizes, exits) while another rank is
+         * still in a timed fence: that rank's last sample would time the
+         * others' exit, not the fence. */
+        if (PMIX_SUCCESS != (rc = PMIx_Fence(&job, 1, &info, 1))) return fail("PMIx_Fence", rc);
         print_samples(&times, "fence_us", 1);
         PMIX_INFO_DESTRUCT(&info);
     } else if (0 == strcmp(mode, "datafence") && argc > 2) {
