@@ -360,7 +360,8 @@ def main():
         f.write(stolen_text + "\n\n")
         f.write("Goals: every timing at most 0.5 × OpenPMIx, memory at most 1 ×, no growth per cycle. "
                 "In the fences every rank times every fence and all ranks' samples count; each fence "
-                "figure has at least %d samples (more fences at small N).\n\n" % min_samples)
+                "figure has at least %d samples (more fences at small N), and an untimed fence ends "
+                "each run, so that no rank leaves while another is still in a timed one.\n\n" % min_samples)
         f.write("| figure | PMIx-CXX | OpenPMIx 4.2.2 | ratio | goal |\n|---|---|---|---|---|\n")
         f.write("\n".join(lines) + "\n\n")
         f.write("![fence latency against N](fence.svg)\n")
