@@ -10,9 +10,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "transport/io_thread.hpp"
@@ -273,5 +276,46 @@ TEST_SUITE("fence board") {
     REQUIRE(board);
     CHECK_FALSE(map_board(::dup(board->file()->fd()), board->file()->size() + 4096, seen));
     CHECK(seen == nullptr);
+  }
+}
+
+TEST_SUITE("fence board") {
+  TEST_CASE("PMIX_CXX_FENCE_BOARD_BYTES: a number of bytes up to 1 GiB, 0 for no board; anything else is logged and the default used") {
+    // What the server's log says while `f` runs (stderr, redirected).
+    auto logged = [](auto f) {
+      char path[] = "/tmp/board-log-XXXXXX";
+      const int file = ::mkstemp(path);
+      REQUIRE(file >= 0);
+      std::fflush(stderr);
+      const int saved = ::dup(2);
+      ::dup2(file, 2);
+      f();
+      std::fflush(stderr);
+      ::dup2(saved, 2);
+      ::close(saved);
+      std::string text = read_all(file);
+      ::close(file);
+      ::unlink(path);
+      return text;
+    };
+    const std::size_t fallback = 1u << 20;
+    std::size_t got = 0;
+    ::unsetenv("PMIX_CXX_FENCE_BOARD_BYTES");
+    CHECK(fence_board_capacity() == fallback);
+    for (const auto& [value, want] : std::vector<std::pair<std::string, std::size_t>>{
+             {"0", 0}, {"4096", 4096}, {"1073741824", 1u << 30}}) {
+      CAPTURE(value);
+      ::setenv("PMIX_CXX_FENCE_BOARD_BYTES", value.c_str(), 1);
+      CHECK(logged([&] { got = fence_board_capacity(); }).empty());
+      CHECK(got == want);
+    }
+    for (const char* bad : {"lots", "-1", "4k", "1073741825"}) {
+      CAPTURE(bad);
+      ::setenv("PMIX_CXX_FENCE_BOARD_BYTES", bad, 1);
+      const auto text = logged([&] { got = fence_board_capacity(); });
+      CHECK(got == fallback);
+      CHECK(text.find(std::string{"PMIX_CXX_FENCE_BOARD_BYTES='"} + bad + "'") != std::string::npos);
+    }
+    ::unsetenv("PMIX_CXX_FENCE_BOARD_BYTES");
   }
 }
