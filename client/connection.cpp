@@ -78,6 +78,25 @@ void sleep_on_board(const std::uint32_t* shared, std::uint32_t expected, const s
 }
 }  // namespace
 
+bool steps_aside(int my_cpu, int server_cpu, bool cpu_to_spare) {
+  return cpu_to_spare && my_cpu >= 0 && my_cpu == server_cpu;
+}
+
+bool step_aside(int server_cpu) {
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  if (server_cpu < 0 || server_cpu >= CPU_SETSIZE || ::sched_getaffinity(0, sizeof mine, &mine) != 0 ||
+      !CPU_ISSET(server_cpu, &mine) || CPU_COUNT(&mine) < 2)
+    return false;
+  cpu_set_t others = mine;
+  CPU_CLR(server_cpu, &others);
+  // The kernel moves this thread at once; the caller's own set comes back.
+  if (::sched_setaffinity(0, sizeof others, &others) != 0) return false;
+  if (::sched_setaffinity(0, sizeof mine, &mine) != 0)
+    log::warning("client", "could not restore this thread's CPU affinity: ", std::strerror(errno));
+  return true;
+}
+
 connection::answered_here::answered_here() { ++answered_here_depth; }
 connection::answered_here::~answered_here() { --answered_here_depth; }
 
@@ -437,8 +456,17 @@ void connection::drive_board(const std::function<bool()>& done) {
       }
       continue;
     }
-    // As drive(): poll first (yielding), then sleep, with the same back-off.
+    // As drive(): poll first (yielding), then sleep, with the same back-off;
+    // but not on the server's CPU when another is free.
     bool changed = false;
+    if (aside_skip_ > 0) {
+      --aside_skip_;
+    } else if (const int server_cpu = transport::board_poster_cpu(board);
+               steps_aside(::sched_getcpu(), server_cpu, cpu_to_spare_.load(std::memory_order_relaxed))) {
+      step_aside(server_cpu);
+      aside_skip_ = aside_backoff_;
+      aside_backoff_ = std::min(2 * aside_backoff_ + 1, 1023u);
+    }
     if (spin_.count() > 0 && board_skip_ > 0) {
       --board_skip_;
     } else if (spin_.count() > 0) {

@@ -161,6 +161,7 @@ class session : public std::enable_shared_from_this<session> {
   role role_ = role::client;
   std::unique_ptr<connection> conn_;
   std::mutex mutex_;  // guards data_ and staged_
+  std::once_flag cpus_counted_;  // connection::set_cpu_to_spare, at the first whole-namespace fence
   store data_;
   std::map<std::string, protocol::scoped_info> staged_;  // put since the last commit
 };

@@ -1,6 +1,7 @@
 #include "transport/shared_data.hpp"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <linux/futex.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -139,6 +140,8 @@ bool fence_board::post(std::string_view reply) {
   auto* h = static_cast<board_header*>(at_);
   std::memcpy(static_cast<char*>(at_) + board_data_offset, reply.data(), reply.size());
   __atomic_store_n(&h->size, static_cast<std::uint64_t>(reply.size()), __ATOMIC_RELAXED);
+  const int cpu = ::sched_getcpu();
+  __atomic_store_n(&h->poster_cpu, cpu < 0 ? 0u : static_cast<std::uint32_t>(cpu) + 1, __ATOMIC_RELAXED);
   __atomic_fetch_add(&h->generation, 1u, __ATOMIC_RELEASE);
   // Shared (not private): the clients' read-only mappings of the same file
   // are the same futex.
@@ -178,6 +181,10 @@ std::shared_ptr<const void> map_board(int fd, std::size_t size, const board_head
 
 std::uint32_t board_generation(const board_header* header) {
   return __atomic_load_n(&header->generation, __ATOMIC_ACQUIRE);
+}
+
+int board_poster_cpu(const board_header* header) {
+  return static_cast<int>(__atomic_load_n(&header->poster_cpu, __ATOMIC_RELAXED)) - 1;
 }
 
 bool board_read(const board_header* header, std::uint32_t generation, std::string& out) {

@@ -43,7 +43,7 @@ struct board_header {
   std::uint32_t magic;
   std::uint32_t version;
   std::uint32_t generation;  // +1 at each post; the futex word
-  std::uint32_t reserved;
+  std::uint32_t poster_cpu;  // 1 + the CPU the last post was written on; 0: not known
   std::uint64_t size;      // bytes of the posted FenceReply
   std::uint64_t capacity;  // bytes after board_data_offset
 };
@@ -88,6 +88,9 @@ std::shared_ptr<const void> map_board(int fd, std::size_t size, const board_head
 
 // A board's generation, read with acquire order (client and tests).
 std::uint32_t board_generation(const board_header* header);
+// The CPU the server's last post was written on, -1 if none is known (no
+// post yet, or the kernel would not say).
+int board_poster_cpu(const board_header* header);
 // Copies the posted reply into `out` if the board's generation is still
 // `generation` after the copy (it cannot change while this client waits in
 // the fence it belongs to; a change means the board is not to be trusted).

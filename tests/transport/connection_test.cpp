@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -258,6 +259,28 @@ TEST_SUITE("fence board") {
     CHECK(board_generation(seen) == g0 + 2);
     CHECK(board_read(seen, g0 + 2, out));
     CHECK(out == full);
+  }
+
+  TEST_CASE("each post says which CPU it was written on") {
+    auto board = fence_board::make(4096);
+    REQUIRE(board);
+    const board_header* seen = nullptr;
+    auto mapped = map_board(::dup(board->file()->fd()), board->file()->size(), seen);
+    REQUIRE(mapped);
+    CHECK(board_poster_cpu(seen) == -1);  // no post yet
+    // Held on one CPU while it posts, so that the CPU is known.
+    cpu_set_t all, one;
+    CPU_ZERO(&all);
+    REQUIRE(::sched_getaffinity(0, sizeof all, &all) == 0);
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+      if (!CPU_ISSET(cpu, &all)) continue;
+      CPU_ZERO(&one);
+      CPU_SET(cpu, &one);
+      REQUIRE(::sched_setaffinity(0, sizeof one, &one) == 0);
+      REQUIRE(board->post("reply"));
+      CHECK(board_poster_cpu(seen) == cpu);
+    }
+    REQUIRE(::sched_setaffinity(0, sizeof all, &all) == 0);
   }
 
   TEST_CASE("a client refuses a board descriptor that is not a sealed board of the announced size") {
