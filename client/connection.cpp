@@ -459,7 +459,9 @@ void connection::drive_board(const std::function<bool()>& done) {
     // As drive(): poll first (yielding), then sleep, with the same back-off;
     // but not on the server's CPU when another is free.
     bool changed = false;
-    if (aside_skip_ > 0) {
+    if (spin_.count() == 0) {
+      // never polls: nothing to move for
+    } else if (aside_skip_ > 0) {
       --aside_skip_;
     } else if (const int server_cpu = transport::board_poster_cpu(board);
                steps_aside(::sched_getcpu(), server_cpu, cpu_to_spare_.load(std::memory_order_relaxed))) {
