@@ -231,20 +231,18 @@ pmix_status_t session::fence(std::vector<proc_id> procs, info_list info, done_fn
   // (client::connection::plan_board).
   const bool whole = procs.empty() || (procs.size() == 1 && procs[0].nspace == self_.nspace &&
                                        procs[0].rank == rank_wildcard);
-  if (whole) {
-    std::call_once(cpus_counted_, [this] {
-      // A CPU for each local process of the namespace and one for the
-      // server (client::steps_aside)?
-      cpu_set_t cpus;
-      CPU_ZERO(&cpus);
-      std::optional<std::uint64_t> local;
-      {
-        std::lock_guard<std::mutex> guard{mutex_};
-        if (const auto* v = data_.job_value(self_.nspace, PMIX_LOCAL_SIZE)) local = v->as_uint();
-      }
-      if (local && ::sched_getaffinity(0, sizeof cpus, &cpus) == 0)
-        conn_->set_cpu_to_spare(*local + 1 <= static_cast<std::uint64_t>(CPU_COUNT(&cpus)));
-    });
+  if (whole && !cpus_counted_.exchange(true)) {
+    // A CPU for each local process of the namespace and one for the server
+    // (client::steps_aside)?
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    std::optional<std::uint64_t> local;
+    {
+      std::lock_guard<std::mutex> guard{mutex_};
+      if (const auto* v = data_.job_value(self_.nspace, PMIX_LOCAL_SIZE)) local = v->as_uint();
+    }
+    if (local && ::sched_getaffinity(0, sizeof cpus, &cpus) == 0)
+      conn_->set_cpu_to_spare(*local + 1 <= static_cast<std::uint64_t>(CPU_COUNT(&cpus)));
   }
   const auto board = whole ? conn_->plan_board() : connection::board_plan{};
   auto request = protocol::fence_request(procs, info, collect, board.wait, board.request);

@@ -161,7 +161,9 @@ class session : public std::enable_shared_from_this<session> {
   role role_ = role::client;
   std::unique_ptr<connection> conn_;
   std::mutex mutex_;  // guards data_ and staged_
-  std::once_flag cpus_counted_;  // connection::set_cpu_to_spare, at the first whole-namespace fence
+  // connection::set_cpu_to_spare, at the first whole-namespace fence (not
+  // std::call_once: its TLS symbols would be exported by libpmix.so.2).
+  std::atomic<bool> cpus_counted_{false};
   store data_;
   std::map<std::string, protocol::scoped_info> staged_;  // put since the last commit
 };
