@@ -23,6 +23,12 @@
  *   uds-rtt <iters>           no PMIx: one byte's round trip between this
  *                             process and a child over a Unix socket pair, the
  *                             unit of the fence's limit (N round trips)
+ *   cpu-gaps <ms>             no PMIx: one busy thread pinned to each CPU of
+ *                             this process for <ms> ms; every stretch of more
+ *                             than 1 ms in which it did not run (another
+ *                             process of higher priority, or the hypervisor,
+ *                             had its CPU): what a fence waits on when a rank
+ *                             or the server is queued on that CPU
  *   register-clients <ranks>  one namespace with <ranks> local ranks, then a
  *                             PMIx_server_register_client for each
  *   rss <a> <b>               one client cycling init/finalize; the server's
@@ -35,6 +41,7 @@
 #include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -372,6 +379,58 @@ static int wait_for_file(const char *path) {
     return -1;
 }
 
+/* The CPU-gap probe: each thread spins on the clock pinned to its CPU and
+ * records every gap of more than 1 ms between two readings. */
+struct gap_probe {
+    int cpu;
+    double ms;
+    int gaps;
+    double longest_us;
+};
+
+static void *probe_cpu(void *arg) {
+    struct gap_probe *p = arg;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(p->cpu, &one);
+    if (0 != pthread_setaffinity_np(pthread_self(), sizeof one, &one)) return NULL;
+    double last = now_us(), end = last + p->ms * 1e3;
+    for (;;) {
+        double t = now_us();
+        if (t - last > 1000.0) {
+            ++p->gaps;
+            if (t - last > p->longest_us) p->longest_us = t - last;
+        }
+        last = t;
+        if (t >= end) break;
+    }
+    return NULL;
+}
+
+static int cpu_gaps(double ms) {
+    cpu_set_t mine;
+    if (0 != sched_getaffinity(0, sizeof mine, &mine)) return 1;
+    struct gap_probe probes[CPU_SETSIZE];
+    pthread_t threads[CPU_SETSIZE];
+    int n = 0;
+    for (int c = 0; c < CPU_SETSIZE; ++c) {
+        if (!CPU_ISSET(c, &mine)) continue;
+        probes[n] = (struct gap_probe){.cpu = c, .ms = ms};
+        if (0 != pthread_create(&threads[n], NULL, probe_cpu, &probes[n])) return 1;
+        ++n;
+    }
+    int gaps = 0;
+    double longest = 0;
+    for (int i = 0; i < n; ++i) {
+        pthread_join(threads[i], NULL);
+        gaps += probes[i].gaps;
+        if (probes[i].longest_us > longest) longest = probes[i].longest_us;
+    }
+    printf("sample cpu_gaps_per_s %.2f\n", gaps / (ms / 1e3));
+    printf("sample cpu_gap_longest_us %.0f\n", longest);
+    return 0;
+}
+
 static void touch(const char *path) {
     FILE *f = fopen(path, "w");
     if (NULL != f) fclose(f);
@@ -387,6 +446,7 @@ int main(int argc, char **argv) {
     const char *mode = argv[3];
     gethostname(hostname, sizeof hostname - 1);
     setvbuf(stdout, NULL, _IOLBF, 0);
+    if (0 == strcmp(mode, "cpu-gaps") && argc > 4) return cpu_gaps(atof(argv[4]));
 
     pmix_server_module_t module;
     memset(&module, 0, sizeof module);

@@ -179,6 +179,11 @@ def main():
     run = Runner(a.bin, short)
     t_start = datetime.datetime.now()
     load_start = os.getloadavg()[0]
+    # How often this machine takes a CPU away for more than 1 ms (a process of
+    # higher priority, or the hypervisor): a rank or the server queued on that
+    # CPU holds up its fence for as long (docs/performance.md, "Tails").
+    gap_ms = 200 if short else 2000
+    run.run("ours", ["cpu-gaps", gap_ms], key="before")
     if want("init"):
         print("bench: server init/finalize", flush=True)
         run.both(["init"], rounds * (1 if short else 5))
@@ -223,6 +228,8 @@ def main():
     if want("rss"):
         print("bench: server memory over %d client cycles" % rss_b, flush=True)
         run.both(["rss", rss_a, rss_b], 1 if short else 2)
+
+    run.run("ours", ["cpu-gaps", gap_ms], key="after")
 
     multinode = multinode_fences(a, short, tree_of_this_file(), fence_iters)
 
@@ -334,6 +341,16 @@ def main():
                   "(steal time, /proc/stat)%s" % (
                       stolen_total, ": during " + ", ".join(stolen_hits) + "." if stolen_hits else ".")
     print(stolen_text.replace("`", ""))
+    gaps = []
+    for when in ("before", "after"):
+        per_s = run.values("ours", when + ".cpu_gaps_per_s")
+        longest = run.values("ours", when + ".cpu_gap_longest_us")
+        if per_s and longest:
+            gaps.append("%.1f a second %s them (the longest %.1f ms)" % (per_s[0], when, longest[0] / 1e3))
+    gap_text = ("A busy thread pinned to each CPU lost its CPU for more than 1 ms %s: a fence "
+                "with a rank or the server queued on such a CPU waits as long." % " and ".join(gaps)) \
+        if gaps else "The CPU-gap probe did not run."
+    print(gap_text)
 
     os.makedirs(a.out, exist_ok=True)
     svg = fence_plot(run, sizes)
@@ -357,7 +374,7 @@ def main():
                     platform.node(), os.cpu_count() or 0, cpu, platform.system(), platform.release(),
                     "short" if short else "full", rounds, t_start.strftime("%Y-%m-%d %H:%M"),
                     (datetime.datetime.now() - t_start).total_seconds(), load_start, os.getloadavg()[0]))
-        f.write(stolen_text + "\n\n")
+        f.write(stolen_text + " " + gap_text + "\n\n")
         f.write("Goals: every timing at most 0.5 × OpenPMIx, memory at most 1 ×, no growth per cycle. "
                 "In the fences every rank times every fence and all ranks' samples count; each fence "
                 "figure has at least %d samples (more fences at small N), and an untimed fence ends "

@@ -21,3 +21,4 @@ export PATH=/usr/bin:/usr/sbin:/bin:/sbin:$PATH
 test -s "$TEST_TMPDIR/bench/report.md"
 grep -q "<polyline" "$TEST_TMPDIR/bench/fence.svg"
 grep -q "^## Real hosts: mpirun and srun" "$TEST_TMPDIR/bench/report.md"
+grep -q "lost its CPU for more than 1 ms" "$TEST_TMPDIR/bench/report.md"
