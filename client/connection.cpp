@@ -227,7 +227,7 @@ pmix_status_t connection::start() {
 // that drives the socket lets it go, and sees the end of the stream itself.
 void connection::watch_socket(bool on) {
   epoll_event ev{};
-  ev.events = on ? EPOLLIN : 0;
+  ev.events = on ? static_cast<std::uint32_t>(EPOLLIN) : 0u;
   ev.data.fd = fd_;
   ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd_, &ev);
 }
@@ -459,19 +459,20 @@ void connection::drive_board(const std::function<bool()>& done) {
     // As drive(): poll first (yielding), then sleep, with the same back-off;
     // but not on the server's CPU when another is free.
     bool changed = false;
-    if (spin_.count() == 0) {
-      // never polls: nothing to move for
-    } else if (aside_skip_ > 0) {
+    const bool polls = spin_.count() > 0;  // a client that never polls has nothing to move for
+    if (polls && aside_skip_ > 0) {
       --aside_skip_;
-    } else if (const int server_cpu = transport::board_poster_cpu(board);
-               steps_aside(::sched_getcpu(), server_cpu, cpu_to_spare_.load(std::memory_order_relaxed))) {
-      step_aside(server_cpu);
-      aside_skip_ = aside_backoff_;
-      aside_backoff_ = std::min(2 * aside_backoff_ + 1, 1023u);
+    } else if (polls) {
+      const int server_cpu = transport::board_poster_cpu(board);
+      if (steps_aside(::sched_getcpu(), server_cpu, cpu_to_spare_.load(std::memory_order_relaxed))) {
+        step_aside(server_cpu);
+        aside_skip_ = aside_backoff_;
+        aside_backoff_ = std::min(2 * aside_backoff_ + 1, 1023u);
+      }
     }
-    if (spin_.count() > 0 && board_skip_ > 0) {
+    if (polls && board_skip_ > 0) {
       --board_skip_;
-    } else if (spin_.count() > 0) {
+    } else if (polls) {
       const auto until = std::chrono::steady_clock::now() + spin_;
       while (!(changed = transport::board_generation(board) != generation ||
                          board_wake_.load(std::memory_order_acquire) != seen) &&

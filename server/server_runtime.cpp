@@ -308,9 +308,6 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
     rt->actors_ = std::make_unique<actor_loop>(*rt->system_, *rt->manual_);
   }
   rt->root_ = rt->system_->spawn(actors::server_actor, actors::context_ptr{ctx});
-  // Drop this thread's reference to CAF's logger, or ~actor_system would
-  // wait for this (user) thread to exit (notes/caf-0.17.md 5.2).
-  caf::logger::set_current_actor_system(nullptr);
 
   auto* system = rt->system_.get();
   auto root = rt->root_;
@@ -320,6 +317,11 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
   for (std::size_t k = 0; k < actors::peer_anchor_count; ++k)
     anchors->push_back(rt->system_->spawn(actors::peer_anchor, root));
   rt->anchors_ = anchors->size();
+  // Drop this thread's reference to CAF's logger, which every spawn on it
+  // takes, after the last one: ~actor_system waits for that reference, so a
+  // finalize on another thread hung while this (the host's) thread lived
+  // (notes/caf-0.17.md 5.2; collect_test, "a call still queued ...").
+  caf::logger::set_current_actor_system(nullptr);
   rt->io_ = std::make_unique<transport::io_thread>(
       [system, root, actor_ctx, anchors](std::shared_ptr<transport::connection> conn) {
         const auto& anchor = (*anchors)[conn->id() % anchors->size()];
