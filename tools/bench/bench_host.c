@@ -446,7 +446,14 @@ int main(int argc, char **argv) {
     const char *mode = argv[3];
     gethostname(hostname, sizeof hostname - 1);
     setvbuf(stdout, NULL, _IOLBF, 0);
-    if (0 == strcmp(mode, "cpu-gaps") && argc > 4) return cpu_gaps(atof(argv[4]));
+    if (0 == strcmp(mode, "cpu-gaps")) {
+        const double ms = argc > 4 ? atof(argv[4]) : 0;
+        if (ms <= 0) {
+            fprintf(stderr, "bench_host: cpu-gaps needs a duration in ms above 0\n");
+            return 2;
+        }
+        return cpu_gaps(ms);
+    }
 
     pmix_server_module_t module;
     memset(&module, 0, sizeof module);
