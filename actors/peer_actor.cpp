@@ -159,6 +159,7 @@ void on_connect(self_ptr self, std::uint64_t id, const wire::ConnectRequest& req
   }
   st.proc = protocol::from_wire(req.proc());
   st.role = req.role() == wire::ROLE_TOOL ? peer_role::tool : peer_role::client;
+  st.offers_hold = st.role == peer_role::client && req.commit_hold();
   st.state = peer_state::phase::connecting;
   connect_msg msg{st.proc, st.conn->credentials(), st.role, caf::actor_cast<caf::actor>(self),
                   st.conn->id(), {}};
@@ -203,6 +204,12 @@ void on_connect(self_ptr self, std::uint64_t id, const wire::ConnectRequest& req
             const bool shared = r.job_shared && st.conn->passes_descriptors();
             if (shared) reply->set_job_shared(r.job_shared->size());
             else if (r.job) reply->set_job(*r.job);
+            // Not when a request for its data already waits (it came before
+            // the process connected): nothing would end that hold.
+            if (st.offers_hold && st.waiting_gets.empty()) {
+              reply->set_commit_hold(true);
+              st.hold = peer_state::hold_phase::allowed;
+            }
             send_envelope(self, e, shared ? r.job_shared : nullptr);
             if (st.ctx->faults)
               strike(self, st.ctx->faults->at(faults::point_kind::message, "init_ack", st.proc.nspace,
@@ -239,7 +246,17 @@ void on_commit(self_ptr self, const wire::CommitRequest& req) {
   for (auto& [key, bytes] : items) st.committed[std::move(key)] = std::move(bytes);
   st.has_committed = true;
   st.committed_blob.reset();
-  answer_waiting_gets(self, PMIX_SUCCESS);
+  // While a hold ends, the client may be sending more: the gets wait for
+  // commit_hold_ended.
+  if (st.hold != peer_state::hold_phase::ending) answer_waiting_gets(self, PMIX_SUCCESS);
+}
+
+// The client sent everything it held (commit_hold_end), and holds no more.
+void on_hold_ended(self_ptr self) {
+  auto& st = self->state;
+  const bool was_ending = st.hold == peer_state::hold_phase::ending;
+  st.hold = peer_state::hold_phase::none;
+  if (was_ending && st.has_committed) answer_waiting_gets(self, PMIX_SUCCESS);
 }
 
 void on_fence(self_ptr self, std::uint64_t id, const wire::FenceRequest& req) {
@@ -639,6 +656,9 @@ void dispatch(self_ptr self, const wire::Envelope& e) {
   }
   if (st.state == peer_state::phase::connecting || st.state == peer_state::phase::refused)
     return protocol_error(self, "request before a successful connect");
+  // Also after finalize: the client may have answered a commit_hold_end
+  // sent while its finalize was on the way.
+  if (e.body_case() == wire::Envelope::kCommitHoldEnded) return on_hold_ended(self);
   if (st.state == peer_state::phase::finalizing)
     return protocol_error(self, "request after finalize");
   if (st.ctx->faults && id != 0 && e.body_case() != wire::Envelope::kCommit)
@@ -862,7 +882,17 @@ caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
       },
       [=](const get_msg&) -> caf::result<get_result> {
         auto& st = self->state;
-        if (st.has_committed || st.state == peer_state::phase::tombstone || st.finalized) {
+        // What the client holds is needed now: it sends it and holds no
+        // more (one round trip, the first time another process asks).
+        if (st.hold == peer_state::hold_phase::allowed && st.state == peer_state::phase::active &&
+            can_send(self)) {
+          wire::Envelope end;
+          end.mutable_commit_hold_end();
+          send_envelope(self, end);
+          st.hold = peer_state::hold_phase::ending;
+        }
+        const bool ending = st.hold == peer_state::hold_phase::ending;
+        if ((st.has_committed && !ending) || st.state == peer_state::phase::tombstone || st.finalized) {
           const pmix_status_t status = st.has_committed ? PMIX_SUCCESS
                                        : st.finalized   ? PMIX_ERR_NOT_FOUND
                                                         : PMIX_ERR_PROC_TERM_WO_SYNC;

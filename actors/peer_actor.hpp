@@ -54,8 +54,19 @@ struct peer_state {
   bool board_asked = false;
   bool board_sent = false;
 
-  // Direct-modex requests waiting for this peer's first commit.
+  // Direct-modex requests waiting for this peer's first commit, or for the
+  // end of its commit hold.
   std::vector<caf::response_promise> waiting_gets;
+  // A client may hold a commit until its next frame (ConnectReply
+  // .commit_hold, docs/wire-format.md): allowed from its connect on, until
+  // another process needs its data (a get): then the peer sends
+  // commit_hold_end and answers gets once commit_hold_ended has come, after
+  // whatever the client held.
+  // Only a client that offered it (ConnectRequest.commit_hold) holds: a
+  // client speaking the wire itself (pmixsim, tests) would never answer.
+  enum class hold_phase { none, allowed, ending };
+  hold_phase hold = hold_phase::none;
+  bool offers_hold = false;
 
   // What the client asked to have removed when it ends (its epilog), run
   // off the actors' threads (actors/cleaner.hpp) once the process is gone:

@@ -148,6 +148,20 @@ pmix_status_t connection::open(const std::string& uri, std::unique_ptr<connectio
 
 pmix_status_t connection::write_frame(std::string_view head, std::string_view body) {
   std::lock_guard<std::mutex> guard{write_mutex_};
+  return write_locked(head, body);
+}
+
+pmix_status_t connection::write_locked(std::string_view head, std::string_view body) {
+  // Held frames go in front, in the same system call (one wake-up of the
+  // server for both, and for a commit held until its fence one sendmsg
+  // instead of two).
+  std::string with_held;
+  if (!held_.empty()) {
+    with_held = std::move(held_);
+    held_.clear();
+    with_held.append(head);
+    head = with_held;
+  }
   std::size_t done = 0;
   const std::size_t total = head.size() + body.size();
   while (done < total) {
@@ -235,6 +249,36 @@ void connection::watch_socket(bool on) {
 pmix_status_t connection::send(protocol::body kind, const std::string& message) {
   const protocol::frame_prefix prefix{0, kind, message.size()};
   return write_frame(prefix.view(), message);
+}
+
+void connection::allow_hold(bool allowed) {
+  std::lock_guard<std::mutex> guard{write_mutex_};
+  hold_allowed_ = allowed;
+}
+
+pmix_status_t connection::send_held(protocol::body kind, const std::string& message) {
+  // More than this stays held no longer: one frame of it is written now.
+  constexpr std::size_t most_held = 64 * 1024;
+  {
+    // A connection known to be gone says so now, as a write would.
+    std::lock_guard<std::mutex> guard{mutex_};
+    if (lost_) return PMIX_ERR_LOST_CONNECTION;
+  }
+  const protocol::frame_prefix prefix{0, kind, message.size()};
+  std::lock_guard<std::mutex> guard{write_mutex_};
+  if (!hold_allowed_ || held_.size() + prefix.view().size() + message.size() > most_held)
+    return write_locked(prefix.view(), message);
+  held_.append(prefix.view());
+  held_.append(message);
+  return PMIX_SUCCESS;
+}
+
+void connection::end_hold() {
+  const protocol::frame_prefix prefix{0, protocol::body::commit_hold_ended, 0};
+  std::lock_guard<std::mutex> guard{write_mutex_};
+  hold_allowed_ = false;
+  if (write_locked(prefix.view(), {}) != PMIX_SUCCESS)
+    log::debug("client", "could not answer the server's commit_hold_end: the connection is going");
 }
 
 std::vector<std::pair<std::uint64_t, connection::pending_request>>::iterator connection::find_pending(
@@ -389,6 +433,7 @@ bool connection::answers_blocking_call(std::uint64_t id) {
 void connection::dispatch(protocol::envelope& e, bool on_progress_thread) {
   if (e.id == 0) {
     if (e.kind == protocol::body::fence_board) return;  // taken by take_shared
+    if (e.kind == protocol::body::commit_hold_end) return end_hold();
     if (unprompted_) unprompted_(e);  // events: their handlers are posted, never run here
     return;
   }

@@ -67,6 +67,14 @@ class connection {
 
   // Sends a message that gets no reply.
   pmix_status_t send(protocol::body kind, const std::string& message);
+  // A commit held for the next frame (docs/wire-format.md, "A commit held
+  // for the next frame"): while the server allows it (ConnectReply
+  // .commit_hold), send_held() keeps the message and the next frame this
+  // connection writes carries it in front, in the same write; the server's
+  // commit_hold_end makes the connection send what it holds and hold
+  // nothing more. Otherwise send_held() is send().
+  void allow_hold(bool allowed);
+  pmix_status_t send_held(protocol::body kind, const std::string& message);
   // Sends a request; `done` runs on the progress thread, or on the thread
   // that waits for it (drive()) when sent inside an answered_here scope.
   // `on_board`: the fence request of a board_plan whose `wait` held.
@@ -153,6 +161,16 @@ class connection {
   int epoll_fd_ = -1;
   std::thread thread_;
   std::mutex write_mutex_;
+  // Under write_mutex_: the frames held for the next write, and whether
+  // the server still lets this connection hold any.
+  std::string held_;
+  bool hold_allowed_ = false;
+  // With write_mutex_ held: writes `held_` (emptied), `head` and `body` as
+  // one stream of bytes.
+  pmix_status_t write_locked(std::string_view head, std::string_view body);
+  // Answers the server's commit_hold_end: what is held goes, and then
+  // commit_hold_ended.
+  void end_hold();
   std::chrono::microseconds spin_{0};
   std::mutex read_mutex_;  // held by whoever reads the socket (and owns reader_)
   // Under read_mutex_: a spin that ran out before the reply came makes the

@@ -108,7 +108,7 @@ pmix_status_t session::connect(const std::string& uri, role r, const proc_id& pr
   }
   const auto request = protocol::connect_request(
       protocol::wire_version, r == role::tool ? protocol::role::tool : protocol::role::client, proposed,
-      static_cast<std::int32_t>(getpid()), protocol::library_version, info);
+      static_cast<std::int32_t>(getpid()), protocol::library_version, info, r == role::client);
   protocol::envelope reply;
   rc = s->conn_->handshake(protocol::body::connect, request, reply);
   if (rc != PMIX_SUCCESS) return rc;
@@ -161,6 +161,7 @@ pmix_status_t session::connect(const std::string& uri, role r, const proc_id& pr
     });
   }
   if (r == role::client) s->conn_->set_spin(spin_budget());
+  s->conn_->allow_hold(r == role::client && cr.commit_hold);
   rc = s->conn_->start();
   if (rc != PMIX_SUCCESS) return rc;
   out = std::move(s);
@@ -201,7 +202,9 @@ pmix_status_t session::commit() {
     for (auto& [key, item] : staged_) data.push_back(std::move(item));
     staged_.clear();
   }
-  return conn_->send(protocol::body::commit, protocol::commit_request(data));
+  // Held for the next frame (most often the fence that follows), unless
+  // the server said no (client::connection::send_held).
+  return conn_->send_held(protocol::body::commit, protocol::commit_request(data));
 }
 
 void session::store_modex(std::shared_ptr<const void> owner, std::string_view bytes, const std::string* whole,

@@ -367,7 +367,7 @@ bool parse_envelope(std::string payload, envelope& out) {
     if (f.id == 1 && f.type == pb::varint) {
       out.id = f.number;
     } else if (f.id >= static_cast<std::uint32_t>(body::connect) &&
-               f.id <= static_cast<std::uint32_t>(body::fence_board) && f.type == pb::delimited) {
+               f.id <= static_cast<std::uint32_t>(body::commit_hold_ended) && f.type == pb::delimited) {
       out.kind = static_cast<body>(f.id);
       out.message = f.bytes;
     }
@@ -414,7 +414,7 @@ std::string to_frame(std::uint64_t id, body kind, std::string_view message) {
 // ---- requests ---------------------------------------------------------------
 
 std::string connect_request(std::uint32_t protocol_version, role r, const proc_id& proc, std::int32_t pid,
-                            const std::string& library_version, const info_list& info) {
+                            const std::string& library_version, const info_list& info, bool commit_hold) {
   std::string out;
   append_uint(out, 1, protocol_version);
   append_uint(out, 2, static_cast<std::uint32_t>(r));
@@ -422,6 +422,7 @@ std::string connect_request(std::uint32_t protocol_version, role r, const proc_i
   append_uint(out, 4, int32_varint(pid));
   append_bytes(out, 5, library_version);
   append_infos(out, 6, info);
+  if (commit_hold) append_uint(out, 7, 1);
   return out;
 }
 
@@ -592,6 +593,8 @@ bool decode(std::string_view in, connect_reply& out, std::string* error) {
       if (!read_proc(f.bytes, *out.assigned)) return malformed(error);
     } else if (f.id == 5 && f.type == pb::varint) {
       out.job_shared = f.number;
+    } else if (f.id == 6 && f.type == pb::varint) {
+      out.commit_hold = f.number != 0;
     }
   }
   return r.ok() || malformed(error);

@@ -55,6 +55,8 @@ enum class body : std::uint32_t {
   iof = 35,
   group = 36,
   fence_board = 37,
+  commit_hold_end = 38,
+  commit_hold_ended = 39,
 };
 
 // One received Envelope. `message` is the body's bytes, inside `bytes`.
@@ -99,8 +101,9 @@ struct scoped_info {
   info item;
 };
 
+// `commit_hold`: the client offers to hold its commits (ConnectRequest).
 std::string connect_request(std::uint32_t protocol_version, role r, const proc_id& proc, std::int32_t pid,
-                            const std::string& library_version, const info_list& info);
+                            const std::string& library_version, const info_list& info, bool commit_hold = false);
 std::string finalize_request(const info_list& info);
 std::string commit_request(const std::vector<scoped_info>& data);
 // `board_wait`, `board_request`: FenceRequest's fields of those names.
@@ -161,6 +164,7 @@ struct connect_reply {
   std::string_view job;  // a JobInfo
   std::uint64_t job_shared = 0;  // instead: the JobInfo is shared data of this size
   std::optional<proc_id> assigned;
+  bool commit_hold = false;  // the client may hold a commit for its next frame
 };
 bool decode(std::string_view in, connect_reply& out, std::string* error = nullptr);
 

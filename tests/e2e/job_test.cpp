@@ -449,11 +449,12 @@ TEST_SUITE("end to end") {
   }
 
   TEST_CASE("a commit reaches the server though the client makes no further call") {
-    // Commit pushes the data to the server by itself (the Standard: in the
-    // background), not with the next request: here rank 1 makes no PMIx call
-    // after its commit until rank 0 has read its key through direct modex.
-    // A client holding its commit for the fence fails this (tried: see
-    // docs/performance.md).
+    // Commit pushes the data to the server (the Standard: in the
+    // background) even when no request follows it: here rank 1 makes no
+    // PMIx call after its commit until rank 0 has read its key through
+    // direct modex. The client holds its commit for its next frame, and the
+    // server, asked for the data, ends the hold (commit_hold_end): a client
+    // that held on, or a server that did not ask, fails this.
     temp_dir dir;
     server srv(dir.path());
     REQUIRE(srv.status() == PMIX_SUCCESS);
@@ -466,6 +467,70 @@ TEST_SUITE("end to end") {
     CHECK_MESSAGE(writer.exited_with(0), writer.errors());
     CHECK(contains(reader.output(), "get:1:k PMIX_SUCCESS v1"));
     CHECK(contains(writer.output(), "wait_file:" + read + " PMIX_SUCCESS"));
+  }
+
+  TEST_CASE("a peer asking after a fence gets what was committed since, not what the fence carried") {
+    // Rank 1 has committed before (the server holds k) and commits k2 after
+    // the fence, then makes no call: the server must end the hold before it
+    // answers, or rank 0 would get the data of before the fence.
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("newer", 2, 2) == PMIX_SUCCESS);
+    const auto committed = dir.path() + "/committed", read = dir.path() + "/read";
+    auto writer = launch("newer", 1,
+                         {script, "init", "put:k=v1", "commit", "fence", "put:k2=v2", "commit", "touch:" + committed,
+                          "wait_file:" + read, "finalize"},
+                         dir.path());
+    auto reader = launch("newer", 0,
+                         {script, "init", "fence", "wait_file:" + committed, "get:1:k2", "get:1:k", "touch:" + read,
+                          "finalize"},
+                         dir.path());
+    CHECK_MESSAGE(reader.exited_with(0), reader.errors());
+    CHECK_MESSAGE(writer.exited_with(0), writer.errors());
+    CHECK(contains(reader.output(), "get:1:k2 PMIX_SUCCESS v2"));
+    CHECK(contains(reader.output(), "get:1:k PMIX_SUCCESS v1"));
+  }
+
+  TEST_CASE("once a peer has asked for a process's data, its later commits reach the server at once") {
+    // The hold ends for good at the first request for rank 1's data (rank
+    // 0's): its next commit, followed by no call, must be at the server for
+    // rank 2, which has none of rank 1's data yet (rank 0 keeps what it got,
+    // and would not ask again).
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("after", 3, 3) == PMIX_SUCCESS);
+    const auto c1 = dir.path() + "/c1", r1 = dir.path() + "/r1", c2 = dir.path() + "/c2", r2 = dir.path() + "/r2";
+    auto writer = launch("after", 1,
+                         {script, "init", "put:a=1", "commit", "touch:" + c1, "wait_file:" + r1, "put:b=2", "commit",
+                          "touch:" + c2, "wait_file:" + r2, "finalize"},
+                         dir.path());
+    auto first = launch("after", 0, {script, "init", "wait_file:" + c1, "get:1:a", "touch:" + r1, "finalize"},
+                        dir.path());
+    auto second = launch("after", 2, {script, "init", "wait_file:" + c2, "get:1:b", "touch:" + r2, "finalize"},
+                         dir.path());
+    CHECK_MESSAGE(first.exited_with(0), first.errors());
+    CHECK_MESSAGE(second.exited_with(0), second.errors());
+    CHECK_MESSAGE(writer.exited_with(0), writer.errors());
+    CHECK_MESSAGE(contains(first.output(), "get:1:a PMIX_SUCCESS 1"), first.output());
+    CHECK_MESSAGE(contains(second.output(), "get:1:b PMIX_SUCCESS 2"), second.output());
+  }
+
+  TEST_CASE("a commit held by a process that dies before any further call goes with it") {
+    // What was chosen (docs/wire-format.md, "A commit held for the next
+    // frame"): no one had asked for rank 1's data, so its commit was still
+    // held when it died; a peer asking afterwards learns it ended without
+    // giving any.
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("lost", 2, 2) == PMIX_SUCCESS);
+    auto writer = launch("lost", 1, {script, "init", "put:k=v1", "commit", "crash"}, dir.path());
+    CHECK(WIFSIGNALED(writer.wait()));
+    auto reader = launch("lost", 0, {script, "init", "get:1:k", "finalize"}, dir.path());
+    CHECK_MESSAGE(reader.exited_with(0), reader.errors());
+    CHECK_MESSAGE(contains(reader.output(), "get:1:k PMIX_ERR_PROC_TERM_WO_SYNC"), reader.output());
   }
 
   TEST_CASE("malformed, oversized, truncated and out-of-order frames close only that connection") {
