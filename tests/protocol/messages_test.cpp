@@ -330,6 +330,7 @@ void fill_body(wire::Envelope& e, proto::body k, int size) {
       proto::to_wire(proc_id{"srv", 0}, w->mutable_server());
       w->set_job(job_info_wire("job", infos).SerializeAsString());
       proto::to_wire(proc_id{"tool", 1}, w->mutable_assigned());
+      w->set_commit_hold(true);
       break;
     }
     case proto::body::finalize: proto::to_wire(infos, e.mutable_finalize()->mutable_info()); break;
@@ -405,6 +406,7 @@ struct reading {
   std::string bytes;  // ConnectReply.job, FenceReply.data, InfoReply.data: verbatim
   proc_id proc{"", 0};  // ConnectReply.server, Event.source
   std::optional<proc_id> assigned;
+  bool commit_hold = false;  // ConnectReply.commit_hold
   std::uint32_t range = 0;
   std::string nspace;
   info_list info;  // JobInfo (job level), InfoReply, Event
@@ -422,7 +424,8 @@ bool same(const rank_reading& a, const rank_reading& b) {
 
 bool same(const reading& a, const reading& b) {
   if (a.id != b.id || a.kind != b.kind || a.status != b.status || a.has_data != b.has_data || a.bytes != b.bytes ||
-      a.proc != b.proc || a.assigned != b.assigned || a.range != b.range || a.nspace != b.nspace ||
+      a.proc != b.proc || a.assigned != b.assigned || a.commit_hold != b.commit_hold || a.range != b.range ||
+      a.nspace != b.nspace ||
       !same(a.info, b.info) || a.ranks.size() != b.ranks.size() || a.data.size() != b.data.size() ||
       !same(a.val, b.val))
     return false;
@@ -513,6 +516,7 @@ outcome ours_envelope(std::string_view in, reading& r) {
       r.proc = c.server;
       r.bytes = std::string{c.job};
       r.assigned = c.assigned;
+      r.commit_hold = c.commit_hold;
       return outcome::read;
     }
     case proto::body::status_reply:
@@ -567,6 +571,7 @@ outcome ref_envelope(std::string_view in, reading& r) {
       r.proc = proto::from_wire(c.server());
       r.bytes = c.job();
       if (c.has_assigned()) r.assigned = proto::from_wire(c.assigned());
+      r.commit_hold = c.commit_hold();
       return outcome::read;
     }
     case wire::Envelope::kStatusReply: r.status = e.status_reply().status(); return outcome::read;
@@ -924,21 +929,24 @@ TEST_SUITE("messages") {
         for (const auto& p : single_procs)
           for (auto pid : pids)
             for (const auto& lib : library_versions)
-              for (const auto& infos : info_lists()) {
-                wire::ConnectRequest w;
-                w.set_protocol_version(version);
-                w.set_role(r == proto::role::tool ? wire::ROLE_TOOL : wire::ROLE_CLIENT);
-                proto::to_wire(p, w.mutable_proc());
-                w.set_pid(pid);
-                w.set_library_version(lib);
-                proto::to_wire(infos, w.mutable_info());
-                CAPTURE(version);
-                CAPTURE(pid);
-                CAPTURE(p.rank);
-                CHECK_SAME_BYTES(proto::connect_request(version, r, p, pid, lib, infos), w);
-                ++checked;
-              }
-    CHECK(checked == 3 * 2 * 5 * 5 * 3 * 3);
+              for (const auto& infos : info_lists())
+                for (bool hold : {false, true}) {
+                  wire::ConnectRequest w;
+                  w.set_protocol_version(version);
+                  w.set_role(r == proto::role::tool ? wire::ROLE_TOOL : wire::ROLE_CLIENT);
+                  proto::to_wire(p, w.mutable_proc());
+                  w.set_pid(pid);
+                  w.set_library_version(lib);
+                  proto::to_wire(infos, w.mutable_info());
+                  w.set_commit_hold(hold);
+                  CAPTURE(version);
+                  CAPTURE(pid);
+                  CAPTURE(p.rank);
+                  CAPTURE(hold);
+                  CHECK_SAME_BYTES(proto::connect_request(version, r, p, pid, lib, infos, hold), w);
+                  ++checked;
+                }
+    CHECK(checked == 3 * 2 * 5 * 5 * 3 * 3 * 2);
   }
 
   TEST_CASE("[write] finalize_request") {
@@ -1115,6 +1123,7 @@ TEST_SUITE("messages") {
             if (server >= 0) proto::to_wire(single_procs[server], w.mutable_server());
             w.set_job(j);
             if (a) proto::to_wire(*a, w.mutable_assigned());
+            w.set_commit_hold(server == 1);
             const std::string bytes = w.SerializeAsString();
             proto::connect_reply got;
             std::string error;
@@ -1127,6 +1136,7 @@ TEST_SUITE("messages") {
             CHECK(got.job == w.job());
             REQUIRE(got.assigned.has_value() == w.has_assigned());
             if (got.assigned) CHECK(*got.assigned == proto::from_wire(w.assigned()));
+            CHECK(got.commit_hold == w.commit_hold());
           }
   }
 
