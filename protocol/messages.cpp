@@ -39,7 +39,7 @@ enum class msg : std::uint8_t {
   rank_data, modex, connect_request, connect_reply, finalize, commit, fence_request, fence_reply,
   get_request, get_reply, abort, status_reply, job_control, query, query_request, info_reply, event,
   publish, keys, pdata, lookup_reply, app, spawn, spawn_reply, connect_procs, connect_procs_reply, log,
-  host_request, iof_data, group_request, fence_board, envelope,
+  host_request, iof_data, group_request, fence_board, commit_hold_end, envelope,
 };
 
 // The message type of field `id` of an `m`; none for scalar and bytes fields.
@@ -115,6 +115,9 @@ msg child(msg m, std::uint32_t id) {
         case body::iof: return msg::iof_data;
         case body::group: return msg::group_request;
         case body::fence_board: return msg::fence_board;
+        // No fields, but what it holds must still be wire format, as
+        // protobuf requires of any message's unknown fields.
+        case body::commit_hold_end: case body::commit_hold_ended: return msg::commit_hold_end;
         default: return msg::none;
       }
     default: return msg::none;
