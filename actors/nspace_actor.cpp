@@ -50,6 +50,14 @@ void nspace_state::on_rank_failed(caf::stateful_actor<nspace_state>* self, rank_
     finalized_by.erase(f);
   }
   ranks.erase(it);
+  for (auto g = gets_in_flight.begin(); g != gets_in_flight.end();) {
+    if (g->second.first != rank) {
+      ++g;
+      continue;
+    }
+    g->second.second.deliver(get_result{PMIX_ERR_LOST_CONNECTION, {}});
+    g = gets_in_flight.erase(g);
+  }
   if (live.erase(rank) > 0) {
     lost.insert(rank);
     // Its processes lose their connections (their peers watch the rank).
@@ -211,9 +219,19 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
         if (msg.target.rank >= rank_valid_limit) return get_result{PMIX_ERR_BAD_PARAM, {}};
         if (st.is_lost(msg.target.rank)) return get_result{PMIX_ERR_LOST_CONNECTION, {}};
         auto rp = self->make_response_promise();
+        const auto id = st.next_get++;
+        st.gets_in_flight.emplace(id, std::make_pair(msg.target.rank, rp));
+        // Answered once: by the rank, or by on_rank_failed if it fails first.
+        auto answer = [self, id](get_result r) {
+          auto& gets = self->state.gets_in_flight;
+          auto it = gets.find(id);
+          if (it == gets.end()) return;
+          it->second.second.deliver(std::move(r));
+          gets.erase(it);
+        };
         self->request(st.rank_actor_for(self, msg.target.rank), caf::infinite, std::move(msg))
-            .then([rp](get_result& r) mutable { rp.deliver(std::move(r)); },
-                  [rp](caf::error&) mutable { rp.deliver(get_result{PMIX_ERR_NOT_FOUND, {}}); });
+            .then([answer](get_result& r) { answer(std::move(r)); },
+                  [answer](caf::error&) { answer(get_result{PMIX_ERR_NOT_FOUND, {}}); });
         return rp;
       },
       [=](const register_epilog_msg& msg) -> pmix_status_t {

@@ -55,6 +55,12 @@ struct nspace_state {
   // every rank): a get for one is answered PMIX_ERR_LOST_CONNECTION instead
   // of waiting for a process, until a process of the rank connects again.
   std::set<rank_t> lost;
+  // Gets handed to a rank actor and not answered yet, by number: a rank
+  // actor that fails does not answer the promises it holds (CAF 0.17 drops
+  // them), so on_rank_failed answers these (tests/faults matrix_test,
+  // kill:rank:at=get).
+  std::map<std::uint64_t, std::pair<rank_t, caf::response_promise>> gets_in_flight;
+  std::uint64_t next_get = 0;
   bool all_lost = false;
   bool is_lost(rank_t r) const { return ranks.count(r) == 0 && (all_lost || lost.count(r) != 0); }
   epilog cleanup;  // the namespace epilog: runs at deregistration

@@ -133,6 +133,15 @@ void answer_waiting_gets(self_ptr self, pmix_status_t status) {
   for (auto& rp : waiting) rp.deliver(get_result{status, st.rank_data()});
 }
 
+// The process is gone (or this actor is): the gets waiting for its data
+// get what it committed, or why there is none.
+void answer_gets_of_departed(self_ptr self) {
+  auto& st = self->state;
+  answer_waiting_gets(self, st.has_committed ? PMIX_SUCCESS
+                            : st.finalized   ? PMIX_ERR_NOT_FOUND
+                                             : PMIX_ERR_PROC_TERM_WO_SYNC);
+}
+
 // The peer watches its rank actor (a failed rank closes the connection).
 // The monitor is kept in the rank's list until removed, so the peer removes
 // it when it ends: a rank outlives thousands of peers of a cycling process
@@ -635,6 +644,10 @@ void strike(self_ptr self, const faults::decision& d) {
             " actor");
   switch (d.who) {
     case faults::victim::peer:
+      // A promise this actor holds is not answered by CAF when it ends:
+      // a get waiting here (for a commit, or for the end of a commit hold)
+      // would wait for ever (tests/faults matrix_test, "random" seed 3).
+      answer_gets_of_departed(self);
       return self->quit(reason);
     case faults::victim::rank:
       if (st.rank) self->send_exit(st.rank, reason);
@@ -790,9 +803,7 @@ void on_closed(self_ptr self) {
   if (st.iof_pulls > 0) self->send(st.server, iof_forget_msg{caf::actor_cast<caf::actor>(self)});
   // The process is gone (finalized or dead): its epilog runs now (spec 004).
   start_cleanup(self);
-  answer_waiting_gets(self, st.has_committed ? PMIX_SUCCESS
-                            : st.finalized   ? PMIX_ERR_NOT_FOUND
-                                             : PMIX_ERR_PROC_TERM_WO_SYNC);
+  answer_gets_of_departed(self);
   self->send(st.rank, peer_lost_msg{caf::actor_cast<caf::actor>(self), st.finalized});
 }
 
