@@ -285,25 +285,25 @@ void on_fence(self_ptr self, std::uint64_t id, const wire::FenceRequest& req) {
   msg.board_wait = req.board_wait() && st.board_sent;
   msg.board_request = req.board_request() && !st.board_asked && st.conn->passes_descriptors();
   st.board_asked = st.board_asked || msg.board_request;
-  self->request(st.server, caf::infinite, std::move(msg))
-      .then(
-          [=](fence_result& r) {
-            auto& st = self->state;
-            if (r.on_board) return answered(self, id);  // the client reads it there
-            if (!can_send(self)) return;
-            const bool shared = r.shared && st.conn->passes_descriptors();
-            const std::string& body = shared ? *r.shared_reply : *r.reply;
-            const protocol::frame_prefix prefix{id, protocol::body::fence_reply, body.size()};
-            answered(self, id);
-            if (!st.conn->send(prefix.view(), body, shared ? r.shared : nullptr))
-              log::debug("peer", to_string(st.proc), ": write failed, connection broken");
-          },
-          [=](caf::error&) {
-            wire::Envelope e;
-            e.set_id(id);
-            e.mutable_fence_reply()->set_status(PMIX_ERR_UNREACH);
-            send_envelope(self, e);
-          });
+  // Sent, not requested: the answer (on_fence_answer) comes only when the
+  // reply is not on the board. The server actor never ends before this
+  // actor does (finalize ends both), so no answer is lost with it.
+  msg.answer_id = id;
+  msg.answer_on_board = st.ctx->faults != nullptr;
+  self->send(st.server, std::move(msg));
+}
+
+void on_fence_answer(self_ptr self, const fence_answer_msg& a) {
+  auto& st = self->state;
+  const auto& r = a.result;
+  if (r.on_board) return answered(self, a.id);  // the client reads it there
+  if (!can_send(self)) return;
+  const bool shared = r.shared && st.conn->passes_descriptors();
+  const std::string& body = shared ? *r.shared_reply : *r.reply;
+  const protocol::frame_prefix prefix{a.id, protocol::body::fence_reply, body.size()};
+  answered(self, a.id);
+  if (!st.conn->send(prefix.view(), body, shared ? r.shared : nullptr))
+    log::debug("peer", to_string(st.proc), ": write failed, connection broken");
 }
 
 void on_get(self_ptr self, std::uint64_t id, const wire::GetRequest& req) {
@@ -950,6 +950,7 @@ caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
       },
       [=](peer::beat_check_atom, std::uint64_t generation) { peer::check_heartbeat(self, generation); },
       [=](const deliver_iof_msg& msg) { peer::on_deliver_iof(self, msg); },
+      [=](const fence_answer_msg& msg) { on_fence_answer(self, msg); },
       [=](const fence_board_msg& msg) {
         auto& st = self->state;
         if (!st.conn || !st.conn->passes_descriptors()) return;

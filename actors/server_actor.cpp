@@ -283,14 +283,20 @@ caf::result<fence_result> on_fence(self_ptr self, fence_msg& msg) {
   auto& st = self->state;
   if (msg.board_request) send_board(self, msg.from);
   auto rp = self->make_response_promise();
+  // A peer's fence (sent with an answer_id) gets a fence_answer_msg, and
+  // none when its client reads the reply on the board.
+  auto answer = [rp, id = msg.answer_id, all = msg.answer_on_board](const fence_result& r) mutable {
+    if (!id)
+      rp.deliver(r);
+    else if (all || !r.on_board)
+      rp.deliver(fence_answer_msg{*id, r});
+  };
   pmix_status_t status = PMIX_SUCCESS;
-  auto* t = st.fences.contribute(
-      msg, [rp](const fence_result& r) mutable { rp.deliver(r); }, status);
+  auto* t = st.fences.contribute(msg, answer, status);
   if (t == nullptr) {
     log::error("server", "fence from ", to_string(msg.from), " refused: ",
                PMIx_Error_string(status));
-    rp.deliver(fence_result{status, nullptr,
-                            std::make_shared<const std::string>(protocol::fence_reply(status, {}))});
+    answer(fence_result{status, nullptr, std::make_shared<const std::string>(protocol::fence_reply(status, {}))});
     return rp;
   }
   advance_fence(self, *t);

@@ -25,6 +25,8 @@ struct probe_log {
   std::vector<connect_result> connects;
   std::vector<pmix_status_t> finalizes;
   std::vector<fence_result> fences;
+  std::vector<fence_answer_msg> answers;  // to fences sent with an answer_id
+  int boards = 0;                         // fence_board_msgs received
   int releases = 0;
 };
 
@@ -48,9 +50,12 @@ caf::behavior fake_peer(caf::event_based_actor* self, std::shared_ptr<probe_log>
         self->send(rank, std::move(msg));
       },
       [=](fence_msg msg, caf::actor server) {
+        if (msg.answer_id) return self->send(server, std::move(msg));  // as a peer actor does
         self->request(server, caf::infinite, std::move(msg))
             .then([=](fence_result& r) { log->fences.push_back(r); });
       },
+      [=](const fence_answer_msg& a) { log->answers.push_back(a); },
+      [=](const fence_board_msg&) { ++log->boards; },
       [=](const release_msg&) {
         ++log->releases;
         self->quit();
@@ -266,6 +271,87 @@ TEST_SUITE("server_actor") {
     CHECK(log->fences[0].status == PMIX_SUCCESS);
     CHECK(log->fences[1].status == PMIX_SUCCESS);
     CHECK(f.snapshot().fences_in_flight == 0);
+  }
+
+  TEST_CASE("a peer's fence is answered by message only when its reply is not on the board") {
+    // A peer sends its fence (answer_id: its client's request id); the
+    // server answers with a fence_answer_msg, and not at all when every
+    // contributor reads the reply on the namespace's board, unless the
+    // peer asks for every answer (answer_on_board: the fault plane's ledger).
+    fixture f;
+    REQUIRE(f.call(register_nspace_msg{"job", 2, single_node_job(2), nullptr}) == PMIX_SUCCESS);
+    auto log0 = std::make_shared<probe_log>();
+    auto log1 = std::make_shared<probe_log>();
+    auto p0 = f.peer(log0);
+    auto p1 = f.peer(log1);
+    const std::vector<proc_id> all{{"job", rank_wildcard}};
+    auto contribution = [&](rank_t rank, std::uint64_t id, bool board_wait, bool every_answer) {
+      fence_msg m{proc_id{"job", rank}, all, {}, true, {}};
+      m.board_request = true;  // the first one makes the namespace's board
+      m.board_wait = board_wait;
+      m.answer_id = id;
+      m.answer_on_board = every_answer;
+      return m;
+    };
+    auto fence = [&](std::uint64_t id0, bool wait0, std::uint64_t id1, bool wait1, bool every_answer) {
+      caf::anon_send(p0, contribution(0, id0, wait0, every_answer), f.server);
+      f.sched->run();
+      caf::anon_send(p1, contribution(1, id1, wait1, every_answer), f.server);
+      f.sched->run();
+      CHECK(f.snapshot().fences_in_flight == 0);
+    };
+
+    SUBCASE("both read the board: no answer, one post") {
+      fence(11, true, 12, true, false);
+      CHECK(log0->boards + log1->boards >= 1);
+      CHECK(f.snapshot().board_posts == 1);
+      CHECK(log0->answers.empty());
+      CHECK(log1->answers.empty());
+      CHECK(log0->fences.empty());
+    }
+    SUBCASE("both read the board, every answer asked for: each peer told it is on the board") {
+      fence(11, true, 12, true, true);
+      CHECK(f.snapshot().board_posts == 1);
+      REQUIRE(log0->answers.size() == 1);
+      REQUIRE(log1->answers.size() == 1);
+      CHECK(log0->answers[0].id == 11);
+      CHECK(log1->answers[0].id == 12);
+      CHECK(log0->answers[0].result.on_board);
+      CHECK(log1->answers[0].result.on_board);
+    }
+    SUBCASE("one does not read the board: both answered with the reply") {
+      fence(21, true, 22, false, false);
+      CHECK(f.snapshot().board_posts == 0);
+      REQUIRE(log0->answers.size() == 1);
+      REQUIRE(log1->answers.size() == 1);
+      CHECK(log0->answers[0].id == 21);
+      CHECK(log1->answers[0].id == 22);
+      for (const auto* a : {&log0->answers[0], &log1->answers[0]}) {
+        CHECK(a->result.status == PMIX_SUCCESS);
+        CHECK_FALSE(a->result.on_board);
+        CHECK(a->result.reply);
+      }
+      CHECK(log0->answers[0].result.reply == log1->answers[0].result.reply);  // encoded once
+    }
+  }
+
+  TEST_CASE("a refused fence sent with an answer_id is answered with its error") {
+    fixture f;
+    info_list two_nodes = {{PMIX_JOB_SIZE, value::unsigned_(PMIX_UINT32, 2), 0},
+                           {PMIX_NODE_MAP, value::string("node0,node1"), 0},
+                           {PMIX_PROC_MAP, value::string("0;1"), 0}};
+    REQUIRE(f.call(register_nspace_msg{"job", 1, two_nodes, nullptr}) == PMIX_SUCCESS);
+    auto log = std::make_shared<probe_log>();
+    auto p0 = f.peer(log);
+    fence_msg m{proc_id{"job", 0}, {{"job", rank_wildcard}}, {}, false, {}};
+    m.board_wait = true;
+    m.answer_id = 5;
+    caf::anon_send(p0, m, f.server);
+    f.sched->run();
+    REQUIRE(log->answers.size() == 1);
+    CHECK(log->answers[0].id == 5);
+    CHECK(log->answers[0].result.status == PMIX_ERR_NOT_SUPPORTED);
+    CHECK_FALSE(log->answers[0].result.on_board);
   }
 
   TEST_CASE("a fence waiting for a rank that dies fails with PMIX_ERR_PROC_TERM_WO_SYNC") {
