@@ -565,6 +565,15 @@ std::size_t runtime::actors_running() const {
   return running >= anchors_ ? running - anchors_ : 0;
 }
 
+void runtime::remove_files() {
+  if (files_removed_) return;
+  files_removed_ = true;
+  if (!topology_file_.empty()) ::unlink(topology_file_.c_str());
+  if (!socket_path_.empty()) ::unlink(socket_path_.c_str());
+  if (!socket_dir_.empty()) ::rmdir(socket_dir_.c_str());
+  for (auto it = created_dirs_.rbegin(); it != created_dirs_.rend(); ++it) ::rmdir(it->c_str());
+}
+
 void runtime::stop() {
   if (stopped_.exchange(true)) return;
   rendezvous_.remove_all();  // tools stop finding us first
@@ -572,6 +581,10 @@ void runtime::stop() {
   if (ctx_ && ctx_->faults) ctx_->faults->stop();  // late host answers are dropped
   if (loop_ && loop_thread_.joinable()) {
     io_->wake();
+    // The loop thread most often sleeps: while it wakes up and ends, this
+    // thread removes the files (an rmdir here blocks for 0.1-1 ms: about
+    // half of a finalize). A client that comes now finds no socket.
+    remove_files();
     loop_thread_.join();
     // What was posted and not sent is dropped: its callers get
     // PMIX_ERR_NOT_AVAILABLE from the messages' reply channels.
@@ -619,10 +632,7 @@ runtime::~runtime() {
   }
   io_.reset();      // closes the listeners
   for (int fd : listeners_) ::close(fd);
-  if (!topology_file_.empty()) ::unlink(topology_file_.c_str());
-  if (!socket_path_.empty()) ::unlink(socket_path_.c_str());
-  if (!socket_dir_.empty()) ::rmdir(socket_dir_.c_str());
-  for (auto it = created_dirs_.rbegin(); it != created_dirs_.rend(); ++it) ::rmdir(it->c_str());
+  remove_files();  // unless stop() did
 }
 
 }  // namespace pmix::server

@@ -155,6 +155,11 @@ class runtime {
   std::string uri_;                    // what tools are told (rendezvous, report)
   std::vector<std::string> alt_uris_;  // PMIX_MYSERVER_ALT_URIS
   rendezvous_set rendezvous_;
+  // Takes the socket, the topology file and the directories we made off the
+  // file system (once): in loop mode while the loop thread wakes up to end
+  // (stop()), else at the end of ~runtime.
+  void remove_files();
+  bool files_removed_ = false;
 };
 
 }  // namespace pmix::server
