@@ -37,12 +37,13 @@ struct claims {
 // randomness to give (then the server issues no credentials).
 std::string new_key();
 
-// The credential for `c` under `key`.
+// The credential for `c` under `key`; empty if it cannot be signed
+// (OpenSSL's libcrypto, loaded at the first call, is missing: logged).
 std::string issue(const std::string& key, const claims& c);
 
 // PMIX_SUCCESS and what the credential says, or PMIX_ERR_INVALID_CRED (not
-// one of ours, altered, under another key, or expired at `now`); `why`
-// says which.
+// one of ours, altered, under another key, or expired at `now`), or
+// PMIX_ERR_NOT_SUPPORTED (no libcrypto to check it with); `why` says which.
 pmix_status_t validate(const std::string& key, std::string_view credential, std::int64_t now, claims& out,
                        std::string& why);
 

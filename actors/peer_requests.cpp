@@ -74,8 +74,10 @@ void get_credential(self_ptr self, std::uint64_t id, const info_list& directives
   c.pid = who.pid;
   c.proc = st.proc;
   c.expires = now() + lifetime;
+  auto issued = credential::issue(st.ctx->credential_key, c);
+  if (issued.empty()) return not_supported(self, id, "PMIx_Get_credential");  // logged by issue
   send_info_reply(self, id, PMIX_SUCCESS, {{PMIX_CRED_TYPE, value::string(credential::type), 0}},
-                  credential::issue(st.ctx->credential_key, c));
+                  std::move(issued));
 }
 
 void validate_credential(self_ptr self, std::uint64_t id, const std::string& cred, const info_list& directives) {
