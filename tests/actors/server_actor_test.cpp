@@ -11,6 +11,7 @@
 #include <caf/send.hpp>
 #include <caf/stateful_actor.hpp>
 #include <memory>
+#include <tuple>
 #include <vector>
 
 #include "actors/server_actor.hpp"
@@ -63,6 +64,12 @@ caf::behavior fake_peer(caf::event_based_actor* self, std::shared_ptr<probe_log>
   };
 }
 
+info_list single_node_job(std::uint32_t size) {
+  return {{PMIX_JOB_SIZE, value::unsigned_(PMIX_UINT32, size), 0},
+          {PMIX_NODE_MAP, value::string("node0"), 0},
+          {PMIX_PROC_MAP, value::string(size == 1 ? "0" : "0-" + std::to_string(size - 1)), 0}};
+}
+
 struct fixture {
   caf::actor_system_config cfg;
   std::unique_ptr<caf::actor_system> sys;
@@ -108,12 +115,23 @@ struct fixture {
     sched->run();
     return p;
   }
+
+  // The namespace "job" of 2 ranks on this node, and a peer for each with
+  // its own log: {log0, log1, p0, p1}.
+  std::tuple<std::shared_ptr<probe_log>, std::shared_ptr<probe_log>, caf::actor, caf::actor> two_rank_job() {
+    REQUIRE(call(register_nspace_msg{"job", 2, single_node_job(2), nullptr}) == PMIX_SUCCESS);
+    auto log0 = std::make_shared<probe_log>();
+    auto log1 = std::make_shared<probe_log>();
+    return {log0, log1, peer(log0), peer(log1)};
+  }
 };
 
-info_list single_node_job(std::uint32_t size) {
-  return {{PMIX_JOB_SIZE, value::unsigned_(PMIX_UINT32, size), 0},
-          {PMIX_NODE_MAP, value::string("node0"), 0},
-          {PMIX_PROC_MAP, value::string(size == 1 ? "0" : "0-" + std::to_string(size - 1)), 0}};
+
+// A 2-rank job with rank 0 here (node0) and rank 1 on node1.
+info_list two_node_job() {
+  return {{PMIX_JOB_SIZE, value::unsigned_(PMIX_UINT32, 2), 0},
+          {PMIX_NODE_MAP, value::string("node0,node1"), 0},
+          {PMIX_PROC_MAP, value::string("0;1"), 0}};
 }
 
 const server_snapshot::nspace_view* find_ns(const server_snapshot& s, const std::string& name) {
@@ -279,11 +297,9 @@ TEST_SUITE("server_actor") {
     // contributor reads the reply on the namespace's board, unless the
     // peer asks for every answer (answer_on_board: the fault plane's ledger).
     fixture f;
-    REQUIRE(f.call(register_nspace_msg{"job", 2, single_node_job(2), nullptr}) == PMIX_SUCCESS);
-    auto log0 = std::make_shared<probe_log>();
-    auto log1 = std::make_shared<probe_log>();
-    auto p0 = f.peer(log0);
-    auto p1 = f.peer(log1);
+    std::shared_ptr<probe_log> log0, log1;
+    caf::actor p0, p1;
+    std::tie(log0, log1, p0, p1) = f.two_rank_job();
     const std::vector<proc_id> all{{"job", rank_wildcard}};
     auto contribution = [&](rank_t rank, std::uint64_t id, bool board_wait, bool every_answer) {
       fence_msg m{proc_id{"job", rank}, all, {}, true, {}};
@@ -301,6 +317,13 @@ TEST_SUITE("server_actor") {
       CHECK(f.snapshot().fences_in_flight == 0);
     };
 
+    auto answered_once = [&](std::uint64_t id0, std::uint64_t id1) {
+      REQUIRE(log0->answers.size() == 1);
+      REQUIRE(log1->answers.size() == 1);
+      CHECK(log0->answers[0].id == id0);
+      CHECK(log1->answers[0].id == id1);
+    };
+
     SUBCASE("both read the board: no answer, one post") {
       fence(11, true, 12, true, false);
       CHECK(log0->boards + log1->boards >= 1);
@@ -312,20 +335,14 @@ TEST_SUITE("server_actor") {
     SUBCASE("both read the board, every answer asked for: each peer told it is on the board") {
       fence(11, true, 12, true, true);
       CHECK(f.snapshot().board_posts == 1);
-      REQUIRE(log0->answers.size() == 1);
-      REQUIRE(log1->answers.size() == 1);
-      CHECK(log0->answers[0].id == 11);
-      CHECK(log1->answers[0].id == 12);
+      answered_once(11, 12);
       CHECK(log0->answers[0].result.on_board);
       CHECK(log1->answers[0].result.on_board);
     }
     SUBCASE("one does not read the board: both answered with the reply") {
       fence(21, true, 22, false, false);
       CHECK(f.snapshot().board_posts == 0);
-      REQUIRE(log0->answers.size() == 1);
-      REQUIRE(log1->answers.size() == 1);
-      CHECK(log0->answers[0].id == 21);
-      CHECK(log1->answers[0].id == 22);
+      answered_once(21, 22);
       for (const auto* a : {&log0->answers[0], &log1->answers[0]}) {
         CHECK(a->result.status == PMIX_SUCCESS);
         CHECK_FALSE(a->result.on_board);
@@ -337,10 +354,7 @@ TEST_SUITE("server_actor") {
 
   TEST_CASE("a refused fence sent with an answer_id is answered with its error") {
     fixture f;
-    info_list two_nodes = {{PMIX_JOB_SIZE, value::unsigned_(PMIX_UINT32, 2), 0},
-                           {PMIX_NODE_MAP, value::string("node0,node1"), 0},
-                           {PMIX_PROC_MAP, value::string("0;1"), 0}};
-    REQUIRE(f.call(register_nspace_msg{"job", 1, two_nodes, nullptr}) == PMIX_SUCCESS);
+    REQUIRE(f.call(register_nspace_msg{"job", 1, two_node_job(), nullptr}) == PMIX_SUCCESS);
     auto log = std::make_shared<probe_log>();
     auto p0 = f.peer(log);
     fence_msg m{proc_id{"job", 0}, {{"job", rank_wildcard}}, {}, false, {}};
@@ -356,11 +370,9 @@ TEST_SUITE("server_actor") {
 
   TEST_CASE("a fence waiting for a rank that dies fails with PMIX_ERR_PROC_TERM_WO_SYNC") {
     fixture f;
-    REQUIRE(f.call(register_nspace_msg{"job", 2, single_node_job(2), nullptr}) == PMIX_SUCCESS);
-    auto log0 = std::make_shared<probe_log>();
-    auto log1 = std::make_shared<probe_log>();
-    auto p0 = f.peer(log0);
-    auto p1 = f.peer(log1);
+    std::shared_ptr<probe_log> log0, log1;
+    caf::actor p0, p1;
+    std::tie(log0, log1, p0, p1) = f.two_rank_job();
     REQUIRE(f.call(register_client_msg{proc_id{"job", 1}, 0, 0, nullptr, nullptr}) == PMIX_SUCCESS);
     caf::anon_send(p1, connect_msg{proc_id{"job", 1}, {0, 0, 102}, peer_role::client, {}, 7}, f.server);
     f.sched->run();
@@ -376,10 +388,7 @@ TEST_SUITE("server_actor") {
 
   TEST_CASE("a fence over a namespace with ranks elsewhere and no host is not supported") {
     fixture f;
-    info_list two_nodes = {{PMIX_JOB_SIZE, value::unsigned_(PMIX_UINT32, 2), 0},
-                           {PMIX_NODE_MAP, value::string("node0,node1"), 0},
-                           {PMIX_PROC_MAP, value::string("0;1"), 0}};
-    REQUIRE(f.call(register_nspace_msg{"job", 1, two_nodes, nullptr}) == PMIX_SUCCESS);
+    REQUIRE(f.call(register_nspace_msg{"job", 1, two_node_job(), nullptr}) == PMIX_SUCCESS);
     auto log = std::make_shared<probe_log>();
     auto p0 = f.peer(log);
     caf::anon_send(p0, fence_msg{proc_id{"job", 0}, {{"job", rank_wildcard}}, {}, false, {}}, f.server);
