@@ -248,8 +248,8 @@ struct nspace_job_msg {
   std::shared_ptr<const std::string> job;
 };
 
-// A fence contribution. Reply: fence_result; or, when answer_id is set (a
-// peer's fence, sent, not requested), a fence_answer_msg.
+// A fence contribution, sent (not requested) by a peer. Answer: a
+// fence_answer_msg, unless the reply is on the board (below).
 struct fence_msg {
   proc_id from;
   std::vector<proc_id> procs;
@@ -267,11 +267,11 @@ struct fence_msg {
   // before the reply).
   bool board_wait = false;
   bool board_request = false;
-  // Set by a peer: the server answers with a fence_answer_msg of this id,
-  // and not at all when the reply is posted on the board (64 messages
-  // fewer for a 64-rank fence) unless answer_on_board (the fault plane's
-  // ledger counts every answer).
-  std::optional<std::uint64_t> answer_id;
+  // The server answers with a fence_answer_msg of this id (the client's
+  // request id), and not at all when the reply is posted on the board (64
+  // messages fewer for a 64-rank fence) unless answer_on_board (the fault
+  // plane's ledger counts every answer).
+  std::uint64_t answer_id = 0;
   bool answer_on_board = false;
 };
 
@@ -297,7 +297,7 @@ struct fence_result {
   bool on_board = false;
 };
 
-// The answer to a fence_msg with an answer_id: the client's request id.
+// The answer to a fence_msg: its answer_id, and the result.
 struct fence_answer_msg {
   std::uint64_t id = 0;
   fence_result result;

@@ -279,17 +279,13 @@ void send_board(self_ptr self, const proc_id& from) {
   self->send(caf::actor_cast<caf::actor>(self->current_sender()), fence_board_msg{entry.board->file()});
 }
 
-caf::result<fence_result> on_fence(self_ptr self, fence_msg& msg) {
+void on_fence(self_ptr self, fence_msg& msg) {
   auto& st = self->state;
   if (msg.board_request) send_board(self, msg.from);
   auto rp = self->make_response_promise();
-  // A peer's fence (sent with an answer_id) gets a fence_answer_msg, and
-  // none when its client reads the reply on the board.
+  // No answer when the peer's client reads the reply on the board.
   auto answer = [rp, id = msg.answer_id, all = msg.answer_on_board](const fence_result& r) mutable {
-    if (!id)
-      rp.deliver(r);
-    else if (all || !r.on_board)
-      rp.deliver(fence_answer_msg{*id, r});
+    if (all || !r.on_board) rp.deliver(fence_answer_msg{id, r});
   };
   pmix_status_t status = PMIX_SUCCESS;
   auto* t = st.fences.contribute(msg, answer, status);
@@ -297,10 +293,9 @@ caf::result<fence_result> on_fence(self_ptr self, fence_msg& msg) {
     log::error("server", "fence from ", to_string(msg.from), " refused: ",
                PMIx_Error_string(status));
     answer(fence_result{status, nullptr, std::make_shared<const std::string>(protocol::fence_reply(status, {}))});
-    return rp;
+    return;
   }
   advance_fence(self, *t);
-  return rp;
 }
 
 caf::result<get_result> on_get(self_ptr self, get_msg& msg) {
@@ -1285,7 +1280,7 @@ caf::behavior server_actor(caf::stateful_actor<server_state>* self, context_ptr 
   });
   // CAF tries the handlers in order: the per-request ones come first.
   return {
-      [=](fence_msg& msg) { return on_fence(self, msg); },
+      [=](fence_msg& msg) { on_fence(self, msg); },
       [=](connect_procs_msg& msg) { return on_connect_procs(self, msg); },
       [=](get_msg& msg) { return on_get(self, msg); },
       [=](register_nspace_msg& msg) { on_register_nspace(self, msg); },

@@ -25,8 +25,8 @@ namespace {
 struct probe_log {
   std::vector<connect_result> connects;
   std::vector<pmix_status_t> finalizes;
-  std::vector<fence_result> fences;
-  std::vector<fence_answer_msg> answers;  // to fences sent with an answer_id
+  std::vector<fence_result> fences;  // the answers' results
+  std::vector<fence_answer_msg> answers;  // fences' answers, with their ids
   int boards = 0;                         // fence_board_msgs received
   int releases = 0;
 };
@@ -50,12 +50,11 @@ caf::behavior fake_peer(caf::event_based_actor* self, std::shared_ptr<probe_log>
         msg.peer = caf::actor_cast<caf::actor>(self);
         self->send(rank, std::move(msg));
       },
-      [=](fence_msg msg, caf::actor server) {
-        if (msg.answer_id) return self->send(server, std::move(msg));  // as a peer actor does
-        self->request(server, caf::infinite, std::move(msg))
-            .then([=](fence_result& r) { log->fences.push_back(r); });
+      [=](fence_msg msg, caf::actor server) { self->send(server, std::move(msg)); },
+      [=](const fence_answer_msg& a) {
+        log->answers.push_back(a);
+        log->fences.push_back(a.result);
       },
-      [=](const fence_answer_msg& a) { log->answers.push_back(a); },
       [=](const fence_board_msg&) { ++log->boards; },
       [=](const release_msg&) {
         ++log->releases;
