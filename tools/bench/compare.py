@@ -60,6 +60,34 @@ def stolen_s():
         return 0.0
 
 
+def other_tasks_ns():
+    """CPU time each thread now on this machine has run, in ns
+    (/proc/PID/task/TID/schedstat), keyed by (pid, tid) with its process's
+    name. Taken before and after a benchmark: the threads alive at both ends
+    are the ones that were not the benchmark's (it starts its processes
+    after the first look and they have ended by the second), and what they
+    ran meanwhile took CPU from it (the sandbox's own agent, kernel threads,
+    anything else)."""
+    out = {}
+    try:
+        pids = [d for d in os.listdir("/proc") if d.isdigit()]
+    except OSError:
+        return out
+    me = os.getpid()
+    for pid in pids:
+        if int(pid) == me:
+            continue
+        try:
+            with open("/proc/%s/comm" % pid) as f:
+                comm = f.read().strip()
+            for tid in os.listdir("/proc/%s/task" % pid):
+                with open("/proc/%s/task/%s/schedstat" % (pid, tid)) as f:
+                    out[(int(pid), int(tid))] = (comm, int(f.read().split()[0]))
+        except (OSError, ValueError, IndexError):
+            continue
+    return out
+
+
 class Runner:
     def __init__(self, bindir, short):
         self.bindir = bindir
@@ -69,6 +97,9 @@ class Runner:
         # benchmark -> lib -> seconds stolen by the hypervisor while it ran:
         # a figure measured then is not the library's (docs/performance.md).
         self.stolen = {}
+        # benchmark -> lib -> {process name: seconds} other processes ran
+        # while it ran (other_tasks_ns).
+        self.others = {}
 
     def programs(self, lib):
         suffix = "" if lib == "ours" else "_openpmix"
@@ -79,6 +110,7 @@ class Runner:
         """One bench_host run; its samples go under `key` + name."""
         host, client = self.programs(lib)
         stolen_before = stolen_s()
+        others_before = other_tasks_ns()
         with tempfile.TemporaryDirectory(prefix="pmixbench.") as tmp:
             cmd = [host, client, tmp] + [str(a) for a in args]
             try:
@@ -91,6 +123,11 @@ class Runner:
                 label = " ".join(str(a) for a in (args[:1] + ([key] if key else [])))
                 by_lib = self.stolen.setdefault(label, {l: 0.0 for l in LIBS})
                 by_lib[lib] += max(0.0, stolen_s() - stolen_before)
+                ran = self.others.setdefault(label, {l: {} for l in LIBS})[lib]
+                for task, (comm, ns) in other_tasks_ns().items():
+                    before = others_before.get(task)
+                    if before and ns > before[1]:
+                        ran[comm] = ran.get(comm, 0.0) + (ns - before[1]) / 1e9
         if p.returncode != 0:
             self.failures.append("%s %s: exit %d: %s" % (lib, " ".join(map(str, args)), p.returncode,
                                                          p.stderr.strip()[-500:]))
@@ -345,6 +382,23 @@ def main():
                   "(steal time, /proc/stat)%s" % (
                       stolen_total, ": during " + ", ".join(stolen_hits) + "." if stolen_hits else ".")
     print(stolen_text.replace("`", ""))
+    # What other processes ran while a benchmark ran: on this sandbox the
+    # init process's worker threads run at nice -10 in bursts of 1-5 ms (a
+    # 32-rank fence held 5 ms by one, traced in docs/performance.md, "Tails").
+    others_total = {}
+    others_hits = []
+    for label, by_lib in run.others.items():
+        for lib in LIBS:
+            for comm, sec in by_lib[lib].items():
+                others_total[comm] = others_total.get(comm, 0.0) + sec
+        ours_s, theirs_s = (sum(by_lib[l].values()) for l in LIBS)
+        if ours_s >= 0.002 or theirs_s >= 0.002:
+            others_hits.append("`%s` (PMIx-CXX %.1f ms, OpenPMIx %.1f ms)" % (label, ours_s * 1e3, theirs_s * 1e3))
+    top = sorted(others_total.items(), key=lambda kv: -kv[1])[:3]
+    others_text = "Other processes ran %.2f s while the benchmarks ran (%s)%s" % (
+        sum(others_total.values()), ", ".join("%s %.2f s" % (c, v) for c, v in top) or "none",
+        ", 2 ms or more during " + ", ".join(others_hits) + "." if others_hits else ".")
+    print(others_text.replace("`", ""))
     gaps = []
     for when in ("before", "after"):
         per_s = run.values("ours", when + ".cpu_gaps_per_s")
@@ -378,7 +432,7 @@ def main():
                     platform.node(), os.cpu_count() or 0, cpu, platform.system(), platform.release(),
                     "short" if short else "full", rounds, t_start.strftime("%Y-%m-%d %H:%M"),
                     (datetime.datetime.now() - t_start).total_seconds(), load_start, os.getloadavg()[0]))
-        f.write(stolen_text + " " + gap_text + "\n\n")
+        f.write(stolen_text + " " + others_text + " " + gap_text + "\n\n")
         f.write("Goals: every timing at most 0.5 × OpenPMIx, memory at most 1 ×, no growth per cycle. "
                 "In the fences every rank times every fence and all ranks' samples count; each fence "
                 "figure has at least %d samples from at least %d fences (more fences at small N), and an "
