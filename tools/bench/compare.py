@@ -290,6 +290,11 @@ def main():
     # ---- the figures ----------------------------------------------------------------
     rows = []  # (figure, unit, ours, theirs, goal) ; goal: "time", "memory", "growth"
 
+    # figure -> the benchmark (Runner label) it comes from, for the fences:
+    # a missed one is listed with what else ran during that benchmark.
+    case_of = {}
+    misses = []  # (figure, benchmark)
+
     def stat_row(label, name, unit, stat, goal="time"):
         o = run.values("ours", name)
         t = run.values("openpmix", name)
@@ -310,6 +315,7 @@ def main():
             what = "fence N=%d%s" % (n, " collect" if collect else "")
             stat_row(what + ", median", key, "µs", "median")
             stat_row(what + ", p99", key, "µs", "p99")
+            case_of[what + ", median"] = case_of[what + ", p99"] = "fence n%d.c%d" % (n, collect)
     stat_row("PMIx_Get of a peer's 64-byte key, median", "get_peer_us", "µs", "median")
     stat_row("PMIx_Get of a job-level key (PMIX_JOB_SIZE), median", "get_job_us", "µs", "median")
     stat_row("register one namespace of %d ranks" % big, "register_nspace_ms", "ms", "median")
@@ -361,13 +367,15 @@ def main():
         for label, unit, o, t, goal in rows:
             ratio = o / t if (t == t and o == o and t > 0) else float("nan")
             v = verdict(o, t, goal)
+            if v == "missed" and label in case_of:
+                misses.append((label, case_of[label]))
             print("%-*s  %14s  %14s  %7s  %s" % (width, label, fmt(o, unit), fmt(t, unit),
                                                  "n/a" if ratio != ratio else "%.2f" % ratio, v))
             lines.append("| %s | %s | %s | %s | %s |" % (label, fmt(o, unit), fmt(t, unit),
                                                          "n/a" if ratio != ratio else "%.2f" % ratio, v))
         return lines
 
-    dfence_lines, rtt = data_fence_table(run, dsizes, verdict)
+    dfence_lines, rtt = data_fence_table(run, dsizes, verdict, misses)
     rows.extend(memory_rows)
     lines = table(rows)
     host_lines = table(host_rows) if host_rows else []
@@ -399,6 +407,18 @@ def main():
         sum(others_total.values()), ", ".join("%s %.2f s" % (c, v) for c, v in top) or "none",
         ", 2 ms or more during " + ", ".join(others_hits) + "." if others_hits else ".")
     print(others_text.replace("`", ""))
+    # Each missed fence figure with the steal and the other threads' CPU
+    # during each library's runs of its benchmark: a p99 moved by them is
+    # the machine's (docs/performance.md, "What else ran").
+    def beside(figure, case):
+        st = run.stolen.get(case, {})
+        ot = run.others.get(case, {})
+        return "%s (steal: PMIx-CXX %.2f s, OpenPMIx %.2f s; other threads: PMIx-CXX %.1f ms, OpenPMIx %.1f ms)" % (
+            figure, st.get("ours", 0.0), st.get("openpmix", 0.0),
+            sum(ot.get("ours", {}).values()) * 1e3, sum(ot.get("openpmix", {}).values()) * 1e3)
+    missed_text = ("Missed: " + "; ".join(beside(f, c) for f, c in misses) + ".") if misses else ""
+    if missed_text:
+        print(missed_text)
     gaps = []
     for when in ("before", "after"):
         per_s = run.values("ours", when + ".cpu_gaps_per_s")
@@ -433,6 +453,8 @@ def main():
                     "short" if short else "full", rounds, t_start.strftime("%Y-%m-%d %H:%M"),
                     (datetime.datetime.now() - t_start).total_seconds(), load_start, os.getloadavg()[0]))
         f.write(stolen_text + " " + others_text + " " + gap_text + "\n\n")
+        if missed_text:
+            f.write(missed_text + "\n\n")
         f.write("Goals: every timing at most 0.5 × OpenPMIx, memory at most 1 ×, no growth per cycle. "
                 "In the fences every rank times every fence and all ranks' samples count; each fence "
                 "figure has at least %d samples from at least %d fences (more fences at small N), and an "
@@ -572,7 +594,7 @@ def multinode_fences(a, short, tree, fence_iters):
 memory_rows = []  # filled by data_fence_table, reported with the other figures
 
 
-def data_fence_table(run, dsizes, verdict):
+def data_fence_table(run, dsizes, verdict, misses):
     """Rows of the data-carrying fence, printed and as Markdown; returns them
     and the median Unix-socket round trip (both libraries' runs pooled: it
     does not involve PMIx)."""
@@ -593,6 +615,8 @@ def data_fence_table(run, dsizes, verdict):
         v = "-" if goal is None else (
             "met" if verdict(om, tm, goal) == "met" and verdict(op, tp, goal) == "met" else
             "n/a" if verdict(om, tm, goal) == "n/a" else "missed")
+        if v == "missed":
+            misses.append(("data fence N=%d" % n, "datafence n%d" % n))
         limit = n * rtt
         r = lambda x, y: "n/a" if (x != x or y != y or y <= 0) else "%.2f" % (x / y)
         print("%5d  %10s %10s %6s  %10s %10s %6s  %10s %8s  %s" % (
