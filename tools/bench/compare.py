@@ -392,7 +392,7 @@ def main():
     print(stolen_text.replace("`", ""))
     # What other processes ran while a benchmark ran: on this sandbox the
     # init process's worker threads run at nice -10 in bursts of 1-5 ms (a
-    # 32-rank fence held 5 ms by one, traced in docs/performance.md, "Tails").
+    # 32-rank fence held 5 ms by one: docs/performance.md, "What else ran").
     others_total = {}
     others_hits = []
     for label, by_lib in run.others.items():
