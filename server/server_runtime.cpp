@@ -582,8 +582,10 @@ void runtime::stop() {
   if (loop_ && loop_thread_.joinable()) {
     io_->wake();
     // The loop thread most often sleeps: while it wakes up and ends, this
-    // thread removes the files (an rmdir here blocks for 0.1-1 ms: about
-    // half of a finalize). A client that comes now finds no socket.
+    // thread removes the files. A client that comes now finds no socket.
+    // (The listener's bound path keeps the directory until the listener is
+    // closed: that close, not the rmdir, is where the file system frees it,
+    // docs/performance.md, "Server init and finalize".)
     remove_files();
     loop_thread_.join();
     // What was posted and not sent is dropped: its callers get
