@@ -98,6 +98,9 @@ struct server_context {
   // The key of the credentials the server issues itself when the host does
   // not (actors/credential.hpp): random, for this server's lifetime.
   std::string credential_key;
+  // The longest such a credential stays valid (seconds; its default life is
+  // credential::default_lifetime_s, or PMIX_TIMEOUT up to this).
+  std::int64_t max_credential_lifetime_s = 86400;
   // The fault plane (faults/plane.hpp, docs/fault-injection.md): null
   // unless a plan was given, and every fault point asks that first.
   std::shared_ptr<faults::plane> faults;

@@ -33,6 +33,12 @@ namespace pmix::actors {
 
 using env_list = std::vector<std::string>;  // "NAME=value" entries
 
+// The user of a process that asks for something (SO_PEERCRED of its
+// connection): what it may see of other jobs depends on it
+// (docs/security.md, "What another user sees"). A connection over TCP has
+// no kernel-reported user; the host's own requests come as root.
+constexpr uid_t unknown_user = static_cast<uid_t>(-1);
+
 // ---- from the C facade to the server actor -------------------------------
 
 struct register_nspace_msg {
@@ -273,6 +279,7 @@ struct fence_msg {
   // plane's ledger counts every answer).
   std::uint64_t answer_id = 0;
   bool answer_on_board = false;
+  uid_t uid = 0;  // the contributor's user
 };
 
 // From the server to a peer: its namespace's fence board, to pass to the
@@ -309,6 +316,7 @@ struct get_msg {
   proc_id target;
   std::string key;
   info_list info;
+  uid_t uid = 0;  // the asker's user
 };
 
 struct get_result {
@@ -368,11 +376,20 @@ struct pset_msg {
   std::vector<proc_id> members;
   reply_to<no_result> done;
 };
-// The process-set queries the server answers itself
-// (PMIX_QUERY_NUM_PSETS, PMIX_QUERY_PSET_NAMES, PMIX_QUERY_PSET_MEMBERSHIP).
-// Reply: info_list.
+// PMIx_Query_info of a peer, seen by the server actor first (reply:
+// query_plan): it answers the process-set keys itself (PMIX_QUERY_NUM_PSETS,
+// PMIX_QUERY_PSET_NAMES, PMIX_QUERY_PSET_MEMBERSHIP, members the asker may
+// not see left out), refuses the queries whose qualifiers name a namespace
+// of another user, and hands back the rest, for the host.
 struct pset_query_msg {
   std::vector<query> queries;
+  proc_id from;
+  uid_t uid = 0;
+};
+struct query_plan {
+  info_list answered;
+  std::vector<query> for_host;
+  std::size_t refused = 0;
 };
 // PMIx_server_register_resources (add) / _deregister_resources (server
 // actor): node-level information every local job's data carries.
@@ -410,6 +427,7 @@ struct group_msg {
   info_list directives;
   std::optional<proc_id> leader;
   bool accept = false;
+  uid_t uid = 0;  // the caller's user
 };
 // The host's answer to a group up-call (server actor).
 struct group_upcall_done {
@@ -428,6 +446,8 @@ struct iof_pull_msg {
   std::vector<proc_id> procs;
   pmix_iof_channel_t channels = 0;
   info_list directives;
+  proc_id from;
+  uid_t uid = 0;  // the puller's user
 };
 // PMIx_IOF_deregister (reply: pmix_status_t), and a puller that went away.
 struct iof_deregister_msg {
@@ -461,6 +481,7 @@ struct connect_procs_msg {
   std::vector<proc_id> procs;
   info_list info;
   bool disconnect = false;
+  uid_t uid = 0;  // the caller's user
 };
 
 // A namespace's serialized wire::JobInfo (what its clients get at connect).
@@ -500,6 +521,12 @@ struct spawn_done_msg {
   std::uint64_t id = 0;
   pmix_status_t status = PMIX_SUCCESS;
   std::string nspace;
+};
+// From a peer to the server: its process spawned `nspace`, which is then
+// that user's to see even where no process of it is registered here.
+struct spawned_msg {
+  std::string nspace;
+  uid_t uid = 0;
 };
 
 }  // namespace pmix::actors
@@ -544,6 +571,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::iof_pull_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::group_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::pset_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::pset_query_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::query_plan)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::resources_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::trim_job_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::deliver_inventory_msg)
@@ -560,3 +588,4 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::extend_job_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::dmodex_request_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::lookup_done_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::spawn_done_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::spawned_msg)

@@ -272,6 +272,7 @@ void on_fence(self_ptr self, std::uint64_t id, const wire::FenceRequest& req) {
   auto& st = self->state;
   fence_msg msg;
   msg.from = st.proc;
+  msg.uid = st.owner;
   msg.procs.reserve(static_cast<std::size_t>(req.procs_size()));
   for (const auto& p : req.procs()) msg.procs.push_back(protocol::from_wire(p));
   if (msg.procs.empty()) msg.procs.push_back(proc_id{st.proc.nspace, rank_wildcard});
@@ -310,6 +311,7 @@ void on_get(self_ptr self, std::uint64_t id, const wire::GetRequest& req) {
   auto& st = self->state;
   get_msg msg;
   msg.from = st.proc;
+  msg.uid = st.owner;
   msg.target = protocol::from_wire(req.proc());
   msg.key = req.key();
   std::string error;
@@ -397,17 +399,8 @@ void on_query(self_ptr self, std::uint64_t id, const wire::QueryRequest& req) {
       return protocol_error(self, error);
     queries.push_back(std::move(item));
   }
-  // The process-set keys the server answers itself; the rest go to the host.
-  auto is_pset_key = [](const std::string& k) {
-    return k == PMIX_QUERY_NUM_PSETS || k == PMIX_QUERY_PSET_NAMES || k == PMIX_QUERY_PSET_MEMBERSHIP;
-  };
-  std::vector<query> psets, rest;
-  for (auto& q : queries) {
-    query mine{{}, q.qualifiers}, theirs{{}, q.qualifiers};
-    for (auto& k : q.keys) (is_pset_key(k) ? mine : theirs).keys.push_back(std::move(k));
-    if (!mine.keys.empty()) psets.push_back(std::move(mine));
-    if (!theirs.keys.empty()) rest.push_back(std::move(theirs));
-  }
+  // The server actor answers the process-set keys itself and refuses what
+  // names another user's namespace; the rest go to the host.
   auto ask_host = [self, id](const std::vector<query>& asked_for, info_list answered) {
     auto& st = self->state;
     const bool asked = st.ctx->host->query(
@@ -427,13 +420,14 @@ void on_query(self_ptr self, std::uint64_t id, const wire::QueryRequest& req) {
     if (answered.empty()) return send_info_reply(self, id, PMIX_ERR_NOT_SUPPORTED, {});
     send_info_reply(self, id, PMIX_ERR_PARTIAL_SUCCESS, answered);
   };
-  if (psets.empty()) return ask_host(rest, {});
-  self->request(st.server, caf::infinite, pset_query_msg{std::move(psets)})
+  self->request(st.server, caf::infinite, pset_query_msg{std::move(queries), st.proc, st.owner})
       .then(
-          [=](info_list& answered) {
-            if (!rest.empty()) return ask_host(rest, std::move(answered));
-            const auto status = answered.empty() ? PMIX_ERR_NOT_FOUND : PMIX_SUCCESS;
-            send_info_reply(self, id, status, answered);
+          [=](query_plan& plan) {
+            if (!plan.for_host.empty()) return ask_host(plan.for_host, std::move(plan.answered));
+            const auto status = plan.answered.empty() ? PMIX_ERR_NOT_FOUND
+                                : plan.refused > 0    ? PMIX_ERR_PARTIAL_SUCCESS
+                                                      : PMIX_SUCCESS;
+            send_info_reply(self, id, status, plan.answered);
           },
           [=](caf::error&) { send_info_reply(self, id, PMIX_ERR_UNREACH, {}); });
 }
@@ -444,8 +438,16 @@ void on_notify(self_ptr self, std::uint64_t id, const wire::Event& req) {
   auto& st = self->state;
   client_event_msg msg;
   msg.ev.status = req.status();
-  if (req.has_source()) msg.ev.source = protocol::from_wire(req.source());
-  if (msg.ev.source.nspace.empty()) msg.ev.source = st.proc;  // none given: the notifier
+  // The source is the sender, whatever the request names (as OpenPMIx does):
+  // another process's name would reach its job's handlers and the host as
+  // if it had raised the event, and route the range by its namespace.
+  msg.ev.source = st.proc;
+  if (req.has_source() && !req.source().nspace().empty()) {
+    const auto claimed = protocol::from_wire(req.source());
+    if (claimed != st.proc)
+      log::warning("peer", to_string(st.proc), " (uid ", st.owner, "): PMIx_Notify_event names ", to_string(claimed),
+                   " as its source: the event goes out from ", to_string(st.proc));
+  }
   msg.ev.range = static_cast<pmix_data_range_t>(req.range());
   msg.origin = caf::actor_cast<caf::actor>(self);
   std::string error;
@@ -455,12 +457,22 @@ void on_notify(self_ptr self, std::uint64_t id, const wire::Event& req) {
             [=](caf::error&) { send_status(self, id, PMIX_ERR_UNREACH); });
 }
 
-// The publisher's user, added to what a publish, lookup or unpublish hands
-// the host (as OpenPMIx does: Open MPI's data server keys its entries on it
-// and refuses a lookup without it).
+// The caller's user and group, added to what a publish, lookup or unpublish
+// hands the host (as OpenPMIx does: Open MPI's data server keys its entries
+// on the user and refuses a lookup without it). Those the kernel reported
+// for the connection: a PMIX_USERID or PMIX_GRPID the client put in its
+// directives is dropped (another user's id would reach that user's data).
 void add_user(const peer_state& st, info_list& info) {
-  if (find(info, PMIX_USERID) == nullptr)
-    info.push_back({PMIX_USERID, value::unsigned_(PMIX_UINT32, st.owner), 0});
+  const auto claimed = std::remove_if(info.begin(), info.end(), [](const pmix::info& i) {
+    return i.key == PMIX_USERID || i.key == PMIX_GRPID;
+  });
+  if (claimed != info.end()) {
+    log::debug("peer", to_string(st.proc), ": the user and group it named are replaced by its own");
+    info.erase(claimed, info.end());
+  }
+  // Over TCP the user is unknown: (uid_t)-1, nobody's id.
+  info.push_back({PMIX_USERID, value::unsigned_(PMIX_UINT32, st.owner), 0});
+  if (st.conn) info.push_back({PMIX_GRPID, value::unsigned_(PMIX_UINT32, st.conn->credentials().gid), 0});
 }
 
 // PMIx_Publish / _Unpublish: the host keeps published data.
@@ -555,6 +567,7 @@ void on_connect_procs(self_ptr self, std::uint64_t id, const wire::ConnectProcsR
   auto& st = self->state;
   connect_procs_msg msg;
   msg.from = st.proc;
+  msg.uid = st.owner;
   msg.disconnect = req.disconnect();
   for (const auto& p : req.procs()) msg.procs.push_back(protocol::from_wire(p));
   std::string error;
@@ -585,12 +598,18 @@ void on_log(self_ptr self, std::uint64_t id, const wire::LogRequest& req) {
   std::string error;
   if (!protocol::from_wire(req.data(), data, &error) || !protocol::from_wire(req.directives(), directives, &error))
     return protocol_error(self, error);
+  // The source is the sender, for the host too: a PMIX_LOG_SOURCE the
+  // client gives is replaced by its authenticated identity.
+  directives.erase(std::remove_if(directives.begin(), directives.end(),
+                                  [](const info& d) { return d.key == PMIX_LOG_SOURCE; }),
+                   directives.end());
+  directives.push_back({PMIX_LOG_SOURCE, value::proc(st.proc), 0});
   const auto upcall = st.next_upcall++;
   if (st.ctx->host->log(st.proc, data, directives, reply_to_actor(self->address(), st.ctx, upcall))) {
     st.upcalls.emplace(upcall, id);
     return;
   }
-  const auto rc = logging::log_locally(st.proc, data, directives, error);
+  const auto rc = logging::log_locally(st.proc, data, directives, error, true);
   if (rc != PMIX_SUCCESS) log::warning("peer", to_string(st.proc), ": PMIx_Log: ", error);
   send_status(self, id, rc);
 }
@@ -927,7 +946,11 @@ caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
         send_info_reply(self, id, status, results);
       },
       [=](const lookup_done_msg& r) { send_lookup_reply(self, r.id, r.status, r.data); },
-      [=](const spawn_done_msg& r) { send_spawn_reply(self, r.id, r.status, r.nspace); },
+      [=](const spawn_done_msg& r) {
+        auto& st = self->state;
+        if (r.status == PMIX_SUCCESS && !r.nspace.empty()) self->send(st.server, spawned_msg{r.nspace, st.owner});
+        send_spawn_reply(self, r.id, r.status, r.nspace);
+      },
       [=](const release_msg&) -> caf::result<bool> {
         // Freed (reclaimed, stranded, or deregistered while still
         // connected): the epilog runs too, and the answer (which a

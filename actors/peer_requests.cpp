@@ -4,7 +4,9 @@
 #include <caf/send.hpp>
 #include <pmix.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <ctime>
 
 #include "actors/credential.hpp"
@@ -65,9 +67,17 @@ void get_credential(self_ptr self, std::uint64_t id, const info_list& directives
     log::warning("peer", to_string(st.proc), ": no credential for a process whose user is unknown (TCP)");
     return send_info_reply(self, id, PMIX_ERR_NO_PERMISSIONS, {});
   }
-  std::int64_t lifetime = credential::default_lifetime_s;
-  if (const auto* t = find(directives, PMIX_TIMEOUT); t != nullptr && t->val.as_int() && *t->val.as_int() > 0)
-    lifetime = *t->val.as_int();
+  // PMIX_TIMEOUT asks for a lifetime; it is capped (both are far from
+  // overflowing a time_t when added to now).
+  const std::int64_t cap = st.ctx->max_credential_lifetime_s;
+  std::int64_t lifetime = std::min(credential::default_lifetime_s, cap);
+  if (const auto* t = find(directives, PMIX_TIMEOUT); t != nullptr && t->val.as_uint() && *t->val.as_uint() > 0) {
+    const auto asked = *t->val.as_uint();
+    lifetime = asked > static_cast<std::uint64_t>(cap) ? cap : static_cast<std::int64_t>(asked);
+    if (lifetime < static_cast<std::int64_t>(std::min<std::uint64_t>(asked, INT64_MAX)))
+      log::debug("peer", to_string(st.proc), ": credential lifetime ", asked, " s capped at ", cap,
+                 " s (PMIX_CXX_MAX_CREDENTIAL_LIFETIME_S)");
+  }
   credential::claims c;
   c.uid = who.uid;
   c.gid = who.gid;
@@ -216,7 +226,7 @@ void on_host_request(self_ptr self, std::uint64_t id, const wire::HostRequest& r
       const auto channels = static_cast<pmix_iof_channel_t>(req.code());
       self->request(st.server, caf::infinite,
                     iof_pull_msg{caf::actor_cast<caf::actor>(self), ref, std::move(procs), channels,
-                                 std::move(directives)})
+                                 std::move(directives), st.proc, st.owner})
           .then(
               [=](pmix_status_t rc) {
                 if (rc == PMIX_SUCCESS) ++self->state.iof_pulls;
@@ -247,6 +257,7 @@ void on_group_request(self_ptr self, std::uint64_t id, const wire::GroupRequest&
   msg.op = static_cast<std::uint32_t>(req.op());
   msg.name = req.name();
   msg.from = st.proc;
+  msg.uid = st.owner;
   for (const auto& p : req.procs()) msg.procs.push_back(protocol::from_wire(p));
   std::string error;
   if (!protocol::from_wire(req.directives(), msg.directives, &error)) return protocol_error(self, error);

@@ -52,6 +52,20 @@ server_state::server_state()
   });
 }
 
+bool server_state::may_see(uid_t uid, const std::string& from, const std::string& nspace) const {
+  // Root sees every job, as its processes can read any user's memory.
+  if (uid == 0 || nspace == from) return true;
+  if (uid == unknown_user) return false;  // over TCP: only its own namespace
+  if (auto it = nspaces.find(nspace); it != nspaces.end()) {
+    const auto& e = it->second;
+    if (e.job_user || !e.users.empty()) return (e.job_user && *e.job_user == uid) || e.users.count(uid) != 0;
+  }
+  if (auto s = spawned_by.find(nspace); s != spawned_by.end()) return s->second == uid;
+  // A namespace whose user this server does not know (none of its
+  // processes registered here, no PMIX_USERID): its host's, the server's.
+  return ctx && uid == ctx->uid;
+}
+
 env_list client_environment(const server_context& ctx, const proc_id& proc) {
   env_list env;
   env.push_back("PMIX_NAMESPACE=" + proc.nspace);
@@ -91,6 +105,28 @@ void invitee_gone(self_ptr self, const proc_id& p);
 
 void fail_collective(self_ptr self, collective kind, std::uint64_t id, pmix_status_t status) {
   self->state.book(kind).complete(id, fence_result{status, nullptr, nullptr});
+}
+
+// The first of `procs` in a namespace the caller (user `uid`, process
+// `from`) may not see, logged as refusing `what`; null if it may see them
+// all. Such a request is answered PMIX_ERR_NOT_FOUND, as for a namespace
+// that does not exist: another user's job is not there for it.
+const proc_id* unseen(const server_state& st, const char* what, const proc_id& from, uid_t uid,
+                      const std::vector<proc_id>& procs) {
+  for (const auto& p : procs) {
+    if (st.may_see(uid, from.nspace, p.nspace)) continue;
+    log::warning("server", what, " from ", to_string(from), " (uid ", uid, ") names ", to_string(p),
+                 ", a process of another user's job: refused");
+    return &p;
+  }
+  return nullptr;
+}
+
+void count_user(server_state::nspace_entry& e, uid_t uid) { ++e.users[uid]; }
+
+void uncount_user(server_state::nspace_entry& e, uid_t uid) {
+  auto it = e.users.find(uid);
+  if (it != e.users.end() && --it->second == 0) e.users.erase(it);
 }
 
 void fail_fence(self_ptr self, std::uint64_t id, pmix_status_t status) {
@@ -244,6 +280,12 @@ caf::result<fence_result> on_connect_procs(self_ptr self, connect_procs_msg& msg
   auto& st = self->state;
   const auto kind = msg.disconnect ? collective::disconnect : collective::connect;
   auto rp = self->make_response_promise();
+  if (unseen(st, name_of(kind), msg.from, msg.uid, msg.procs) != nullptr) {
+    rp.deliver(fence_result{PMIX_ERR_NOT_FOUND, nullptr,
+                            std::make_shared<const std::string>(
+                                protocol::connect_procs_reply_body(PMIX_ERR_NOT_FOUND, {}))});
+    return rp;
+  }
   fence_msg as_fence;
   as_fence.from = msg.from;
   as_fence.procs = std::move(msg.procs);
@@ -288,7 +330,11 @@ void on_fence(self_ptr self, fence_msg& msg) {
     if (all || !r.on_board) rp.deliver(fence_answer_msg{id, r});
   };
   pmix_status_t status = PMIX_SUCCESS;
-  auto* t = st.fences.contribute(msg, answer, status);
+  fence_tracker* t = nullptr;
+  if (unseen(st, "fence", msg.from, msg.uid, msg.procs) != nullptr)
+    status = PMIX_ERR_NOT_FOUND;
+  else
+    t = st.fences.contribute(msg, answer, status);
   if (t == nullptr) {
     log::error("server", "fence from ", to_string(msg.from), " refused: ",
                PMIx_Error_string(status));
@@ -300,6 +346,11 @@ void on_fence(self_ptr self, fence_msg& msg) {
 
 caf::result<get_result> on_get(self_ptr self, get_msg& msg) {
   auto& st = self->state;
+  if (!st.may_see(msg.uid, msg.from.nspace, msg.target.nspace)) {
+    log::warning("server", "get of ", to_string(msg.target), " from ", to_string(msg.from), " (uid ", msg.uid,
+                 "): another user's job: refused");
+    return get_result{PMIX_ERR_NOT_FOUND, {}};
+  }
   auto it = st.nspaces.find(msg.target.nspace);
   // A client asks for a reserved key only of a namespace it has no job data
   // for (a job it spawned or connected to): the namespace's job data answers.
@@ -391,6 +442,9 @@ void on_register_nspace(self_ptr self, register_nspace_msg& msg) {
   for (const auto& r : st.resources)
     if (find(layout.job_info, r.key) == nullptr) layout.job_info.push_back(r);
   nspace_locality loc{layout.local_ranks, layout.job_size};
+  std::optional<uid_t> job_user;
+  if (const auto* u = find(layout.job_info, PMIX_USERID); u != nullptr && u->val.as_uint())
+    job_user = static_cast<uid_t>(*u->val.as_uint());
   rank_map<registration> registrations;
   if (auto early = st.early_registrations.find(msg.nspace); early != st.early_registrations.end()) {
     registrations = std::move(early->second);
@@ -415,6 +469,8 @@ void on_register_nspace(self_ptr self, register_nspace_msg& msg) {
   auto& entry = st.nspaces[msg.nspace] =
       server_state::nspace_entry{actor, std::move(loc), false, 0, std::move(registrations)};
   entry.nlocalprocs = msg.nlocalprocs;
+  entry.job_user = job_user;
+  for (auto r : entry.registrations.ranks()) count_user(entry, entry.registrations.find(r)->uid);
   // What waited for the namespace.
   if (auto early = st.early_job_info.find(msg.nspace); early != st.early_job_info.end()) {
     self->send(actor, extend_job_msg{msg.nspace, std::move(early->second), actors::make_reply<no_result>(
@@ -561,10 +617,12 @@ pmix_status_t register_rank(server_state::nspace_entry* entry, const std::string
                *entry->locality.job_size);
     return PMIX_ERR_BAD_PARAM;
   }
-  if (!same_user(entry->registrations.find(rank))) return PMIX_ERR_EXISTS;
+  const auto* had = entry->registrations.find(rank);
+  if (!same_user(had)) return PMIX_ERR_EXISTS;
   auto& locals = entry->locality.local_ranks;
   auto pos = std::lower_bound(locals.begin(), locals.end(), rank);
   if (pos == locals.end() || *pos != rank) locals.insert(pos, rank);
+  if (had == nullptr) count_user(*entry, reg.uid);
   entry->registrations[rank] = reg;
   return PMIX_SUCCESS;
 }
@@ -607,6 +665,7 @@ void on_deregister_client(self_ptr self, deregister_client_msg& msg) {
     log::warning("server", "deregister_client of ", to_string(msg.proc), ": unknown namespace");
     return msg.done->deliver(PMIX_ERR_NOT_FOUND);
   }
+  if (const auto* had = it->second.registrations.find(msg.proc.rank)) uncount_user(it->second, had->uid);
   msg.registered = it->second.registrations.erase(msg.proc.rank);
   // The rank is gone for good: collectives still waiting for it fail.
   st.departed[msg.proc] = PMIX_ERR_UNREACH;
@@ -625,6 +684,7 @@ void route_tool(self_ptr self, connect_msg msg, caf::response_promise rp) {
                                           st.ctx, reply_to<no_result>{}, std::shared_ptr<const std::string>{});
     it = st.nspaces.emplace(msg.proc.nspace, server_state::nspace_entry{actor, {}, true, 0}).first;
   }
+  it->second.users.emplace(msg.cred.uid, 1);  // its tools' users
   ++it->second.connects_sent;
   self->request(it->second.actor, caf::infinite, std::move(msg))
       .then([rp](connect_result& r) mutable { rp.deliver(std::move(r)); },
@@ -764,6 +824,10 @@ void on_upcall_result(self_ptr self, upcall_result& r) {
 caf::result<pmix_status_t> on_iof_pull(self_ptr self, iof_pull_msg& msg) {
   auto& st = self->state;
   auto rp = self->make_response_promise();
+  if (unseen(st, "PMIx_IOF_pull", msg.from, msg.uid, msg.procs) != nullptr) {
+    rp.deliver(pmix_status_t{PMIX_ERR_NOT_FOUND});
+    return rp;
+  }
   const auto upcall = st.next_upcall++;
   const bool asked = st.ctx->host->iof_pull(msg.procs, msg.directives, msg.channels,
                                             reply_to_actor(self->address(), st.ctx, upcall));
@@ -1072,6 +1136,9 @@ void invitee_gone(self_ptr self, const proc_id& p) {
 
 caf::result<fence_result> on_group(self_ptr self, group_msg& msg) {
   auto& st = self->state;
+  if (unseen(st, "a group operation", msg.from, msg.uid, msg.procs) != nullptr ||
+      (msg.leader && unseen(st, "a group operation", msg.from, msg.uid, {*msg.leader}) != nullptr))
+    return group_answer(PMIX_ERR_NOT_FOUND);
   switch (static_cast<wire::GroupOp>(msg.op)) {
     case wire::GROUP_CONSTRUCT:
     case wire::GROUP_DESTRUCT: {
@@ -1197,11 +1264,49 @@ void on_pset(self_ptr self, pset_msg& msg) {
   msg.done->deliver(PMIX_SUCCESS);
 }
 
-info_list on_pset_query(self_ptr self, const pset_query_msg& msg) {
+// Whether a query's qualifiers name a namespace (PMIX_NSPACE, PMIX_PROCID)
+// the asker may not see.
+bool names_unseen(const server_state& st, const pset_query_msg& msg, const query& q) {
+  for (const auto& i : q.qualifiers) {
+    std::string ns;
+    if (i.key == PMIX_NSPACE && i.val.as_string() != nullptr) ns = *i.val.as_string();
+    else if (i.key == PMIX_PROCID && i.val.as_proc() != nullptr) ns = i.val.as_proc()->nspace;
+    else continue;
+    if (!st.may_see(msg.uid, msg.from.nspace, ns)) {
+      log::warning("server", "a query from ", to_string(msg.from), " (uid ", msg.uid, ") names ", ns,
+                   ", another user's job: refused");
+      return true;
+    }
+  }
+  return false;
+}
+
+query_plan on_pset_query(self_ptr self, const pset_query_msg& msg) {
   auto& st = self->state;
-  info_list out;
-  for (const auto& q : msg.queries)
+  query_plan plan;
+  info_list& out = plan.answered;
+  auto is_pset_key = [](const std::string& k) {
+    return k == PMIX_QUERY_NUM_PSETS || k == PMIX_QUERY_PSET_NAMES || k == PMIX_QUERY_PSET_MEMBERSHIP;
+  };
+  // Process sets are the host's, not a user's: a member the asker may not
+  // see is left out of a membership.
+  auto seen_members = [&](const std::vector<proc_id>& members) {
+    std::vector<proc_id> seen;
+    for (const auto& p : members)
+      if (st.may_see(msg.uid, msg.from.nspace, p.nspace)) seen.push_back(p);
+    return seen;
+  };
+  for (const auto& q : msg.queries) {
+    if (names_unseen(st, msg, q)) {
+      ++plan.refused;
+      continue;
+    }
+    query theirs{{}, q.qualifiers};
     for (const auto& k : q.keys) {
+      if (!is_pset_key(k)) {
+        theirs.keys.push_back(k);
+        continue;
+      }
       if (k == PMIX_QUERY_NUM_PSETS) {
         out.push_back({PMIX_QUERY_NUM_PSETS, value::unsigned_(PMIX_SIZE, st.psets.size()), 0});
       } else if (k == PMIX_QUERY_PSET_NAMES) {
@@ -1212,10 +1317,12 @@ info_list on_pset_query(self_ptr self, const pset_query_msg& msg) {
         const auto* name = find(q.qualifiers, PMIX_PSET_NAME);
         const auto* text = name == nullptr ? nullptr : name->val.as_string();
         auto it = text == nullptr ? st.psets.end() : st.psets.find(*text);
-        if (it != st.psets.end()) out.push_back({PMIX_QUERY_PSET_MEMBERSHIP, proc_array(it->second), 0});
+        if (it != st.psets.end()) out.push_back({PMIX_QUERY_PSET_MEMBERSHIP, proc_array(seen_members(it->second)), 0});
       }
     }
-  return out;
+    if (!theirs.keys.empty()) plan.for_host.push_back(std::move(theirs));
+  }
+  return plan;
 }
 
 // PMIx_server_register_resources / _deregister_resources: node-level data
@@ -1317,6 +1424,15 @@ caf::behavior server_actor(caf::stateful_actor<server_state>* self, context_ptr 
       [=](group_msg& msg) { return on_group(self, msg); },
       [=](pset_msg& msg) { on_pset(self, msg); },
       [=](const pset_query_msg& msg) { return on_pset_query(self, msg); },
+      [=](const spawned_msg& msg) {
+        auto& st = self->state;
+        if (!st.spawned_by.emplace(msg.nspace, msg.uid).second) return;
+        st.spawned_order.push_back(msg.nspace);
+        if (st.spawned_order.size() > server_state::max_spawned) {
+          st.spawned_by.erase(st.spawned_order.front());
+          st.spawned_order.pop_front();
+        }
+      },
       [=](resources_msg& msg) { on_resources(self, msg); },
       [=](deliver_inventory_msg& msg) {
         self->state.inventories[msg.host] = std::move(msg.info);

@@ -9,7 +9,9 @@
 
 #include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
+#include <deque>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 #include <string>
@@ -37,6 +39,12 @@ struct server_state {
     // (docs/spec-map.md).
     // (by rank position: a host registers thousands in a burst).
     rank_map<registration> registrations;
+    // Whose job it is (docs/security.md, "What another user sees"): the
+    // users its ranks are registered for (how many ranks each), the user its
+    // registration names (PMIX_USERID), and for a tool's namespace the
+    // tools' users.
+    std::map<uid_t, std::size_t> users;
+    std::optional<uid_t> job_user;
     // What a failed namespace actor is restarted from: its local process
     // count, its job data as last published (nspace_job_msg) and the
     // epilogs clients registered with it.
@@ -112,6 +120,18 @@ struct server_state {
   std::map<std::uint64_t, std::pair<iof_registration, caf::response_promise>> iof_upcalls;
   std::uint64_t next_upcall = 1;
   std::uint64_t next_tool = 1;  // for the namespaces the server gives tools
+  // Namespaces a process of this server spawned, and its user: that user's
+  // to see, also where none of its processes is registered here. The
+  // oldest are forgotten beyond max_spawned (spawns whose namespace this
+  // server never registers would otherwise pile up).
+  std::map<std::string, uid_t> spawned_by;
+  std::deque<std::string> spawned_order;
+  static constexpr std::size_t max_spawned = 4096;
+
+  // Whether a process of user `uid` in namespace `from` may see what
+  // namespace `nspace` holds (its job data, its processes' data, its
+  // processes in a collective, their output).
+  bool may_see(uid_t uid, const std::string& from, const std::string& nspace) const;
 };
 
 caf::behavior server_actor(caf::stateful_actor<server_state>* self, context_ptr ctx);

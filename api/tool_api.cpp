@@ -24,6 +24,7 @@
 #include <dirent.h>
 #include <pmix.h>
 #include <pmix_tool.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -202,7 +203,15 @@ pmix_status_t rendezvous(const tool_directives& d, const info_list& info, const 
     if (attempt > 0) std::this_thread::sleep_for(std::chrono::seconds(d.delay_s));
     for (const auto& file : candidate_files(d)) {
       server::rendezvous_contents c;
-      if (!server::read_file(file, c) || !server::process_alive(c.pid)) continue;
+      std::string why;
+      if (!server::read_trusted(file, c, why)) {
+        // Absent is the usual case; a file that is there but untrusted is
+        // someone else's, planted where a server's would be.
+        struct stat there;
+        if (::lstat(file.c_str(), &there) == 0) log::warning("api", "tool: ignoring rendezvous file ", file, ": ", why);
+        continue;
+      }
+      if (!server::process_alive(c.pid)) continue;
       if (const auto id = server_of(c.uri); id && held && held(*id)) {
         if (!named) continue;
         already = *id;

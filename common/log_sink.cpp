@@ -7,6 +7,7 @@
 #include <ctime>
 
 #include "common/directives.hpp"
+#include "common/log.hpp"
 #include "common/supported.hpp"
 
 namespace pmix::logging {
@@ -24,7 +25,7 @@ void write_all(int fd, const std::string& text) {
 }  // namespace
 
 pmix_status_t log_locally(const proc_id& source, const info_list& data, const info_list& directives,
-                          std::string& error) {
+                          std::string& error, bool for_peer) {
   const auto rc = directives::check("PMIx_Log", directives, supported::log_directives);
   if (rc != PMIX_SUCCESS) {
     error = "a required directive is not supported";
@@ -35,9 +36,11 @@ pmix_status_t log_locally(const proc_id& source, const info_list& data, const in
   std::string stamp;
   for (const auto& d : directives) {
     if (d.key == PMIX_LOG_SOURCE) {
-      if (const auto* p = d.val.as_proc()) from = *p;
+      const auto* p = d.val.as_proc();
+      if (p != nullptr && !for_peer) from = *p;
     } else if (d.key == PMIX_LOG_SYSLOG_PRI) {
       if (auto v = d.val.as_int()) priority = static_cast<int>(*v);
+      if (for_peer) priority = LOG_PRI(priority);
     } else if (d.key == PMIX_LOG_TIMESTAMP || (d.key == PMIX_LOG_GENERATE_TIMESTAMP && d.val.truthy())) {
       std::time_t t = std::time(nullptr);
       if (d.key == PMIX_LOG_TIMESTAMP)
@@ -65,10 +68,17 @@ pmix_status_t log_locally(const proc_id& source, const info_list& data, const in
       error = d.key + " must be a string";
       return PMIX_ERR_BAD_PARAM;
     }
+    std::string body = *text;
+    std::string who = to_string(from);
+    if (for_peer) {
+      if (!body.empty() && body.back() == '\n') body.pop_back();  // the line's own end
+      body = log::escaped(body);
+      who = log::escaped(who);
+    }
     if (to_syslog) {
-      ::syslog(priority, "%s[%s] %s", stamp.c_str(), to_string(from).c_str(), text->c_str());
+      ::syslog(priority, "%s[%s] %s", stamp.c_str(), who.c_str(), body.c_str());
     } else {
-      std::string line = stamp + "[" + to_string(from) + "] " + *text;
+      std::string line = stamp + "[" + who + "] " + body;
       if (line.empty() || line.back() != '\n') line += '\n';
       write_all(to_stderr ? STDERR_FILENO : STDOUT_FILENO, line);
     }

@@ -23,7 +23,17 @@ namespace pmix::logging {
 // PMIX_ERR_NOT_SUPPORTED when a required entry or directive has no channel
 // here (or nothing at all could be logged), PMIX_ERR_BAD_PARAM for an entry
 // whose value is not a string.
+//
+// `for_peer`: the entries come from another process (a server logging for
+// a client or tool whose host has no log up-call; docs/security.md, "Log
+// integrity"). The source is then always `source`, the sender's
+// authenticated identity (a PMIX_LOG_SOURCE it gives is ignored), the text
+// is escaped as the library's own log lines are (control characters and
+// backslashes as \xNN / \\: it can neither break a line nor reach a
+// terminal as an escape sequence), and syslog gets only the severity of
+// PMIX_LOG_SYSLOG_PRI: the facility is this process's (LOG_USER unless it
+// called openlog).
 pmix_status_t log_locally(const proc_id& source, const info_list& data, const info_list& directives,
-                          std::string& error);
+                          std::string& error, bool for_peer = false);
 
 }  // namespace pmix::logging

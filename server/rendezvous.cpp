@@ -138,8 +138,10 @@ std::string join(const std::string& dir, const std::string& name) {
 enum class existing { none, stale, live };
 
 // What is at the final name of a rendezvous file. PMIX_ERR_EXISTS if it is
-// a rendezvous file whose process is alive; other errors if it cannot be
-// told or is not a regular file.
+// a rendezvous file whose process is alive; PMIX_ERR_NO_PERMISSIONS if the
+// entry belongs to another user (never read, replaced or removed: in a
+// world-writable directory anyone can plant a file under a server's name);
+// other errors if it cannot be told or is not a regular file.
 pmix_status_t examine(const std::string& path, existing& found, std::string& error) {
   struct stat st;
   if (::lstat(path.c_str(), &st) != 0) {
@@ -150,6 +152,11 @@ pmix_status_t examine(const std::string& path, existing& found, std::string& err
     }
     error = "cannot examine " + path + ": " + error_text(err);
     return status_for(err);
+  }
+  if (st.st_uid != ::geteuid()) {
+    error = path + " belongs to uid " + std::to_string(st.st_uid) +
+            ", another user: left as it is, and not written (tools will not trust it)";
+    return PMIX_ERR_NO_PERMISSIONS;
   }
   if (S_ISLNK(st.st_mode) && ::stat(path.c_str(), &st) != 0) {
     int err = errno;
@@ -322,6 +329,58 @@ bool parse(const std::string& text, rendezvous_contents& out) {
 bool read_file(const std::string& path, rendezvous_contents& out) {
   std::string text;
   return read_text(path, text) == 0 && parse(text, out);
+}
+
+bool read_trusted(const std::string& path, rendezvous_contents& out, std::string& why) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
+  if (fd < 0) {
+    const int err = errno;
+    why = err == ELOOP ? "a symbolic link" : error_text(err);
+    return false;
+  }
+  fd_guard guard(fd);
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    why = error_text(errno);
+    return false;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    why = "not a regular file";
+    return false;
+  }
+  if (st.st_uid != 0 && st.st_uid != ::geteuid()) {
+    why = "owned by uid " + std::to_string(st.st_uid) + ", neither root nor this user";
+    return false;
+  }
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    why = "writable by others than its owner";
+    return false;
+  }
+  if (st.st_size > max_file_size) {
+    why = "too large";
+    return false;
+  }
+  std::string text;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      why = error_text(errno);
+      return false;
+    }
+    if (n == 0) break;
+    text.append(buffer, static_cast<std::size_t>(n));
+    if (text.size() > static_cast<std::size_t>(max_file_size)) {
+      why = "too large";
+      return false;
+    }
+  }
+  if (!parse(text, out)) {
+    why = "not a rendezvous file";
+    return false;
+  }
+  return true;
 }
 
 bool process_alive(pid_t pid) {

@@ -55,6 +55,11 @@ bool parse(const std::string& text, rendezvous_contents& out);
 // or does not parse; `out` is then unchanged.
 bool read_file(const std::string& path, rendezvous_contents& out);
 
+// The same for a file a tool may trust (docs/security.md, "Rendezvous
+// files"): the file itself, not a symbolic link, owned by root or by this
+// process's user, and writable by nobody else. False otherwise, with `why`.
+bool read_trusted(const std::string& path, rendezvous_contents& out, std::string& why);
+
 // True if a process with this PID exists: kill(pid, 0) succeeds or fails
 // with EPERM (it exists but belongs to another user). False for pid <= 0.
 // A zombie (exited, not yet reaped) counts as alive.
@@ -96,6 +101,9 @@ class rendezvous_set {
   //   stale and is replaced (atomically) by ours. The check is made on the
   //   final name; two servers replacing the same stale file at the same
   //   instant are not told apart.
+  // - Anything at `path` owned by another user (a symbolic link included):
+  //   PMIX_ERR_NO_PERMISSIONS, and nothing is written, created, replaced or
+  //   removed (the takeover rule applies to our own files only).
   // - A directory or another non-regular file at `path`: PMIX_ERR_BAD_PARAM.
   // Returns PMIX_SUCCESS and records the file for remove_all().
   pmix_status_t write(const std::string& path, const rendezvous_contents& c, bool world_readable,

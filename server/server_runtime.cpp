@@ -197,6 +197,14 @@ pmix_status_t runtime::write_rendezvous(const settings& s, std::string& error) {
   }
   for (const auto& f : files) {
     const auto rc = rendezvous_.write(f, c, world, error);
+    if (rc == PMIX_ERR_NO_PERMISSIONS) {
+      // Another user's file under our name: not ours to remove, and no tool
+      // trusts it (docs/security.md, "Rendezvous files"). The server runs
+      // without that file.
+      log::error("server", "rendezvous file ", error);
+      error.clear();
+      continue;
+    }
     if (rc != PMIX_SUCCESS) return rc;
   }
   return PMIX_SUCCESS;
@@ -256,6 +264,7 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
   ctx->iof_local_output = s.iof_local_output;
   ctx->uid = ::getuid();
   ctx->credential_key = actors::credential::new_key();
+  ctx->max_credential_lifetime_s = s.max_credential_lifetime_s;
   ctx->uri = s.server.nspace + "." + std::to_string(s.server.rank) + ";uds://" + rt->socket_path_;
   ctx->host = rt->host_;
   ctx->cleanup_worker = std::make_shared<actors::cleaner>();

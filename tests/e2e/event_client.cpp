@@ -11,9 +11,10 @@
 //                                 PMIX_EVENT_ACTION_COMPLETE), nb (registers
 //                                 through a callback). Prints the reference.
 //   off:<name>                    deregisters that handler (blocking)
-//   notify:<code>:<range>[:custom=<ns>.<rank>,...][:text=<t>][:nondefault][:nb]
+//   notify:<code>:<range>[:custom=<ns>.<rank>,...][:text=<t>][:nondefault][:nb][:source=<ns>.<rank>]
 //                                 ranges: rm local namespace session global custom
-//                                 proc_local undef, or a number
+//                                 proc_local undef, or a number; the source is
+//                                 this process unless given
 //   wait_events:<n>               waits until handlers ran n times in all
 //   probe_in_handler              inside a handler, calls every blocking API form;
 //                                 prints "probe <call> <STATUS>"
@@ -264,6 +265,7 @@ int main(int argc, char** argv) {
       info.reserve(4);
       std::vector<pmix_proc_t> custom;
       bool nb = false;
+      pmix_proc_t source = me;
       for (std::size_t k = 3; k < parts.size(); ++k) {
         const auto& o = parts[k];
         if (o.rfind("custom=", 0) == 0) {
@@ -286,12 +288,15 @@ int main(int argc, char** argv) {
           PMIX_INFO_LOAD(&info.back(), PMIX_EVENT_NON_DEFAULT, &yes, PMIX_BOOL);
         } else if (o == "nb") {
           nb = true;
+        } else if (o.rfind("source=", 0) == 0) {
+          const auto dot = o.rfind('.');
+          PMIX_LOAD_PROCID(&source, o.substr(7, dot - 7).c_str(), static_cast<pmix_rank_t>(std::atoi(o.c_str() + dot + 1)));
         }
       }
       pmix_status_t rc;
       if (nb) {
         reg_wait w;
-        rc = PMIx_Notify_event(code, &me, range, info.empty() ? nullptr : info.data(), info.size(),
+        rc = PMIx_Notify_event(code, &source, range, info.empty() ? nullptr : info.data(), info.size(),
                                op_done, &w);
         if (rc == PMIX_SUCCESS) {
           std::unique_lock<std::mutex> guard{w.m};
@@ -299,7 +304,7 @@ int main(int argc, char** argv) {
           rc = w.status;
         }
       } else {
-        rc = PMIx_Notify_event(code, &me, range, info.empty() ? nullptr : info.data(), info.size(),
+        rc = PMIx_Notify_event(code, &source, range, info.empty() ? nullptr : info.data(), info.size(),
                                nullptr, nullptr);
       }
       say(step, rc);

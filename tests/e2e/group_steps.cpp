@@ -15,12 +15,15 @@
 namespace pmix::test {
 namespace {
 
-// The processes <ranks> names in our job.
+// The processes <ranks> names: ranks of our job, or <nspace>/<rank> of another.
 std::vector<pmix_proc_t> procs_of(const std::string& ranks, const pmix_proc_t& me) {
   std::vector<pmix_proc_t> out;
-  for (const auto& r : split(ranks, ',')) {
+  for (const auto& item : split(ranks, ',')) {
+    const auto slash = item.rfind('/');
+    const std::string ns = slash == std::string::npos ? std::string{me.nspace} : item.substr(0, slash);
+    const std::string r = slash == std::string::npos ? item : item.substr(slash + 1);
     pmix_proc_t p;
-    PMIX_LOAD_PROCID(&p, me.nspace,
+    PMIX_LOAD_PROCID(&p, ns.c_str(),
                      r == "*" ? PMIX_RANK_WILDCARD : static_cast<pmix_rank_t>(std::atoi(r.c_str())));
     out.push_back(p);
   }

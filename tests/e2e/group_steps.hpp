@@ -1,5 +1,6 @@
 // script_client's steps for PMIx groups and process sets (tests/e2e/group_steps.cpp). <ranks>
-// is a comma-separated list of ranks of this process's job, or "*" (all).
+// is a comma-separated list of ranks of this process's job, or "*" (all); an
+// item <nspace>/<rank> names a process of another job.
 #pragma once
 
 #include <pmix_common.h>

@@ -195,11 +195,24 @@ std::string keys_of(const char* call, const pmix_info_t info[], size_t ninfo) {
 
 std::string spawn_capture_dir = "/tmp";
 
-// Answers a waiting lookup whose keys are all published (under r.mutex).
-bool try_answer(host_record& r, const std::vector<std::string>& keys, pmix_lookup_cbfunc_t cbfunc,
+// The PMIX_USERID among a call's info (the server adds the caller's), or
+// (uint32_t)-1 when there is none.
+uint32_t user_of(const pmix_info_t info[], size_t ninfo) {
+  for (size_t k = 0; k < ninfo; ++k)
+    if (std::strcmp(info[k].key, PMIX_USERID) == 0 && info[k].value.type == PMIX_UINT32)
+      return info[k].value.data.uint32;
+  return static_cast<uint32_t>(-1);
+}
+
+// Answers a waiting lookup whose keys are all published by its user, as a
+// resource manager's data store does (Open MPI's data server keys entries
+// on the user) (under r.mutex).
+bool try_answer(host_record& r, const std::vector<std::string>& keys, uint32_t uid, pmix_lookup_cbfunc_t cbfunc,
                 void* cbdata) {
-  for (const auto& k : keys)
-    if (r.store.count(k) == 0) return false;
+  for (const auto& k : keys) {
+    auto it = r.store.find(k);
+    if (it == r.store.end() || it->second.uid != uid) return false;
+  }
   std::vector<pmix_pdata_t> out(keys.size());
   for (size_t k = 0; k < keys.size(); ++k) {
     const auto& entry = r.store.at(keys[k]);
@@ -218,13 +231,14 @@ pmix_status_t on_publish(const pmix_proc_t* proc, const pmix_info_t info[], size
   auto& r = record();
   std::lock_guard<std::mutex> guard{r.mutex};
   r.dynamic_calls.push_back(keys_of("publish", info, ninfo));
+  const auto uid = user_of(info, ninfo);
   for (size_t k = 0; k < ninfo; ++k) {
     if (info[k].value.type != PMIX_STRING) continue;  // directives
     if (r.store.count(info[k].key) != 0) return PMIX_ERR_DUPLICATE_KEY;
-    r.store[info[k].key] = {*proc, info[k].value.data.string};
+    r.store[info[k].key] = {*proc, info[k].value.data.string, uid};
   }
   for (auto it = r.waiting.begin(); it != r.waiting.end();)
-    it = try_answer(r, it->keys, it->cbfunc, it->cbdata) ? r.waiting.erase(it) : std::next(it);
+    it = try_answer(r, it->keys, it->uid, it->cbfunc, it->cbdata) ? r.waiting.erase(it) : std::next(it);
   (void)cbfunc;
   (void)cbdata;
   return PMIX_OPERATION_SUCCEEDED;
@@ -240,9 +254,10 @@ pmix_status_t on_lookup(const pmix_proc_t*, char** keys, const pmix_info_t info[
   bool wait = false;
   for (size_t k = 0; k < ninfo; ++k)
     if (std::strcmp(info[k].key, PMIX_WAIT) == 0) wait = PMIX_INFO_TRUE(&info[k]);
-  if (try_answer(r, wanted, cbfunc, cbdata)) return PMIX_SUCCESS;
+  const auto uid = user_of(info, ninfo);
+  if (try_answer(r, wanted, uid, cbfunc, cbdata)) return PMIX_SUCCESS;
   if (!wait) return PMIX_ERR_NOT_FOUND;
-  r.waiting.push_back({wanted, cbfunc, cbdata});
+  r.waiting.push_back({wanted, uid, cbfunc, cbdata});
   return PMIX_SUCCESS;
 }
 
@@ -255,7 +270,7 @@ pmix_status_t on_unpublish(const pmix_proc_t* proc, char** keys, const pmix_info
   for (auto it = r.store.begin(); it != r.store.end();) {
     bool named = keys == nullptr;
     for (char** k = keys; k != nullptr && *k != nullptr; ++k) named = named || it->first == *k;
-    if (named && PMIX_CHECK_PROCID(&it->second.owner, proc)) {
+    if (named && PMIX_CHECK_PROCID(&it->second.owner, proc) && it->second.uid == user_of(info, ninfo)) {
       it = r.store.erase(it);
       any = true;
     } else {
@@ -362,6 +377,16 @@ void answer_info(pmix_info_cbfunc_t cbfunc, void* cbdata, pmix_status_t status, 
          info);
 }
 
+pmix_status_t on_query(pmix_proc_t* client, pmix_query_t* queries, size_t nqueries, pmix_info_cbfunc_t cbfunc,
+                       void* cbdata) {
+  std::string line = "query: " + who(client);
+  for (size_t q = 0; q < nqueries; ++q)
+    for (char** k = queries[q].keys; k != nullptr && *k != nullptr; ++k) line += std::string{" "} + *k;
+  record_call(line);
+  answer_info(cbfunc, cbdata, PMIX_SUCCESS, "host.query", "answered");
+  return PMIX_SUCCESS;
+}
+
 pmix_status_t on_allocate(const pmix_proc_t* client, pmix_alloc_directive_t directive, const pmix_info_t data[],
                           size_t ndata, pmix_info_cbfunc_t cbfunc, void* cbdata) {
   record_call("allocate: " + who(client) + " directive=" + std::to_string(directive) + " " +
@@ -464,17 +489,23 @@ std::string stage_for_other_user(const std::string& dir) {
   const std::string bin = dir + "/bin";
   ::mkdir(bin.c_str(), 0755);
   ::chmod(bin.c_str(), 0755);
-  std::filesystem::copy_file(std::filesystem::canonical(runfile("tests/e2e/script_client")), bin + "/script_client",
-                             std::filesystem::copy_options::overwrite_existing);
-  std::filesystem::copy_file(std::filesystem::canonical(runfile("api/libpmix.so.2")), bin + "/libpmix.so.2",
-                             std::filesystem::copy_options::overwrite_existing);
-  ::chmod((bin + "/script_client").c_str(), 0755);
-  ::chmod((bin + "/libpmix.so.2").c_str(), 0755);
+  for (const std::string file : {"tests/e2e/script_client", "tests/e2e/event_client", "api/libpmix.so.2"}) {
+    const auto from = runfile(file);
+    if (::access(from.c_str(), F_OK) != 0) continue;  // not in this test's data
+    const auto to = bin + "/" + std::filesystem::path(file).filename().string();
+    std::filesystem::copy_file(std::filesystem::canonical(from), to, std::filesystem::copy_options::overwrite_existing);
+    ::chmod(to.c_str(), 0755);
+  }
   return bin;
 }
 
 child launch_as(uid_t uid, const std::string& nspace, pmix_rank_t r, const std::vector<std::string>& steps,
                 const std::string& bin, const std::string& capture_dir) {
+  return launch_program_as(uid, "script_client", nspace, r, steps, bin, capture_dir);
+}
+
+child launch_program_as(uid_t uid, const std::string& program, const std::string& nspace, pmix_rank_t r,
+                        const std::vector<std::string>& steps, const std::string& bin, const std::string& capture_dir) {
   pmix_proc_t p;
   PMIX_LOAD_PROCID(&p, nspace.c_str(), r);
   char** env = nullptr;
@@ -482,7 +513,7 @@ child launch_as(uid_t uid, const std::string& nspace, pmix_rank_t r, const std::
   std::vector<std::string> extra{"LD_LIBRARY_PATH=" + bin};
   for (char** e = env; e != nullptr && *e != nullptr; ++e) extra.emplace_back(*e);
   PMIX_ARGV_FREE(env);
-  std::vector<std::string> argv{bin + "/script_client"};
+  std::vector<std::string> argv{bin + "/" + program};
   argv.insert(argv.end(), steps.begin(), steps.end());
   return child(argv, environment_with(extra), capture_dir, uid);
 }
@@ -537,6 +568,7 @@ pmix_server_module_t make_module(host_slots slots) {
     m.fabric = on_fabric;
   }
   if (slots.iof) m.iof_pull = on_iof_pull;
+  if (slots.query) m.query = on_query;
   if (slots.group) m.group = on_group;
   return m;
 }
@@ -650,7 +682,9 @@ std::string this_host() {
   return buf;
 }
 
-pmix_status_t register_job(const std::string& nspace, std::uint32_t size, std::uint32_t local) {
+pmix_status_t register_job(const std::string& nspace, std::uint32_t size, std::uint32_t local, uid_t user) {
+  const uid_t uid = user == static_cast<uid_t>(-1) ? ::getuid() : user;
+  const gid_t gid = user == static_cast<uid_t>(-1) ? ::getgid() : static_cast<gid_t>(user);
   std::string nodes = this_host();
   std::string ppn = local == 1 ? "0" : "0-" + std::to_string(local - 1);
   if (local < size) {
@@ -675,7 +709,7 @@ pmix_status_t register_job(const std::string& nspace, std::uint32_t size, std::u
   for (pmix_rank_t r = 0; r < local; ++r) {
     pmix_proc_t p;
     PMIX_LOAD_PROCID(&p, nspace.c_str(), r);
-    rc = PMIx_server_register_client(&p, getuid(), getgid(), nullptr, nullptr, nullptr);
+    rc = PMIx_server_register_client(&p, uid, gid, nullptr, nullptr, nullptr);
     if (rc != PMIX_SUCCESS) return rc;
   }
   return PMIX_SUCCESS;

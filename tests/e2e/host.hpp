@@ -54,14 +54,19 @@ struct host_record {
   std::vector<std::string> notifications;
 
   // Publish / lookup / unpublish (host_slots::publish): the host's store,
-  // "key" -> (publisher, value), and lookups waiting with PMIX_WAIT.
+  // "key" -> (publisher, value, the publisher's PMIX_USERID), and lookups
+  // waiting with PMIX_WAIT. A lookup finds only entries of its own user
+  // (the PMIX_USERID the server hands the host), as a resource manager's
+  // data store does.
   struct published {
     pmix_proc_t owner;
     std::string value;
+    uint32_t uid = 0;
   };
   std::map<std::string, published> store;
   struct waiting_lookup {
     std::vector<std::string> keys;
+    uint32_t uid = 0;
     pmix_lookup_cbfunc_t cbfunc;
     void* cbdata;
   };
@@ -97,6 +102,7 @@ struct host_slots {
   // fabric {"host.fabric": "fab0"}; push_stdin PMIX_SUCCESS.
   bool requests = false;
   bool iof = false;  // iof_pull: records "iof_pull: <procs> channels=<c>", answers PMIX_SUCCESS
+  bool query = false;  // query: records "query: <requester> <keys>", answers {"host.query": "answered"}
   // group: records "group: op=<op> grp=<name> procs=<n> keys: ..." in
   // dynamic_calls; a construct is answered with PMIX_GROUP_CONTEXT_ID 77.
   bool group = false;
@@ -163,8 +169,10 @@ std::size_t count(const std::string& haystack, const std::string& needle);
 std::string this_host();
 
 // Registers `nspace` with `size` ranks of which `local` (the first ranks) run
-// here; the rest run on "othernode". Registers the local clients too.
-pmix_status_t register_job(const std::string& nspace, std::uint32_t size, std::uint32_t local);
+// here; the rest run on "othernode". Registers the local clients too, for
+// this process's user, or for `user` (its gid the same number).
+pmix_status_t register_job(const std::string& nspace, std::uint32_t size, std::uint32_t local,
+                           uid_t user = static_cast<uid_t>(-1));
 
 // The server's URI (what a tool passes as PMIX_SERVER_URI).
 std::string server_uri();
@@ -184,15 +192,18 @@ std::vector<std::string> calls_starting(const std::string& prefix);
 // gives that rank.
 child launch_as(uid_t uid, const std::string& nspace, pmix_rank_t r, const std::vector<std::string>& steps,
                 const std::string& bin, const std::string& capture_dir);
+// The same for another program staged in `bin` ("event_client").
+child launch_program_as(uid_t uid, const std::string& program, const std::string& nspace, pmix_rank_t r,
+                        const std::vector<std::string>& steps, const std::string& bin, const std::string& capture_dir);
 
 // The host's dynamic up-calls so far (host_record::dynamic_calls, a copy).
 std::vector<std::string> dynamic_calls();
 // Where spawned processes write their output (set before they are spawned).
 void set_spawn_capture_dir(const std::string& dir);
 
-// script_client and libpmix.so.2 copied into DIR/bin, where a user other
-// than root can run them (Bazel's output tree is under root's home); returns
-// that directory.
+// script_client, event_client (when in the test's data) and libpmix.so.2
+// copied into DIR/bin, where a user other than root can run them (Bazel's
+// output tree is under root's home); returns that directory.
 std::string stage_for_other_user(const std::string& dir);
 
 // Blocking deregistration of a whole namespace.

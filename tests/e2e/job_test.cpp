@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "tests/e2e/host.hpp"
+#include "tests/e2e/hostile.hpp"
 
 using namespace pmix::test;
 
@@ -48,30 +49,6 @@ std::string uri_path(const std::string& nspace) {
   PMIX_ARGV_FREE(env);
   const auto pos = uri.find("uds://");
   return pos == std::string::npos ? std::string{} : uri.substr(pos + 6);
-}
-
-int connect_raw(const std::string& path) {
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  timeval tv{60, 0};  // a guard against hangs only
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  return fd;
-}
-
-// True when the server closed the connection (EOF) rather than timing out.
-bool closed_by_server(int fd) {
-  char buf[256];
-  for (;;) {
-    const auto n = ::recv(fd, buf, sizeof buf, 0);
-    if (n == 0) return true;
-    if (n < 0) return false;
-  }
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <pmix.h>
 #include <pmix_tool.h>
 
+#include <climits>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
@@ -112,8 +113,16 @@ bool run_request_step(const std::string& step, const std::vector<std::string>& p
     pmix_info_t lifetime;
     const bool timed = parts.size() > 2;
     if (timed) {
-      int seconds = std::atoi(parts.at(2).c_str());
-      PMIX_INFO_LOAD(&lifetime, PMIX_TIMEOUT, &seconds, PMIX_INT);
+      // An int, as the Standard types PMIX_TIMEOUT; a larger number as an
+      // int64 (programs pass what they have).
+      const long long seconds = std::strtoll(parts.at(2).c_str(), nullptr, 10);
+      if (seconds >= INT_MIN && seconds <= INT_MAX) {
+        const int value = static_cast<int>(seconds);
+        PMIX_INFO_LOAD(&lifetime, PMIX_TIMEOUT, &value, PMIX_INT);
+      } else {
+        const int64_t value = seconds;
+        PMIX_INFO_LOAD(&lifetime, PMIX_TIMEOUT, &value, PMIX_INT64);
+      }
     }
     const auto rc = PMIx_Get_credential(timed ? &lifetime : nullptr, timed ? 1 : 0, &cred);
     if (timed) PMIX_INFO_DESTRUCT(&lifetime);

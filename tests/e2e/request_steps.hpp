@@ -16,7 +16,8 @@ using say_fn = std::function<void(const std::string& step, pmix_status_t rc, con
 // Runs `step` if it is one of these; false if it is not.
 //   credential:<file>[:<seconds>] | credential_nb:<file>  PMIx_Get_credential(_nb), written
 //                                 to <file>; prints the size and the PMIX_CRED_TYPE. With
-//                                 <seconds>: valid that long (PMIX_TIMEOUT)
+//                                 <seconds>: valid that long (PMIX_TIMEOUT, an int, or an
+//                                 int64 when it does not fit one)
 //   validate:<file> | validate_nb:<file>  PMIx_Validate_credential of <file>'s bytes;
 //                                 prints uid=<PMIX_USERID> gid=<PMIX_GRPID>
 //   corrupt:<file>                flips one bit in the middle of <file>

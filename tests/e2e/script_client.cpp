@@ -61,7 +61,8 @@
 //   job_control:<key>=<text>      PMIx_Job_control with one string directive;
 //                                 prints the number of results
 //   publish:<key>=<text>[:ns]     PMIx_Publish (with PMIX_RANGE_NAMESPACE)
-//   lookup:<key>[:wait]           PMIx_Lookup (with PMIX_WAIT); prints
+//   lookup:<key>[:wait][:uid=<n>] PMIx_Lookup (with PMIX_WAIT, with PMIX_USERID
+//                                 <n> among its directives); prints
 //                                 "<value> from <nspace>.<rank>"
 //   lookup_nb:<key>               PMIx_Lookup_nb; waits for its callback
 //   unpublish:<key|*>             PMIx_Unpublish (*: all of this process's)
@@ -72,6 +73,12 @@
 //                                 spawn's), "parent" (ours without ".spawnN")
 //   get_ns:<ns>:<rank|*>:<key>    PMIx_Get from another namespace (as above)
 //   log:<stderr|stdout|syslog>:<text>  PMIx_Log; log_nb:... PMIx_Log_nb
+//   log_as:<nspace>.<rank>:<priority>:<stderr|syslog>:<text>  PMIx_Log with
+//                                 PMIX_LOG_SOURCE and PMIX_LOG_SYSLOG_PRI as given
+//   fence_with:<ns>,...           PMIx_Fence over every rank of those namespaces
+//                                 (named as for connect)
+//   query_ns:<ns>:<key>,...       PMIx_Query_info of one query with those keys
+//                                 and PMIX_NSPACE <ns>; prints the count
 //   resolve_peers:<node|->:<ns|*> | resolve_nodes:<ns|*>
 //                                 PMIx_Resolve_peers / _nodes (- : this node,
 //                                 * : every namespace held)
@@ -714,14 +721,23 @@ int run(const std::vector<std::string>& steps) {
       pmix_pdata_t data;
       PMIX_PDATA_CONSTRUCT(&data);
       PMIX_LOAD_KEY(data.key, parts.at(1).c_str());
-      pmix_info_t info;
-      const bool wait = parts.size() > 2 && parts[2] == "wait";
-      PMIX_INFO_LOAD(&info, PMIX_WAIT, &wait, PMIX_BOOL);
-      const auto rc = PMIx_Lookup(&data, 1, &info, wait ? 1 : 0);
+      std::vector<pmix_info_t> info;
+      info.reserve(2);
+      for (std::size_t k = 2; k < parts.size(); ++k) {
+        info.emplace_back();
+        if (parts[k] == "wait") {
+          const bool wait = true;
+          PMIX_INFO_LOAD(&info.back(), PMIX_WAIT, &wait, PMIX_BOOL);
+        } else if (parts[k].rfind("uid=", 0) == 0) {
+          const uint32_t uid = static_cast<uint32_t>(std::stoul(parts[k].substr(4)));
+          PMIX_INFO_LOAD(&info.back(), PMIX_USERID, &uid, PMIX_UINT32);
+        }
+      }
+      const auto rc = PMIx_Lookup(&data, 1, info.empty() ? nullptr : info.data(), info.size());
       say(step, rc,
           rc == PMIX_SUCCESS ? text_of(&data.value) + " from " + data.proc.nspace + "." + std::to_string(data.proc.rank)
                              : "");
-      PMIX_INFO_DESTRUCT(&info);
+      for (auto& i : info) PMIX_INFO_DESTRUCT(&i);
       PMIX_PDATA_DESTRUCT(&data);
     } else if (cmd == "lookup_nb") {
       char* keys[] = {const_cast<char*>(parts.at(1).c_str()), nullptr};
@@ -757,6 +773,55 @@ int run(const std::vector<std::string>& steps) {
       }
       say(step, cmd == "connect" ? PMIx_Connect(procs.data(), procs.size(), nullptr, 0)
                                  : PMIx_Disconnect(procs.data(), procs.size(), nullptr, 0));
+    } else if (cmd == "fence_with") {
+      std::vector<pmix_proc_t> procs;
+      for (const auto& token : split(parts.at(1), ',')) {
+        procs.emplace_back();
+        PMIX_LOAD_PROCID(&procs.back(), nspace_named(token).c_str(), PMIX_RANK_WILDCARD);
+      }
+      say(step, PMIx_Fence(procs.data(), procs.size(), nullptr, 0));
+    } else if (cmd == "query_ns") {
+      pmix_query_t q;
+      PMIX_QUERY_CONSTRUCT(&q);
+      for (const auto& key : split(parts.at(2), ',')) {
+        pmix_status_t appended;
+        PMIX_ARGV_APPEND(appended, q.keys, key.c_str());
+        (void)appended;
+      }
+      PMIX_INFO_CREATE(q.qualifiers, 1);
+      q.nqual = 1;
+      PMIX_INFO_LOAD(&q.qualifiers[0], PMIX_NSPACE, nspace_named(parts.at(1)).c_str(), PMIX_STRING);
+      pmix_info_t* results = nullptr;
+      size_t nresults = 0;
+      const auto rc = PMIx_Query_info(&q, 1, &results, &nresults);
+      say(step, rc, std::to_string(nresults));
+      PMIX_INFO_FREE(results, nresults);
+      PMIX_QUERY_DESTRUCT(&q);
+    } else if (cmd == "log_as") {
+      // log_as:<nspace>.<rank>:<priority>:<channel>:<text>, the text being
+      // the rest of the step (colons, newlines and escapes included).
+      std::size_t at = step.find(':') + 1;
+      auto next = [&] {
+        const auto colon = step.find(':', at);
+        std::string field = step.substr(at, colon - at);
+        at = colon + 1;
+        return field;
+      };
+      const auto who = next();
+      const int priority = std::atoi(next().c_str());
+      const auto channel = next();
+      const auto text = step.substr(at);
+      pmix_proc_t source;
+      const auto dot = who.rfind('.');
+      PMIX_LOAD_PROCID(&source, who.substr(0, dot).c_str(), static_cast<pmix_rank_t>(std::atoi(who.c_str() + dot + 1)));
+      pmix_info_t data, directives[2];
+      PMIX_INFO_LOAD(&data, channel == "syslog" ? PMIX_LOG_SYSLOG : PMIX_LOG_STDERR, text.c_str(), PMIX_STRING);
+      PMIX_INFO_LOAD(&directives[0], PMIX_LOG_SOURCE, &source, PMIX_PROC);
+      PMIX_INFO_LOAD(&directives[1], PMIX_LOG_SYSLOG_PRI, &priority, PMIX_INT);
+      say("log_as", PMIx_Log(&data, 1, directives, 2));
+      PMIX_INFO_DESTRUCT(&data);
+      PMIX_INFO_DESTRUCT(&directives[0]);
+      PMIX_INFO_DESTRUCT(&directives[1]);
     } else if (cmd == "get_ns") {
       pmix_proc_t who;
       const auto& r = parts.at(2);

@@ -18,6 +18,7 @@
 #include "protocol/codec.hpp"
 
 #include "tests/e2e/host.hpp"
+#include "tests/e2e/hostile.hpp"
 
 using namespace pmix::test;
 
@@ -31,79 +32,6 @@ child impostor(const std::string& nspace, pmix_rank_t r, const std::vector<std::
                const std::string& bin, const std::string& capture) {
   return launch_as(nobody, nspace, r, steps, bin, capture);
 }
-
-// This process's stderr goes to a file while the object lives.
-class capture_stderr {
- public:
-  explicit capture_stderr(const std::string& path) : saved_(::dup(STDERR_FILENO)) {
-    const int file = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    ::dup2(file, STDERR_FILENO);
-    ::close(file);
-  }
-  ~capture_stderr() {
-    ::dup2(saved_, STDERR_FILENO);
-    ::close(saved_);
-  }
-
- private:
-  int saved_;
-};
-
-// A raw connection to the Unix socket a URI names ("...;uds://<path>").
-int connect_raw(const std::string& uri) {
-  const auto at = uri.find("uds://");
-  if (at == std::string::npos) return -1;
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::strncpy(addr.sun_path, uri.c_str() + at + 6, sizeof addr.sun_path - 1);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  timeval tv{60, 0};  // a guard against hangs only
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  return fd;
-}
-
-// True when the server closed the connection (EOF or reset), false when the
-// guard ran out first.
-bool closed_by_server(int fd) {
-  char buf[4096];
-  for (;;) {
-    const auto n = ::recv(fd, buf, sizeof buf, 0);
-    if (n == 0 || (n < 0 && errno == ECONNRESET)) return true;
-    if (n < 0) return false;
-  }
-}
-
-void send_all(int fd, const std::string& bytes) {
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    const auto n = ::send(fd, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
-    if (n <= 0) return;
-    done += static_cast<std::size_t>(n);
-  }
-}
-
-// The frame of a connect request for `p`.
-std::string connect_frame(const pmix_proc_t& p) {
-  pmix::wire::Envelope e;
-  e.set_id(1);
-  auto* c = e.mutable_connect();
-  c->set_protocol_version(1);
-  c->mutable_proc()->set_nspace(p.nspace);
-  c->mutable_proc()->set_rank(p.rank);
-  c->set_pid(::getpid());
-  return pmix::protocol::to_frame(e);
-}
-
-// Sets an environment variable for a scope (read at PMIx_server_init).
-struct scoped_env {
-  std::string name;
-  scoped_env(std::string n, const std::string& v) : name(std::move(n)) { ::setenv(name.c_str(), v.c_str(), 1); }
-  ~scoped_env() { ::unsetenv(name.c_str()); }
-};
 
 pmix_status_t register_rank(const std::string& nspace, pmix_rank_t r, uid_t uid, gid_t gid) {
   pmix_proc_t p;

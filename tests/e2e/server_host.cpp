@@ -87,14 +87,18 @@ int main(int argc, char** argv) {
   std::printf("init %s\n", PMIx_Error_string(rc));
   std::fflush(stdout);
   if (rc != PMIX_SUCCESS) return 1;
-  // SERVER_HOST_JOB=<nspace>:<size>: registers that job, every rank here and
-  // registered for this user, and prints the environment of rank 0's
-  // process ("env NAME=value" lines, then "ready").
+  // SERVER_HOST_JOB=<nspace>:<size>[:<uid>]: registers that job, every rank
+  // here and registered for this user (or user <uid>, with the same gid),
+  // and prints the environment of rank 0's process ("env NAME=value" lines,
+  // then "ready").
   if (const char* job = std::getenv("SERVER_HOST_JOB")) {
     const std::string spec = job;
     const auto colon = spec.find(':');
     const std::string nspace = spec.substr(0, colon);
     const std::uint32_t size = static_cast<std::uint32_t>(std::stoul(spec.substr(colon + 1)));
+    const auto second = spec.find(':', colon + 1);
+    const uid_t uid = second == std::string::npos ? getuid() : static_cast<uid_t>(std::stoul(spec.substr(second + 1)));
+    const gid_t gid = second == std::string::npos ? getgid() : static_cast<gid_t>(uid);
     pmix_info_t jinfo;
     PMIX_INFO_LOAD(&jinfo, PMIX_JOB_SIZE, &size, PMIX_UINT32);
     if (PMIx_server_register_nspace(nspace.c_str(), static_cast<int>(size), &jinfo, 1, nullptr, nullptr) !=
@@ -104,7 +108,7 @@ int main(int argc, char** argv) {
     for (pmix_rank_t r = 0; r < size; ++r) {
       pmix_proc_t p;
       PMIX_LOAD_PROCID(&p, nspace.c_str(), r);
-      if (PMIx_server_register_client(&p, getuid(), getgid(), nullptr, nullptr, nullptr) != PMIX_SUCCESS) return 3;
+      if (PMIx_server_register_client(&p, uid, gid, nullptr, nullptr, nullptr) != PMIX_SUCCESS) return 3;
     }
     pmix_proc_t p0;
     PMIX_LOAD_PROCID(&p0, nspace.c_str(), 0);

@@ -1,0 +1,78 @@
+#include "tests/e2e/hostile.hpp"
+
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "protocol/codec.hpp"
+
+namespace pmix::test {
+
+capture_stderr::capture_stderr(const std::string& path) : saved_(::dup(STDERR_FILENO)) {
+  const int file = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ::dup2(file, STDERR_FILENO);
+  ::close(file);
+}
+
+capture_stderr::~capture_stderr() {
+  ::dup2(saved_, STDERR_FILENO);
+  ::close(saved_);
+}
+
+scoped_env::scoped_env(std::string n, const std::string& v) : name(std::move(n)) {
+  ::setenv(name.c_str(), v.c_str(), 1);
+}
+
+scoped_env::~scoped_env() { ::unsetenv(name.c_str()); }
+
+int connect_raw(const std::string& uri) {
+  const auto at = uri.find("uds://");
+  const auto path = at == std::string::npos ? uri : uri.substr(at + 6);
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  timeval tv{60, 0};  // a guard against hangs only
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  return fd;
+}
+
+bool closed_by_server(int fd) {
+  char buf[4096];
+  for (;;) {
+    const auto n = ::recv(fd, buf, sizeof buf, 0);
+    if (n == 0 || (n < 0 && errno == ECONNRESET)) return true;
+    if (n < 0) return false;
+  }
+}
+
+void send_all(int fd, const std::string& bytes) {
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const auto n = ::send(fd, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
+    if (n <= 0) return;
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+std::string connect_frame(const pmix_proc_t& p) {
+  pmix::wire::Envelope e;
+  e.set_id(1);
+  auto* c = e.mutable_connect();
+  c->set_protocol_version(1);
+  c->mutable_proc()->set_nspace(p.nspace);
+  c->mutable_proc()->set_rank(p.rank);
+  c->set_pid(::getpid());
+  return pmix::protocol::to_frame(e);
+}
+
+}  // namespace pmix::test

@@ -1,0 +1,45 @@
+// What the tests of hostile users share (tests/e2e/security_test.cpp,
+// tests/e2e/isolation_test.cpp): raw connections to a server, stderr
+// captured, environment set for a scope.
+#pragma once
+
+#include <pmix_common.h>
+
+#include <string>
+
+namespace pmix::test {
+
+// This process's stderr goes to a file while the object lives.
+class capture_stderr {
+ public:
+  explicit capture_stderr(const std::string& path);
+  ~capture_stderr();
+  capture_stderr(const capture_stderr&) = delete;
+  capture_stderr& operator=(const capture_stderr&) = delete;
+
+ private:
+  int saved_;
+};
+
+// Sets an environment variable for a scope (read at PMIx_server_init).
+struct scoped_env {
+  std::string name;
+  scoped_env(std::string n, const std::string& v);
+  ~scoped_env();
+};
+
+// A raw connection to the Unix socket a URI names ("...;uds://<path>"), or
+// at a path, with a receive guard of 60 s against hangs; -1 if it cannot be
+// made.
+int connect_raw(const std::string& uri);
+
+// True when the server closed the connection (EOF or reset), false when the
+// guard ran out first.
+bool closed_by_server(int fd);
+
+void send_all(int fd, const std::string& bytes);
+
+// The frame of a connect request for `p`, in our wire format.
+std::string connect_frame(const pmix_proc_t& p);
+
+}  // namespace pmix::test
