@@ -204,12 +204,17 @@ pmix_status_t connection::handshake(protocol::body kind, const std::string& mess
     if (st == protocol::frame_reader::status::too_large) return PMIX_ERR_UNPACK_FAILURE;
     const auto n = receive(buf, sizeof buf);
     if (n > 0) {
+      heard_ = true;
       reader_.feed(buf, static_cast<std::size_t>(n));
     } else if (n < 0 && errno == EINTR) {
       continue;
     } else {
-      log::error("client", "the server closed the connection during the handshake",
-                 n < 0 ? std::string{": "} + std::strerror(errno) : std::string{});
+      const std::string why = n < 0 ? std::string{": "} + std::strerror(errno) : std::string{};
+      // Before any answer: the caller may try again (heard_from_server).
+      if (heard_)
+        log::error("client", "the server closed the connection during the handshake", why);
+      else
+        log::debug("client", "the server closed the connection before answering the handshake", why);
       return PMIX_ERR_LOST_CONNECTION;
     }
   }

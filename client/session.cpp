@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <thread>
 
 #include "common/log.hpp"
 #include "common/log_sink.hpp"
@@ -101,17 +102,30 @@ pmix_status_t session::connect(const std::string& uri, role r, const proc_id& pr
                                event_fn on_event) {
   std::shared_ptr<session> s{new session};
   s->role_ = r;
-  auto rc = connection::open(uri, s->conn_);
-  if (rc != PMIX_SUCCESS) {
-    if (r == role::client) log::error("client", "cannot reach the server at '", uri, "'");
-    return rc;
-  }
   const auto request = protocol::connect_request(
       protocol::wire_version, r == role::tool ? protocol::role::tool : protocol::role::client, proposed,
       static_cast<std::int32_t>(getpid()), protocol::library_version, info, r == role::client);
   protocol::envelope reply;
-  rc = s->conn_->handshake(protocol::body::connect, request, reply);
-  if (rc != PMIX_SUCCESS) return rc;
+  // A server whose handshake queue is full of silent connections closes
+  // the oldest, unanswered, for newer ones (docs/security.md, "Limits"): a
+  // process that was slow to send its request tries again, a few times.
+  constexpr int attempts = 6;
+  for (int attempt = 1;; ++attempt) {
+    auto rc = connection::open(uri, s->conn_);
+    if (rc != PMIX_SUCCESS) {
+      if (r == role::client) log::error("client", "cannot reach the server at '", uri, "'");
+      return rc;
+    }
+    rc = s->conn_->handshake(protocol::body::connect, request, reply);
+    if (rc == PMIX_SUCCESS) break;
+    if (rc != PMIX_ERR_LOST_CONNECTION || s->conn_->heard_from_server() || attempt == attempts) {
+      if (rc == PMIX_ERR_LOST_CONNECTION && !s->conn_->heard_from_server())
+        log::error("client", "the server closed the connection ", attempts, " times before answering");
+      return rc;
+    }
+    s->conn_.reset();
+    std::this_thread::sleep_for(std::chrono::milliseconds(10 << attempt));
+  }
   protocol::connect_reply cr;
   std::string error;
   if (reply.kind != protocol::body::connect_reply || !protocol::decode(reply.message, cr, &error)) {
@@ -162,7 +176,7 @@ pmix_status_t session::connect(const std::string& uri, role r, const proc_id& pr
   }
   if (r == role::client) s->conn_->set_spin(spin_budget());
   s->conn_->allow_hold(r == role::client && cr.commit_hold);
-  rc = s->conn_->start();
+  const auto rc = s->conn_->start();
   if (rc != PMIX_SUCCESS) return rc;
   out = std::move(s);
   return PMIX_SUCCESS;

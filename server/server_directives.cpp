@@ -348,6 +348,8 @@ pmix_status_t read_settings(const info_list& directives, const pmix_topology_t* 
       {"PMIX_CXX_MAX_UNAUTHENTICATED", 1, 1000000, [&](unsigned long long v) { s.max_unauthenticated = v; }},
       {"PMIX_CXX_HANDSHAKE_TIMEOUT_MS", 10, 3600000,
        [&](unsigned long long v) { s.handshake_timeout_ms = static_cast<std::uint32_t>(v); }},
+      {"PMIX_CXX_HANDSHAKE_GRACE_MS", 1, 3600000,
+       [&](unsigned long long v) { s.handshake_grace_ms = static_cast<std::uint32_t>(v); }},
       {"PMIX_CXX_MAX_CREDENTIAL_LIFETIME_S", 1, 31536000,
        [&](unsigned long long v) { s.max_credential_lifetime_s = static_cast<std::uint32_t>(v); }},
   };

@@ -79,6 +79,9 @@ struct settings {
   std::size_t max_send_backlog = 128u << 20;
   std::size_t max_unauthenticated = 128;
   std::uint32_t handshake_timeout_ms = 10000;
+  // PMIX_CXX_HANDSHAKE_GRACE_MS: how long a connection may stay silent
+  // before a newer one may take its place in a full handshake queue.
+  std::uint32_t handshake_grace_ms = 200;
   // PMIX_CXX_MAX_CREDENTIAL_LIFETIME_S: the longest a credential the server
   // issues itself stays valid, whatever PMIX_TIMEOUT asks (seconds).
   std::uint32_t max_credential_lifetime_s = 86400;

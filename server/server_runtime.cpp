@@ -340,7 +340,7 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
         if (binding) binding->bind_this_thread();
       },
       transport::limits{s.max_frame, s.max_handshake_frame, s.max_send_backlog, s.max_unauthenticated,
-                        s.handshake_timeout_ms});
+                        s.handshake_timeout_ms, s.handshake_grace_ms});
   for (int fd : rt->listeners_) rt->io_->add_listener(fd);
   rt->listeners_.clear();
   if (!(rt->external_ ? rt->io_->open() : rt->io_->start())) {

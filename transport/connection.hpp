@@ -36,6 +36,9 @@ struct limits {
   // and for how long each.
   std::size_t max_unauthenticated = 128;
   std::uint32_t handshake_timeout_ms = 10000;
+  // How long a connection may stay silent (no whole frame) before a newer
+  // one may take its place when max_unauthenticated are in their handshake.
+  std::uint32_t handshake_grace_ms = 200;
 };
 
 class connection {

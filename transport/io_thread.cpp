@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -265,7 +266,15 @@ int io_thread::throttle_check() {
   if (!throttled_) return -1;
   for (const auto& h : handshakes_)
     if (auto it = entries_.find(h.second); it != entries_.end()) note_authenticated(it->second);
-  if (unauthenticated_ >= limits_.max_unauthenticated) return 10;  // a peer's handshake ends on another thread
+  if (unauthenticated_ >= limits_.max_unauthenticated) {
+    // A peer's handshake ends on another thread: look again soon, or when
+    // a silent connection may give its place (then listen again).
+    const auto now = std::chrono::steady_clock::now();
+    if (!evictable(now)) {
+      const int due = until_evictable(now);
+      return due < 0 ? 10 : std::min(due, 10);
+    }
+  }
   throttled_ = false;
   for (int fd : listeners_) {
     if (std::any_of(paused_.begin(), paused_.end(), [fd](const auto& p) { return p.second == fd; })) continue;
@@ -274,13 +283,62 @@ int io_thread::throttle_check() {
   return -1;
 }
 
+std::optional<std::uint64_t> io_thread::evictable(std::chrono::steady_clock::time_point now) const {
+  const auto grace = std::chrono::milliseconds(limits_.handshake_grace_ms);
+  for (const auto& h : handshakes_) {  // oldest first
+    auto it = entries_.find(h.second);
+    if (it == entries_.end() || !it->second.counted_unauthenticated || it->second.heard ||
+        it->second.conn->authenticated())
+      continue;
+    if (now - it->second.accepted < grace) return std::nullopt;  // the rest are younger
+    int unread = 0;
+    if (::ioctl(it->second.fd, FIONREAD, &unread) == 0 && unread > 0) continue;  // its frame is coming
+    return h.second;
+  }
+  return std::nullopt;
+}
+
+int io_thread::until_evictable(std::chrono::steady_clock::time_point now) const {
+  const auto grace = std::chrono::milliseconds(limits_.handshake_grace_ms);
+  for (const auto& h : handshakes_) {
+    auto it = entries_.find(h.second);
+    if (it == entries_.end() || !it->second.counted_unauthenticated || it->second.heard) continue;
+    const auto left = it->second.accepted + grace - now;
+    return left.count() <= 0 ? 0
+                             : static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(left).count() + 1);
+  }
+  return -1;
+}
+
+void io_thread::evict(std::uint64_t id) {
+  auto it = entries_.find(id);
+  if (it == entries_.end()) return;
+  ++evicted_;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - evicted_logged_ >= std::chrono::seconds(1)) {
+    log::warning("io", limits_.max_unauthenticated, " connections in their handshake (PMIX_CXX_MAX_UNAUTHENTICATED): ",
+                 evicted_, evicted_ == 1 ? " connection" : " connections", " silent for ", limits_.handshake_grace_ms,
+                 " ms or more (PMIX_CXX_HANDSHAKE_GRACE_MS) closed for newer ones; the last from pid ",
+                 it->second.conn->credentials().pid, ", uid ", it->second.conn->credentials().uid);
+    evicted_ = 0;
+    evicted_logged_ = now;
+  }
+  it->second.conn->shutdown();
+  drop(id, true);
+}
+
 void io_thread::accept_from(int listener) {
   for (;;) {
+    std::optional<std::uint64_t> victim;
     if (unauthenticated_ >= limits_.max_unauthenticated) {
-      // The rest wait in the listen queue (not refused: a node's ranks
-      // all connect at once, hundreds of them).
-      throttle();
-      return;
+      // A silent connection gives its place; else the rest wait in the
+      // listen queue (not refused: a node's ranks all connect at once,
+      // hundreds of them).
+      victim = evictable(std::chrono::steady_clock::now());
+      if (!victim) {
+        throttle();
+        return;
+      }
     }
     const int fd = ::accept4(listener, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
@@ -292,6 +350,7 @@ void io_thread::accept_from(int listener) {
       if (errno != EAGAIN && errno != EWOULDBLOCK) note_refused(std::strerror(errno));
       return;
     }
+    if (victim) evict(*victim);  // only once there is one to take its place
     peer_credentials cred;
     ucred uc{};
     socklen_t len = sizeof uc;
@@ -316,8 +375,8 @@ void io_thread::accept_from(int listener) {
       caf::anon_send(peer, closed_atom::value);
       continue;
     }
-    entries_.emplace(id, entry{std::move(conn), std::move(peer),
-                               protocol::frame_reader{limits_.handshake_frame}, fd, true});
+    entries_.emplace(id, entry{std::move(conn), std::move(peer), protocol::frame_reader{limits_.handshake_frame}, fd,
+                               true, false, std::chrono::steady_clock::now()});
     ++unauthenticated_;
     handshakes_.emplace_back(std::chrono::steady_clock::now() +
                                  std::chrono::milliseconds(limits_.handshake_timeout_ms),
@@ -386,6 +445,7 @@ void io_thread::read_from(std::uint64_t id) {
   for (;;) {
     const auto st = e.reader.next(payload);
     if (st == protocol::frame_reader::status::complete) {
+      e.heard = true;
       caf::anon_send(e.peer, frame_atom::value, std::move(payload));
       payload = std::string{};
       continue;

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <deque>
+#include <optional>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -80,6 +81,8 @@ class io_thread {
     protocol::frame_reader reader;
     int fd;
     bool counted_unauthenticated = true;  // in unauthenticated_ still
+    bool heard = false;  // a whole frame came (its handshake is under way)
+    std::chrono::steady_clock::time_point accepted;
   };
 
   void run();
@@ -113,6 +116,18 @@ class io_thread {
   void throttle();
   int throttle_check();
   bool throttled_ = false;
+  // With the handshakes full, a connection that has sent no whole frame for
+  // PMIX_CXX_HANDSHAKE_GRACE_MS since it was taken gives its place to the
+  // next in the listen queue: idle connections cannot keep new jobs out
+  // (1,100 of them held the places for their whole timeout, a queue of
+  // them 10 s at a time). The oldest such connection, or none.
+  std::optional<std::uint64_t> evictable(std::chrono::steady_clock::time_point now) const;
+  // Milliseconds until the oldest silent connection may be evicted (-1:
+  // none is silent).
+  int until_evictable(std::chrono::steady_clock::time_point now) const;
+  void evict(std::uint64_t id);
+  std::uint64_t evicted_ = 0;  // since the last log line
+  std::chrono::steady_clock::time_point evicted_logged_{};
   // One log line per burst of refusals, with how many.
   void note_refused(const char* why);
 

@@ -5,10 +5,12 @@
 // root job. Needs root, as CI has.
 #include <doctest/doctest.h>
 #include <pmix_server.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <ctime>
 #include <fstream>
 #include <string>
@@ -288,6 +290,55 @@ TEST_SUITE("isolation between users") {
     // The severity it asked for, the server's facility (the default).
     CHECK(contains(logged, "pri=" + std::to_string(LOG_EMERG) + " [userjob:0] " + escaped + "\n"));
     CHECK_FALSE(contains(logged, "pri=" + priority + " "));
+  }
+
+  TEST_CASE("[issue 33.6] connections that never send a byte do not keep a new job out, with more of them than the "
+            "server has descriptors") {
+    // The server in a process of its own with 1,024 descriptors; 1,100
+    // connections that never send anything, and whose handshake never
+    // times out here (an hour): they held every place in the handshake
+    // queue and the rest of them the listen queue, so a new job's
+    // processes were never taken.
+    temp_dir dir;
+    rlimit mine{};
+    ::getrlimit(RLIMIT_NOFILE, &mine);
+    if (mine.rlim_max < 1300) FAIL("this test needs 1,300 descriptors (the hard limit is ", mine.rlim_max, ")");
+    const rlimit raised{std::max<rlim_t>(mine.rlim_cur, 1300), mine.rlim_max};
+    REQUIRE(::setrlimit(RLIMIT_NOFILE, &raised) == 0);
+    const std::string stop = dir.path() + "/stop";
+    child host({"/usr/bin/prlimit", "--nofile=1024:1024", runfile("tests/e2e/server_host"),
+                std::string{PMIX_SERVER_TMPDIR} + "=" + dir.path()},
+               environment_with({"SERVER_HOST_STOP=" + stop, "SERVER_HOST_JOB=flooded:2",
+                                 "PMIX_CXX_HANDSHAKE_TIMEOUT_MS=3600000"}),
+               dir.path());
+    REQUIRE(wait_for_output(host, "ready"));
+    auto env = server_host_env(host);
+    std::string uri;
+    for (const auto& e : env)
+      if (e.rfind("PMIX_SERVER_URI41=", 0) == 0) uri = e.substr(18);
+    std::vector<int> idle;
+    for (int k = 0; k < 1100; ++k) {
+      const int fd = connect_raw(uri);
+      REQUIRE(fd >= 0);
+      idle.push_back(fd);
+    }
+    // The job's two processes start, fence and finish.
+    std::vector<child> ranks;
+    for (const char* rank : {"0", "1"}) {
+      auto with_rank = env;
+      with_rank.push_back(std::string{"PMIX_RANK="} + rank);
+      ranks.emplace_back(std::vector<std::string>{runfile("tests/e2e/script_client"), "init", "fence", "finalize"},
+                         environment_with(with_rank), dir.path());
+    }
+    for (auto& c : ranks) {
+      CHECK_MESSAGE(c.exited_with(0), c.errors());
+      CHECK_MESSAGE(contains(c.output(), "fence PMIX_SUCCESS"), c.output());
+    }
+    for (int fd : idle) ::close(fd);
+    std::fclose(std::fopen(stop.c_str(), "w"));
+    CHECK(host.exited_with(0));
+    CHECK_MESSAGE(contains(host.errors(), "(PMIX_CXX_HANDSHAKE_GRACE_MS) closed for newer ones"), host.errors());
+    ::setrlimit(RLIMIT_NOFILE, &mine);
   }
 
   TEST_CASE("[issue 33.8] a credential the server issues lives at most its cap, computed without overflow") {

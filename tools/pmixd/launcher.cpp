@@ -35,6 +35,7 @@
 
 #include "credentials.hpp"
 #include "protocol.hpp"
+#include "tls_guard.hpp"
 
 namespace pmixd {
 namespace {
@@ -731,6 +732,12 @@ int run_launcher(caf::actor_system_config& cfg, int argc, char** argv) {
     ~key_owner() { pmixd::remove_credentials(c); }
   } owner{made_here ? creds : pmixd::credentials{}};
   pmixd::use_credentials(cfg, creds);
+  // The contexts CAF makes for each connection take the key from memory
+  // (tls_guard.hpp).
+  if (std::string error; !pmixd::tls_guard::hold(creds, error)) {
+    std::fprintf(stderr, "pmixrun: %s\n", error.c_str());
+    return 1;
+  }
   std::vector<started_daemon> started;
   if (!opt.hosts.empty()) {
     for (const auto& h : opt.hosts)

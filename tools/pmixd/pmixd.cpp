@@ -71,6 +71,7 @@
 #include "daemon.hpp"
 #include "launcher.hpp"
 #include "protocol.hpp"
+#include "tls_guard.hpp"
 #include "tools/pmixrun/host_thread.hpp"
 #include "tools/pmixrun/info.hpp"
 #include "tools/pmixrun/iof.hpp"
@@ -243,6 +244,13 @@ int run_daemon(int argc, char** argv) {
                         : !pmixd::check_credentials(credentials_dir, creds, creds_error)) {
     std::fprintf(stderr, "pmixd: refusing to start: the session key %s: %s\n",
                  credentials_stdin ? "from stdin" : credentials_dir.c_str(), creds_error.c_str());
+    return 2;
+  }
+  // The TLS port's bounds, and the key in memory (tls_guard.hpp).
+  std::string guard_error;
+  if (!pmixd::tls_guard::configure_from_env(guard_error) || !pmixd::tls_guard::hold(creds, guard_error)) {
+    std::fprintf(stderr, "pmixd: refusing to start: %s\n", guard_error.c_str());
+    pmixd::remove_credentials(credentials_stdin ? creds : pmixd::credentials{});
     return 2;
   }
   // The directory pmixd made for a key from stdin goes with it.
@@ -431,6 +439,7 @@ int run_daemon(int argc, char** argv) {
     if (interrupts > 0 && !jobs.active()) break;
     jobs.tick(now, interrupts > 1);
     pmixd::expire_stores();
+    pmixd::tls_guard::sweep();
     timespec tick{0, 200 * 1000 * 1000};
     fds.clear();
     fds.push_back(pollfd{sigfd, POLLIN, 0});
