@@ -15,6 +15,7 @@
 #include <string>
 #include <sys/types.h>
 
+#include "common/job_budget.hpp"
 #include "common/value.hpp"
 
 namespace pmix::host {
@@ -101,6 +102,13 @@ struct server_context {
   // The longest such a credential stays valid (seconds; its default life is
   // credential::default_lifetime_s, or PMIX_TIMEOUT up to this).
   std::int64_t max_credential_lifetime_s = 86400;
+  // What one peer, and one job's peers together, may make the server hold
+  // (docs/security.md, "Limits"; the output a peer has not read is bounded
+  // by its connection).
+  std::size_t max_commit = 64u << 20;          // committed bytes
+  std::size_t max_requests = 16384;            // answers it may wait for at once
+  std::size_t max_request_bytes = 16u << 20;   // what those requests weigh
+  job_budget::limits job_limits{{std::size_t{1} << 30, 262144, 256u << 20, 256u << 20}};
   // The fault plane (faults/plane.hpp, docs/fault-injection.md): null
   // unless a plan was given, and every fault point asks that first.
   std::shared_ptr<faults::plane> faults;

@@ -10,6 +10,7 @@
 
 #include <pmix_common.h>
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <optional>
@@ -51,6 +52,9 @@ struct fence_tracker {
   // Every contribution so far reads its reply from the fence board
   // (fence_msg::board_wait).
   bool all_on_board = true;
+  // When the earliest PMIX_TIMEOUT a contribution gave passes (the server
+  // actor fails the tracker with PMIX_ERR_TIMEOUT then, and forgets it).
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 
   bool ready() const { return arrived_count == expected.size(); }
   // Names `p` (explicitly or through a wildcard).

@@ -12,6 +12,7 @@
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/atom.hpp>
 #include <caf/actor.hpp>
+#include <caf/actor_addr.hpp>
 #include <functional>
 #include <map>
 #include <optional>
@@ -22,6 +23,7 @@
 #include "actors/job_layout.hpp"
 #include "actors/reply.hpp"
 #include "common/event.hpp"
+#include "common/job_budget.hpp"
 #include "common/value.hpp"
 #include "transport/connection.hpp"
 
@@ -152,6 +154,7 @@ struct server_snapshot {
     bool has_peerid = false;
     int dead = 0;             // a peer that died without finalizing, kept at peerid
     bool actor = false;       // has a rank actor (registered ranks get one when first needed)
+    int waiting_gets = 0;     // gets waiting at the rank actor for a process to connect
   };
   struct nspace_view {
     std::string name;
@@ -203,6 +206,8 @@ struct connect_result {
   proc_id assigned;    // the identity the connection now has
   // `job` as shared data, when it is large (transport::shared_data_threshold)
   std::shared_ptr<const transport::shared_data> job_shared;
+  // What the job's processes hold together (its namespace's).
+  std::shared_ptr<job_budget> budget;
 };
 
 // From a tool namespace to the server: none of its ranks has a live process
@@ -317,6 +322,21 @@ struct get_msg {
   std::string key;
   info_list info;
   uid_t uid = 0;  // the asker's user
+  // The asking peer and its request (the client's envelope id): a get its
+  // asker stops waiting for is cancelled (get_cancel_msg). None: the host's.
+  caf::actor_addr asker;
+  std::uint64_t request = 0;
+};
+
+// A get its asker no longer waits for (PMIX_TIMEOUT passed, or its
+// connection closed), routed as the get was (server -> namespace -> rank ->
+// peer): whoever holds it answers PMIX_ERR_TIMEOUT now and forgets it, so
+// nothing the asker asked for stays behind. `request` 0: every get of the
+// asker for `target`.
+struct get_cancel_msg {
+  caf::actor_addr asker;
+  std::uint64_t request = 0;
+  proc_id target;
 };
 
 struct get_result {
@@ -554,6 +574,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::fence_answer_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::fence_board_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::get_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::get_result)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::get_cancel_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::upcall_result)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::deregister_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::view_msg)

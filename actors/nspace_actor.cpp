@@ -108,6 +108,7 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
   st.layout = std::move(layout);
   st.server = std::move(server);
   st.ctx = std::move(ctx);
+  st.budget = std::make_shared<job_budget>(st.ctx->job_limits);
   // The rest of the layout is only needed for the job data: keep the size.
   const auto job_size = st.layout.job_size;
   if (job) {
@@ -186,6 +187,7 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
                               : nullptr;
         }
         auto job_shared = st.job_shared;
+        auto budget = st.budget;
         ++st.inflight;
         // The rank reports the process live (rank_state_msg) before it
         // answers, so `live` is current when the answer arrives.
@@ -194,6 +196,7 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
                 [=](connect_result& res) mutable {
                   res.job = job;
                   res.job_shared = job_shared;
+                  res.budget = budget;
                   --self->state.inflight;
                   self->state.report_if_idle(self);
                   rp.deliver(std::move(res));
@@ -233,6 +236,11 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
             .then([answer](get_result& r) { answer(std::move(r)); },
                   [answer](caf::error&) { answer(get_result{PMIX_ERR_NOT_FOUND, {}}); });
         return rp;
+      },
+      [=](const get_cancel_msg& msg) {
+        // Only a rank actor that exists can hold the get.
+        auto it = self->state.ranks.find(msg.target.rank);
+        if (it != self->state.ranks.end()) self->send(it->second, msg);
       },
       [=](const register_epilog_msg& msg) -> pmix_status_t {
         std::string error;

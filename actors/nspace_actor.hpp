@@ -68,6 +68,9 @@ struct nspace_state {
   std::optional<caf::response_promise> deregistered;
   caf::actor server;
   context_ptr ctx;
+  // What this job's processes make the server hold together (made at
+  // start; each peer gets it at connect).
+  std::shared_ptr<job_budget> budget;
 
   // A namespace the server made for a tool (not registered by the host). It
   // ends when none of its ranks has a live process (tool_nspace_idle_msg).

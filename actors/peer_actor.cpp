@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <type_traits>
 
 #include "common/log_sink.hpp"
 #include "actors/cleaner.hpp"
@@ -15,6 +16,7 @@
 #include "server/host_module.hpp"
 #include <pmix.h>
 
+#include "common/directives.hpp"
 #include "common/log.hpp"
 #include "faults/plane.hpp"
 #include "transport/shared_data.hpp"
@@ -36,9 +38,19 @@ using query_done_atom = caf::atom_constant<caf::atom("querydone")>;
 using fault_replay_atom = caf::atom_constant<caf::atom("freplay")>;
 // (fault_flush_atom): a held-back frame whose next one did not come.
 using fault_flush_atom = caf::atom_constant<caf::atom("fflush")>;
+// (request_timeout_atom, kind, envelope id): a request's PMIX_TIMEOUT passed.
+using request_timeout_atom = caf::atom_constant<caf::atom("reqtimeout")>;
+enum class timed : std::uint8_t { get, lookup, query };
 }  // namespace
 
 const char* peer_state::name = "pmix.peer";
+
+peer_state::~peer_state() {
+  if (!budget) return;
+  budget->give(job_budget::committed, committed_bytes);
+  budget->give(job_budget::requests, requests_out());
+  budget->give(job_budget::request_bytes, request_bytes);
+}
 
 const std::shared_ptr<const std::string>& peer_state::rank_blob() {
   if (!committed_blob) {
@@ -125,12 +137,13 @@ using peer::send_info_reply;
 using peer::send_status;
 
 void strike(self_ptr self, const faults::decision& d);
+void drop_requests(self_ptr self);
 
 void answer_waiting_gets(self_ptr self, pmix_status_t status) {
   auto& st = self->state;
   auto waiting = std::move(st.waiting_gets);
   st.waiting_gets.clear();
-  for (auto& rp : waiting) rp.deliver(get_result{status, st.rank_data()});
+  for (auto& w : waiting) w.promise.deliver(get_result{status, st.rank_data()});
 }
 
 // The process is gone (or this actor is): the gets waiting for its data
@@ -206,6 +219,8 @@ void on_connect(self_ptr self, std::uint64_t id, const wire::ConnectRequest& req
             watch_rank(self);
             st.server_object = r.server_object;
             st.proc = r.assigned;
+            st.budget = r.budget;
+            st.conn->set_budget(r.budget);
             // Before the answer goes out: the peer's next frames may be large.
             st.conn->authenticate();
             protocol::to_wire(r.assigned, reply->mutable_assigned());
@@ -252,6 +267,38 @@ void on_commit(self_ptr self, const wire::CommitRequest& req) {
     if (!protocol::canonical_item(req.data(k), item, key, &error)) return protocol_error(self, "commit: " + error);
     item.SerializeToString(&bytes);
   }
+  // What the data will weigh once these items are in (an item replaces
+  // the one of its key), against the process's and its job's limits: over
+  // either, the connection ends (a commit has no answer to refuse it with).
+  std::size_t total = st.committed_bytes;
+  {
+    std::map<std::string_view, std::size_t> now;  // keys this commit sets, and their new weight
+    for (const auto& [key, bytes] : items) {
+      std::size_t before = 0;
+      if (auto n = now.find(key); n != now.end())
+        before = n->second;
+      else if (auto it = st.committed.find(key); it != st.committed.end())
+        before = key.size() + it->second.size();
+      total = total - before + key.size() + bytes.size();
+      now[key] = key.size() + bytes.size();
+    }
+  }
+  const bool over_process = total > st.ctx->max_commit;
+  const bool over_job = !over_process && total > st.committed_bytes && st.budget &&
+                        !st.budget->take(job_budget::committed, total - st.committed_bytes);
+  if (over_process || over_job) {
+    if (over_process)
+      log::error("peer", to_string(st.proc), " (uid ", st.owner, "): a commit would make the server hold ", total,
+                 " bytes of its data, over PMIX_CXX_MAX_COMMIT (", st.ctx->max_commit, "): closing its connection");
+    else
+      log::error("peer", to_string(st.proc), " (uid ", st.owner, "): a commit would make the server hold more than ",
+                 st.budget->limit(job_budget::committed), " bytes of its job's data (PMIX_CXX_MAX_COMMIT_JOB): ",
+                 "closing its connection");
+    if (st.conn) st.conn->shutdown();
+    return;
+  }
+  if (total < st.committed_bytes && st.budget) st.budget->give(job_budget::committed, st.committed_bytes - total);
+  st.committed_bytes = total;
   for (auto& [key, bytes] : items) st.committed[std::move(key)] = std::move(bytes);
   st.has_committed = true;
   st.committed_blob.reset();
@@ -307,18 +354,92 @@ void on_fence_answer(self_ptr self, const fence_answer_msg& a) {
     log::debug("peer", to_string(st.proc), ": write failed, connection broken");
 }
 
+void send_get_status(self_ptr self, std::uint64_t id, pmix_status_t status) {
+  wire::Envelope e;
+  e.set_id(id);
+  e.mutable_get_reply()->set_status(status);
+  send_envelope(self, e);
+}
+
+// Counts a request of `bytes` that waits for an answer, for this peer and
+// its job; false (logged: the caller answers PMIX_ERR_OUT_OF_RESOURCE) when
+// that would pass a limit (docs/security.md, "Limits").
+bool take_request(self_ptr self, std::size_t bytes, const char* what) {
+  auto& st = self->state;
+  const char* limit = nullptr;
+  if (st.requests_out() >= st.ctx->max_requests) {
+    limit = "PMIX_CXX_MAX_REQUESTS";
+  } else if (st.request_bytes + bytes > st.ctx->max_request_bytes) {
+    limit = "PMIX_CXX_MAX_REQUEST_BYTES";
+  } else if (st.budget && !st.budget->take(job_budget::requests, 1)) {
+    limit = "PMIX_CXX_MAX_REQUESTS_JOB";
+  } else if (st.budget && !st.budget->take(job_budget::request_bytes, bytes)) {
+    st.budget->give(job_budget::requests, 1);
+    limit = "PMIX_CXX_MAX_REQUEST_BYTES_JOB";
+  }
+  if (limit == nullptr) {
+    st.request_bytes += bytes;
+    return true;
+  }
+  log::warning("peer", to_string(st.proc), " (uid ", st.owner, "): ", what, " refused: ", st.requests_out(),
+               " requests of ", st.request_bytes, " bytes wait for answers already (", limit, ")");
+  return false;
+}
+
+// The answer came, or will not be waited for: the request's count and
+// bytes go back. False if `id` was not waiting (answered already).
+template <class Map>
+bool finish_request(self_ptr self, Map& pending, std::uint64_t id) {
+  auto it = pending.find(id);
+  if (it == pending.end()) return false;
+  std::size_t bytes;
+  if constexpr (std::is_same_v<typename Map::mapped_type, std::size_t>)
+    bytes = it->second;
+  else
+    bytes = it->second.bytes;
+  pending.erase(it);
+  auto& st = self->state;
+  st.request_bytes -= bytes;
+  if (st.budget) {
+    st.budget->give(job_budget::requests, 1);
+    st.budget->give(job_budget::request_bytes, bytes);
+  }
+  return true;
+}
+
+// A request that waits for an answer ends after `seconds` (its PMIX_TIMEOUT).
+void time_request(self_ptr self, timed kind, std::uint64_t id, std::int64_t seconds) {
+  if (seconds > 0)
+    self->delayed_send(self, std::chrono::seconds(seconds), request_timeout_atom::value, static_cast<std::uint8_t>(kind),
+                       id);
+}
+
 void on_get(self_ptr self, std::uint64_t id, const wire::GetRequest& req) {
   auto& st = self->state;
+  if (req.key().size() > PMIX_MAX_KEYLEN) {
+    log::error("peer", to_string(st.proc), ": PMIx_Get of a key of ", req.key().size(), " bytes (at most ",
+               PMIX_MAX_KEYLEN, ")");
+    return send_get_status(self, id, PMIX_ERR_BAD_PARAM);
+  }
+  if (st.gets_out.count(id) != 0) return protocol_error(self, "two gets with one request id");
+  const std::size_t bytes = req.ByteSizeLong();
+  if (!take_request(self, bytes, "PMIx_Get")) return send_get_status(self, id, PMIX_ERR_OUT_OF_RESOURCE);
   get_msg msg;
   msg.from = st.proc;
   msg.uid = st.owner;
   msg.target = protocol::from_wire(req.proc());
   msg.key = req.key();
+  msg.asker = self->address();
+  msg.request = id;
   std::string error;
+  st.gets_out.emplace(id, peer_state::pending_get{msg.target, bytes});
   if (!protocol::from_wire(req.info(), msg.info, &error)) return protocol_error(self, error);
+  time_request(self, timed::get, id, directives::timeout_seconds(msg.info));
   self->request(st.server, caf::infinite, std::move(msg))
       .then(
           [=](get_result& r) {
+            // Not if it timed out (or its connection ended) meanwhile.
+            if (!finish_request(self, self->state.gets_out, id)) return;
             wire::Envelope e;
             e.set_id(id);
             auto* reply = e.mutable_get_reply();
@@ -329,10 +450,7 @@ void on_get(self_ptr self, std::uint64_t id, const wire::GetRequest& req) {
             send_envelope(self, e);
           },
           [=](caf::error&) {
-            wire::Envelope e;
-            e.set_id(id);
-            e.mutable_get_reply()->set_status(PMIX_ERR_UNREACH);
-            send_envelope(self, e);
+            if (finish_request(self, self->state.gets_out, id)) send_get_status(self, id, PMIX_ERR_UNREACH);
           });
 }
 
@@ -401,8 +519,21 @@ void on_query(self_ptr self, std::uint64_t id, const wire::QueryRequest& req) {
   }
   // The server actor answers the process-set keys itself and refuses what
   // names another user's namespace; the rest go to the host.
-  auto ask_host = [self, id](const std::vector<query>& asked_for, info_list answered) {
+  // The shortest PMIX_TIMEOUT among the queries' qualifiers bounds the wait.
+  std::int64_t seconds = 0;
+  for (const auto& q : queries) {
+    const auto t = directives::timeout_seconds(q.qualifiers);
+    if (t > 0 && (seconds == 0 || t < seconds)) seconds = t;
+  }
+  auto ask_host = [self, id, seconds](const std::vector<query>& asked_for, info_list answered) {
     auto& st = self->state;
+    std::size_t bytes = 0;
+    for (const auto& q : asked_for) {
+      for (const auto& k : q.keys) bytes += k.size();
+      for (const auto& i : q.qualifiers) bytes += i.key.size() + sizeof(info);
+    }
+    if (!take_request(self, bytes, "PMIx_Query_info")) return send_info_reply(self, id, PMIX_ERR_OUT_OF_RESOURCE, {});
+    st.queries_out.emplace(id, bytes);
     const bool asked = st.ctx->host->query(
         st.proc, asked_for,
         peer::answer_once("query", [addr = self->address(), gate = st.ctx->gate, id, answered](
@@ -416,7 +547,8 @@ void on_query(self_ptr self, std::uint64_t id, const wire::QueryRequest& req) {
           }
           gate->send_if_open(addr, query_done_atom::value, id, status, std::move(results));
         }));
-    if (asked) return;
+    if (asked) return time_request(self, timed::query, id, seconds);
+    finish_request(self, st.queries_out, id);
     if (answered.empty()) return send_info_reply(self, id, PMIX_ERR_NOT_SUPPORTED, {});
     send_info_reply(self, id, PMIX_ERR_PARTIAL_SUCCESS, answered);
   };
@@ -520,14 +652,23 @@ void on_lookup(self_ptr self, std::uint64_t id, const wire::KeysRequest& req) {
     return send_lookup_reply(self, id, PMIX_ERR_BAD_PARAM, {});
   }
   add_user(st, info);
+  const std::size_t bytes = req.ByteSizeLong();
+  if (!take_request(self, bytes, "PMIx_Lookup")) return send_lookup_reply(self, id, PMIX_ERR_OUT_OF_RESOURCE, {});
   const std::vector<std::string> keys(req.keys().begin(), req.keys().end());
+  // Tracked before the host is asked: it may answer at once.
+  st.lookups_out.emplace(id, bytes);
+  const auto seconds = directives::timeout_seconds(info);
   const bool asked = st.ctx->host->lookup(
       st.proc, keys, info,
       peer::answer_once("lookup", [addr = self->address(), gate = st.ctx->gate, id](pmix_status_t status,
                                                                              std::vector<pdata> data) {
         gate->send_if_open(addr, lookup_done_msg{id, status, std::move(data)});
       }));
-  if (!asked) send_lookup_reply(self, id, PMIX_ERR_NOT_SUPPORTED, {});
+  if (!asked) {
+    finish_request(self, st.lookups_out, id);
+    return send_lookup_reply(self, id, PMIX_ERR_NOT_SUPPORTED, {});
+  }
+  time_request(self, timed::lookup, id, seconds);
 }
 
 void send_spawn_reply(self_ptr self, std::uint64_t id, pmix_status_t status, const std::string& nspace) {
@@ -667,6 +808,7 @@ void strike(self_ptr self, const faults::decision& d) {
       // a get waiting here (for a commit, or for the end of a commit hold)
       // would wait for ever (tests/faults matrix_test, "random" seed 3).
       answer_gets_of_departed(self);
+      drop_requests(self);
       return self->quit(reason);
     case faults::victim::rank:
       if (st.rank) self->send_exit(st.rank, reason);
@@ -802,6 +944,44 @@ void start_cleanup(self_ptr self) {
   run_epilog(*st.ctx, std::exchange(st.cleanup, epilog{}), self->address());
 }
 
+// A request's PMIX_TIMEOUT passed before its answer: the client hears
+// PMIX_ERR_TIMEOUT, and a get is cancelled wherever it waits (the answer,
+// should it come, is dropped).
+void on_request_timeout(self_ptr self, std::uint8_t kind, std::uint64_t id) {
+  auto& st = self->state;
+  switch (static_cast<timed>(kind)) {
+    case timed::get: {
+      auto it = st.gets_out.find(id);
+      if (it == st.gets_out.end()) return;
+      const auto target = it->second.target;
+      finish_request(self, st.gets_out, id);
+      log::warning("peer", to_string(st.proc), ": PMIx_Get of ", to_string(target), " timed out (PMIX_TIMEOUT)");
+      send_get_status(self, id, PMIX_ERR_TIMEOUT);
+      self->send(st.server, get_cancel_msg{self->address(), id, target});
+      return;
+    }
+    case timed::lookup:
+      if (!finish_request(self, st.lookups_out, id)) return;
+      log::warning("peer", to_string(st.proc), ": PMIx_Lookup timed out (PMIX_TIMEOUT)");
+      return send_lookup_reply(self, id, PMIX_ERR_TIMEOUT, {});
+    case timed::query:
+      if (!finish_request(self, st.queries_out, id)) return;
+      log::warning("peer", to_string(st.proc), ": PMIx_Query_info timed out (PMIX_TIMEOUT)");
+      return send_info_reply(self, id, PMIX_ERR_TIMEOUT, {});
+  }
+}
+
+// The connection is gone: nothing it asked for stays anywhere. Its gets are
+// cancelled where they wait; the host's late answers to its lookups and
+// queries are dropped.
+void drop_requests(self_ptr self) {
+  auto& st = self->state;
+  for (const auto& [id, get] : st.gets_out) self->send(st.server, get_cancel_msg{self->address(), id, get.target});
+  while (!st.gets_out.empty()) finish_request(self, st.gets_out, st.gets_out.begin()->first);
+  while (!st.lookups_out.empty()) finish_request(self, st.lookups_out, st.lookups_out.begin()->first);
+  while (!st.queries_out.empty()) finish_request(self, st.queries_out, st.queries_out.begin()->first);
+}
+
 void on_closed(self_ptr self) {
   auto& st = self->state;
   if (st.state == peer_state::phase::tombstone) return;
@@ -819,6 +999,7 @@ void on_closed(self_ptr self) {
   }
   st.state = peer_state::phase::tombstone;
   st.heartbeat.reset();  // nothing to watch any more
+  drop_requests(self);
   if (st.iof_pulls > 0) self->send(st.server, iof_forget_msg{caf::actor_cast<caf::actor>(self)});
   // The process is gone (finalized or dead): its epilog runs now (spec 004).
   start_cleanup(self);
@@ -836,6 +1017,7 @@ bool release(self_ptr self) {
   if (st.conn) st.conn->shutdown();
   if (st.ctx->faults && st.conn) st.ctx->faults->closed(st.conn->id());
   st.conn.reset();
+  drop_requests(self);
   answer_waiting_gets(self, PMIX_ERR_NOT_FOUND);
   if (st.cleanup_state != peer_state::cleanup_phase::done) return false;
   self->quit();
@@ -910,7 +1092,7 @@ caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
         st.upcalls.erase(it);
         send_status(self, id, r.status);
       },
-      [=](const get_msg&) -> caf::result<get_result> {
+      [=](const get_msg& msg) -> caf::result<get_result> {
         auto& st = self->state;
         // What the client holds is needed now: it sends it and holds no
         // more (one round trip, the first time another process asks).
@@ -929,7 +1111,7 @@ caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
           return get_result{status, st.rank_data()};
         }
         auto rp = self->make_response_promise();
-        st.waiting_gets.push_back(rp);
+        st.waiting_gets.push_back(peer_state::waiting_get{msg.asker, msg.request, rp});
         return rp;
       },
       [=](const deliver_event_msg& msg) {
@@ -943,9 +1125,24 @@ caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
         send_info_reply(self, id, status, results);
       },
       [=](query_done_atom, std::uint64_t id, pmix_status_t status, info_list& results) {
-        send_info_reply(self, id, status, results);
+        if (finish_request(self, self->state.queries_out, id)) send_info_reply(self, id, status, results);
       },
-      [=](const lookup_done_msg& r) { send_lookup_reply(self, r.id, r.status, r.data); },
+      [=](request_timeout_atom, std::uint8_t kind, std::uint64_t id) { on_request_timeout(self, kind, id); },
+      [=](const get_cancel_msg& msg) {
+        // The asker stopped waiting for a get that waits here.
+        auto& w = self->state.waiting_gets;
+        for (auto it = w.begin(); it != w.end();) {
+          if (it->asker == msg.asker && (msg.request == 0 || it->request == msg.request)) {
+            it->promise.deliver(get_result{PMIX_ERR_TIMEOUT, {}});
+            it = w.erase(it);
+          } else {
+            ++it;
+          }
+        }
+      },
+      [=](const lookup_done_msg& r) {
+        if (finish_request(self, self->state.lookups_out, r.id)) send_lookup_reply(self, r.id, r.status, r.data);
+      },
       [=](const spawn_done_msg& r) {
         auto& st = self->state;
         if (r.status == PMIX_SUCCESS && !r.nspace.empty()) self->send(st.server, spawned_msg{r.nspace, st.owner});

@@ -16,12 +16,14 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "actors/context.hpp"
 #include "actors/epilog.hpp"
 #include "actors/messages.hpp"
+#include "common/job_budget.hpp"
 #include "protocol/pmix.pb.h"
 #include "transport/connection.hpp"
 
@@ -55,8 +57,42 @@ struct peer_state {
   bool board_sent = false;
 
   // Direct-modex requests waiting for this peer's first commit, or for the
-  // end of its commit hold.
-  std::vector<caf::response_promise> waiting_gets;
+  // end of its commit hold: who asked (a get its asker cancels is answered
+  // PMIX_ERR_TIMEOUT and dropped: get_cancel_msg).
+  struct waiting_get {
+    caf::actor_addr asker;
+    std::uint64_t request = 0;
+    caf::response_promise promise;
+  };
+  std::vector<waiting_get> waiting_gets;
+
+  // What this peer asked for on its client's behalf and waits for, by the
+  // client's request id: gets (their target), lookups and queries (the
+  // host's). Answered, timed out (PMIX_TIMEOUT) or, at the connection's
+  // end, cancelled; an answer for an id no longer here is dropped.
+  // Each counted against the limits with its bytes (request_bytes; the
+  // job's share in `budget`).
+  struct pending_get {
+    proc_id target;
+    std::size_t bytes = 0;
+  };
+  std::map<std::uint64_t, pending_get> gets_out;
+  std::map<std::uint64_t, std::size_t> lookups_out;
+  std::map<std::uint64_t, std::size_t> queries_out;
+  std::size_t request_bytes = 0;
+  std::size_t requests_out() const { return gets_out.size() + lookups_out.size() + queries_out.size(); }
+
+  // What the client's committed data weighs (keys and items as kept), held
+  // against PMIX_CXX_MAX_COMMIT and its job's share.
+  std::size_t committed_bytes = 0;
+  // What the processes of this peer's job hold together (from its
+  // namespace at connect); this peer's share goes back when it ends.
+  std::shared_ptr<job_budget> budget;
+
+  peer_state() = default;
+  peer_state(const peer_state&) = delete;
+  peer_state& operator=(const peer_state&) = delete;
+  ~peer_state();
   // A client may hold a commit until its next frame (ConnectReply
   // .commit_hold, docs/wire-format.md): allowed from its connect on, until
   // another process needs its data (a get): then the peer sends

@@ -279,6 +279,21 @@ caf::behavior rank_actor(caf::stateful_actor<rank_state>* self, proc_id pname, b
           st.waiting_gets.emplace_back(std::move(msg), rp);
         return rp;
       },
+      [=](const get_cancel_msg& msg) {
+        auto& st = self->state;
+        auto& w = st.waiting_gets;
+        for (auto it = w.begin(); it != w.end();) {
+          if (it->first.asker == msg.asker && (msg.request == 0 || it->first.request == msg.request)) {
+            it->second.deliver(get_result{PMIX_ERR_TIMEOUT, {}});
+            it = w.erase(it);
+          } else {
+            ++it;
+          }
+        }
+        // Forwarded gets wait at the peer they went to.
+        if (st.peerid) self->send(st.peerid->actor, msg);
+        for (const auto& p : st.displaced) self->send(p.actor, msg);
+      },
       [=](const upcall_result& r) {
         auto& st = self->state;
         if (auto it = st.connects.find(r.id); it != st.connects.end()) {
@@ -320,6 +335,7 @@ caf::behavior rank_actor(caf::stateful_actor<rank_state>* self, proc_id pname, b
         v.has_peerid = st.peerid.has_value();
         v.dead = st.peerid && st.peerid->closed && !st.peerid->finalized ? 1 : 0;
         v.actor = true;
+        v.waiting_gets = static_cast<int>(st.waiting_gets.size());
         return v;
       },
       [=](const deregister_msg&) -> caf::result<bool> {

@@ -48,7 +48,8 @@ struct rank_state {
   std::vector<peer_ref> displaced;  // older peers of the rank still alive (clones, racing finalize)
   int proc_cnt = 0;                 // live processes of the rank
 
-  // Direct-modex requests that arrived before any process connected.
+  // Direct-modex requests that arrived before any process connected (a
+  // cancelled one is answered PMIX_ERR_TIMEOUT and dropped).
   std::vector<std::pair<get_msg, caf::response_promise>> waiting_gets;
 
   struct pending_connect {

@@ -129,6 +129,40 @@ void uncount_user(server_state::nspace_entry& e, uid_t uid) {
   if (it != e.users.end() && --it->second == 0) e.users.erase(it);
 }
 
+// (collective_timeout_atom, kind, tracker id): a contribution's PMIX_TIMEOUT
+// passed.
+using collective_timeout_atom = caf::atom_constant<caf::atom("colltmo")>;
+
+// A contribution with PMIX_TIMEOUT: the tracker fails with PMIX_ERR_TIMEOUT
+// when the earliest one passes (each contributor's reply says so), unless it
+// completed before. Call before advance_collective (which may complete it).
+void time_collective(self_ptr self, collective kind, fence_tracker& t, const info_list& info) {
+  const auto seconds = directives::timeout_seconds(info);
+  if (seconds <= 0) return;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  if (t.deadline && *t.deadline <= deadline) return;
+  t.deadline = deadline;
+  self->delayed_send(self, std::chrono::seconds(seconds), collective_timeout_atom::value,
+                     static_cast<std::uint8_t>(kind), t.id);
+}
+
+void on_collective_timeout(self_ptr self, std::uint8_t which, std::uint64_t id) {
+  auto& st = self->state;
+  const auto kind = static_cast<collective>(which);
+  auto* t = st.book(kind).find(id);
+  if (t == nullptr || !t->deadline || *t->deadline > std::chrono::steady_clock::now()) return;  // done, or a later deadline
+  std::string missing;
+  for (std::size_t k = 0; k < t->expected.size() && k < 8; ++k)
+    if (!t->arrived_flags[k]) missing += (missing.empty() ? "" : ", ") + to_string(t->expected[k]);
+  log::warning("server", "a ", name_of(kind), " timed out (PMIX_TIMEOUT): ", t->arrived_count, " of ",
+               t->expected.size(), " local participants came",
+               missing.empty() ? std::string{t->host_called ? "; the host did not answer" : ""} : "; waiting for " + missing);
+  // The host's answer, should it come, finds nothing.
+  for (auto it = st.collective_upcalls.begin(); it != st.collective_upcalls.end();)
+    it = it->second == std::make_pair(kind, id) ? st.collective_upcalls.erase(it) : std::next(it);
+  st.book(kind).complete(id, fence_result{PMIX_ERR_TIMEOUT, nullptr, nullptr});
+}
+
 void fail_fence(self_ptr self, std::uint64_t id, pmix_status_t status) {
   fail_collective(self, collective::fence, id, status);
 }
@@ -139,8 +173,8 @@ void complete_connect(self_ptr self, std::uint64_t id, const std::vector<proc_id
 // the directives the library acts on: a required one it does not is
 // PMIX_ERR_NOT_SUPPORTED (one that goes to the host is the host's to judge).
 pmix_status_t check_local_directives(collective kind, const info_list& info) {
-  if (kind == collective::fence) return directives::check("PMIx_Fence", info, {PMIX_COLLECT_DATA});
-  return directives::check(kind == collective::connect ? "PMIx_Connect" : "PMIx_Disconnect", info, {});
+  if (kind == collective::fence) return directives::check("PMIx_Fence", info, {PMIX_COLLECT_DATA, PMIX_TIMEOUT});
+  return directives::check(kind == collective::connect ? "PMIx_Connect" : "PMIx_Disconnect", info, {PMIX_TIMEOUT});
 }
 
 // A connect or disconnect whose local participants have all arrived. When
@@ -300,6 +334,7 @@ caf::result<fence_result> on_connect_procs(self_ptr self, connect_procs_msg& msg
                             std::make_shared<const std::string>(protocol::connect_procs_reply_body(status, {}))});
     return rp;
   }
+  time_collective(self, kind, *t, as_fence.info);
   advance_collective(self, kind, *t);
   return rp;
 }
@@ -341,6 +376,7 @@ void on_fence(self_ptr self, fence_msg& msg) {
     answer(fence_result{status, nullptr, std::make_shared<const std::string>(protocol::fence_reply(status, {}))});
     return;
   }
+  time_collective(self, collective::fence, *t, msg.info);
   advance_fence(self, *t);
 }
 
@@ -384,7 +420,7 @@ caf::result<get_result> on_get(self_ptr self, get_msg& msg) {
   const auto upcall = st.next_upcall++;
   if (st.ctx->host->direct_modex(msg.target, msg.info,
                                  reply_to_actor(self->address(), st.ctx, upcall))) {
-    st.dmodex_upcalls.emplace(upcall, rp);
+    st.dmodex_upcalls.emplace(upcall, server_state::pending_dmodex{rp, msg.asker, msg.request});
     return rp;
   }
   if (it != st.nspaces.end() && !it->second.locality.job_size) {
@@ -804,7 +840,7 @@ void on_upcall_result(self_ptr self, upcall_result& r) {
       fail_collective(self, kind, tracker, r.status);
     }
   } else if (auto d = st.dmodex_upcalls.find(r.id); d != st.dmodex_upcalls.end()) {
-    auto rp = std::move(d->second);
+    auto rp = std::move(d->second.promise);
     st.dmodex_upcalls.erase(d);
     rp.deliver(get_result{r.status, std::move(r.data)});
   } else if (auto n = st.notify_upcalls.find(r.id); n != st.notify_upcalls.end()) {
@@ -1168,6 +1204,7 @@ caf::result<fence_result> on_group(self_ptr self, group_msg& msg) {
         rp.deliver(group_answer(status));
         return rp;
       }
+      time_collective(self, kind, *t, f.info);
       advance_collective(self, kind, *t);
       return rp;
     }
@@ -1390,6 +1427,21 @@ caf::behavior server_actor(caf::stateful_actor<server_state>* self, context_ptr 
       [=](fence_msg& msg) { on_fence(self, msg); },
       [=](connect_procs_msg& msg) { return on_connect_procs(self, msg); },
       [=](get_msg& msg) { return on_get(self, msg); },
+      [=](collective_timeout_atom, std::uint8_t kind, std::uint64_t id) { on_collective_timeout(self, kind, id); },
+      [=](const get_cancel_msg& msg) {
+        // A direct modex the host has not answered: its late answer finds
+        // nothing; a get the namespace holds is its (or its rank's) to drop.
+        auto& st = self->state;
+        for (auto it = st.dmodex_upcalls.begin(); it != st.dmodex_upcalls.end();) {
+          if (it->second.asker == msg.asker && (msg.request == 0 || it->second.request == msg.request)) {
+            it->second.promise.deliver(get_result{PMIX_ERR_TIMEOUT, {}});
+            it = st.dmodex_upcalls.erase(it);
+          } else {
+            ++it;
+          }
+        }
+        if (auto it = st.nspaces.find(msg.target.nspace); it != st.nspaces.end()) self->send(it->second.actor, msg);
+      },
       [=](register_nspace_msg& msg) { on_register_nspace(self, msg); },
       [=](deregister_nspace_msg& msg) { on_deregister_nspace(self, msg); },
       [=](register_client_msg& msg) { on_register_client(self, msg); },

@@ -111,7 +111,13 @@ struct server_state {
   std::map<proc_id, pmix_status_t> departed;
   // up-call -> the collective and its tracker
   std::map<std::uint64_t, std::pair<collective, std::uint64_t>> collective_upcalls;
-  std::map<std::uint64_t, caf::response_promise> dmodex_upcalls;      // up-call -> requester
+  // up-call -> requester, and the get it answers (get_cancel_msg)
+  struct pending_dmodex {
+    caf::response_promise promise;
+    caf::actor_addr asker;
+    std::uint64_t request = 0;
+  };
+  std::map<std::uint64_t, pending_dmodex> dmodex_upcalls;
   std::map<std::uint64_t, pending_tool> tool_upcalls;                 // up-call -> connect
   std::map<std::uint64_t, caf::response_promise> notify_upcalls;      // up-call -> notifier
   // PMIx_IOF_pull: the registrations, and those waiting for the host's

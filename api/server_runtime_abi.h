@@ -28,6 +28,7 @@ typedef struct pmix_cxx_rank_view {
     int has_peerid;
     int dead;       /* a peer that died without finalizing, kept at peerid */
     int actor;      /* the rank has an actor (registered ranks get one when first needed) */
+    int waiting_gets; /* gets waiting at the rank for a process of it to connect */
 } pmix_cxx_rank_view_t;
 
 typedef struct pmix_cxx_nspace_view {

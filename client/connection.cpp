@@ -185,17 +185,27 @@ pmix_status_t connection::handshake(protocol::body kind, const std::string& mess
                                     protocol::envelope& reply) {
   const auto id = next_id_++;
   const protocol::frame_prefix prefix{id, kind, message.size()};
-  auto rc = write_frame(prefix.view(), message);
-  if (rc != PMIX_SUCCESS) {
-    log::error("client", "cannot send the connect request: ", std::strerror(errno));
-    return rc;
-  }
+  // A server that turned this connection away may have closed it already:
+  // what it said is still there to read (a busy answer: try again).
+  const auto rc = write_frame(prefix.view(), message);
+  const int write_errno = errno;
   char buf[16384];
   std::string payload;
   for (;;) {
     const auto st = reader_.next(payload);
     if (st == protocol::frame_reader::status::complete) {
-      if (!protocol::parse_envelope(std::move(payload), reply) || reply.id != id || !take_shared(reply)) {
+      if (!protocol::parse_envelope(std::move(payload), reply)) {
+        log::error("client", "the server's answer to connect is malformed");
+        return PMIX_ERR_UNPACK_FAILURE;
+      }
+      // Id 0, before the server read anything: it did not take us.
+      protocol::connect_reply busy;
+      if (reply.id == 0 && reply.kind == protocol::body::connect_reply && protocol::decode(reply.message, busy) &&
+          busy.status == PMIX_ERR_OUT_OF_RESOURCE) {
+        log::debug("client", "the server is busy with other connections: it did not take this one");
+        return PMIX_ERR_OUT_OF_RESOURCE;
+      }
+      if (reply.id != id || !take_shared(reply)) {
         log::error("client", "the server's answer to connect is malformed");
         return PMIX_ERR_UNPACK_FAILURE;
       }
@@ -204,17 +214,15 @@ pmix_status_t connection::handshake(protocol::body kind, const std::string& mess
     if (st == protocol::frame_reader::status::too_large) return PMIX_ERR_UNPACK_FAILURE;
     const auto n = receive(buf, sizeof buf);
     if (n > 0) {
-      heard_ = true;
       reader_.feed(buf, static_cast<std::size_t>(n));
     } else if (n < 0 && errno == EINTR) {
       continue;
+    } else if (rc != PMIX_SUCCESS) {
+      log::error("client", "cannot send the connect request: ", std::strerror(write_errno));
+      return rc;
     } else {
-      const std::string why = n < 0 ? std::string{": "} + std::strerror(errno) : std::string{};
-      // Before any answer: the caller may try again (heard_from_server).
-      if (heard_)
-        log::error("client", "the server closed the connection during the handshake", why);
-      else
-        log::debug("client", "the server closed the connection before answering the handshake", why);
+      log::error("client", "the server closed the connection during the handshake",
+                 n < 0 ? std::string{": "} + std::strerror(errno) : std::string{});
       return PMIX_ERR_LOST_CONNECTION;
     }
   }

@@ -56,11 +56,11 @@ class connection {
 
   // Before start(): sends a request (a `kind` body, protocol/messages.hpp)
   // and reads until its reply arrives.
+  // PMIX_ERR_OUT_OF_RESOURCE: the server did not take the connection (its
+  // handshake queue was full of silent connections, and it gave this one's
+  // place to a newer one before reading anything): the caller may try
+  // again with a new connection.
   pmix_status_t handshake(protocol::body kind, const std::string& message, protocol::envelope& reply);
-  // Whether any byte of the server's answer came: a server that closes a
-  // connection before it answers anything did not take it (its handshake
-  // queue was full of silent connections); the client may try again.
-  bool heard_from_server() const { return heard_; }
   // Before start(): what to do with a message the server sends unprompted
   // (id 0: an event), and once when the connection is lost. Both run on the
   // progress thread.
@@ -224,7 +224,6 @@ class connection {
   bool stopping_ = false;
   bool lost_ = false;
   protocol::frame_reader reader_;
-  bool heard_ = false;
 };
 
 // Whether a client about to wait on its fence board moves off its CPU

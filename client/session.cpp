@@ -106,9 +106,10 @@ pmix_status_t session::connect(const std::string& uri, role r, const proc_id& pr
       protocol::wire_version, r == role::tool ? protocol::role::tool : protocol::role::client, proposed,
       static_cast<std::int32_t>(getpid()), protocol::library_version, info, r == role::client);
   protocol::envelope reply;
-  // A server whose handshake queue is full of silent connections closes
-  // the oldest, unanswered, for newer ones (docs/security.md, "Limits"): a
-  // process that was slow to send its request tries again, a few times.
+  // A server whose handshake queue is full of silent connections gives the
+  // oldest's place to a newer one, telling it so before it reads anything
+  // (docs/security.md, "Limits"): a process that was slow to send its
+  // request tries again, a few times.
   constexpr int attempts = 6;
   for (int attempt = 1;; ++attempt) {
     auto rc = connection::open(uri, s->conn_);
@@ -118,9 +119,9 @@ pmix_status_t session::connect(const std::string& uri, role r, const proc_id& pr
     }
     rc = s->conn_->handshake(protocol::body::connect, request, reply);
     if (rc == PMIX_SUCCESS) break;
-    if (rc != PMIX_ERR_LOST_CONNECTION || s->conn_->heard_from_server() || attempt == attempts) {
-      if (rc == PMIX_ERR_LOST_CONNECTION && !s->conn_->heard_from_server())
-        log::error("client", "the server closed the connection ", attempts, " times before answering");
+    if (rc != PMIX_ERR_OUT_OF_RESOURCE) return rc;
+    if (attempt == attempts) {
+      log::error("client", "the server did not take the connection (busy) in ", attempts, " attempts");
       return rc;
     }
     s->conn_.reset();

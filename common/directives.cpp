@@ -25,6 +25,15 @@ pmix_status_t unsupported(const char* call, std::string_view key, std::uint32_t 
   return PMIX_SUCCESS;
 }
 
+std::int64_t timeout_seconds(const info_list& list) {
+  constexpr std::int64_t year = 365LL * 24 * 3600;
+  const auto* t = find(list, PMIX_TIMEOUT);
+  if (t == nullptr) return 0;
+  const auto v = t->val.as_int();
+  if (!v || *v <= 0) return 0;
+  return *v > year ? year : *v;
+}
+
 pmix_status_t check(const char* call, const info_list& list, keys supported) {
   return check(call, list, supported.begin(), supported.size());
 }

@@ -40,6 +40,10 @@ pmix_status_t check(const char* call, const pmix_info_t* info, std::size_t ninfo
   return check(call, info, ninfo, supported, N);
 }
 
+// PMIX_TIMEOUT among `list`, in seconds: 0 when there is none or it is not a
+// positive number (wait for ever, as the Standard says of 0); at most a year.
+std::int64_t timeout_seconds(const info_list& list);
+
 // Whether a directive is required (PMIX_INFO_REQD).
 inline bool required(std::uint32_t flags) { return (flags & PMIX_INFO_REQD) != 0; }
 

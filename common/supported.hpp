@@ -28,9 +28,12 @@ using key = std::string_view;
 // ---- client functions (pmix.h) ---------------------------------------------
 
 inline constexpr key finalize[] = {PMIX_EMBED_BARRIER};
-inline constexpr key get[] = {PMIX_OPTIONAL};
+// PMIX_TIMEOUT: the server answers PMIX_ERR_TIMEOUT once it passes
+// (actors/peer_actor.cpp for gets, lookups and queries; the collective's
+// tracker in actors/server_actor.cpp for fences, connects and groups).
+inline constexpr key get[] = {PMIX_OPTIONAL, PMIX_TIMEOUT};
 // actors/server_actor.cpp checks the same list.
-inline constexpr key fence[] = {PMIX_COLLECT_DATA};
+inline constexpr key fence[] = {PMIX_COLLECT_DATA, PMIX_TIMEOUT};
 // Keys the library answers itself, before init too.
 inline constexpr key query[] = {PMIX_QUERY_ATTRIBUTE_SUPPORT, PMIX_QUERY_STABLE_ABI_VERSION,
                                 PMIX_QUERY_PROVISIONAL_ABI_VERSION};
@@ -65,7 +68,7 @@ inline constexpr key get_credential[] = {PMIX_CRED_TYPE, PMIX_TIMEOUT};
 inline constexpr key validate_credential[] = {PMIX_CRED_TYPE};
 // What the server honours in a group it completes itself
 // (actors/server_actor.cpp); a group spanning nodes goes to the host.
-inline constexpr key group[] = {PMIX_GROUP_ASSIGN_CONTEXT_ID, PMIX_GROUP_LOCAL_ONLY};
+inline constexpr key group[] = {PMIX_GROUP_ASSIGN_CONTEXT_ID, PMIX_GROUP_LOCAL_ONLY, PMIX_TIMEOUT};
 // api/cpuset_api.cpp.
 inline constexpr key compute_distances[] = {PMIX_DEVICE_TYPE, PMIX_DEVICE_ID};
 

@@ -526,8 +526,8 @@ pmix_status_t view(pmix_cxx_server_view_t* out) {
         std::calloc(n.ranks.size() + 1, sizeof(pmix_cxx_rank_view_t)));
     for (std::size_t k = 0; k < n.ranks.size(); ++k) {
       const auto& r = n.ranks[k];
-      o.ranks[k] = pmix_cxx_rank_view_t{r.rank, r.registered, r.proc_cnt, r.peers, r.tombstones,
-                                        r.has_peerid, r.dead, r.actor};
+      o.ranks[k] = pmix_cxx_rank_view_t{r.rank,       r.registered, r.proc_cnt, r.peers, r.tombstones,
+                                        r.has_peerid, r.dead,       r.actor,    r.waiting_gets};
     }
   }
   return PMIX_SUCCESS;

@@ -350,6 +350,13 @@ pmix_status_t read_settings(const info_list& directives, const pmix_topology_t* 
        [&](unsigned long long v) { s.handshake_timeout_ms = static_cast<std::uint32_t>(v); }},
       {"PMIX_CXX_HANDSHAKE_GRACE_MS", 1, 3600000,
        [&](unsigned long long v) { s.handshake_grace_ms = static_cast<std::uint32_t>(v); }},
+      {"PMIX_CXX_MAX_COMMIT", 4096, 1ull << 40, [&](unsigned long long v) { s.max_commit = v; }},
+      {"PMIX_CXX_MAX_COMMIT_JOB", 4096, 1ull << 44, [&](unsigned long long v) { s.max_commit_job = v; }},
+      {"PMIX_CXX_MAX_REQUESTS", 1, 1u << 30, [&](unsigned long long v) { s.max_requests = v; }},
+      {"PMIX_CXX_MAX_REQUESTS_JOB", 1, 1u << 30, [&](unsigned long long v) { s.max_requests_job = v; }},
+      {"PMIX_CXX_MAX_REQUEST_BYTES", 4096, 1ull << 40, [&](unsigned long long v) { s.max_request_bytes = v; }},
+      {"PMIX_CXX_MAX_REQUEST_BYTES_JOB", 4096, 1ull << 44, [&](unsigned long long v) { s.max_request_bytes_job = v; }},
+      {"PMIX_CXX_MAX_SEND_BACKLOG_JOB", 4096, 1ull << 44, [&](unsigned long long v) { s.max_send_backlog_job = v; }},
       {"PMIX_CXX_MAX_CREDENTIAL_LIFETIME_S", 1, 31536000,
        [&](unsigned long long v) { s.max_credential_lifetime_s = static_cast<std::uint32_t>(v); }},
   };

@@ -76,7 +76,7 @@ struct settings {
   // PMIX_CXX_MAX_UNAUTHENTICATED (connections), PMIX_CXX_HANDSHAKE_TIMEOUT_MS.
   std::uint32_t max_frame = 64u << 20;
   std::uint32_t max_handshake_frame = 1u << 20;
-  std::size_t max_send_backlog = 128u << 20;
+  std::size_t max_send_backlog = 64u << 20;
   std::size_t max_unauthenticated = 128;
   std::uint32_t handshake_timeout_ms = 10000;
   // PMIX_CXX_HANDSHAKE_GRACE_MS: how long a connection may stay silent
@@ -85,6 +85,18 @@ struct settings {
   // PMIX_CXX_MAX_CREDENTIAL_LIFETIME_S: the longest a credential the server
   // issues itself stays valid, whatever PMIX_TIMEOUT asks (seconds).
   std::uint32_t max_credential_lifetime_s = 86400;
+  // What one process, and the processes of one job together, may make the
+  // server hold (docs/security.md, "Limits"): committed data
+  // (PMIX_CXX_MAX_COMMIT, _JOB), requests waiting for an answer and their
+  // bytes (PMIX_CXX_MAX_REQUESTS, _JOB; PMIX_CXX_MAX_REQUEST_BYTES, _JOB),
+  // output not read (PMIX_CXX_MAX_SEND_BACKLOG above, _JOB).
+  std::size_t max_commit = 64u << 20;
+  std::size_t max_commit_job = std::size_t{1} << 30;
+  std::size_t max_requests = 16384;
+  std::size_t max_requests_job = 262144;
+  std::size_t max_request_bytes = 16u << 20;
+  std::size_t max_request_bytes_job = 256u << 20;
+  std::size_t max_send_backlog_job = 256u << 20;
 };
 
 using env_fn = std::function<const char*(const char* name)>;

@@ -39,6 +39,7 @@
 #include "common/progress.hpp"
 #include "faults/check.hpp"
 #include "faults/plane.hpp"
+#include "protocol/codec.hpp"
 #include "protocol/version.hpp"
 #include "transport/tcp.hpp"
 
@@ -265,6 +266,13 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
   ctx->uid = ::getuid();
   ctx->credential_key = actors::credential::new_key();
   ctx->max_credential_lifetime_s = s.max_credential_lifetime_s;
+  ctx->max_commit = s.max_commit;
+  ctx->max_requests = s.max_requests;
+  ctx->max_request_bytes = s.max_request_bytes;
+  ctx->job_limits.of[job_budget::committed] = s.max_commit_job;
+  ctx->job_limits.of[job_budget::requests] = s.max_requests_job;
+  ctx->job_limits.of[job_budget::request_bytes] = s.max_request_bytes_job;
+  ctx->job_limits.of[job_budget::backlog] = s.max_send_backlog_job;
   ctx->uri = s.server.nspace + "." + std::to_string(s.server.rank) + ";uds://" + rt->socket_path_;
   ctx->host = rt->host_;
   ctx->cleanup_worker = std::make_shared<actors::cleaner>();
@@ -341,6 +349,12 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
       },
       transport::limits{s.max_frame, s.max_handshake_frame, s.max_send_backlog, s.max_unauthenticated,
                         s.handshake_timeout_ms, s.handshake_grace_ms});
+  {
+    wire::Envelope busy;
+    busy.set_id(0);
+    busy.mutable_connect_reply()->set_status(PMIX_ERR_OUT_OF_RESOURCE);
+    rt->io_->set_busy_frame(protocol::to_frame(busy));
+  }
   for (int fd : rt->listeners_) rt->io_->add_listener(fd);
   rt->listeners_.clear();
   if (!(rt->external_ ? rt->io_->open() : rt->io_->start())) {

@@ -18,15 +18,24 @@ connection::connection(std::uint64_t id, int fd, peer_credentials cred, io_threa
                        std::size_t max_send_backlog)
     : id_(id), fd_(fd), cred_(cred), io_(io), max_send_backlog_(max_send_backlog) {}
 
-connection::~connection() { ::close(fd_); }
+connection::~connection() {
+  if (budget_) budget_->give(job_budget::backlog, pending_bytes_);
+  ::close(fd_);
+}
+
+void connection::set_budget(std::shared_ptr<job_budget> budget) {
+  if (budget_) budget_->give(job_budget::backlog, pending_bytes_);
+  budget_ = std::move(budget);
+  if (budget_) budget_->add(job_budget::backlog, pending_bytes_);
+}
 
 bool connection::send(std::string_view frame) { return send(frame, {}); }
 
-void connection::overflow() {
-  log::error("io", "connection ", id_, " (pid ", cred_.pid, ", uid ", cred_.uid, ") has not read ", pending_bytes_,
-             " bytes of output, over the limit of ", max_send_backlog_,
-             " (PMIX_CXX_MAX_SEND_BACKLOG): closing that connection");
+void connection::overflow(std::size_t would_be, const char* what, std::size_t limit) {
+  log::error("io", "connection ", id_, " (pid ", cred_.pid, ", uid ", cred_.uid, ") would leave ", would_be,
+             " bytes of output unread, over the limit of ", limit, " (", what, "): closing that connection");
   broken_ = true;
+  if (budget_) budget_->give(job_budget::backlog, pending_bytes_);
   pending_.reset();
   pending_offset_ = pending_bytes_ = 0;
   shutdown();
@@ -37,8 +46,12 @@ bool connection::queue(std::string_view head, std::string_view body, std::size_t
                        std::shared_ptr<const shared_data> attach) {
   const std::size_t total = head.size() + body.size();
   if (pending_bytes_ + (total - done) > max_send_backlog_) {
-    pending_bytes_ += total - done;
-    overflow();
+    overflow(pending_bytes_ + (total - done), "PMIX_CXX_MAX_SEND_BACKLOG", max_send_backlog_);
+    return false;
+  }
+  if (budget_ && !budget_->take(job_budget::backlog, total - done)) {
+    overflow(budget_->held(job_budget::backlog) + (total - done),
+             "PMIX_CXX_MAX_SEND_BACKLOG_JOB, for the peers of its job together", budget_->limit(job_budget::backlog));
     return false;
   }
   std::string rest;
@@ -158,6 +171,7 @@ bool connection::flush() {
     }
     auto left = static_cast<std::size_t>(n);
     pending_bytes_ -= left;
+    if (budget_) budget_->give(job_budget::backlog, left);
     if (left > 0) queued.front().attach.reset();  // went with the first byte
     while (left > 0) {
       const auto rest = queued.front().bytes.size() - pending_offset_;

@@ -13,6 +13,8 @@
 #include <string>
 #include <string_view>
 
+#include "common/job_budget.hpp"
+
 namespace pmix::transport {
 
 struct peer_credentials {
@@ -31,7 +33,7 @@ struct limits {
   std::uint32_t max_frame = 64u << 20;
   std::uint32_t handshake_frame = 1u << 20;
   // Output a peer has not read, at most; beyond it the peer is disconnected.
-  std::size_t max_send_backlog = 128u << 20;
+  std::size_t max_send_backlog = 64u << 20;
   // Connections that have not completed their handshake: how many at once,
   // and for how long each.
   std::size_t max_unauthenticated = 128;
@@ -66,6 +68,9 @@ class connection {
   bool send(std::string_view head, std::string_view body, std::shared_ptr<const shared_data> attach);
   bool passes_descriptors() const { return cred_.pid > 0; }
   bool flush();
+  // The output its job's peers have not read, together, is also bounded:
+  // this connection's counts there from now on (docs/security.md, "Limits").
+  void set_budget(std::shared_ptr<job_budget> budget);
   bool has_pending_output() const { return pending_bytes_ > 0; }
   std::size_t pending_bytes() const { return pending_bytes_; }
   // Bytes ever copied into the queue of unsent output: each byte a peer
@@ -102,6 +107,7 @@ class connection {
   std::size_t pending_offset_ = 0;
   std::size_t pending_bytes_ = 0;
   std::size_t max_send_backlog_;
+  std::shared_ptr<job_budget> budget_;  // holds pending_bytes_ of the job's backlog
   std::uint64_t bytes_queued_ = 0;
   bool broken_ = false;
   std::atomic<bool> shut_{false};
@@ -111,7 +117,9 @@ class connection {
                  std::shared_ptr<const shared_data> attach);
   bool queue(std::string_view head, std::string_view body, std::size_t done,
              std::shared_ptr<const shared_data> attach = nullptr);
-  void overflow();
+  // The peer would leave more than `limit` bytes unread (`what`): it is
+  // disconnected, and its output dropped.
+  void overflow(std::size_t would_be, const char* what, std::size_t limit);
 };
 
 }  // namespace pmix::transport

@@ -323,6 +323,8 @@ void io_thread::evict(std::uint64_t id) {
     evicted_ = 0;
     evicted_logged_ = now;
   }
+  if (!busy_frame_.empty())
+    [[maybe_unused]] auto sent = ::send(it->second.fd, busy_frame_.data(), busy_frame_.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
   it->second.conn->shutdown();
   drop(id, true);
 }

@@ -126,6 +126,13 @@ class io_thread {
   // none is silent).
   int until_evictable(std::chrono::steady_clock::time_point now) const;
   void evict(std::uint64_t id);
+ public:
+  // What an evicted connection is sent before it is closed (a ConnectReply
+  // saying PMIX_ERR_OUT_OF_RESOURCE with id 0: our client tries again).
+  void set_busy_frame(std::string frame) { busy_frame_ = std::move(frame); }
+
+ private:
+  std::string busy_frame_;
   std::uint64_t evicted_ = 0;  // since the last log line
   std::chrono::steady_clock::time_point evicted_logged_{};
   // One log line per burst of refusals, with how many.

@@ -118,7 +118,7 @@ TEST_SUITE("attribute_support") {
     const pmix_info_t& put = e[fence_first ? 1 : 0];
     CHECK(PMIX_CHECK_KEY(&fence, "PMIx_Fence"));
     CHECK(PMIX_CHECK_KEY(&put, "PMIx_Put"));
-    REQUIRE(attribute_names(fence) == std::vector<std::string>{"PMIX_COLLECT_DATA"});
+    REQUIRE(attribute_names(fence) == std::vector<std::string>{"PMIX_COLLECT_DATA", "PMIX_TIMEOUT"});
     const auto* collect = static_cast<const pmix_regattr_t*>(fence.value.data.darray->array);
     CHECK(std::string(collect[0].string) == PMIX_COLLECT_DATA);
     CHECK(collect[0].type == PMIX_BOOL);

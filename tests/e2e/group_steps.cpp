@@ -103,6 +103,10 @@ bool run_group_step(const std::string& step, const std::vector<std::string>& par
     } else if (parts.size() > 3 && parts[3] == "ctx") {
       PMIX_INFO_LOAD(&info, PMIX_GROUP_ASSIGN_CONTEXT_ID, nullptr, PMIX_BOOL);
       ninfo = 1;
+    } else if (parts.size() > 3 && parts[3].rfind("timeout=", 0) == 0) {
+      const int seconds = std::atoi(parts[3].c_str() + 8);
+      PMIX_INFO_LOAD(&info, PMIX_TIMEOUT, &seconds, PMIX_INT);
+      ninfo = 1;
     }
     pmix_status_t rc;
     std::string text;

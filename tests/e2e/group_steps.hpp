@@ -13,9 +13,10 @@
 namespace pmix::test {
 
 // Runs `step` if it is one of these; false if it is not.
-//   group_construct:<name>:<ranks>[:ctx] | group_construct_nb:...
+//   group_construct:<name>:<ranks>[:ctx|:timeout=<s>] | group_construct_nb:...
 //                                 PMIx_Group_construct(_nb) (ctx: with
-//                                 PMIX_GROUP_ASSIGN_CONTEXT_ID); prints the
+//                                 PMIX_GROUP_ASSIGN_CONTEXT_ID; timeout: with
+//                                 PMIX_TIMEOUT); prints the
 //                                 results: "id=<name> members=<r,r> ctx=<id|none>"
 //   group_construct_reqd:<name>:<ranks>:<key>  the same with one required bool
 //                                 directive <key>

@@ -377,13 +377,26 @@ void answer_info(pmix_info_cbfunc_t cbfunc, void* cbdata, pmix_status_t status, 
          info);
 }
 
-pmix_status_t on_query(pmix_proc_t* client, pmix_query_t* queries, size_t nqueries, pmix_info_cbfunc_t cbfunc,
-                       void* cbdata) {
+// "query: <requester> <keys>".
+void record_query(const pmix_proc_t* client, const pmix_query_t* queries, size_t nqueries) {
   std::string line = "query: " + who(client);
   for (size_t q = 0; q < nqueries; ++q)
     for (char** k = queries[q].keys; k != nullptr && *k != nullptr; ++k) line += std::string{" "} + *k;
   record_call(line);
+}
+
+pmix_status_t on_query(pmix_proc_t* client, pmix_query_t* queries, size_t nqueries, pmix_info_cbfunc_t cbfunc,
+                       void* cbdata) {
+  record_query(client, queries, nqueries);
   answer_info(cbfunc, cbdata, PMIX_SUCCESS, "host.query", "answered");
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t on_query_held(pmix_proc_t* client, pmix_query_t* queries, size_t nqueries, pmix_info_cbfunc_t cbfunc,
+                            void* cbdata) {
+  record_query(client, queries, nqueries);
+  std::lock_guard<std::mutex> guard{record().mutex};
+  record().held_queries.emplace_back(cbfunc, cbdata);
   return PMIX_SUCCESS;
 }
 
@@ -569,6 +582,7 @@ pmix_server_module_t make_module(host_slots slots) {
   }
   if (slots.iof) m.iof_pull = on_iof_pull;
   if (slots.query) m.query = on_query;
+  if (slots.query_held) m.query = on_query_held;
   if (slots.group) m.group = on_group;
   return m;
 }
@@ -591,6 +605,16 @@ server::server(const std::string& tmpdir, host_slots slots, std::vector<pmix_inf
 }
 
 server::~server() {
+  // What the host still holds is answered now, late (the server drops it).
+  std::vector<std::pair<pmix_info_cbfunc_t, void*>> held;
+  std::vector<host_record::waiting_lookup> lookups;
+  {
+    std::lock_guard<std::mutex> guard{record().mutex};
+    held.swap(record().held_queries);
+    lookups.swap(record().waiting);
+  }
+  for (auto& [cbfunc, cbdata] : held) cbfunc(PMIX_ERR_TIMEOUT, nullptr, 0, cbdata, nullptr, nullptr);
+  for (auto& l : lookups) l.cbfunc(PMIX_ERR_NOT_FOUND, nullptr, 0, l.cbdata);
   if (status_ == PMIX_SUCCESS) PMIx_server_finalize();
 }
 
@@ -646,7 +670,7 @@ snapshot take_snapshot() {
     for (std::size_t k = 0; k < n.nranks; ++k) {
       const auto& r = n.ranks[k];
       nv.ranks.push_back(
-          {r.rank, r.registered, r.proc_cnt, r.peers, r.tombstones, r.has_peerid, r.dead, r.actor});
+          {r.rank, r.registered, r.proc_cnt, r.peers, r.tombstones, r.has_peerid, r.dead, r.actor, r.waiting_gets});
     }
     out.nspaces.push_back(std::move(nv));
   }

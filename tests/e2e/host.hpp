@@ -71,6 +71,8 @@ struct host_record {
     void* cbdata;
   };
   std::vector<waiting_lookup> waiting;
+  // Queries held unanswered (host_slots::query_held).
+  std::vector<std::pair<pmix_info_cbfunc_t, void*>> held_queries;
   // The info keys of each up-call, "<call>: key key ...", in order.
   std::vector<std::string> dynamic_calls;
   std::atomic<int> connects{0}, disconnects{0};
@@ -103,6 +105,9 @@ struct host_slots {
   bool requests = false;
   bool iof = false;  // iof_pull: records "iof_pull: <procs> channels=<c>", answers PMIX_SUCCESS
   bool query = false;  // query: records "query: <requester> <keys>", answers {"host.query": "answered"}
+  // query (instead): records the call and holds it unanswered until the
+  // server object goes, which answers it then (late: the server drops it).
+  bool query_held = false;
   // group: records "group: op=<op> grp=<name> procs=<n> keys: ..." in
   // dynamic_calls; a construct is answered with PMIX_GROUP_CONTEXT_ID 77.
   bool group = false;
@@ -133,6 +138,7 @@ struct snapshot {
     pmix_rank_t rank;
     int registered, proc_cnt, peers, tombstones, has_peerid, dead;
     int actor;  // the rank has an actor (registered ranks get one lazily)
+    int waiting_gets;  // gets waiting at the rank for a process to connect
   };
   struct nspace_view {
     std::string name;

@@ -4,20 +4,30 @@
 // try, over the real socket, to read, forge and block what belongs to a
 // root job. Needs root, as CI has.
 #include <doctest/doctest.h>
+#include <poll.h>
 #include <pmix_server.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <syslog.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <thread>
 #include <ctime>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "protocol/codec.hpp"
+#include "protocol/framing.hpp"
 #include "tests/e2e/host.hpp"
 #include "tests/e2e/hostile.hpp"
+#include "tests/support/memory.hpp"
 
 using namespace pmix::test;
 
@@ -46,6 +56,109 @@ std::vector<std::string> server_host_env(const child& host) {
     at = end;
   }
   return env;
+}
+
+// Moves what one read of `from` gives to `to`, descriptors passed with it
+// (SCM_RIGHTS: the server passes its shared data that way) included; false
+// at the end of `from`.
+bool relay(int from, int to) {
+  char buf[65536];
+  iovec part{buf, sizeof buf};
+  alignas(cmsghdr) char control[CMSG_SPACE(8 * sizeof(int))];
+  msghdr m{};
+  m.msg_iov = &part;
+  m.msg_iovlen = 1;
+  m.msg_control = control;
+  m.msg_controllen = sizeof control;
+  const auto n = ::recvmsg(from, &m, MSG_CMSG_CLOEXEC);
+  if (n <= 0) return false;
+  part.iov_len = static_cast<std::size_t>(n);
+  m.msg_controllen = m.msg_controllen;  // as received
+  std::vector<int> passed;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&m); c != nullptr; c = CMSG_NXTHDR(&m, c))
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+      for (std::size_t k = 0; k < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); ++k) {
+        int fd;
+        std::memcpy(&fd, CMSG_DATA(c) + k * sizeof(int), sizeof fd);
+        passed.push_back(fd);
+      }
+  if (passed.empty()) {
+    m.msg_control = nullptr;
+    m.msg_controllen = 0;
+  }
+  const bool sent = ::sendmsg(to, &m, MSG_NOSIGNAL) == n;
+  for (int fd : passed) ::close(fd);
+  return sent;
+}
+
+// What this process (the server runs in it) has allocated and not freed,
+// in kB: what the server holds (the resident set also keeps what the
+// allocator has not given back).
+std::size_t held_heap_kb() { return static_cast<std::size_t>(heap_in_use_kb()); }
+
+// A raw connection authenticated as `p` (the test process is root, as the
+// ranks are registered): its connect reply read, -1 if refused.
+int raw_client(const pmix_proc_t& p) {
+  const int fd = connect_raw(server_uri());
+  if (fd < 0) return -1;
+  send_all(fd, connect_frame(p));
+  pmix::protocol::frame_reader reader;
+  std::string payload;
+  char buf[65536];
+  while (reader.next(payload) != pmix::protocol::frame_reader::status::complete) {
+    const auto n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) {
+      ::close(fd);
+      return -1;
+    }
+    reader.feed(buf, static_cast<std::size_t>(n));
+  }
+  pmix::wire::Envelope e;
+  if (!e.ParseFromString(payload) || e.connect_reply().status() != PMIX_SUCCESS) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// A GetRequest frame for `key` of `ns`:`rank`, with an info item of
+// `pad` bytes when `pad` > 0.
+std::string get_frame(std::uint64_t id, const std::string& ns, pmix_rank_t rank, const std::string& key,
+                      std::size_t pad = 0) {
+  pmix::wire::Envelope e;
+  e.set_id(id);
+  auto* g = e.mutable_get();
+  g->mutable_proc()->set_nspace(ns);
+  g->mutable_proc()->set_rank(rank);
+  g->set_key(key);
+  if (pad > 0) {
+    auto* i = g->add_info();
+    i->set_key("test.pad");
+    i->mutable_value()->set_type(PMIX_STRING);
+    i->mutable_value()->set_bytes(std::string(pad, 'p'));
+  }
+  return pmix::protocol::to_frame(e);
+}
+
+// Reads `n` replies from `fd` (a guard of 60 s against hangs); how many
+// came with each status.
+std::map<int, int> reply_statuses(int fd, int n) {
+  std::map<int, int> out;
+  pmix::protocol::frame_reader reader;
+  std::string payload;
+  char buf[65536];
+  for (int got = 0; got < n;) {
+    if (reader.next(payload) == pmix::protocol::frame_reader::status::complete) {
+      pmix::wire::Envelope e;
+      if (e.ParseFromString(payload)) ++out[e.get_reply().status()];
+      ++got;
+      continue;
+    }
+    const auto r = ::recv(fd, buf, sizeof buf, 0);
+    if (r <= 0) break;
+    reader.feed(buf, static_cast<std::size_t>(r));
+  }
+  return out;
 }
 
 void require_root() {
@@ -292,6 +405,133 @@ TEST_SUITE("isolation between users") {
     CHECK_FALSE(contains(logged, "pri=" + priority + " "));
   }
 
+  TEST_CASE("[issue 33.5] what one process or one job makes the server hold is bounded: committed data, requests "
+            "waiting for a rank that never starts, replies never read; a closed connection leaves nothing behind") {
+    temp_dir dir;
+    const std::size_t six = 6u << 20;
+    scoped_env commit{"PMIX_CXX_MAX_COMMIT", std::to_string(8u << 20)};
+    scoped_env commit_job{"PMIX_CXX_MAX_COMMIT_JOB", std::to_string(12u << 20)};
+    scoped_env backlog_job{"PMIX_CXX_MAX_SEND_BACKLOG_JOB", std::to_string(32u << 20)};
+    const std::string log_file = dir.path() + "/server.log", done = dir.path() + "/done";
+    const std::string script = runfile("tests/e2e/script_client");
+    std::string big0, big1, other;
+    std::size_t commit_growth_kb = 0, gets_growth_kb = 0, replies_growth_kb = 0;
+    std::map<int, int> long_keys, padded;
+    int held = 0, held_after_close = -1;
+    bool reader_cut = false;
+    {
+      capture_stderr capture{log_file};
+      server srv(dir.path());
+      REQUIRE(srv.status() == PMIX_SUCCESS);
+      for (const auto& [ns, n] : std::vector<std::pair<std::string, int>>{
+               {"big", 2}, {"other", 1}, {"never", 1}, {"asker", 1}, {"holder", 1}, {"reader", 1}})
+        REQUIRE(register_job(ns, static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(n)) == PMIX_SUCCESS);
+
+      // Committed data: rank 0 commits 6 MiB eight times under new keys
+      // (over PMIX_CXX_MAX_COMMIT at the second: cut off); rank 1 then
+      // commits 5 and 2 MiB, over the job's 12 MiB with rank 0's 6 (cut
+      // off); another job goes on.
+      auto rss = held_heap_kb();
+      std::vector<std::string> steps{script, "init"};
+      for (int k = 0; k < 8; ++k) {
+        steps.push_back("put_pattern:k" + std::to_string(k) + "=" + std::to_string(six));
+        steps.push_back("commit");
+      }
+      steps.push_back("fence");
+      auto c0 = launch("big", 0, steps, dir.path());
+      CHECK(c0.exited_with(0));
+      big0 = c0.output();
+      commit_growth_kb = held_heap_kb() - std::min(rss, held_heap_kb());
+      auto c1 = launch("big", 1,
+                       {script, "init", "put_pattern:c=" + std::to_string(5u << 20), "commit",
+                        "put_pattern:d=" + std::to_string(2u << 20), "commit", "fence"},
+                       dir.path());
+      CHECK(c1.exited_with(0));
+      big1 = c1.output();
+      auto c2 = launch("other", 0, {script, "init", "put:x=1", "commit", "fence", "finalize"}, dir.path());
+      CHECK(c2.exited_with(0));
+      other = c2.output();
+
+      // Gets for a rank that never starts: 3,000 with 32 KiB keys, then
+      // 3,000 with 30 KiB of directives each, from a connection that then
+      // closes.
+      rss = held_heap_kb();
+      pmix_proc_t asker;
+      PMIX_LOAD_PROCID(&asker, "asker", 0);
+      const int a = raw_client(asker);
+      REQUIRE(a >= 0);
+      std::string frames;
+      for (int k = 0; k < 3000; ++k) frames += get_frame(100 + k, "never", 0, std::string(32 * 1024, 'k'));
+      send_all(a, frames);
+      long_keys = reply_statuses(a, 3000);
+      std::string{}.swap(frames);  // this test's own 96 MiB go
+      for (int k = 0; k < 3000; ++k) frames += get_frame(10000 + k, "never", 0, "key", 30 * 1024);
+      send_all(a, frames);
+      std::string{}.swap(frames);
+      // The refused ones are answered at once; the rest wait for the rank.
+      REQUIRE(eventually([&] {
+        const auto s = take_snapshot();
+        return s.nspace("never")->rank(0) != nullptr;
+      }));
+      const auto refused = reply_statuses(a, 1);  // at least one over the limit is answered
+      padded = refused;
+      held = take_snapshot().nspace("never")->rank(0)->waiting_gets;
+      ::close(a);
+      eventually([] { return take_snapshot().nspace("never")->rank(0)->waiting_gets == 0; });
+      held_after_close = take_snapshot().nspace("never")->rank(0)->waiting_gets;
+      gets_growth_kb = held_heap_kb() - std::min(rss, held_heap_kb());
+
+      // Replies never read: a process of the job "reader" asks 50 times for
+      // a rank's 4 MiB of data and reads nothing (200 MiB).
+      auto holder = launch("holder", 0,
+                           {script, "init", "put_pattern:blob=" + std::to_string(4u << 20), "commit",
+                            "wait_file:" + done, "finalize"},
+                           dir.path());
+      REQUIRE(wait_for_output(holder, "commit PMIX_SUCCESS"));
+      rss = held_heap_kb();
+      pmix_proc_t reader;
+      PMIX_LOAD_PROCID(&reader, "reader", 0);
+      const int r = raw_client(reader);
+      REQUIRE(r >= 0);
+      int small = 4096;
+      ::setsockopt(r, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+      for (int k = 0; k < 50; ++k) frames += get_frame(1 + k, "holder", 0, "blob");
+      send_all(r, frames);
+      reader_cut = eventually([] { return take_snapshot().connections <= 1; });  // the holder's is left
+      replies_growth_kb = held_heap_kb() - std::min(rss, held_heap_kb());
+      ::close(r);
+      std::fclose(std::fopen(done.c_str(), "w"));
+      CHECK(holder.exited_with(0));
+      for (const auto* ns : {"big", "other", "never", "asker", "holder", "reader"}) CHECK(deregister_job(ns) == PMIX_SUCCESS);
+    }
+    const auto logged = read_file(log_file);
+    CAPTURE(logged);
+    // Committed data.
+    CAPTURE(big0);
+    CAPTURE(big1);
+    CHECK(count(big0, "commit PMIX_SUCCESS") >= 1);
+    CHECK_FALSE(contains(big0, "fence PMIX_SUCCESS"));
+    CHECK_FALSE(contains(big1, "fence PMIX_SUCCESS"));
+    CHECK(contains(logged, "big:0 (uid 0): a commit would make the server hold 12582962 bytes of its data, over "
+                           "PMIX_CXX_MAX_COMMIT (8388608): closing its connection"));
+    CHECK(contains(logged, "big:1 (uid 0): a commit would make the server hold more than 12582912 bytes of its job's "
+                           "data (PMIX_CXX_MAX_COMMIT_JOB)"));
+    CHECK_MESSAGE(contains(other, "fence PMIX_SUCCESS"), other);
+    CHECK(commit_growth_kb < 24 * 1024);  // 48 MiB were sent; 6 are kept
+    // Gets for a rank that never starts.
+    CHECK(long_keys[PMIX_ERR_BAD_PARAM] == 3000);
+    CHECK(padded[PMIX_ERR_OUT_OF_RESOURCE] == 1);
+    CHECK(held > 0);
+    CHECK(held < 3000);  // PMIX_CXX_MAX_REQUEST_BYTES (16 MiB) let in about 540
+    CHECK(held_after_close == 0);
+    CHECK(gets_growth_kb < 16 * 1024);
+    CHECK(contains(logged, "(PMIX_CXX_MAX_REQUEST_BYTES)"));
+    // Replies never read.
+    CHECK(reader_cut);
+    CHECK(contains(logged, "(PMIX_CXX_MAX_SEND_BACKLOG_JOB, for the peers of its job together): closing that connection"));
+    CHECK(replies_growth_kb < 64 * 1024);
+  }
+
   TEST_CASE("[issue 33.6] connections that never send a byte do not keep a new job out, with more of them than the "
             "server has descriptors") {
     // The server in a process of its own with 1,024 descriptors; 1,100
@@ -339,6 +579,148 @@ TEST_SUITE("isolation between users") {
     CHECK(host.exited_with(0));
     CHECK_MESSAGE(contains(host.errors(), "(PMIX_CXX_HANDSHAKE_GRACE_MS) closed for newer ones"), host.errors());
     ::setrlimit(RLIMIT_NOFILE, &mine);
+  }
+
+  TEST_CASE("[issue 33.6] a process the server turns away before reading anything tries again, and only then") {
+    // A stand-in listener between the client and the server: it answers the
+    // first `busy` connections as a server with a full handshake queue does
+    // (a ConnectReply of id 0 saying PMIX_ERR_OUT_OF_RESOURCE, then the
+    // end), and relays the next one to the real server.
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("turned", 1, 1) == PMIX_SUCCESS);
+    const auto real = server_uri();
+    const std::string front = dir.path() + "/front.sock";
+    const int listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::strncpy(addr.sun_path, front.c_str(), sizeof addr.sun_path - 1);
+    REQUIRE(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    REQUIRE(::listen(listener, 16) == 0);
+    pmix::wire::Envelope e;
+    e.set_id(0);
+    e.mutable_connect_reply()->set_status(PMIX_ERR_OUT_OF_RESOURCE);
+    const auto busy_frame = pmix::protocol::to_frame(e);
+    std::atomic<int> accepted{0};
+    // `busy` connections turned away, then one more relayed (`relay`) or
+    // closed unanswered, or none.
+    enum class then { relay, close, none };
+    auto stand_in = [&](int busy, then next) {
+      return std::thread([&, busy, next] {
+        for (int k = 0; k < busy + (next == then::none ? 0 : 1); ++k) {
+          const int c = ::accept(listener, nullptr, nullptr);
+          if (c < 0) return;
+          ++accepted;
+          if (k < busy) {
+            send_all(c, busy_frame);
+            ::close(c);
+            continue;
+          }
+          if (next == then::relay) {
+            const int s = connect_raw(real);
+            pollfd fds[2] = {{c, POLLIN, 0}, {s, POLLIN, 0}};
+            for (bool open = true; open && ::poll(fds, 2, 60000) > 0;)
+              for (int i = 0; i < 2 && open; ++i)
+                if (fds[i].revents != 0) open = relay(fds[i].fd, fds[1 - i].fd);
+            ::close(s);
+          }
+          ::close(c);
+          return;
+        }
+      });
+    };
+    auto run_client = [&] {
+      pmix_proc_t p;
+      PMIX_LOAD_PROCID(&p, "turned", 0);
+      char** env = nullptr;
+      PMIx_server_setup_fork(&p, &env);
+      std::vector<std::string> vars;
+      for (char** v = env; v != nullptr && *v != nullptr; ++v) {
+        std::string var = *v;
+        if (var.rfind("PMIX_SERVER_URI", 0) == 0) var = var.substr(0, var.find('=') + 1) + "turned-front.0;uds://" + front;
+        vars.push_back(var);
+      }
+      PMIX_ARGV_FREE(env);
+      child c({runfile("tests/e2e/script_client"), "init", "finalize"}, environment_with(vars), dir.path());
+      c.wait();
+      return c.output();
+    };
+    // Turned away twice, then served.
+    auto t = stand_in(2, then::relay);
+    auto out = run_client();
+    t.join();
+    CHECK_MESSAGE(contains(out, "init PMIX_SUCCESS"), out);
+    CHECK(accepted == 3);
+    // Always turned away: it gives up after six attempts, saying why.
+    accepted = 0;
+    t = stand_in(6, then::none);
+    out = run_client();
+    t.join();
+    CHECK_MESSAGE(contains(out, "init PMIX_ERR_OUT_OF_RESOURCE"), out);
+    CHECK(accepted == 6);
+    // Closed without that answer (the server may have read the request):
+    // no second attempt.
+    accepted = 0;
+    t = stand_in(0, then::close);
+    out = run_client();
+    t.join();
+    CHECK_MESSAGE(contains(out, "init PMIX_ERR_LOST_CONNECTION"), out);
+    CHECK(accepted == 1);
+    ::close(listener);
+    CHECK(deregister_job("turned") == PMIX_SUCCESS);
+  }
+
+  TEST_CASE("[issue 33.9] PMIX_TIMEOUT ends a fence, a get, a connect, a group construct, a waiting lookup and a "
+            "query, and leaves nothing behind: a late contribution starts afresh") {
+    temp_dir dir;
+    host_slots slots;
+    slots.publish = slots.query_held = true;  // a lookup with PMIX_WAIT, and queries, the host never answers
+    const std::string go = dir.path() + "/go", log_file = dir.path() + "/server.log";
+    std::string out;
+    {
+      capture_stderr capture{log_file};
+      server srv(dir.path(), slots);
+      REQUIRE(srv.status() == PMIX_SUCCESS);
+      REQUIRE(register_job("timed", 2, 2) == PMIX_SUCCESS);
+      REQUIRE(register_job("absent", 1, 1) == PMIX_SUCCESS);  // its process never starts
+      const std::string script = runfile("tests/e2e/script_client");
+      // Rank 1 fences only once rank 0 has timed out of everything.
+      auto late = launch("timed", 1, {script, "init", "wait_file:" + go, "fence", "finalize"}, dir.path());
+      auto c = launch("timed", 0,
+                      {script, "init", "fence:timeout=1", "get_ns:absent:0:never:timeout=1",
+                       "connect:self,absent:timeout=1", "group_construct:g:0,1:timeout=1",
+                       "lookup:nokey:wait:timeout=1", "query_ns:self:pmix.qry.ptable:timeout=1", "touch:" + go,
+                       "fence", "finalize"},
+                      dir.path());
+      CHECK_MESSAGE(c.exited_with(0), c.errors());
+      CHECK_MESSAGE(late.exited_with(0), late.errors());
+      out = c.output();
+      CHECK_MESSAGE(contains(late.output(), "fence PMIX_SUCCESS"), late.output());
+      // Nothing the timed-out requests made the server hold is left.
+      const auto snap = take_snapshot();
+      CHECK(snap.fences == 0);
+      const auto* absent = snap.nspace("absent");
+      REQUIRE(absent != nullptr);
+      REQUIRE(absent->rank(0) != nullptr);
+      CHECK(absent->rank(0)->waiting_gets == 0);
+      CHECK(deregister_job("timed") == PMIX_SUCCESS);
+      CHECK(deregister_job("absent") == PMIX_SUCCESS);
+    }
+    CAPTURE(out);
+    CHECK(contains(out, "fence:timeout=1 PMIX_ERR_TIMEOUT"));
+    CHECK(contains(out, "get_ns:absent:0:never:timeout=1 PMIX_ERR_TIMEOUT"));
+    CHECK(contains(out, "connect:self,absent:timeout=1 PMIX_ERR_TIMEOUT"));
+    CHECK(contains(out, "group_construct:g:0,1:timeout=1 PMIX_ERR_TIMEOUT"));
+    CHECK(contains(out, "lookup:nokey:wait:timeout=1 PMIX_ERR_TIMEOUT"));
+    CHECK(contains(out, "query_ns:self:pmix.qry.ptable:timeout=1 PMIX_ERR_TIMEOUT"));
+    // The late contribution did not complete the fence that timed out: the
+    // two ranks' next fence is a new one.
+    CHECK(contains(out, "\nfence PMIX_SUCCESS"));
+    const auto logged = read_file(log_file);
+    CAPTURE(logged);
+    CHECK(contains(logged, "a fence timed out (PMIX_TIMEOUT): 1 of 2 local participants came; waiting for timed:1"));
+    CHECK(contains(logged, "PMIx_Get of absent:0 timed out (PMIX_TIMEOUT)"));
   }
 
   TEST_CASE("[issue 33.8] a credential the server issues lives at most its cap, computed without overflow") {

@@ -6,7 +6,8 @@
 //                                 shared data this process has ("mapped N")
 //   board_mappings                the same for its namespace's fence board
 //   put:<key>=<text>[:local|remote|global]
-//   fence[:collect][:ranks=<r,r,...>]
+//   fence[:collect][:ranks=<r,r,...>][:timeout=<s>]   (timeout: PMIX_TIMEOUT, as in
+//                                 get_ns, connect, lookup, query_ns and group_construct)
 //   get:<rank|*>:<key>            prints the value (text or number; a NULL
 //                                 string prints "(null)")
 //   put_pattern:<key>=<bytes>     puts a string of <bytes> characters that
@@ -67,18 +68,18 @@
 //   lookup_nb:<key>               PMIx_Lookup_nb; waits for its callback
 //   unpublish:<key|*>             PMIx_Unpublish (*: all of this process's)
 //   spawn:<n>:<prog>|<arg>|...    PMIx_Spawn of n processes; prints the namespace
-//   connect:<ns>,... | disconnect:<ns>,...
+//   connect:<ns>,...[:timeout=<s>] | disconnect:<ns>,...
 //                                 PMIx_Connect / _Disconnect over every rank of
 //                                 the namespaces: "self", "spawned" (the last
 //                                 spawn's), "parent" (ours without ".spawnN")
-//   get_ns:<ns>:<rank|*>:<key>    PMIx_Get from another namespace (as above)
+//   get_ns:<ns>:<rank|*>:<key>[:timeout=<s>]  PMIx_Get from another namespace (as above)
 //   log:<stderr|stdout|syslog>:<text>  PMIx_Log; log_nb:... PMIx_Log_nb
 //   log_as:<nspace>.<rank>:<priority>:<stderr|syslog>:<text>  PMIx_Log with
 //                                 PMIX_LOG_SOURCE and PMIX_LOG_SYSLOG_PRI as given
 //   fence_with:<ns>,...           PMIx_Fence over every rank of those namespaces
 //                                 (named as for connect)
-//   query_ns:<ns>:<key>,...       PMIx_Query_info of one query with those keys
-//                                 and PMIX_NSPACE <ns>; prints the count
+//   query_ns:<ns>:<key>,...[:timeout=<s>]  PMIx_Query_info of one query with those
+//                                 keys and PMIX_NSPACE <ns>; prints the count
 //   resolve_peers:<node|->:<ns|*> | resolve_nodes:<ns|*>
 //                                 PMIx_Resolve_peers / _nodes (- : this node,
 //                                 * : every namespace held)
@@ -351,19 +352,23 @@ int run(const std::vector<std::string>& steps) {
       if (val != nullptr) PMIX_VALUE_RELEASE(val);
     } else if (cmd == "fence") {
       bool collect = false;
+      int timeout = 0;
       std::vector<pmix_proc_t> procs;
       for (std::size_t k = 1; k < parts.size(); ++k) {
         if (parts[k] == "collect") collect = true;
+        if (parts[k].rfind("timeout=", 0) == 0) timeout = std::atoi(parts[k].c_str() + 8);
         if (parts[k].rfind("ranks=", 0) == 0)
           for (const auto& r : split(parts[k].substr(6), ',')) {
             procs.emplace_back();
             PMIX_LOAD_PROCID(&procs.back(), me.nspace, static_cast<pmix_rank_t>(std::atoi(r.c_str())));
           }
       }
-      pmix_info_t info;
-      PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
-      say(step, PMIx_Fence(procs.empty() ? nullptr : procs.data(), procs.size(), &info, 1));
-      PMIX_INFO_DESTRUCT(&info);
+      pmix_info_t info[2];
+      PMIX_INFO_LOAD(&info[0], PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+      PMIX_INFO_LOAD(&info[1], PMIX_TIMEOUT, &timeout, PMIX_INT);
+      say(step, PMIx_Fence(procs.empty() ? nullptr : procs.data(), procs.size(), info, timeout > 0 ? 2 : 1));
+      PMIX_INFO_DESTRUCT(&info[0]);
+      PMIX_INFO_DESTRUCT(&info[1]);
     } else if (cmd == "get") {
       pmix_proc_t who;
       const auto& r = parts.at(1);
@@ -731,6 +736,9 @@ int run(const std::vector<std::string>& steps) {
         } else if (parts[k].rfind("uid=", 0) == 0) {
           const uint32_t uid = static_cast<uint32_t>(std::stoul(parts[k].substr(4)));
           PMIX_INFO_LOAD(&info.back(), PMIX_USERID, &uid, PMIX_UINT32);
+        } else if (parts[k].rfind("timeout=", 0) == 0) {
+          const int seconds = std::atoi(parts[k].c_str() + 8);
+          PMIX_INFO_LOAD(&info.back(), PMIX_TIMEOUT, &seconds, PMIX_INT);
         }
       }
       const auto rc = PMIx_Lookup(&data, 1, info.empty() ? nullptr : info.data(), info.size());
@@ -771,8 +779,13 @@ int run(const std::vector<std::string>& steps) {
         procs.emplace_back();
         PMIX_LOAD_PROCID(&procs.back(), nspace_named(token).c_str(), PMIX_RANK_WILDCARD);
       }
-      say(step, cmd == "connect" ? PMIx_Connect(procs.data(), procs.size(), nullptr, 0)
-                                 : PMIx_Disconnect(procs.data(), procs.size(), nullptr, 0));
+      pmix_info_t timeout;
+      const int seconds = parts.size() > 2 && parts[2].rfind("timeout=", 0) == 0 ? std::atoi(parts[2].c_str() + 8) : 0;
+      PMIX_INFO_LOAD(&timeout, PMIX_TIMEOUT, &seconds, PMIX_INT);
+      const size_t n = seconds > 0 ? 1 : 0;
+      say(step, cmd == "connect" ? PMIx_Connect(procs.data(), procs.size(), n ? &timeout : nullptr, n)
+                                 : PMIx_Disconnect(procs.data(), procs.size(), n ? &timeout : nullptr, n));
+      PMIX_INFO_DESTRUCT(&timeout);
     } else if (cmd == "fence_with") {
       std::vector<pmix_proc_t> procs;
       for (const auto& token : split(parts.at(1), ',')) {
@@ -788,9 +801,11 @@ int run(const std::vector<std::string>& steps) {
         PMIX_ARGV_APPEND(appended, q.keys, key.c_str());
         (void)appended;
       }
-      PMIX_INFO_CREATE(q.qualifiers, 1);
-      q.nqual = 1;
+      const int seconds = parts.size() > 3 && parts[3].rfind("timeout=", 0) == 0 ? std::atoi(parts[3].c_str() + 8) : 0;
+      PMIX_INFO_CREATE(q.qualifiers, 2);
+      q.nqual = seconds > 0 ? 2 : 1;
       PMIX_INFO_LOAD(&q.qualifiers[0], PMIX_NSPACE, nspace_named(parts.at(1)).c_str(), PMIX_STRING);
+      PMIX_INFO_LOAD(&q.qualifiers[1], PMIX_TIMEOUT, &seconds, PMIX_INT);
       pmix_info_t* results = nullptr;
       size_t nresults = 0;
       const auto rc = PMIx_Query_info(&q, 1, &results, &nresults);
@@ -828,9 +843,13 @@ int run(const std::vector<std::string>& steps) {
       PMIX_LOAD_PROCID(&who, nspace_named(parts.at(1)).c_str(),
                        r == "*" ? PMIX_RANK_WILDCARD : static_cast<pmix_rank_t>(std::atoi(r.c_str())));
       pmix_value_t* val = nullptr;
-      const auto rc = PMIx_Get(&who, parts.at(3).c_str(), nullptr, 0, &val);
+      pmix_info_t timeout;
+      const int seconds = parts.size() > 4 && parts[4].rfind("timeout=", 0) == 0 ? std::atoi(parts[4].c_str() + 8) : 0;
+      PMIX_INFO_LOAD(&timeout, PMIX_TIMEOUT, &seconds, PMIX_INT);
+      const auto rc = PMIx_Get(&who, parts.at(3).c_str(), seconds > 0 ? &timeout : nullptr, seconds > 0 ? 1 : 0, &val);
       say(step, rc, rc == PMIX_SUCCESS ? text_of(val) : "");
       if (val != nullptr) PMIX_VALUE_RELEASE(val);
+      PMIX_INFO_DESTRUCT(&timeout);
     } else if (cmd == "log" || cmd == "log_nb") {
       const auto channel = parts.at(1);
       const char* key = channel == "stderr" ? PMIX_LOG_STDERR : channel == "stdout" ? PMIX_LOG_STDOUT : PMIX_LOG_SYSLOG;
