@@ -129,8 +129,9 @@ void uncount_user(server_state::nspace_entry& e, uid_t uid) {
   if (it != e.users.end() && --it->second == 0) e.users.erase(it);
 }
 
-// (collective_timeout_atom, kind, tracker id): a contribution's PMIX_TIMEOUT
-// passed.
+// (collective_timeout_atom, kind, tracker id, deadline): a contribution's
+// PMIX_TIMEOUT passed (the deadline, in steady-clock ticks, tells a timer
+// that a shorter one replaced from the current one).
 using collective_timeout_atom = caf::atom_constant<caf::atom("colltmo")>;
 
 // A contribution with PMIX_TIMEOUT: the tracker fails with PMIX_ERR_TIMEOUT
@@ -143,14 +144,18 @@ void time_collective(self_ptr self, collective kind, fence_tracker& t, const inf
   if (t.deadline && *t.deadline <= deadline) return;
   t.deadline = deadline;
   self->delayed_send(self, std::chrono::seconds(seconds), collective_timeout_atom::value,
-                     static_cast<std::uint8_t>(kind), t.id);
+                     static_cast<std::uint8_t>(kind), t.id,
+                     static_cast<std::int64_t>(deadline.time_since_epoch().count()));
 }
 
-void on_collective_timeout(self_ptr self, std::uint8_t which, std::uint64_t id) {
+void on_collective_timeout(self_ptr self, std::uint8_t which, std::uint64_t id, std::int64_t deadline) {
   auto& st = self->state;
   const auto kind = static_cast<collective>(which);
   auto* t = st.book(kind).find(id);
-  if (t == nullptr || !t->deadline || *t->deadline > std::chrono::steady_clock::now()) return;  // done, or a later deadline
+  // Done already, or this timer's deadline was replaced by an earlier one
+  // (whose own timer comes; the clock CAF's timer reads may fire a little
+  // early: the deadline itself is what counts).
+  if (t == nullptr || !t->deadline || t->deadline->time_since_epoch().count() != deadline) return;
   std::string missing;
   for (std::size_t k = 0; k < t->expected.size() && k < 8; ++k)
     if (!t->arrived_flags[k]) missing += (missing.empty() ? "" : ", ") + to_string(t->expected[k]);
@@ -1427,7 +1432,9 @@ caf::behavior server_actor(caf::stateful_actor<server_state>* self, context_ptr 
       [=](fence_msg& msg) { on_fence(self, msg); },
       [=](connect_procs_msg& msg) { return on_connect_procs(self, msg); },
       [=](get_msg& msg) { return on_get(self, msg); },
-      [=](collective_timeout_atom, std::uint8_t kind, std::uint64_t id) { on_collective_timeout(self, kind, id); },
+      [=](collective_timeout_atom, std::uint8_t kind, std::uint64_t id, std::int64_t deadline) {
+        on_collective_timeout(self, kind, id, deadline);
+      },
       [=](const get_cancel_msg& msg) {
         // A direct modex the host has not answered: its late answer finds
         // nothing; a get the namespace holds is its (or its rank's) to drop.

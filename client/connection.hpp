@@ -127,6 +127,8 @@ class connection {
   // Ends the connection: pending requests complete with PMIX_ERR_NOT_AVAILABLE
   // and the progress thread exits. Called by the destructor.
   void close();
+  // Whether this is the connection's own progress thread.
+  bool on_own_thread() const { return thread_.joinable() && thread_.get_id() == std::this_thread::get_id(); }
 
   // In a forked child: forget the parent's socket and thread without touching
   // them (the child has no such thread; the socket stays the parent's).

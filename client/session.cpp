@@ -100,7 +100,7 @@ std::chrono::microseconds spin_budget() {
 pmix_status_t session::connect(const std::string& uri, role r, const proc_id& proposed,
                                const info_list& info, std::shared_ptr<session>& out,
                                event_fn on_event) {
-  std::shared_ptr<session> s{new session};
+  auto s = make();
   s->role_ = r;
   const auto request = protocol::connect_request(
       protocol::wire_version, r == role::tool ? protocol::role::tool : protocol::role::client, proposed,
@@ -184,7 +184,7 @@ pmix_status_t session::connect(const std::string& uri, role r, const proc_id& pr
 }
 
 std::shared_ptr<session> session::singleton(const proc_id& self, role r) {
-  std::shared_ptr<session> s{new session};
+  auto s = make();
   s->self_ = self;
   s->role_ = r;
   s->data_.load_job(singleton_job(self));
@@ -192,7 +192,7 @@ std::shared_ptr<session> session::singleton(const proc_id& self, role r) {
 }
 
 std::shared_ptr<session> session::server_self(const proc_id& self) {
-  std::shared_ptr<session> s{new session};
+  auto s = make();
   s->self_ = self;
   s->server_ = self;
   return s;
@@ -607,6 +607,18 @@ void session::post(std::function<void()> task) {
 
 void session::close() {
   if (conn_) conn_->close();
+}
+
+session::~session() { close(); }
+
+std::shared_ptr<session> session::make() { return std::shared_ptr<session>(new session, &session::dispose); }
+
+void session::dispose(session* s) {
+  if (s->conn_ && s->conn_->on_own_thread()) {
+    std::thread([s] { delete s; }).detach();
+    return;
+  }
+  delete s;
 }
 
 void session::abandon() {

@@ -148,6 +148,16 @@ class session : public std::enable_shared_from_this<session> {
   std::uint64_t next_iof_ref_ = 0;
   void deliver_iof(std::string_view message);
   session() = default;
+  // Its progress thread is joined first, while every member still lives.
+  ~session();
+  // Every session is made by make() and deleted by dispose(): a session
+  // whose last owner lets go on its own progress thread (a completion the
+  // thread ran held it, and the process's owner went meanwhile, as at exit
+  // without PMIx_Finalize) cannot join that thread there; it is deleted on
+  // a thread of its own instead (std::thread's join would throw
+  // "Resource deadlock avoided" and end the process).
+  static std::shared_ptr<session> make();
+  static void dispose(session* s);
   // A collecting fence's data; `whole`: the namespace whose every rank it
   // holds, by the server's word (store::keep_modex), or null.
   void store_modex(std::shared_ptr<const void> owner, std::string_view bytes, const std::string* whole,

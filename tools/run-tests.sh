@@ -52,6 +52,7 @@ sanitizer_tests=(
   //tests/transport:connection_test
   //tests/e2e:job_test
   //tests/e2e:security_test
+  //tests/e2e:isolation_test
   //tests/e2e:lifecycle_test
   //tests/e2e:events_test
 )

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 #include <ctime>
@@ -368,11 +369,16 @@ TEST_SUITE("isolation between users") {
     const std::string stop = dir.path() + "/stop", syslog_file = dir.path() + "/syslog";
     // A root server without a log up-call, in a process of its own: its
     // stderr is captured, its syslog() calls recorded by a preloaded shim.
+    std::vector<std::string> host_env{"SERVER_HOST_STOP=" + stop, "SERVER_HOST_JOB=userjob:1:65534",
+                                      "LD_PRELOAD=" + runfile("tests/e2e/libsyslog_shim.so"),
+                                      "SYSLOG_SHIM_FILE=" + syslog_file};
+#if defined(__SANITIZE_ADDRESS__)
+    // The shim comes before ASan's runtime, which it does not interpose on.
+    const char* asan = std::getenv("ASAN_OPTIONS");
+    host_env.push_back(std::string{"ASAN_OPTIONS="} + (asan != nullptr ? asan : "") + ":verify_asan_link_order=0");
+#endif
     child host({runfile("tests/e2e/server_host"), std::string{PMIX_SERVER_TMPDIR} + "=" + dir.path()},
-               environment_with({"SERVER_HOST_STOP=" + stop, "SERVER_HOST_JOB=userjob:1:65534",
-                                 "LD_PRELOAD=" + runfile("tests/e2e/libsyslog_shim.so"),
-                                 "SYSLOG_SHIM_FILE=" + syslog_file}),
-               dir.path());
+               environment_with(host_env), dir.path());
     REQUIRE(wait_for_output(host, "ready"));
     auto env = server_host_env(host);
     env.push_back("LD_LIBRARY_PATH=" + bin);
@@ -439,17 +445,17 @@ TEST_SUITE("isolation between users") {
       }
       steps.push_back("fence");
       auto c0 = launch("big", 0, steps, dir.path());
-      CHECK(c0.exited_with(0));
+      CHECK_MESSAGE(c0.exited_with(0), c0.errors());
       big0 = c0.output();
       commit_growth_kb = held_heap_kb() - std::min(rss, held_heap_kb());
       auto c1 = launch("big", 1,
                        {script, "init", "put_pattern:c=" + std::to_string(5u << 20), "commit",
                         "put_pattern:d=" + std::to_string(2u << 20), "commit", "fence"},
                        dir.path());
-      CHECK(c1.exited_with(0));
+      CHECK_MESSAGE(c1.exited_with(0), c1.errors());
       big1 = c1.output();
       auto c2 = launch("other", 0, {script, "init", "put:x=1", "commit", "fence", "finalize"}, dir.path());
-      CHECK(c2.exited_with(0));
+      CHECK_MESSAGE(c2.exited_with(0), c2.errors());
       other = c2.output();
 
       // Gets for a rank that never starts: 3,000 with 32 KiB keys, then

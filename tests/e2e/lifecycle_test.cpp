@@ -294,7 +294,10 @@ TEST_SUITE("lifecycle: clones") {
     CHECK_MESSAGE(a.exited_with(0), a.errors());
     CHECK_MESSAGE(b.exited_with(0), b.errors());
     CHECK(contains(b.output(), "[parent] wait_child PMIX_SUCCESS signal 9"));
-    // The clone of rank 0 may still be running: wait for the whole rank.
+    // The clone of rank 0 may still be running (or not even connected yet:
+    // the rank then looked settled between its parent's finalize and its
+    // own init): wait for its finalize, then for the whole rank.
+    REQUIRE(eventually([&] { return contains(a.output(), "[child] finalize PMIX_SUCCESS"); }));
     REQUIRE(settled("orphans"));
     const auto s = take_snapshot();
     const auto* ns = s.nspace("orphans");

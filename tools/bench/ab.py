@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Two builds of our library side by side, interleaved (A, B, then B, A, ...):
+the same benchmark host and client (tools/bench, built against our headers)
+run with each build's libpmix.so.2 and libpmix-server.so.2 in turn, and each
+sample's median and p99 printed for both, with the ratio B / A.
+
+    tools/bench/ab.py --bin bazel-bin/tools/bench --a OLD_LIB_DIR --b NEW_LIB_DIR \
+        [--rounds R] [--cases get,datafence64,...]
+
+A library folder holds libpmix.so.2 and libpmix-server.so.2 (bazel-bin/api of
+a checkout). How a change's cost was measured (docs/performance.md,
+"Checked A/B"): build the old commit's libraries in a worktree, then run this.
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+# name -> bench_host arguments (as compare.py gives them)
+CASES = {
+    "init": ["init"],
+    "cycle": ["cycle", 50],
+    "startup": ["startup", 64],
+    "fence8": ["fence", 8, 250, 0],
+    "fence8c": ["fence", 8, 250, 1],
+    "datafence8": ["datafence", 8, 250],
+    "datafence64": ["datafence", 64, 250],
+    "get": ["get", 250],
+    "hosted": ["register-hosted", 10000],
+}
+
+
+def percentile(values, p):
+    s = sorted(values)
+    return s[min(len(s) - 1, int(round(p / 100.0 * (len(s) - 1))))] if s else float("nan")
+
+
+def run(bindir, libdir, args):
+    env = dict(os.environ)
+    env["LD_LIBRARY_PATH"] = libdir
+    env["PMIX_CXX_SERVER_LIBRARY"] = os.path.join(libdir, "libpmix-server.so.2")
+    with tempfile.TemporaryDirectory(prefix="pmixab.") as tmp:
+        cmd = [os.path.join(bindir, "bench_host"), os.path.join(bindir, "bench_client"), tmp] + [str(a) for a in args]
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, timeout=900)
+    if p.returncode != 0:
+        sys.exit("ab: %s failed (%d): %s" % (" ".join(map(str, args)), p.returncode, p.stderr[-500:]))
+    out = {}
+    for line in p.stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[0] == "sample":
+            out.setdefault(parts[1], []).append(float(parts[2]))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--a", required=True, help="folder of the first build's libraries")
+    ap.add_argument("--b", required=True, help="folder of the second build's libraries")
+    ap.add_argument("--rounds", type=int, default=6)
+    ap.add_argument("--cases", default=",".join(CASES))
+    a = ap.parse_args()
+    libs = {"A": os.path.abspath(a.a), "B": os.path.abspath(a.b)}
+    for case in a.cases.split(","):
+        samples = {"A": {}, "B": {}}
+        for r in range(a.rounds):
+            for which in ("A", "B") if r % 2 == 0 else ("B", "A"):
+                for name, values in run(a.bin, libs[which], CASES[case]).items():
+                    samples[which].setdefault(name, []).extend(values)
+        for name in sorted(samples["A"]):
+            va, vb = samples["A"][name], samples["B"].get(name, [])
+            if not vb:
+                continue
+            ma, mb = statistics.median(va), statistics.median(vb)
+            pa, pb = percentile(va, 99), percentile(vb, 99)
+            print("%-12s %-28s median A %10.1f B %10.1f (%.3f)   p99 A %10.1f B %10.1f (%.3f)   n=%d" %
+                  (case, name, ma * 1e6, mb * 1e6, mb / ma if ma else float("nan"), pa * 1e6, pb * 1e6,
+                   pb / pa if pa else float("nan"), min(len(va), len(vb))), flush=True)
+
+
+if __name__ == "__main__":
+    main()
