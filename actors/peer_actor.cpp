@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <type_traits>
+#include <unordered_map>
 
 #include "common/log_sink.hpp"
 #include "actors/cleaner.hpp"
@@ -271,17 +272,31 @@ void on_commit(self_ptr self, const wire::CommitRequest& req) {
   // the one of its key), against the process's and its job's limits: over
   // either, the connection ends (a commit has no answer to refuse it with).
   std::size_t total = st.committed_bytes;
-  {
-    std::map<std::string_view, std::size_t> now;  // keys this commit sets, and their new weight
-    for (const auto& [key, bytes] : items) {
-      std::size_t before = 0;
-      if (auto n = now.find(key); n != now.end())
-        before = n->second;
-      else if (auto it = st.committed.find(key); it != st.committed.end())
-        before = key.size() + it->second.size();
-      total = total - before + key.size() + bytes.size();
-      now[key] = key.size() + bytes.size();
+  // Keys this commit sets already, and their weight (an item replacing an
+  // earlier one of the same commit: rare, our client sends a key once):
+  // looked up in the items themselves for a usual commit, in a map for a
+  // large one (a linear search would let a commit of many items cost the
+  // server their square).
+  constexpr std::size_t few = 16;
+  std::unordered_map<std::string_view, std::size_t> seen;
+  for (std::size_t k = 0; k < items.size(); ++k) {
+    const auto& [key, bytes] = items[k];
+    std::size_t before = 0;
+    bool earlier = false;
+    if (items.size() <= few) {
+      for (std::size_t j = k; j-- > 0 && !earlier;)
+        if (items[j].first == key) {
+          before = key.size() + items[j].second.size();
+          earlier = true;
+        }
+    } else if (auto n = seen.find(key); n != seen.end()) {
+      before = n->second;
+      earlier = true;
     }
+    if (!earlier)
+      if (auto it = st.committed.find(key); it != st.committed.end()) before = key.size() + it->second.size();
+    total = total - before + key.size() + bytes.size();
+    if (items.size() > few) seen[key] = key.size() + bytes.size();
   }
   const bool over_process = total > st.ctx->max_commit;
   const bool over_job = !over_process && total > st.committed_bytes && st.budget &&

@@ -14,6 +14,12 @@
  *                                          collecting fence; every rank times
  *                                          every fence; at the end each rank
  *                                          Gets and checks two peers' keys
+ *   bench_client dmodex                    every rank Puts a 64-byte key and
+ *                                          Commits, all enter a fence without
+ *                                          data, then every rank times a
+ *                                          PMIx_Get of every other rank's key:
+ *                                          each goes to the server (direct
+ *                                          modex); an untimed fence ends it
  *   bench_client get <iters>               rank 0 times PMIx_Get of rank 1's
  *                                          64-byte key and of PMIX_JOB_SIZE
  *   bench_client rss <dir> <a> <b>         cycles; after a and b cycles it
@@ -151,6 +157,32 @@ static int data_fences(const pmix_proc_t *me, const pmix_proc_t *job, int iters)
     return 0;
 }
 
+static int dmodex(const pmix_proc_t *me, const pmix_proc_t *job) {
+    pmix_value_t *got = NULL;
+    pmix_status_t rc = PMIx_Get(job, PMIX_JOB_SIZE, NULL, 0, &got);
+    if (PMIX_SUCCESS != rc) return fail("PMIx_Get (job size)", rc);
+    uint32_t size = got->data.uint32;
+    PMIX_VALUE_RELEASE(got);
+    if (0 != put_endpoint(me->rank, 0)) return 1;
+    if (PMIX_SUCCESS != (rc = PMIx_Fence(job, 1, NULL, 0))) return fail("PMIx_Fence", rc);
+    samples_t times = {0};
+    for (uint32_t k = 1; k < size; ++k) {
+        const pmix_rank_t peer = (me->rank + k) % size;
+        pmix_proc_t p;
+        PMIX_LOAD_PROCID(&p, me->nspace, peer);
+        double g0 = now_us();
+        rc = PMIx_Get(&p, "bench.ep", NULL, 0, &got);
+        double dt = now_us() - g0;
+        if (PMIX_SUCCESS != rc) return fail("PMIx_Get (peer endpoint)", rc);
+        PMIX_VALUE_RELEASE(got);
+        sample(&times, dt);
+    }
+    /* Nobody leaves before everyone has read. */
+    if (PMIX_SUCCESS != (rc = PMIx_Fence(job, 1, NULL, 0))) return fail("PMIx_Fence", rc);
+    print_samples(&times, "dmodex_get_us", 1);
+    return 0;
+}
+
 static int cycles(int n, const char *dir, int a, int b) {
     samples_t times = {0};
     for (int i = 1; i <= n; ++i) {
@@ -216,6 +248,8 @@ int main(int argc, char **argv) {
         PMIX_INFO_DESTRUCT(&info);
     } else if (0 == strcmp(mode, "datafence") && argc > 2) {
         if (0 != data_fences(&me, &job, atoi(argv[2]))) return 1;
+    } else if (0 == strcmp(mode, "dmodex")) {
+        if (0 != dmodex(&me, &job)) return 1;
     } else if (0 == strcmp(mode, "get") && argc > 2) {
         int iters = atoi(argv[2]);
         char payload[65];

@@ -20,6 +20,8 @@
  *                             holding PMIX_RANK, PMIX_LOCAL_RANK, PMIX_NODE_RANK
  *   datafence <n> <iters>     n clients: Put a 64-byte key, Commit, collecting
  *                             fence, iters times; every rank times every fence
+ *   dmodex <n>                n clients: Put, Commit, a fence without data, then each
+ *                             times a PMIx_Get of every other rank's key (direct modex)
  *   uds-rtt <iters>           no PMIx: one byte's round trip between this
  *                             process and a child over a Unix socket pair, the
  *                             unit of the fence's limit (N round trips)
@@ -494,6 +496,10 @@ int main(int argc, char **argv) {
         uint32_t n = (uint32_t) atoi(argv[4]);
         char *args[] = {"datafence", argv[5], NULL};
         failed = run_job("bench.dfence", n, args);
+    } else if (0 == strcmp(mode, "dmodex") && argc > 4) {
+        uint32_t n = (uint32_t) atoi(argv[4]);
+        char *args[] = {"dmodex", NULL};
+        failed = run_job("bench.dmodex", n, args);
     } else if (0 == strcmp(mode, "uds-rtt") && argc > 4) {
         failed = uds_rtt(atoi(argv[4]));
     } else if (0 == strcmp(mode, "register-hosted") && argc > 4) {
