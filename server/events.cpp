@@ -158,6 +158,17 @@ void forget_after_fork() {
 
 namespace {
 
+// What one handler is handed: the event's source, its info and the results
+// before it. It stays valid until the handler has returned and its
+// completion callback was called, whichever comes last: the step holds it
+// while the handler runs, the chain until the callback (a handler may call
+// back first and read its info after: PMIX_EVENT_ACTION_COMPLETE ends the
+// chain inside the callback).
+struct step_data {
+  pmix_proc_t source{};
+  std::unique_ptr<convert::info_array> info, prior;
+};
+
 struct chain {
   event ev;
   std::vector<handler> steps;
@@ -165,7 +176,7 @@ struct chain {
   info_list results;  // what the handlers so far returned
   task_poster post;
   pmix_proc_t source{};
-  std::unique_ptr<convert::info_array> info, prior;
+  std::shared_ptr<step_data> current;  // the running step's data, until its callback
 };
 
 void run_step(chain* c);
@@ -179,6 +190,9 @@ void step_done(pmix_status_t status, pmix_info_t* results, size_t nresults, pmix
     c->results.insert(c->results.end(), got.begin(), got.end());
   // The handler may free its results now.
   if (cbfunc != nullptr) cbfunc(PMIX_SUCCESS, thiscbdata);
+  // The chain lets go of the step's data (the step itself holds it while
+  // its handler runs).
+  c->current.reset();
   if (status == PMIX_EVENT_ACTION_COMPLETE || c->next == c->steps.size()) {
     delete c;
     return;
@@ -188,14 +202,20 @@ void step_done(pmix_status_t status, pmix_info_t* results, size_t nresults, pmix
 }
 
 void run_step(chain* c) {
-  const auto& h = c->steps[c->next++];
+  // Copied out: the handler's callback may end the chain (delete c) while
+  // the handler still runs.
+  const handler h = c->steps[c->next++];
+  const pmix_status_t status = c->ev.status;
   info_list info = c->ev.info;
   if (h.object) info.push_back({PMIX_EVENT_RETURN_OBJECT, value::unsigned_(PMIX_POINTER, *h.object), 0});
-  c->info = std::make_unique<convert::info_array>(info);
-  c->prior = std::make_unique<convert::info_array>(c->results);
+  auto data = std::make_shared<step_data>();
+  data->source = c->source;
+  data->info = std::make_unique<convert::info_array>(info);
+  data->prior = std::make_unique<convert::info_array>(c->results);
+  c->current = data;
   progress::scope in_handler;
-  h.fn(h.id, c->ev.status, &c->source, c->info->data(), c->info->size(), c->prior->data(),
-       c->prior->size(), step_done, c);
+  h.fn(h.id, status, &data->source, data->info->data(), data->info->size(), data->prior->data(),
+       data->prior->size(), step_done, c);
 }
 
 }  // namespace

@@ -8,7 +8,9 @@
 //                                 handler). Options: first, last, prepend,
 //                                 first_cat, last_cat, before=<name>,
 //                                 after=<name>, complete (answers
-//                                 PMIX_EVENT_ACTION_COMPLETE), nb (registers
+//                                 PMIX_EVENT_ACTION_COMPLETE), read_after (reads
+//                                 its info and source again after calling back;
+//                                 prints "after <name> <source> text=<t>"), nb (registers
 //                                 through a callback). Prints the reference.
 //   off:<name>                    deregisters that handler (blocking)
 //   notify:<code>:<range>[:custom=<ns>.<rank>,...][:text=<t>][:nondefault][:nb][:source=<ns>.<rank>]
@@ -66,6 +68,7 @@ using pmix::test::split;
 struct handler_info {
   std::string name;
   bool complete = false;
+  bool read_after = false;  // reads its info and source again after calling back
 };
 
 // Every handler_info made, for as long as the process lives (a handler may
@@ -116,6 +119,16 @@ void handler(size_t, pmix_status_t status, const pmix_proc_t* source, pmix_info_
   PMIX_INFO_LOAD(&r->info, "handled", name.c_str(), PMIX_STRING);
   cbfunc(self != nullptr && self->complete ? PMIX_EVENT_ACTION_COMPLETE : PMIX_SUCCESS, &r->info, 1,
          free_result, r, cbdata);
+  if (self == nullptr || !self->read_after) return;
+  // What it was handed stays valid until it returns (OpenPMIx programs
+  // read PMIX_EVENT_AFFECTED_PROC after calling back).
+  std::string again;
+  for (size_t k = 0; k < ninfo; ++k)
+    if (std::strcmp(info[k].key, PMIX_EVENT_TEXT_MESSAGE) == 0 && info[k].value.type == PMIX_STRING)
+      again = info[k].value.data.string;
+  std::lock_guard<std::mutex> guard{out_mutex};
+  std::printf("after %s %s.%u text=%s\n", name.c_str(), source->nspace, source->rank, again.c_str());
+  std::fflush(stdout);
 }
 
 struct reg_wait {
@@ -228,6 +241,8 @@ int main(int argc, char** argv) {
                          o.substr(before ? 7 : 6).c_str(), PMIX_STRING);
         } else if (o == "complete") {
           self->complete = true;
+        } else if (o == "read_after") {
+          self->read_after = true;
         } else if (o == "nb") {
           nb = true;
         }

@@ -218,6 +218,26 @@ TEST_SUITE("events") {
     CHECK(event_lines(out) == expected);
   }
 
+  TEST_CASE("what a handler is handed stays valid until it returns, whatever it calls first (issue 34.1)") {
+    // A handler that answers PMIX_EVENT_ACTION_COMPLETE (which ends the
+    // chain), and the last handler of a chain, read their info and source
+    // after calling back, as OpenPMIx programs do: the library freed them in
+    // the callback (read garbage; a use after free under ASan).
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("evR", 1, 1) == PMIX_SUCCESS);
+    auto c = run("evR", 0,
+                 {"init", "on:stop:601:complete:read_after", "on:only:602:read_after", "notify:601:proc_local:text=one",
+                  "wait_events:1", "notify:602:proc_local:text=two", "wait_events:2", "finalize"},
+                 dir.path());
+    CHECK_MESSAGE(c.exited_with(0), c.errors());
+    const auto out = c.output();
+    CAPTURE(out);
+    CHECK(contains(out, "after stop evR.0 text=one\n"));
+    CHECK(contains(out, "after only evR.0 text=two\n"));
+  }
+
   TEST_CASE("the host's own handlers get its events in range, with the clients") {
     temp_dir dir;
     server srv(dir.path());
