@@ -173,11 +173,14 @@ pmix_status_t start_heartbeat(self_ptr self, pmix_status_t error, const info_lis
 
 void monitor(self_ptr self, std::uint64_t id, const info& what, pmix_status_t error, const info_list& directives) {
   auto& st = self->state;
+  // These two are requests by their presence, whatever their value: the
+  // Standard types them void*, and programs written for OpenPMIx pass a
+  // NULL pointer.
   if (what.key == PMIX_SEND_HEARTBEAT && st.heartbeat) {
     st.heartbeat->beat = true;
     return send_info_reply(self, id, PMIX_SUCCESS, {});
   }
-  if (what.key == PMIX_MONITOR_HEARTBEAT && what.val.truthy())
+  if (what.key == PMIX_MONITOR_HEARTBEAT)
     return send_info_reply(self, id, start_heartbeat(self, error, directives), {});
   if (what.key == PMIX_MONITOR_CANCEL && st.heartbeat) {
     const auto* name = what.val.as_string();

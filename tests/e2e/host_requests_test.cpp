@@ -176,6 +176,20 @@ TEST_SUITE("host requests") {
     CHECK(heard == 1);
   }
 
+  TEST_CASE("a heartbeat monitor asked for as OpenPMIx programs do (a NULL pointer) is served by the server (issue 34.3)") {
+    // The host has no monitor up-call: it went there and failed with
+    // PMIX_ERR_NOT_SUPPORTED, where OpenPMIx serves it.
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("ptrbeat", 1, 1) == PMIX_SUCCESS);
+    const std::string alert = std::to_string(PMIX_MONITOR_HEARTBEAT_ALERT);
+    const auto out = run("ptrbeat", {"init", "on_event:" + alert, "heartbeat_ptr:1:1", "wait_event:" + alert, "finalize"},
+                         dir.path());
+    CHECK_MESSAGE(contains(out, "heartbeat_ptr:1:1 PMIX_SUCCESS"), out);
+    CHECK_MESSAGE(contains(out, "wait_event:" + alert + " PMIX_SUCCESS ptrbeat.0"), out);
+  }
+
   TEST_CASE("a cancelled heartbeat monitor raises nothing") {
     temp_dir dir;
     host_slots slots;

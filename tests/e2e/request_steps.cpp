@@ -226,12 +226,15 @@ bool run_request_step(const std::string& step, const std::vector<std::string>& p
       say(step, rc, a.text);
     }
     PMIX_INFO_DESTRUCT(&want);
-  } else if (cmd == "heartbeat") {
+  } else if (cmd == "heartbeat" || cmd == "heartbeat_ptr") {
     pmix_info_t monitor, dirs[3];
     bool yes = true;
     uint32_t seconds = static_cast<uint32_t>(std::atoi(parts.at(1).c_str()));
     uint32_t drops = static_cast<uint32_t>(std::atoi(parts.at(2).c_str()));
-    PMIX_INFO_LOAD(&monitor, PMIX_MONITOR_HEARTBEAT, &yes, PMIX_BOOL);
+    if (cmd == "heartbeat")
+      PMIX_INFO_LOAD(&monitor, PMIX_MONITOR_HEARTBEAT, &yes, PMIX_BOOL);
+    else  // as programs written for OpenPMIx ask: a NULL pointer
+      PMIX_INFO_LOAD(&monitor, PMIX_MONITOR_HEARTBEAT, nullptr, PMIX_POINTER);
     PMIX_INFO_LOAD(&dirs[0], PMIX_MONITOR_HEARTBEAT_TIME, &seconds, PMIX_UINT32);
     PMIX_INFO_LOAD(&dirs[1], PMIX_MONITOR_HEARTBEAT_DROPS, &drops, PMIX_UINT32);
     PMIX_INFO_LOAD(&dirs[2], PMIX_MONITOR_ID, "hb", PMIX_STRING);

@@ -31,6 +31,7 @@ using say_fn = std::function<void(const std::string& step, pmix_status_t rc, con
 //                                 (PMIX_ALLOC_MEM_SIZE, float, required); prints every
 //                                 result as key=value
 //   heartbeat:<seconds>:<drops>   PMIx_Process_monitor(PMIX_MONITOR_HEARTBEAT, id "hb")
+//   heartbeat_ptr:<seconds>:<drops>  the same with PMIX_MONITOR_HEARTBEAT a NULL PMIX_POINTER
 //   beats:<n>:<ms>                n PMIx_Heartbeat() calls, <ms> apart
 //   monitor_cancel                PMIx_Process_monitor(PMIX_MONITOR_CANCEL "hb")
 //   monitor_file:<path>           PMIx_Process_monitor(PMIX_MONITOR_FILE)
