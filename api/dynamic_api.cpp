@@ -151,13 +151,17 @@ PMIX_EXPORT pmix_status_t PMIx_Lookup(pmix_pdata_t data[], size_t ndata, const p
       done(st);
     });
   });
-  // Each key's entry gets its value and its publisher; the others stay as
-  // they were.
+  // Each key's entry gets its value and its publisher, whatever it held
+  // before (python3-pmix allocates the array without initialising it: its
+  // values' types are garbage); a key asked for twice fills one entry each
+  // time it was found. The others stay as they were.
+  std::vector<bool> filled(ndata, false);
   for (const auto& d : *found)
     for (size_t k = 0; k < ndata; ++k)
-      if (keys[k] == d.key && data[k].value.type == PMIX_UNDEF) {
+      if (!filled[k] && keys[k] == d.key) {
         convert::to_c(d.proc, data[k].proc);
         convert::to_c(d.val, data[k].value);
+        filled[k] = true;
         break;
       }
   return rc;

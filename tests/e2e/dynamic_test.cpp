@@ -103,7 +103,8 @@ TEST_SUITE("calls through the host") {
         "pub",
         {{"init", "publish:svc=addr0", "publish:late=x", "publish:late=y", "fence", "unpublish:svc", "fence",
           "lookup:svc", "fence", "publish:svc=again", "lookup_nb:svc", "finalize"},
-         {"init", "lookup:late:wait", "fence", "fence", "lookup:svc", "fence", "unpublish:late", "finalize"}},
+         {"init", "lookup:late:wait", "lookup:late:garbage", "fence", "fence", "lookup:svc", "fence",
+          "unpublish:late", "finalize"}},
         dir);
     for (auto& c : ranks) CHECK_MESSAGE(c.exited_with(0), c.errors());
     const auto out0 = ranks[0].output(), out1 = ranks[1].output();
@@ -114,6 +115,9 @@ TEST_SUITE("calls through the host") {
     CHECK(contains(out0, "lookup_nb:svc PMIX_SUCCESS 1 again"));
     // Asked before rank 0 published it, answered once it did.
     CHECK_MESSAGE(contains(out1, "lookup:late:wait PMIX_SUCCESS x from pub.0"), out1);
+    // Into pdata the caller did not construct, as python3-pmix passes it
+    // (issue 34.4: nothing was filled, and the lookup said PMIX_SUCCESS).
+    CHECK_MESSAGE(contains(out1, "lookup:late:garbage PMIX_SUCCESS x from pub.0"), out1);
     CHECK(contains(out1, "lookup:svc PMIX_ERR_NOT_FOUND"));
     // Only the publisher may remove its data.
     CHECK(contains(out1, "unpublish:late PMIX_ERR_NOT_FOUND"));

@@ -62,8 +62,9 @@
 //   job_control:<key>=<text>      PMIx_Job_control with one string directive;
 //                                 prints the number of results
 //   publish:<key>=<text>[:ns]     PMIx_Publish (with PMIX_RANGE_NAMESPACE)
-//   lookup:<key>[:wait][:uid=<n>] PMIx_Lookup (with PMIX_WAIT, with PMIX_USERID
-//                                 <n> among its directives); prints
+//   lookup:<key>[:wait][:uid=<n>][:timeout=<s>][:garbage]  PMIx_Lookup (with
+//                                 PMIX_WAIT, with PMIX_USERID <n> among its directives;
+//                                 garbage: the pdata not constructed); prints
 //                                 "<value> from <nspace>.<rank>"
 //   lookup_nb:<key>               PMIx_Lookup_nb; waits for its callback
 //   unpublish:<key|*>             PMIx_Unpublish (*: all of this process's)
@@ -725,6 +726,9 @@ int run(const std::vector<std::string>& steps) {
     } else if (cmd == "lookup") {
       pmix_pdata_t data;
       PMIX_PDATA_CONSTRUCT(&data);
+      // "garbage": not constructed, as python3-pmix allocates it (every
+      // byte 0x53: a value type of 83).
+      if (std::find(parts.begin(), parts.end(), "garbage") != parts.end()) std::memset(&data, 0x53, sizeof data);
       PMIX_LOAD_KEY(data.key, parts.at(1).c_str());
       std::vector<pmix_info_t> info;
       info.reserve(2);
