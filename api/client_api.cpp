@@ -161,10 +161,14 @@ PMIX_EXPORT pmix_status_t PMIx_Init(pmix_proc_t* proc, pmix_info_t info[], size_
   return PMIX_SUCCESS;
 }
 
+// Any init of this process counts, as in OpenPMIx (one counter for client,
+// tool and server init): hosts and the Python binding ask it after
+// PMIx_server_init.
 PMIX_EXPORT int PMIx_Initialized(void) {
   auto& l = lib();
   std::lock_guard<std::mutex> guard{l.mutex};
-  return l.client_refs > 0 && l.pid == getpid() ? 1 : 0;
+  const bool client_or_tool = (l.client_refs > 0 || l.tool_refs > 0) && l.pid == getpid();
+  return client_or_tool || l.server_self ? 1 : 0;
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Finalize(const pmix_info_t info[], size_t ninfo) {

@@ -33,6 +33,19 @@ int entries_in(const std::string& dir) { return count_entries(dir.c_str()); }
 }  // namespace
 
 TEST_SUITE("server cycling") {
+  TEST_CASE("PMIx_Initialized says 1 in a server process from PMIx_server_init to its finalize (issue 34.5)") {
+    // OpenPMIx counts every init of the process, server init included; hosts
+    // and the Python binding ask.
+    temp_dir dir;
+    CHECK(PMIx_Initialized() == 0);
+    {
+      server srv(dir.path());
+      REQUIRE(srv.status() == PMIX_SUCCESS);
+      CHECK(PMIx_Initialized() == 1);
+    }
+    CHECK(PMIx_Initialized() == 0);
+  }
+
   TEST_CASE("[20.2.247.3 reference counting] 1,000 server init/finalize cycles keep memory, descriptors and threads flat") {
     temp_dir dir;
     auto module = make_module();
