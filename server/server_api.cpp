@@ -479,14 +479,17 @@ pmix_status_t collect_job_info(pmix_proc_t* procs, size_t nprocs, pmix_data_buff
   rt->tell(actors::collect_job_info_msg{std::move(nspaces), w->channel(w)});
   const auto rc = w->wait(*rt);
   if (rc != PMIX_SUCCESS) return rc;
-  // Per namespace: its name, then a byte object of a packed count and the
-  // info array (what PMIx_server_register_nspace takes).
+  // Per namespace one byte object (spec 002), whose bytes are packed values:
+  // the namespace's name, then its job-level items (what
+  // PMIx_server_register_nspace takes), one PMIX_INFO each, to the end of
+  // the bytes. OpenPMIx packs its items as PMIX_KVAL, a type without a
+  // public struct that no host can unpack; PMIX_INFO is the public form.
   std::vector<value> out;
   for (auto& [ns, info] : w->result) {
     std::vector<value> payload;
-    payload.push_back(value::unsigned_(PMIX_SIZE, info.size()));
+    payload.reserve(info.size() + 1);
+    payload.push_back(value::string(ns));
     for (auto& i : info) payload.push_back(value{PMIX_INFO, std::make_shared<const pmix::info>(std::move(i))});
-    out.push_back(value::string(ns));
     out.push_back(value::bytes(PMIX_BYTE_OBJECT, pack::records(payload)));
   }
   return pack::append(*dbuf, out);

@@ -44,30 +44,33 @@ int main(int argc, char** argv) {
   std::memcpy(copy, blob.data(), blob.size());
   PMIx_Data_buffer_load(buf, copy, blob.size());
   std::string first;
+  // One byte object per namespace: its name, then its job-level items, one
+  // PMIX_INFO each, to the end of the bytes (docs/collect-and-progress.md).
   for (;;) {
-    char* nspace = nullptr;
-    int32_t n = 1;
-    rc = PMIx_Data_unpack(nullptr, buf, &nspace, &n, PMIX_STRING);
-    if (rc == PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER) break;
-    if (rc != PMIX_SUCCESS) return fail("unpack namespace", rc);
     pmix_byte_object_t bo;
-    n = 1;
+    int32_t n = 1;
     rc = PMIx_Data_unpack(nullptr, buf, &bo, &n, PMIX_BYTE_OBJECT);
+    if (rc == PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER) break;
     if (rc != PMIX_SUCCESS) return fail("unpack byte object", rc);
     pmix_data_buffer_t* inner = PMIx_Data_buffer_create();
     PMIx_Data_buffer_load(inner, bo.bytes, bo.size);  // the buffer owns bo's bytes now
-    size_t ninfo = 0;
+    char* nspace = nullptr;
     n = 1;
-    rc = PMIx_Data_unpack(nullptr, inner, &ninfo, &n, PMIX_SIZE);
-    if (rc != PMIX_SUCCESS) return fail("unpack count", rc);
-    pmix_info_t* info = nullptr;
-    PMIX_INFO_CREATE(info, ninfo);
-    n = static_cast<int32_t>(ninfo);
-    if (ninfo > 0 && (rc = PMIx_Data_unpack(nullptr, inner, info, &n, PMIX_INFO)) != PMIX_SUCCESS)
-      return fail("unpack info", rc);
+    rc = PMIx_Data_unpack(nullptr, inner, &nspace, &n, PMIX_STRING);
+    if (rc != PMIX_SUCCESS) return fail("unpack namespace", rc);
+    std::vector<pmix_info_t> items;
+    for (;;) {
+      pmix_info_t one;
+      n = 1;
+      rc = PMIx_Data_unpack(nullptr, inner, &one, &n, PMIX_INFO);
+      if (rc == PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER) break;
+      if (rc != PMIX_SUCCESS) return fail("unpack info", rc);
+      items.push_back(one);
+    }
     PMIx_Data_buffer_release(inner);
-    rc = PMIx_server_register_nspace(nspace, 1, info, ninfo, nullptr, nullptr);
-    PMIX_INFO_FREE(info, ninfo);
+    const size_t ninfo = items.size();
+    rc = PMIx_server_register_nspace(nspace, 1, items.data(), ninfo, nullptr, nullptr);
+    for (auto& i : items) PMIX_INFO_DESTRUCT(&i);
     if (rc != PMIX_SUCCESS) return fail("register_nspace", rc);
     pmix_proc_t p;
     PMIX_LOAD_PROCID(&p, nspace, 0);
