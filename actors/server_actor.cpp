@@ -1040,9 +1040,15 @@ value proc_array(const std::vector<proc_id>& procs) {
 }
 
 // The group's results: its name, members and context ID (if it has one).
+// A group's results: its context id first, when it has one (OpenPMIx
+// returns it as the only result, and programs read results[0]), then its
+// name and membership (what the Standard says a construct may return, for
+// programs that look results up by key), then what the host added.
 info_list group_results(const std::string& name, const group_record& g, info_list extra = {}) {
-  info_list out{{PMIX_GROUP_ID, value::string(name), 0}, {PMIX_GROUP_MEMBERSHIP, proc_array(g.members), 0}};
+  info_list out;
   if (g.context_id) out.push_back({PMIX_GROUP_CONTEXT_ID, value::unsigned_(PMIX_SIZE, *g.context_id), 0});
+  out.push_back({PMIX_GROUP_ID, value::string(name), 0});
+  out.push_back({PMIX_GROUP_MEMBERSHIP, proc_array(g.members), 0});
   for (auto& i : extra)
     if (find(out, i.key) == nullptr) out.push_back(std::move(i));
   return out;

@@ -30,13 +30,16 @@ std::vector<pmix_proc_t> procs_of(const std::string& ranks, const pmix_proc_t& m
   return out;
 }
 
-// "id=<name> members=<r,r> ctx=<id|none>" of a call's results.
+// "id=<name> members=<r,r> ctx=<id|none>" of a call's results. Programs
+// written for OpenPMIx read the context id as results[0]: one anywhere else
+// prints as "<id>(not first)".
 std::string describe(const pmix_info_t* info, size_t n) {
   std::string id = "?", members, ctx = "none";
   for (size_t k = 0; k < n; ++k) {
     if (PMIX_CHECK_KEY(&info[k], PMIX_GROUP_ID) && info[k].value.type == PMIX_STRING)
       id = info[k].value.data.string;
-    if (PMIX_CHECK_KEY(&info[k], PMIX_GROUP_CONTEXT_ID)) ctx = std::to_string(info[k].value.data.size);
+    if (PMIX_CHECK_KEY(&info[k], PMIX_GROUP_CONTEXT_ID))
+      ctx = std::to_string(info[k].value.data.size) + (k == 0 ? "" : "(not first)");
     if (PMIX_CHECK_KEY(&info[k], PMIX_GROUP_MEMBERSHIP) && info[k].value.type == PMIX_DATA_ARRAY &&
         info[k].value.data.darray != nullptr && info[k].value.data.darray->type == PMIX_PROC) {
       const auto* a = info[k].value.data.darray;

@@ -18,6 +18,8 @@ namespace pmix::test {
 //                                 PMIX_GROUP_ASSIGN_CONTEXT_ID; timeout: with
 //                                 PMIX_TIMEOUT); prints the
 //                                 results: "id=<name> members=<r,r> ctx=<id|none>"
+//                                 (a context id not first among the results:
+//                                 "ctx=<id>(not first)")
 //   group_construct_reqd:<name>:<ranks>:<key>  the same with one required bool
 //                                 directive <key>
 //   group_invite:<name>:<ranks>[:ctx] | group_invite_nb:...  PMIx_Group_invite(_nb);

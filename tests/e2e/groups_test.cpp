@@ -108,8 +108,8 @@ TEST_SUITE("groups") {
     const auto out0 = finish(r0);
     const auto out1 = finish(r1);
     CAPTURE(out0);
-    CHECK(contains(out0, "group_construct:w:*:ctx PMIX_SUCCESS id=w members=* ctx=77"));
-    CHECK(contains(out1, "group_construct_nb:w:*:ctx PMIX_SUCCESS id=w members=* ctx=77"));
+    CHECK(contains(out0, "group_construct:w:*:ctx PMIX_SUCCESS id=w members=* ctx=77\n"));
+    CHECK(contains(out1, "group_construct_nb:w:*:ctx PMIX_SUCCESS id=w members=* ctx=77\n"));
     CHECK(contains(out0, "group_destruct:w PMIX_SUCCESS"));
     // Once per construct and destruct, for the whole node.
     CHECK(calls_starting("group: op=" + std::to_string(PMIX_GROUP_CONSTRUCT) +
