@@ -122,6 +122,26 @@ const proc_id* unseen(const server_state& st, const char* what, const proc_id& f
   return nullptr;
 }
 
+// A group's name stands for its members wherever a namespace may (issue
+// 34.2): {group, PMIX_RANK_WILDCARD} is every member of the group (a name
+// that is also a namespace's stays the namespace's).
+void expand_groups(const server_state& st, std::vector<proc_id>& procs) {
+  if (st.groups.groups.empty()) return;
+  std::vector<proc_id> out;
+  bool any = false;
+  for (auto& p : procs) {
+    auto g = p.rank == rank_wildcard && st.nspaces.count(p.nspace) == 0 ? st.groups.groups.find(p.nspace)
+                                                                         : st.groups.groups.end();
+    if (g == st.groups.groups.end()) {
+      out.push_back(std::move(p));
+      continue;
+    }
+    any = true;
+    out.insert(out.end(), g->second.members.begin(), g->second.members.end());
+  }
+  if (any) procs = std::move(out);
+}
+
 void count_user(server_state::nspace_entry& e, uid_t uid) { ++e.users[uid]; }
 
 void uncount_user(server_state::nspace_entry& e, uid_t uid) {
@@ -319,6 +339,7 @@ caf::result<fence_result> on_connect_procs(self_ptr self, connect_procs_msg& msg
   auto& st = self->state;
   const auto kind = msg.disconnect ? collective::disconnect : collective::connect;
   auto rp = self->make_response_promise();
+  expand_groups(st, msg.procs);
   if (unseen(st, name_of(kind), msg.from, msg.uid, msg.procs) != nullptr) {
     rp.deliver(fence_result{PMIX_ERR_NOT_FOUND, nullptr,
                             std::make_shared<const std::string>(
@@ -371,6 +392,7 @@ void on_fence(self_ptr self, fence_msg& msg) {
   };
   pmix_status_t status = PMIX_SUCCESS;
   fence_tracker* t = nullptr;
+  expand_groups(st, msg.procs);
   if (unseen(st, "fence", msg.from, msg.uid, msg.procs) != nullptr)
     status = PMIX_ERR_NOT_FOUND;
   else

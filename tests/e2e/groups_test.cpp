@@ -76,6 +76,36 @@ TEST_SUITE("groups") {
     CHECK(calls_starting("group:").empty());
   }
 
+  TEST_CASE("a group's name stands for its members in a fence: {group, PMIX_RANK_WILDCARD} (issue 34.2)") {
+    // Members of two jobs; each fences over the group, collecting, and
+    // reads a member of the other job (refused with PMIX_ERR_BAD_PARAM: the
+    // group's name is no namespace).
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("gA", 2, 2) == PMIX_SUCCESS);
+    REQUIRE(register_job("gB", 1, 1) == PMIX_SUCCESS);
+    auto a0 = launch_script("gA", 0,
+                            {"init", "put:a0=x", "commit", "group_construct:mix:0,1,gB/0", "fence_with:mix:collect",
+                             "get_ns:gB:0:b0", "group_destruct:mix", "finalize"},
+                            dir.path());
+    auto a1 = launch_script("gA", 1,
+                            {"init", "put:a1=y", "commit", "group_construct:mix:0,1,gB/0", "fence_with:mix:collect",
+                             "group_destruct:mix", "finalize"},
+                            dir.path());
+    auto b0 = launch_script("gB", 0,
+                            {"init", "put:b0=z", "commit", "group_construct:mix:gA/0,gA/1,0", "fence_with:mix:collect",
+                             "get_ns:gA:1:a1", "group_destruct:mix", "finalize"},
+                            dir.path());
+    const auto outa0 = finish(a0), outa1 = finish(a1), outb0 = finish(b0);
+    CAPTURE(outa0);
+    CAPTURE(outb0);
+    for (const auto* out : {&outa0, &outa1, &outb0}) CHECK(contains(*out, "fence_with:mix:collect PMIX_SUCCESS"));
+    CHECK(contains(outa0, "get_ns:gB:0:b0 PMIX_SUCCESS z"));
+    CHECK(contains(outb0, "get_ns:gA:1:a1 PMIX_SUCCESS y"));
+    CHECK(contains(outa1, "group_destruct:mix PMIX_SUCCESS"));
+  }
+
   TEST_CASE("without a context ID request none is assigned; a destructed group is gone") {
     temp_dir dir;
     server srv(dir.path());

@@ -77,8 +77,8 @@
 //   log:<stderr|stdout|syslog>:<text>  PMIx_Log; log_nb:... PMIx_Log_nb
 //   log_as:<nspace>.<rank>:<priority>:<stderr|syslog>:<text>  PMIx_Log with
 //                                 PMIX_LOG_SOURCE and PMIX_LOG_SYSLOG_PRI as given
-//   fence_with:<ns>,...           PMIx_Fence over every rank of those namespaces
-//                                 (named as for connect)
+//   fence_with:<ns>,...[:collect] PMIx_Fence over every rank of those namespaces
+//                                 (named as for connect; a group's name too)
 //   query_ns:<ns>:<key>,...[:timeout=<s>]  PMIx_Query_info of one query with those
 //                                 keys and PMIX_NSPACE <ns>; prints the count
 //   resolve_peers:<node|->:<ns|*> | resolve_nodes:<ns|*>
@@ -796,7 +796,11 @@ int run(const std::vector<std::string>& steps) {
         procs.emplace_back();
         PMIX_LOAD_PROCID(&procs.back(), nspace_named(token).c_str(), PMIX_RANK_WILDCARD);
       }
-      say(step, PMIx_Fence(procs.data(), procs.size(), nullptr, 0));
+      bool collect = parts.size() > 2 && parts[2] == "collect";
+      pmix_info_t info;
+      PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+      say(step, PMIx_Fence(procs.data(), procs.size(), &info, 1));
+      PMIX_INFO_DESTRUCT(&info);
     } else if (cmd == "query_ns") {
       pmix_query_t q;
       PMIX_QUERY_CONSTRUCT(&q);
