@@ -127,19 +127,22 @@ const proc_id* unseen(const server_state& st, const char* what, const proc_id& f
 // that is also a namespace's stays the namespace's).
 void expand_groups(const server_state& st, std::vector<proc_id>& procs) {
   if (st.groups.groups.empty()) return;
+  auto group_of = [&st](const proc_id& p) {
+    return p.rank == rank_wildcard && st.nspaces.count(p.nspace) == 0 ? st.groups.groups.find(p.nspace)
+                                                                       : st.groups.groups.end();
+  };
+  if (std::none_of(procs.begin(), procs.end(),
+                   [&](const proc_id& p) { return group_of(p) != st.groups.groups.end(); }))
+    return;
   std::vector<proc_id> out;
-  bool any = false;
   for (auto& p : procs) {
-    auto g = p.rank == rank_wildcard && st.nspaces.count(p.nspace) == 0 ? st.groups.groups.find(p.nspace)
-                                                                         : st.groups.groups.end();
-    if (g == st.groups.groups.end()) {
+    auto g = group_of(p);
+    if (g == st.groups.groups.end())
       out.push_back(std::move(p));
-      continue;
-    }
-    any = true;
-    out.insert(out.end(), g->second.members.begin(), g->second.members.end());
+    else
+      out.insert(out.end(), g->second.members.begin(), g->second.members.end());
   }
-  if (any) procs = std::move(out);
+  procs = std::move(out);
 }
 
 void count_user(server_state::nspace_entry& e, uid_t uid) { ++e.users[uid]; }
