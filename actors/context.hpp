@@ -96,6 +96,9 @@ struct server_context {
   // tombstone, or a process that died), dropped before any send: spec
   // 004's short-circuit of every send path. For introspection.
   mutable std::atomic<std::uint64_t> dropped_sends{0};
+  // Heartbeat monitors (sensors) running for clients: spec 004 has a
+  // deregistration restore the rank's. For introspection.
+  std::shared_ptr<std::atomic<std::uint64_t>> sensors = std::make_shared<std::atomic<std::uint64_t>>(0);
   // The key of the credentials the server issues itself when the host does
   // not (actors/credential.hpp): random, for this server's lifetime.
   std::string credential_key;

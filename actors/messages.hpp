@@ -171,6 +171,8 @@ struct server_snapshot {
   std::uint64_t dropped_sends = 0;  // replies/events for closed peers, never sent
   std::size_t pending_upcalls = 0;  // host up-calls the server waits for
   std::uint64_t board_posts = 0;    // fence replies posted on a fence board
+  std::uint64_t sensors = 0;        // heartbeat monitors running
+  std::size_t iof_registrations = 0;  // PMIx_IOF_pull registrations kept
 };
 
 struct snapshot_msg {
@@ -249,6 +251,14 @@ struct rank_state_msg {
 // From a rank actor to its namespace: nfinalized changes by `delta`.
 struct finalized_count_msg {
   int delta = 0;
+};
+
+// From a rank actor to its namespace: whether the rank is finalized now (a
+// process of it finalized and none of its live processes has not: a clone
+// that finalized while its parent lives leaves the rank unfinalized).
+struct rank_finalized_msg {
+  rank_t rank = 0;
+  bool finalized = false;
 };
 
 // From a namespace actor to the server: its job data as it is now (at
@@ -567,6 +577,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::peer_lost_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::release_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::rank_state_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::finalized_count_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::rank_finalized_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::nspace_job_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::fence_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::fence_result)

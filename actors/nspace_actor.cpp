@@ -31,7 +31,9 @@ caf::actor nspace_state::rank_actor_for(caf::stateful_actor<nspace_state>* self,
 }
 
 void nspace_state::check_all_finalized() {
-  if (local_app_fini_fired || nlocalprocs <= 0 || nfinalized < nlocalprocs) return;
+  if (local_app_fini_fired || nlocalprocs <= 0 || nfinalized < nlocalprocs ||
+      finalized_ranks.size() < static_cast<std::size_t>(nlocalprocs))
+    return;
   local_app_fini_fired = true;
   ++local_app_fini_runs;
   log::debug("nspace", nspace, ": all ", nlocalprocs, " local processes finalized");
@@ -49,6 +51,7 @@ void nspace_state::on_rank_failed(caf::stateful_actor<nspace_state>* self, rank_
     nfinalized -= f->second;
     finalized_by.erase(f);
   }
+  finalized_ranks.erase(rank);
   ranks.erase(it);
   for (auto g = gets_in_flight.begin(); g != gets_in_flight.end();) {
     if (g->second.first != rank) {
@@ -348,6 +351,14 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
         st.nfinalized += msg.delta;
         if (const auto& sender = self->current_sender())
           st.finalized_by[caf::actor_cast<caf::actor_addr>(sender)] += msg.delta;
+        st.check_all_finalized();
+      },
+      [=](const rank_finalized_msg& msg) {
+        auto& st = self->state;
+        if (msg.finalized)
+          st.finalized_ranks.insert(msg.rank);
+        else
+          st.finalized_ranks.erase(msg.rank);
         st.check_all_finalized();
       },
       [=](const view_msg&) -> caf::result<server_snapshot::nspace_view> {

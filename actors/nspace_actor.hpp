@@ -31,6 +31,11 @@ struct nspace_state {
   std::string nspace;
   int nlocalprocs = 0;
   int nfinalized = 0;
+  // Ranks that are finalized (rank_finalized_msg): "all local processes
+  // finalized" is when there are nlocalprocs of them. nfinalized counts
+  // finalized peers, so a clone that finalized while its parent lives would
+  // make it equal nlocalprocs too early (docs/spec-map.md says this reading).
+  std::set<rank_t> finalized_ranks;
   bool local_app_fini_fired = false;
   int local_app_fini_runs = 0;  // for introspection: how often the step ran
   job_layout layout;

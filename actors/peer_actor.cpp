@@ -1028,6 +1028,11 @@ void on_closed(self_ptr self) {
 // the epilog is done (epilog_done_msg).
 bool release(self_ptr self) {
   auto& st = self->state;
+  // What the process had the server hold goes with it, as when its socket
+  // closes (spec 004: deregistration restores the rank's sensors and prunes
+  // its IOF registrations; the actor may outlive this while the epilog runs).
+  st.heartbeat.reset();
+  if (st.iof_pulls > 0 && st.conn) self->send(st.server, iof_forget_msg{caf::actor_cast<caf::actor>(self)});
   start_cleanup(self);
   if (st.conn) st.conn->shutdown();
   if (st.ctx->faults && st.conn) st.ctx->faults->closed(st.conn->id());

@@ -125,6 +125,7 @@ struct peer_state {
     bool alerted = false;
     pmix_status_t error = PMIX_MONITOR_HEARTBEAT_ALERT;
     std::uint64_t generation = 0;  // a stale timer finds another generation
+    std::shared_ptr<void> sensor;  // counted in the context's `sensors` while it lives
   };
   std::optional<heartbeat_monitor> heartbeat;
   int iof_pulls = 0;  // PMIx_IOF_pull registrations the server keeps for us

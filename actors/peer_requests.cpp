@@ -166,6 +166,10 @@ pmix_status_t start_heartbeat(self_ptr self, pmix_status_t error, const info_lis
   if (const auto* i = find(directives, PMIX_MONITOR_ID); i != nullptr && i->val.as_string()) hb.id = *i->val.as_string();
   if (error != PMIX_SUCCESS) hb.error = error;
   hb.generation = ++st.heartbeat_generation;
+  st.ctx->sensors->fetch_add(1, std::memory_order_relaxed);
+  hb.sensor = std::shared_ptr<void>(nullptr, [count = st.ctx->sensors](void*) {
+    count->fetch_sub(1, std::memory_order_relaxed);
+  });
   st.heartbeat = std::move(hb);
   arm(self);
   return PMIX_SUCCESS;

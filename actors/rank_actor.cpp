@@ -29,9 +29,24 @@ int rank_state::live_unfinalized() const {
   return n;
 }
 
+bool rank_state::finalized_rank() const {
+  bool any = peerid && peerid->finalized;
+  for (const auto& p : displaced) any = any || p.finalized;
+  return !tool && any && live_unfinalized() == 0;
+}
+
 namespace {
 
 using self_ptr = caf::stateful_actor<rank_state>*;
+
+// Tells the namespace when the rank becomes finalized or stops being so.
+void sync_finalized(self_ptr self) {
+  auto& st = self->state;
+  const bool now = st.finalized_rank();
+  if (now == st.reported_finalized) return;
+  st.reported_finalized = now;
+  self->send(st.nspace, rank_finalized_msg{st.pname.rank, now});
+}
 
 void adjust_nfinalized(self_ptr self, int delta) {
   self->send(self->state.nspace, finalized_count_msg{delta});
@@ -106,6 +121,7 @@ caf::result<connect_result> on_connect(self_ptr self, connect_msg& msg) {
   }
   st.peerid = peer_ref{msg.peer, msg.peer_index, false, false};
   if (++st.proc_cnt == 1) report_state(self, true, PMIX_SUCCESS);
+  sync_finalized(self);
   // Requests that waited for a process of this rank go to the new peer.
   auto waiting = std::move(st.waiting_gets);
   st.waiting_gets.clear();
@@ -132,6 +148,7 @@ caf::result<pmix_status_t> on_peer_finalize(self_ptr self, const peer_finalize_m
   if (p == nullptr || p->finalized) return pmix_status_t{PMIX_ERR_BAD_PARAM};
   p->finalized = true;  // nfinalized counts it from now until it is reclaimed
   adjust_nfinalized(self, +1);
+  sync_finalized(self);
   auto rp = self->make_response_promise();
   const auto upcall = st.next_upcall++;
   const bool asked =
@@ -185,6 +202,7 @@ void on_peer_lost(self_ptr self, const peer_lost_msg& msg) {
       log::warning("rank", to_string(st.pname), " terminated without calling PMIx_Finalize");
     report_state(self, false, reason);
   }
+  sync_finalized(self);
 }
 
 // A peer actor ended. Released peers are no longer referenced; one that
@@ -216,6 +234,7 @@ void on_peer_down(self_ptr self, const caf::down_msg& dm) {
   } else {
     st.displaced.erase(std::find_if(st.displaced.begin(), st.displaced.end(), is_it));
   }
+  sync_finalized(self);
 }
 
 // Frees every peer of the rank (deregistration) and answers whatever waits;
@@ -228,6 +247,7 @@ void release_everything(self_ptr self, std::function<void()> done) {
   for (const auto& p : st.displaced) peers.push_back(p.actor);
   st.peerid.reset();
   st.displaced.clear();
+  sync_finalized(self);
   auto remaining = std::make_shared<std::size_t>(peers.size());
   auto finish = std::make_shared<std::function<void()>>(std::move(done));
   for (const auto& p : peers)
@@ -307,6 +327,7 @@ caf::behavior rank_actor(caf::stateful_actor<rank_state>* self, proc_id pname, b
             if (auto* p = st.find_peer(pending.peer); p != nullptr && !p->closed) {
               p->closed = true;
               if (--st.proc_cnt == 0) report_state(self, false, r.status);
+              sync_finalized(self);
             }
           }
           pending.promise.deliver(connect_result{r.status, caf::actor_cast<caf::actor>(self), {},

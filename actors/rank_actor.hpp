@@ -63,6 +63,10 @@ struct rank_state {
   peer_ref* find_peer(const caf::actor& a);
   // Processes connected and not finalized.
   int live_unfinalized() const;
+  // A process of the rank finalized and every live one has (what the
+  // namespace's "all local processes finalized" counts); last told value.
+  bool finalized_rank() const;
+  bool reported_finalized = false;
 };
 
 // `tool` marks a rank of a namespace the server made for a tool (spec 004:

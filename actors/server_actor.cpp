@@ -1015,6 +1015,8 @@ void on_snapshot(self_ptr self, snapshot_msg& msg) {
   auto snap = std::make_shared<server_snapshot>();
   snap->fences_in_flight = st.fences.size() + st.connects.size() + st.disconnects.size();
   snap->board_posts = st.fences.board_posts();
+  snap->sensors = st.ctx->sensors->load(std::memory_order_relaxed);
+  snap->iof_registrations = st.iof.size();
   snap->departed = st.departed.size();
   snap->dropped_sends = st.ctx->dropped_sends.load(std::memory_order_relaxed);
   snap->pending_upcalls = st.collective_upcalls.size() + st.dmodex_upcalls.size() +

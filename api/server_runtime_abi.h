@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define PMIX_CXX_SERVER_RUNTIME_VERSION 10u
+#define PMIX_CXX_SERVER_RUNTIME_VERSION 11u
 
 /* Counters and states for tests (tests/, tools/): not part of the PMIx API. */
 typedef struct pmix_cxx_rank_view {
@@ -51,6 +51,8 @@ typedef struct pmix_cxx_server_view {
     size_t pending_upcalls; /* host up-calls the server actor waits for */
     size_t dropped_sends;   /* replies and events for closed peers, dropped unsent */
     size_t board_posts;     /* fence replies posted on a fence board */
+    size_t sensors;         /* heartbeat monitors the server runs for its clients */
+    size_t iof_registrations; /* PMIx_IOF_pull registrations the server keeps */
 } pmix_cxx_server_view_t;
 
 /* What libpmix.so.2 does for the runtime: state kept in the library the

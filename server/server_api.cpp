@@ -512,6 +512,8 @@ pmix_status_t view(pmix_cxx_server_view_t* out) {
   out->departed = snap.departed;
   out->dropped_sends = snap.dropped_sends;
   out->board_posts = snap.board_posts;
+  out->sensors = snap.sensors;
+  out->iof_registrations = snap.iof_registrations;
   out->pending_upcalls = snap.pending_upcalls;
   out->nnspaces = snap.nspaces.size();
   out->nspaces = static_cast<pmix_cxx_nspace_view_t*>(

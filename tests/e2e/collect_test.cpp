@@ -136,6 +136,19 @@ TEST_SUITE("collect_job_info") {
     CHECK(buf.bytes_used == 0);
   }
 
+  TEST_CASE("[19.2.260.6] a client process (PMIx_Init, no PMIx_server_init) gets PMIX_ERR_INIT, the buffer untouched") {
+    // Spec 002: available only after the server library was initialized
+    // in the calling process; a client's connection to a server is not that.
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("asker", 1, 1) == PMIX_SUCCESS);
+    auto c = launch_script("asker", 0, {"init", "collect_job_info:self", "finalize"}, dir.path());
+    CHECK_MESSAGE(c.exited_with(0), c.errors());
+    CHECK_MESSAGE(contains(c.output(), "collect_job_info:self PMIX_ERR_INIT bytes=0"), c.output());
+    CHECK(contains(c.output(), "finalize PMIX_SUCCESS"));  // and the client is undisturbed
+  }
+
   TEST_CASE("[19.2.260.4] unknown namespaces are skipped; none known is PMIX_ERR_NOT_FOUND and the buffer is untouched") {
     temp_dir dir;
     server srv(dir.path());

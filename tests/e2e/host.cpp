@@ -658,6 +658,8 @@ snapshot take_snapshot() {
   out.departed = v.departed;
   out.dropped_sends = v.dropped_sends;
   out.board_posts = v.board_posts;
+  out.sensors = v.sensors;
+  out.iof_registrations = v.iof_registrations;
   out.pending_upcalls = v.pending_upcalls;
   for (std::size_t i = 0; i < v.nnspaces; ++i) {
     const auto& n = v.nspaces[i];

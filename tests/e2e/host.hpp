@@ -151,6 +151,8 @@ struct snapshot {
   std::vector<nspace_view> nspaces;
   std::size_t fences = 0, connections = 0, actors = 0, departed = 0, pending_upcalls = 0, dropped_sends = 0;
   std::size_t board_posts = 0;  // fence replies posted on a fence board
+  std::size_t sensors = 0;      // heartbeat monitors the server runs
+  std::size_t iof_registrations = 0;  // PMIx_IOF_pull registrations kept
   const nspace_view* nspace(const std::string& name) const;
   // Actors the tree accounts for: the server, its namespaces and ranks, and
   // the peers the ranks hold. The rest of `actors` are orphans (or peers

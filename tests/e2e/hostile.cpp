@@ -10,6 +10,8 @@
 #include <cstring>
 
 #include "protocol/codec.hpp"
+#include "protocol/framing.hpp"
+#include "tests/e2e/host.hpp"
 
 namespace pmix::test {
 
@@ -73,6 +75,46 @@ std::string connect_frame(const pmix_proc_t& p) {
   c->mutable_proc()->set_rank(p.rank);
   c->set_pid(::getpid());
   return pmix::protocol::to_frame(e);
+}
+
+namespace {
+
+// The next whole envelope from `fd` (a guard of 60 s against hangs).
+bool next_envelope(int fd, pmix::protocol::frame_reader& reader, pmix::wire::Envelope& e) {
+  std::string payload;
+  char buf[65536];
+  while (reader.next(payload) != pmix::protocol::frame_reader::status::complete) {
+    const auto n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) return false;
+    reader.feed(buf, static_cast<std::size_t>(n));
+  }
+  return e.ParseFromString(payload);
+}
+
+}  // namespace
+
+int raw_client(const pmix_proc_t& p) {
+  const int fd = connect_raw(server_uri());
+  if (fd < 0) return -1;
+  send_all(fd, connect_frame(p));
+  pmix::protocol::frame_reader reader;
+  pmix::wire::Envelope e;
+  if (!next_envelope(fd, reader, e) || e.connect_reply().status() != PMIX_SUCCESS) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+pmix_status_t raw_finalize(int fd) {
+  pmix::wire::Envelope e;
+  e.set_id(2);
+  e.mutable_finalize();
+  send_all(fd, pmix::protocol::to_frame(e));
+  pmix::protocol::frame_reader reader;
+  pmix::wire::Envelope reply;
+  if (!next_envelope(fd, reader, reply)) return PMIX_ERR_UNREACH;
+  return reply.status_reply().status();
 }
 
 }  // namespace pmix::test

@@ -42,4 +42,15 @@ void send_all(int fd, const std::string& bytes);
 // The frame of a connect request for `p`, in our wire format.
 std::string connect_frame(const pmix_proc_t& p);
 
+// A raw connection to the server at server_uri() authenticated as `p`
+// (the test process's own credentials): its connect reply read, -1 if
+// refused.
+int raw_client(const pmix_proc_t& p);
+
+// Sends a FinalizeRequest on a raw client's connection and reads the
+// status reply (PMIX_ERR_UNREACH if the connection ends first). The
+// connection stays open: the process is finalizing (spec 004's state
+// between FINALIZE_CMD and the socket's drop).
+pmix_status_t raw_finalize(int fd);
+
 }  // namespace pmix::test

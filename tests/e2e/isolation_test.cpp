@@ -97,31 +97,6 @@ bool relay(int from, int to) {
 // allocator has not given back).
 std::size_t held_heap_kb() { return static_cast<std::size_t>(heap_in_use_kb()); }
 
-// A raw connection authenticated as `p` (the test process is root, as the
-// ranks are registered): its connect reply read, -1 if refused.
-int raw_client(const pmix_proc_t& p) {
-  const int fd = connect_raw(server_uri());
-  if (fd < 0) return -1;
-  send_all(fd, connect_frame(p));
-  pmix::protocol::frame_reader reader;
-  std::string payload;
-  char buf[65536];
-  while (reader.next(payload) != pmix::protocol::frame_reader::status::complete) {
-    const auto n = ::recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) {
-      ::close(fd);
-      return -1;
-    }
-    reader.feed(buf, static_cast<std::size_t>(n));
-  }
-  pmix::wire::Envelope e;
-  if (!e.ParseFromString(payload) || e.connect_reply().status() != PMIX_SUCCESS) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
-
 // A GetRequest frame for `key` of `ns`:`rank`, with an info item of
 // `pad` bytes when `pad` > 0.
 std::string get_frame(std::uint64_t id, const std::string& ns, pmix_rank_t rank, const std::string& key,

@@ -6,12 +6,14 @@
 #include <pmix_server.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "tests/e2e/host.hpp"
+#include "tests/e2e/hostile.hpp"
 #include "tests/support/memory.hpp"
 
 using namespace pmix::test;
@@ -263,6 +265,10 @@ TEST_SUITE("lifecycle: clones") {
     auto mid = take_snapshot();
     CHECK(mid.nspace("clones")->nfinalized == 1);  // the clone's tombstone still counts
     CHECK(counters_honest(*mid.nspace("clones")));
+    // nfinalized equals nlocalprocs, but the parent lives unfinalized: the
+    // job's one rank is not finalized, so "all local processes finalized"
+    // has not fired (it did, with nfinalized alone, before issue 34.7).
+    CHECK_FALSE(mid.nspace("clones")->fired);
     std::fclose(std::fopen(go.c_str(), "w"));
     CHECK_MESSAGE(c.exited_with(0), c.errors());
     CHECK(contains(c.output(), "[child] init PMIX_SUCCESS clones 0"));
@@ -273,6 +279,8 @@ TEST_SUITE("lifecycle: clones") {
     CHECK(r->tombstones == 1);  // at most one finalized object per rank
     CHECK(r->peers == 1);       // the parent, displaced by the clone, was freed
     CHECK(counters_honest(*end.nspace("clones")));
+    CHECK(end.nspace("clones")->fired);  // the parent's finalize completed the rank
+    CHECK(end.nspace("clones")->fired_runs == 1);
     CHECK(end.actors == end.accounted_actors());
   }
 
@@ -487,6 +495,43 @@ TEST_SUITE("lifecycle: cycling") {
     CHECK(ns->fired);
     CHECK(ns->fired_runs == 1);           // "all local processes finalized": once
     CHECK(s.actors == s.accounted_actors());
+  }
+
+  TEST_CASE("[The cycling guarantee; No cross-cycle carryover] event handlers registered in every cycle: each cycle's "
+            "event reaches that cycle's handler only") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("evcycle", 2, 2) == PMIX_SUCCESS);
+    const std::string events = runfile("tests/e2e/event_client");
+    auto steps = [&](pmix_rank_t r) {
+      std::vector<std::string> out{events};
+      for (int cycle = 1; cycle <= 3; ++cycle) {
+        const auto n = std::to_string(cycle);
+        out.insert(out.end(), {"init", "on:h" + n + ":300", "fence"});
+        if (r == 0) out.push_back("notify:300:namespace:text=cycle" + n);
+        out.insert(out.end(), {"wait_events:" + n, "fence", "finalize"});
+      }
+      return out;
+    };
+    auto r0 = launch("evcycle", 0, steps(0), dir.path());
+    auto r1 = launch("evcycle", 1, steps(1), dir.path());
+    for (auto* c : {&r0, &r1}) {
+      CHECK_MESSAGE(c->exited_with(0), c->errors());
+      const auto out = c->output();
+      CAPTURE(out);
+      // One event per cycle, each to the handler of its cycle: none of an
+      // earlier cycle's handlers is still registered.
+      std::vector<std::string> seen;
+      for (std::size_t at = 0; (at = out.find("event h", at)) != std::string::npos; ++at)
+        seen.push_back(out.substr(at, out.find('\n', at) - at));
+      CHECK(seen == std::vector<std::string>{"event h1 300 evcycle.0 prior=0 text=cycle1",
+                                             "event h2 300 evcycle.0 prior=0 text=cycle2",
+                                             "event h3 300 evcycle.0 prior=0 text=cycle3"});
+      CHECK(count(out, "finalize PMIX_SUCCESS") == 3);
+    }
+    REQUIRE(settled("evcycle"));
+    CHECK(counters_honest(*take_snapshot().nspace("evcycle")));
   }
 
   TEST_CASE("[The cycling guarantee; No cross-cycle carryover] two ranks cycling fence in every cycle, and a cycle sees none of the last cycle's data") {
@@ -721,6 +766,55 @@ TEST_SUITE("lifecycle: races") {
     CHECK(contains(r0.output(), "fence:ranks=0 PMIX_SUCCESS"));
   }
 
+  TEST_CASE("[Peer states: Finalizing] a process that sent FINALIZE and keeps its socket counts in proc_cnt until the socket drops") {
+    // A raw connection (tests/e2e/hostile.hpp): our client library closes
+    // its socket as soon as PMIx_Finalize is answered.
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("lingering", 1, 1) == PMIX_SUCCESS);
+    pmix_proc_t p;
+    PMIX_LOAD_PROCID(&p, "lingering", 0);
+    const int fd = raw_client(p);
+    REQUIRE(fd >= 0);
+    REQUIRE(raw_finalize(fd) == PMIX_SUCCESS);
+    auto s = take_snapshot();
+    const auto* r = s.nspace("lingering")->rank(0);
+    CHECK(r->proc_cnt == 1);    // Finalizing: still a live process
+    CHECK(r->tombstones == 0);  // not yet a tombstone
+    CHECK(s.nspace("lingering")->nfinalized == 1);
+    CHECK(s.nspace("lingering")->fired);  // its one rank has finalized
+    ::close(fd);
+    REQUIRE(eventually([] { return take_snapshot().nspace("lingering")->rank(0)->proc_cnt == 0; }));
+    s = take_snapshot();
+    CHECK(s.nspace("lingering")->rank(0)->tombstones == 1);
+    CHECK(s.nspace("lingering")->nfinalized == 1);  // a tombstone still counts
+    CHECK(s.nspace("lingering")->fired_runs == 1);
+    CHECK(counters_honest(*s.nspace("lingering")));
+  }
+
+  TEST_CASE("[Deregistering a Client] a deregistered rank's tombstone data is no longer served") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("retired", 3, 3) == PMIX_SUCCESS);
+    auto r1 = launch("retired", 1, {script, "init", "put:a=first", "commit", "finalize"}, dir.path());
+    REQUIRE(r1.exited_with(0));
+    REQUIRE(settled("retired"));
+    // Before the deregistration the finalized rank's data is served from its
+    // tombstone; after it, a rank that asks the server gets nothing (a client
+    // that read the data before keeps its own copy: that is its cache).
+    auto r0 = launch("retired", 0, {script, "init", "get:1:a", "finalize"}, dir.path());
+    CHECK_MESSAGE(r0.exited_with(0), r0.errors());
+    CHECK(contains(r0.output(), "get:1:a PMIX_SUCCESS first"));
+    pmix_proc_t p;
+    PMIX_LOAD_PROCID(&p, "retired", 1);
+    PMIx_server_deregister_client(&p, nullptr, nullptr);
+    auto r2 = launch("retired", 2, {script, "init", "get:1:a", "finalize"}, dir.path());
+    CHECK_MESSAGE(r2.exited_with(0), r2.errors());
+    CHECK_MESSAGE(contains(r2.output(), "get:1:a PMIX_ERR_NOT_FOUND"), r2.output());
+  }
+
   TEST_CASE("[peerid stays valid for clients] a finalized rank's committed data is still served from its tombstone") {
     temp_dir dir;
     server srv(dir.path());
@@ -793,6 +887,38 @@ TEST_SUITE("lifecycle: deregistration and clean slates") {
     CHECK(s.nspace("pair")->rank(1) == nullptr);  // registration and tombstone gone
     CHECK(s.nspace("pair")->rank(0) != nullptr);  // the rest of the job stays
     CHECK(s.actors == s.accounted_actors());
+  }
+
+  TEST_CASE("[Deregistering a Client] a blocking deregistration of a live client returns after its epilog ran; its "
+            "IOF pull and its heartbeat sensor go with it") {
+    temp_dir dir;
+    host_slots slots;
+    slots.iof = true;
+    server srv(dir.path(), slots);
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("alive", 2, 2) == PMIX_SUCCESS);
+    const auto file = dir.path() + "/mine.dat";
+    const std::string go = dir.path() + "/go";
+    auto c = launch("alive", 0,
+                    {script, "init", "files:" + file + ":2000", "cleanup_dir:" + file, "iof_pull:alive:1:out",
+                     "heartbeat:600:1", "wait_file:" + go, "fence", "finalize"},
+                    dir.path());
+    REQUIRE(wait_for_output(c, "heartbeat:600:1 PMIX_SUCCESS"));
+    auto s = take_snapshot();
+    CHECK(s.sensors == 1);
+    CHECK(s.iof_registrations == 1);
+    pmix_proc_t p;
+    PMIX_LOAD_PROCID(&p, "alive", 0);
+    PMIx_server_deregister_client(&p, nullptr, nullptr);  // blocking: no callback
+    CHECK_FALSE(path_exists(file));  // the peer's epilog ran before it returned
+    s = take_snapshot();
+    CHECK(s.sensors == 0);  // the rank's sensor is restored
+    CHECK(s.iof_registrations == 0);
+    CHECK(s.nspace("alive")->rank(0) == nullptr);
+    std::fclose(std::fopen(go.c_str(), "w"));
+    // Its connection was shut: the process's next call fails.
+    CHECK_MESSAGE(c.exited_with(0), c.errors());
+    CHECK_FALSE(contains(c.output(), "fence PMIX_SUCCESS"));
   }
 
   TEST_CASE("[Client-Side Teardown: stale mode flags] singleton and server cycles alternate in one process") {

@@ -53,6 +53,8 @@
 //   setenv:<name>=<value> | unsetenv:<name>
 //   probe_in_callback             calls every blocking API form inside a
 //                                 Fence_nb callback; prints "probe <call> <STATUS>"
+//   probe_in_query_callback       the same inside PMIx_Query_info_nb's callback
+//                                 (PMIX_QUERY_NAMESPACES: a tool can call it)
 //   query:<key>,... | query_nb:<key>,...  PMIx_Query_info(_nb) of one query with
 //                                 those keys; prints the count and key=value
 //                                 for each string result
@@ -77,6 +79,8 @@
 //   log:<stderr|stdout|syslog>:<text>  PMIx_Log; log_nb:... PMIx_Log_nb
 //   log_as:<nspace>.<rank>:<priority>:<stderr|syslog>:<text>  PMIx_Log with
 //                                 PMIX_LOG_SOURCE and PMIX_LOG_SYSLOG_PRI as given
+//   collect_job_info:<ns>         PMIx_server_collect_job_info of that namespace
+//                                 (named as for connect), from this client
 //   fence_with:<ns>,...[:collect] PMIx_Fence over every rank of those namespaces
 //                                 (named as for connect; a group's name too)
 //   query_ns:<ns>:<key>,...[:timeout=<s>]  PMIx_Query_info of one query with those
@@ -104,6 +108,7 @@
 #include <dlfcn.h>
 #include <hwloc.h>
 #include <pmix.h>
+#include <pmix_server.h>
 #include <pmix_tool.h>
 
 #include "tests/e2e/probe.hpp"
@@ -710,6 +715,31 @@ int run(const std::vector<std::string>& steps) {
       if (rc == PMIX_SUCCESS) state.done.wait();
       for (const auto& [name, status] : state.results) say("probe " + name, status);
       say(step, rc);
+    } else if (cmd == "probe_in_query_callback") {
+      // As probe_in_callback, inside the callback of PMIx_Query_info_nb
+      // (what a tool, which has no fence, can call).
+      struct probe_state {
+        pending done;
+        std::vector<std::pair<std::string, pmix_status_t>> results;
+      } state;
+      auto cb = [](pmix_status_t st, pmix_info_t*, size_t, void* cbdata, pmix_release_cbfunc_t release,
+                   void* release_cbdata) {
+        auto* ps = static_cast<probe_state*>(cbdata);
+        ps->results = pmix::test::call_every_blocking_form(me.nspace);
+        if (release != nullptr) release(release_cbdata);
+        ps->done.finish(st, "");
+      };
+      pmix_query_t q;
+      PMIX_QUERY_CONSTRUCT(&q);
+      char key[] = PMIX_QUERY_NAMESPACES;
+      char* keys[] = {key, nullptr};
+      q.keys = keys;
+      const auto rc = PMIx_Query_info_nb(&q, 1, cb, &state);
+      if (rc == PMIX_SUCCESS) state.done.wait();
+      q.keys = nullptr;
+      PMIX_QUERY_DESTRUCT(&q);
+      for (const auto& [name, status] : state.results) say("probe " + name, status);
+      say(step, rc);
     } else if (cmd == "publish") {
       const auto kv = parts.at(1);
       const auto eq = kv.find('=');
@@ -790,6 +820,16 @@ int run(const std::vector<std::string>& steps) {
       say(step, cmd == "connect" ? PMIx_Connect(procs.data(), procs.size(), n ? &timeout : nullptr, n)
                                  : PMIx_Disconnect(procs.data(), procs.size(), n ? &timeout : nullptr, n));
       PMIX_INFO_DESTRUCT(&timeout);
+    } else if (cmd == "collect_job_info") {
+      // A client process calling the server library's collect (spec 002:
+      // available only after PMIx_server_init in this process).
+      pmix_proc_t p;
+      PMIX_LOAD_PROCID(&p, nspace_named(parts.at(1)).c_str(), PMIX_RANK_WILDCARD);
+      pmix_data_buffer_t buf;
+      PMIX_DATA_BUFFER_CONSTRUCT(&buf);
+      const auto rc = PMIx_server_collect_job_info(&p, 1, &buf);
+      say(step, rc, "bytes=" + std::to_string(buf.bytes_used));
+      PMIX_DATA_BUFFER_DESTRUCT(&buf);
     } else if (cmd == "fence_with") {
       std::vector<pmix_proc_t> procs;
       for (const auto& token : split(parts.at(1), ',')) {

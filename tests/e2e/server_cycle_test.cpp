@@ -6,6 +6,7 @@
 #include <pmix_server.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <string>
 #include <thread>
@@ -44,6 +45,45 @@ TEST_SUITE("server cycling") {
       CHECK(PMIx_Initialized() == 1);
     }
     CHECK(PMIx_Initialized() == 0);
+  }
+
+  TEST_CASE("[20.2.247.3 reference counting, 20.2.247.5] concurrent PMIx_server_init from two threads: one server, "
+            "counted twice") {
+    // Spec 000: repeated calls increment the reference count, each balanced
+    // by a finalize. Two threads racing their first init must not bring up
+    // two servers or leave the library unusable: both succeed (PMIX_ERR_INIT
+    // would be allowed; this library serializes the two, and it never
+    // happened here), the first finalize leaves the server running, the
+    // second ends it, a third is PMIX_ERR_INIT.
+    temp_dir dir;
+    auto module = make_module();
+    pmix_info_t tmp;
+    PMIX_INFO_LOAD(&tmp, PMIX_SERVER_TMPDIR, dir.path().c_str(), PMIX_STRING);
+    for (int round = 0; round < 100; ++round) {
+      CAPTURE(round);
+      std::atomic<int> ready{0};
+      pmix_status_t rc[2] = {PMIX_ERROR, PMIX_ERROR};
+      auto racer = [&](int k) {
+        ready.fetch_add(1);
+        while (ready.load() < 2) {
+        }
+        rc[k] = PMIx_server_init(&module, &tmp, 1);
+      };
+      std::thread a(racer, 0), b(racer, 1);
+      a.join();
+      b.join();
+      REQUIRE(rc[0] == PMIX_SUCCESS);
+      REQUIRE(rc[1] == PMIX_SUCCESS);
+      CHECK(entries_in(dir.path()) == 3);  // ., .. and one server's directory
+      CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+      const std::string ns = "race" + std::to_string(round);
+      CHECK(PMIx_server_register_nspace(ns.c_str(), 1, nullptr, 0, nullptr, nullptr) == PMIX_SUCCESS);  // still up
+      CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+      CHECK(PMIx_server_register_nspace(ns.c_str(), 1, nullptr, 0, nullptr, nullptr) == PMIX_ERR_INIT);
+      CHECK(PMIx_server_finalize() == PMIX_ERR_INIT);
+      CHECK(entries_in(dir.path()) == 2);
+    }
+    PMIX_INFO_DESTRUCT(&tmp);
   }
 
   TEST_CASE("[20.2.247.3 reference counting] 1,000 server init/finalize cycles keep memory, descriptors and threads flat") {

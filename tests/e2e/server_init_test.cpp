@@ -351,8 +351,23 @@ TEST_SUITE("server init: rendezvous files") {
     const auto file = dir.path() + "/pmix." + host + ".tool";
     CHECK(exists(file));
     CHECK(contents_of(file).pid == getpid());
+    // With the session file the only one left, a tool's default search
+    // must find the server by it; without it, nothing is found.
+    REQUIRE(exists(dir.path() + "/pmix." + host + ".tool." + std::to_string(getpid())));
+    int removed = 0;
+    for (const auto& name : entries(dir.path()))
+      if (name.rfind("pmix." + host + ".tool.", 0) == 0 && ::unlink((dir.path() + "/" + name).c_str()) == 0) ++removed;
+    REQUIRE(removed == 2);  // by PID and by namespace
     auto t = run_tool({"tool_init", "tool_finalize"}, dir.path(), {"PMIX_SERVER_TMPDIR=" + dir.path()});
     CHECK_MESSAGE(t.exited_with(0), t.errors());
+    CHECK_MESSAGE(contains(t.output(), "tool_init PMIX_SUCCESS"), t.output());
+    CHECK(contains(t.output(), "tool_finalize PMIX_SUCCESS"));
+    const auto kept = dir.path() + "/session.kept";
+    REQUIRE(::rename(file.c_str(), kept.c_str()) == 0);
+    auto none = run_tool({"tool_init"}, dir.path(), {"PMIX_SERVER_TMPDIR=" + dir.path()});
+    CHECK_MESSAGE(none.exited_with(0), none.errors());
+    CHECK_MESSAGE(contains(none.output(), "tool_init PMIX_ERR_UNREACH"), none.output());
+    REQUIRE(::rename(kept.c_str(), file.c_str()) == 0);
     CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
     CHECK_FALSE(exists(file));
   }
@@ -533,6 +548,40 @@ TEST_SUITE("server init: tools of other users") {
                        bin + "/script_client");
     CHECK_MESSAGE(t2.exited_with(0), t2.errors());
     CHECK(contains(t2.output(), "tool_init PMIX_ERR_UNREACH"));
+    CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+  }
+
+  TEST_CASE("[20.2.247.6.1 PMIX_SERVER_ALLOW_FOREIGN_TOOLS] a directory other users cannot search keeps their tools out, "
+            "foreign tools allowed or not") {
+    if (::getuid() != 0) FAIL("this test runs a tool as another user: run it as root (CI does)");
+    temp_dir staging;
+    ::chmod(staging.path().c_str(), 0711);
+    const auto bin = stage_for_nobody(staging.path());
+    temp_dir dir;
+    REQUIRE(::chmod(dir.path().c_str(), 0700) == 0);
+    const mode_t old = ::umask(022);
+    directives d;
+    d.text(PMIX_SERVER_TMPDIR, dir.path()).flag(PMIX_SERVER_TOOL_SUPPORT).flag(PMIX_SERVER_ALLOW_FOREIGN_TOOLS);
+    REQUIRE(init(d) == PMIX_SUCCESS);
+    ::umask(old);
+    // The file is marked readable by all; the directory is as found.
+    CHECK(mode_of(dir.path() + "/pmix." + host + ".tool." + std::to_string(getpid())) == 0644);
+    CHECK(mode_of(dir.path()) == 0700);
+    const std::vector<std::string> env{"PMIX_SERVER_TMPDIR=" + dir.path(), "LD_LIBRARY_PATH=" + bin};
+    auto t = run_tool({"tool_init"}, bin, env, nobody, bin + "/script_client");
+    CHECK_MESSAGE(t.exited_with(0), t.errors());
+    CHECK_MESSAGE(contains(t.output(), "tool_init PMIX_ERR_UNREACH"), t.output());
+    // Even told the URI, it cannot reach the socket in that directory.
+    auto told = run_tool({"tool_init"}, bin, {"TEST_SERVER_URI=" + server_uri(), "LD_LIBRARY_PATH=" + bin}, nobody,
+                         bin + "/script_client");
+    CHECK_MESSAGE(told.exited_with(0), told.errors());
+    CHECK(contains(told.output(), "tool_init PMIX_ERR"));
+    CHECK_FALSE(contains(told.output(), "tool_init PMIX_SUCCESS"));
+    // The directory alone kept it out: made searchable, the same tool gets in.
+    REQUIRE(::chmod(dir.path().c_str(), 0755) == 0);
+    auto in = run_tool({"tool_init", "tool_finalize"}, bin, env, nobody, bin + "/script_client");
+    CHECK_MESSAGE(in.exited_with(0), in.errors());
+    CHECK_MESSAGE(contains(in.output(), "tool_init PMIX_SUCCESS"), in.output());
     CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
   }
 

@@ -215,6 +215,43 @@ TEST_SUITE("would block") {
     CHECK(contains(out, "finalize PMIX_SUCCESS"));
   }
 
+  TEST_CASE("[19.2.260.7] inside a tool's callback and its event handler every blocking form returns PMIX_ERR_WOULD_BLOCK") {
+    // A tool's library threads are library threads too: its cbfunc (of
+    // PMIx_Query_info_nb) and its event handler refuse every blocking form,
+    // PMIx_tool_finalize among them, and the tool goes on.
+    temp_dir dir;
+    std::vector<pmix_info_t> tools(1);
+    bool yes = true;
+    PMIX_INFO_LOAD(&tools[0], PMIX_SERVER_TOOL_SUPPORT, &yes, PMIX_BOOL);
+    server srv(dir.path(), {}, tools);
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("toolcb", 1, 1) == PMIX_SUCCESS);
+    const auto env = environment_with({"TEST_SERVER_URI=" + server_uri(), "PMIX_NAMESPACE=",
+                                       "PMIX_SERVER_URI41=", "PMIX_SERVER_URI4="});
+    child cb({script, "tool_init", "probe_in_query_callback", "query:" PMIX_QUERY_NUM_PSETS, "tool_finalize"}, env,
+             dir.path());
+    CHECK_MESSAGE(cb.exited_with(0), cb.errors());
+    auto out = cb.output();
+    CHECK(contains(out, "tool_init PMIX_SUCCESS"));
+    CHECK(count_refused_probes(out) == kBlockingForms);
+    check_diagnostics(out, cb.errors());
+    CHECK(contains(out, "probe_in_query_callback PMIX_SUCCESS"));
+    CHECK_MESSAGE(contains(out, "query:" PMIX_QUERY_NUM_PSETS " PMIX_SUCCESS"), out);  // still served
+    CHECK(contains(out, "tool_finalize PMIX_SUCCESS"));
+
+    child handler({events, "tool_init", "probe_in_handler", "on:after:5:nb", "notify:5:proc_local",
+                   "wait_events:1", "tool_finalize"},
+                  env, dir.path());
+    CHECK_MESSAGE(handler.exited_with(0), handler.errors());
+    out = handler.output();
+    CHECK(count_refused_probes(out) == kBlockingForms);
+    CHECK(contains(out, "probe_in_handler PMIX_SUCCESS"));
+    CHECK(contains(out, "notify:5:proc_local PMIX_SUCCESS"));
+    CHECK(contains(out, "tool_finalize PMIX_SUCCESS"));
+    check_nothing_done("toolcb");
+    PMIX_INFO_DESTRUCT(&tools[0]);
+  }
+
   TEST_CASE("[19.2.260.7] from the user's own thread the same calls do their work") {
     temp_dir dir;
     server srv(dir.path());
