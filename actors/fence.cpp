@@ -37,6 +37,19 @@ std::size_t fence_tracker::expect(const proc_id& p) {
   return k;
 }
 
+void fence_tracker::excuse(const proc_id& p) {
+  if (std::find(excused.begin(), excused.end(), p) != excused.end()) return;
+  auto it = std::lower_bound(expected.begin(), expected.end(), p);
+  if (it != expected.end() && *it == p) {
+    const auto k = static_cast<std::size_t>(it - expected.begin());
+    if (!arrived_flags[k]) {
+      arrived_flags[k] = true;
+      ++arrived_count;
+    }
+  }
+  excused.push_back(p);
+}
+
 std::vector<proc_id> fence_book::canonical(std::vector<proc_id> procs) {
   if (procs.size() <= 1) return procs;
   std::sort(procs.begin(), procs.end());

@@ -65,6 +65,10 @@ struct fence_tracker {
   std::vector<proc_id> arrived() const;
   // Adds `p` to the local participants (if new); returns its position.
   std::size_t expect(const proc_id& p);
+  // `p` will not contribute and is not waited for (a group member that left
+  // or died where the group allows it); it is listed in `excused`.
+  void excuse(const proc_id& p);
+  std::vector<proc_id> excused;
 };
 
 class fence_book {

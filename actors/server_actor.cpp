@@ -101,10 +101,18 @@ const char* name_of(collective kind) {
 
 bool is_group(collective kind) { return kind == collective::group_construct || kind == collective::group_destruct; }
 void advance_group(self_ptr self, collective kind, fence_tracker& t);
+void forget_group_infos(group_state& groups, const std::string& nspace);
+void member_died(self_ptr self, const proc_id& p);
+bool excuse_optional(self_ptr self, fence_tracker& t);
+caf::result<get_result> get_group_info(self_ptr self, const get_msg& msg, const info& qualifier);
+bool translate_group_target(const server_state& st, get_msg& msg);
 void invitee_gone(self_ptr self, const proc_id& p);
 
 void fail_collective(self_ptr self, collective kind, std::uint64_t id, pmix_status_t status) {
-  self->state.book(kind).complete(id, fence_result{status, nullptr, nullptr});
+  auto& st = self->state;
+  if (kind == collective::group_construct)
+    if (const auto* t = st.group_constructs.find(id)) st.groups.pending_info.erase(t->tag);
+  st.book(kind).complete(id, fence_result{status, nullptr, nullptr});
 }
 
 // The first of `procs` in a namespace the caller (user `uid`, process
@@ -261,6 +269,7 @@ void advance_collective(self_ptr self, collective kind, fence_tracker& t) {
       if (d != st.departed.end()) consider(d->first, d->second);
     }
   }
+  if (gone != nullptr && kind == collective::group_construct && excuse_optional(self, t)) gone = nullptr;
   if (gone != nullptr) {
     log::warning("server", "a ", name_of(kind), " fails: participant ", to_string(*gone), " has left (",
                  PMIx_Error_string(reason), ")");
@@ -412,6 +421,8 @@ void on_fence(self_ptr self, fence_msg& msg) {
 
 caf::result<get_result> on_get(self_ptr self, get_msg& msg) {
   auto& st = self->state;
+  if (const auto* q = find(msg.info, PMIX_GROUP_CONTEXT_ID)) return get_group_info(self, msg, *q);
+  if (!st.groups.groups.empty() && !translate_group_target(st, msg)) return get_result{PMIX_ERR_NOT_FOUND, {}};
   if (!st.may_see(msg.uid, msg.from.nspace, msg.target.nspace)) {
     log::warning("server", "get of ", to_string(msg.target), " from ", to_string(msg.from), " (uid ", msg.uid,
                  "): another user's job: refused");
@@ -488,6 +499,7 @@ void on_rank_state(self_ptr self, const rank_state_msg& msg) {
   if (!st.groups.invites.empty()) invitee_gone(self, msg.proc);
   if (msg.reason == PMIX_ERR_UNREACH) return;
   st.departed[msg.proc] = msg.reason;
+  if (!st.groups.groups.empty()) member_died(self, msg.proc);
   advance_waiting_for(self, msg.proc);
 }
 
@@ -643,6 +655,7 @@ void on_deregister_nspace(self_ptr self, deregister_nspace_msg& msg) {
   fail_naming(self, msg.nspace);
   for (auto d = st.departed.begin(); d != st.departed.end();)
     d = d->first.nspace == msg.nspace ? st.departed.erase(d) : std::next(d);
+  forget_group_infos(st.groups, msg.nspace);
   // Still linked while it winds down (its epilogs may take a while): if the
   // server goes first (finalize), so does it.
   auto done = msg.done;
@@ -1099,6 +1112,163 @@ bool wants_context_id(const info_list& info) {
   return i != nullptr && i->val.truthy();
 }
 
+bool flag_set(const info_list& info, std::string_view key) {
+  const auto* i = find(info, key);
+  return i != nullptr && i->val.truthy();
+}
+
+// The PMIX_GROUP_INFO a member gave (an array of pmix_info_t), if any.
+info_list group_info_of(const info_list& directives) {
+  info_list out;
+  const auto* gi = find(directives, PMIX_GROUP_INFO);
+  if (gi == nullptr) return out;
+  const auto* a = gi->val.as_array();
+  if (a == nullptr) {
+    log::warning("server", "PMIX_GROUP_INFO is not an array of pmix_info_t: ignored");
+    return out;
+  }
+  for (const auto& e : a->elements)
+    if (const auto* i = e.as_info()) out.push_back(*i);
+  return out;
+}
+
+// The local members' group info, for the host (PMIX_GROUP_ENDPT_DATA).
+std::string encode_group_data(const member_infos& infos) {
+  wire::GroupData d;
+  for (const auto& [proc, list] : infos) {
+    auto* m = d.add_members();
+    protocol::to_wire(proc, m->mutable_proc());
+    protocol::to_wire(list, m->mutable_info());
+  }
+  return d.SerializeAsString();
+}
+
+// Adds the members' group info the host returned (every node's blob,
+// concatenated) to `infos`; a member's own entry here wins.
+void decode_group_data(const std::string& bytes, member_infos& infos) {
+  wire::GroupData d;
+  if (!d.ParseFromString(bytes)) {
+    log::error("server", "the host's PMIX_GROUP_ENDPT_DATA is not group data: ignored");
+    return;
+  }
+  for (const auto& m : d.members()) {
+    info_list list;
+    std::string error;
+    if (!protocol::from_wire(m.info(), list, &error)) {
+      log::error("server", "unreadable group info from the host: ", error);
+      continue;
+    }
+    infos.emplace(protocol::from_wire(m.proc()), std::move(list));
+  }
+}
+
+// Keeps a group's member info under its context id (bounded: the oldest
+// context ids go first).
+void keep_group_infos(group_state& groups, std::uint64_t context_id, member_infos infos) {
+  if (infos.empty()) return;
+  groups.info_by_context[context_id] = std::move(infos);
+  while (groups.info_by_context.size() > max_group_infos) {
+    log::warning("server", "group info of context id ", groups.info_by_context.begin()->first,
+                 " dropped: more than ", max_group_infos, " groups keep info");
+    groups.info_by_context.erase(groups.info_by_context.begin());
+  }
+}
+
+void forget_group_infos(group_state& groups, const std::string& nspace) {
+  for (auto c = groups.info_by_context.begin(); c != groups.info_by_context.end();) {
+    auto& members = c->second;
+    for (auto m = members.begin(); m != members.end();)
+      m = m->first.nspace == nspace ? members.erase(m) : std::next(m);
+    c = members.empty() ? groups.info_by_context.erase(c) : std::next(c);
+  }
+}
+
+// PMIx_Get(member, key, {PMIX_GROUP_CONTEXT_ID}): what the member gave as
+// PMIX_GROUP_INFO when the group of that context id was constructed.
+caf::result<get_result> get_group_info(self_ptr self, const get_msg& msg, const info& qualifier) {
+  auto& st = self->state;
+  const auto ctx = qualifier.val.as_uint();
+  if (!ctx) {
+    log::error("server", "get from ", to_string(msg.from), ": PMIX_GROUP_CONTEXT_ID is not a number");
+    return get_result{PMIX_ERR_BAD_PARAM, {}};
+  }
+  if (!st.may_see(msg.uid, msg.from.nspace, msg.target.nspace)) return get_result{PMIX_ERR_NOT_FOUND, {}};
+  auto c = st.groups.info_by_context.find(*ctx);
+  if (c == st.groups.info_by_context.end()) return get_result{PMIX_ERR_NOT_FOUND, {}};
+  auto m = c->second.find(msg.target);
+  if (m == c->second.end()) return get_result{PMIX_ERR_NOT_FOUND, {}};
+  const auto* found = find(m->second, msg.key);
+  if (found == nullptr) return get_result{PMIX_ERR_NOT_FOUND, {}};
+  wire::RankData r;
+  protocol::to_wire(msg.target, r.mutable_proc());
+  auto* item = r.add_data();
+  item->set_scope(PMIX_GLOBAL);
+  protocol::to_wire(*found, item->mutable_info());
+  return get_result{PMIX_SUCCESS, r.SerializeAsString()};
+}
+
+// A get of {group, r}: the group's r-th member (in the members' order).
+// False when the group has no such member.
+bool translate_group_target(const server_state& st, get_msg& msg) {
+  if (st.nspaces.count(msg.target.nspace) != 0) return true;
+  auto g = st.groups.groups.find(msg.target.nspace);
+  if (g == st.groups.groups.end()) return true;
+  const auto& members = g->second.constructed;
+  if (msg.target.rank >= members.size() || members[msg.target.rank].rank == rank_wildcard) {
+    log::error("server", "get from ", to_string(msg.from), ": group ", msg.target.nspace, " has no member ",
+               msg.target.rank, " (", members.size(), " named one by one)");
+    return false;
+  }
+  msg.target = members[msg.target.rank];
+  return true;
+}
+
+// Tells the group's local members (but `except`) that `member` failed.
+void notify_member_failed(self_ptr self, const std::string& name, const proc_id& member,
+                          std::vector<proc_id> to) {
+  to.erase(std::remove(to.begin(), to.end(), member), to.end());
+  notify_procs(self, PMIX_GROUP_MEMBER_FAILED, member, to,
+               {{PMIX_GROUP_ID, value::string(name), 0}, {PMIX_EVENT_AFFECTED_PROC, value::proc(member), 0}});
+}
+
+// A construct with PMIX_GROUP_OPTIONAL goes on without the members that
+// ended before calling it (the members are told of each when it completes).
+// False without the directive (the construct fails).
+bool excuse_optional(self_ptr self, fence_tracker& t) {
+  auto& st = self->state;
+  if (!flag_set(t.info, PMIX_GROUP_OPTIONAL)) return false;
+  for (std::size_t k = 0; k < t.expected.size(); ++k) {
+    if (t.arrived_flags[k] || st.departed.count(t.expected[k]) == 0) continue;
+    const auto gone = t.expected[k];
+    log::info("server", "group ", t.tag, ": ", to_string(gone), " ended before joining; optional: going on");
+    t.excuse(gone);
+  }
+  return true;
+}
+
+// A member died: each group of it that asked for PMIX_GROUP_NOTIFY_TERMINATION
+// drops it and tells the others; a destruct under way no longer waits for it.
+void member_died(self_ptr self, const proc_id& p) {
+  auto& st = self->state;
+  std::vector<std::uint64_t> moved;
+  for (auto& [name, g] : st.groups.groups) {
+    if (!g.notify_termination) continue;
+    auto at = std::find(g.members.begin(), g.members.end(), p);
+    if (at == g.members.end()) continue;
+    g.members.erase(at);
+    log::info("server", "group ", name, ": member ", to_string(p), " died; telling the others");
+    notify_member_failed(self, name, p, g.members);
+    for (auto id : st.group_destructs.waiting_for(p)) {
+      auto* t = st.group_destructs.find(id);
+      if (t == nullptr || t->tag != name) continue;
+      t->excuse(p);
+      moved.push_back(id);
+    }
+  }
+  for (auto id : moved)
+    if (auto* t = st.group_destructs.find(id)) advance_collective(self, collective::group_destruct, *t);
+}
+
 // A construct all of whose members have called (and the host, if asked,
 // agreed): the group exists from now on.
 void finish_construct(self_ptr self, std::uint64_t tracker, bool want_id, info_list host_info) {
@@ -1106,13 +1276,36 @@ void finish_construct(self_ptr self, std::uint64_t tracker, bool want_id, info_l
   auto* t = st.group_constructs.find(tracker);
   if (t == nullptr) return;
   group_record g;
-  g.members = t->procs;
+  g.constructed = t->procs;
+  for (const auto& p : t->procs)
+    if (std::find(t->excused.begin(), t->excused.end(), p) == t->excused.end()) g.members.push_back(p);
+  g.notify_termination = flag_set(t->info, PMIX_GROUP_NOTIFY_TERMINATION);
   if (const auto* given = find(host_info, PMIX_GROUP_CONTEXT_ID); given != nullptr && given->val.as_uint())
     g.context_id = *given->val.as_uint();
   else if (want_id)
     g.context_id = st.groups.next_context_id++;
   const auto name = t->tag;
+  // The members' group info: the local ones' and what the host brought of
+  // the others (not a result for the members).
+  member_infos infos;
+  if (auto p = st.groups.pending_info.find(name); p != st.groups.pending_info.end()) {
+    infos = std::move(p->second);
+    st.groups.pending_info.erase(p);
+  }
+  for (auto i = host_info.begin(); i != host_info.end();) {
+    if (i->key != PMIX_GROUP_ENDPT_DATA) {
+      ++i;
+      continue;
+    }
+    if (const auto* bytes = i->val.as_string()) decode_group_data(*bytes, infos);
+    i = host_info.erase(i);
+  }
+  if (g.context_id)
+    keep_group_infos(st.groups, *g.context_id, std::move(infos));
+  else if (!infos.empty())
+    log::debug("server", "group ", name, ": PMIX_GROUP_INFO without a context id is not kept");
   auto results = group_results(name, g, std::move(host_info));
+  for (const auto& gone : t->excused) notify_member_failed(self, name, gone, g.members);
   st.groups.groups[name] = std::move(g);
   wire::InfoReply body;
   protocol::to_wire(results, body.mutable_info());
@@ -1141,8 +1334,13 @@ void advance_group(self_ptr self, collective kind, fence_tracker& t) {
     return st.group_destructs.complete(t.id, fence_result{PMIX_SUCCESS, nullptr, nullptr});
   }
   const auto tracker = t.id;
+  info_list directives = t.info;
+  if (construct)
+    if (auto p = st.groups.pending_info.find(t.tag); p != st.groups.pending_info.end())
+      directives.push_back(
+          {PMIX_GROUP_ENDPT_DATA, value::bytes(PMIX_BYTE_OBJECT, encode_group_data(p->second)), 0});
   const bool asked = st.ctx->host->group(
-      construct ? PMIX_GROUP_CONSTRUCT : PMIX_GROUP_DESTRUCT, t.tag, t.procs, t.info,
+      construct ? PMIX_GROUP_CONSTRUCT : PMIX_GROUP_DESTRUCT, t.tag, t.procs, directives,
       [addr = self->address(), gate = st.ctx->gate, tracker, construct](pmix_status_t status, info_list info,
                                                                       std::string) {
         gate->send_if_open(addr, group_upcall_done{tracker, construct, status, std::move(info)});
@@ -1184,6 +1382,7 @@ void finish_invite(self_ptr self, const std::string& name) {
   group_record g;
   g.members.push_back(invite.leader);
   g.members.insert(g.members.end(), invite.accepted.begin(), invite.accepted.end());
+  g.constructed = g.members;
   if (invite.want_context_id) g.context_id = st.groups.next_context_id++;
   const auto results = group_results(name, g);
   const auto members = g.members;
@@ -1231,16 +1430,25 @@ caf::result<fence_result> on_group(self_ptr self, group_msg& msg) {
       } else {
         auto g = st.groups.groups.find(msg.name);
         if (g == st.groups.groups.end()) return group_answer(PMIX_ERR_NOT_FOUND);
-        f.procs = g->second.members;
+        f.procs = g->second.constructed;
       }
       auto rp = self->make_response_promise();
       pmix_status_t status = PMIX_SUCCESS;
+      auto given = construct ? group_info_of(f.info) : info_list{};
       auto* t = st.book(kind).contribute(f, [rp](const fence_result& r) mutable { rp.deliver(r); }, status);
       if (t == nullptr) {
         log::error("server", name_of(kind), " of ", msg.name, " from ", to_string(msg.from),
                    " refused: ", PMIx_Error_string(status));
         rp.deliver(group_answer(status));
         return rp;
+      }
+      if (!given.empty()) st.groups.pending_info[msg.name][msg.from] = std::move(given);
+      // A destruct waits for the members there are now: not for those that
+      // left, or died where the group asked to be told.
+      if (!construct) {
+        const auto& g = st.groups.groups.at(msg.name);
+        for (const auto& p : g.constructed)
+          if (std::find(g.members.begin(), g.members.end(), p) == g.members.end()) t->excuse(p);
       }
       time_collective(self, kind, *t, f.info);
       advance_collective(self, kind, *t);

@@ -64,6 +64,9 @@ struct get_args {
   std::string key;
   info_list info;
   bool optional = false;
+  // PMIX_GROUP_CONTEXT_ID: a value a group's member gave at its construct,
+  // which only the server keeps.
+  bool qualified = false;
 };
 
 pmix_status_t read_get_args(const client::session& s, const pmix_proc_t* proc, const char* key,
@@ -80,6 +83,7 @@ pmix_status_t read_get_args(const client::session& s, const pmix_proc_t* proc, c
   // not committed yet waits for it.
   if (const auto rc = directives::check("PMIx_Get", out.info, supported::get); rc != PMIX_SUCCESS) return rc;
   if (const auto* o = find(out.info, PMIX_OPTIONAL)) out.optional = o->val.truthy();
+  out.qualified = find(out.info, PMIX_GROUP_CONTEXT_ID) != nullptr;
   return PMIX_SUCCESS;
 }
 
@@ -274,7 +278,8 @@ PMIX_EXPORT pmix_status_t PMIx_Get(const pmix_proc_t* proc, const pmix_key_t key
   auto rc = read_get_args(*s, proc, key, info, ninfo, args);
   if (rc != PMIX_SUCCESS) return rc;
   value found;
-  switch (s->resolve_local(args.target, args.key, args.optional, found)) {
+  switch (args.qualified ? client::session::lookup::ask_server
+                         : s->resolve_local(args.target, args.key, args.optional, found)) {
     case client::session::lookup::found: return copy_out(found, val);
     case client::session::lookup::not_found: return PMIX_ERR_NOT_FOUND;
     case client::session::lookup::ask_server: break;
@@ -307,7 +312,8 @@ PMIX_EXPORT pmix_status_t PMIx_Get_nb(const pmix_proc_t* proc, const pmix_key_t 
     PMIx_Value_destruct(&out);
   };
   value found;
-  const auto where = s->resolve_local(args.target, args.key, args.optional, found);
+  const auto where = args.qualified ? client::session::lookup::ask_server
+                                    : s->resolve_local(args.target, args.key, args.optional, found);
   if (where == client::session::lookup::ask_server)
     return s->fetch(args.target, args.key, args.info, deliver);
   // Answered locally: the callback still comes from the progress thread.

@@ -330,12 +330,34 @@ pmix_status_t session::fetch(const proc_id& target, const std::string& key, cons
   auto self = shared_from_this();
   return conn_->request(
       protocol::body::get, protocol::get_request(target, key, info),
-      [self, target, key, done](pmix_status_t st, protocol::envelope* reply) {
+      [self, target, key, done, qualified = find(info, PMIX_GROUP_CONTEXT_ID) != nullptr](
+          pmix_status_t st, protocol::envelope* reply) {
     protocol::status_reply r;
     st = status_of(st, reply, protocol::body::get_reply, r);
     if (st != PMIX_SUCCESS && st != PMIX_ERR_NOT_FOUND) return done(st, nullptr);
     value found;
     bool have = false;
+    // A value qualified by a group's context id is that group's, not the
+    // process's: it is handed over, not kept.
+    if (qualified) {
+      std::string error;
+      protocol::rank_data data;
+      if (r.has_data && !protocol::decode(r.data, data, &error)) {
+        log::error("client", "unreadable group data for ", to_string(target), ": ", error);
+        return done(PMIX_ERR_UNPACK_FAILURE, nullptr);
+      }
+      for (const auto& [scope, bytes] : data.items) {
+        pmix::info i;
+        if (protocol::decode_checked_info(bytes, i) && i.key == key) {
+          found = std::move(i.val);
+          have = true;
+          break;
+        }
+      }
+      return done(have ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND, have ? &found : nullptr);
+    }
+    // The process the data is of: a get of {group, r} names the group.
+    proc_id of = target;
     {
       std::lock_guard<std::mutex> guard{self->mutex_};
       std::string error;
@@ -345,6 +367,7 @@ pmix_status_t session::fetch(const proc_id& target, const std::string& key, cons
         log::error("client", "unreadable data for ", to_string(target), ": ", error);
         return done(PMIX_ERR_UNPACK_FAILURE, nullptr);
       }
+      if (r.has_data) of = data.proc;
       protocol::job_info job;
       if (!r.job.empty()) {
         if (!protocol::decode(r.job, job, &error)) {
@@ -355,10 +378,10 @@ pmix_status_t session::fetch(const proc_id& target, const std::string& key, cons
       }
       const value* v = nullptr;
       if (is_reserved(key)) {
-        if (target.rank < rank_valid_limit) v = self->data_.rank_value(target, key);
-        if (v == nullptr) v = self->data_.job_value(target.nspace, key);
+        if (of.rank < rank_valid_limit) v = self->data_.rank_value(of, key);
+        if (v == nullptr) v = self->data_.job_value(of.nspace, key);
       }
-      if (v == nullptr) v = self->data_.peer_value(target, key);
+      if (v == nullptr) v = self->data_.peer_value(of, key);
       if (v != nullptr) {
         found = *v;
         have = true;

@@ -31,7 +31,7 @@ inline constexpr key finalize[] = {PMIX_EMBED_BARRIER};
 // PMIX_TIMEOUT: the server answers PMIX_ERR_TIMEOUT once it passes
 // (actors/peer_actor.cpp for gets, lookups and queries; the collective's
 // tracker in actors/server_actor.cpp for fences, connects and groups).
-inline constexpr key get[] = {PMIX_OPTIONAL, PMIX_TIMEOUT};
+inline constexpr key get[] = {PMIX_OPTIONAL, PMIX_TIMEOUT, PMIX_GROUP_CONTEXT_ID};
 // actors/server_actor.cpp checks the same list.
 inline constexpr key fence[] = {PMIX_COLLECT_DATA, PMIX_TIMEOUT};
 // Keys the library answers itself, before init too.
@@ -68,7 +68,9 @@ inline constexpr key get_credential[] = {PMIX_CRED_TYPE, PMIX_TIMEOUT};
 inline constexpr key validate_credential[] = {PMIX_CRED_TYPE};
 // What the server honours in a group it completes itself
 // (actors/server_actor.cpp); a group spanning nodes goes to the host.
-inline constexpr key group[] = {PMIX_GROUP_ASSIGN_CONTEXT_ID, PMIX_GROUP_LOCAL_ONLY, PMIX_TIMEOUT};
+inline constexpr key group[] = {PMIX_GROUP_ASSIGN_CONTEXT_ID, PMIX_GROUP_LOCAL_ONLY, PMIX_TIMEOUT,
+                                PMIX_GROUP_INFO,           PMIX_GROUP_OPTIONAL,   PMIX_GROUP_NOTIFY_TERMINATION,
+                                PMIX_GROUP_ENDPT_DATA};
 // api/cpuset_api.cpp.
 inline constexpr key compute_distances[] = {PMIX_DEVICE_TYPE, PMIX_DEVICE_ID};
 

@@ -30,6 +30,9 @@ std::vector<pmix_proc_t> procs_of(const std::string& ranks, const pmix_proc_t& m
   return out;
 }
 
+// The context id the last construct, invite or join returned.
+size_t last_context_id = 0;
+
 // "id=<name> members=<r,r> ctx=<id|none>" of a call's results. Programs
 // written for OpenPMIx read the context id as results[0]: one anywhere else
 // prints as "<id>(not first)".
@@ -38,8 +41,10 @@ std::string describe(const pmix_info_t* info, size_t n) {
   for (size_t k = 0; k < n; ++k) {
     if (PMIX_CHECK_KEY(&info[k], PMIX_GROUP_ID) && info[k].value.type == PMIX_STRING)
       id = info[k].value.data.string;
-    if (PMIX_CHECK_KEY(&info[k], PMIX_GROUP_CONTEXT_ID))
+    if (PMIX_CHECK_KEY(&info[k], PMIX_GROUP_CONTEXT_ID)) {
       ctx = std::to_string(info[k].value.data.size) + (k == 0 ? "" : "(not first)");
+      last_context_id = info[k].value.data.size;
+    }
     if (PMIX_CHECK_KEY(&info[k], PMIX_GROUP_MEMBERSHIP) && info[k].value.type == PMIX_DATA_ARRAY &&
         info[k].value.data.darray != nullptr && info[k].value.data.darray->type == PMIX_PROC) {
       const auto* a = info[k].value.data.darray;
@@ -69,6 +74,10 @@ void on_event(size_t, pmix_status_t status, const pmix_proc_t* source, pmix_info
               pmix_info_t*, size_t, pmix_event_notification_cbfunc_fn_t cbfunc, void* cbdata) {
   std::string id = "?", pset;
   for (size_t k = 0; k < ninfo; ++k) {
+    if (PMIX_CHECK_KEY(&info[k], PMIX_EVENT_AFFECTED_PROC) && info[k].value.type == PMIX_PROC &&
+        info[k].value.data.proc != nullptr)
+      pset += std::string{" affected="} + info[k].value.data.proc->nspace + "." +
+              std::to_string(info[k].value.data.proc->rank);
     if (PMIX_CHECK_KEY(&info[k], PMIX_GROUP_ID) && info[k].value.type == PMIX_STRING)
       id = info[k].value.data.string;
     if (PMIX_CHECK_KEY(&info[k], PMIX_PSET_NAME) && info[k].value.type == PMIX_STRING)
@@ -97,40 +106,60 @@ bool run_group_step(const std::string& step, const std::vector<std::string>& par
   if (cmd == "group_construct" || cmd == "group_construct_nb" || cmd == "group_invite" ||
       cmd == "group_invite_nb" || cmd == "group_construct_reqd") {
     auto procs = procs_of(parts.at(2), me);
-    pmix_info_t info;
+    pmix_info_t infos[5];
     size_t ninfo = 0;
     if (cmd == "group_construct_reqd") {
-      PMIX_INFO_LOAD(&info, parts.at(3).c_str(), nullptr, PMIX_BOOL);
-      PMIX_INFO_REQUIRED(&info);
+      PMIX_INFO_LOAD(&infos[0], parts.at(3).c_str(), nullptr, PMIX_BOOL);
+      PMIX_INFO_REQUIRED(&infos[0]);
       ninfo = 1;
-    } else if (parts.size() > 3 && parts[3] == "ctx") {
-      PMIX_INFO_LOAD(&info, PMIX_GROUP_ASSIGN_CONTEXT_ID, nullptr, PMIX_BOOL);
-      ninfo = 1;
-    } else if (parts.size() > 3 && parts[3].rfind("timeout=", 0) == 0) {
-      const int seconds = std::atoi(parts[3].c_str() + 8);
-      PMIX_INFO_LOAD(&info, PMIX_TIMEOUT, &seconds, PMIX_INT);
-      ninfo = 1;
+    } else if (parts.size() > 3) {
+      for (const auto& opt : split(parts[3], '+')) {
+        if (ninfo == 5) break;
+        pmix_info_t& info = infos[ninfo];
+        if (opt == "ctx") {
+          PMIX_INFO_LOAD(&info, PMIX_GROUP_ASSIGN_CONTEXT_ID, nullptr, PMIX_BOOL);
+        } else if (opt == "notify") {
+          PMIX_INFO_LOAD(&info, PMIX_GROUP_NOTIFY_TERMINATION, nullptr, PMIX_BOOL);
+        } else if (opt == "optional") {
+          PMIX_INFO_LOAD(&info, PMIX_GROUP_OPTIONAL, nullptr, PMIX_BOOL);
+        } else if (opt.rfind("timeout=", 0) == 0) {
+          const int seconds = std::atoi(opt.c_str() + 8);
+          PMIX_INFO_LOAD(&info, PMIX_TIMEOUT, &seconds, PMIX_INT);
+        } else if (opt.rfind("cid=", 0) == 0) {
+          // As Open MPI does: its local communicator id, as PMIX_GROUP_INFO.
+          size_t cid = std::strtoul(opt.c_str() + 4, nullptr, 10);
+          pmix_data_array_t* array = nullptr;
+          PMIX_DATA_ARRAY_CREATE(array, 1, PMIX_INFO);
+          PMIX_INFO_LOAD(static_cast<pmix_info_t*>(array->array), PMIX_GROUP_LOCAL_CID, &cid, PMIX_SIZE);
+          PMIX_INFO_LOAD(&info, PMIX_GROUP_INFO, array, PMIX_DATA_ARRAY);
+          PMIX_DATA_ARRAY_FREE(array);
+        } else {
+          continue;
+        }
+        ++ninfo;
+      }
     }
+    pmix_info_t* info = ninfo == 0 ? nullptr : infos;
     pmix_status_t rc;
     std::string text;
     if (cmd == "group_construct_nb" || cmd == "group_invite_nb") {
       answer a;
       rc = a.wait(
           cmd == "group_construct_nb"
-              ? PMIx_Group_construct_nb(name.c_str(), procs.data(), procs.size(), &info, ninfo, info_done, &a)
-              : PMIx_Group_invite_nb(name.c_str(), procs.data(), procs.size(), &info, ninfo, info_done, &a));
+              ? PMIx_Group_construct_nb(name.c_str(), procs.data(), procs.size(), info, ninfo, info_done, &a)
+              : PMIx_Group_invite_nb(name.c_str(), procs.data(), procs.size(), info, ninfo, info_done, &a));
       text = a.text;
     } else {
       pmix_info_t* results = nullptr;
       size_t nresults = 0;
-      rc = cmd == "group_invite" ? PMIx_Group_invite(name.c_str(), procs.data(), procs.size(), &info, ninfo,
+      rc = cmd == "group_invite" ? PMIx_Group_invite(name.c_str(), procs.data(), procs.size(), info, ninfo,
                                                      &results, &nresults)
-                                 : PMIx_Group_construct(name.c_str(), procs.data(), procs.size(), &info,
+                                 : PMIx_Group_construct(name.c_str(), procs.data(), procs.size(), info,
                                                         ninfo, &results, &nresults);
       text = describe(results, nresults);
       if (results != nullptr) PMIX_INFO_FREE(results, nresults);
     }
-    if (ninfo != 0) PMIX_INFO_DESTRUCT(&info);
+    for (size_t k = 0; k < ninfo; ++k) PMIX_INFO_DESTRUCT(&infos[k]);
     say(step, rc, rc == PMIX_SUCCESS ? text : "");
   } else if (cmd == "group_join" || cmd == "group_join_nb") {
     pmix_proc_t leader;
@@ -163,6 +192,38 @@ bool run_group_step(const std::string& step, const std::vector<std::string>& par
         a.wait(cmd == "group_leave_nb" ? PMIx_Group_leave_nb(name.c_str(), nullptr, 0, op_done, &a)
                                        : PMIx_Group_destruct_nb(name.c_str(), nullptr, 0, op_done, &a)),
         "");
+  } else if (cmd == "group_cid" || cmd == "group_get") {
+    // group_cid:<member>: PMIx_Get(member, PMIX_GROUP_LOCAL_CID) qualified by
+    // the last context id, as Open MPI reads a peer's communicator id;
+    // group_get:<group>:<r>:<key>: PMIx_Get({group, r}, key) of a string.
+    pmix_proc_t target;
+    std::string key;
+    pmix_info_t qualifier;
+    size_t nq = 0;
+    if (cmd == "group_cid") {
+      target = procs_of(parts.at(1), me).front();
+      key = PMIX_GROUP_LOCAL_CID;
+      PMIX_INFO_LOAD(&qualifier, PMIX_GROUP_CONTEXT_ID, &last_context_id, PMIX_SIZE);
+      PMIX_INFO_SET_QUALIFIER(&qualifier);
+      nq = 1;
+    } else {
+      PMIX_LOAD_PROCID(&target, parts.at(1).c_str(), static_cast<pmix_rank_t>(std::atoi(parts.at(2).c_str())));
+      key = parts.at(3);
+    }
+    pmix_value_t* v = nullptr;
+    const auto rc = PMIx_Get(&target, key.c_str(), nq == 0 ? nullptr : &qualifier, nq, &v);
+    std::string text;
+    if (rc == PMIX_SUCCESS && v != nullptr) {
+      if (v->type == PMIX_SIZE)
+        text = std::to_string(v->data.size);
+      else if (v->type == PMIX_STRING && v->data.string != nullptr)
+        text = v->data.string;
+      else
+        text = "type=" + std::to_string(v->type);
+      PMIX_VALUE_RELEASE(v);
+    }
+    if (nq != 0) PMIX_INFO_DESTRUCT(&qualifier);
+    say(step, rc, text);
   } else if (cmd == "psets" || cmd == "pset_members") {
     pmix_query_t query;
     PMIX_QUERY_CONSTRUCT(&query);

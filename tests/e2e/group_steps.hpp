@@ -13,10 +13,13 @@
 namespace pmix::test {
 
 // Runs `step` if it is one of these; false if it is not.
-//   group_construct:<name>:<ranks>[:ctx|:timeout=<s>] | group_construct_nb:...
-//                                 PMIx_Group_construct(_nb) (ctx: with
-//                                 PMIX_GROUP_ASSIGN_CONTEXT_ID; timeout: with
-//                                 PMIX_TIMEOUT); prints the
+//   group_construct:<name>:<ranks>[:<opt>+<opt>...] | group_construct_nb:...
+//                                 PMIx_Group_construct(_nb); options: ctx
+//                                 (PMIX_GROUP_ASSIGN_CONTEXT_ID), timeout=<s>
+//                                 (PMIX_TIMEOUT), cid=<n> (PMIX_GROUP_INFO with
+//                                 PMIX_GROUP_LOCAL_CID n, as Open MPI), notify
+//                                 (PMIX_GROUP_NOTIFY_TERMINATION), optional
+//                                 (PMIX_GROUP_OPTIONAL); prints the
 //                                 results: "id=<name> members=<r,r> ctx=<id|none>"
 //                                 (a context id not first among the results:
 //                                 "ctx=<id>(not first)")
@@ -28,9 +31,13 @@ namespace pmix::test {
 //                                 PMIx_Group_join(_nb); prints the results
 //   group_leave:<name> | group_leave_nb:<name>        PMIx_Group_leave(_nb)
 //   group_destruct:<name> | group_destruct_nb:<name>  PMIx_Group_destruct(_nb)
+//   group_cid:<member>            PMIx_Get(member, PMIX_GROUP_LOCAL_CID) qualified
+//                                 by the last context id returned; prints it
+//   group_get:<group>:<r>:<key>   PMIx_Get({group, r}, key); prints the string
 //   on_group_event:<code>         registers a handler for events <code>
 //   wait_group_event:<code>       waits (up to 120 s) for the next one not waited
 //                                 for yet; prints "<source> id=<PMIX_GROUP_ID>",
+//                                 " affected=<nspace>.<rank>" (PMIX_EVENT_AFFECTED_PROC),
 //                                 and " pset=<name> members=<n>" when it carries
 //                                 PMIX_PSET_NAME (process-set events)
 //   psets                         PMIx_Query_info of PMIX_QUERY_NUM_PSETS and

@@ -417,11 +417,37 @@ pmix_status_t on_group(pmix_group_operation_t op, char grp[], const pmix_proc_t 
     cbfunc(PMIX_SUCCESS, nullptr, 0, cbdata, nullptr, nullptr);
     return PMIX_SUCCESS;
   }
-  pmix_info_t id;
+  // As a host joining the nodes would: the node's group data (the
+  // members' PMIX_GROUP_INFO) comes back with the other nodes' appended.
+  // Here the other node's is made up: every member this node does not
+  // hold gave PMIX_GROUP_LOCAL_CID 900 + its rank.
+  std::string blob;
+  for (size_t k = 0; k < ndirs; ++k)
+    if (PMIX_CHECK_KEY(&directives[k], PMIX_GROUP_ENDPT_DATA) && directives[k].value.type == PMIX_BYTE_OBJECT)
+      blob.assign(directives[k].value.data.bo.bytes, directives[k].value.data.bo.size);
+  pmix::wire::GroupData mine;
+  mine.ParseFromString(blob);
+  pmix::wire::GroupData others;
+  for (size_t k = 0; k < nprocs; ++k) {
+    if (procs[k].rank == PMIX_RANK_WILDCARD) continue;
+    bool here = false;
+    for (const auto& m : mine.members())
+      here = here || (m.proc().nspace() == procs[k].nspace && m.proc().rank() == procs[k].rank);
+    if (here) continue;
+    auto* m = others.add_members();
+    pmix::protocol::to_wire(pmix::proc_id{procs[k].nspace, procs[k].rank}, m->mutable_proc());
+    pmix::protocol::to_wire(pmix::info{PMIX_GROUP_LOCAL_CID, pmix::value::unsigned_(PMIX_SIZE, 900 + procs[k].rank), 0},
+                            m->add_info());
+  }
+  blob += others.SerializeAsString();
+  pmix_info_t out[2];
   size_t ctx = 77;
-  PMIX_INFO_LOAD(&id, PMIX_GROUP_CONTEXT_ID, &ctx, PMIX_SIZE);
-  cbfunc(PMIX_SUCCESS, &id, 1, cbdata, nullptr, nullptr);
-  PMIX_INFO_DESTRUCT(&id);
+  PMIX_INFO_LOAD(&out[0], PMIX_GROUP_CONTEXT_ID, &ctx, PMIX_SIZE);
+  pmix_byte_object_t bo{blob.data(), blob.size()};
+  PMIX_INFO_LOAD(&out[1], PMIX_GROUP_ENDPT_DATA, &bo, PMIX_BYTE_OBJECT);
+  cbfunc(PMIX_SUCCESS, out, 2, cbdata, nullptr, nullptr);
+  PMIX_INFO_DESTRUCT(&out[0]);
+  PMIX_INFO_DESTRUCT(&out[1]);
   return PMIX_SUCCESS;
 }
 

@@ -38,6 +38,12 @@
  *   multinode_client deadstdin     rank 0 pushes a line to the last rank every 100 ms until
  *                                  a push fails (that rank's node is killed); prints "push
  *                                  failed: <status> after <s> s" (since the last success)
+ *   multinode_client group         every rank constructs a group of all ranks with a context
+ *                                  id and PMIX_GROUP_INFO {PMIX_GROUP_LOCAL_CID 1000+rank}, as
+ *                                  Open MPI does (pmixd's group up-call joins the nodes), fences
+ *                                  over the group's name, destructs it, then reads every rank's
+ *                                  PMIX_GROUP_LOCAL_CID qualified by the context id; prints
+ *                                  "group ctx=<id>"
  *   multinode_client deadspawn     rank 0 notifies every 100 ms until a notify fails (a
  *                                  node is killed), prints "notify failed: <status>", then
  *                                  spawns and prints "spawn failed: <status> after <s> s"
@@ -115,6 +121,60 @@ static pmix_status_t fence(int collect)
     pmix_status_t rc = PMIx_Fence(NULL, 0, collect ? &info : NULL, collect ? 1 : 0);
     PMIX_INFO_DESTRUCT(&info);
     return rc;
+}
+
+static void group_case(uint32_t size)
+{
+    pmix_proc_t *procs = calloc(size, sizeof(pmix_proc_t));
+    for (uint32_t r = 0; r < size; ++r)
+        PMIX_LOAD_PROCID(&procs[r], me.nspace, r);
+    pmix_info_t dirs[3];
+    bool yes = true;
+    int timeout = 60;
+    size_t cid = 1000 + me.rank;
+    pmix_data_array_t *array = NULL;
+    PMIX_DATA_ARRAY_CREATE(array, 1, PMIX_INFO);
+    PMIX_INFO_LOAD((pmix_info_t *) array->array, PMIX_GROUP_LOCAL_CID, &cid, PMIX_SIZE);
+    PMIX_INFO_LOAD(&dirs[0], PMIX_GROUP_ASSIGN_CONTEXT_ID, &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&dirs[1], PMIX_TIMEOUT, &timeout, PMIX_INT);
+    PMIX_INFO_LOAD(&dirs[2], PMIX_GROUP_INFO, array, PMIX_DATA_ARRAY);
+    PMIX_DATA_ARRAY_FREE(array);
+    pmix_info_t *results = NULL;
+    size_t nresults = 0;
+    pmix_status_t rc = PMIx_Group_construct("mngroup", procs, size, dirs, 3, &results, &nresults);
+    size_t ctx = 0;
+    if (rc != PMIX_SUCCESS)
+        FAIL("group construct: %s", PMIx_Error_string(rc));
+    else if (nresults == 0 || !PMIX_CHECK_KEY(&results[0], PMIX_GROUP_CONTEXT_ID))
+        FAIL("group construct: no context id first among %zu results", nresults);
+    else
+        ctx = results[0].value.data.size;
+    if (results != NULL)
+        PMIX_INFO_FREE(results, nresults);
+    for (int k = 0; k < 3; ++k)
+        PMIX_INFO_DESTRUCT(&dirs[k]);
+    printf("group ctx=%zu\n", ctx);
+    pmix_proc_t whole;
+    PMIX_LOAD_PROCID(&whole, "mngroup", PMIX_RANK_WILDCARD);
+    if ((rc = PMIx_Fence(&whole, 1, NULL, 0)) != PMIX_SUCCESS)
+        FAIL("fence over the group: %s", PMIx_Error_string(rc));
+    if ((rc = PMIx_Group_destruct("mngroup", NULL, 0)) != PMIX_SUCCESS)
+        FAIL("group destruct: %s", PMIx_Error_string(rc));
+    pmix_info_t q;
+    PMIX_INFO_LOAD(&q, PMIX_GROUP_CONTEXT_ID, &ctx, PMIX_SIZE);
+    PMIX_INFO_SET_QUALIFIER(&q);
+    for (uint32_t r = 0; r < size; ++r) {
+        pmix_value_t *v = NULL;
+        rc = PMIx_Get(&procs[r], PMIX_GROUP_LOCAL_CID, &q, 1, &v);
+        if (rc != PMIX_SUCCESS)
+            FAIL("rank %u's PMIX_GROUP_LOCAL_CID: %s", r, PMIx_Error_string(rc));
+        else if (v->type != PMIX_SIZE || v->data.size != 1000 + r)
+            FAIL("rank %u's PMIX_GROUP_LOCAL_CID: type %d value %zu", r, (int) v->type, v->data.size);
+        if (v != NULL)
+            PMIX_VALUE_RELEASE(v);
+    }
+    PMIX_INFO_DESTRUCT(&q);
+    free(procs);
 }
 
 static void check_all(uint32_t size)
@@ -285,6 +345,10 @@ int main(int argc, char **argv)
         check_all(size);
         rc = fence(0);
         if (rc != PMIX_SUCCESS)
+            FAIL("closing fence: %s", PMIx_Error_string(rc));
+    } else if (strcmp(mode, "group") == 0) {
+        group_case(size);
+        if ((rc = fence(0)) != PMIX_SUCCESS)
             FAIL("closing fence: %s", PMIx_Error_string(rc));
     } else if (strcmp(mode, "stall") == 0) {
         if (node == nodes - 1) {

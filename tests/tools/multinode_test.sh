@@ -87,6 +87,15 @@ PMIXRUN_ARGS="--timeout 60" run 4 2 "$client" putget; st=$?
 expect "put/fence/get, 4 nodes x 2, tree fence, by slot" $st 0 "$tmp/out" '^OK putget rank=[0-7] node=[0-3]$' 8 \
   "$tmp/out" '^OK putget rank=[01] node=0$' 2 "$tmp/out" '^OK putget rank=[67] node=3$' 2 "$tmp/out" '^FAIL' 0
 
+# Groups across nodes (issue 34.2): pmixd's group up-call joins the nodes,
+# one context id for all, each rank's PMIX_GROUP_INFO read from every node.
+PMIXRUN_ARGS="--timeout 60 --map-by node" run 4 2 "$client" group; st=$?
+expect "a group across 4 nodes: one context id, every member's group info" $st 0 \
+  "$tmp/out" '^OK group rank=[0-7] node=[0-3]$' 8 "$tmp/out" '^FAIL' 0 "$tmp/out" '^group ctx=[1-9][0-9]*$' 8
+if [ "$(grep -c '^group ctx=' "$tmp/out")" -ne 8 ] || [ "$(grep '^group ctx=' "$tmp/out" | sort -u | wc -l)" -ne 1 ]; then
+  fail "a group across 4 nodes: the ranks' context ids differ" "$tmp/out"
+fi
+
 PMIXRUN_ARGS="--timeout 60 --fence doubling --map-by node" run 4 3 "$client" putget; st=$?
 expect "put/fence/get, 4 nodes x 3, doubling fence, by node" $st 0 "$tmp/out" '^OK putget rank=[0-9]+ node=[0-3]$' 12 \
   "$tmp/out" '^OK putget rank=(0|4|8) node=0$' 3 "$tmp/out" '^OK putget rank=(3|7|11) node=3$' 3 "$tmp/out" '^FAIL' 0

@@ -37,6 +37,12 @@ struct upcall {
   pmix_op_cbfunc_t op_cb = nullptr;
   pmix_lookup_cbfunc_t lookup_cb = nullptr;
   pmix_spawn_cbfunc_t spawn_cb = nullptr;
+  // A group construct or destruct (the fence engine joins the nodes).
+  pmix_info_cbfunc_t info_cb = nullptr;
+  std::string group;
+  bool construct = false;
+  bool want_context_id = false;
+  void answer_group(pmix_status_t st, const std::string& bytes);
   std::function<void(pmix_status_t, const std::string&)> done;  // a part of a larger call
   void* cbdata = nullptr;
   int status = 0;
@@ -61,6 +67,7 @@ namespace pmixd {
 namespace {
 
 using upfence_atom = caf::atom_constant<caf::atom("upfence")>;
+using upgroup_atom = caf::atom_constant<caf::atom("upgroup")>;
 using upmodex_atom = caf::atom_constant<caf::atom("upmodex")>;
 using upabort_atom = caf::atom_constant<caf::atom("upabort")>;
 using served_atom = caf::atom_constant<caf::atom("served")>;
@@ -100,8 +107,45 @@ void upcall::answer_op(pmix_status_t st) {
   op_cb(st, cbdata);
 }
 
+// A group's blocks, one per node in node order: the node's context id
+// proposal (8 bytes), the length of its server's group data (8 bytes), the
+// data. The first node's proposal is the group's context id (the same on
+// every node); the data of all nodes, concatenated, goes back to each
+// server as PMIX_GROUP_ENDPT_DATA (our servers' group data concatenates).
+std::string group_block(uint64_t proposal, const std::string& data) {
+  std::string out(16, '\0');
+  const uint64_t size = data.size();
+  std::memcpy(&out[0], &proposal, 8);
+  std::memcpy(&out[8], &size, 8);
+  return out + data;
+}
+
+void upcall::answer_group(pmix_status_t st, const std::string& bytes) {
+  answered = true;
+  if (st != PMIX_SUCCESS || !construct) return info_cb(st, nullptr, 0, cbdata, nullptr, nullptr);
+  uint64_t context_id = 0;
+  std::string data;
+  for (std::size_t at = 0; at + 16 <= bytes.size();) {
+    uint64_t proposal, size;
+    std::memcpy(&proposal, bytes.data() + at, 8);
+    std::memcpy(&size, bytes.data() + at + 8, 8);
+    if (size > bytes.size() - at - 16) return info_cb(PMIX_ERR_UNPACK_FAILURE, nullptr, 0, cbdata, nullptr, nullptr);
+    if (at == 0) context_id = proposal;
+    data.append(bytes, at + 16, size);
+    at += 16 + size;
+  }
+  pmix_info_t out[2];
+  std::size_t n = 0;
+  if (want_context_id) PMIX_INFO_LOAD(&out[n++], PMIX_GROUP_CONTEXT_ID, &context_id, PMIX_SIZE);
+  pmix_byte_object_t bo{data.data(), data.size()};
+  if (!data.empty()) PMIX_INFO_LOAD(&out[n++], PMIX_GROUP_ENDPT_DATA, &bo, PMIX_BYTE_OBJECT);
+  info_cb(PMIX_SUCCESS, n == 0 ? nullptr : out, n, cbdata, nullptr, nullptr);
+  for (std::size_t k = 0; k < n; ++k) PMIX_INFO_DESTRUCT(&out[k]);
+}
+
 void upcall::answer(pmix_status_t st, const std::string& bytes) {
   if (answered) return;
+  if (info_cb != nullptr) return answer_group(st, bytes);
   if (modex_cb != nullptr) return answer_modex(st, bytes);
   if (op_cb != nullptr) return answer_op(st);
   answered = true;
@@ -180,6 +224,7 @@ struct daemon_state {
   std::map<std::string, std::vector<held_push>> held_pushes;     // by the nspace not started yet
   std::deque<std::string> ended_jobs;                            // the last 1024 ended here, oldest first
   uint64_t next_token = 1;
+  uint64_t group_proposals = 0;
   static const char* name;
 };
 const char* daemon_state::name = "pmixd";
@@ -204,7 +249,7 @@ void flush_fences(self_ptr self, session& s) {
     if (it == self->state.fence_calls.end()) continue;
     if (c.status != PMIX_SUCCESS)
       warn(self, std::string("a fence across nodes failed: ") + PMIx_Error_string(c.status));
-    it->second->answer_modex(c.status, c.data);
+    it->second->answer(c.status, c.data);
     self->state.fence_calls.erase(it);
   }
 }
@@ -269,6 +314,29 @@ void on_fence_upcall(self_ptr self, const upcall_ptr& call) {
   const auto token = st.next_token++;
   st.fence_calls.emplace(token, call);
   s.fences.contribute(sig + "#" + std::to_string(seq), nodes, s.alg, std::move(call->data), token);
+  flush_fences(self, s);
+}
+
+// PMIx_Group_construct / _destruct spanning nodes: a fence among the
+// nodes of the members (the servers joined their own members first), keyed
+// by the group's name and operation; see group_block for what it carries.
+void on_group_upcall(self_ptr self, const upcall_ptr& call) {
+  auto& st = self->state;
+  std::string sname;
+  std::vector<uint32_t> nodes;
+  if (!nodes_of(self, call->procs, sname, nodes)) {
+    warn(self, "group " + call->group + " names a process of no job this node runs");
+    return call->fail(PMIX_ERR_NOT_FOUND);
+  }
+  auto& s = st.sessions[sname];
+  const std::string sig = "group:" + call->group + (call->construct ? ":construct" : ":destruct");
+  const auto seq = s.fence_seq[sig]++;
+  const auto token = st.next_token++;
+  st.fence_calls.emplace(token, call);
+  // Unique in the session: this node's id above bit 40, its count below.
+  const uint64_t proposal = (static_cast<uint64_t>(s.this_node) + 1) << 40 | ++st.group_proposals;
+  s.fences.contribute(sig + "#" + std::to_string(seq), nodes, s.alg,
+                      call->construct ? group_block(proposal, call->data) : std::string{}, token);
   flush_fences(self, s);
 }
 
@@ -911,6 +979,7 @@ caf::behavior daemon_actor(self_ptr self, daemon_config cfg) {
                 });
       },
       [self](upfence_atom, const upcall_ptr& call) { on_fence_upcall(self, call); },
+      [self](upgroup_atom, const upcall_ptr& call) { on_group_upcall(self, call); },
       [self](upmodex_atom, const upcall_ptr& call) { on_modex_upcall(self, call); },
       [self](upabort_atom, const upcall_ptr& call) {
         const auto& p = call->procs.front();
@@ -992,6 +1061,28 @@ pmix_status_t on_fence(const pmix_proc_t procs[], size_t nprocs, const pmix_info
   call->modex_cb = cbfunc;
   call->cbdata = cbdata;
   caf::anon_send(t, upfence_atom::value, call);
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t on_group(pmix_group_operation_t op, char grp[], const pmix_proc_t procs[], size_t nprocs,
+                       const pmix_info_t directives[], size_t ndirs, pmix_info_cbfunc_t cbfunc, void* cbdata) {
+  if (op != PMIX_GROUP_CONSTRUCT && op != PMIX_GROUP_DESTRUCT) return PMIX_ERR_NOT_SUPPORTED;
+  auto t = current_target();
+  if (!t) return PMIX_ERR_NOT_AVAILABLE;
+  auto call = std::make_shared<upcall>();
+  call->procs.assign(procs, procs + nprocs);
+  call->group = grp;
+  call->construct = op == PMIX_GROUP_CONSTRUCT;
+  for (size_t k = 0; k < ndirs; ++k) {
+    if (PMIX_CHECK_KEY(&directives[k], PMIX_GROUP_ASSIGN_CONTEXT_ID))
+      call->want_context_id = PMIX_INFO_TRUE(&directives[k]);
+    if (PMIX_CHECK_KEY(&directives[k], PMIX_GROUP_ENDPT_DATA) && directives[k].value.type == PMIX_BYTE_OBJECT &&
+        directives[k].value.data.bo.bytes != nullptr)
+      call->data.assign(directives[k].value.data.bo.bytes, directives[k].value.data.bo.size);
+  }
+  call->info_cb = cbfunc;
+  call->cbdata = cbdata;
+  caf::anon_send(t, upgroup_atom::value, call);
   return PMIX_SUCCESS;
 }
 
@@ -1164,6 +1255,7 @@ pmix_server_module_t daemon_module() {
   m.abort = on_abort;
   m.fence_nb = on_fence;
   m.direct_modex = on_direct_modex;
+  m.group = on_group;
   m.publish = on_publish;
   m.lookup = on_lookup;
   m.unpublish = on_unpublish;
