@@ -1,5 +1,7 @@
 #include "actors/peer_actor.hpp"
+
 #include "actors/peer_detail.hpp"
+#include "transport/peer_identity.hpp"
 
 #include <caf/default_attachable.hpp>
 #include <caf/exit_reason.hpp>
@@ -107,7 +109,7 @@ void send_status(self_ptr self, std::uint64_t id, pmix_status_t status) {
 // I/O thread then reports closed_atom and the usual departure path runs.
 void protocol_error(self_ptr self, const std::string& what) {
   auto& st = self->state;
-  const auto pid = st.conn ? st.conn->credentials().pid : 0;
+  const auto pid = st.cred.pid;
   log::error("peer", "connection from pid ", pid,
              st.state == peer_state::phase::handshake ? std::string{} : " (" + to_string(st.proc) + ")",
              ": ", what, ": closing that connection");
@@ -171,7 +173,7 @@ void watch_rank(self_ptr self) {
 void on_connect(self_ptr self, std::uint64_t id, const wire::ConnectRequest& req) {
   auto& st = self->state;
   if (req.protocol_version() != protocol::wire_version) {
-    log::error("peer", "pid ", st.conn->credentials().pid, " speaks protocol version ",
+    log::error("peer", "pid ", st.cred.pid, " speaks protocol version ",
                req.protocol_version(), ", this server ", protocol::wire_version);
     wire::Envelope e;
     e.set_id(id);
@@ -184,7 +186,19 @@ void on_connect(self_ptr self, std::uint64_t id, const wire::ConnectRequest& req
   st.role = req.role() == wire::ROLE_TOOL ? peer_role::tool : peer_role::client;
   st.offers_hold = st.role == peer_role::client && req.commit_hold();
   st.state = peer_state::phase::connecting;
-  connect_msg msg{st.proc, st.conn->credentials(), st.role, caf::actor_cast<caf::actor>(self),
+  // A TCP peer of this host: the kernel named the owner of its socket; its
+  // gid and pid are those of a process of that user holding the socket
+  // (the pid it gives is only where to look first).
+  if (st.cred.socket_inode != 0 && st.cred.pid == 0) {
+    if (const auto holder = transport::socket_holder(st.cred.uid, st.cred.socket_inode, req.pid())) {
+      st.cred.pid = holder->pid;
+      st.cred.gid = holder->gid;
+    } else {
+      log::warning("peer", "a TCP connection of uid ", st.cred.uid, " (claiming pid ", req.pid(),
+                   "): no process of that user holds its socket; its group stays unknown");
+    }
+  }
+  connect_msg msg{st.proc, st.cred, st.role, caf::actor_cast<caf::actor>(self),
                   st.conn->id(), {}};
   std::string error;
   if (!protocol::from_wire(req.info(), msg.info, &error)) return protocol_error(self, error);
@@ -617,9 +631,9 @@ void add_user(const peer_state& st, info_list& info) {
     log::debug("peer", to_string(st.proc), ": the user and group it named are replaced by its own");
     info.erase(claimed, info.end());
   }
-  // Over TCP the user is unknown: (uid_t)-1, nobody's id.
+  // Over TCP from another host the user is unknown: (uid_t)-1, nobody's id.
   info.push_back({PMIX_USERID, value::unsigned_(PMIX_UINT32, st.owner), 0});
-  if (st.conn) info.push_back({PMIX_GRPID, value::unsigned_(PMIX_UINT32, st.conn->credentials().gid), 0});
+  info.push_back({PMIX_GRPID, value::unsigned_(PMIX_UINT32, st.cred.gid), 0});
 }
 
 // PMIx_Publish / _Unpublish: the host keeps published data.
@@ -1063,6 +1077,7 @@ caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
                          std::shared_ptr<transport::connection> conn, caf::actor server,
                          context_ptr ctx, caf::actor anchor) {
   self->state.owner = conn->credentials().uid;
+  self->state.cred = conn->credentials();
   self->state.conn = std::move(conn);
   self->state.server = std::move(server);
   self->state.ctx = std::move(ctx);

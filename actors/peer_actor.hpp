@@ -111,7 +111,10 @@ struct peer_state {
   enum class cleanup_phase { idle, running, done };
   cleanup_phase cleanup_state = cleanup_phase::idle;
   std::vector<caf::response_promise> released;  // release requests waiting for the epilog
-  uid_t owner = 0;  // the client's uid (SO_PEERCRED)
+  uid_t owner = 0;  // the client's uid (SO_PEERCRED, or the kernel's owner of its TCP socket)
+  // Its credentials (those of the connection, with the gid and pid of a
+  // TCP peer of this host filled in at the handshake).
+  transport::peer_credentials cred;
 
   // PMIx_Process_monitor of this process's heartbeat, served by the server
   // itself (actors/peer_requests.cpp): a check every `seconds`; after

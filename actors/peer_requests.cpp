@@ -61,9 +61,10 @@ void get_credential(self_ptr self, std::uint64_t id, const info_list& directives
   if (st.ctx->host->get_credential(st.proc, directives, answer_later(self, id))) return;
   if (st.ctx->credential_key.empty() || !admits_our_type(directives))
     return not_supported(self, id, "PMIx_Get_credential");
-  const auto& who = st.conn->credentials();
-  if (who.uid == static_cast<uid_t>(-1)) {
-    // Over TCP the server does not know the user: it cannot vouch for one.
+  const auto& who = st.cred;
+  if (who.uid == static_cast<uid_t>(-1) || who.gid == static_cast<gid_t>(-1)) {
+    // Over TCP from another host the server does not know the user: it
+    // cannot vouch for one.
     log::warning("peer", to_string(st.proc), ": no credential for a process whose user is unknown (TCP)");
     return send_info_reply(self, id, PMIX_ERR_NO_PERMISSIONS, {});
   }

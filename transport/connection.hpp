@@ -17,10 +17,14 @@
 
 namespace pmix::transport {
 
+// Who the peer is, from the kernel: SO_PEERCRED on a Unix socket; on TCP
+// from this host the owner of the peer's socket (transport/peer_identity.hpp),
+// whose gid and pid are found at the handshake; unknown (-1) from elsewhere.
 struct peer_credentials {
   uid_t uid = static_cast<uid_t>(-1);
   gid_t gid = static_cast<gid_t>(-1);
   pid_t pid = 0;
+  ino_t socket_inode = 0;  // TCP from this host: the peer's socket
 };
 
 class io_thread;

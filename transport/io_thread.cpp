@@ -16,6 +16,7 @@
 #include "common/log.hpp"
 #include "common/progress.hpp"
 #include "transport/atoms.hpp"
+#include "transport/peer_identity.hpp"
 
 namespace pmix::transport {
 namespace {
@@ -356,10 +357,14 @@ void io_thread::accept_from(int listener) {
     peer_credentials cred;
     ucred uc{};
     socklen_t len = sizeof uc;
-    if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) == 0) {
+    // On TCP the kernel answers SO_PEERCRED with nobody's ids (-1).
+    if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) == 0 && uc.uid != static_cast<uid_t>(-1)) {
       cred.uid = uc.uid;
       cred.gid = uc.gid;
       cred.pid = uc.pid;
+    } else if (const auto tcp = local_tcp_peer(fd)) {
+      cred.uid = tcp->uid;
+      cred.socket_inode = tcp->inode;
     }
     const auto id = next_id_++;
     auto conn = std::make_shared<connection>(id, fd, cred, this, limits_.max_send_backlog);

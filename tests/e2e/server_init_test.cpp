@@ -674,17 +674,60 @@ TEST_SUITE("server init: connection directives") {
     CHECK_FALSE(can_connect_tcp4(free_port));
   }
 
-  TEST_CASE("[20.2.247.4.3] over TCP the user is unknown: without foreign tools a TCP tool is refused") {
+  TEST_CASE("[20.2.247.4.3, issue 35.4] over TCP from this host the kernel names the peer: the server's user's tool "
+            "and ranks connect as over the local socket; another user's tool is foreign and cannot become a rank") {
+    if (::getuid() != 0) FAIL("this test runs processes as another user: run it as root (CI does)");
     temp_dir dir;
+    ::chmod(dir.path().c_str(), 0711);
+    const auto bin = stage_for_nobody(dir.path());
     directives d;
     d.text(PMIX_SERVER_TMPDIR, dir.path()).integer(PMIX_TCP_IPV4_PORT, 0).flag(PMIX_TCP_DISABLE_IPV6)
         .flag(PMIX_SERVER_TOOL_SUPPORT);
     REQUIRE(init(d) == PMIX_SUCCESS);
     const auto c = contents_of(dir.path() + "/pmix." + host + ".tool." + std::to_string(getpid()));
     REQUIRE(c.alt_uris.size() == 1);
-    auto t = run_tool({"tool_init"}, dir.path(), {"TEST_SERVER_URI=" + c.alt_uris[0]});
-    CHECK_MESSAGE(t.exited_with(0), t.errors());
-    CHECK(contains(t.output(), "tool_init PMIX_ERR_NO_PERMISSIONS"));
+    const auto& tcp = c.alt_uris[0];
+    REQUIRE(tcp.find(";tcp4://127.0.0.1:") != std::string::npos);
+    // Tools: root's (the server's user) gets in; nobody's is foreign.
+    auto mine = run_tool({"tool_init", "tool_finalize"}, dir.path(), {"TEST_SERVER_URI=" + tcp});
+    CHECK_MESSAGE(mine.exited_with(0), mine.errors());
+    CHECK_MESSAGE(contains(mine.output(), "tool_init PMIX_SUCCESS"), mine.output());
+    auto theirs = run_tool({"tool_init"}, bin, {"TEST_SERVER_URI=" + tcp, "LD_LIBRARY_PATH=" + bin}, nobody,
+                           bin + "/script_client");
+    CHECK_MESSAGE(theirs.exited_with(0), theirs.errors());
+    CHECK_MESSAGE(contains(theirs.output(), "tool_init PMIX_ERR_NO_PERMISSIONS"), theirs.output());
+    // Ranks registered for root: root's process connects over TCP and
+    // fences; nobody's cannot become rank 1, whatever it says.
+    REQUIRE(register_job("overtcp", 2, 2) == PMIX_SUCCESS);
+    auto rank_env = [&](pmix_rank_t r) {
+      pmix_proc_t p;
+      PMIX_LOAD_PROCID(&p, "overtcp", r);
+      char** env = nullptr;
+      REQUIRE(PMIx_server_setup_fork(&p, &env) == PMIX_SUCCESS);
+      std::vector<std::string> out;
+      for (char** e = env; e != nullptr && *e != nullptr; ++e) out.emplace_back(*e);
+      PMIX_ARGV_FREE(env);
+      out.push_back("PMIX_SERVER_URI41=" + tcp);
+      out.push_back("PMIX_SERVER_URI4=" + tcp);
+      out.push_back("LD_LIBRARY_PATH=" + bin);
+      return out;
+    };
+    child intruder({bin + "/script_client", "init", "finalize"}, environment_with(rank_env(1)), dir.path(), nobody);
+    CHECK_MESSAGE(intruder.exited_with(0), intruder.errors());
+    CHECK_MESSAGE(contains(intruder.output(), "init PMIX_ERR"), intruder.output());
+    std::vector<child> ranks;
+    for (pmix_rank_t r = 0; r < 2; ++r)
+      ranks.emplace_back(std::vector<std::string>{bin + "/script_client", "init", "put:k=v" + std::to_string(r),
+                                                  "commit", "fence:collect", "get:" + std::to_string(1 - r) + ":k",
+                                                  "finalize"},
+                         environment_with(rank_env(r)), dir.path());
+    for (pmix_rank_t r = 0; r < 2; ++r) {
+      CHECK_MESSAGE(ranks[r].exited_with(0), ranks[r].errors());
+      const auto out = ranks[r].output();
+      CAPTURE(out);
+      CHECK(contains(out, "init PMIX_SUCCESS overtcp " + std::to_string(r)));
+      CHECK(contains(out, "get:" + std::to_string(1 - r) + ":k PMIX_SUCCESS v" + std::to_string(1 - r)));
+    }
     CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
   }
 
