@@ -1,0 +1,605 @@
+#include "protocol/openpmix.hpp"
+
+#include <pmix_common.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace pmix::openpmix {
+
+// ---- varints ------------------------------------------------------------------
+
+void put_unsigned(std::string& out, std::uint64_t v) {
+  // Seven bits a byte, low first, for at most eight bytes; what is left
+  // then (the top 8 bits) goes in a ninth byte as it is.
+  for (int k = 0; k < 8; ++k) {
+    const auto low = static_cast<std::uint8_t>(v & 0x7f);
+    v >>= 7;
+    if (v == 0) {
+      out.push_back(static_cast<char>(low));
+      return;
+    }
+    out.push_back(static_cast<char>(low | 0x80));
+  }
+  out.push_back(static_cast<char>(v & 0xff));
+}
+
+void put_signed(std::string& out, std::int64_t v) {
+  const auto u = static_cast<std::uint64_t>(v);
+  put_unsigned(out, v < 0 ? (~u << 1) | 1 : u << 1);
+}
+
+bool get_unsigned(std::string_view in, std::size_t& pos, std::uint64_t& v) {
+  v = 0;
+  for (int k = 0; k < 9; ++k) {
+    if (pos >= in.size()) return false;
+    const auto byte = static_cast<std::uint8_t>(in[pos++]);
+    if (k == 8) {
+      v |= static_cast<std::uint64_t>(byte) << 56;
+      return true;
+    }
+    v |= static_cast<std::uint64_t>(byte & 0x7f) << (7 * k);
+    if ((byte & 0x80) == 0) return true;
+  }
+  return false;
+}
+
+bool get_signed(std::string_view in, std::size_t& pos, std::int64_t& v) {
+  std::uint64_t u;
+  if (!get_unsigned(in, pos, u)) return false;
+  const bool negative = (u & 1) != 0;
+  u >>= 1;
+  v = static_cast<std::int64_t>(negative ? ~u : u);
+  return true;
+}
+
+namespace {
+
+constexpr int max_depth = 8;
+
+void put_string(std::string& out, std::string_view s) {
+  put_signed(out, static_cast<std::int64_t>(s.size()) + 1);
+  out.append(s);
+  out.push_back('\0');
+}
+
+void put_type(std::string& out, data_type t) { put_unsigned(out, t); }
+
+bool encode_body(std::string& out, const value& v, int depth);
+
+void encode_info(std::string& out, const info& i, bool& ok, int depth) {
+  put_string(out, i.key);
+  put_unsigned(out, i.flags);
+  put_type(out, i.val.type);
+  ok = ok && encode_body(out, i.val, depth);
+}
+
+bool encode_body(std::string& out, const value& v, int depth) {
+  if (depth > max_depth) return false;
+  switch (v.type) {
+    case PMIX_UNDEF:
+      return true;
+    case PMIX_BOOL:
+      out.push_back(v.truthy() ? 1 : 0);
+      return true;
+    case PMIX_BYTE: case PMIX_INT8: case PMIX_UINT8: case PMIX_PERSIST: case PMIX_SCOPE:
+    case PMIX_DATA_RANGE: case PMIX_PROC_STATE: case PMIX_ALLOC_DIRECTIVE: case PMIX_JOB_STATE:
+    case PMIX_LINK_STATE:
+      out.push_back(static_cast<char>(v.as_int().value_or(0) & 0xff));
+      return true;
+    case PMIX_STRING: case PMIX_PROC_NSPACE: {
+      const auto* s = v.as_string();
+      put_string(out, s != nullptr ? *s : std::string_view{});
+      return true;
+    }
+    case PMIX_REGEX: {
+      // A regex of OpenPMIx's own parsers ("pmix[...]") travels as its
+      // text and NUL; anything else as a pack of one string.
+      const auto* s = v.as_string();
+      const std::string_view text = s != nullptr ? std::string_view{*s} : std::string_view{};
+      if (text.substr(0, 4) == "pmix" && text.find('\0') == std::string_view::npos) {
+        out.append(text);
+        out.push_back('\0');
+      } else {
+        put_signed(out, 1);
+        put_string(out, text);
+      }
+      return true;
+    }
+    case PMIX_SIZE: case PMIX_UINT16: case PMIX_UINT32: case PMIX_UINT64: case PMIX_PROC_RANK:
+    case PMIX_INFO_DIRECTIVES: case PMIX_DATA_TYPE: case PMIX_IOF_CHANNEL: case PMIX_DEVTYPE:
+    case PMIX_LOCTYPE: case PMIX_TIME: case PMIX_STOR_MEDIUM: case PMIX_STOR_ACCESS: case PMIX_STOR_PERSIST:
+    case PMIX_STOR_ACCESS_TYPE:
+      put_unsigned(out, static_cast<std::uint64_t>(v.as_int().value_or(0)));
+      return true;
+    case PMIX_INT: case PMIX_INT16: case PMIX_INT32: case PMIX_INT64: case PMIX_STATUS:
+      put_signed(out, v.as_int().value_or(0));
+      return true;
+    case PMIX_UINT:  // as an int
+      put_signed(out, static_cast<std::int32_t>(static_cast<std::uint32_t>(v.as_int().value_or(0))));
+      return true;
+    case PMIX_PID:  // always with its type: a 4-byte pid_t is a UINT32
+      put_type(out, PMIX_UINT32);
+      put_unsigned(out, static_cast<std::uint32_t>(v.as_int().value_or(0)));
+      return true;
+    case PMIX_FLOAT: case PMIX_DOUBLE: {
+      char text[512];
+      const auto* d = std::get_if<double>(&v.data);
+      std::snprintf(text, sizeof text, "%f", d != nullptr ? *d : 0.0);
+      put_string(out, text);
+      return true;
+    }
+    case PMIX_TIMEVAL: {
+      const auto* t = std::get_if<timeval_value>(&v.data);
+      put_signed(out, t != nullptr ? t->sec : 0);
+      put_signed(out, t != nullptr ? t->usec : 0);
+      return true;
+    }
+    case PMIX_BYTE_OBJECT: case PMIX_COMPRESSED_STRING: case PMIX_COMPRESSED_BYTE_OBJECT: {
+      const auto* s = v.as_string();
+      const std::string_view b = s != nullptr ? std::string_view{*s} : std::string_view{};
+      put_unsigned(out, b.size());
+      out.append(b);
+      return true;
+    }
+    case PMIX_PROC: {
+      const auto* p = v.as_proc();
+      put_string(out, p != nullptr ? p->nspace : std::string{});
+      put_unsigned(out, p != nullptr ? p->rank : rank_undef);
+      return true;
+    }
+    case PMIX_ENVAR: {
+      const auto* e = std::get_if<std::shared_ptr<const envar_value>>(&v.data);
+      if (e == nullptr || !*e) return false;
+      put_string(out, (*e)->name);
+      put_string(out, (*e)->value);
+      out.push_back((*e)->separator);
+      return true;
+    }
+    case PMIX_PROC_INFO: {
+      const auto* pi = std::get_if<std::shared_ptr<const proc_info_value>>(&v.data);
+      if (pi == nullptr || !*pi) return false;
+      put_string(out, (*pi)->proc.nspace);
+      put_unsigned(out, (*pi)->proc.rank);
+      put_string(out, (*pi)->hostname);
+      put_string(out, (*pi)->executable);
+      put_type(out, PMIX_UINT32);
+      put_unsigned(out, static_cast<std::uint32_t>((*pi)->pid));
+      out.push_back(static_cast<char>((*pi)->state));
+      return true;
+    }
+    case PMIX_POINTER:  // the address stays here: a sentinel goes
+      out.push_back(1);
+      return true;
+    case PMIX_DATA_ARRAY: {
+      const auto* a = v.as_array();
+      if (a == nullptr) return false;
+      put_type(out, a->type);
+      put_unsigned(out, a->elements.size());
+      if (a->type == PMIX_UNDEF) return true;
+      bool ok = true;
+      for (const auto& e : a->elements) {
+        if (a->type == PMIX_INFO) {
+          const auto* i = e.as_info();
+          if (i == nullptr) return false;
+          encode_info(out, *i, ok, depth + 1);
+        } else {
+          ok = ok && encode_body(out, e, depth + 1);
+        }
+      }
+      return ok;
+    }
+    default:
+      return false;  // topologies, statistics, geometry, ...: not carried
+  }
+}
+
+// ---- decoding --------------------------------------------------------------------
+
+struct cursor {
+  std::string_view in;
+  std::size_t& pos;
+  std::string& error;
+
+  bool fail(const std::string& what) {
+    if (error.empty()) error = what;
+    return false;
+  }
+  std::size_t left() const { return in.size() - pos; }
+  bool byte(std::uint8_t& b) {
+    if (pos >= in.size()) return fail("truncated");
+    b = static_cast<std::uint8_t>(in[pos++]);
+    return true;
+  }
+  bool unsigned_(std::uint64_t& v) { return get_unsigned(in, pos, v) || fail("truncated integer"); }
+  bool signed_(std::int64_t& v) { return get_signed(in, pos, v) || fail("truncated integer"); }
+  bool string(std::string& s) {
+    std::int64_t n;
+    if (!signed_(n)) return false;
+    if (n == 0) {
+      s.clear();
+      return true;
+    }
+    if (n < 0 || static_cast<std::uint64_t>(n) > left()) return fail("a string longer than the buffer");
+    if (in[pos + static_cast<std::size_t>(n) - 1] != '\0') return fail("a string without its NUL");
+    s.assign(in.data() + pos, static_cast<std::size_t>(n) - 1);
+    pos += static_cast<std::size_t>(n);
+    return true;
+  }
+  bool type(data_type& t) {
+    std::uint64_t u;
+    if (!unsigned_(u)) return false;
+    if (u > 0xffff) return fail("a type out of range");
+    t = static_cast<data_type>(u);
+    return true;
+  }
+  bool body(data_type t, value& out, int depth);
+  bool info(pmix::info& out, int depth) {
+    std::uint64_t flags;
+    data_type t;
+    if (!string(out.key) || !unsigned_(flags) || !type(t)) return false;
+    out.flags = static_cast<std::uint32_t>(flags);
+    return body(t, out.val, depth);
+  }
+};
+
+bool cursor::body(data_type t, value& out, int depth) {
+  if (depth > max_depth) return fail("arrays nested too deep");
+  switch (t) {
+    case PMIX_UNDEF:
+      out = value{};
+      return true;
+    case PMIX_BOOL: {
+      std::uint8_t b;
+      if (!byte(b)) return false;
+      out = value::boolean(b != 0);
+      return true;
+    }
+    case PMIX_INT8: {
+      std::uint8_t b;
+      if (!byte(b)) return false;
+      out = value::integer(t, static_cast<std::int8_t>(b));
+      return true;
+    }
+    case PMIX_BYTE: case PMIX_UINT8: case PMIX_PERSIST: case PMIX_SCOPE: case PMIX_DATA_RANGE:
+    case PMIX_PROC_STATE: case PMIX_ALLOC_DIRECTIVE: case PMIX_JOB_STATE: case PMIX_LINK_STATE:
+    case PMIX_POINTER: {
+      std::uint8_t b;
+      if (!byte(b)) return false;
+      out = value::unsigned_(t, t == PMIX_POINTER ? 0 : b);
+      return true;
+    }
+    case PMIX_STRING: case PMIX_PROC_NSPACE: {
+      std::string s;
+      if (!string(s)) return false;
+      out = value::bytes(t, std::move(s));
+      return true;
+    }
+    case PMIX_REGEX: {
+      if (in.substr(pos, 4) == "pmix") {
+        const auto nul = in.find('\0', pos);
+        if (nul == std::string_view::npos) return fail("a regex without its NUL");
+        out = value::bytes(t, std::string{in.substr(pos, nul - pos)});
+        pos = nul + 1;
+        return true;
+      }
+      std::int64_t count;
+      std::string s;
+      if (!signed_(count) || count != 1 || !string(s)) return fail("a malformed regex");
+      out = value::bytes(t, std::move(s));
+      return true;
+    }
+    case PMIX_SIZE: case PMIX_UINT16: case PMIX_UINT32: case PMIX_UINT64: case PMIX_PROC_RANK:
+    case PMIX_INFO_DIRECTIVES: case PMIX_DATA_TYPE: case PMIX_IOF_CHANNEL: case PMIX_DEVTYPE:
+    case PMIX_LOCTYPE: case PMIX_STOR_MEDIUM: case PMIX_STOR_ACCESS: case PMIX_STOR_PERSIST:
+    case PMIX_STOR_ACCESS_TYPE: {
+      std::uint64_t u;
+      if (!unsigned_(u)) return false;
+      out = value::unsigned_(t, u);
+      return true;
+    }
+    case PMIX_TIME: {
+      std::uint64_t u;
+      if (!unsigned_(u)) return false;
+      out = value::integer(t, static_cast<std::int64_t>(u));
+      return true;
+    }
+    case PMIX_INT: case PMIX_INT16: case PMIX_INT32: case PMIX_INT64: case PMIX_STATUS: {
+      std::int64_t i;
+      if (!signed_(i)) return false;
+      out = value::integer(t, i);
+      return true;
+    }
+    case PMIX_UINT: {
+      std::int64_t i;
+      if (!signed_(i)) return false;
+      out = value::unsigned_(t, static_cast<std::uint32_t>(static_cast<std::int32_t>(i)));
+      return true;
+    }
+    case PMIX_PID: {
+      data_type inner;
+      std::uint64_t u;
+      if (!type(inner) || !unsigned_(u)) return false;
+      out = value::integer(t, static_cast<std::int32_t>(static_cast<std::uint32_t>(u)));
+      return true;
+    }
+    case PMIX_FLOAT: case PMIX_DOUBLE: {
+      std::string s;
+      if (!string(s)) return false;
+      out = value::real(t, std::strtod(s.c_str(), nullptr));
+      return true;
+    }
+    case PMIX_TIMEVAL: {
+      timeval_value tv;
+      if (!signed_(tv.sec) || !signed_(tv.usec)) return false;
+      out = value{t, tv};
+      return true;
+    }
+    case PMIX_BYTE_OBJECT: case PMIX_COMPRESSED_STRING: case PMIX_COMPRESSED_BYTE_OBJECT: {
+      std::uint64_t n;
+      if (!unsigned_(n)) return false;
+      if (n > left()) return fail("a byte object longer than the buffer");
+      out = value::bytes(t, std::string{in.substr(pos, n)});
+      pos += n;
+      return true;
+    }
+    case PMIX_PROC: {
+      proc_id p;
+      std::uint64_t r;
+      if (!string(p.nspace) || !unsigned_(r)) return false;
+      p.rank = static_cast<rank_t>(r);
+      out = value::proc(std::move(p));
+      return true;
+    }
+    case PMIX_ENVAR: {
+      auto e = std::make_shared<envar_value>();
+      std::uint8_t sep;
+      if (!string(e->name) || !string(e->value) || !byte(sep)) return false;
+      e->separator = static_cast<char>(sep);
+      out = value{t, std::shared_ptr<const envar_value>(std::move(e))};
+      return true;
+    }
+    case PMIX_PROC_INFO: {
+      auto pi = std::make_shared<proc_info_value>();
+      std::uint64_t r, pid;
+      data_type inner;
+      std::uint8_t state;
+      if (!string(pi->proc.nspace) || !unsigned_(r) || !string(pi->hostname) || !string(pi->executable) ||
+          !type(inner) || !unsigned_(pid) || !byte(state))
+        return false;
+      pi->proc.rank = static_cast<rank_t>(r);
+      pi->pid = static_cast<std::int32_t>(pid);
+      pi->state = state;
+      out = value{t, std::shared_ptr<const proc_info_value>(std::move(pi))};
+      return true;
+    }
+    case PMIX_DATA_ARRAY: {
+      array_value a;
+      std::uint64_t n;
+      if (!type(a.type) || !unsigned_(n)) return false;
+      if (a.type != PMIX_UNDEF) {
+        if (n > left()) return fail("an array longer than the buffer");
+        a.elements.reserve(n);
+        for (std::uint64_t k = 0; k < n; ++k) {
+          value e;
+          if (a.type == PMIX_INFO) {
+            auto i = std::make_shared<pmix::info>();
+            if (!info(*i, depth + 1)) return false;
+            e = value{PMIX_INFO, std::shared_ptr<const pmix::info>(std::move(i))};
+          } else if (!body(a.type, e, depth + 1)) {
+            return false;
+          }
+          a.elements.push_back(std::move(e));
+        }
+      }
+      out = value::array(std::move(a));
+      return true;
+    }
+    default:
+      return fail("type " + std::to_string(t) + " is not carried");
+  }
+}
+
+}  // namespace
+
+// ---- writer ----------------------------------------------------------------------
+
+void writer::begin(data_type element, std::int32_t count) {
+  if (type_ == buffer_type::fully_desc) put_type(out_, PMIX_INT32);
+  put_signed(out_, count);
+  if (type_ == buffer_type::fully_desc) put_type(out_, element);
+}
+
+writer& writer::command(std::uint8_t cmd) {
+  begin(PMIX_COMMAND, 1);
+  out_.push_back(static_cast<char>(cmd));
+  return *this;
+}
+
+writer& writer::status(std::int32_t status) {
+  begin(PMIX_STATUS, 1);
+  put_signed(out_, status);
+  return *this;
+}
+
+writer& writer::string(std::string_view s) {
+  begin(PMIX_STRING, 1);
+  put_string(out_, s);
+  return *this;
+}
+
+writer& writer::size(std::uint64_t n) {
+  begin(PMIX_SIZE, 1);
+  put_unsigned(out_, n);
+  return *this;
+}
+
+writer& writer::rank(rank_t r) {
+  begin(PMIX_PROC_RANK, 1);
+  put_unsigned(out_, r);
+  return *this;
+}
+
+writer& writer::byte_object(std::string_view bytes) {
+  begin(PMIX_BYTE_OBJECT, 1);
+  put_unsigned(out_, bytes.size());
+  out_.append(bytes);
+  return *this;
+}
+
+writer& writer::proc(const proc_id& p) {
+  begin(PMIX_PROC, 1);
+  put_string(out_, p.nspace);
+  put_unsigned(out_, p.rank);
+  return *this;
+}
+
+bool writer::try_kval(std::string_view key, const value& v) {
+  const auto mark = out_.size();
+  begin(PMIX_KVAL, 1);
+  put_string(out_, key);
+  put_type(out_, v.type);
+  if (encode_body(out_, v, 0)) return true;
+  out_.resize(mark);
+  return false;
+}
+
+writer& writer::kval(std::string_view key, const value& v) {
+  try_kval(key, v);
+  return *this;
+}
+
+writer& writer::info(const pmix::info& i) {
+  begin(PMIX_INFO, 1);
+  bool ok = true;
+  encode_info(out_, i, ok, 0);
+  return *this;
+}
+
+writer& writer::infos(const info_list& list) {
+  begin(PMIX_INFO, static_cast<std::int32_t>(list.size()));
+  bool ok = true;
+  for (const auto& i : list) encode_info(out_, i, ok, 0);
+  return *this;
+}
+
+// ---- reader ----------------------------------------------------------------------
+
+bool reader::begin(data_type element, std::int32_t& count) {
+  cursor c{in_, pos_, error_};
+  if (type_ == buffer_type::fully_desc) {
+    data_type t;
+    if (!c.type(t)) return false;
+    if (t != PMIX_INT32) return c.fail("a pack whose count is not an INT32");
+  }
+  std::int64_t n;
+  if (!c.signed_(n)) return false;
+  if (n < 0 || n > static_cast<std::int64_t>(in_.size())) return c.fail("a count out of range");
+  if (type_ == buffer_type::fully_desc) {
+    data_type t;
+    if (!c.type(t)) return false;
+    if (t != element)
+      return c.fail("a pack of type " + std::to_string(t) + " where " + std::to_string(element) + " was expected");
+  }
+  count = static_cast<std::int32_t>(n);
+  return true;
+}
+
+namespace {
+bool one(reader& r, std::int32_t count, std::string& error) {
+  if (count == 1) return true;
+  if (error.empty()) error = "a pack of " + std::to_string(count) + " where one was expected";
+  (void)r;
+  return false;
+}
+}  // namespace
+
+bool reader::command(std::uint8_t& cmd) {
+  std::int32_t n;
+  cursor c{in_, pos_, error_};
+  return begin(PMIX_COMMAND, n) && one(*this, n, error_) && c.byte(cmd);
+}
+
+bool reader::status(std::int32_t& status) {
+  std::int32_t n;
+  std::int64_t v;
+  cursor c{in_, pos_, error_};
+  if (!begin(PMIX_STATUS, n) || !one(*this, n, error_) || !c.signed_(v)) return false;
+  status = static_cast<std::int32_t>(v);
+  return true;
+}
+
+bool reader::int32(std::int32_t& out) {
+  std::int32_t n;
+  std::int64_t v;
+  cursor c{in_, pos_, error_};
+  if (!begin(PMIX_INT32, n) || !one(*this, n, error_) || !c.signed_(v)) return false;
+  out = static_cast<std::int32_t>(v);
+  return true;
+}
+
+bool reader::string(std::string& s) {
+  std::int32_t n;
+  cursor c{in_, pos_, error_};
+  return begin(PMIX_STRING, n) && one(*this, n, error_) && c.string(s);
+}
+
+bool reader::size(std::uint64_t& out) {
+  std::int32_t n;
+  cursor c{in_, pos_, error_};
+  return begin(PMIX_SIZE, n) && one(*this, n, error_) && c.unsigned_(out);
+}
+
+bool reader::rank(rank_t& r) {
+  std::int32_t n;
+  std::uint64_t v;
+  cursor c{in_, pos_, error_};
+  if (!begin(PMIX_PROC_RANK, n) || !one(*this, n, error_) || !c.unsigned_(v)) return false;
+  r = static_cast<rank_t>(v);
+  return true;
+}
+
+bool reader::byte_object(std::string& bytes) {
+  std::int32_t n;
+  value v;
+  cursor c{in_, pos_, error_};
+  if (!begin(PMIX_BYTE_OBJECT, n) || !one(*this, n, error_) || !c.body(PMIX_BYTE_OBJECT, v, 0)) return false;
+  bytes = *v.as_string();
+  return true;
+}
+
+bool reader::kval(std::string& key, value& v) {
+  std::int32_t n;
+  data_type t;
+  cursor c{in_, pos_, error_};
+  return begin(PMIX_KVAL, n) && one(*this, n, error_) && c.string(key) && c.type(t) && c.body(t, v, 0);
+}
+
+bool reader::procs(std::vector<proc_id>& out) {
+  std::int32_t n;
+  cursor c{in_, pos_, error_};
+  if (!begin(PMIX_PROC, n)) return false;
+  out.clear();
+  for (std::int32_t k = 0; k < n; ++k) {
+    value v;
+    if (!c.body(PMIX_PROC, v, 0)) return false;
+    out.push_back(*v.as_proc());
+  }
+  return true;
+}
+
+bool reader::infos(info_list& out) {
+  std::int32_t n;
+  cursor c{in_, pos_, error_};
+  if (!begin(PMIX_INFO, n)) return false;
+  out.clear();
+  for (std::int32_t k = 0; k < n; ++k) {
+    pmix::info i;
+    if (!c.info(i, 0)) return false;
+    out.push_back(std::move(i));
+  }
+  return true;
+}
+
+}  // namespace pmix::openpmix

@@ -1,0 +1,91 @@
+// OpenPMIx's own data format, "bfrops v41" (issue 35: serving processes
+// linked with OpenPMIx 4.2.x and 5.x). Written from the facts of the format
+// (docs/wire-format.md, "OpenPMIx's format"), not from its code.
+//
+// A buffer is a sequence of packs. A pack is a count (INT32) and that many
+// elements of one type; a FULLY_DESC buffer puts the type of the count
+// (INT32) before it and the elements' type after it, a NON_DESC buffer
+// neither. Integers are base-128 varints, little end first (at most 8
+// seven-bit groups, then one byte holding the top 8 bits), signed ones
+// zigzag-encoded; strings carry their length with the terminating NUL and
+// the NUL; a value is its type (a varint) and its body.
+//
+// Plain functions on strings: no sockets, no actors.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/value.hpp"
+
+namespace pmix::openpmix {
+
+enum class buffer_type : std::uint8_t { non_desc = 1, fully_desc = 2 };
+
+// Appends packs to `out`.
+class writer {
+ public:
+  explicit writer(buffer_type type = buffer_type::non_desc) : type_(type) {}
+
+  writer& command(std::uint8_t cmd);
+  writer& status(std::int32_t status);
+  writer& string(std::string_view s);
+  writer& size(std::uint64_t n);
+  writer& rank(rank_t r);  // PMIX_PROC_RANK
+  writer& byte_object(std::string_view bytes);
+  writer& proc(const proc_id& p);
+  writer& kval(std::string_view key, const value& v);
+  writer& info(const pmix::info& i);
+  writer& infos(const info_list& list);  // one pack of list.size() INFOs (none: count 0)
+  // False if `v` holds a type this format cannot carry (the writer is then
+  // unchanged).
+  bool try_kval(std::string_view key, const value& v);
+
+  const std::string& bytes() const { return out_; }
+  std::string take() { return std::move(out_); }
+
+ private:
+  void begin(data_type element, std::int32_t count);
+  buffer_type type_;
+  std::string out_;
+};
+
+// Reads packs from a buffer it only views (keep the buffer alive). Each
+// call reads one pack of one element (or of any number, for procs and
+// infos); false at the end of the buffer or on malformed input (then
+// `error()` says which, and at_end() is false).
+class reader {
+ public:
+  reader(std::string_view in, buffer_type type = buffer_type::non_desc) : in_(in), type_(type) {}
+
+  bool command(std::uint8_t& cmd);
+  bool status(std::int32_t& status);
+  bool string(std::string& s);
+  bool size(std::uint64_t& n);
+  bool rank(rank_t& r);
+  bool byte_object(std::string& bytes);
+  bool kval(std::string& key, value& v);
+  bool procs(std::vector<proc_id>& out);  // one pack of any number of PROCs
+  bool infos(info_list& out);             // one pack of any number of INFOs
+  bool int32(std::int32_t& v);
+
+  bool at_end() const { return pos_ >= in_.size(); }
+  const std::string& error() const { return error_; }
+
+ private:
+  bool begin(data_type element, std::int32_t& count);
+  std::string_view in_;
+  std::size_t pos_ = 0;
+  buffer_type type_;
+  std::string error_;
+};
+
+// The varints on their own (exposed for tests).
+void put_unsigned(std::string& out, std::uint64_t v);
+void put_signed(std::string& out, std::int64_t v);
+bool get_unsigned(std::string_view in, std::size_t& pos, std::uint64_t& v);
+bool get_signed(std::string_view in, std::size_t& pos, std::int64_t& v);
+
+}  // namespace pmix::openpmix
