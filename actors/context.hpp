@@ -80,6 +80,7 @@ struct server_context {
   proc_id server;             // PMIX_SERVER_NSPACE / PMIX_SERVER_RANK
   std::string hostname;       // this node's name, as job maps name it
   std::string uri;            // what clients get in PMIX_SERVER_URI41
+  std::string openpmix_uri;   // OpenPMIx's protocol, loopback TCP (empty: none)
   std::string tmpdir;         // PMIX_SERVER_TMPDIR
   bool allow_clones = false;  // PMIX_ALLOW_CLIENT_CLONES
   bool tool_support = false;  // PMIX_SERVER_TOOL_SUPPORT: tools may connect

@@ -1,6 +1,7 @@
 #include "actors/peer_actor.hpp"
 
 #include "actors/peer_detail.hpp"
+#include "protocol/openpmix.hpp"
 #include "transport/peer_identity.hpp"
 
 #include <caf/default_attachable.hpp>
@@ -89,10 +90,13 @@ void answered(self_ptr self, std::uint64_t id) {
   if (st.ctx->faults && st.conn && id != 0) st.ctx->faults->answer(st.conn->id(), id);
 }
 
+void send_openpmix(self_ptr self, const wire::Envelope& e);
+
 void send_envelope(self_ptr self, const wire::Envelope& e,
                    std::shared_ptr<const transport::shared_data> attach) {
   auto& st = self->state;
   if (!can_send(self)) return;
+  if (st.openpmix) return send_openpmix(self, e);
   if (st.ctx->faults) answered(self, e.id());
   if (!st.conn->send(protocol::to_frame(e), {}, std::move(attach)))
     log::debug("peer", to_string(st.proc), ": write failed, connection broken");
@@ -912,12 +916,15 @@ void dispatch(self_ptr self, const wire::Envelope& e) {
 
 // `replay`: a frame the fault plane already decided on (delayed,
 // duplicated or held back), handled without asking it again.
+void on_openpmix_frame(self_ptr self, const std::string& frame);
+
 void on_frame(self_ptr self, const std::string& payload, bool replay = false) {
   auto& st = self->state;
   // Nothing more from a connection this side ended (a cut, a refused
   // connect, a protocol error): frames the I/O thread read before the end
   // are dropped, as they would be had they come a moment later.
   if (st.state == peer_state::phase::tombstone || !st.conn || st.conn->shut()) return;
+  if (st.openpmix) return on_openpmix_frame(self, payload);
   // The request is parsed on an arena whose first block is on the stack:
   // its parts cost no allocation and no destructor each (no handler keeps
   // a reference to them past this call).
@@ -959,6 +966,205 @@ void on_frame(self_ptr self, const std::string& payload, bool replay = false) {
   }
   strike(self, fault);
 }
+
+// ---- OpenPMIx's protocol (issue 35) ---------------------------------------------
+//
+// A process linked with OpenPMIx connects to its own listener (loopback TCP).
+// Its handshake and requests become the Envelopes our clients send, handled
+// by the same code (dispatch); the replies meant for them are written in its
+// form by send_openpmix. docs/wire-format.md, "OpenPMIx's protocol", says
+// what is served so far; any other request is answered PMIX_ERR_NOT_SUPPORTED.
+
+// The handshake's request id (OpenPMIx's tags are 32-bit).
+constexpr std::uint64_t openpmix_handshake = std::uint64_t{1} << 40;
+
+std::uint32_t be32(const char* p) {
+  const auto* u = reinterpret_cast<const unsigned char*>(p);
+  return (std::uint32_t{u[0]} << 24) | (std::uint32_t{u[1]} << 16) | (std::uint32_t{u[2]} << 8) | u[3];
+}
+
+void put_be32(std::string& out, std::uint32_t v) {
+  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>((v >> shift) & 0xff));
+}
+
+// One message to the process: the 16-byte header (index 0, the tag, the
+// length, padding; big-endian) and the packed payload.
+void send_openpmix_message(self_ptr self, std::uint32_t tag, const std::string& payload) {
+  auto& st = self->state;
+  std::string frame;
+  frame.reserve(16 + payload.size());
+  put_be32(frame, 0);
+  put_be32(frame, tag);
+  put_be32(frame, static_cast<std::uint32_t>(payload.size()));
+  put_be32(frame, 0);
+  frame += payload;
+  if (!st.conn->send(frame)) log::debug("peer", to_string(st.proc), ": write failed, connection broken");
+}
+
+openpmix::buffer_type buffer_of(const peer_state& st) {
+  return st.openpmix_buffer == 2 ? openpmix::buffer_type::fully_desc : openpmix::buffer_type::non_desc;
+}
+
+void send_openpmix_status(self_ptr self, std::uint32_t tag, pmix_status_t status) {
+  openpmix::writer w{buffer_of(self->state)};
+  w.status(status);
+  send_openpmix_message(self, tag, w.bytes());
+}
+
+// PMIX_REQ_CMD: the job data in the form OpenPMIx's "hash" store reads: the
+// namespace, the job-level key/values, then each rank's in a byte object of
+// its own ("pmix.pblob": the rank, then its key/values).
+void send_openpmix_job(self_ptr self, std::uint32_t tag) {
+  auto& st = self->state;
+  wire::JobInfo job;
+  if (!st.openpmix_job || !job.ParseFromString(*st.openpmix_job)) {
+    log::error("peer", to_string(st.proc), ": no job data to give a process linked with OpenPMIx");
+    return send_openpmix_status(self, tag, PMIX_ERR_NOT_FOUND);
+  }
+  const auto type = buffer_of(st);
+  openpmix::writer w{type};
+  w.string(job.nspace());
+  std::size_t skipped = 0;
+  std::string error;
+  for (const auto& wi : job.info()) {
+    pmix::info i;
+    if (!protocol::from_wire(wi, i, &error) || !w.try_kval(i.key, i.val)) ++skipped;
+  }
+  for (const auto& r : job.ranks()) {
+    openpmix::writer blob{type};
+    blob.rank(r.rank());
+    for (const auto& wi : r.info()) {
+      pmix::info i;
+      if (!protocol::from_wire(wi, i, &error) || !blob.try_kval(i.key, i.val)) ++skipped;
+    }
+    w.kval("pmix.pblob", value::bytes(PMIX_BYTE_OBJECT, blob.take()));
+  }
+  if (skipped > 0)
+    log::debug("peer", to_string(st.proc), ": ", skipped, " job keys have no form in OpenPMIx's protocol (left out)");
+  send_openpmix_message(self, tag, w.bytes());
+}
+
+// The handshake (its header in the client's byte order, then NUL-ended
+// strings and big-endian 32-bit numbers): the security module, the
+// credential (ignored: the kernel names the peer), the process type, its
+// namespace and rank, its version, its data format, buffer type and store.
+void on_openpmix_handshake(self_ptr self, const std::string& frame) {
+  auto& st = self->state;
+  std::size_t pos = 16;
+  bool ok = true;
+  auto text = [&](std::string& out) {
+    const auto nul = frame.find('\0', pos);
+    if (!ok || nul == std::string::npos) return void(ok = false);
+    out.assign(frame, pos, nul - pos);
+    pos = nul + 1;
+  };
+  auto u32 = [&](std::uint32_t& out) {
+    if (!ok || pos + 4 > frame.size()) return void(ok = false);
+    out = be32(frame.data() + pos);
+    pos += 4;
+  };
+  auto u8 = [&](std::uint8_t& out) {
+    if (!ok || pos >= frame.size()) return void(ok = false);
+    out = static_cast<std::uint8_t>(frame[pos++]);
+  };
+  std::string security, nspace, version, format, store;
+  std::uint32_t cred_len = 0, rank = 0;
+  std::uint8_t kind = 0, buffer = 0;
+  text(security);
+  u32(cred_len);
+  if (ok && cred_len <= frame.size() - pos) pos += cred_len; else ok = false;
+  u8(kind);
+  if (ok && kind != 0) {
+    log::warning("peer", "a process linked with OpenPMIx connected as a tool or launcher (type ", int{kind},
+                 "): not served yet (issue 35); closing the connection");
+    return st.conn->shutdown();
+  }
+  text(nspace);
+  u32(rank);
+  text(version);
+  text(format);
+  u8(buffer);
+  text(store);
+  if (!ok) return protocol_error(self, "a malformed OpenPMIx handshake");
+  if (format != "v41" || (buffer != 1 && buffer != 2) || store.find("hash") == std::string::npos) {
+    log::warning("peer", "a process linked with OpenPMIx ", version, " as ", nspace, ".", rank,
+                 " asks for data format ", format, " and store ", store,
+                 ": only v41 and hash are served; closing the connection");
+    return st.conn->shutdown();
+  }
+  st.openpmix_buffer = buffer;
+  wire::Envelope e;
+  e.set_id(openpmix_handshake);
+  auto* c = e.mutable_connect();
+  c->set_protocol_version(protocol::wire_version);
+  c->set_role(wire::ROLE_CLIENT);
+  c->mutable_proc()->set_nspace(nspace);
+  c->mutable_proc()->set_rank(rank);
+  c->set_library_version("OpenPMIx " + version);
+  dispatch(self, e);
+}
+
+void on_openpmix_frame(self_ptr self, const std::string& frame) {
+  auto& st = self->state;
+  if (st.state == peer_state::phase::handshake) return on_openpmix_handshake(self, frame);
+  if (frame.size() < 16) return protocol_error(self, "a short OpenPMIx frame");
+  const std::uint32_t tag = be32(frame.data() + 4);
+  const std::string_view payload{frame.data() + 16, frame.size() - 16};
+  openpmix::reader r{payload, buffer_of(st)};
+  std::uint8_t cmd = 0;
+  if (!r.command(cmd)) return protocol_error(self, "an OpenPMIx request without a command: " + r.error());
+  switch (cmd) {
+    case 0:  // PMIX_REQ_CMD
+      return send_openpmix_job(self, tag);
+    case 5: {  // PMIX_FINALIZE_CMD
+      wire::Envelope e;
+      e.set_id(tag);
+      e.mutable_finalize();
+      return dispatch(self, e);
+    }
+    default:
+      log::warning("peer", to_string(st.proc), " (linked with OpenPMIx): command ", int{cmd},
+                   " is not served yet (issue 35): PMIX_ERR_NOT_SUPPORTED");
+      return send_openpmix_status(self, tag, PMIX_ERR_NOT_SUPPORTED);
+  }
+}
+
+// Our reply to a request of a process linked with OpenPMIx, in its form.
+void send_openpmix_reply(self_ptr self, const wire::Envelope& e) {
+  auto& st = self->state;
+  switch (e.body_case()) {
+    case wire::Envelope::kConnectReply: {
+      const auto& r = e.connect_reply();
+      if (r.status() != PMIX_SUCCESS) {
+        // OpenPMIx's clients take any answer as success: the refusal is
+        // the connection's end, as OpenPMIx's servers do it.
+        st.conn->shutdown();
+        return;
+      }
+      st.openpmix_job = std::make_shared<const std::string>(r.job());
+      std::string ack;
+      put_be32(ack, 0);
+      put_be32(ack, static_cast<std::uint32_t>(st.conn->id()));
+      if (!st.conn->send(ack)) log::debug("peer", to_string(st.proc), ": write failed, connection broken");
+      return;
+    }
+    case wire::Envelope::kStatusReply:
+      return send_openpmix_status(self, static_cast<std::uint32_t>(e.id()), e.status_reply().status());
+    case wire::Envelope::kInfoReply:
+      return send_openpmix_status(self, static_cast<std::uint32_t>(e.id()), e.info_reply().status());
+    default:
+      if (e.id() != 0) send_openpmix_status(self, static_cast<std::uint32_t>(e.id()), PMIX_ERR_NOT_SUPPORTED);
+      return;  // unprompted messages have no OpenPMIx form yet
+  }
+}
+
+}  // namespace
+
+namespace peer {
+void send_openpmix(self_ptr self, const wire::Envelope& e) { send_openpmix_reply(self, e); }
+}  // namespace peer
+
+namespace {
 
 // Starts the epilog (once), off the actors' threads; epilog_done_msg tells
 // when it is done.
@@ -1078,6 +1284,7 @@ caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
                          context_ptr ctx, caf::actor anchor) {
   self->state.owner = conn->credentials().uid;
   self->state.cred = conn->credentials();
+  self->state.openpmix = conn->openpmix();
   self->state.conn = std::move(conn);
   self->state.server = std::move(server);
   self->state.ctx = std::move(ctx);
@@ -1153,6 +1360,7 @@ caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
         auto& st = self->state;
         if (msg.skip == caf::actor_cast<caf::actor>(self) || !can_send(self)) return;
         if (st.state != peer_state::phase::active && st.state != peer_state::phase::finalizing) return;
+        if (st.openpmix) return;  // events in OpenPMIx's form: issue 35, later
         if (!st.conn->send(*msg.frame))
           log::debug("peer", to_string(st.proc), ": write failed, event not delivered");
       },

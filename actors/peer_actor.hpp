@@ -137,6 +137,12 @@ struct peer_state {
   // The fault plane: a message held back by a `reorder` fault, handled
   // after the connection's next one.
   std::string held_frame;
+  // A process linked with OpenPMIx (issue 35): its frames are translated
+  // into ours on the way in, and our replies into its on the way out
+  // (actors/peer_actor.cpp, "OpenPMIx's protocol").
+  bool openpmix = false;
+  std::uint8_t openpmix_buffer = 1;  // openpmix::buffer_type
+  std::shared_ptr<const std::string> openpmix_job;  // its serialized JobInfo, for PMIX_REQ_CMD
   bool holding = false;
 
   // Host up-calls in flight: up-call id -> envelope id to answer.

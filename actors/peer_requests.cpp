@@ -290,7 +290,7 @@ void on_group_request(self_ptr self, std::uint64_t id, const wire::GroupRequest&
 
 void on_deliver_iof(self_ptr self, const deliver_iof_msg& msg) {
   auto& st = self->state;
-  if (!can_send(self) || st.state != peer_state::phase::active) return;
+  if (!can_send(self) || st.state != peer_state::phase::active || st.openpmix) return;
   if (!st.conn->send(*msg.frame)) log::debug("peer", to_string(st.proc), ": write failed, output not delivered");
 }
 

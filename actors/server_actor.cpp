@@ -77,6 +77,10 @@ env_list client_environment(const server_context& ctx, const proc_id& proc) {
   env.push_back("PMIX_SERVER_TMPDIR=" + ctx.tmpdir);
   env.push_back("PMIX_HOSTNAME=" + ctx.hostname);
   env.push_back(std::string{"PMIX_VERSION="} + protocol::abi_version);
+  // Where a process linked with OpenPMIx would connect (issue 35: the
+  // PMIX_SERVER_URI* variables name it once every launcher's environment
+  // is ready for that).
+  if (!ctx.openpmix_uri.empty()) env.push_back("PMIX_CXX_OPENPMIX_URI=" + ctx.openpmix_uri);
   return env;
 }
 

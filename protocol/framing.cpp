@@ -1,5 +1,7 @@
 #include "protocol/framing.hpp"
 
+#include <cstring>
+
 namespace pmix::protocol {
 
 void append_frame(std::string& out, std::string_view payload) {
@@ -30,6 +32,25 @@ void frame_reader::release_if_drained() {
 }
 
 frame_reader::status frame_reader::take(std::string_view in, std::string& payload, std::size_t& used) {
+  if (openpmix_) {
+    constexpr std::size_t header = 16;
+    if (in.size() < header) return status::need_more;
+    const auto* p = reinterpret_cast<const unsigned char*>(in.data()) + 8;
+    std::uint32_t n;
+    if (openpmix_handshake_)
+      std::memcpy(&n, p, 4);
+    else
+      n = (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | std::uint32_t{p[3]};
+    if (n > max_frame_size_) {
+      rejected_length_ = n;
+      return status::too_large;
+    }
+    if (in.size() < header + n) return status::need_more;
+    payload.assign(in.data(), header + n);
+    used = header + n;
+    openpmix_handshake_ = false;
+    return status::complete;
+  }
   if (in.size() < frame_header_size) return status::need_more;
   const auto* p = reinterpret_cast<const unsigned char*>(in.data());
   const std::uint32_t n = (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) |

@@ -43,6 +43,12 @@ class frame_reader {
   // (after which `data` is empty).
   status next_from(std::string_view& data, std::string& payload);
 
+  // OpenPMIx's framing instead of ours (issue 35): a 16-byte header (index,
+  // tag, payload length, padding), in the sender's byte order for the first
+  // frame (the handshake) and big-endian after it; a frame is returned
+  // whole, header included (the tag is the request's id).
+  void use_openpmix_framing() { openpmix_ = true; }
+
   // Changes the largest accepted payload (a peer's limit grows once it has
   // authenticated).
   void set_max(std::uint32_t max_frame_size) { max_frame_size_ = max_frame_size; }
@@ -65,6 +71,8 @@ class frame_reader {
   std::size_t consumed_ = 0;
   std::uint32_t max_frame_size_;
   std::uint32_t rejected_length_ = 0;
+  bool openpmix_ = false;
+  bool openpmix_handshake_ = true;  // its first frame's header is in host order
 };
 
 }  // namespace pmix::protocol

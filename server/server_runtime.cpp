@@ -7,6 +7,8 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -137,6 +139,30 @@ pmix_status_t open_unix_listener(const std::string& tmpdir, std::string& dir, st
 
 }  // namespace
 
+// Processes linked with OpenPMIx reach their server over TCP only, in
+// OpenPMIx's protocol (issue 35): one listener on the loopback address for
+// them. Without it (IPv4 disabled, no loopback) such processes are not
+// served; ours are not affected.
+void runtime::open_openpmix_listener(const settings& s) {
+  if (s.disable_ipv4) return;
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return;
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd, SOMAXCONN) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+    log::warning("server", "no listener for processes linked with OpenPMIx: ", std::strerror(errno));
+    ::close(fd);
+    return;
+  }
+  openpmix_listener_ = fd;
+  openpmix_uri_ = s.server.nspace + "." + std::to_string(s.server.rank) + ";tcp4://127.0.0.1:" +
+                  std::to_string(ntohs(a.sin_port));
+  log::debug("server", "listening for OpenPMIx's protocol at ", openpmix_uri_);
+}
+
 pmix_status_t runtime::open_sockets(const settings& s, std::string& error) {
   const mode_t dir_mode = s.foreign_tools ? 0755 : 0700;
   if (!make_dirs(s.tmpdir, dir_mode, created_dirs_, error)) return PMIX_ERR_BAD_PARAM;
@@ -147,6 +173,7 @@ pmix_status_t runtime::open_sockets(const settings& s, std::string& error) {
   const std::string local_uri =
       s.server.nspace + "." + std::to_string(s.server.rank) + ";uds://" + socket_path_;
   uri_ = local_uri;
+  open_openpmix_listener(s);
   if (!s.tcp_requested) return PMIX_SUCCESS;
 
   transport::tcp_options o;
@@ -274,6 +301,7 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
   ctx->job_limits.of[job_budget::request_bytes] = s.max_request_bytes_job;
   ctx->job_limits.of[job_budget::backlog] = s.max_send_backlog_job;
   ctx->uri = s.server.nspace + "." + std::to_string(s.server.rank) + ";uds://" + rt->socket_path_;
+  ctx->openpmix_uri = rt->openpmix_uri_;
   ctx->host = rt->host_;
   ctx->cleanup_worker = std::make_shared<actors::cleaner>();
   rc = install_faults(*ctx, *rt->host_, s.faults, s.faults_seed, error);
@@ -357,6 +385,7 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
   }
   for (int fd : rt->listeners_) rt->io_->add_listener(fd);
   rt->listeners_.clear();
+  if (rt->openpmix_listener_ >= 0) rt->io_->add_openpmix_listener(std::exchange(rt->openpmix_listener_, -1));
   if (!(rt->external_ ? rt->io_->open() : rt->io_->start())) {
     error = std::string{"cannot start the socket thread: "} + std::strerror(errno);
     return PMIX_ERR_INIT;
@@ -657,6 +686,7 @@ runtime::~runtime() {
   }
   io_.reset();      // closes the listeners
   for (int fd : listeners_) ::close(fd);
+  if (openpmix_listener_ >= 0) ::close(std::exchange(openpmix_listener_, -1));
   remove_files();  // unless stop() did
 }
 

@@ -99,6 +99,7 @@ class runtime {
   std::size_t anchors_ = 0;  // peer anchors spawned (actors::peer_anchor)
   runtime() = default;
   pmix_status_t open_sockets(const settings& s, std::string& error);
+  void open_openpmix_listener(const settings& s);
   pmix_status_t write_rendezvous(const settings& s, std::string& error);
   pmix_status_t report_uri(const settings& s, std::string& error);
 
@@ -148,6 +149,8 @@ class runtime {
   std::unique_ptr<transport::io_thread> io_;
   std::shared_ptr<thread_binding> binding_;
   std::vector<int> listeners_;  // until the socket thread owns them
+  int openpmix_listener_ = -1;   // likewise: OpenPMIx's protocol (issue 35)
+  std::string openpmix_uri_;
   std::vector<std::string> created_dirs_;  // missing temporary directories we made
   std::string socket_dir_;   // the server's own directory, holding the socket
   std::string socket_path_;

@@ -39,6 +39,11 @@ io_thread::~io_thread() {
 
 void io_thread::add_listener(int fd) { listeners_.push_back(fd); }
 
+void io_thread::add_openpmix_listener(int fd) {
+  listeners_.push_back(fd);
+  openpmix_listeners_.push_back(fd);
+}
+
 bool io_thread::open() {
   reserve_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
@@ -324,7 +329,7 @@ void io_thread::evict(std::uint64_t id) {
     evicted_ = 0;
     evicted_logged_ = now;
   }
-  if (!busy_frame_.empty())
+  if (!busy_frame_.empty() && !it->second.conn->openpmix())
     [[maybe_unused]] auto sent = ::send(it->second.fd, busy_frame_.data(), busy_frame_.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
   it->second.conn->shutdown();
   drop(id, true);
@@ -368,6 +373,9 @@ void io_thread::accept_from(int listener) {
     }
     const auto id = next_id_++;
     auto conn = std::make_shared<connection>(id, fd, cred, this, limits_.max_send_backlog);
+    const bool openpmix =
+        std::find(openpmix_listeners_.begin(), openpmix_listeners_.end(), listener) != openpmix_listeners_.end();
+    if (openpmix) conn->set_openpmix();
     auto peer = accept_(conn);
     if (!peer) {
       conn->shutdown();
@@ -382,8 +390,9 @@ void io_thread::accept_from(int listener) {
       caf::anon_send(peer, closed_atom::value);
       continue;
     }
-    entries_.emplace(id, entry{std::move(conn), std::move(peer), protocol::frame_reader{limits_.handshake_frame}, fd,
-                               true, false, std::chrono::steady_clock::now()});
+    auto placed = entries_.emplace(id, entry{std::move(conn), std::move(peer), protocol::frame_reader{limits_.handshake_frame},
+                                             fd, true, false, std::chrono::steady_clock::now()});
+    if (openpmix) placed.first->second.reader.use_openpmix_framing();
     ++unauthenticated_;
     handshakes_.emplace_back(std::chrono::steady_clock::now() +
                                  std::chrono::milliseconds(limits_.handshake_timeout_ms),

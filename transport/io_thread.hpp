@@ -45,6 +45,8 @@ class io_thread {
   // Adds a bound, listening socket (the I/O thread owns and closes it).
   // Call before start().
   void add_listener(int fd);
+  // A listener whose connections speak OpenPMIx's protocol (issue 35).
+  void add_openpmix_listener(int fd);
 
   // Starts the thread. False (errno kept) when epoll cannot be set up.
   bool start();
@@ -151,6 +153,7 @@ class io_thread {
   int epoll_fd_ = -1;
   int wake_fd_ = -1;
   std::vector<int> listeners_;
+  std::vector<int> openpmix_listeners_;  // also in listeners_
   std::unordered_map<std::uint64_t, entry> entries_;  // I/O thread only
   std::uint64_t next_id_ = 1;
   std::thread thread_;

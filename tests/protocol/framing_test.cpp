@@ -392,4 +392,35 @@ TEST_SUITE("framing") {
     CHECK(drain(r, last).empty());
     CHECK(last == status::need_more);
   }
+
+  TEST_CASE("OpenPMIx's framing: the handshake's header in host order, then big-endian ones; frames whole") {
+    // Bytes an OpenPMIx 4.2.2 client sent (x86: little-endian): a handshake
+    // header announcing 51 bytes, then a request header (tag 101, 2 bytes).
+    std::string handshake("\xff\xff\xff\xff\xff\xff\xff\xff\x33\x00\x00\x00\x00\x00\x00\x00", 16);
+    handshake += std::string(51, 'h');
+    std::string request("\x00\x00\x00\x00\x00\x00\x00\x65\x00\x00\x00\x02\x00\x00\x00\x00", 16);
+    request += std::string("\x02\x00", 2);
+    pmix::protocol::frame_reader r{1024};
+    r.use_openpmix_framing();
+    const std::string both = handshake + request;
+    std::string p;
+    for (std::size_t k = 0; k < both.size(); ++k) {  // a byte at a time
+      r.feed(both.data() + k, 1);
+      const auto st = r.next(p);
+      if (k + 1 == handshake.size()) {
+        REQUIRE(st == status::complete);
+        CHECK(p == handshake);
+      } else if (k + 1 == both.size()) {
+        REQUIRE(st == status::complete);
+        CHECK(p == request);
+      } else {
+        CHECK(st == status::need_more);
+      }
+    }
+    // A length over the limit ends the stream.
+    std::string huge("\x00\x00\x00\x00\x00\x00\x00\x66\x7f\xff\xff\xff\x00\x00\x00\x00", 16);
+    r.feed(huge.data(), huge.size());
+    CHECK(r.next(p) == status::too_large);
+    CHECK(r.rejected_length() == 0x7fffffffu);
+  }
 }

@@ -1,0 +1,112 @@
+// Issue 35: processes linked with OpenPMIx (Debian's libpmix 4.2.2, built
+// through pkg-config as a user builds them) served by our server, in
+// OpenPMIx's own protocol over its loopback TCP listener. What is served so
+// far: the handshake, the job data at init (read from OpenPMIx's own store
+// afterwards), finalize; any other request is answered, with
+// PMIX_ERR_NOT_SUPPORTED, never left waiting.
+#include <doctest/doctest.h>
+#include <pmix_server.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "tests/e2e/host.hpp"
+
+using namespace pmix::test;
+
+namespace {
+
+// The environment a launcher gives rank r, pointed at the server's listener
+// for OpenPMIx's protocol, with OpenPMIx's variables (its client reads
+// PMIX_SERVER_URI41 first, then 4, 3, 21, 2).
+std::vector<std::string> openpmix_env(const std::string& nspace, pmix_rank_t r, const char* buffer_type) {
+  pmix_proc_t p;
+  PMIX_LOAD_PROCID(&p, nspace.c_str(), r);
+  char** env = nullptr;
+  REQUIRE(PMIx_server_setup_fork(&p, &env) == PMIX_SUCCESS);
+  std::vector<std::string> out;
+  std::string uri;
+  for (char** e = env; e != nullptr && *e != nullptr; ++e) {
+    out.emplace_back(*e);
+    if (out.back().rfind("PMIX_CXX_OPENPMIX_URI=", 0) == 0) uri = out.back().substr(22);
+  }
+  PMIX_ARGV_FREE(env);
+  REQUIRE_MESSAGE(uri.find(";tcp4://127.0.0.1:") != std::string::npos, uri);
+  for (const char* name : {"PMIX_SERVER_URI41", "PMIX_SERVER_URI4", "PMIX_SERVER_URI3", "PMIX_SERVER_URI21",
+                           "PMIX_SERVER_URI2"})
+    out.push_back(std::string{name} + "=" + uri);
+  out.push_back("PMIX_SECURITY_MODE=native");
+  out.push_back(std::string{"PMIX_BFROP_BUFFER_TYPE="} + buffer_type);
+  out.push_back("PMIX_GDS_MODULE=hash");
+  out.push_back("LD_LIBRARY_PATH=");  // OpenPMIx's library, as its RUNPATH says
+  return out;
+}
+
+}  // namespace
+
+TEST_SUITE("clients linked with OpenPMIx") {
+  TEST_CASE("[issue 35] an OpenPMIx 4.2.2 client initializes, reads its job data, is answered, and finalizes") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("opmx", 2, 2) == PMIX_SUCCESS);
+    // Rank 0 in NON_DESC buffers (release builds' default), rank 1 in
+    // FULLY_DESC ones (debug builds').
+    std::vector<child> ranks;
+    ranks.emplace_back(std::vector<std::string>{runfile("tests/e2e/openpmix_client_bin")},
+                       environment_with(openpmix_env("opmx", 0, "PMIX_BFROP_BUFFER_NON_DESC")), dir.path());
+    ranks.emplace_back(std::vector<std::string>{runfile("tests/e2e/openpmix_client_bin")},
+                       environment_with(openpmix_env("opmx", 1, "PMIX_BFROP_BUFFER_FULLY_DESC")), dir.path());
+    for (pmix_rank_t r = 0; r < 2; ++r) {
+      CHECK_MESSAGE(ranks[r].exited_with(0), ranks[r].errors());
+      const auto out = ranks[r].output();
+      CAPTURE(out);
+      CAPTURE(ranks[r].errors());
+      CHECK(contains(out, "init SUCCESS opmx " + std::to_string(r) + "\n"));
+      CHECK(contains(out, "job_size SUCCESS 2\n"));
+      CHECK(contains(out, "local_rank SUCCESS " + std::to_string(r) + "\n"));
+      CHECK(contains(out, "local_size SUCCESS 2\n"));
+      CHECK(contains(out, "hostname SUCCESS "));
+      CHECK(contains(out, "fence NOT-SUPPORTED\n"));  // OpenPMIx's name for it
+      CHECK(contains(out, "finalize SUCCESS\n"));
+    }
+  }
+
+  TEST_CASE("[issue 35] a process linked with OpenPMIx naming a rank that is not registered is cut off") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("opmx2", 1, 1) == PMIX_SUCCESS);
+    auto env = openpmix_env("opmx2", 0, "PMIX_BFROP_BUFFER_NON_DESC");
+    env.push_back("PMIX_RANK=5");
+    child c({runfile("tests/e2e/openpmix_client_bin")}, environment_with(env), dir.path());
+    CHECK_MESSAGE(c.exited_with(0), c.errors());
+    CHECK_FALSE(contains(c.output(), "init SUCCESS"));
+    CHECK(contains(c.output(), "init "));
+  }
+
+  TEST_CASE("[issue 35.4] a process of another user linked with OpenPMIx cannot become a rank registered for root") {
+    if (::getuid() != 0) FAIL("this test runs a process as another user: run it as root (CI does)");
+    temp_dir dir;
+    ::chmod(dir.path().c_str(), 0711);
+    const auto bin = stage_for_other_user(dir.path());
+    const auto client = bin + "/openpmix_client";
+    std::filesystem::copy_file(runfile("tests/e2e/openpmix_client_bin"), client);
+    ::chmod(client.c_str(), 0755);
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("rootjob", 1, 1) == PMIX_SUCCESS);
+    child intruder({client}, environment_with(openpmix_env("rootjob", 0, "PMIX_BFROP_BUFFER_NON_DESC")), dir.path(),
+                   65534);
+    CHECK_MESSAGE(intruder.exited_with(0), intruder.errors());
+    CHECK_FALSE(contains(intruder.output(), "init SUCCESS"));
+    // The rank is still free for its own process.
+    child owner({client}, environment_with(openpmix_env("rootjob", 0, "PMIX_BFROP_BUFFER_NON_DESC")), dir.path());
+    CHECK_MESSAGE(owner.exited_with(0), owner.errors());
+    CHECK(contains(owner.output(), "init SUCCESS rootjob 0\n"));
+    CHECK(contains(owner.output(), "finalize SUCCESS\n"));
+  }
+}
