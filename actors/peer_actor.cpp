@@ -10,6 +10,7 @@
 #include <caf/send.hpp>
 
 #include <algorithm>
+#include <map>
 #include <cstddef>
 #include <type_traits>
 #include <unordered_map>
@@ -374,11 +375,18 @@ void on_fence(self_ptr self, std::uint64_t id, const wire::FenceRequest& req) {
   self->send(st.server, std::move(msg));
 }
 
+void send_openpmix_status(self_ptr self, std::uint32_t tag, pmix_status_t status);
+
 void on_fence_answer(self_ptr self, const fence_answer_msg& a) {
   auto& st = self->state;
   const auto& r = a.result;
   if (r.on_board) return answered(self, a.id);  // the client reads it there
   if (!can_send(self)) return;
+  if (st.openpmix) {
+    // OpenPMIx's clients take only the status, and get the data they want.
+    answered(self, a.id);
+    return send_openpmix_status(self, static_cast<std::uint32_t>(a.id), r.status);
+  }
   const bool shared = r.shared && st.conn->passes_descriptors();
   const std::string& body = shared ? *r.shared_reply : *r.reply;
   const protocol::frame_prefix prefix{a.id, protocol::body::fence_reply, body.size()};
@@ -1113,20 +1121,125 @@ void on_openpmix_frame(self_ptr self, const std::string& frame) {
   openpmix::reader r{payload, buffer_of(st)};
   std::uint8_t cmd = 0;
   if (!r.command(cmd)) return protocol_error(self, "an OpenPMIx request without a command: " + r.error());
+  wire::Envelope e;
+  e.set_id(tag);
+  std::string error;
+  auto bad = [&](const char* what) {
+    protocol_error(self, std::string{"a malformed OpenPMIx "} + what + ": " + r.error());
+  };
   switch (cmd) {
     case 0:  // PMIX_REQ_CMD
       return send_openpmix_job(self, tag);
-    case 5: {  // PMIX_FINALIZE_CMD
-      wire::Envelope e;
-      e.set_id(tag);
-      e.mutable_finalize();
+    case 1: {  // PMIX_ABORT_CMD: status, message, procs
+      std::int32_t status = 0;
+      std::string message;
+      std::uint64_t n = 0;
+      std::vector<proc_id> procs;
+      if (!r.status(status) || !r.string(message) || !r.size(n) || (n > 0 && !r.procs(procs))) return bad("abort");
+      auto* a = e.mutable_abort();
+      a->set_status(status);
+      a->set_message(message);
+      for (const auto& p : procs) protocol::to_wire(p, a->add_procs());
       return dispatch(self, e);
     }
+    case 2: {  // PMIX_COMMIT_CMD: (scope, buffer of key/values) pairs
+      // A key in both the local and the remote buffer was put GLOBAL.
+      std::map<std::string, std::pair<std::uint32_t, value>> items;
+      while (!r.at_end()) {
+        std::uint8_t scope = 0;
+        std::string bytes;
+        if (!r.scope(scope) || !r.buffer(bytes)) return bad("commit");
+        openpmix::reader kvs{bytes, buffer_of(st)};
+        while (!kvs.at_end()) {
+          std::string key;
+          value v;
+          if (!kvs.kval(key, v)) return protocol_error(self, "a malformed OpenPMIx commit: " + kvs.error());
+          auto& item = items[key];
+          item.first |= scope;
+          item.second = std::move(v);
+        }
+      }
+      auto* c = e.mutable_commit();
+      for (auto& [key, item] : items) {
+        auto* d = c->add_data();
+        d->set_scope(item.first);
+        protocol::to_wire(pmix::info{key, std::move(item.second), 0}, d->mutable_info());
+      }
+      dispatch(self, e);
+      // Ours has no answer; OpenPMIx's client waits for one.
+      if (st.conn && !st.conn->shut()) send_openpmix_status(self, tag, PMIX_SUCCESS);
+      return;
+    }
+    case 3: {  // PMIX_FENCENB_CMD: procs, directives
+      std::uint64_t n = 0, ninfo = 0;
+      std::vector<proc_id> procs;
+      info_list info;
+      if (!r.size(n) || (n > 0 && !r.procs(procs)) || !r.size(ninfo) || (ninfo > 0 && !r.infos(info)))
+        return bad("fence");
+      auto* f = e.mutable_fence();
+      for (const auto& p : procs) protocol::to_wire(p, f->add_procs());
+      const auto* collect = find(info, PMIX_COLLECT_DATA);
+      f->set_collect_data(collect != nullptr && collect->val.truthy());
+      protocol::to_wire(info, f->mutable_info());
+      return dispatch(self, e);
+    }
+    case 4: {  // PMIX_GETNB_CMD: namespace, rank, directives, key
+      std::string nspace, key;
+      rank_t rank = 0;
+      std::uint64_t ninfo = 0;
+      info_list info;
+      if (!r.string(nspace) || !r.rank(rank) || !r.size(ninfo) || (ninfo > 0 && !r.infos(info))) return bad("get");
+      if (!r.at_end() && !r.string(key)) return bad("get");
+      auto* g = e.mutable_get();
+      protocol::to_wire(proc_id{nspace, rank}, g->mutable_proc());
+      g->set_key(key);
+      protocol::to_wire(info, g->mutable_info());
+      return dispatch(self, e);
+    }
+    case 5:  // PMIX_FINALIZE_CMD
+      e.mutable_finalize();
+      return dispatch(self, e);
     default:
       log::warning("peer", to_string(st.proc), " (linked with OpenPMIx): command ", int{cmd},
                    " is not served yet (issue 35): PMIX_ERR_NOT_SUPPORTED");
       return send_openpmix_status(self, tag, PMIX_ERR_NOT_SUPPORTED);
   }
+}
+
+// A get's answer: the status, then byte objects each holding a process
+// (the rank, or the namespace's wildcard for its job-level data) and its
+// key/values, which the client's store takes as they are.
+void send_openpmix_get_reply(self_ptr self, std::uint32_t tag, const wire::GetReply& g) {
+  auto& st = self->state;
+  if (g.status() != PMIX_SUCCESS) return send_openpmix_status(self, tag, g.status());
+  const auto type = buffer_of(st);
+  openpmix::writer w{type};
+  w.status(PMIX_SUCCESS);
+  std::size_t skipped = 0;
+  std::string error;
+  auto add = [&](const proc_id& p, const auto& infos, auto info_of) {
+    openpmix::writer one{type};
+    one.proc(p);
+    for (const auto& item : infos) {
+      pmix::info i;
+      if (!protocol::from_wire(info_of(item), i, &error) || !one.try_kval(i.key, i.val)) ++skipped;
+    }
+    w.byte_object(one.bytes());
+  };
+  if (!g.job().empty()) {
+    wire::JobInfo job;
+    if (job.ParseFromString(g.job())) {
+      add(proc_id{job.nspace(), rank_wildcard}, job.info(), [](const wire::Info& i) -> const wire::Info& { return i; });
+      for (const auto& r : job.ranks())
+        add(proc_id{job.nspace(), r.rank()}, r.info(), [](const wire::Info& i) -> const wire::Info& { return i; });
+    }
+  }
+  if (g.has_data())
+    add(protocol::from_wire(g.data().proc()), g.data().data(),
+        [](const wire::ScopedInfo& s) -> const wire::Info& { return s.info(); });
+  if (skipped > 0)
+    log::debug("peer", to_string(st.proc), ": ", skipped, " values have no form in OpenPMIx's protocol (left out)");
+  send_openpmix_message(self, tag, w.bytes());
 }
 
 // Our reply to a request of a process linked with OpenPMIx, in its form.
@@ -1152,6 +1265,8 @@ void send_openpmix_reply(self_ptr self, const wire::Envelope& e) {
       return send_openpmix_status(self, static_cast<std::uint32_t>(e.id()), e.status_reply().status());
     case wire::Envelope::kInfoReply:
       return send_openpmix_status(self, static_cast<std::uint32_t>(e.id()), e.info_reply().status());
+    case wire::Envelope::kGetReply:
+      return send_openpmix_get_reply(self, static_cast<std::uint32_t>(e.id()), e.get_reply());
     default:
       if (e.id() != 0) send_openpmix_status(self, static_cast<std::uint32_t>(e.id()), PMIX_ERR_NOT_SUPPORTED);
       return;  // unprompted messages have no OpenPMIx form yet

@@ -484,6 +484,22 @@ writer& writer::infos(const info_list& list) {
   return *this;
 }
 
+constexpr data_type buffer_data_type = 26;  // PMIX_BUFFER (deprecated, still on the wire)
+
+writer& writer::scope(std::uint8_t scope) {
+  begin(PMIX_SCOPE, 1);
+  out_.push_back(static_cast<char>(scope));
+  return *this;
+}
+
+writer& writer::buffer(std::string_view bytes) {
+  begin(buffer_data_type, 1);
+  out_.push_back(static_cast<char>(type_));
+  put_unsigned(out_, bytes.size());
+  out_.append(bytes);
+  return *this;
+}
+
 // ---- reader ----------------------------------------------------------------------
 
 bool reader::begin(data_type element, std::int32_t& count) {
@@ -536,6 +552,25 @@ bool reader::int32(std::int32_t& out) {
   cursor c{in_, pos_, error_};
   if (!begin(PMIX_INT32, n) || !one(*this, n, error_) || !c.signed_(v)) return false;
   out = static_cast<std::int32_t>(v);
+  return true;
+}
+
+bool reader::scope(std::uint8_t& scope) {
+  std::int32_t n;
+  cursor c{in_, pos_, error_};
+  return begin(PMIX_SCOPE, n) && one(*this, n, error_) && c.byte(scope);
+}
+
+bool reader::buffer(std::string& bytes) {
+  std::int32_t n;
+  std::uint8_t type;
+  std::uint64_t size;
+  cursor c{in_, pos_, error_};
+  if (!begin(buffer_data_type, n) || !one(*this, n, error_) || !c.byte(type) || !c.unsigned_(size)) return false;
+  if (type != static_cast<std::uint8_t>(type_)) return c.fail("a nested buffer of another type");
+  if (size > c.left()) return c.fail("a nested buffer longer than the buffer");
+  bytes.assign(in_.data() + pos_, size);
+  pos_ += size;
   return true;
 }
 

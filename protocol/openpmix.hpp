@@ -39,6 +39,8 @@ class writer {
   writer& kval(std::string_view key, const value& v);
   writer& info(const pmix::info& i);
   writer& infos(const info_list& list);  // one pack of list.size() INFOs (none: count 0)
+  writer& scope(std::uint8_t scope);
+  writer& buffer(std::string_view bytes);  // a nested buffer of this writer's type
   // False if `v` holds a type this format cannot carry (the writer is then
   // unchanged).
   bool try_kval(std::string_view key, const value& v);
@@ -70,6 +72,10 @@ class reader {
   bool procs(std::vector<proc_id>& out);  // one pack of any number of PROCs
   bool infos(info_list& out);             // one pack of any number of INFOs
   bool int32(std::int32_t& v);
+  bool scope(std::uint8_t& scope);  // PMIX_SCOPE
+  // A PMIX_BUFFER (a nested buffer: its type byte, length and bytes), as a
+  // commit carries its key/values.
+  bool buffer(std::string& bytes);
 
   bool at_end() const { return pos_ >= in_.size(); }
   const std::string& error() const { return error_; }

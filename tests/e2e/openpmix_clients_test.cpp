@@ -2,8 +2,8 @@
 // through pkg-config as a user builds them) served by our server, in
 // OpenPMIx's own protocol over its loopback TCP listener. What is served so
 // far: the handshake, the job data at init (read from OpenPMIx's own store
-// afterwards), finalize; any other request is answered, with
-// PMIX_ERR_NOT_SUPPORTED, never left waiting.
+// afterwards), commit, fence, get, abort and finalize; any other request is
+// answered, with PMIX_ERR_NOT_SUPPORTED, never left waiting.
 #include <doctest/doctest.h>
 #include <pmix_server.h>
 #include <sys/stat.h>
@@ -48,31 +48,48 @@ std::vector<std::string> openpmix_env(const std::string& nspace, pmix_rank_t r, 
 }  // namespace
 
 TEST_SUITE("clients linked with OpenPMIx") {
-  TEST_CASE("[issue 35] an OpenPMIx 4.2.2 client initializes, reads its job data, is answered, and finalizes") {
+  TEST_CASE("[issue 35] OpenPMIx 4.2.2 clients and ours in one job: init, job data, put, commit, fence, get of "
+            "each other's data, finalize") {
     temp_dir dir;
     server srv(dir.path());
     REQUIRE(srv.status() == PMIX_SUCCESS);
-    REQUIRE(register_job("opmx", 2, 2) == PMIX_SUCCESS);
+    REQUIRE(register_job("opmx", 3, 3) == PMIX_SUCCESS);
     // Rank 0 in NON_DESC buffers (release builds' default), rank 1 in
-    // FULLY_DESC ones (debug builds').
+    // FULLY_DESC ones (debug builds'), rank 2 on our library.
     std::vector<child> ranks;
     ranks.emplace_back(std::vector<std::string>{runfile("tests/e2e/openpmix_client_bin")},
                        environment_with(openpmix_env("opmx", 0, "PMIX_BFROP_BUFFER_NON_DESC")), dir.path());
     ranks.emplace_back(std::vector<std::string>{runfile("tests/e2e/openpmix_client_bin")},
                        environment_with(openpmix_env("opmx", 1, "PMIX_BFROP_BUFFER_FULLY_DESC")), dir.path());
+    ranks.push_back(launch_script("opmx", 2,
+                                  {"init", "put:mykey=hello-from-2", "commit", "fence:collect", "get:0:mykey",
+                                   "get:1:mykey", "fence", "finalize"},
+                                  dir.path()));
     for (pmix_rank_t r = 0; r < 2; ++r) {
       CHECK_MESSAGE(ranks[r].exited_with(0), ranks[r].errors());
       const auto out = ranks[r].output();
       CAPTURE(out);
       CAPTURE(ranks[r].errors());
       CHECK(contains(out, "init SUCCESS opmx " + std::to_string(r) + "\n"));
-      CHECK(contains(out, "job_size SUCCESS 2\n"));
+      CHECK(contains(out, "job_size SUCCESS 3\n"));
       CHECK(contains(out, "local_rank SUCCESS " + std::to_string(r) + "\n"));
-      CHECK(contains(out, "local_size SUCCESS 2\n"));
+      CHECK(contains(out, "local_size SUCCESS 3\n"));
       CHECK(contains(out, "hostname SUCCESS "));
-      CHECK(contains(out, "fence NOT-SUPPORTED\n"));  // OpenPMIx's name for it
+      CHECK(contains(out, "commit SUCCESS\n"));
+      CHECK(contains(out, "fence SUCCESS\n"));
+      for (pmix_rank_t other = 0; other < 3; ++other)
+        if (other != r)
+          CHECK(contains(out, "get:" + std::to_string(other) + " SUCCESS hello-from-" + std::to_string(other) + "\n"));
+      CHECK(contains(out, "publish NOT-SUPPORTED\n"));  // OpenPMIx's name for it
+      CHECK(contains(out, "fence2 SUCCESS\n"));
       CHECK(contains(out, "finalize SUCCESS\n"));
     }
+    CHECK_MESSAGE(ranks[2].exited_with(0), ranks[2].errors());
+    const auto ours = ranks[2].output();
+    CAPTURE(ours);
+    CHECK(contains(ours, "get:0:mykey PMIX_SUCCESS hello-from-0"));
+    CHECK(contains(ours, "get:1:mykey PMIX_SUCCESS hello-from-1"));
+    CHECK(contains(ours, "finalize PMIX_SUCCESS"));
   }
 
   TEST_CASE("[issue 35] a process linked with OpenPMIx naming a rank that is not registered is cut off") {
@@ -107,6 +124,7 @@ TEST_SUITE("clients linked with OpenPMIx") {
     child owner({client}, environment_with(openpmix_env("rootjob", 0, "PMIX_BFROP_BUFFER_NON_DESC")), dir.path());
     CHECK_MESSAGE(owner.exited_with(0), owner.errors());
     CHECK(contains(owner.output(), "init SUCCESS rootjob 0\n"));
+    CHECK(contains(owner.output(), "fence SUCCESS\n"));
     CHECK(contains(owner.output(), "finalize SUCCESS\n"));
   }
 }

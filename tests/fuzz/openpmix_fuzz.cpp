@@ -45,8 +45,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::vector<proc_id> procs;
     info_list infos;
     std::string text;
+    std::uint8_t scope;
     reader rest{bytes, type};
-    if (!rest.command(cmd) && !rest.procs(procs) && !rest.infos(infos) && !rest.string(text)) break;
+    if (!rest.command(cmd) && !rest.procs(procs) && !rest.infos(infos) && !rest.string(text) && !rest.scope(scope) &&
+        !rest.buffer(text))
+      break;
     break;
   }
   return 0;

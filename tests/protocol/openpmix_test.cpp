@@ -215,6 +215,40 @@ TEST_SUITE("OpenPMIx's format (bfrops v41)") {
     CHECK(key == "mykey");
   }
 
+  TEST_CASE("a commit as OpenPMIx 4.2.2 wrote it: (scope, nested buffer of key/values) pairs") {
+    for (auto [bytes, type] :
+         {std::pair{hex("02020201020117020c6d796b657900031a68656c6c6f2d66726f6d2d30000202020117020c6d796b65790003"
+                        "1a68656c6c6f2d66726f6d2d3000"),
+                    buffer_type::non_desc},
+          std::pair{hex("090222020902200109021a021909021c0c6d796b657900031a68656c6c6f2d66726f6d2d31000902200209021a"
+                        "021909021c0c6d796b657900031a68656c6c6f2d66726f6d2d3100"),
+                    buffer_type::fully_desc}}) {
+      reader r{bytes, type};
+      std::uint8_t cmd = 0;
+      REQUIRE(r.command(cmd));
+      CHECK(cmd == 2);
+      writer w{type};
+      w.command(2);
+      for (std::uint8_t want : {PMIX_LOCAL, PMIX_REMOTE}) {
+        std::uint8_t scope = 0;
+        std::string nested;
+        REQUIRE_MESSAGE(r.scope(scope), r.error());
+        CHECK(scope == want);
+        REQUIRE_MESSAGE(r.buffer(nested), r.error());
+        reader kvs{nested, type};
+        std::string key;
+        value v;
+        REQUIRE(kvs.kval(key, v));
+        CHECK(key == "mykey");
+        CHECK(v.as_string()->rfind("hello-from-", 0) == 0);
+        CHECK(kvs.at_end());
+        w.scope(scope).buffer(nested);
+      }
+      CHECK(r.at_end());
+      CHECK(w.bytes() == bytes);
+    }
+  }
+
   TEST_CASE("the server's job data at init (gds hash), read and written back byte for byte") {
     check_job(job_reply_non_desc, buffer_type::non_desc);
     check_job(job_reply_fully_desc, buffer_type::fully_desc);
