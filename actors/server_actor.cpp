@@ -70,17 +70,25 @@ env_list client_environment(const server_context& ctx, const proc_id& proc) {
   env_list env;
   env.push_back("PMIX_NAMESPACE=" + proc.nspace);
   env.push_back("PMIX_RANK=" + std::to_string(proc.rank));
-  env.push_back("PMIX_SERVER_URI41=" + ctx.uri);
-  env.push_back("PMIX_SERVER_URI4=" + ctx.uri);
+  // Our clients take our protocol's address from a variable of ours;
+  // OpenPMIx's (every version reads PMIX_SERVER_URI41, then 4, 3, 21, 2)
+  // name the listener for its protocol, with the modules it must use there
+  // (issue 35: docs/hosts.md, "Mixed installs").
+  env.push_back("PMIX_CXX_SERVER_URI=" + ctx.uri);
+  const auto& theirs = ctx.openpmix_uri.empty() ? ctx.uri : ctx.openpmix_uri;
+  for (const char* name : {"PMIX_SERVER_URI41=", "PMIX_SERVER_URI4=", "PMIX_SERVER_URI3=", "PMIX_SERVER_URI21=",
+                           "PMIX_SERVER_URI2="})
+    env.push_back(name + theirs);
+  if (!ctx.openpmix_uri.empty()) {
+    env.push_back("PMIX_SECURITY_MODE=native");
+    env.push_back("PMIX_BFROP_BUFFER_TYPE=PMIX_BFROP_BUFFER_NON_DESC");
+    env.push_back("PMIX_GDS_MODULE=hash");
+  }
   env.push_back("PMIX_SERVER_NSPACE=" + ctx.server.nspace);
   env.push_back("PMIX_SERVER_RANK=" + std::to_string(ctx.server.rank));
   env.push_back("PMIX_SERVER_TMPDIR=" + ctx.tmpdir);
   env.push_back("PMIX_HOSTNAME=" + ctx.hostname);
   env.push_back(std::string{"PMIX_VERSION="} + protocol::abi_version);
-  // Where a process linked with OpenPMIx would connect (issue 35: the
-  // PMIX_SERVER_URI* variables name it once every launcher's environment
-  // is ready for that).
-  if (!ctx.openpmix_uri.empty()) env.push_back("PMIX_CXX_OPENPMIX_URI=" + ctx.openpmix_uri);
   return env;
 }
 

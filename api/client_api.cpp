@@ -34,8 +34,12 @@ const char* env(const char* name) {
   return v != nullptr && *v != '\0' ? v : nullptr;
 }
 
-// The server's URI from the environment setup_fork gave us.
+// The server's URI from the environment setup_fork gave us: our own
+// protocol's (PMIX_CXX_SERVER_URI; the PMIX_SERVER_URI* variables of a
+// server of ours name its listener for OpenPMIx's protocol), else
+// PMIX_SERVER_URI41 / 4 (a server of ours older than that).
 const char* server_uri() {
+  if (const char* ours = env("PMIX_CXX_SERVER_URI")) return ours;
   const char* uri = env("PMIX_SERVER_URI41");
   return uri != nullptr ? uri : env("PMIX_SERVER_URI4");
 }

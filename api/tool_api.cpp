@@ -12,7 +12,8 @@
 // (api/library.hpp, docs/architecture.md "Tools").
 //
 // Finding the server, in order: PMIX_SERVER_URI / PMIX_TCP_URI; the
-// environment a launcher gave its child (PMIX_SERVER_URI41/4), unless a
+// environment a launcher gave its child (PMIX_CXX_SERVER_URI, else
+// PMIX_SERVER_URI41/4), unless a
 // directive names the server (PID, namespace, system); otherwise the
 // rendezvous files servers write (spec 000, 20.2.247.6.1): by
 // PMIX_SERVER_PIDINFO, by PMIX_SERVER_NSPACE, the system server
@@ -135,7 +136,8 @@ pmix_status_t read_directives(const info_list& directives, bool launched, tool_d
   const bool named = !out.uri.empty() || out.server_pid != 0 || !out.server_nspace.empty() || out.to_system ||
                      out.system_first;
   if (launched && !named) {
-    if (const char* uri = env_value("PMIX_SERVER_URI41")) out.uri = uri;
+    if (const char* ours = env_value("PMIX_CXX_SERVER_URI")) out.uri = ours;
+    else if (const char* uri = env_value("PMIX_SERVER_URI41")) out.uri = uri;
     else if (const char* uri4 = env_value("PMIX_SERVER_URI4")) out.uri = uri4;
   }
   if (out.proposed.rank == rank_undef) out.proposed.rank = 0;

@@ -774,7 +774,7 @@ std::string server_uri() {
   PMIx_server_setup_fork(&p, &env);
   std::string uri;
   for (char** e = env; e != nullptr && *e != nullptr; ++e)
-    if (std::strncmp(*e, "PMIX_SERVER_URI41=", 18) == 0) uri = *e + 18;
+    if (std::strncmp(*e, "PMIX_CXX_SERVER_URI=", 20) == 0) uri = *e + 20;
   PMIX_ARGV_FREE(env);
   return uri;
 }

@@ -536,7 +536,7 @@ TEST_SUITE("isolation between users") {
     auto env = server_host_env(host);
     std::string uri;
     for (const auto& e : env)
-      if (e.rfind("PMIX_SERVER_URI41=", 0) == 0) uri = e.substr(18);
+      if (e.rfind("PMIX_CXX_SERVER_URI=", 0) == 0) uri = e.substr(20);
     std::vector<int> idle;
     for (int k = 0; k < 1100; ++k) {
       const int fd = connect_raw(uri);
@@ -619,7 +619,8 @@ TEST_SUITE("isolation between users") {
       std::vector<std::string> vars;
       for (char** v = env; v != nullptr && *v != nullptr; ++v) {
         std::string var = *v;
-        if (var.rfind("PMIX_SERVER_URI", 0) == 0) var = var.substr(0, var.find('=') + 1) + "turned-front.0;uds://" + front;
+        if (var.rfind("PMIX_SERVER_URI", 0) == 0 || var.rfind("PMIX_CXX_SERVER_URI", 0) == 0)
+          var = var.substr(0, var.find('=') + 1) + "turned-front.0;uds://" + front;
         vars.push_back(var);
       }
       PMIX_ARGV_FREE(env);

@@ -45,7 +45,7 @@ std::string uri_path(const std::string& nspace) {
   PMIx_server_setup_fork(&p, &env);
   std::string uri;
   for (char** e = env; e != nullptr && *e != nullptr; ++e)
-    if (std::strncmp(*e, "PMIX_SERVER_URI41=", 18) == 0) uri = *e + 18;
+    if (std::strncmp(*e, "PMIX_CXX_SERVER_URI=", 20) == 0) uri = *e + 20;
   PMIX_ARGV_FREE(env);
   const auto pos = uri.find("uds://");
   return pos == std::string::npos ? std::string{} : uri.substr(pos + 6);
@@ -680,7 +680,15 @@ TEST_SUITE("end to end") {
     CHECK(contains(all, "PMIX_RANK=3\n"));
     CHECK(contains(all, "PMIX_SERVER_NSPACE=my-server\n"));
     CHECK(contains(all, "PMIX_SERVER_RANK=7\n"));
-    CHECK(contains(all, "PMIX_SERVER_URI41=my-server.7;uds://" + dir.path() + "/"));
+    CHECK(contains(all, "PMIX_CXX_SERVER_URI=my-server.7;uds://" + dir.path() + "/"));
+    // For processes linked with OpenPMIx: its listener, in every variable
+    // its versions read, with the modules to use there (issue 35).
+    for (const char* name : {"PMIX_SERVER_URI41", "PMIX_SERVER_URI4", "PMIX_SERVER_URI3", "PMIX_SERVER_URI21",
+                             "PMIX_SERVER_URI2"})
+      CHECK(contains(all, std::string{name} + "=my-server.7;tcp4://127.0.0.1:"));
+    CHECK(contains(all, "PMIX_SECURITY_MODE=native\n"));
+    CHECK(contains(all, "PMIX_BFROP_BUFFER_TYPE=PMIX_BFROP_BUFFER_NON_DESC\n"));
+    CHECK(contains(all, "PMIX_GDS_MODULE=hash\n"));
     CHECK(contains(all, "PMIX_VERSION=4.2.2\n"));
     CHECK(PMIx_server_setup_fork(nullptr, &env) == PMIX_ERR_BAD_PARAM);
     for (auto& i : extra) PMIX_INFO_DESTRUCT(&i);

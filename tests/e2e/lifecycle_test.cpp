@@ -932,7 +932,7 @@ TEST_SUITE("lifecycle: deregistration and clean slates") {
     REQUIRE(PMIx_server_setup_fork(&p, &env) == PMIX_SUCCESS);
     std::string ns, uri;
     for (char** e = env; *e != nullptr; ++e) {
-      if (std::strncmp(*e, "PMIX_SERVER_URI41=", 18) == 0) uri = *e + 18;
+      if (std::strncmp(*e, "PMIX_CXX_SERVER_URI=", 20) == 0) uri = *e + 20;
     }
     PMIX_ARGV_FREE(env);
     // Starts as a singleton (no server in the environment), then gets one.

@@ -304,7 +304,7 @@ TEST_SUITE("hostile local users") {
       while ((at = out.find("env ", at)) != std::string::npos) {
         const auto end = out.find('\n', at);
         env.push_back(out.substr(at + 4, end - at - 4));
-        if (env.back().rfind("PMIX_SERVER_URI41=", 0) == 0) uri = env.back().substr(18);
+        if (env.back().rfind("PMIX_CXX_SERVER_URI=", 0) == 0) uri = env.back().substr(20);
         at = end;
       }
     }

@@ -707,8 +707,7 @@ TEST_SUITE("server init: connection directives") {
       std::vector<std::string> out;
       for (char** e = env; e != nullptr && *e != nullptr; ++e) out.emplace_back(*e);
       PMIX_ARGV_FREE(env);
-      out.push_back("PMIX_SERVER_URI41=" + tcp);
-      out.push_back("PMIX_SERVER_URI4=" + tcp);
+      out.push_back("PMIX_CXX_SERVER_URI=" + tcp);
       out.push_back("LD_LIBRARY_PATH=" + bin);
       return out;
     };

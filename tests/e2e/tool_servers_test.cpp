@@ -50,7 +50,7 @@ class server_proc {
   bool up() {
     if (!wait_for_output(proc_, "ready")) return false;
     const auto out = proc_.output();
-    const std::string tag = "env PMIX_SERVER_URI41=";
+    const std::string tag = "env PMIX_CXX_SERVER_URI=";
     const auto at = out.find(tag);
     if (at == std::string::npos) return false;
     const auto start = at + tag.size();

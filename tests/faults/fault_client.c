@@ -29,7 +29,7 @@ extern char **environ;
 /* Runs the tool against our server and waits for it. */
 static int run_tool(const char *program)
 {
-    const char *uri = getenv("PMIX_SERVER_URI41");
+    const char *uri = getenv("PMIX_CXX_SERVER_URI");
     if (uri == NULL) return -1;
     char server[1024];
     snprintf(server, sizeof server, "%s", uri);

@@ -13,7 +13,7 @@ pquery=$cli/pquery
 pevent=$cli/pevent
 tmp=$(mktemp -d /tmp/clit.XXXXXX)
 export TMPDIR=$tmp   # servers leave their rendezvous files here; short socket paths
-unset PMIX_SERVER_TMPDIR PMIX_SYSTEM_TMPDIR PMIX_SERVER_URI41 PMIX_SERVER_URI4 PMIX_NAMESPACE
+unset PMIX_SERVER_TMPDIR PMIX_SYSTEM_TMPDIR PMIX_CXX_SERVER_URI PMIX_SERVER_URI41 PMIX_SERVER_URI4 PMIX_NAMESPACE
 server=""
 cleanup() {
   [ -n "$server" ] && kill "$server" 2>/dev/null

@@ -17,7 +17,7 @@ pmixrun=${PMIXRUN:-tools/pmixrun/pmixrun}
 client=${SCRIPT_CLIENT:-tests/e2e/script_client}
 tmp=$(mktemp -d /tmp/pmixrunr.XXXXXX)   # not TEST_TMPDIR: socket paths must stay short
 export TMPDIR=$tmp   # rendezvous files (the tool finds pmixrun here) and session directories
-unset PMIX_SERVER_TMPDIR PMIX_SYSTEM_TMPDIR PMIX_SERVER_URI41 PMIX_SERVER_URI4 PMIX_NAMESPACE PMIX_RANK
+unset PMIX_SERVER_TMPDIR PMIX_SYSTEM_TMPDIR PMIX_CXX_SERVER_URI PMIX_SERVER_URI41 PMIX_SERVER_URI4 PMIX_NAMESPACE PMIX_RANK
 job=""
 cleanup() {
   [ -n "$job" ] && kill "$job" 2>/dev/null

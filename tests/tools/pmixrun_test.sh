@@ -40,4 +40,18 @@ check "a missing program" 127 $st "cannot run" "$tmp/err"
 timeout 120 $pmixrun -n 0 $demo >"$tmp/out" 2>"$tmp/err"; st=$?
 check "a bad -n is refused" 2 $st "between 1 and" "$tmp/err"
 
+# A program built against Debian's OpenPMIx as a user builds one (issue 35):
+# it loads OpenPMIx's libpmix.so.2 and speaks OpenPMIx's protocol to
+# pmixrun's server: init, job data, put, commit, fence, every peer's value.
+if cc -O2 -o "$tmp/opmx" tests/e2e/openpmix_client.c $(pkg-config --cflags --libs pmix) 2>"$tmp/err"; then
+  timeout 120 env -u LD_LIBRARY_PATH $pmixrun -n 3 "$tmp/opmx" >"$tmp/out" 2>"$tmp/err"; st=$?
+  check "3 ranks linked with OpenPMIx 4.2.2" 0 $st "3 of 3 processes" "$tmp/err"
+  n=$(grep -cE '^get:[0-2] SUCCESS hello-from-[0-2]$' "$tmp/out")
+  [ "$n" = 6 ] && [ "$(grep -c '^finalize SUCCESS$' "$tmp/out")" = 3 ] &&
+    echo "ok   each rank linked with OpenPMIx read both others' values and finalized" ||
+    { echo "FAIL OpenPMIx ranks: $n values read"; cat "$tmp/out" "$tmp/err"; failures=$((failures + 1)); }
+else
+  echo "FAIL cannot build a program against Debian's OpenPMIx (libpmix-dev):"; cat "$tmp/err"; failures=$((failures + 1))
+fi
+
 exit $failures

@@ -272,6 +272,7 @@ pmix_status_t connect(const char* tool, const server_options& o, pmix_proc_t& se
   // A server named on the command line wins over the one that launched
   // this tool: the library would take the environment's address first.
   if (!uri.empty() || o.pid > 0 || !o.nspace.empty() || o.system || o.system_first) {
+    ::unsetenv("PMIX_CXX_SERVER_URI");
     ::unsetenv("PMIX_SERVER_URI41");
     ::unsetenv("PMIX_SERVER_URI4");
   }
@@ -281,7 +282,8 @@ pmix_status_t connect(const char* tool, const server_options& o, pmix_proc_t& se
   if (rc == PMIX_SUCCESS) return rc;
 
   const bool from_env =
-      std::getenv("PMIX_SERVER_URI41") != nullptr || std::getenv("PMIX_SERVER_URI4") != nullptr;
+      std::getenv("PMIX_CXX_SERVER_URI") != nullptr || std::getenv("PMIX_SERVER_URI41") != nullptr ||
+      std::getenv("PMIX_SERVER_URI4") != nullptr;
   std::string sought;
   if (!uri.empty()) {
     sought = "at " + uri;
@@ -292,7 +294,7 @@ pmix_status_t connect(const char* tool, const server_options& o, pmix_proc_t& se
   } else if (o.system) {
     sought = "of the system";
   } else if (from_env) {
-    sought = "that launched this tool (PMIX_SERVER_URI41 in the environment)";
+    sought = "that launched this tool (PMIX_CXX_SERVER_URI or PMIX_SERVER_URI41 in the environment)";
   } else {
     sought = "on this node";
   }

@@ -335,14 +335,14 @@ int run_node(const plan& p, std::uint32_t node, int ctl_fd, const std::string& t
     for (const auto& ns : p.nspaces)
       if ((rc = register_nspace(p, ns, node)) != PMIX_SUCCESS) break;
   if (rc == PMIX_SUCCESS) {
-    // The URI a client of this node is given (PMIX_SERVER_URI41).
+    // The URI a client of this node is given (PMIX_CXX_SERVER_URI).
     pmix_proc_t proc;
     set_proc(proc, p.nspaces[0].name, node * p.nspaces[0].per_node(p.opt.nodes));
     char** env = nullptr;
     rc = PMIx_server_setup_fork(&proc, &env);
     for (char** e = env; e != nullptr && *e != nullptr; ++e) {
-      if (std::strncmp(*e, "PMIX_SERVER_URI41=", 18) == 0) {
-        uri = *e + 18;
+      if (std::strncmp(*e, "PMIX_CXX_SERVER_URI=", 20) == 0) {
+        uri = *e + 20;
         const auto pos = uri.find("uds://");
         uri = pos == std::string::npos ? std::string{} : uri.substr(pos + 6);
       }
