@@ -20,6 +20,7 @@ test_packages=(
   doctest-dev
   iproute2      # network namespaces (ip netns) and ss for the remote-connection and multinode tests
   libpmix-dev   # OpenPMIx 4.2.2 headers: the ABI test compares against them
+  python3-pmix  # OpenPMIx's Python binding on its own library, under our server (issue 35)
   python3-pytest  # the Python module's tests (tests/python)
   # Real hosts and MPI programs on our library (tests/hosts, docs/hosts.md)
   openmpi-bin libopenmpi-dev slurm-wlm munge

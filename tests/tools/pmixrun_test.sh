@@ -54,4 +54,12 @@ else
   echo "FAIL cannot build a program against Debian's OpenPMIx (libpmix-dev):"; cat "$tmp/err"; failures=$((failures + 1))
 fi
 
+# Debian's python3-pmix (OpenPMIx's binding, on Debian's libpmix.so.2), as a
+# user runs it: /usr/bin/python3, nothing of ours on its paths.
+timeout 120 env -u LD_LIBRARY_PATH -u PYTHONPATH $pmixrun -n 3 /usr/bin/python3 -W ignore \
+  tests/tools/python3_pmix_client.py >"$tmp/out" 2>"$tmp/err"; st=$?
+check "3 ranks of Debian's python3-pmix" 0 $st "3 of 3 processes" "$tmp/err"
+[ "$(grep -cE '^ok [0-2]$' "$tmp/out")" = 3 ] && echo "ok   each python3-pmix rank read both others' values" ||
+  { echo "FAIL python3-pmix ranks:"; cat "$tmp/out" "$tmp/err"; failures=$((failures + 1)); }
+
 exit $failures
