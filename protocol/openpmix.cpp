@@ -522,93 +522,77 @@ bool reader::begin(data_type element, std::int32_t& count) {
   return true;
 }
 
-namespace {
-bool one(reader& r, std::int32_t count, std::string& error) {
-  if (count == 1) return true;
-  if (error.empty()) error = "a pack of " + std::to_string(count) + " where one was expected";
-  (void)r;
-  return false;
-}
-}  // namespace
-
-bool reader::command(std::uint8_t& cmd) {
+template <class Read>
+bool reader::single(data_type element, Read&& read) {
   std::int32_t n;
   cursor c{in_, pos_, error_};
-  return begin(PMIX_COMMAND, n) && one(*this, n, error_) && c.byte(cmd);
+  if (!begin(element, n)) return false;
+  if (n != 1) return c.fail("a pack of " + std::to_string(n) + " where one was expected");
+  return read(c);
+}
+
+bool reader::command(std::uint8_t& cmd) {
+  return single(PMIX_COMMAND, [&](cursor& c) { return c.byte(cmd); });
+}
+
+bool reader::scope(std::uint8_t& scope) {
+  return single(PMIX_SCOPE, [&](cursor& c) { return c.byte(scope); });
 }
 
 bool reader::status(std::int32_t& status) {
-  std::int32_t n;
   std::int64_t v;
-  cursor c{in_, pos_, error_};
-  if (!begin(PMIX_STATUS, n) || !one(*this, n, error_) || !c.signed_(v)) return false;
+  if (!single(PMIX_STATUS, [&](cursor& c) { return c.signed_(v); })) return false;
   status = static_cast<std::int32_t>(v);
   return true;
 }
 
 bool reader::int32(std::int32_t& out) {
-  std::int32_t n;
   std::int64_t v;
-  cursor c{in_, pos_, error_};
-  if (!begin(PMIX_INT32, n) || !one(*this, n, error_) || !c.signed_(v)) return false;
+  if (!single(PMIX_INT32, [&](cursor& c) { return c.signed_(v); })) return false;
   out = static_cast<std::int32_t>(v);
   return true;
 }
 
-bool reader::scope(std::uint8_t& scope) {
-  std::int32_t n;
-  cursor c{in_, pos_, error_};
-  return begin(PMIX_SCOPE, n) && one(*this, n, error_) && c.byte(scope);
-}
-
-bool reader::buffer(std::string& bytes) {
-  std::int32_t n;
-  std::uint8_t type;
-  std::uint64_t size;
-  cursor c{in_, pos_, error_};
-  if (!begin(buffer_data_type, n) || !one(*this, n, error_) || !c.byte(type) || !c.unsigned_(size)) return false;
-  if (type != static_cast<std::uint8_t>(type_)) return c.fail("a nested buffer of another type");
-  if (size > c.left()) return c.fail("a nested buffer longer than the buffer");
-  bytes.assign(in_.data() + pos_, size);
-  pos_ += size;
-  return true;
-}
-
 bool reader::string(std::string& s) {
-  std::int32_t n;
-  cursor c{in_, pos_, error_};
-  return begin(PMIX_STRING, n) && one(*this, n, error_) && c.string(s);
+  return single(PMIX_STRING, [&](cursor& c) { return c.string(s); });
 }
 
 bool reader::size(std::uint64_t& out) {
-  std::int32_t n;
-  cursor c{in_, pos_, error_};
-  return begin(PMIX_SIZE, n) && one(*this, n, error_) && c.unsigned_(out);
+  return single(PMIX_SIZE, [&](cursor& c) { return c.unsigned_(out); });
 }
 
 bool reader::rank(rank_t& r) {
-  std::int32_t n;
   std::uint64_t v;
-  cursor c{in_, pos_, error_};
-  if (!begin(PMIX_PROC_RANK, n) || !one(*this, n, error_) || !c.unsigned_(v)) return false;
+  if (!single(PMIX_PROC_RANK, [&](cursor& c) { return c.unsigned_(v); })) return false;
   r = static_cast<rank_t>(v);
   return true;
 }
 
+bool reader::buffer(std::string& bytes) {
+  return single(buffer_data_type, [&](cursor& c) {
+    std::uint8_t type;
+    std::uint64_t size;
+    if (!c.byte(type) || !c.unsigned_(size)) return false;
+    if (type != static_cast<std::uint8_t>(type_)) return c.fail("a nested buffer of another type");
+    if (size > c.left()) return c.fail("a nested buffer longer than the buffer");
+    bytes.assign(in_.data() + pos_, size);
+    pos_ += size;
+    return true;
+  });
+}
+
 bool reader::byte_object(std::string& bytes) {
-  std::int32_t n;
   value v;
-  cursor c{in_, pos_, error_};
-  if (!begin(PMIX_BYTE_OBJECT, n) || !one(*this, n, error_) || !c.body(PMIX_BYTE_OBJECT, v, 0)) return false;
+  if (!single(PMIX_BYTE_OBJECT, [&](cursor& c) { return c.body(PMIX_BYTE_OBJECT, v, 0); })) return false;
   bytes = *v.as_string();
   return true;
 }
 
 bool reader::kval(std::string& key, value& v) {
-  std::int32_t n;
-  data_type t;
-  cursor c{in_, pos_, error_};
-  return begin(PMIX_KVAL, n) && one(*this, n, error_) && c.string(key) && c.type(t) && c.body(t, v, 0);
+  return single(PMIX_KVAL, [&](cursor& c) {
+    data_type t;
+    return c.string(key) && c.type(t) && c.body(t, v, 0);
+  });
 }
 
 bool reader::procs(std::vector<proc_id>& out) {

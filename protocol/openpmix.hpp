@@ -82,6 +82,10 @@ class reader {
 
  private:
   bool begin(data_type element, std::int32_t& count);
+  // One pack of exactly one `element`, whose body `read` takes from a
+  // cursor over the buffer (protocol/openpmix.cpp).
+  template <class Read>
+  bool single(data_type element, Read&& read);
   std::string_view in_;
   std::size_t pos_ = 0;
   buffer_type type_;
