@@ -376,6 +376,7 @@ void on_fence(self_ptr self, std::uint64_t id, const wire::FenceRequest& req) {
 }
 
 void send_openpmix_status(self_ptr self, std::uint32_t tag, pmix_status_t status);
+void send_openpmix_event(self_ptr self, const std::string& frame);
 
 void on_fence_answer(self_ptr self, const fence_answer_msg& a) {
   auto& st = self->state;
@@ -1199,6 +1200,23 @@ void on_openpmix_frame(self_ptr self, const std::string& frame) {
     case 5:  // PMIX_FINALIZE_CMD
       e.mutable_finalize();
       return dispatch(self, e);
+    case 12: {  // PMIX_NOTIFY_CMD: code, range, directives (the source is the sender)
+      std::int32_t code = 0;
+      std::uint8_t range = 0;
+      std::uint64_t ninfo = 0;
+      info_list info;
+      if (!r.status(code) || !r.range(range) || !r.size(ninfo) || (ninfo > 0 && !r.infos(info))) return bad("notify");
+      auto* n = e.mutable_notify();
+      n->set_status(code);
+      n->set_range(range);
+      protocol::to_wire(info, n->mutable_info());
+      return dispatch(self, e);
+    }
+    case 13:  // PMIX_REGEVENTS_CMD: every event in range reaches a client (its
+              // own registry picks the handlers), so there is nothing to keep
+      return send_openpmix_status(self, tag, PMIX_SUCCESS);
+    case 14:  // PMIX_DEREGEVENTS_CMD: no answer is waited for
+      return;
     default:
       log::warning("peer", to_string(st.proc), " (linked with OpenPMIx): command ", int{cmd},
                    " is not served yet (issue 35): PMIX_ERR_NOT_SUPPORTED");
@@ -1240,6 +1258,30 @@ void send_openpmix_get_reply(self_ptr self, std::uint32_t tag, const wire::GetRe
   if (skipped > 0)
     log::debug("peer", to_string(st.proc), ": ", skipped, " values have no form in OpenPMIx's protocol (left out)");
   send_openpmix_message(self, tag, w.bytes());
+}
+
+// An event for the process (our frame: length, then an Envelope holding an
+// Event), in OpenPMIx's form on tag 0: the command (notify), the code, the
+// source, the directives and the range.
+void send_openpmix_event(self_ptr self, const std::string& frame) {
+  auto& st = self->state;
+  wire::Envelope e;
+  if (frame.size() < 4 || !e.ParseFromArray(frame.data() + 4, static_cast<int>(frame.size() - 4)) || !e.has_event())
+    return;
+  const auto& ev = e.event();
+  info_list info;
+  std::string error;
+  if (!protocol::from_wire(ev.info(), info, &error)) return;
+  info_list carried;
+  for (auto& i : info) {
+    openpmix::writer probe{buffer_of(st)};
+    if (probe.try_kval(i.key, i.val)) carried.push_back(std::move(i));
+  }
+  openpmix::writer w{buffer_of(st)};
+  w.command(12).status(ev.status()).proc(protocol::from_wire(ev.source())).size(carried.size());
+  if (!carried.empty()) w.infos(carried);
+  w.range(static_cast<std::uint8_t>(ev.range()));
+  send_openpmix_message(self, 0, w.bytes());
 }
 
 // Our reply to a request of a process linked with OpenPMIx, in its form.
@@ -1475,7 +1517,7 @@ caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
         auto& st = self->state;
         if (msg.skip == caf::actor_cast<caf::actor>(self) || !can_send(self)) return;
         if (st.state != peer_state::phase::active && st.state != peer_state::phase::finalizing) return;
-        if (st.openpmix) return;  // events in OpenPMIx's form: issue 35, later
+        if (st.openpmix) return send_openpmix_event(self, *msg.frame);
         if (!st.conn->send(*msg.frame))
           log::debug("peer", to_string(st.proc), ": write failed, event not delivered");
       },

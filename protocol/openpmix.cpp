@@ -492,6 +492,12 @@ writer& writer::scope(std::uint8_t scope) {
   return *this;
 }
 
+writer& writer::range(std::uint8_t range) {
+  begin(PMIX_DATA_RANGE, 1);
+  out_.push_back(static_cast<char>(range));
+  return *this;
+}
+
 writer& writer::buffer(std::string_view bytes) {
   begin(buffer_data_type, 1);
   out_.push_back(static_cast<char>(type_));
@@ -537,6 +543,10 @@ bool reader::command(std::uint8_t& cmd) {
 
 bool reader::scope(std::uint8_t& scope) {
   return single(PMIX_SCOPE, [&](cursor& c) { return c.byte(scope); });
+}
+
+bool reader::range(std::uint8_t& range) {
+  return single(PMIX_DATA_RANGE, [&](cursor& c) { return c.byte(range); });
 }
 
 bool reader::status(std::int32_t& status) {

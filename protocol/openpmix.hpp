@@ -40,6 +40,7 @@ class writer {
   writer& info(const pmix::info& i);
   writer& infos(const info_list& list);  // one pack of list.size() INFOs (none: count 0)
   writer& scope(std::uint8_t scope);
+  writer& range(std::uint8_t range);  // PMIX_DATA_RANGE
   writer& buffer(std::string_view bytes);  // a nested buffer of this writer's type
   // False if `v` holds a type this format cannot carry (the writer is then
   // unchanged).
@@ -73,6 +74,7 @@ class reader {
   bool infos(info_list& out);             // one pack of any number of INFOs
   bool int32(std::int32_t& v);
   bool scope(std::uint8_t& scope);  // PMIX_SCOPE
+  bool range(std::uint8_t& range);  // PMIX_DATA_RANGE
   // A PMIX_BUFFER (a nested buffer: its type byte, length and bytes), as a
   // commit carries its key/values.
   bool buffer(std::string& bytes);

@@ -3,12 +3,73 @@
  * ours, and speaks OpenPMIx's protocol to our server (issue 35). Public API
  * only. Prints one line per call: "<call> <status name> [value]".
  *
- * It inits, reads its job data, puts "mykey" = "hello-from-<rank>",
- * commits, fences collecting data, gets every other rank's "mykey",
- * publishes (not served yet: answered), fences again and finalizes. */
+ * Without arguments it inits, reads its job data, puts "mykey" =
+ * "hello-from-<rank>", commits, fences collecting data, gets every other
+ * rank's "mykey", publishes (not served yet: answered), fences again and
+ * finalizes.
+ *
+ * "events <mine> <theirs>": inits, registers a handler for code <mine>,
+ * fences, notifies <theirs> to its namespace, waits (60 s at most) for one
+ * event <mine> ("event <code> from <nspace>.<rank> text=<PMIX_EVENT_TEXT_MESSAGE>"),
+ * fences and finalizes. */
 #include <pmix.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+static int got = 0;
+static char seen[600];
+
+static void handler(size_t id, pmix_status_t status, const pmix_proc_t *source, pmix_info_t info[], size_t ninfo,
+                    pmix_info_t results[], size_t nresults, pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    const char *text = "-";
+    (void) id; (void) results; (void) nresults;
+    for (size_t k = 0; k < ninfo; ++k)
+        if (PMIX_CHECK_KEY(&info[k], PMIX_EVENT_TEXT_MESSAGE) && info[k].value.type == PMIX_STRING)
+            text = info[k].value.data.string;
+    pthread_mutex_lock(&lock);
+    snprintf(seen, sizeof seen, "event %d from %s.%u text=%s", status, source ? source->nspace : "?",
+             source ? source->rank : 0, text);
+    got = 1;
+    pthread_cond_signal(&cond);
+    pthread_mutex_unlock(&lock);
+    if (cbfunc) cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+}
+
+static void say(const char *call, pmix_status_t rc, const char *value);
+
+static int events(int mine, int theirs)
+{
+    pmix_proc_t me;
+    pmix_status_t rc = PMIx_Init(&me, NULL, 0);
+    say("init", rc, "");
+    if (rc != PMIX_SUCCESS) return 0;
+    pmix_status_t code = mine;
+    rc = PMIx_Register_event_handler(&code, 1, NULL, 0, handler, NULL, NULL);
+    say("register", rc >= 0 ? PMIX_SUCCESS : rc, "");
+    say("fence", PMIx_Fence(NULL, 0, NULL, 0), "");
+    pmix_info_t text;
+    PMIX_INFO_LOAD(&text, PMIX_EVENT_TEXT_MESSAGE, "from OpenPMIx", PMIX_STRING);
+    say("notify", PMIx_Notify_event(theirs, NULL, PMIX_RANGE_NAMESPACE, &text, 1, NULL, NULL), "");
+    PMIX_INFO_DESTRUCT(&text);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 60;  /* only against hangs */
+    pthread_mutex_lock(&lock);
+    while (!got && pthread_cond_timedwait(&cond, &lock, &until) == 0) {
+    }
+    printf("%s\n", got ? seen : "no event");
+    fflush(stdout);
+    pthread_mutex_unlock(&lock);
+    say("fence2", PMIx_Fence(NULL, 0, NULL, 0), "");
+    say("finalize", PMIx_Finalize(NULL, 0), "");
+    return 0;
+}
 
 static void say(const char *call, pmix_status_t rc, const char *value)
 {
@@ -32,8 +93,9 @@ static unsigned get_number(const pmix_proc_t *p, const char *key, const char *la
     return n;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc == 4 && strcmp(argv[1], "events") == 0) return events(atoi(argv[2]), atoi(argv[3]));
     pmix_proc_t me, job, peer;
     pmix_value_t *v = NULL, put;
     char text[512];

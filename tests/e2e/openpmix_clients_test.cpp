@@ -82,6 +82,29 @@ TEST_SUITE("clients linked with OpenPMIx") {
     CHECK(contains(ours, "finalize PMIX_SUCCESS"));
   }
 
+  TEST_CASE("[issue 35] events both ways between an OpenPMIx 4.2.2 client and ours") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("opev", 2, 2) == PMIX_SUCCESS);
+    child theirs({runfile("tests/e2e/openpmix_client_bin"), "events", "-3001", "-3002"},
+                 environment_with(openpmix_env("opev", 0, "PMIX_BFROP_BUFFER_NON_DESC")), dir.path());
+    auto ours = launch("opev", 1,
+                       {runfile("tests/e2e/event_client"), "init", "on:h:-3002", "fence",
+                        "notify:-3001:namespace:text=from ours", "wait_events:1", "fence", "finalize"},
+                       dir.path());
+    CHECK_MESSAGE(theirs.exited_with(0), theirs.errors());
+    CHECK_MESSAGE(ours.exited_with(0), ours.errors());
+    const auto out = theirs.output(), out2 = ours.output();
+    CAPTURE(out);
+    CAPTURE(out2);
+    CHECK(contains(out, "notify SUCCESS\n"));
+    CHECK(contains(out, "event -3001 from opev.1 text=from ours\n"));
+    CHECK(contains(out, "finalize SUCCESS\n"));
+    CHECK(contains(out2, "event h -3002 opev.0"));
+    CHECK(contains(out2, "text=from OpenPMIx"));
+  }
+
   TEST_CASE("[issue 35] a process linked with OpenPMIx naming a rank that is not registered is cut off") {
     temp_dir dir;
     server srv(dir.path());
