@@ -1212,6 +1212,54 @@ void on_openpmix_frame(self_ptr self, const std::string& frame) {
       protocol::to_wire(info, n->mutable_info());
       return dispatch(self, e);
     }
+    case 6: {  // PMIX_PUBLISHNB_CMD: the user it claims (ignored: the kernel's
+               // is the one the host hears), directives with the data
+      std::uint32_t claimed_uid = 0;
+      std::uint64_t ninfo = 0;
+      info_list info;
+      if (!r.uint32(claimed_uid) || !r.size(ninfo) || (ninfo > 0 && !r.infos(info))) return bad("publish");
+      protocol::to_wire(info, e.mutable_publish()->mutable_info());
+      return dispatch(self, e);
+    }
+    case 7:    // PMIX_LOOKUPNB_CMD and
+    case 8: {  // PMIX_UNPUBLISHNB_CMD: the user, the keys one pack each, directives
+      std::uint32_t claimed_uid = 0;
+      std::uint64_t nkeys = 0, ninfo = 0;
+      if (!r.uint32(claimed_uid) || !r.size(nkeys)) return bad("lookup");
+      auto* k = cmd == 7 ? e.mutable_lookup() : e.mutable_unpublish();
+      for (std::uint64_t i = 0; i < nkeys; ++i) {
+        std::string key;
+        if (!r.string(key)) return bad("lookup");
+        k->add_keys(key);
+      }
+      info_list info;
+      if (!r.size(ninfo) || (ninfo > 0 && !r.infos(info))) return bad("lookup");
+      protocol::to_wire(info, k->mutable_info());
+      return dispatch(self, e);
+    }
+    case 15: {  // PMIX_QUERY_CMD
+      std::uint64_t n = 0;
+      std::vector<std::pair<std::vector<std::string>, info_list>> queries;
+      if (!r.size(n) || (n > 0 && !r.queries(queries))) return bad("query");
+      auto* q = e.mutable_query();
+      for (const auto& [keys, qualifiers] : queries) {
+        auto* one = q->add_queries();
+        for (const auto& key : keys) one->add_keys(key);
+        protocol::to_wire(qualifiers, one->mutable_qualifiers());
+      }
+      return dispatch(self, e);
+    }
+    case 16: {  // PMIX_LOG_CMD: a time stamp, the data, the directives
+      std::uint64_t stamp = 0, ndata = 0, ndirs = 0;
+      info_list data, dirs;
+      if (!r.time(stamp) || !r.size(ndata) || (ndata > 0 && !r.infos(data)) || !r.size(ndirs) ||
+          (ndirs > 0 && !r.infos(dirs)))
+        return bad("log");
+      auto* l = e.mutable_log();
+      protocol::to_wire(data, l->mutable_data());
+      protocol::to_wire(dirs, l->mutable_directives());
+      return dispatch(self, e);
+    }
     case 13:  // PMIX_REGEVENTS_CMD: every event in range reaches a client (its
               // own registry picks the handlers), so there is nothing to keep
       return send_openpmix_status(self, tag, PMIX_SUCCESS);
@@ -1305,8 +1353,39 @@ void send_openpmix_reply(self_ptr self, const wire::Envelope& e) {
     }
     case wire::Envelope::kStatusReply:
       return send_openpmix_status(self, static_cast<std::uint32_t>(e.id()), e.status_reply().status());
-    case wire::Envelope::kInfoReply:
-      return send_openpmix_status(self, static_cast<std::uint32_t>(e.id()), e.info_reply().status());
+    case wire::Envelope::kInfoReply: {
+      // The status, then (a query's answer) the results.
+      const auto& ir = e.info_reply();
+      info_list results;
+      std::string error;
+      if (ir.status() != PMIX_SUCCESS || ir.info_size() == 0 || !protocol::from_wire(ir.info(), results, &error))
+        return send_openpmix_status(self, static_cast<std::uint32_t>(e.id()), ir.status());
+      openpmix::writer w{buffer_of(st)};
+      info_list carried;
+      for (auto& i : results) {
+        openpmix::writer probe{buffer_of(st)};
+        if (probe.try_kval(i.key, i.val)) carried.push_back(std::move(i));
+      }
+      w.status(ir.status()).size(carried.size());
+      if (!carried.empty()) w.infos(carried);
+      return send_openpmix_message(self, static_cast<std::uint32_t>(e.id()), w.bytes());
+    }
+    case wire::Envelope::kLookupReply: {
+      const auto& lr = e.lookup_reply();
+      if (lr.status() != PMIX_SUCCESS)
+        return send_openpmix_status(self, static_cast<std::uint32_t>(e.id()), lr.status());
+      std::vector<std::tuple<proc_id, std::string, value>> data;
+      std::string error;
+      for (const auto& d : lr.data()) {
+        value v;
+        if (!protocol::from_wire(d.value(), v, &error)) continue;
+        data.emplace_back(protocol::from_wire(d.proc()), d.key(), std::move(v));
+      }
+      openpmix::writer w{buffer_of(st)};
+      w.status(PMIX_SUCCESS).size(data.size());
+      if (!data.empty() && !w.pdata(data)) return send_openpmix_status(self, static_cast<std::uint32_t>(e.id()), PMIX_ERR_NOT_SUPPORTED);
+      return send_openpmix_message(self, static_cast<std::uint32_t>(e.id()), w.bytes());
+    }
     case wire::Envelope::kGetReply:
       return send_openpmix_get_reply(self, static_cast<std::uint32_t>(e.id()), e.get_reply());
     default:

@@ -492,6 +492,22 @@ writer& writer::scope(std::uint8_t scope) {
   return *this;
 }
 
+bool writer::pdata(const std::vector<std::tuple<proc_id, std::string, value>>& data) {
+  const auto mark = out_.size();
+  begin(PMIX_PDATA, static_cast<std::int32_t>(data.size()));
+  for (const auto& [proc, key, v] : data) {
+    put_string(out_, proc.nspace);
+    put_unsigned(out_, proc.rank);
+    put_string(out_, key);
+    put_type(out_, v.type);
+    if (!encode_body(out_, v, 0)) {
+      out_.resize(mark);
+      return false;
+    }
+  }
+  return true;
+}
+
 writer& writer::range(std::uint8_t range) {
   begin(PMIX_DATA_RANGE, 1);
   out_.push_back(static_cast<char>(range));
@@ -547,6 +563,40 @@ bool reader::scope(std::uint8_t& scope) {
 
 bool reader::range(std::uint8_t& range) {
   return single(PMIX_DATA_RANGE, [&](cursor& c) { return c.byte(range); });
+}
+
+bool reader::uint32(std::uint32_t& out) {
+  std::uint64_t v;
+  if (!single(PMIX_UINT32, [&](cursor& c) { return c.unsigned_(v); })) return false;
+  out = static_cast<std::uint32_t>(v);
+  return true;
+}
+
+bool reader::time(std::uint64_t& t) {
+  return single(PMIX_TIME, [&](cursor& c) { return c.unsigned_(t); });
+}
+
+bool reader::queries(std::vector<std::pair<std::vector<std::string>, info_list>>& out) {
+  std::int32_t n;
+  cursor c{in_, pos_, error_};
+  if (!begin(PMIX_QUERY, n)) return false;
+  out.clear();
+  for (std::int32_t k = 0; k < n; ++k) {
+    std::int64_t nkeys;
+    if (!c.signed_(nkeys)) return false;
+    if (nkeys < 0 || static_cast<std::uint64_t>(nkeys) > c.left()) return c.fail("a query with too many keys");
+    std::vector<std::string> keys(static_cast<std::size_t>(nkeys));
+    for (auto& key : keys)
+      if (!c.string(key)) return false;
+    std::uint64_t nqual;
+    if (!c.unsigned_(nqual)) return false;
+    if (nqual > c.left()) return c.fail("a query with too many qualifiers");
+    info_list qualifiers(nqual);
+    for (auto& q : qualifiers)
+      if (!c.info(q, 0)) return false;
+    out.emplace_back(std::move(keys), std::move(qualifiers));
+  }
+  return true;
 }
 
 bool reader::status(std::int32_t& status) {

@@ -16,6 +16,8 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "common/value.hpp"
@@ -41,6 +43,9 @@ class writer {
   writer& infos(const info_list& list);  // one pack of list.size() INFOs (none: count 0)
   writer& scope(std::uint8_t scope);
   writer& range(std::uint8_t range);  // PMIX_DATA_RANGE
+  // One pack of PMIX_PDATA (a lookup's answer): the publisher, key and
+  // value of each; false (the writer unchanged) if a value has no form.
+  bool pdata(const std::vector<std::tuple<proc_id, std::string, value>>& data);
   writer& buffer(std::string_view bytes);  // a nested buffer of this writer's type
   // False if `v` holds a type this format cannot carry (the writer is then
   // unchanged).
@@ -75,6 +80,10 @@ class reader {
   bool int32(std::int32_t& v);
   bool scope(std::uint8_t& scope);  // PMIX_SCOPE
   bool range(std::uint8_t& range);  // PMIX_DATA_RANGE
+  bool uint32(std::uint32_t& v);
+  bool time(std::uint64_t& t);  // PMIX_TIME
+  // One pack of any number of PMIX_QUERY: (keys, qualifiers) each.
+  bool queries(std::vector<std::pair<std::vector<std::string>, info_list>>& out);
   // A PMIX_BUFFER (a nested buffer: its type byte, length and bytes), as a
   // commit carries its key/values.
   bool buffer(std::string& bytes);

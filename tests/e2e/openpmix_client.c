@@ -5,8 +5,8 @@
  *
  * Without arguments it inits, reads its job data, puts "mykey" =
  * "hello-from-<rank>", commits, fences collecting data, gets every other
- * rank's "mykey", publishes (not served yet: answered), fences again and
- * finalizes.
+ * rank's "mykey", publishes its own key, fences, looks up the next rank's,
+ * logs a line, queries the number of process sets, fences and finalizes.
  *
  * "events <mine> <theirs>": inits, registers a handler for code <mine>,
  * fences, notifies <theirs> to its namespace, waits (60 s at most) for one
@@ -134,12 +134,39 @@ int main(int argc, char **argv)
         if (v) PMIX_VALUE_RELEASE(v);
         v = NULL;
     }
-    /* Not served yet: answered, not left waiting. */
+    /* Publish / lookup (through the host's up-calls: under a host without
+     * them, answered NOT-SUPPORTED), a log line and a query. */
     pmix_info_t pub;
-    PMIX_INFO_LOAD(&pub, "opmx.key", "value", PMIX_STRING);
+    char pubkey[64], pubval[64];
+    snprintf(pubkey, sizeof pubkey, "opmx.key.%u", me.rank);
+    snprintf(pubval, sizeof pubval, "published-by-%u", me.rank);
+    PMIX_INFO_LOAD(&pub, pubkey, pubval, PMIX_STRING);
     say("publish", PMIx_Publish(&pub, 1), "");
     PMIX_INFO_DESTRUCT(&pub);
     say("fence2", PMIx_Fence(NULL, 0, NULL, 0), "");
+    pmix_pdata_t look;
+    PMIX_PDATA_CONSTRUCT(&look);
+    snprintf(look.key, sizeof look.key, "opmx.key.%u", (me.rank + 1) % size);
+    rc = PMIx_Lookup(&look, 1, NULL, 0);
+    say("lookup", rc, rc == PMIX_SUCCESS && look.value.type == PMIX_STRING ? look.value.data.string : "");
+    PMIX_PDATA_DESTRUCT(&look);
+    pmix_info_t line;
+    PMIX_INFO_LOAD(&line, PMIX_LOG_STDERR, "a log line from OpenPMIx\n", PMIX_STRING);
+    say("log", PMIx_Log(&line, 1, NULL, 0), "");
+    PMIX_INFO_DESTRUCT(&line);
+    pmix_query_t query;
+    PMIX_QUERY_CONSTRUCT(&query);
+    char *keys[] = {PMIX_QUERY_NUM_PSETS, NULL};
+    query.keys = keys;
+    pmix_info_t *results = NULL;
+    size_t nresults = 0;
+    rc = PMIx_Query_info(&query, 1, &results, &nresults);
+    snprintf(text, sizeof text, "%zu", nresults);
+    say("query", rc, text);
+    if (results) PMIX_INFO_FREE(results, nresults);
+    query.keys = NULL;
+    PMIX_QUERY_DESTRUCT(&query);
+    say("fence3", PMIx_Fence(NULL, 0, NULL, 0), "");
     say("finalize", PMIx_Finalize(NULL, 0), "");
     return 0;
 }

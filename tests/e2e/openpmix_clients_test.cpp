@@ -2,8 +2,9 @@
 // through pkg-config as a user builds them) served by our server, in
 // OpenPMIx's own protocol over its loopback TCP listener. What is served so
 // far: the handshake, the job data at init (read from OpenPMIx's own store
-// afterwards), commit, fence, get, abort and finalize; any other request is
-// answered, with PMIX_ERR_NOT_SUPPORTED, never left waiting.
+// afterwards), commit, fence, get, abort, events, publish / lookup /
+// unpublish, query, log and finalize; any other request is answered, with
+// PMIX_ERR_NOT_SUPPORTED, never left waiting.
 #include <doctest/doctest.h>
 #include <pmix_server.h>
 #include <sys/stat.h>
@@ -53,7 +54,7 @@ TEST_SUITE("clients linked with OpenPMIx") {
                        environment_with(openpmix_env("opmx", 1, "PMIX_BFROP_BUFFER_FULLY_DESC")), dir.path());
     ranks.push_back(launch_script("opmx", 2,
                                   {"init", "put:mykey=hello-from-2", "commit", "fence:collect", "get:0:mykey",
-                                   "get:1:mykey", "fence", "finalize"},
+                                   "get:1:mykey", "fence", "fence", "finalize"},
                                   dir.path()));
     for (pmix_rank_t r = 0; r < 2; ++r) {
       CHECK_MESSAGE(ranks[r].exited_with(0), ranks[r].errors());
@@ -70,8 +71,14 @@ TEST_SUITE("clients linked with OpenPMIx") {
       for (pmix_rank_t other = 0; other < 3; ++other)
         if (other != r)
           CHECK(contains(out, "get:" + std::to_string(other) + " SUCCESS hello-from-" + std::to_string(other) + "\n"));
-      CHECK(contains(out, "publish NOT-SUPPORTED\n"));  // OpenPMIx's name for it
+      // This host has no publish or lookup up-call: answered, not left waiting
+      // ("NOT-SUPPORTED" is OpenPMIx's name for it).
+      CHECK(contains(out, "publish NOT-SUPPORTED\n"));
       CHECK(contains(out, "fence2 SUCCESS\n"));
+      CHECK(contains(out, "lookup NOT-SUPPORTED\n"));
+      CHECK(contains(out, "log SUCCESS\n"));
+      CHECK(contains(out, "query SUCCESS 1\n"));
+      CHECK(contains(out, "fence3 SUCCESS\n"));
       CHECK(contains(out, "finalize SUCCESS\n"));
     }
     CHECK_MESSAGE(ranks[2].exited_with(0), ranks[2].errors());

@@ -3,8 +3,8 @@
 //
 // Input: [buffer type byte: even NON_DESC, odd FULLY_DESC] then the buffer.
 // It is read as a stream of key/values (the job data, a commit's contents);
-// where that stops, as a command, a proc list, an info list and a string,
-// each in turn, while any of them reads.
+// where that stops, as a command, a proc list, an info list, a string, a
+// scope, a nested buffer and a query list, each in turn.
 //
 // Invariants: false and an error, never a read past the end (ASan); a
 // key/value that reads writes again, and what it writes reads back to the
@@ -46,9 +46,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     info_list infos;
     std::string text;
     std::uint8_t scope;
+    std::vector<std::pair<std::vector<std::string>, info_list>> queries;
     reader rest{bytes, type};
     if (!rest.command(cmd) && !rest.procs(procs) && !rest.infos(infos) && !rest.string(text) && !rest.scope(scope) &&
-        !rest.buffer(text))
+        !rest.buffer(text) && !rest.queries(queries))
       break;
     break;
   }

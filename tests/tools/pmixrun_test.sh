@@ -48,7 +48,9 @@ if cc -O2 -o "$tmp/opmx" tests/e2e/openpmix_client.c $(pkg-config --cflags --lib
   check "3 ranks linked with OpenPMIx 4.2.2" 0 $st "3 of 3 processes" "$tmp/err"
   n=$(grep -cE '^get:[0-2] SUCCESS hello-from-[0-2]$' "$tmp/out")
   [ "$n" = 6 ] && [ "$(grep -c '^finalize SUCCESS$' "$tmp/out")" = 3 ] &&
-    echo "ok   each rank linked with OpenPMIx read both others' values and finalized" ||
+    [ "$(grep -cE '^lookup SUCCESS published-by-[0-2]$' "$tmp/out")" = 3 ] &&
+    [ "$(grep -c 'a log line from OpenPMIx$' "$tmp/err")" = 3 ] &&
+    echo "ok   each rank linked with OpenPMIx read both others' values, looked up a published one, logged, finalized" ||
     { echo "FAIL OpenPMIx ranks: $n values read"; cat "$tmp/out" "$tmp/err"; failures=$((failures + 1)); }
 else
   echo "FAIL cannot build a program against Debian's OpenPMIx (libpmix-dev):"; cat "$tmp/err"; failures=$((failures + 1))
