@@ -377,6 +377,7 @@ void on_fence(self_ptr self, std::uint64_t id, const wire::FenceRequest& req) {
 
 void send_openpmix_status(self_ptr self, std::uint32_t tag, pmix_status_t status);
 void send_openpmix_event(self_ptr self, const std::string& frame);
+void send_openpmix_connect_reply(self_ptr self, std::uint32_t tag, const std::string& reply);
 
 void on_fence_answer(self_ptr self, const fence_answer_msg& a) {
   auto& st = self->state;
@@ -760,6 +761,10 @@ void on_connect_procs(self_ptr self, std::uint64_t id, const wire::ConnectProcsR
           [=](fence_result& r) {
             auto& st = self->state;
             if (!r.reply || !can_send(self)) return;
+            if (st.openpmix) {
+              answered(self, id);
+              return send_openpmix_connect_reply(self, static_cast<std::uint32_t>(id), *r.reply);
+            }
             const protocol::frame_prefix prefix{id, protocol::body::connect_procs_reply, r.reply->size()};
             answered(self, id);
             if (!st.conn->send(prefix.view(), *r.reply))
@@ -1020,20 +1025,13 @@ void send_openpmix_status(self_ptr self, std::uint32_t tag, pmix_status_t status
   send_openpmix_message(self, tag, w.bytes());
 }
 
-// PMIX_REQ_CMD: the job data in the form OpenPMIx's "hash" store reads: the
-// namespace, the job-level key/values, then each rank's in a byte object of
-// its own ("pmix.pblob": the rank, then its key/values).
-void send_openpmix_job(self_ptr self, std::uint32_t tag) {
-  auto& st = self->state;
-  wire::JobInfo job;
-  if (!st.openpmix_job || !job.ParseFromString(*st.openpmix_job)) {
-    log::error("peer", to_string(st.proc), ": no job data to give a process linked with OpenPMIx");
-    return send_openpmix_status(self, tag, PMIX_ERR_NOT_FOUND);
-  }
-  const auto type = buffer_of(st);
+// A job's data in the form OpenPMIx's "hash" store reads: the namespace,
+// the job-level key/values, then each rank's in a byte object of its own
+// ("pmix.pblob": the rank, then its key/values). Values its format cannot
+// carry are left out (counted in `skipped`).
+std::string encode_openpmix_job(const wire::JobInfo& job, openpmix::buffer_type type, std::size_t& skipped) {
   openpmix::writer w{type};
   w.string(job.nspace());
-  std::size_t skipped = 0;
   std::string error;
   for (const auto& wi : job.info()) {
     pmix::info i;
@@ -1048,8 +1046,39 @@ void send_openpmix_job(self_ptr self, std::uint32_t tag) {
     }
     w.kval("pmix.pblob", value::bytes(PMIX_BYTE_OBJECT, blob.take()));
   }
+  return w.take();
+}
+
+// PMIX_REQ_CMD: the process's job data.
+void send_openpmix_job(self_ptr self, std::uint32_t tag) {
+  auto& st = self->state;
+  wire::JobInfo job;
+  if (!st.openpmix_job || !job.ParseFromString(*st.openpmix_job)) {
+    log::error("peer", to_string(st.proc), ": no job data to give a process linked with OpenPMIx");
+    return send_openpmix_status(self, tag, PMIX_ERR_NOT_FOUND);
+  }
+  std::size_t skipped = 0;
+  const auto bytes = encode_openpmix_job(job, buffer_of(st), skipped);
   if (skipped > 0)
     log::debug("peer", to_string(st.proc), ": ", skipped, " job keys have no form in OpenPMIx's protocol (left out)");
+  send_openpmix_message(self, tag, bytes);
+}
+
+// A connect's answer: the status, then a byte object with the job data of
+// each other namespace among the participants (as at init).
+void send_openpmix_connect_reply(self_ptr self, std::uint32_t tag, const std::string& reply) {
+  auto& st = self->state;
+  wire::ConnectProcsReply r;
+  if (!r.ParseFromString(reply)) return send_openpmix_status(self, tag, PMIX_ERR_UNPACK_FAILURE);
+  openpmix::writer w{buffer_of(st)};
+  w.status(r.status());
+  std::size_t skipped = 0;
+  if (r.status() == PMIX_SUCCESS)
+    for (const auto& bytes : r.jobs()) {
+      wire::JobInfo job;
+      if (!job.ParseFromString(bytes) || job.nspace() == st.proc.nspace) continue;
+      w.byte_object(encode_openpmix_job(job, buffer_of(st), skipped));
+    }
   send_openpmix_message(self, tag, w.bytes());
 }
 
@@ -1200,6 +1229,19 @@ void on_openpmix_frame(self_ptr self, const std::string& frame) {
     case 5:  // PMIX_FINALIZE_CMD
       e.mutable_finalize();
       return dispatch(self, e);
+    case 10:    // PMIX_CONNECTNB_CMD and
+    case 11: {  // PMIX_DISCONNECTNB_CMD: procs, directives
+      std::uint64_t n = 0, ninfo = 0;
+      std::vector<proc_id> procs;
+      info_list info;
+      if (!r.size(n) || (n > 0 && !r.procs(procs)) || !r.size(ninfo) || (ninfo > 0 && !r.infos(info)))
+        return bad("connect");
+      auto* c = e.mutable_connect_procs();
+      c->set_disconnect(cmd == 11);
+      for (const auto& p : procs) protocol::to_wire(p, c->add_procs());
+      protocol::to_wire(info, c->mutable_info());
+      return dispatch(self, e);
+    }
     case 12: {  // PMIX_NOTIFY_CMD: code, range, directives (the source is the sender)
       std::int32_t code = 0;
       std::uint8_t range = 0;

@@ -11,7 +11,11 @@
  * "events <mine> <theirs>": inits, registers a handler for code <mine>,
  * fences, notifies <theirs> to its namespace, waits (60 s at most) for one
  * event <mine> ("event <code> from <nspace>.<rank> text=<PMIX_EVENT_TEXT_MESSAGE>"),
- * fences and finalizes. */
+ * fences and finalizes.
+ *
+ * "connect <nspace>": inits, connects its namespace with <nspace> (both
+ * whole), reads <nspace>'s job size ("other_size <status> <n>"),
+ * disconnects and finalizes. */
 #include <pmix.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -93,8 +97,29 @@ static unsigned get_number(const pmix_proc_t *p, const char *key, const char *la
     return n;
 }
 
+static int connect_with(const char *other)
+{
+    pmix_proc_t me, procs[2];
+    pmix_value_t *v = NULL;
+    char text[64];
+    pmix_status_t rc = PMIx_Init(&me, NULL, 0);
+    say("init", rc, "");
+    if (rc != PMIX_SUCCESS) return 0;
+    PMIX_LOAD_PROCID(&procs[0], me.nspace, PMIX_RANK_WILDCARD);
+    PMIX_LOAD_PROCID(&procs[1], other, PMIX_RANK_WILDCARD);
+    say("connect", PMIx_Connect(procs, 2, NULL, 0), "");
+    rc = PMIx_Get(&procs[1], PMIX_JOB_SIZE, NULL, 0, &v);
+    snprintf(text, sizeof text, "%u", rc == PMIX_SUCCESS && v->type == PMIX_UINT32 ? v->data.uint32 : 9999);
+    say("other_size", rc, text);
+    if (v) PMIX_VALUE_RELEASE(v);
+    say("disconnect", PMIx_Disconnect(procs, 2, NULL, 0), "");
+    say("finalize", PMIx_Finalize(NULL, 0), "");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 3 && strcmp(argv[1], "connect") == 0) return connect_with(argv[2]);
     if (argc == 4 && strcmp(argv[1], "events") == 0) return events(atoi(argv[2]), atoi(argv[3]));
     pmix_proc_t me, job, peer;
     pmix_value_t *v = NULL, put;

@@ -112,6 +112,36 @@ TEST_SUITE("clients linked with OpenPMIx") {
     CHECK(contains(out2, "text=from OpenPMIx"));
   }
 
+  TEST_CASE("[issue 35] an OpenPMIx 4.2.2 client connects with a job of ours, reads its job data, disconnects") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("opc", 1, 1) == PMIX_SUCCESS);
+    REQUIRE(register_job("opd", 2, 2) == PMIX_SUCCESS);  // a size the other job's cannot be mistaken for
+    child theirs({runfile("tests/e2e/openpmix_client_bin"), "connect", "opd"},
+                 environment_with(openpmix_env("opc", 0, "PMIX_BFROP_BUFFER_NON_DESC")), dir.path());
+    std::vector<child> ours;
+    for (pmix_rank_t r = 0; r < 2; ++r)
+      ours.push_back(launch_script(
+          "opd", r, {"init", "connect:self,opc", "get_ns:opc:*:pmix.job.size", "disconnect:self,opc", "finalize"},
+          dir.path()));
+    CHECK_MESSAGE(theirs.exited_with(0), theirs.errors());
+    const auto out = theirs.output();
+    CAPTURE(out);
+    CHECK(contains(out, "connect SUCCESS\n"));
+    CHECK(contains(out, "other_size SUCCESS 2\n"));
+    CHECK(contains(out, "disconnect SUCCESS\n"));
+    CHECK(contains(out, "finalize SUCCESS\n"));
+    for (auto& c : ours) {
+      CHECK_MESSAGE(c.exited_with(0), c.errors());
+      const auto out2 = c.output();
+      CAPTURE(out2);
+      CHECK(contains(out2, "connect:self,opc PMIX_SUCCESS"));
+      CHECK(contains(out2, "get_ns:opc:*:pmix.job.size PMIX_SUCCESS 1"));
+      CHECK(contains(out2, "disconnect:self,opc PMIX_SUCCESS"));
+    }
+  }
+
   TEST_CASE("[issue 35] a process linked with OpenPMIx naming a rank that is not registered is cut off") {
     temp_dir dir;
     server srv(dir.path());
