@@ -10,12 +10,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <string>
+#include <vector>
 
 namespace pmix::transport {
 namespace {
@@ -136,19 +139,24 @@ std::optional<tcp_peer> local_tcp_peer(int fd) {
 std::optional<process_identity> socket_holder(uid_t uid, ino_t inode, pid_t hint) {
   if (inode == 0) return std::nullopt;
   if (auto p = check(hint, uid, inode)) return p;
+  // The user's processes, newest first: the one connecting has usually
+  // just started (an OpenPMIx client gives no pid to start from), so its
+  // descriptors are read before those of the user's older processes.
   DIR* proc = ::opendir("/proc");
   if (proc == nullptr) return std::nullopt;
-  std::optional<process_identity> out;
+  std::vector<pid_t> candidates;
   while (auto* e = ::readdir(proc)) {
     char* end = nullptr;
     const long pid = std::strtol(e->d_name, &end, 10);
     if (pid <= 0 || *end != '\0' || pid == hint) continue;
     struct stat st;
-    if (::fstatat(::dirfd(proc), e->d_name, &st, 0) != 0 || st.st_uid != uid) continue;
-    if ((out = check(static_cast<pid_t>(pid), uid, inode))) break;
+    if (::fstatat(::dirfd(proc), e->d_name, &st, 0) == 0 && st.st_uid == uid) candidates.push_back(static_cast<pid_t>(pid));
   }
   ::closedir(proc);
-  return out;
+  std::sort(candidates.begin(), candidates.end(), std::greater<>());
+  for (const auto pid : candidates)
+    if (auto p = check(pid, uid, inode)) return p;
+  return std::nullopt;
 }
 
 }  // namespace pmix::transport
