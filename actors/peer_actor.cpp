@@ -724,15 +724,8 @@ void send_spawn_reply(self_ptr self, std::uint64_t id, pmix_status_t status, con
 }
 
 // PMIx_Spawn: the host starts the job and names its namespace.
-void on_spawn(self_ptr self, std::uint64_t id, const wire::SpawnRequest& req) {
+void start_spawn(self_ptr self, std::uint64_t id, const info_list& job_info, const std::vector<app>& apps) {
   auto& st = self->state;
-  info_list job_info;
-  std::string error;
-  if (!protocol::from_wire(req.job_info(), job_info, &error)) return protocol_error(self, error);
-  std::vector<app> apps(static_cast<std::size_t>(req.apps_size()));
-  for (int k = 0; k < req.apps_size(); ++k)
-    if (!protocol::from_wire(req.apps(k), apps[static_cast<std::size_t>(k)], &error))
-      return protocol_error(self, error);
   if (apps.empty() || std::any_of(apps.begin(), apps.end(), [](const app& a) { return a.cmd.empty(); })) {
     log::error("peer", to_string(st.proc), ": PMIx_Spawn without applications or with an empty command");
     return send_spawn_reply(self, id, PMIX_ERR_BAD_PARAM, {});
@@ -744,6 +737,17 @@ void on_spawn(self_ptr self, std::uint64_t id, const wire::SpawnRequest& req) {
         gate->send_if_open(addr, spawn_done_msg{id, status, std::move(nspace)});
       }));
   if (!asked) send_spawn_reply(self, id, PMIX_ERR_NOT_SUPPORTED, {});
+}
+
+void on_spawn(self_ptr self, std::uint64_t id, const wire::SpawnRequest& req) {
+  info_list job_info;
+  std::string error;
+  if (!protocol::from_wire(req.job_info(), job_info, &error)) return protocol_error(self, error);
+  std::vector<app> apps(static_cast<std::size_t>(req.apps_size()));
+  for (int k = 0; k < req.apps_size(); ++k)
+    if (!protocol::from_wire(req.apps(k), apps[static_cast<std::size_t>(k)], &error))
+      return protocol_error(self, error);
+  start_spawn(self, id, job_info, apps);
 }
 
 // PMIx_Connect / PMIx_Disconnect: a collective the server tracks.
@@ -1057,6 +1061,12 @@ void send_openpmix_job(self_ptr self, std::uint32_t tag) {
     log::error("peer", to_string(st.proc), ": no job data to give a process linked with OpenPMIx");
     return send_openpmix_status(self, tag, PMIX_ERR_NOT_FOUND);
   }
+  st.openpmix_job_level.clear();
+  std::string error;
+  for (const auto& wi : job.info()) {
+    pmix::info i;
+    if (protocol::from_wire(wi, i, &error)) st.openpmix_job_level.push_back(std::move(i));
+  }
   std::size_t skipped = 0;
   const auto bytes = encode_openpmix_job(job, buffer_of(st), skipped);
   if (skipped > 0)
@@ -1220,6 +1230,15 @@ void on_openpmix_frame(self_ptr self, const std::string& frame) {
       info_list info;
       if (!r.string(nspace) || !r.rank(rank) || !r.size(ninfo) || (ninfo > 0 && !r.infos(info))) return bad("get");
       if (!r.at_end() && !r.string(key)) return bad("get");
+      if (nspace == st.proc.nspace && rank != rank_wildcard && key.rfind("pmix.", 0) == 0)
+        if (const auto* known = find(st.openpmix_job_level, key)) {
+          openpmix::writer one{buffer_of(st)};
+          if (one.proc(proc_id{nspace, rank}).try_kval(key, known->val)) {
+            openpmix::writer w{buffer_of(st)};
+            w.status(PMIX_SUCCESS).byte_object(one.bytes());
+            return send_openpmix_message(self, tag, w.bytes());
+          }
+        }
       auto* g = e.mutable_get();
       protocol::to_wire(proc_id{nspace, rank}, g->mutable_proc());
       g->set_key(key);
@@ -1301,6 +1320,14 @@ void on_openpmix_frame(self_ptr self, const std::string& frame) {
       protocol::to_wire(data, l->mutable_data());
       protocol::to_wire(dirs, l->mutable_directives());
       return dispatch(self, e);
+    }
+    case 9: {  // PMIX_SPAWNNB_CMD: the job's directives, the applications
+      std::uint64_t ninfo = 0, napps = 0;
+      info_list job_info;
+      std::vector<app> apps;
+      if (!r.size(ninfo) || (ninfo > 0 && !r.infos(job_info)) || !r.size(napps) || (napps > 0 && !r.apps(apps)))
+        return bad("spawn");
+      return start_spawn(self, tag, job_info, apps);
     }
     case 13:  // PMIX_REGEVENTS_CMD: every event in range reaches a client (its
               // own registry picks the handlers), so there is nothing to keep
@@ -1430,6 +1457,14 @@ void send_openpmix_reply(self_ptr self, const wire::Envelope& e) {
     }
     case wire::Envelope::kGetReply:
       return send_openpmix_get_reply(self, static_cast<std::uint32_t>(e.id()), e.get_reply());
+    case wire::Envelope::kSpawnReply: {
+      // The status and the new namespace; its job data the client reads
+      // with its first get there (OpenPMIx's servers add it here).
+      openpmix::writer w{buffer_of(st)};
+      w.status(e.spawn_reply().status());
+      if (!e.spawn_reply().nspace().empty()) w.string(e.spawn_reply().nspace());
+      return send_openpmix_message(self, static_cast<std::uint32_t>(e.id()), w.bytes());
+    }
     default:
       if (e.id() != 0) send_openpmix_status(self, static_cast<std::uint32_t>(e.id()), PMIX_ERR_NOT_SUPPORTED);
       return;  // unprompted messages have no OpenPMIx form yet

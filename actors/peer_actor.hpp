@@ -143,6 +143,10 @@ struct peer_state {
   bool openpmix = false;
   std::uint8_t openpmix_buffer = 1;  // openpmix::buffer_type
   std::shared_ptr<const std::string> openpmix_job;  // its serialized JobInfo, for PMIX_REQ_CMD
+  // That job's own data (kept at PMIX_REQ_CMD): OpenPMIx's store files it
+  // under the namespace, so a get naming a rank does not find it there and
+  // asks; it is answered from here.
+  info_list openpmix_job_level;
   bool holding = false;
 
   // Host up-calls in flight: up-call id -> envelope id to answer.

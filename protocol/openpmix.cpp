@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 namespace pmix::openpmix {
 
@@ -522,6 +523,29 @@ writer& writer::buffer(std::string_view bytes) {
   return *this;
 }
 
+// An APP: the command, the arguments (their count an INT, each a STRING),
+// the environment (an INT32 count, then STRINGs), the directory, the number
+// of processes (an INT), and a SIZE count of INFOs followed by them.
+writer& writer::apps(const std::vector<app>& list) {
+  begin(PMIX_APP, static_cast<std::int32_t>(list.size()));
+  bool ok = true;
+  for (const auto& a : list) {
+    put_string(out_, a.cmd);
+    put_signed(out_, static_cast<std::int64_t>(a.argv.size()));
+    for (const auto& arg : a.argv) put_string(out_, arg);
+    put_signed(out_, static_cast<std::int64_t>(a.env.size()));
+    for (const auto& var : a.env) put_string(out_, var);
+    if (a.cwd.empty())
+      put_signed(out_, 0);  // no directory: OpenPMIx's NULL, not ""
+    else
+      put_string(out_, a.cwd);
+    put_signed(out_, a.maxprocs);
+    put_unsigned(out_, a.info.size());
+    for (const auto& i : a.info) encode_info(out_, i, ok, 0);
+  }
+  return *this;
+}
+
 // ---- reader ----------------------------------------------------------------------
 
 bool reader::begin(data_type element, std::int32_t& count) {
@@ -677,6 +701,39 @@ bool reader::infos(info_list& out) {
     pmix::info i;
     if (!c.info(i, 0)) return false;
     out.push_back(std::move(i));
+  }
+  return true;
+}
+
+bool reader::apps(std::vector<app>& out) {
+  std::int32_t n;
+  cursor c{in_, pos_, error_};
+  if (!begin(PMIX_APP, n)) return false;
+  out.clear();
+  auto strings = [&](std::vector<std::string>& list) {
+    std::int64_t count;
+    if (!c.signed_(count)) return false;
+    if (count < 0 || static_cast<std::uint64_t>(count) > c.left()) return c.fail("an application with too many strings");
+    list.resize(static_cast<std::size_t>(count));
+    for (auto& s : list)
+      if (!c.string(s)) return false;
+    return true;
+  };
+  for (std::int32_t k = 0; k < n; ++k) {
+    app a;
+    std::int64_t maxprocs;
+    std::uint64_t ninfo;
+    if (!c.string(a.cmd) || !strings(a.argv) || !strings(a.env) || !c.string(a.cwd) || !c.signed_(maxprocs) ||
+        !c.unsigned_(ninfo))
+      return false;
+    if (maxprocs < 0 || maxprocs > std::numeric_limits<std::int32_t>::max())
+      return c.fail("an application's process count out of range");
+    if (ninfo > c.left()) return c.fail("an application with too many directives");
+    a.maxprocs = static_cast<int>(maxprocs);
+    a.info.resize(ninfo);
+    for (auto& i : a.info)
+      if (!c.info(i, 0)) return false;
+    out.push_back(std::move(a));
   }
   return true;
 }

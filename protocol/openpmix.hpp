@@ -47,6 +47,7 @@ class writer {
   // value of each; false (the writer unchanged) if a value has no form.
   bool pdata(const std::vector<std::tuple<proc_id, std::string, value>>& data);
   writer& buffer(std::string_view bytes);  // a nested buffer of this writer's type
+  writer& apps(const std::vector<app>& list);  // one pack of list.size() APPs (PMIx_Spawn's)
   // False if `v` holds a type this format cannot carry (the writer is then
   // unchanged).
   bool try_kval(std::string_view key, const value& v);
@@ -87,6 +88,8 @@ class reader {
   // A PMIX_BUFFER (a nested buffer: its type byte, length and bytes), as a
   // commit carries its key/values.
   bool buffer(std::string& bytes);
+  // One pack of any number of PMIX_APP (PMIx_Spawn's applications).
+  bool apps(std::vector<app>& out);
 
   bool at_end() const { return pos_ >= in_.size(); }
   const std::string& error() const { return error_; }

@@ -15,7 +15,18 @@
  *
  * "connect <nspace>": inits, connects its namespace with <nspace> (both
  * whole), reads <nspace>'s job size ("other_size <status> <n>"),
- * disconnects and finalizes. */
+ * disconnects and finalizes.
+ *
+ * "nocollect": as without arguments, but the fence collects nothing, so
+ * each get of a peer's key is a direct modex.
+ *
+ * "spawn": inits; rank 0 spawns 2 copies of this program ("child"),
+ * prints "spawn <status> <nspace>" and the new job's size; all fence and
+ * finalize. "child": inits, prints its parent ("parent <status>
+ * <nspace>.<rank>"), fences with its own job and finalizes.
+ *
+ * "abort <rank> <code>": inits, fences; rank <rank> aborts the job with
+ * <code>, the others wait in a second fence (ended by the abort). */
 #include <pmix.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -117,10 +128,74 @@ static int connect_with(const char *other)
     return 0;
 }
 
+static int spawn(const char *self)
+{
+    pmix_proc_t me;
+    pmix_status_t rc = PMIx_Init(&me, NULL, 0);
+    say("init", rc, "");
+    if (rc != PMIX_SUCCESS) return 0;
+    if (me.rank == 0) {
+        pmix_app_t app;
+        char nspace[PMIX_MAX_NSLEN + 1] = "";
+        char *args[] = {(char *) self, "child", NULL};
+        PMIX_APP_CONSTRUCT(&app);
+        app.cmd = strdup(self);
+        app.argv = args;
+        app.maxprocs = 2;
+        rc = PMIx_Spawn(NULL, 0, &app, 1, nspace);
+        app.argv = NULL;
+        PMIX_APP_DESTRUCT(&app);
+        say("spawn", rc, nspace);
+        if (rc == PMIX_SUCCESS) {
+            pmix_proc_t job;
+            PMIX_LOAD_PROCID(&job, nspace, PMIX_RANK_WILDCARD);
+            get_number(&job, PMIX_JOB_SIZE, "child_size");
+        }
+    }
+    say("fence", PMIx_Fence(NULL, 0, NULL, 0), "");
+    say("finalize", PMIx_Finalize(NULL, 0), "");
+    return 0;
+}
+
+static int child(void)
+{
+    pmix_proc_t me;
+    pmix_value_t *v = NULL;
+    char text[600] = "";
+    pmix_status_t rc = PMIx_Init(&me, NULL, 0);
+    say("init", rc, "");
+    if (rc != PMIX_SUCCESS) return 0;
+    rc = PMIx_Get(&me, PMIX_PARENT_ID, NULL, 0, &v);
+    if (rc == PMIX_SUCCESS && v->type == PMIX_PROC)
+        snprintf(text, sizeof text, "%s.%u", v->data.proc->nspace, v->data.proc->rank);
+    say("parent", rc, text);
+    if (v) PMIX_VALUE_RELEASE(v);
+    say("fence", PMIx_Fence(NULL, 0, NULL, 0), "");
+    say("finalize", PMIx_Finalize(NULL, 0), "");
+    return 0;
+}
+
+static int abort_job(unsigned who, int code)
+{
+    pmix_proc_t me;
+    pmix_status_t rc = PMIx_Init(&me, NULL, 0);
+    say("init", rc, "");
+    if (rc != PMIX_SUCCESS) return 0;
+    say("fence", PMIx_Fence(NULL, 0, NULL, 0), "");
+    if (me.rank == who) say("abort", PMIx_Abort(code, "OpenPMIx client aborts", NULL, 0), "");
+    say("fence2", PMIx_Fence(NULL, 0, NULL, 0), "");
+    say("finalize", PMIx_Finalize(NULL, 0), "");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "connect") == 0) return connect_with(argv[2]);
     if (argc == 4 && strcmp(argv[1], "events") == 0) return events(atoi(argv[2]), atoi(argv[3]));
+    if (argc == 2 && strcmp(argv[1], "spawn") == 0) return spawn(argv[0]);
+    if (argc == 2 && strcmp(argv[1], "child") == 0) return child();
+    if (argc == 4 && strcmp(argv[1], "abort") == 0) return abort_job((unsigned) atoi(argv[2]), atoi(argv[3]));
+    const bool collect_data = !(argc == 2 && strcmp(argv[1], "nocollect") == 0);
     pmix_proc_t me, job, peer;
     pmix_value_t *v = NULL, put;
     char text[512];
@@ -145,7 +220,7 @@ int main(int argc, char **argv)
     say("put", PMIx_Put(PMIX_GLOBAL, "mykey", &put), "");
     say("commit", PMIx_Commit(), "");
     pmix_info_t collect;
-    bool yes = true;
+    bool yes = collect_data;
     PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
     say("fence", PMIx_Fence(NULL, 0, &collect, 1), "");
     PMIX_INFO_DESTRUCT(&collect);

@@ -6,6 +6,8 @@
 #include <pmix_common.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "protocol/openpmix.hpp"
 
@@ -277,6 +279,38 @@ TEST_SUITE("OpenPMIx's format (bfrops v41)") {
     in.proc(procs[0]).kval(key, v);
     CHECK(writer{}.status(PMIX_SUCCESS).byte_object(in.bytes()).bytes() == bytes);
     CHECK(writer{buffer_type::fully_desc}.status(PMIX_SUCCESS).bytes() == hex("09021400"));
+  }
+
+  TEST_CASE("PMIx_Spawn's applications as OpenPMIx 4.2.2 packs them, read and written back byte for byte") {
+    // {cmd "/bin/x", argv {"/bin/x", "child"}, env {"A=1"}, no cwd,
+    // maxprocs 2, one info pmix.setenv = "x"}, packed by Debian's
+    // PMIx_Data_pack in each buffer type.
+    for (auto [type, bytes] : {std::pair{buffer_type::non_desc, hex("02")},
+                               std::pair{buffer_type::fully_desc, hex("090217")}}) {
+      bytes += hex("0e2f62696e2f7800040e2f62696e2f78000c6368696c64000208413d310000040118706d69782e736574656e76000003047800");
+      reader r{bytes, type};
+      std::vector<app> apps;
+      REQUIRE_MESSAGE(r.apps(apps), r.error());
+      CHECK(r.at_end());
+      REQUIRE(apps.size() == 1);
+      CHECK(apps[0].cmd == "/bin/x");
+      CHECK(apps[0].argv == std::vector<std::string>{"/bin/x", "child"});
+      CHECK(apps[0].env == std::vector<std::string>{"A=1"});
+      CHECK(apps[0].cwd.empty());
+      CHECK(apps[0].maxprocs == 2);
+      REQUIRE(apps[0].info.size() == 1);
+      CHECK(apps[0].info[0].key == "pmix.setenv");
+      REQUIRE(apps[0].info[0].val.as_string() != nullptr);
+      CHECK(*apps[0].info[0].val.as_string() == "x");
+      writer w{type};
+      w.apps(apps);
+      CHECK(w.bytes() == bytes);
+      // Cut anywhere, it is refused.
+      for (std::size_t cut = 0; cut < bytes.size(); ++cut) {
+        reader partial{std::string_view{bytes}.substr(0, cut), type};
+        CHECK_FALSE(partial.apps(apps));
+      }
+    }
   }
 
   TEST_CASE("every type this library keeps goes there and back") {

@@ -52,6 +52,25 @@ if cc -O2 -o "$tmp/opmx" tests/e2e/openpmix_client.c $(pkg-config --cflags --lib
     [ "$(grep -c 'a log line from OpenPMIx$' "$tmp/err")" = 3 ] &&
     echo "ok   each rank linked with OpenPMIx read both others' values, looked up a published one, logged, finalized" ||
     { echo "FAIL OpenPMIx ranks: $n values read"; cat "$tmp/out" "$tmp/err"; failures=$((failures + 1)); }
+  # Direct modex: the fence collects nothing, so each get asks the server,
+  # which asks the rank that put the value.
+  timeout 120 env -u LD_LIBRARY_PATH $pmixrun -n 3 "$tmp/opmx" nocollect >"$tmp/out" 2>"$tmp/err"; st=$?
+  check "3 ranks linked with OpenPMIx, direct modex" 0 $st "3 of 3 processes" "$tmp/err"
+  n=$(grep -cE '^get:[0-2] SUCCESS hello-from-[0-2]$' "$tmp/out")
+  [ "$n" = 6 ] && echo "ok   each read both others' values by direct modex" ||
+    { echo "FAIL direct modex: $n values read"; cat "$tmp/out" "$tmp/err"; failures=$((failures + 1)); }
+  # PMIx_Spawn of 2 more (linked with OpenPMIx too): the spawner reads the
+  # new job's size, each child its parent.
+  timeout 120 env -u LD_LIBRARY_PATH $pmixrun -n 2 "$tmp/opmx" spawn >"$tmp/out" 2>"$tmp/err"; st=$?
+  check "a rank linked with OpenPMIx spawns 2" 0 $st "2 of 2 processes of 1 spawned job" "$tmp/err"
+  ns=$(sed -n 's/^spawn SUCCESS \(.*\)$/\1/p' "$tmp/out")
+  [ -n "$ns" ] && grep -q '^child_size SUCCESS 2$' "$tmp/out" &&
+    [ "$(grep -cE "^parent SUCCESS ${ns%.*}\.0$" "$tmp/out")" = 2 ] &&
+    echo "ok   the spawner read the new job's size, each child its parent" ||
+    { echo "FAIL spawn:"; cat "$tmp/out" "$tmp/err"; failures=$((failures + 1)); }
+  # PMIx_Abort(7) from rank 1: the job ends with that status.
+  timeout 120 env -u LD_LIBRARY_PATH $pmixrun -n 3 "$tmp/opmx" abort 1 7 >"$tmp/out" 2>"$tmp/err"; st=$?
+  check "a rank linked with OpenPMIx aborts the job" 7 $st "called PMIx_Abort(7): OpenPMIx client aborts" "$tmp/err"
 else
   echo "FAIL cannot build a program against Debian's OpenPMIx (libpmix-dev):"; cat "$tmp/err"; failures=$((failures + 1))
 fi
