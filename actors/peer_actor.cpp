@@ -1329,6 +1329,122 @@ void on_openpmix_frame(self_ptr self, const std::string& frame) {
         return bad("spawn");
       return start_spawn(self, tag, job_info, apps);
     }
+    case 17: {  // PMIX_ALLOC_CMD: the directive, the request
+      std::uint8_t directive = 0;
+      std::uint64_t ninfo = 0;
+      info_list info;
+      if (!r.alloc_directive(directive) || !r.size(ninfo) || (ninfo > 0 && !r.infos(info))) return bad("allocation");
+      auto* h = e.mutable_host();
+      h->set_call(wire::HOST_ALLOCATE);
+      h->set_code(directive);
+      protocol::to_wire(info, h->mutable_info());
+      return dispatch(self, e);
+    }
+    case 18: {  // PMIX_JOB_CONTROL_CMD: targets, directives
+      std::uint64_t n = 0, ninfo = 0;
+      std::vector<proc_id> procs;
+      info_list info;
+      if (!r.size(n) || (n > 0 && !r.procs(procs)) || !r.size(ninfo) || (ninfo > 0 && !r.infos(info)))
+        return bad("job control");
+      auto* j = e.mutable_job_control();
+      for (const auto& p : procs) protocol::to_wire(p, j->add_targets());
+      protocol::to_wire(info, j->mutable_directives());
+      return dispatch(self, e);
+    }
+    case 19: {  // PMIX_MONITOR_CMD: what to monitor, the error to raise, directives
+      info_list what, info;
+      std::int32_t code = 0;
+      std::uint64_t ninfo = 0;
+      if (!r.infos(what) || what.size() != 1 || !r.status(code) || !r.size(ninfo) || (ninfo > 0 && !r.infos(info)))
+        return bad("monitor");
+      auto* h = e.mutable_host();
+      h->set_call(wire::HOST_MONITOR);
+      h->set_code(code);
+      protocol::to_wire(what, h->mutable_info());
+      protocol::to_wire(info, h->mutable_directives());
+      return dispatch(self, e);
+    }
+    case 20:    // PMIX_GET_CREDENTIAL_CMD: directives
+    case 21: {  // PMIX_VALIDATE_CRED_CMD: the credential, directives
+      std::string credential;
+      std::uint64_t ninfo = 0;
+      info_list info;
+      if ((cmd == 21 && !r.byte_object(credential)) || !r.size(ninfo) || (ninfo > 0 && !r.infos(info)))
+        return bad("credential request");
+      auto* h = e.mutable_host();
+      h->set_call(cmd == 20 ? wire::HOST_GET_CREDENTIAL : wire::HOST_VALIDATE_CREDENTIAL);
+      if (cmd == 21) h->set_data(credential);
+      protocol::to_wire(info, h->mutable_directives());
+      if (cmd == 20) st.openpmix_forms[tag] = {cmd, 0};
+      return dispatch(self, e);
+    }
+    case 22:    // PMIX_IOF_PULL_CMD: sources, directives, channels, the handler's id
+    case 23: {  // PMIX_IOF_PUSH_CMD: targets, directives, the bytes (none: end of input)
+      std::uint64_t n = 0, ninfo = 0, handler = 0;
+      std::vector<proc_id> procs;
+      info_list info;
+      std::uint16_t channels = 0;
+      std::string bytes;
+      if (!r.size(n) || (n > 0 && !r.procs(procs)) || !r.size(ninfo) || (ninfo > 0 && !r.infos(info)))
+        return bad("IOF request");
+      auto* h = e.mutable_host();
+      if (cmd == 22) {
+        if (!r.iof_channel(channels) || !r.size(handler)) return bad("IOF pull");
+        h->set_call(wire::HOST_IOF_PULL);
+        h->set_code(channels);
+        h->set_ref(handler);
+        st.openpmix_forms[tag] = {cmd, handler};
+      } else {
+        h->set_call(wire::HOST_IOF_PUSH);
+        if (!r.at_end()) {
+          if (!r.byte_object(bytes)) return bad("IOF push");
+          h->set_data(bytes);
+          h->set_has_data(true);
+        }
+      }
+      for (const auto& p : procs) protocol::to_wire(p, h->add_procs());
+      protocol::to_wire(info, h->mutable_directives());
+      return dispatch(self, e);
+    }
+    case 29: {  // PMIX_IOF_DEREG_CMD: directives, the pull's id
+      std::uint64_t ninfo = 0, ref = 0;
+      info_list info;
+      if (!r.size(ninfo) || (ninfo > 0 && !r.infos(info)) || !r.size(ref)) return bad("IOF deregistration");
+      auto* h = e.mutable_host();
+      h->set_call(wire::HOST_IOF_DEREGISTER);
+      h->set_ref(ref);
+      protocol::to_wire(info, h->mutable_directives());
+      return dispatch(self, e);
+    }
+    case 24:    // PMIX_GROUP_CONSTRUCT_CMD: name, members, directives
+    case 28: {  // PMIX_GROUP_DESTRUCT_CMD: name, directives
+      std::string name;
+      std::uint64_t n = 0, ninfo = 0;
+      std::vector<proc_id> procs;
+      info_list info;
+      if (!r.string(name) || (cmd == 24 && (!r.size(n) || (n > 0 && !r.procs(procs)))) || !r.size(ninfo) ||
+          (ninfo > 0 && !r.infos(info)))
+        return bad("group request");
+      auto* g = e.mutable_group();
+      g->set_op(cmd == 24 ? wire::GROUP_CONSTRUCT : wire::GROUP_DESTRUCT);
+      g->set_name(name);
+      for (const auto& p : procs) protocol::to_wire(p, g->add_procs());
+      protocol::to_wire(info, g->mutable_directives());
+      st.openpmix_forms[tag] = {cmd, 0};
+      return dispatch(self, e);
+    }
+    case 30:    // PMIX_FABRIC_REGISTER_CMD: directives
+    case 31: {  // PMIX_FABRIC_UPDATE_CMD: the fabric's index
+      std::uint64_t ninfo = 0, index = 0;
+      info_list info;
+      if (cmd == 30 ? (!r.size(ninfo) || (ninfo > 0 && !r.infos(info))) : !r.size(index)) return bad("fabric request");
+      if (cmd == 31) info.push_back({PMIX_FABRIC_INDEX, value::unsigned_(PMIX_SIZE, index), 0});
+      auto* h = e.mutable_host();
+      h->set_call(wire::HOST_FABRIC);
+      h->set_code(cmd == 30 ? PMIX_FABRIC_REQUEST_INFO : PMIX_FABRIC_UPDATE_INFO);
+      protocol::to_wire(info, h->mutable_directives());
+      return dispatch(self, e);
+    }
     case 13:  // PMIX_REGEVENTS_CMD: every event in range reaches a client (its
               // own registry picks the handlers), so there is nothing to keep
       return send_openpmix_status(self, tag, PMIX_SUCCESS);
@@ -1401,6 +1517,69 @@ void send_openpmix_event(self_ptr self, const std::string& frame) {
   send_openpmix_message(self, 0, w.bytes());
 }
 
+// An answer carrying results: the status, then (if it succeeded) in the
+// form the request's command reads: a credential first (GET_CREDENTIAL),
+// the pull's id alone (IOF_PULL), the group's context id alone
+// (GROUP_CONSTRUCT), nothing (GROUP_DESTRUCT), else the results (a count
+// and INFOs).
+void send_openpmix_info_reply(self_ptr self, std::uint32_t tag, const wire::InfoReply& ir) {
+  auto& st = self->state;
+  std::uint8_t cmd = 0;
+  std::uint64_t ref = 0;
+  if (auto it = st.openpmix_forms.find(tag); it != st.openpmix_forms.end()) {
+    std::tie(cmd, ref) = it->second;
+    st.openpmix_forms.erase(it);
+  }
+  info_list results;
+  std::string error;
+  if (ir.status() != PMIX_SUCCESS || !protocol::from_wire(ir.info(), results, &error))
+    return send_openpmix_status(self, tag, ir.status() != PMIX_SUCCESS ? ir.status() : PMIX_ERR_UNPACK_FAILURE);
+  openpmix::writer w{buffer_of(st)};
+  w.status(PMIX_SUCCESS);
+  if (cmd == 22) {
+    w.size(ref);
+  } else if (cmd == 24) {
+    if (const auto* id = find(results, PMIX_GROUP_CONTEXT_ID); id != nullptr && id->val.as_uint())
+      w.size(*id->val.as_uint());
+  } else if (cmd != 28) {
+    if (cmd == 20) w.byte_object(ir.data());
+    info_list carried;
+    for (auto& i : results) {
+      openpmix::writer probe{buffer_of(st)};
+      if (probe.try_kval(i.key, i.val)) carried.push_back(std::move(i));
+    }
+    w.size(carried.size());
+    if (!carried.empty()) w.infos(carried);
+  }
+  send_openpmix_message(self, tag, w.bytes());
+}
+
+// Output for the process (our frame: length, then an Envelope holding an
+// IofData), on tag 2: the source, the channel, the id of the process's
+// handler (its pull's), the directives, the bytes.
+void send_openpmix_iof(self_ptr self, const std::string& frame) {
+  auto& st = self->state;
+  wire::Envelope e;
+  if (frame.size() < 4 || !e.ParseFromArray(frame.data() + 4, static_cast<int>(frame.size() - 4)) || !e.has_iof())
+    return;
+  const auto& d = e.iof();
+  info_list info, carried;
+  std::string error;
+  if (!protocol::from_wire(d.info(), info, &error)) return;
+  for (auto& i : info) {
+    openpmix::writer probe{buffer_of(st)};
+    if (probe.try_kval(i.key, i.val)) carried.push_back(std::move(i));
+  }
+  openpmix::writer w{buffer_of(st)};
+  w.proc(protocol::from_wire(d.source()))
+      .iof_channel(static_cast<std::uint16_t>(d.channel()))
+      .size(d.ref())
+      .size(carried.size());
+  if (!carried.empty()) w.infos(carried);
+  w.byte_object(d.data());
+  send_openpmix_message(self, 2, w.bytes());
+}
+
 // Our reply to a request of a process linked with OpenPMIx, in its form.
 void send_openpmix_reply(self_ptr self, const wire::Envelope& e) {
   auto& st = self->state;
@@ -1421,24 +1600,10 @@ void send_openpmix_reply(self_ptr self, const wire::Envelope& e) {
       return;
     }
     case wire::Envelope::kStatusReply:
+      st.openpmix_forms.erase(static_cast<std::uint32_t>(e.id()));
       return send_openpmix_status(self, static_cast<std::uint32_t>(e.id()), e.status_reply().status());
-    case wire::Envelope::kInfoReply: {
-      // The status, then (a query's answer) the results.
-      const auto& ir = e.info_reply();
-      info_list results;
-      std::string error;
-      if (ir.status() != PMIX_SUCCESS || ir.info_size() == 0 || !protocol::from_wire(ir.info(), results, &error))
-        return send_openpmix_status(self, static_cast<std::uint32_t>(e.id()), ir.status());
-      openpmix::writer w{buffer_of(st)};
-      info_list carried;
-      for (auto& i : results) {
-        openpmix::writer probe{buffer_of(st)};
-        if (probe.try_kval(i.key, i.val)) carried.push_back(std::move(i));
-      }
-      w.status(ir.status()).size(carried.size());
-      if (!carried.empty()) w.infos(carried);
-      return send_openpmix_message(self, static_cast<std::uint32_t>(e.id()), w.bytes());
-    }
+    case wire::Envelope::kInfoReply:
+      return send_openpmix_info_reply(self, static_cast<std::uint32_t>(e.id()), e.info_reply());
     case wire::Envelope::kLookupReply: {
       const auto& lr = e.lookup_reply();
       if (lr.status() != PMIX_SUCCESS)
@@ -1475,6 +1640,7 @@ void send_openpmix_reply(self_ptr self, const wire::Envelope& e) {
 
 namespace peer {
 void send_openpmix(self_ptr self, const wire::Envelope& e) { send_openpmix_reply(self, e); }
+void deliver_openpmix_iof(self_ptr self, const std::string& frame) { send_openpmix_iof(self, frame); }
 }  // namespace peer
 
 namespace {

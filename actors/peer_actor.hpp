@@ -147,6 +147,10 @@ struct peer_state {
   // under the namespace, so a get naming a rank does not find it there and
   // asks; it is answered from here.
   info_list openpmix_job_level;
+  // Requests whose answer OpenPMIx's client reads in a form of its own
+  // (credentials, IOF pulls, groups): request tag -> (command, the IOF
+  // pull's handler id). Taken out when answered.
+  std::map<std::uint32_t, std::pair<std::uint8_t, std::uint64_t>> openpmix_forms;
   bool holding = false;
 
   // Host up-calls in flight: up-call id -> envelope id to answer.

@@ -27,6 +27,8 @@ void send_envelope(self_ptr self, const wire::Envelope& e,
 void send_status(self_ptr self, std::uint64_t id, pmix_status_t status);
 void send_info_reply(self_ptr self, std::uint64_t id, pmix_status_t status, const info_list& info,
                      const std::string& data = {});
+// Output (our IofData frame) for a process linked with OpenPMIx, in its form.
+void deliver_openpmix_iof(self_ptr self, const std::string& frame);
 // The fault plane's answer ledger: a reply with this id was written.
 void answered(self_ptr self, std::uint64_t id);
 // A request this connection must not send: logged, the connection ends.

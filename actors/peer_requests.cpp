@@ -280,6 +280,12 @@ void on_group_request(self_ptr self, std::uint64_t id, const wire::GroupRequest&
           [=](fence_result& r) {
             auto& st = self->state;
             if (!r.reply || !can_send(self)) return;
+            if (st.openpmix) {
+              wire::Envelope e;
+              e.set_id(id);
+              if (!e.mutable_info_reply()->ParseFromString(*r.reply)) e.mutable_info_reply()->set_status(PMIX_ERR_UNPACK_FAILURE);
+              return send_envelope(self, e);
+            }
             const protocol::frame_prefix prefix{id, protocol::body::info_reply, r.reply->size()};
             answered(self, id);
             if (!st.conn->send(prefix.view(), *r.reply))
@@ -290,7 +296,8 @@ void on_group_request(self_ptr self, std::uint64_t id, const wire::GroupRequest&
 
 void on_deliver_iof(self_ptr self, const deliver_iof_msg& msg) {
   auto& st = self->state;
-  if (!can_send(self) || st.state != peer_state::phase::active || st.openpmix) return;
+  if (!can_send(self) || st.state != peer_state::phase::active) return;
+  if (st.openpmix) return deliver_openpmix_iof(self, *msg.frame);
   if (!st.conn->send(*msg.frame)) log::debug("peer", to_string(st.proc), ": write failed, output not delivered");
 }
 

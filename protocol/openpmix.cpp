@@ -90,8 +90,13 @@ bool encode_body(std::string& out, const value& v, int depth) {
       out.push_back(static_cast<char>(v.as_int().value_or(0) & 0xff));
       return true;
     case PMIX_STRING: case PMIX_PROC_NSPACE: {
+      // A NULL string (no payload) is OpenPMIx's length 0, not "" (Open
+      // MPI's pmix.locstr of an unbound rank: its ranks tell the two apart).
       const auto* s = v.as_string();
-      put_string(out, s != nullptr ? *s : std::string_view{});
+      if (s == nullptr && v.type == PMIX_STRING)
+        put_signed(out, 0);
+      else
+        put_string(out, s != nullptr ? *s : std::string_view{});
       return true;
     }
     case PMIX_REGEX: {
@@ -272,6 +277,12 @@ bool cursor::body(data_type t, value& out, int depth) {
       return true;
     }
     case PMIX_STRING: case PMIX_PROC_NSPACE: {
+      if (t == PMIX_STRING && pos < in.size() && in[pos] == '\0') {  // length 0: NULL
+        ++pos;
+        out = value{};
+        out.type = PMIX_STRING;
+        return true;
+      }
       std::string s;
       if (!string(s)) return false;
       out = value::bytes(t, std::move(s));
@@ -509,6 +520,12 @@ bool writer::pdata(const std::vector<std::tuple<proc_id, std::string, value>>& d
   return true;
 }
 
+writer& writer::iof_channel(std::uint16_t channels) {
+  begin(PMIX_IOF_CHANNEL, 1);
+  put_unsigned(out_, channels);
+  return *this;
+}
+
 writer& writer::range(std::uint8_t range) {
   begin(PMIX_DATA_RANGE, 1);
   out_.push_back(static_cast<char>(range));
@@ -587,6 +604,20 @@ bool reader::scope(std::uint8_t& scope) {
 
 bool reader::range(std::uint8_t& range) {
   return single(PMIX_DATA_RANGE, [&](cursor& c) { return c.byte(range); });
+}
+
+bool reader::alloc_directive(std::uint8_t& directive) {
+  return single(PMIX_ALLOC_DIRECTIVE, [&](cursor& c) { return c.byte(directive); });
+}
+
+bool reader::iof_channel(std::uint16_t& channels) {
+  return single(PMIX_IOF_CHANNEL, [&](cursor& c) {
+    std::uint64_t v;
+    if (!c.unsigned_(v)) return false;
+    if (v > 0xffff) return c.fail("an IOF channel out of range");
+    channels = static_cast<std::uint16_t>(v);
+    return true;
+  });
 }
 
 bool reader::uint32(std::uint32_t& out) {

@@ -43,6 +43,7 @@ class writer {
   writer& infos(const info_list& list);  // one pack of list.size() INFOs (none: count 0)
   writer& scope(std::uint8_t scope);
   writer& range(std::uint8_t range);  // PMIX_DATA_RANGE
+  writer& iof_channel(std::uint16_t channels);  // PMIX_IOF_CHANNEL
   // One pack of PMIX_PDATA (a lookup's answer): the publisher, key and
   // value of each; false (the writer unchanged) if a value has no form.
   bool pdata(const std::vector<std::tuple<proc_id, std::string, value>>& data);
@@ -81,6 +82,8 @@ class reader {
   bool int32(std::int32_t& v);
   bool scope(std::uint8_t& scope);  // PMIX_SCOPE
   bool range(std::uint8_t& range);  // PMIX_DATA_RANGE
+  bool alloc_directive(std::uint8_t& directive);  // PMIX_ALLOC_DIRECTIVE
+  bool iof_channel(std::uint16_t& channels);      // PMIX_IOF_CHANNEL
   bool uint32(std::uint32_t& v);
   bool time(std::uint64_t& t);  // PMIX_TIME
   // One pack of any number of PMIX_QUERY: (keys, qualifiers) each.

@@ -26,13 +26,23 @@
  * <nspace>.<rank>"), fences with its own job and finalizes.
  *
  * "abort <rank> <code>": inits, fences; rank <rank> aborts the job with
- * <code>, the others wait in a second fence (ended by the abort). */
+ * <code>, the others wait in a second fence (ended by the abort).
+ *
+ * "extras": the rest of the API, one line each: job control (a cleanup
+ * directory), heartbeat monitoring, a credential got and validated, a group
+ * of the whole job constructed and destructed, an allocation request, a
+ * fabric registration, an IOF pull of the job's stdout and its
+ * deregistration. The same binary run on our library (LD_LIBRARY_PATH)
+ * must print the same lines. */
+#define _GNU_SOURCE /* memmem */
 #include <pmix.h>
+#include <pmix_tool.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
@@ -188,8 +198,137 @@ static int abort_job(unsigned who, int code)
     return 0;
 }
 
+/* Statuses as numbers: the two libraries name them differently. */
+static void code(const char *call, pmix_status_t rc, const char *value)
+{
+    printf("%s %d%s%s\n", call, rc, value[0] ? " " : "", value);
+    fflush(stdout);
+}
+
+static int iof_seen = -1;
+
+static void on_output(size_t id, pmix_iof_channel_t channel, pmix_proc_t *source, pmix_byte_object_t *payload,
+                      pmix_info_t info[], size_t ninfo)
+{
+    (void) id; (void) channel; (void) info; (void) ninfo;
+    pthread_mutex_lock(&lock);
+    if (payload != NULL && payload->size > 0 && memmem(payload->bytes, payload->size, "iof-line-from-", 14) != NULL)
+        iof_seen = (int) source->rank;
+    pthread_cond_signal(&cond);
+    pthread_mutex_unlock(&lock);
+}
+
+static int extras(void)
+{
+    pmix_proc_t me, job;
+    pmix_info_t dir[2], *results = NULL;
+    size_t nresults = 0;
+    char text[64];
+    pmix_status_t rc = PMIx_Init(&me, NULL, 0);
+    code("init", rc, "");
+    if (rc != PMIX_SUCCESS) return 0;
+    PMIX_LOAD_PROCID(&job, me.nspace, PMIX_RANK_WILDCARD);
+
+    char dirname[128];
+    snprintf(dirname, sizeof dirname, "/tmp/opmx-cleanup.%d", (int) getpid());
+    PMIX_INFO_LOAD(&dir[0], PMIX_REGISTER_CLEANUP_DIR, dirname, PMIX_STRING);
+    rc = PMIx_Job_control(NULL, 0, dir, 1, &results, &nresults);
+    code("job_control", rc, "");
+    PMIX_INFO_DESTRUCT(&dir[0]);
+    if (results) PMIX_INFO_FREE(results, nresults);
+    results = NULL;
+
+    pmix_info_t mon;
+    uint32_t seconds = 30;
+    PMIX_INFO_LOAD(&mon, PMIX_MONITOR_HEARTBEAT, NULL, PMIX_POINTER);
+    PMIX_INFO_LOAD(&dir[0], PMIX_MONITOR_HEARTBEAT_TIME, &seconds, PMIX_UINT32);
+    PMIX_INFO_LOAD(&dir[1], PMIX_MONITOR_ID, "opmx-hb", PMIX_STRING);
+    rc = PMIx_Process_monitor(&mon, PMIX_MONITOR_HEARTBEAT_ALERT, dir, 2, &results, &nresults);
+    code("monitor", rc, "");
+    PMIX_INFO_DESTRUCT(&dir[0]);
+    PMIX_INFO_DESTRUCT(&dir[1]);
+    if (results) PMIX_INFO_FREE(results, nresults);
+    results = NULL;
+    PMIX_INFO_LOAD(&mon, PMIX_MONITOR_CANCEL, "opmx-hb", PMIX_STRING);
+    rc = PMIx_Process_monitor(&mon, PMIX_SUCCESS, NULL, 0, &results, &nresults);
+    code("monitor_cancel", rc, "");
+    PMIX_INFO_DESTRUCT(&mon);
+    if (results) PMIX_INFO_FREE(results, nresults);
+    results = NULL;
+
+    pmix_byte_object_t cred;
+    PMIX_BYTE_OBJECT_CONSTRUCT(&cred);
+    rc = PMIx_Get_credential(NULL, 0, &cred);
+    code("credential", rc, cred.size > 0 ? "nonempty" : "empty");
+    if (rc == PMIX_SUCCESS) {
+        rc = PMIx_Validate_credential(&cred, NULL, 0, &results, &nresults);
+        code("validate", rc, "");
+        if (results) PMIX_INFO_FREE(results, nresults);
+        results = NULL;
+    }
+    PMIX_BYTE_OBJECT_DESTRUCT(&cred);
+
+    bool yes = true;
+    PMIX_INFO_LOAD(&dir[0], PMIX_GROUP_ASSIGN_CONTEXT_ID, &yes, PMIX_BOOL);
+    rc = PMIx_Group_construct("opmx-group", &job, 1, dir, 1, &results, &nresults);
+    const char *ctx = "none";
+    for (size_t k = 0; k < nresults; ++k)
+        if (PMIX_CHECK_KEY(&results[k], PMIX_GROUP_CONTEXT_ID)) ctx = "context-id";
+    code("group_construct", rc, ctx);
+    PMIX_INFO_DESTRUCT(&dir[0]);
+    if (results) PMIX_INFO_FREE(results, nresults);
+    results = NULL;
+    code("group_destruct", PMIx_Group_destruct("opmx-group", NULL, 0), "");
+
+    uint64_t nodes = 1;
+    PMIX_INFO_LOAD(&dir[0], PMIX_ALLOC_NUM_NODES, &nodes, PMIX_UINT64);
+    rc = PMIx_Allocation_request(PMIX_ALLOC_EXTEND, dir, 1, &results, &nresults);
+    code("allocation", rc, "");
+    PMIX_INFO_DESTRUCT(&dir[0]);
+    if (results) PMIX_INFO_FREE(results, nresults);
+    results = NULL;
+
+    pmix_fabric_t fabric;
+    PMIX_FABRIC_CONSTRUCT(&fabric);
+    rc = PMIx_Fabric_register(&fabric, NULL, 0);
+    code("fabric", rc, "");
+    if (rc == PMIX_SUCCESS) PMIx_Fabric_deregister(&fabric);
+
+    /* Rank 0 pulls rank 1's stdout, rank 1 prints a line after the fence,
+     * rank 0 waits for it (60 s at most) and deregisters. */
+    pmix_proc_t one;
+    PMIX_LOAD_PROCID(&one, me.nspace, 1);
+    size_t pull = 0;
+    if (me.rank == 0) {
+        rc = PMIx_IOF_pull(&one, 1, NULL, 0, PMIX_FWD_STDOUT_CHANNEL, on_output, NULL, NULL);
+        code("iof_pull", rc >= 0 ? PMIX_SUCCESS : rc, "");
+        if (rc >= 0) pull = (size_t) rc;
+    }
+    code("fence_iof", PMIx_Fence(NULL, 0, NULL, 0), "");
+    if (me.rank == 1) {
+        printf("iof-line-from-1\n");
+        fflush(stdout);
+    }
+    if (me.rank == 0 && rc >= 0) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += 60;  /* only against hangs */
+        pthread_mutex_lock(&lock);
+        while (iof_seen < 0 && pthread_cond_timedwait(&cond, &lock, &until) == 0) {
+        }
+        snprintf(text, sizeof text, "%d", iof_seen);
+        pthread_mutex_unlock(&lock);
+        code("iof_received_from", 0, text);
+        code("iof_deregister", PMIx_IOF_deregister(pull, NULL, 0, NULL, NULL), "");
+    }
+    code("fence", PMIx_Fence(NULL, 0, NULL, 0), "");
+    code("finalize", PMIx_Finalize(NULL, 0), "");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 2 && strcmp(argv[1], "extras") == 0) return extras();
     if (argc == 3 && strcmp(argv[1], "connect") == 0) return connect_with(argv[2]);
     if (argc == 4 && strcmp(argv[1], "events") == 0) return events(atoi(argv[2]), atoi(argv[3]));
     if (argc == 2 && strcmp(argv[1], "spawn") == 0) return spawn(argv[0]);

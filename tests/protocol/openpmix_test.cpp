@@ -324,6 +324,7 @@ TEST_SUITE("OpenPMIx's format (bfrops v41)") {
         value::unsigned_(PMIX_UINT16, 65535), value::unsigned_(PMIX_UINT32, 4000000000u),
         value::unsigned_(PMIX_UINT64, ~0ull), value::unsigned_(PMIX_SIZE, 1ull << 40), value::integer(PMIX_PID, 4242),
         value::integer(PMIX_STATUS, PMIX_ERR_NOT_FOUND), value::string("text"), value::string(""),
+        value{PMIX_STRING, {}} /* NULL */,
         value::bytes(PMIX_BYTE_OBJECT, std::string("\0\1\2", 3)), value::proc({"ns", 3}),
         value::unsigned_(PMIX_PROC_RANK, rank_wildcard), value::real(PMIX_DOUBLE, 2.5),
         value::integer(PMIX_TIME, 1700000000), value{PMIX_TIMEVAL, timeval_value{5, 6}},
@@ -342,6 +343,7 @@ TEST_SUITE("OpenPMIx's format (bfrops v41)") {
         value got;
         REQUIRE_MESSAGE(r.kval(key, got), r.error());
         CHECK(got.type == want.type);
+        CHECK((got.as_string() == nullptr) == (want.as_string() == nullptr));
         writer again{type}, first{type};
         again.kval(key, got);
         first.kval(key, want);
