@@ -1141,6 +1141,8 @@ void on_openpmix_handshake(self_ptr self, const std::string& frame) {
     return st.conn->shutdown();
   }
   st.openpmix_buffer = buffer;
+  log::info("peer", "a process linked with OpenPMIx ", version, " connects as ", nspace, ".", rank, " (",
+            buffer == 1 ? "NON_DESC" : "FULLY_DESC", " buffers)");
   wire::Envelope e;
   e.set_id(openpmix_handshake);
   auto* c = e.mutable_connect();

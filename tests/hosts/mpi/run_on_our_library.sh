@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # The MPI suite (run_mpi_suite.sh) on our libpmix.so.2, under the launcher
 # given: mpirun (Open MPI's, hosting our server) or the path of our pmixrun.
-# Runs from the test's runfiles; every process finds our library first.
+# Runs from the test's runfiles; every process finds our library first,
+# unless "openpmix-ranks" follows: then only the launcher runs on ours and
+# the MPI ranks load Debian's OpenPMIx 4.2.2 (issue 35: a mixed install).
 set -uo pipefail
-launcher=${1:?usage: run_on_our_library.sh mpirun|PATH-TO-PMIXRUN}
+launcher=${1:?usage: run_on_our_library.sh mpirun|PATH-TO-PMIXRUN [openpmix-ranks]}
+ranks_on=${2:-ours}
 [ "$launcher" = mpirun ] || launcher=$PWD/$launcher
 lib=$(mktemp -d /tmp/mpilib.XXXXXX)
 tmp=$(mktemp -d /tmp/mpit.XXXXXX)   # short: Unix socket paths live under TMPDIR
@@ -50,5 +53,22 @@ fi
 # Open MPI derives its prefix from where mpirun was found: /usr/bin, not the
 # /bin of a merged-/usr system that a test PATH may list first.
 export PATH=/usr/bin:$PATH
+extra=()
+if [ "$ranks_on" = openpmix-ranks ]; then
+  # The ranks' LD_LIBRARY_PATH names Debian's OpenPMIx (mpirun's own names
+  # ours). First a check that it is so: our server logs each connection
+  # made with OpenPMIx's protocol (at PMIX_CXX_VERBOSE=2).
+  openpmix=/usr/lib/x86_64-linux-gnu/pmix2/lib
+  extra=(--launcher-arg -x --launcher-arg "LD_LIBRARY_PATH=$openpmix")
+  LD_LIBRARY_PATH=$lib PMIX_CXX_VERBOSE=2 timeout 120 "$launcher" --allow-run-as-root --oversubscribe -np 4 \
+    -x "LD_LIBRARY_PATH=$openpmix" tests/hosts/mpi/allreduce >"$tmp/check.out" 2>"$tmp/check.err"
+  n=$(grep -c 'a process linked with OpenPMIx 4.2.2[^ ]* connects as' "$tmp/check.err")
+  if [ "$n" != 4 ] || [ "$(grep -c '^OK allreduce rank=' "$tmp/check.out")" != 4 ]; then
+    echo "FAIL the 4 ranks did not connect with OpenPMIx's protocol ($n did):"
+    cat "$tmp/check.out" "$tmp/check.err"
+    exit 1
+  fi
+  echo "PASS 4 MPI ranks on Debian's OpenPMIx under mpirun on our library"
+fi
 exec tests/hosts/mpi/run_mpi_suite.sh tests/hosts/mpi --pmix-lib-dir "$lib" --launcher "$launcher" \
-  --np "1 2 4 8 16" --timeout 120 --budget 800 --log-dir "$tmp/logs"
+  "${extra[@]}" --np "1 2 4 8 16" --timeout 120 --budget 800 --log-dir "$tmp/logs"
