@@ -134,5 +134,7 @@ done:
   rc = PMIx_Finalize(NULL, 0);
   if (rc != PMIX_SUCCESS && status == 0) status = fail("PMIx_Finalize", rc);
   if (status == 0) printf("pmix_job_client: rank %u of %u ok\n", (unsigned)myproc.rank, (unsigned)size);
+  /* Which library served it (a mixed install's test checks it). */
+  fprintf(stderr, "pmix_job_client: rank %u library %s\n", (unsigned)myproc.rank, PMIx_Get_version());
   return status;
 }

@@ -3,7 +3,12 @@
 # and an Open MPI allreduce, 4 ranks each. Needs root, slurm-wlm, munge,
 # openmpi-bin, libopenmpi-dev, libpmix-dev.
 #
-#   slurm_smoke.sh [--client PROG] [--mpi-program PROG] [PMIX_LIB_DIR]
+#   slurm_smoke.sh [--client PROG] [--mpi-program PROG] [--openpmix-ranks] [PMIX_LIB_DIR]
+#
+# --openpmix-ranks (issue 35, a mixed install): the ranks load Debian's
+# OpenPMIx 4.2.2 (a copy taken before the cluster's mount namespace puts
+# PMIX_LIB_DIR's library in its place, named by their LD_LIBRARY_PATH),
+# the Slurm daemons the library in PMIX_LIB_DIR.
 #
 # PMIX_LIB_DIR: a folder with the libpmix.so.2 (and libpmix-server.so.2) to put
 # in place of OpenPMIx under slurmd, slurmstepd, srun and the ranks; without
@@ -16,12 +21,13 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=slurm_cluster.sh
 source "$here/slurm_cluster.sh"
 
-client='' mpi_program='' libdir=''
+client='' mpi_program='' libdir='' openpmix_ranks=''
 while [ $# -gt 0 ]; do
   case $1 in
+    --openpmix-ranks) openpmix_ranks=1; shift ;;
     --client) client=$(realpath "${2:?--client needs a program}") || exit 2; shift 2 ;;
     --mpi-program) mpi_program=$(realpath "${2:?--mpi-program needs a program}") || exit 2; shift 2 ;;
-    -*) echo "usage: $0 [--client PROG] [--mpi-program PROG] [PMIX_LIB_DIR]" >&2; exit 2 ;;
+    -*) echo "usage: $0 [--client PROG] [--mpi-program PROG] [--openpmix-ranks] [PMIX_LIB_DIR]" >&2; exit 2 ;;
     *) libdir=$(realpath "$1") || exit 2; shift ;;
   esac
 done
@@ -33,11 +39,17 @@ fail() { echo "FAIL $*"; failures=$((failures + 1)); }
 show() { echo "  --- $1:"; sed 's/^/  | /' "$1" | tail -n 40; }
 started=$(date +%s.%N)
 
+if [ -n "$openpmix_ranks" ]; then
+  mkdir -p "$scratch/openpmix"
+  cp -L /usr/lib/x86_64-linux-gnu/pmix2/lib/libpmix.so.2 "$scratch/openpmix/libpmix.so.2" || exit 1
+fi
 if ! slurm_start "$scratch" ${libdir:+"$libdir"}; then
   echo "FAIL the cluster did not start"
   exit 1
 fi
 echo "ok   the cluster is up in $scratch${libdir:+ with $libdir in place of OpenPMIx}"
+# srun passes its environment on to the ranks (not to the daemons).
+[ -z "$openpmix_ranks" ] || export LD_LIBRARY_PATH=$scratch/openpmix
 cd "$scratch" || exit 1
 
 # --- the programs
@@ -64,6 +76,11 @@ elif [ "$(grep -c '^pmix_job_client: rank [0-3] of 4 ok$' client.out)" != 4 ] ||
   fail "pmix_job_client: not 4 distinct ok lines"; show client.out; show client.err
 else
   echo "ok   pmix_job_client: 4 ranks ok ($(echo "$t1 - $t0" | bc) s)"
+fi
+if [ -n "$openpmix_ranks" ]; then
+  n=$(grep -c '^pmix_job_client: rank [0-3] library OpenPMIx 4\.2\.2' client.err)
+  [ "$n" = 4 ] && echo "ok   the 4 ranks ran on OpenPMIx 4.2.2" ||
+    { fail "the ranks did not all run on OpenPMIx ($n did)"; show client.err; }
 fi
 
 # --- Open MPI: direct launch, allreduce over 4 ranks
