@@ -942,6 +942,7 @@ void on_frame(self_ptr self, const std::string& payload, bool replay = false) {
   // connect, a protocol error): frames the I/O thread read before the end
   // are dropped, as they would be had they come a moment later.
   if (st.state == peer_state::phase::tombstone || !st.conn || st.conn->shut()) return;
+  if (st.state == peer_state::phase::handshake && !st.openpmix) st.openpmix = st.conn->openpmix();
   if (st.openpmix) return on_openpmix_frame(self, payload);
   // The request is parsed on an arena whose first block is on the stack:
   // its parts cost no allocation and no destructor each (no handler keeps
@@ -1057,6 +1058,12 @@ std::string encode_openpmix_job(const wire::JobInfo& job, openpmix::buffer_type 
 void send_openpmix_job(self_ptr self, std::uint32_t tag) {
   auto& st = self->state;
   wire::JobInfo job;
+  if (st.openpmix_kind != 0 && (!st.openpmix_job || st.openpmix_job->empty())) {
+    // A tool's: its namespace, with no data of its own.
+    openpmix::writer w{buffer_of(st)};
+    w.string(st.proc.nspace);
+    return send_openpmix_message(self, tag, w.bytes());
+  }
   if (!st.openpmix_job || !job.ParseFromString(*st.openpmix_job)) {
     log::error("peer", to_string(st.proc), ": no job data to give a process linked with OpenPMIx");
     return send_openpmix_status(self, tag, PMIX_ERR_NOT_FOUND);
@@ -1116,24 +1123,40 @@ void on_openpmix_handshake(self_ptr self, const std::string& frame) {
     out = static_cast<std::uint8_t>(frame[pos++]);
   };
   std::string security, nspace, version, format, store;
-  std::uint32_t cred_len = 0, rank = 0;
+  std::uint32_t cred_len = 0, rank = 0, claimed = 0;
   std::uint8_t kind = 0, buffer = 0;
   text(security);
   u32(cred_len);
   if (ok && cred_len <= frame.size() - pos) pos += cred_len; else ok = false;
   u8(kind);
+  // Its identity: a client's namespace and rank; a tool's or launcher's
+  // user and group (claims: the kernel's are used), then, unless it needs
+  // one assigned (3, 6) or is of the old kinds (1, 2), the identity it has.
+  if (ok && kind > 9) ok = false;
   if (ok && kind != 0) {
-    log::warning("peer", "a process linked with OpenPMIx connected as a tool or launcher (type ", int{kind},
-                 "): not served yet (issue 35); closing the connection");
-    return st.conn->shutdown();
+    u32(claimed);
+    u32(claimed);
   }
-  text(nspace);
-  u32(rank);
+  const bool has_id = kind == 0 || kind == 4 || kind == 5 || kind == 7 || kind == 8 || kind == 9;
+  if (has_id) {
+    text(nspace);
+    u32(rank);
+  }
   text(version);
   text(format);
   u8(buffer);
   text(store);
   if (!ok) return protocol_error(self, "a malformed OpenPMIx handshake");
+  // Then a tool's directives (a SIZE and INFOs, in its buffer type), and
+  // one byte more its header counts.
+  info_list directives;
+  if (kind != 0 && frame.size() > pos + 1 && (buffer == 1 || buffer == 2)) {
+    openpmix::reader blob{std::string_view{frame}.substr(pos, frame.size() - pos - 1),
+                          buffer == 2 ? openpmix::buffer_type::fully_desc : openpmix::buffer_type::non_desc};
+    std::uint64_t n = 0;
+    if (!blob.size(n) || (n > 0 && !blob.infos(directives)))
+      return protocol_error(self, "a malformed OpenPMIx tool handshake: " + blob.error());
+  }
   if (format != "v41" || (buffer != 1 && buffer != 2) || store.find("hash") == std::string::npos) {
     log::warning("peer", "a process linked with OpenPMIx ", version, " as ", nspace, ".", rank,
                  " asks for data format ", format, " and store ", store,
@@ -1141,16 +1164,26 @@ void on_openpmix_handshake(self_ptr self, const std::string& frame) {
     return st.conn->shutdown();
   }
   st.openpmix_buffer = buffer;
-  log::info("peer", "a process linked with OpenPMIx ", version, " connects as ", nspace, ".", rank, " (",
-            buffer == 1 ? "NON_DESC" : "FULLY_DESC", " buffers)");
+  st.openpmix_kind = kind;
+  if (kind == 0)
+    log::info("peer", "a process linked with OpenPMIx ", version, " connects as ", nspace, ".", rank, " (",
+              buffer == 1 ? "NON_DESC" : "FULLY_DESC", " buffers)");
+  else
+    log::info("peer", "a tool linked with OpenPMIx ", version, " connects (type ", int{kind}, has_id ? ", as " : "",
+              nspace, has_id ? "." + std::to_string(rank) : std::string{}, ")");
   wire::Envelope e;
   e.set_id(openpmix_handshake);
   auto* c = e.mutable_connect();
   c->set_protocol_version(protocol::wire_version);
-  c->set_role(wire::ROLE_CLIENT);
-  c->mutable_proc()->set_nspace(nspace);
-  c->mutable_proc()->set_rank(rank);
+  c->set_role(kind == 0 ? wire::ROLE_CLIENT : wire::ROLE_TOOL);
+  if (has_id) {
+    c->mutable_proc()->set_nspace(nspace);
+    c->mutable_proc()->set_rank(rank);
+  } else {
+    c->mutable_proc()->set_rank(0);
+  }
   c->set_library_version("OpenPMIx " + version);
+  protocol::to_wire(directives, c->mutable_info());
   dispatch(self, e);
 }
 
@@ -1597,7 +1630,21 @@ void send_openpmix_reply(self_ptr self, const wire::Envelope& e) {
       st.openpmix_job = std::make_shared<const std::string>(r.job());
       std::string ack;
       put_be32(ack, 0);
-      put_be32(ack, static_cast<std::uint32_t>(st.conn->id()));
+      if (st.openpmix_kind == 0) {
+        put_be32(ack, static_cast<std::uint32_t>(st.conn->id()));
+      } else {
+        // A tool's: the identity it was given (if it asked for one), the
+        // server's, then the security check's status.
+        auto put_proc = [&](const wire::Proc& p) {
+          std::string name = p.nspace().substr(0, PMIX_MAX_NSLEN);
+          name.resize(PMIX_MAX_NSLEN + 1, '\0');
+          ack += name;
+          put_be32(ack, p.rank());
+        };
+        if (st.openpmix_kind == 3 || st.openpmix_kind == 6) put_proc(r.assigned());
+        put_proc(r.server());
+        put_be32(ack, 0);
+      }
       if (!st.conn->send(ack)) log::debug("peer", to_string(st.proc), ": write failed, connection broken");
       return;
     }

@@ -221,6 +221,11 @@ pmix_status_t rendezvous(const tool_directives& d, const info_list& info, const 
       }
       std::vector<std::string> uris{c.uri};
       uris.insert(uris.end(), c.alt_uris.begin(), c.alt_uris.end());
+      // A Unix socket first: the kernel names both ends, and it is the
+      // faster (the first line names a TCP address OpenPMIx's tools can
+      // read too; server/server_runtime.cpp, write_rendezvous).
+      std::stable_partition(uris.begin(), uris.end(),
+                            [](const std::string& u) { return u.find(";uds://") != std::string::npos; });
       for (const auto& uri : uris) {
         last = connect_tool(uri, d, info, out);
         // Only an unreachable address makes the next one worth trying.

@@ -32,6 +32,11 @@ void frame_reader::release_if_drained() {
 }
 
 frame_reader::status frame_reader::take(std::string_view in, std::string& payload, std::size_t& used) {
+  if (sniffing_) {
+    if (in.size() < 4) return status::need_more;
+    openpmix_ = std::memcmp(in.data(), "\xff\xff\xff\xff", 4) == 0;
+    sniffing_ = false;
+  }
   if (openpmix_) {
     constexpr std::size_t header = 16;
     if (in.size() < header) return status::need_more;

@@ -48,6 +48,11 @@ class frame_reader {
   // frame (the handshake) and big-endian after it; a frame is returned
   // whole, header included (the tag is the request's id).
   void use_openpmix_framing() { openpmix_ = true; }
+  // Either framing, as the first frame shows (OpenPMIx's handshake header
+  // begins with four 0xff bytes, a length no frame of ours has): the
+  // listener that OpenPMIx's processes and ours may both reach.
+  void use_either_framing() { sniffing_ = true; }
+  bool openpmix() const { return openpmix_; }
 
   // Changes the largest accepted payload (a peer's limit grows once it has
   // authenticated).
@@ -73,6 +78,7 @@ class frame_reader {
   std::uint32_t rejected_length_ = 0;
   bool openpmix_ = false;
   bool openpmix_handshake_ = true;  // its first frame's header is in host order
+  bool sniffing_ = false;            // the first frame decides (use_either_framing)
 };
 
 }  // namespace pmix::protocol

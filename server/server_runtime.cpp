@@ -210,6 +210,14 @@ pmix_status_t runtime::write_rendezvous(const settings& s, std::string& error) {
   c.version = protocol::abi_version;
   c.pid = getpid();
   c.alt_uris = alt_uris_;
+  if (!openpmix_uri_.empty()) {
+    // OpenPMIx's tools read the first line only, and reach a server over
+    // TCP only: the first line names the loopback listener, which serves
+    // both protocols; ours find our address among the others, and prefer
+    // a Unix socket (api/tool_api.cpp).
+    c.alt_uris.insert(c.alt_uris.begin(), c.uri);
+    c.uri = openpmix_uri_;
+  }
   const bool world = s.foreign_tools;
   std::vector<std::string> files;
   if (!s.launcher_rendezvous.empty()) files.push_back(s.launcher_rendezvous);

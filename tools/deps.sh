@@ -21,6 +21,7 @@ test_packages=(
   iproute2      # network namespaces (ip netns) and ss for the remote-connection and multinode tests
   libpmix-dev   # OpenPMIx 4.2.2 headers: the ABI test compares against them
   python3-pmix  # OpenPMIx's Python binding on its own library, under our server (issue 35)
+  libpmix-bin   # OpenPMIx 4.2.2's tools (pps, pevent, ...) against our server (issue 35)
   python3-pytest  # the Python module's tests (tests/python)
   # Real hosts and MPI programs on our library (tests/hosts, docs/hosts.md)
   openmpi-bin libopenmpi-dev slurm-wlm munge

@@ -71,10 +71,11 @@ class connection {
   // Only on a Unix socket (passes_descriptors()).
   bool send(std::string_view head, std::string_view body, std::shared_ptr<const shared_data> attach);
   bool passes_descriptors() const { return cred_.pid > 0; }
-  // A connection of OpenPMIx's protocol (its own listener; issue 35). Set
-  // before the connection is handed to its peer actor.
-  void set_openpmix() { openpmix_ = true; }
-  bool openpmix() const { return openpmix_; }
+  // A connection of OpenPMIx's protocol (issue 35): set by the I/O thread
+  // when its first frame is OpenPMIx's, before that frame is handed to
+  // the peer actor.
+  void set_openpmix() { openpmix_.store(true, std::memory_order_release); }
+  bool openpmix() const { return openpmix_.load(std::memory_order_acquire); }
   bool flush();
   // The output its job's peers have not read, together, is also bounded:
   // this connection's counts there from now on (docs/security.md, "Limits").
@@ -100,7 +101,7 @@ class connection {
   std::uint64_t id_;
   int fd_;
   peer_credentials cred_;
-  bool openpmix_ = false;
+  std::atomic<bool> openpmix_{false};
   io_thread* io_;
   // Output the socket did not take yet, in order: whole frames (the first
   // possibly partly sent, `pending_offset_` bytes of it). Appending never

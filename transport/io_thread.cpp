@@ -373,9 +373,8 @@ void io_thread::accept_from(int listener) {
     }
     const auto id = next_id_++;
     auto conn = std::make_shared<connection>(id, fd, cred, this, limits_.max_send_backlog);
-    const bool openpmix =
+    const bool either =
         std::find(openpmix_listeners_.begin(), openpmix_listeners_.end(), listener) != openpmix_listeners_.end();
-    if (openpmix) conn->set_openpmix();
     auto peer = accept_(conn);
     if (!peer) {
       conn->shutdown();
@@ -392,7 +391,7 @@ void io_thread::accept_from(int listener) {
     }
     auto placed = entries_.emplace(id, entry{std::move(conn), std::move(peer), protocol::frame_reader{limits_.handshake_frame},
                                              fd, true, false, std::chrono::steady_clock::now()});
-    if (openpmix) placed.first->second.reader.use_openpmix_framing();
+    if (either) placed.first->second.reader.use_either_framing();
     ++unauthenticated_;
     handshakes_.emplace_back(std::chrono::steady_clock::now() +
                                  std::chrono::milliseconds(limits_.handshake_timeout_ms),
@@ -461,6 +460,7 @@ void io_thread::read_from(std::uint64_t id) {
   for (;;) {
     const auto st = e.reader.next(payload);
     if (st == protocol::frame_reader::status::complete) {
+      if (e.reader.openpmix() && !e.conn->openpmix()) e.conn->set_openpmix();
       e.heard = true;
       caf::anon_send(e.peer, frame_atom::value, std::move(payload));
       payload = std::string{};

@@ -45,7 +45,9 @@ class io_thread {
   // Adds a bound, listening socket (the I/O thread owns and closes it).
   // Call before start().
   void add_listener(int fd);
-  // A listener whose connections speak OpenPMIx's protocol (issue 35).
+  // A listener whose connections speak OpenPMIx's protocol or ours, as
+  // each one's first frame shows (issue 35: the address rendezvous files
+  // give to tools of both libraries).
   void add_openpmix_listener(int fd);
 
   // Starts the thread. False (errno kept) when epoll cannot be set up.

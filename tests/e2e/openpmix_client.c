@@ -28,6 +28,10 @@
  * "abort <rank> <code>": inits, fences; rank <rank> aborts the job with
  * <code>, the others wait in a second fence (ended by the abort).
  *
+ * "wait-event <code>": inits, registers a handler for <code>, prints
+ * "ready", waits (60 s at most) for one such event (from a tool: pevent),
+ * prints it as "events" does, and finalizes.
+ *
  * "extras": the rest of the API, one line each: job control (a cleanup
  * directory), heartbeat monitoring, a credential got and validated, a group
  * of the whole job constructed and destructed, an allocation request, a
@@ -92,6 +96,30 @@ static int events(int mine, int theirs)
     fflush(stdout);
     pthread_mutex_unlock(&lock);
     say("fence2", PMIx_Fence(NULL, 0, NULL, 0), "");
+    say("finalize", PMIx_Finalize(NULL, 0), "");
+    return 0;
+}
+
+static int wait_event(int mine)
+{
+    pmix_proc_t me;
+    pmix_status_t rc = PMIx_Init(&me, NULL, 0);
+    say("init", rc, "");
+    if (rc != PMIX_SUCCESS) return 0;
+    pmix_status_t code = mine;
+    rc = PMIx_Register_event_handler(&code, 1, NULL, 0, handler, NULL, NULL);
+    say("register", rc >= 0 ? PMIX_SUCCESS : rc, "");
+    printf("ready\n");
+    fflush(stdout);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 60;  /* only against hangs */
+    pthread_mutex_lock(&lock);
+    while (!got && pthread_cond_timedwait(&cond, &lock, &until) == 0) {
+    }
+    printf("%s\n", got ? seen : "no event");
+    fflush(stdout);
+    pthread_mutex_unlock(&lock);
     say("finalize", PMIx_Finalize(NULL, 0), "");
     return 0;
 }
@@ -329,6 +357,7 @@ static int extras(void)
 int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "extras") == 0) return extras();
+    if (argc == 3 && strcmp(argv[1], "wait-event") == 0) return wait_event(atoi(argv[2]));
     if (argc == 3 && strcmp(argv[1], "connect") == 0) return connect_with(argv[2]);
     if (argc == 4 && strcmp(argv[1], "events") == 0) return events(atoi(argv[2]), atoi(argv[3]));
     if (argc == 2 && strcmp(argv[1], "spawn") == 0) return spawn(argv[0]);

@@ -261,7 +261,11 @@ TEST_SUITE("server init: rendezvous files") {
     const auto c = contents_of(by_pid);
     CHECK(c.pid == getpid());
     CHECK(c.version == "4.2.2");
-    CHECK(contains(c.uri, "tooly.0;uds://"));
+    // The first line names the loopback listener that OpenPMIx's tools
+    // can reach too (issue 35); our socket comes next.
+    CHECK(contains(c.uri, "tooly.0;tcp4://127.0.0.1:"));
+    REQUIRE_FALSE(c.alt_uris.empty());
+    CHECK(contains(c.alt_uris[0], "tooly.0;uds://"));
     CHECK_FALSE(exists(dir.path() + "/pmix." + host + ".tool"));  // no session file
     auto t1 = run_tool({"tool_init", "tool_finalize"}, dir.path(),
                        {"PMIX_SERVER_TMPDIR=" + dir.path()});  // default search
@@ -401,7 +405,9 @@ TEST_SUITE("server init: rendezvous files") {
     CHECK(mode_of(file) == 0600);
     const auto c = contents_of(file);
     CHECK(c.pid == getpid());
-    CHECK(contains(c.uri, ";uds://"));
+    CHECK(contains(c.uri, ";tcp4://127.0.0.1:"));
+    REQUIRE_FALSE(c.alt_uris.empty());
+    CHECK(contains(c.alt_uris[0], ";uds://"));
     CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
     CHECK_FALSE(exists(dir.path() + "/a"));
   }
@@ -664,10 +670,13 @@ TEST_SUITE("server init: connection directives") {
     CHECK(can_connect_tcp4(free_port));
     const auto file = dir.path() + "/pmix." + host + ".tool." + std::to_string(getpid());
     const auto c = contents_of(file);
-    REQUIRE(c.alt_uris.size() == 1);  // loopback TCP besides the local socket
-    CHECK(contains(c.alt_uris[0], "tcp4://127.0.0.1:" + std::to_string(free_port)));
+    // The listener both libraries reach, the local socket, then loopback
+    // TCP at the given port.
+    REQUIRE(c.alt_uris.size() == 2);
+    CHECK(contains(c.alt_uris[0], ";uds://"));
+    CHECK(contains(c.alt_uris[1], "tcp4://127.0.0.1:" + std::to_string(free_port)));
     // A tool over TCP (an unknown user: foreign tools allowed here).
-    auto t = run_tool({"tool_init", "tool_finalize"}, dir.path(), {"TEST_SERVER_URI=" + c.alt_uris[0]});
+    auto t = run_tool({"tool_init", "tool_finalize"}, dir.path(), {"TEST_SERVER_URI=" + c.alt_uris[1]});
     CHECK_MESSAGE(t.exited_with(0), t.errors());
     CHECK(contains(t.output(), "tool_init PMIX_SUCCESS"));
     CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
@@ -685,8 +694,8 @@ TEST_SUITE("server init: connection directives") {
         .flag(PMIX_SERVER_TOOL_SUPPORT);
     REQUIRE(init(d) == PMIX_SUCCESS);
     const auto c = contents_of(dir.path() + "/pmix." + host + ".tool." + std::to_string(getpid()));
-    REQUIRE(c.alt_uris.size() == 1);
-    const auto& tcp = c.alt_uris[0];
+    REQUIRE(c.alt_uris.size() == 2);  // after the first line's: the local socket, then TCP
+    const auto& tcp = c.alt_uris[1];
     REQUIRE(tcp.find(";tcp4://127.0.0.1:") != std::string::npos);
     // Tools: root's (the server's user) gets in; nobody's is foreign.
     auto mine = run_tool({"tool_init", "tool_finalize"}, dir.path(), {"TEST_SERVER_URI=" + tcp});
@@ -737,9 +746,11 @@ TEST_SUITE("server init: connection directives") {
         .flag(PMIX_SERVER_TOOL_SUPPORT).text(PMIX_SERVER_NSPACE, "alts");
     REQUIRE(init(d) == PMIX_SUCCESS);
     const auto c = contents_of(dir.path() + "/pmix." + host + ".tool." + std::to_string(getpid()));
-    REQUIRE(c.alt_uris.size() >= 1);
+    // The first line is the listener OpenPMIx's tools reach (issue 35);
+    // the server's own URI and alternatives follow it.
+    REQUIRE(c.alt_uris.size() >= 2);
     std::string listed;
-    for (const auto& a : c.alt_uris) listed += (listed.empty() ? "" : ",") + a;
+    for (std::size_t k = 1; k < c.alt_uris.size(); ++k) listed += (listed.empty() ? "" : ",") + c.alt_uris[k];
     pmix_proc_t self;
     PMIX_LOAD_PROCID(&self, "alts", 0);
     auto get = [&](const char* key) {
@@ -751,8 +762,8 @@ TEST_SUITE("server init: connection directives") {
       }
       return out;
     };
-    CHECK(get(PMIX_MYSERVER_URI) == c.uri);
-    CHECK(get(PMIX_SERVER_URI) == c.uri);
+    CHECK(get(PMIX_MYSERVER_URI) == c.alt_uris[0]);
+    CHECK(get(PMIX_SERVER_URI) == c.alt_uris[0]);
     CHECK(get(PMIX_MYSERVER_ALT_URIS) == listed);
     CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
     // A server listening only on its local socket has no alternatives.

@@ -88,6 +88,21 @@ if cc -O2 -o "$tmp/opmx" tests/e2e/openpmix_client.c $(pkg-config --cflags --lib
     grep -qx 'credential 0 nonempty' "$tmp/theirs" && [ "$(grep -cE '^[a-z_]+ 0( |$)' "$tmp/theirs")" -ge 20 ] &&
     echo "ok   job control, monitor, credentials, groups, allocation, IOF: as on our library" ||
     { echo "FAIL the rest of the API:"; cat "$tmp/diff" "$tmp/theirs" "$tmp/err"; failures=$((failures + 1)); }
+  # OpenPMIx's own tools (Debian's libpmix-bin) find the job by pmixrun's
+  # PID through its rendezvous file: pps lists it, pevent raises an event
+  # both ranks (linked with OpenPMIx too) receive.
+  $pmixrun --timeout 90 -n 2 env -u LD_LIBRARY_PATH "$tmp/opmx" wait-event -3333 >"$tmp/out" 2>"$tmp/err" &
+  job=$!
+  for _ in $(seq 600); do [ "$(grep -c '^ready$' "$tmp/out")" = 2 ] && break; sleep 0.1; done
+  timeout 60 env -u LD_LIBRARY_PATH /usr/bin/pps --pid $job >"$tmp/pps" 2>&1; pps_st=$?
+  timeout 60 env -u LD_LIBRARY_PATH /usr/bin/pevent --pid $job --event -3333 --range 5 >"$tmp/pevent" 2>&1; pevent_st=$?
+  wait $job; st=$?
+  check "OpenPMIx's pps lists the job" 0 $pps_st "^Active nspaces: pmixrun\.$job\$" "$tmp/pps"
+  check "OpenPMIx's pevent raises an event" 0 $pevent_st
+  check "the job ends after the event" 0 $st "2 of 2 processes" "$tmp/err"
+  [ "$(grep -cE "^event -3333 from pmixrun-server\.$job\.tool\.[0-9]+\.0 " "$tmp/out")" = 2 ] &&
+    echo "ok   both ranks received pevent's event, from the tool's namespace" ||
+    { echo "FAIL pevent's event:"; cat "$tmp/out" "$tmp/err" "$tmp/pevent"; failures=$((failures + 1)); }
 else
   echo "FAIL cannot build a program against Debian's OpenPMIx (libpmix-dev):"; cat "$tmp/err"; failures=$((failures + 1))
 fi
