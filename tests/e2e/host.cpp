@@ -524,11 +524,25 @@ std::vector<std::string> dynamic_calls() {
 
 void set_spawn_capture_dir(const std::string& dir) { spawn_capture_dir = dir; }
 
+std::vector<std::string> openpmix_env(const std::string& nspace, pmix_rank_t r, const char* buffer_type) {
+  pmix_proc_t p;
+  PMIX_LOAD_PROCID(&p, nspace.c_str(), r);
+  char** env = nullptr;
+  std::vector<std::string> out;
+  if (PMIx_server_setup_fork(&p, &env) != PMIX_SUCCESS) return out;  // the program then fails its init
+  for (char** e = env; e != nullptr && *e != nullptr; ++e) out.emplace_back(*e);
+  PMIX_ARGV_FREE(env);
+  out.push_back(std::string{"PMIX_BFROP_BUFFER_TYPE="} + buffer_type);
+  out.push_back("LD_LIBRARY_PATH=");
+  return out;
+}
+
 std::string stage_for_other_user(const std::string& dir) {
   const std::string bin = dir + "/bin";
   ::mkdir(bin.c_str(), 0755);
   ::chmod(bin.c_str(), 0755);
-  for (const std::string file : {"tests/e2e/script_client", "tests/e2e/event_client", "api/libpmix.so.2"}) {
+  for (const std::string file : {"tests/e2e/script_client", "tests/e2e/event_client", "tests/e2e/openpmix_client_bin",
+                                 "api/libpmix.so.2"}) {
     const auto from = runfile(file);
     if (::access(from.c_str(), F_OK) != 0) continue;  // not in this test's data
     const auto to = bin + "/" + std::filesystem::path(file).filename().string();

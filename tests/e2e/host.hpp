@@ -209,7 +209,14 @@ std::vector<std::string> dynamic_calls();
 // Where spawned processes write their output (set before they are spawned).
 void set_spawn_capture_dir(const std::string& dir);
 
-// script_client, event_client (when in the test's data) and libpmix.so.2
+// The environment a launcher gives rank r for a process linked with
+// OpenPMIx (setup_fork's: its PMIX_SERVER_URI* variables name the loopback
+// listener), with the buffer type given ("PMIX_BFROP_BUFFER_NON_DESC" or
+// "..._FULLY_DESC") and an empty LD_LIBRARY_PATH (OpenPMIx's library, as
+// the program's RUNPATH says).
+std::vector<std::string> openpmix_env(const std::string& nspace, pmix_rank_t r, const char* buffer_type);
+
+// script_client, event_client, openpmix_client_bin (when in the test's data) and libpmix.so.2
 // copied into DIR/bin, where a user other than root can run them (Bazel's
 // output tree is under root's home); returns that directory.
 std::string stage_for_other_user(const std::string& dir);

@@ -1,6 +1,8 @@
 #include "tests/e2e/hostile.hpp"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -33,6 +35,22 @@ scoped_env::scoped_env(std::string n, const std::string& v) : name(std::move(n))
 scoped_env::~scoped_env() { ::unsetenv(name.c_str()); }
 
 int connect_raw(const std::string& uri) {
+  if (const auto tcp = uri.find("tcp4://"); tcp != std::string::npos) {
+    const auto address = uri.substr(tcp + 7);
+    const auto colon = address.rfind(':');
+    sockaddr_in in{};
+    in.sin_family = AF_INET;
+    in.sin_port = htons(static_cast<std::uint16_t>(std::stoi(address.substr(colon + 1))));
+    ::inet_pton(AF_INET, address.substr(0, colon).c_str(), &in.sin_addr);
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&in), sizeof in) != 0) {
+      ::close(fd);
+      return -1;
+    }
+    timeval tv{60, 0};  // a guard against hangs only
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    return fd;
+  }
   const auto at = uri.find("uds://");
   const auto path = at == std::string::npos ? uri : uri.substr(at + 6);
   const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);

@@ -28,7 +28,8 @@ struct scoped_env {
   ~scoped_env();
 };
 
-// A raw connection to the Unix socket a URI names ("...;uds://<path>"), or
+// A raw connection to the Unix socket a URI names ("...;uds://<path>") or
+// its loopback TCP address ("...;tcp4://127.0.0.1:<port>"), or
 // at a path, with a receive guard of 60 s against hangs; -1 if it cannot be
 // made.
 int connect_raw(const std::string& uri);

@@ -32,6 +32,10 @@
  * "ready", waits (60 s at most) for one such event (from a tool: pevent),
  * prints it as "events" does, and finalizes.
  *
+ * "tool <uri> <nspace>": PMIx_tool_init to the server at <uri> (OpenPMIx's
+ * form), a get of <nspace>'s job size ("job_size <status> <n>"), and
+ * PMIx_tool_finalize.
+ *
  * "extras": the rest of the API, one line each: job control (a cleanup
  * directory), heartbeat monitoring, a credential got and validated, a group
  * of the whole job constructed and destructed, an allocation request, a
@@ -71,6 +75,7 @@ static void handler(size_t id, pmix_status_t status, const pmix_proc_t *source, 
 }
 
 static void say(const char *call, pmix_status_t rc, const char *value);
+static unsigned get_number(const pmix_proc_t *p, const char *key, const char *label);
 
 static int events(int mine, int theirs)
 {
@@ -97,6 +102,21 @@ static int events(int mine, int theirs)
     pthread_mutex_unlock(&lock);
     say("fence2", PMIx_Fence(NULL, 0, NULL, 0), "");
     say("finalize", PMIx_Finalize(NULL, 0), "");
+    return 0;
+}
+
+static int tool(const char *uri, const char *nspace)
+{
+    pmix_proc_t me, job;
+    pmix_info_t where;
+    PMIX_INFO_LOAD(&where, PMIX_SERVER_URI, uri, PMIX_STRING);
+    pmix_status_t rc = PMIx_tool_init(&me, &where, 1);
+    PMIX_INFO_DESTRUCT(&where);
+    say("tool_init", rc, "");
+    if (rc != PMIX_SUCCESS) return 0;
+    PMIX_LOAD_PROCID(&job, nspace, PMIX_RANK_WILDCARD);
+    get_number(&job, PMIX_JOB_SIZE, "job_size");
+    say("tool_finalize", PMIx_tool_finalize(), "");
     return 0;
 }
 
@@ -357,6 +377,7 @@ static int extras(void)
 int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "extras") == 0) return extras();
+    if (argc == 4 && strcmp(argv[1], "tool") == 0) return tool(argv[2], argv[3]);
     if (argc == 3 && strcmp(argv[1], "wait-event") == 0) return wait_event(atoi(argv[2]));
     if (argc == 3 && strcmp(argv[1], "connect") == 0) return connect_with(argv[2]);
     if (argc == 4 && strcmp(argv[1], "events") == 0) return events(atoi(argv[2]), atoi(argv[3]));

@@ -12,6 +12,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -348,5 +349,108 @@ TEST_SUITE("hostile local users") {
     CHECK_MESSAGE(contains(c.output(), "fence PMIX_SUCCESS"), c.output(), host.errors());
     std::fclose(std::fopen(stop.c_str(), "w"));
     CHECK(host.exited_with(0));
+  }
+
+  TEST_CASE("[issue 35.4] a process of another user linked with OpenPMIx cannot become a rank registered for root") {
+    if (::getuid() != 0) FAIL("this test runs a process as another user: run it as root (CI does)");
+    temp_dir dir;
+    ::chmod(dir.path().c_str(), 0711);
+    const auto bin = stage_for_other_user(dir.path());
+    const auto client = bin + "/openpmix_client_bin";
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("rootjob", 1, 1) == PMIX_SUCCESS);
+    child intruder({client}, environment_with(openpmix_env("rootjob", 0, "PMIX_BFROP_BUFFER_NON_DESC")), dir.path(),
+                   65534);
+    CHECK_MESSAGE(intruder.exited_with(0), intruder.errors());
+    CHECK_FALSE(contains(intruder.output(), "init SUCCESS"));
+    // The rank is still free for its own process.
+    child owner({client}, environment_with(openpmix_env("rootjob", 0, "PMIX_BFROP_BUFFER_NON_DESC")), dir.path());
+    CHECK_MESSAGE(owner.exited_with(0), owner.errors());
+    CHECK(contains(owner.output(), "init SUCCESS rootjob 0\n"));
+    CHECK(contains(owner.output(), "fence SUCCESS\n"));
+    CHECK(contains(owner.output(), "finalize SUCCESS\n"));
+  }
+
+  TEST_CASE("[issue 35.4] a tool linked with OpenPMIx: the server's user's attaches over the loopback listener and "
+            "queries; another user's is refused, as a foreign tool") {
+    if (::getuid() != 0) FAIL("this test runs a process as another user: run it as root (CI does)");
+    temp_dir dir;
+    ::chmod(dir.path().c_str(), 0711);
+    const auto bin = stage_for_other_user(dir.path());
+    const auto client = bin + "/openpmix_client_bin";
+    pmix_info_t tools;
+    bool yes = true;
+    PMIX_INFO_LOAD(&tools, PMIX_SERVER_TOOL_SUPPORT, &yes, PMIX_BOOL);
+    server srv(dir.path(), {}, {tools});
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("toolsjob", 1, 1) == PMIX_SUCCESS);
+    std::string uri;
+    for (const auto& e : openpmix_env("toolsjob", 0, "PMIX_BFROP_BUFFER_NON_DESC"))
+      if (e.rfind("PMIX_SERVER_URI41=", 0) == 0) uri = e.substr(std::string{"PMIX_SERVER_URI41="}.size());
+    REQUIRE(contains(uri, ";tcp4://127.0.0.1:"));
+    const std::vector<std::string> env{"LD_LIBRARY_PATH="};
+    child mine({client, "tool", uri, "toolsjob"}, environment_with(env), dir.path());
+    CHECK_MESSAGE(mine.exited_with(0), mine.errors());
+    CHECK_MESSAGE(contains(mine.output(), "tool_init SUCCESS\n"), mine.output());
+    CHECK_MESSAGE(contains(mine.output(), "job_size SUCCESS 1\n"), mine.output());
+    CHECK(contains(mine.output(), "tool_finalize SUCCESS\n"));
+    child theirs({client, "tool", uri, "toolsjob"}, environment_with(env), dir.path(), 65534);
+    CHECK_MESSAGE(theirs.exited_with(0), theirs.errors());
+    CHECK_MESSAGE(contains(theirs.output(), "tool_init "), theirs.output());
+    CHECK_FALSE(contains(theirs.output(), "tool_init SUCCESS"));
+    CHECK_FALSE(contains(theirs.output(), "job_size"));
+  }
+
+  TEST_CASE("[issue 35.5] the loopback listener, which OpenPMIx's processes reach, bounds a handshake's size, time "
+            "and form in either protocol") {
+    temp_dir dir;
+    scoped_env timeout{"PMIX_CXX_HANDSHAKE_TIMEOUT_MS", "300"};
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("guarded", 1, 1) == PMIX_SUCCESS);
+    std::string uri;
+    for (const auto& e : openpmix_env("guarded", 0, "PMIX_BFROP_BUFFER_NON_DESC"))
+      if (e.rfind("PMIX_SERVER_URI41=", 0) == 0) uri = e.substr(std::string{"PMIX_SERVER_URI41="}.size());
+    REQUIRE(contains(uri, ";tcp4://127.0.0.1:"));
+    // OpenPMIx's header (index -1, tag -1, length, padding; the handshake's
+    // in the sender's order) announcing 60 MiB: closed at once.
+    const int big = connect_raw(uri);
+    REQUIRE(big >= 0);
+    std::string header(8, '\xff');
+    const std::uint32_t length = 60u << 20;
+    header.append(reinterpret_cast<const char*>(&length), 4);
+    header.append(4, '\0');
+    send_all(big, header + std::string(64 * 1024, 'x'));
+    CHECK(closed_by_server(big));
+    ::close(big);
+    // Our own framing on the same listener, announcing 60 MiB: closed too.
+    const int ours = connect_raw(uri);
+    REQUIRE(ours >= 0);
+    send_all(ours, std::string{"\x03\xc0\x00\x00", 4} + std::string(64 * 1024, 'x'));
+    CHECK(closed_by_server(ours));
+    ::close(ours);
+    // A handshake of the right size that is not one (a credential longer
+    // than the message): closed.
+    const int bad = connect_raw(uri);
+    REQUIRE(bad >= 0);
+    const std::string body = std::string{"native\0", 7} + "\x7f\xff\xff\xff" + std::string(16, 'z');
+    std::string frame(8, '\xff');
+    const auto n = static_cast<std::uint32_t>(body.size());
+    frame.append(reinterpret_cast<const char*>(&n), 4);
+    frame.append(4, '\0');
+    send_all(bad, frame + body);
+    CHECK(closed_by_server(bad));
+    ::close(bad);
+    // Silent: closed when the handshake's time is up.
+    const int silent = connect_raw(uri);
+    REQUIRE(silent >= 0);
+    CHECK(closed_by_server(silent));
+    ::close(silent);
+    // A real process linked with OpenPMIx is served all along.
+    child c({runfile("tests/e2e/openpmix_client_bin")},
+            environment_with(openpmix_env("guarded", 0, "PMIX_BFROP_BUFFER_NON_DESC")), dir.path());
+    CHECK_MESSAGE(c.exited_with(0), c.errors());
+    CHECK(contains(c.output(), "fence3 SUCCESS\n"));
   }
 }
