@@ -303,14 +303,18 @@ static pid_t launch(const char *nspace, uint32_t rank, char *const args[]) {
     if (PMIX_SUCCESS != rc) die("PMIx_server_setup_fork", rc);
     char *argv[16];
     int n = 0;
-    argv[n++] = (char *) client_path;
+    /* BENCH_ODD_CLIENT: odd ranks run that program instead (a job mixing
+     * clients of two libraries; tools/bench/openpmix_clients.py). */
+    const char *odd = getenv("BENCH_ODD_CLIENT");
+    const char *program = (NULL != odd && '\0' != *odd && rank % 2 == 1) ? odd : client_path;
+    argv[n++] = (char *) program;
     for (int k = 0; NULL != args[k] && n < 15; ++k) argv[n++] = args[k];
     argv[n] = NULL;
     fflush(NULL);
     pid_t pid = fork();
     if (0 == pid) {
-        execve(client_path, argv, env);
-        fprintf(stderr, "bench_host: cannot run %s: %s\n", client_path, strerror(errno));
+        execve(program, argv, env);
+        fprintf(stderr, "bench_host: cannot run %s: %s\n", program, strerror(errno));
         _exit(127);
     }
     PMIX_ARGV_FREE(env);
