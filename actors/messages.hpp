@@ -210,6 +210,9 @@ struct connect_result {
   std::shared_ptr<const transport::shared_data> job_shared;
   // What the job's processes hold together (its namespace's).
   std::shared_ptr<job_budget> budget;
+  // The group the rank was registered with (for a process the kernel named
+  // only by its user: a TCP peer whose holder was not looked up).
+  gid_t registered_gid = static_cast<gid_t>(-1);
 };
 
 // From a tool namespace to the server: none of its ranks has a live process

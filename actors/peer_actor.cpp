@@ -10,6 +10,7 @@
 #include <caf/send.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <cstddef>
 #include <type_traits>
@@ -194,11 +195,25 @@ void on_connect(self_ptr self, std::uint64_t id, const wire::ConnectRequest& req
   // A TCP peer of this host: the kernel named the owner of its socket; its
   // gid and pid are those of a process of that user holding the socket
   // (the pid it gives is only where to look first).
+  // A rank's process is looked for under the pid it names only (ours name
+  // theirs; OpenPMIx's name none): its user is the kernel's answer, and
+  // its group the registration's (rank_actor.cpp). Reading every process's
+  // descriptors instead made each of 64 ranks starting at once wait 2 ms,
+  // up to 130 ms (docs/performance.md). A tool's is looked for everywhere:
+  // its host hears its pid and group.
   if (st.cred.socket_inode != 0 && st.cred.pid == 0) {
-    if (const auto holder = transport::socket_holder(st.cred.uid, st.cred.socket_inode, req.pid())) {
+    const auto started = std::chrono::steady_clock::now();
+    const auto holder = st.role == peer_role::tool
+                            ? transport::socket_holder(st.cred.uid, st.cred.socket_inode, req.pid())
+                            : transport::claimed_holder(st.cred.uid, st.cred.socket_inode, req.pid());
+    if (holder) {
       st.cred.pid = holder->pid;
       st.cred.gid = holder->gid;
-    } else {
+      log::debug("peer", "a TCP connection of uid ", st.cred.uid, " is pid ", holder->pid, " (found in ",
+                 std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started)
+                     .count(),
+                 " us)");
+    } else if (st.role == peer_role::tool) {
       log::warning("peer", "a TCP connection of uid ", st.cred.uid, " (claiming pid ", req.pid(),
                    "): no process of that user holds its socket; its group stays unknown");
     }
@@ -237,6 +252,7 @@ void on_connect(self_ptr self, std::uint64_t id, const wire::ConnectRequest& req
             }
             st.rank = r.rank;
             watch_rank(self);
+            if (st.cred.socket_inode != 0 && st.cred.pid == 0) st.cred.gid = r.registered_gid;
             st.server_object = r.server_object;
             st.proc = r.assigned;
             st.budget = r.budget;
@@ -1017,6 +1033,8 @@ void send_openpmix_message(self_ptr self, std::uint32_t tag, const std::string& 
   put_be32(frame, static_cast<std::uint32_t>(payload.size()));
   put_be32(frame, 0);
   frame += payload;
+  log::debug("peer", to_string(st.proc), " (linked with OpenPMIx): a message on tag ", tag, ", ", payload.size(),
+             " bytes");
   if (!st.conn->send(frame)) log::debug("peer", to_string(st.proc), ": write failed, connection broken");
 }
 
@@ -1132,12 +1150,13 @@ void on_openpmix_handshake(self_ptr self, const std::string& frame) {
   // Its identity: a client's namespace and rank; a tool's or launcher's
   // user and group (claims: the kernel's are used), then, unless it needs
   // one assigned (3, 6) or is of the old kinds (1, 2), the identity it has.
-  if (ok && kind > 9) ok = false;
+  // 10 is OpenPMIx 5's scheduler with an identity, served as a tool.
+  if (ok && kind > 10) ok = false;
   if (ok && kind != 0) {
     u32(claimed);
     u32(claimed);
   }
-  const bool has_id = kind == 0 || kind == 4 || kind == 5 || kind == 7 || kind == 8 || kind == 9;
+  const bool has_id = kind == 0 || kind == 4 || kind == 5 || kind == 7 || kind == 8 || kind == 9 || kind == 10;
   if (has_id) {
     text(nspace);
     u32(rank);
@@ -1196,6 +1215,7 @@ void on_openpmix_frame(self_ptr self, const std::string& frame) {
   openpmix::reader r{payload, buffer_of(st)};
   std::uint8_t cmd = 0;
   if (!r.command(cmd)) return protocol_error(self, "an OpenPMIx request without a command: " + r.error());
+  log::debug("peer", to_string(st.proc), " (linked with OpenPMIx): command ", int{cmd}, ", tag ", tag);
   wire::Envelope e;
   e.set_id(tag);
   std::string error;

@@ -96,7 +96,12 @@ caf::result<connect_result> on_connect(self_ptr self, connect_msg& msg) {
     st.gid = msg.reg->gid;
     st.server_object = msg.reg->server_object;
   }
-  if (st.registered && msg.cred.uid != 0 && (msg.cred.uid != st.uid || msg.cred.gid != st.gid)) {
+  // A process over TCP from this host is known by its user (the kernel's
+  // answer) and not its group, which it then takes from the registration
+  // (peer_actor.cpp, on_connect).
+  const bool group_unknown = msg.cred.socket_inode != 0 && msg.cred.pid == 0;
+  if (st.registered && msg.cred.uid != 0 &&
+      (msg.cred.uid != st.uid || (!group_unknown && msg.cred.gid != st.gid))) {
     log::error("rank", to_string(st.pname), ": connection from uid ", msg.cred.uid, " gid ",
                msg.cred.gid, " but the rank was registered for uid ", st.uid, " gid ", st.gid);
     return connect_result{PMIX_ERR_INVALID_CRED, {}, {}, nullptr};
@@ -134,8 +139,9 @@ caf::result<connect_result> on_connect(self_ptr self, connect_msg& msg) {
       !st.tool && st.ctx->host->client_connected(st.pname, st.server_object, {},
                                                  reply_to_actor(self->address(), st.ctx, upcall));
   if (!asked) {
-    rp.deliver(connect_result{PMIX_SUCCESS, caf::actor_cast<caf::actor>(self), {}, st.server_object,
-                              st.pname});
+    connect_result r{PMIX_SUCCESS, caf::actor_cast<caf::actor>(self), {}, st.server_object, st.pname};
+    if (st.registered) r.registered_gid = st.gid;
+    rp.deliver(std::move(r));
     return rp;
   }
   st.connects.emplace(upcall, rank_state::pending_connect{rp, msg.peer});
@@ -330,8 +336,9 @@ caf::behavior rank_actor(caf::stateful_actor<rank_state>* self, proc_id pname, b
               sync_finalized(self);
             }
           }
-          pending.promise.deliver(connect_result{r.status, caf::actor_cast<caf::actor>(self), {},
-                                                 st.server_object, st.pname});
+          connect_result result{r.status, caf::actor_cast<caf::actor>(self), {}, st.server_object, st.pname};
+          if (st.registered) result.registered_gid = st.gid;
+          pending.promise.deliver(std::move(result));
         } else if (auto it = st.finalizes.find(r.id); it != st.finalizes.end()) {
           auto rp = std::move(it->second);
           st.finalizes.erase(it);

@@ -17,7 +17,9 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace pmix::transport {
@@ -136,27 +138,70 @@ std::optional<tcp_peer> local_tcp_peer(int fd) {
   return std::nullopt;
 }
 
-std::optional<process_identity> socket_holder(uid_t uid, ino_t inode, pid_t hint) {
-  if (inode == 0) return std::nullopt;
-  if (auto p = check(hint, uid, inode)) return p;
-  // The user's processes, newest first: the one connecting has usually
-  // just started (an OpenPMIx client gives no pid to start from), so its
-  // descriptors are read before those of the user's older processes.
+namespace {
+
+// The sockets of one user's processes as the last full read of /proc found
+// them (inode -> pid). A node's ranks connect at once: without it each of 64
+// connections read every process's descriptors again (2.3 ms each, up to
+// 130 ms while the others were starting; docs/performance.md); with it one
+// read serves the connections whose sockets existed by then. An entry is
+// checked again before it is believed (the process may have closed the
+// socket, or its pid been reused). Only the last user's table is kept.
+struct socket_table {
+  uid_t uid = static_cast<uid_t>(-1);
+  std::unordered_map<ino_t, pid_t> holders;
+};
+
+std::mutex table_mutex;
+socket_table table;
+
+void read_sockets(uid_t uid, socket_table& t) {
+  t.uid = uid;
+  t.holders.clear();
   DIR* proc = ::opendir("/proc");
-  if (proc == nullptr) return std::nullopt;
-  std::vector<pid_t> candidates;
+  if (proc == nullptr) return;
+  char target[64];
   while (auto* e = ::readdir(proc)) {
     char* end = nullptr;
     const long pid = std::strtol(e->d_name, &end, 10);
-    if (pid <= 0 || *end != '\0' || pid == hint) continue;
+    if (pid <= 0 || *end != '\0') continue;
     struct stat st;
-    if (::fstatat(::dirfd(proc), e->d_name, &st, 0) == 0 && st.st_uid == uid) candidates.push_back(static_cast<pid_t>(pid));
+    if (::fstatat(::dirfd(proc), e->d_name, &st, 0) != 0 || st.st_uid != uid) continue;
+    const std::string dir = std::string{"/proc/"} + e->d_name + "/fd";
+    DIR* fds = ::opendir(dir.c_str());
+    if (fds == nullptr) continue;
+    while (auto* f = ::readdir(fds)) {
+      if (f->d_name[0] == '.') continue;
+      const ssize_t n = ::readlinkat(::dirfd(fds), f->d_name, target, sizeof target - 1);
+      if (n <= 8 || std::strncmp(target, "socket:[", 8) != 0) continue;
+      target[n] = '\0';
+      const unsigned long long inode = std::strtoull(target + 8, nullptr, 10);
+      if (inode != 0) t.holders.emplace(static_cast<ino_t>(inode), static_cast<pid_t>(pid));
+    }
+    ::closedir(fds);
   }
   ::closedir(proc);
-  std::sort(candidates.begin(), candidates.end(), std::greater<>());
-  for (const auto pid : candidates)
-    if (auto p = check(pid, uid, inode)) return p;
-  return std::nullopt;
+}
+
+std::optional<process_identity> from_table(uid_t uid, ino_t inode) {
+  if (table.uid != uid) return std::nullopt;
+  const auto it = table.holders.find(inode);
+  return it == table.holders.end() ? std::nullopt : check(it->second, uid, inode);
+}
+
+}  // namespace
+
+std::optional<process_identity> claimed_holder(uid_t uid, ino_t inode, pid_t hint) {
+  return inode == 0 ? std::nullopt : check(hint, uid, inode);
+}
+
+std::optional<process_identity> socket_holder(uid_t uid, ino_t inode, pid_t hint) {
+  if (inode == 0) return std::nullopt;
+  if (auto p = check(hint, uid, inode)) return p;
+  std::lock_guard<std::mutex> guard{table_mutex};
+  if (auto p = from_table(uid, inode)) return p;
+  read_sockets(uid, table);
+  return from_table(uid, inode);
 }
 
 }  // namespace pmix::transport

@@ -34,5 +34,7 @@ struct process_identity {
 // nullopt when there is none (the socket was passed on and closed, or the
 // process is in a pid namespace this one cannot see).
 std::optional<process_identity> socket_holder(uid_t uid, ino_t inode, pid_t hint);
+// `hint` only, if it is a process of `uid` holding that socket: no search.
+std::optional<process_identity> claimed_holder(uid_t uid, ino_t inode, pid_t hint);
 
 }  // namespace pmix::transport

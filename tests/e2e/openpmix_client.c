@@ -266,6 +266,19 @@ static void on_output(size_t id, pmix_iof_channel_t channel, pmix_proc_t *source
     pthread_mutex_unlock(&lock);
 }
 
+static int dereg_done = 0;
+static pmix_status_t dereg_status = PMIX_SUCCESS;
+
+static void on_dereg(pmix_status_t status, void *cbdata)
+{
+    (void) cbdata;
+    pthread_mutex_lock(&lock);
+    dereg_status = status;
+    dereg_done = 1;
+    pthread_cond_signal(&cond);
+    pthread_mutex_unlock(&lock);
+}
+
 static int extras(void)
 {
     pmix_proc_t me, job;
@@ -367,7 +380,22 @@ static int extras(void)
         snprintf(text, sizeof text, "%d", iof_seen);
         pthread_mutex_unlock(&lock);
         code("iof_received_from", 0, text);
-        code("iof_deregister", PMIx_IOF_deregister(pull, NULL, 0, NULL, NULL), "");
+        /* With a callback: OpenPMIx 4.2.2's blocking form releases its
+         * request twice (its reply handler after waking the caller, and the
+         * caller), which now and then corrupts its heap and hangs the
+         * process, under any server. */
+        pthread_mutex_lock(&lock);
+        dereg_done = 0;
+        pthread_mutex_unlock(&lock);
+        rc = PMIx_IOF_deregister(pull, NULL, 0, on_dereg, NULL);
+        if (rc == PMIX_SUCCESS) {
+            pthread_mutex_lock(&lock);
+            while (!dereg_done && pthread_cond_timedwait(&cond, &lock, &until) == 0) {
+            }
+            rc = dereg_done ? dereg_status : PMIX_ERR_TIMEOUT;
+            pthread_mutex_unlock(&lock);
+        }
+        code("iof_deregister", rc, "");
     }
     code("fence", PMIx_Fence(NULL, 0, NULL, 0), "");
     code("finalize", PMIx_Finalize(NULL, 0), "");
