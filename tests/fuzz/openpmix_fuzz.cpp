@@ -4,7 +4,8 @@
 // Input: [buffer type byte: even NON_DESC, odd FULLY_DESC] then the buffer.
 // It is read as a stream of key/values (the job data, a commit's contents);
 // where that stops, as a command, a proc list, an info list, a string, a
-// scope, a nested buffer and a query list, each in turn.
+// scope, a nested buffer, a query list, an IOF channel, an allocation
+// directive and (if none of those) a list of spawn applications.
 //
 // Invariants: false and an error, never a read past the end (ASan); a
 // key/value that reads writes again, and what it writes reads back to the
@@ -12,6 +13,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "protocol/openpmix.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
@@ -47,10 +49,24 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::string text;
     std::uint8_t scope;
     std::vector<std::pair<std::vector<std::string>, info_list>> queries;
+    std::vector<app> apps;
+    std::uint16_t channels;
     reader rest{bytes, type};
     if (!rest.command(cmd) && !rest.procs(procs) && !rest.infos(infos) && !rest.string(text) && !rest.scope(scope) &&
-        !rest.buffer(text) && !rest.queries(queries))
-      break;
+        !rest.buffer(text) && !rest.queries(queries) && !rest.iof_channel(channels) && !rest.alloc_directive(scope)) {
+      // An application list that reads writes back as it was read.
+      reader as_apps{bytes, type};
+      if (as_apps.apps(apps)) {
+        writer w{type};
+        w.apps(apps);
+        reader back{w.bytes(), type};
+        std::vector<app> again;
+        if (!back.apps(again) || !back.at_end() || again.size() != apps.size()) std::abort();
+        writer w2{type};
+        w2.apps(again);
+        if (w2.bytes() != w.bytes()) std::abort();
+      }
+    }
     break;
   }
   return 0;
