@@ -1548,23 +1548,33 @@ void send_openpmix_get_reply(self_ptr self, std::uint32_t tag, const wire::GetRe
   send_openpmix_message(self, tag, w.bytes());
 }
 
+// The infos OpenPMIx's format carries (the others are left out).
+info_list carried_by_openpmix(const peer_state& st, info_list in) {
+  info_list out;
+  for (auto& i : in) {
+    openpmix::writer probe{buffer_of(st)};
+    if (probe.try_kval(i.key, i.val)) out.push_back(std::move(i));
+  }
+  return out;
+}
+
+// The Envelope in one of our frames (its length, then the message).
+bool envelope_of(const std::string& frame, wire::Envelope& e) {
+  return frame.size() >= 4 && e.ParseFromArray(frame.data() + 4, static_cast<int>(frame.size() - 4));
+}
+
 // An event for the process (our frame: length, then an Envelope holding an
 // Event), in OpenPMIx's form on tag 0: the command (notify), the code, the
 // source, the directives and the range.
 void send_openpmix_event(self_ptr self, const std::string& frame) {
   auto& st = self->state;
   wire::Envelope e;
-  if (frame.size() < 4 || !e.ParseFromArray(frame.data() + 4, static_cast<int>(frame.size() - 4)) || !e.has_event())
-    return;
+  if (!envelope_of(frame, e) || !e.has_event()) return;
   const auto& ev = e.event();
   info_list info;
   std::string error;
   if (!protocol::from_wire(ev.info(), info, &error)) return;
-  info_list carried;
-  for (auto& i : info) {
-    openpmix::writer probe{buffer_of(st)};
-    if (probe.try_kval(i.key, i.val)) carried.push_back(std::move(i));
-  }
+  const auto carried = carried_by_openpmix(st, std::move(info));
   openpmix::writer w{buffer_of(st)};
   w.command(12).status(ev.status()).proc(protocol::from_wire(ev.source())).size(carried.size());
   if (!carried.empty()) w.infos(carried);
@@ -1598,11 +1608,7 @@ void send_openpmix_info_reply(self_ptr self, std::uint32_t tag, const wire::Info
       w.size(*id->val.as_uint());
   } else if (cmd != 28) {
     if (cmd == 20) w.byte_object(ir.data());
-    info_list carried;
-    for (auto& i : results) {
-      openpmix::writer probe{buffer_of(st)};
-      if (probe.try_kval(i.key, i.val)) carried.push_back(std::move(i));
-    }
+    const auto carried = carried_by_openpmix(st, std::move(results));
     w.size(carried.size());
     if (!carried.empty()) w.infos(carried);
   }
@@ -1615,16 +1621,12 @@ void send_openpmix_info_reply(self_ptr self, std::uint32_t tag, const wire::Info
 void send_openpmix_iof(self_ptr self, const std::string& frame) {
   auto& st = self->state;
   wire::Envelope e;
-  if (frame.size() < 4 || !e.ParseFromArray(frame.data() + 4, static_cast<int>(frame.size() - 4)) || !e.has_iof())
-    return;
+  if (!envelope_of(frame, e) || !e.has_iof()) return;
   const auto& d = e.iof();
-  info_list info, carried;
+  info_list info;
   std::string error;
   if (!protocol::from_wire(d.info(), info, &error)) return;
-  for (auto& i : info) {
-    openpmix::writer probe{buffer_of(st)};
-    if (probe.try_kval(i.key, i.val)) carried.push_back(std::move(i));
-  }
+  const auto carried = carried_by_openpmix(st, std::move(info));
   openpmix::writer w{buffer_of(st)};
   w.proc(protocol::from_wire(d.source()))
       .iof_channel(static_cast<std::uint16_t>(d.channel()))

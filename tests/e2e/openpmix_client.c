@@ -75,6 +75,21 @@ static void handler(size_t id, pmix_status_t status, const pmix_proc_t *source, 
 }
 
 static void say(const char *call, pmix_status_t rc, const char *value);
+
+/* Waits (60 s at most, only against hangs) for the handler's event and
+ * prints it ("no event" if none came). */
+static void await_event(void)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 60;
+    pthread_mutex_lock(&lock);
+    while (!got && pthread_cond_timedwait(&cond, &lock, &until) == 0) {
+    }
+    printf("%s\n", got ? seen : "no event");
+    fflush(stdout);
+    pthread_mutex_unlock(&lock);
+}
 static unsigned get_number(const pmix_proc_t *p, const char *key, const char *label);
 
 static int events(int mine, int theirs)
@@ -91,15 +106,7 @@ static int events(int mine, int theirs)
     PMIX_INFO_LOAD(&text, PMIX_EVENT_TEXT_MESSAGE, "from OpenPMIx", PMIX_STRING);
     say("notify", PMIx_Notify_event(theirs, NULL, PMIX_RANGE_NAMESPACE, &text, 1, NULL, NULL), "");
     PMIX_INFO_DESTRUCT(&text);
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += 60;  /* only against hangs */
-    pthread_mutex_lock(&lock);
-    while (!got && pthread_cond_timedwait(&cond, &lock, &until) == 0) {
-    }
-    printf("%s\n", got ? seen : "no event");
-    fflush(stdout);
-    pthread_mutex_unlock(&lock);
+    await_event();
     say("fence2", PMIx_Fence(NULL, 0, NULL, 0), "");
     say("finalize", PMIx_Finalize(NULL, 0), "");
     return 0;
@@ -131,15 +138,7 @@ static int wait_event(int mine)
     say("register", rc >= 0 ? PMIX_SUCCESS : rc, "");
     printf("ready\n");
     fflush(stdout);
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += 60;  /* only against hangs */
-    pthread_mutex_lock(&lock);
-    while (!got && pthread_cond_timedwait(&cond, &lock, &until) == 0) {
-    }
-    printf("%s\n", got ? seen : "no event");
-    fflush(stdout);
-    pthread_mutex_unlock(&lock);
+    await_event();
     say("finalize", PMIx_Finalize(NULL, 0), "");
     return 0;
 }

@@ -39,21 +39,27 @@ def percentile(values, p):
     return s[min(len(s) - 1, int(round(p / 100.0 * (len(s) - 1))))] if s else float("nan")
 
 
-def run(bindir, libdir, args):
-    env = dict(os.environ)
-    env["LD_LIBRARY_PATH"] = libdir
-    env["PMIX_CXX_SERVER_LIBRARY"] = os.path.join(libdir, "libpmix-server.so.2")
+def samples_of(host, client, args, env, who):
+    """One bench_host run (HOST CLIENT TMPDIR ARGS...): its samples, name ->
+    [values]; a failed run ends the script with its error output."""
     with tempfile.TemporaryDirectory(prefix="pmixab.") as tmp:
-        cmd = [os.path.join(bindir, "bench_host"), os.path.join(bindir, "bench_client"), tmp] + [str(a) for a in args]
+        cmd = [host, client, tmp] + [str(a) for a in args]
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, timeout=900)
     if p.returncode != 0:
-        sys.exit("ab: %s failed (%d): %s" % (" ".join(map(str, args)), p.returncode, p.stderr[-500:]))
+        sys.exit("%s: %s failed (%d): %s" % (who, " ".join(map(str, args)), p.returncode, p.stderr[-800:]))
     out = {}
     for line in p.stdout.splitlines():
         parts = line.split()
         if len(parts) == 3 and parts[0] == "sample":
             out.setdefault(parts[1], []).append(float(parts[2]))
     return out
+
+
+def run(bindir, libdir, args):
+    env = dict(os.environ)
+    env["LD_LIBRARY_PATH"] = libdir
+    env["PMIX_CXX_SERVER_LIBRARY"] = os.path.join(libdir, "libpmix-server.so.2")
+    return samples_of(os.path.join(bindir, "bench_host"), os.path.join(bindir, "bench_client"), args, env, "ab")
 
 
 def main():

@@ -18,14 +18,11 @@ Pairings (tools/bench: the same sources built against each library):
 import argparse
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
 
 
-def percentile(values, p):
-    s = sorted(values)
-    return s[min(len(s) - 1, int(round(p / 100.0 * (len(s) - 1))))] if s else float("nan")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ab import percentile, samples_of  # noqa: E402  (next to this file)
 
 
 def run(bindir, pairing, args):
@@ -33,18 +30,8 @@ def run(bindir, pairing, args):
     host = "bench_host_openpmix" if pairing == "theirs" else "bench_host"
     if pairing == "mixed":
         env["BENCH_ODD_CLIENT"] = os.path.join(bindir, "bench_client")
-    with tempfile.TemporaryDirectory(prefix="pmixopx.") as tmp:
-        cmd = [os.path.join(bindir, host), os.path.join(bindir, "bench_client_openpmix"), tmp] + [str(a) for a in args]
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, timeout=900)
-    if p.returncode != 0:
-        sys.exit("openpmix_clients: %s %s failed (%d): %s" % (pairing, " ".join(map(str, args)), p.returncode,
-                                                              p.stderr[-800:]))
-    out = {}
-    for line in p.stdout.splitlines():
-        parts = line.split()
-        if len(parts) == 3 and parts[0] == "sample":
-            out.setdefault(parts[1], []).append(float(parts[2]))
-    return out
+    return samples_of(os.path.join(bindir, host), os.path.join(bindir, "bench_client_openpmix"), args, env,
+                      "openpmix_clients (%s)" % pairing)
 
 
 def main():

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CI: the side-by-side benchmark in its short mode, only to prove that both
 # builds of the programs still run, and that mpirun and srun of an MPI
-# program still run on both libraries (its figures are not checked).
+# program still run on both libraries (its figures are not checked); then
+# openpmix_clients.py the same way.
 set -euo pipefail
 bin="$TEST_SRCDIR/$TEST_WORKSPACE/tools/bench"
 # The real-host part's allreduce program and Slurm harness are in tests/hosts,
@@ -23,3 +24,8 @@ grep -q "<polyline" "$TEST_TMPDIR/bench/fence.svg"
 grep -q "^## Real hosts: mpirun and srun" "$TEST_TMPDIR/bench/report.md"
 grep -q "lost its CPU for more than 1 ms" "$TEST_TMPDIR/bench/report.md"
 grep -q "Other processes ran" "$TEST_TMPDIR/bench/report.md"
+# OpenPMIx's clients under our server and under its own (issue 35), and a
+# job mixing both libraries: one round of tiny sizes.
+/usr/bin/python3 "$bin/openpmix_clients.py" --bin "$bin" --short --rounds 1 >"$TEST_TMPDIR/openpmix_clients.md"
+grep -q "^| mixed4 | dfence_us |" "$TEST_TMPDIR/openpmix_clients.md"
+grep -q "^| dmodex16 | dmodex_get_us |" "$TEST_TMPDIR/openpmix_clients.md"
