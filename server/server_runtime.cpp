@@ -210,11 +210,12 @@ pmix_status_t runtime::write_rendezvous(const settings& s, std::string& error) {
   c.version = protocol::abi_version;
   c.pid = getpid();
   c.alt_uris = alt_uris_;
-  if (!openpmix_uri_.empty()) {
+  if (!openpmix_uri_.empty() && uri_.find(";uds://") != std::string::npos) {
     // OpenPMIx's tools read the first line only, and reach a server over
-    // TCP only: the first line names the loopback listener, which serves
-    // both protocols; ours find our address among the others, and prefer
-    // a Unix socket (api/tool_api.cpp).
+    // TCP only: the first line names a TCP listener (they all serve both
+    // protocols), the loopback one unless the URI is a remote address
+    // already; ours find our address among the others, and prefer a Unix
+    // socket (api/tool_api.cpp).
     c.alt_uris.insert(c.alt_uris.begin(), c.uri);
     c.uri = openpmix_uri_;
   }
@@ -391,9 +392,20 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
     busy.mutable_connect_reply()->set_status(PMIX_ERR_OUT_OF_RESOURCE);
     rt->io_->set_busy_frame(protocol::to_frame(busy));
   }
-  for (int fd : rt->listeners_) rt->io_->add_listener(fd);
+  // TCP listeners take OpenPMIx's protocol too (a tool linked with OpenPMIx
+  // reads the first address of a rendezvous file, which may be one of
+  // them); the Unix socket only ours (OpenPMIx 4.2 and later reach their
+  // servers over TCP only).
+  for (int fd : rt->listeners_) {
+    sockaddr_storage a{};
+    socklen_t len = sizeof a;
+    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0 && a.ss_family != AF_UNIX)
+      rt->io_->add_either_listener(fd);
+    else
+      rt->io_->add_listener(fd);
+  }
   rt->listeners_.clear();
-  if (rt->openpmix_listener_ >= 0) rt->io_->add_openpmix_listener(std::exchange(rt->openpmix_listener_, -1));
+  if (rt->openpmix_listener_ >= 0) rt->io_->add_either_listener(std::exchange(rt->openpmix_listener_, -1));
   if (!(rt->external_ ? rt->io_->open() : rt->io_->start())) {
     error = std::string{"cannot start the socket thread: "} + std::strerror(errno);
     return PMIX_ERR_INIT;

@@ -39,9 +39,9 @@ io_thread::~io_thread() {
 
 void io_thread::add_listener(int fd) { listeners_.push_back(fd); }
 
-void io_thread::add_openpmix_listener(int fd) {
+void io_thread::add_either_listener(int fd) {
   listeners_.push_back(fd);
-  openpmix_listeners_.push_back(fd);
+  either_listeners_.push_back(fd);
 }
 
 bool io_thread::open() {
@@ -374,7 +374,7 @@ void io_thread::accept_from(int listener) {
     const auto id = next_id_++;
     auto conn = std::make_shared<connection>(id, fd, cred, this, limits_.max_send_backlog);
     const bool either =
-        std::find(openpmix_listeners_.begin(), openpmix_listeners_.end(), listener) != openpmix_listeners_.end();
+        std::find(either_listeners_.begin(), either_listeners_.end(), listener) != either_listeners_.end();
     auto peer = accept_(conn);
     if (!peer) {
       conn->shutdown();

@@ -46,9 +46,9 @@ class io_thread {
   // Call before start().
   void add_listener(int fd);
   // A listener whose connections speak OpenPMIx's protocol or ours, as
-  // each one's first frame shows (issue 35: the address rendezvous files
-  // give to tools of both libraries).
-  void add_openpmix_listener(int fd);
+  // each one's first frame shows (issue 35): every TCP listener, so that
+  // any address a rendezvous file names serves tools of both libraries.
+  void add_either_listener(int fd);
 
   // Starts the thread. False (errno kept) when epoll cannot be set up.
   bool start();
@@ -155,7 +155,7 @@ class io_thread {
   int epoll_fd_ = -1;
   int wake_fd_ = -1;
   std::vector<int> listeners_;
-  std::vector<int> openpmix_listeners_;  // also in listeners_
+  std::vector<int> either_listeners_;  // also in listeners_
   std::unordered_map<std::uint64_t, entry> entries_;  // I/O thread only
   std::uint64_t next_id_ = 1;
   std::thread thread_;

@@ -71,6 +71,14 @@ TEST_SUITE("remote connections") {
     // The local socket is the last alternative.
     REQUIRE_FALSE(c.alt_uris.empty());
     CHECK(contains(c.alt_uris.back(), ";uds://"));
+    // Every TCP listener takes OpenPMIx's protocol too: a tool linked with
+    // OpenPMIx (Debian's 4.2.2) attaches at the first line's address, the
+    // only one its library reads (issue 35).
+    child t({runfile("tests/e2e/openpmix_client_bin"), "tool", c.uri, "nojob"},
+            environment_with({"LD_LIBRARY_PATH="}), dir.path());
+    CHECK_MESSAGE(t.exited_with(0), t.errors());
+    CHECK_MESSAGE(contains(t.output(), "tool_init SUCCESS\n"), t.output());
+    CHECK(contains(t.output(), "tool_finalize SUCCESS\n"));
   }
 
   TEST_CASE("[20.2.247.4.3 PMIX_TCP_IF_INCLUDE] by device and by CIDR") {
