@@ -2,6 +2,7 @@
 
 #include "actors/peer_detail.hpp"
 #include "protocol/openpmix.hpp"
+#include "api/attributes.hpp"
 #include "transport/peer_identity.hpp"
 
 #include <caf/default_attachable.hpp>
@@ -1582,6 +1583,48 @@ void send_openpmix_event(self_ptr self, const std::string& frame) {
   send_openpmix_message(self, 0, w.bytes());
 }
 
+// PMIX_QUERY_ATTRIBUTE_SUPPORT's answers, which ours give as text (each
+// function's attribute names joined by commas; our library makes them
+// pmix_regattr_t), taken out of `results` in OpenPMIx's form: a list of
+// functions as an info of its own (keyed PMIX_*_FUNCTIONS), each function's
+// attributes as REGATTRs (name, key, type; a description line, empty: its
+// tools print every line and none is kept here).
+std::vector<openpmix::function_attributes> attribute_tables(info_list& results) {
+  std::vector<openpmix::function_attributes> table;
+  info_list kept;
+  for (auto& i : results) {
+    const auto* a = i.val.as_array();
+    if (i.key != PMIX_QUERY_ATTRIBUTE_SUPPORT || a == nullptr || a->type != PMIX_INFO) {
+      kept.push_back(std::move(i));
+      continue;
+    }
+    for (const auto& element : a->elements) {
+      const auto* entry = element.as_info();
+      const auto* text = entry != nullptr ? entry->val.as_string() : nullptr;
+      if (text == nullptr) continue;
+      if (entry->key == PMIX_CLIENT_FUNCTIONS || entry->key == PMIX_SERVER_FUNCTIONS ||
+          entry->key == PMIX_TOOL_FUNCTIONS || entry->key == PMIX_HOST_FUNCTIONS) {
+        kept.push_back({entry->key, value::string(*text), 0});
+        continue;
+      }
+      openpmix::function_attributes f{entry->key, {}};
+      std::size_t start = 0;
+      while (start <= text->size()) {
+        const auto comma = std::min(text->find(',', start), text->size());
+        const std::string name = text->substr(start, comma - start);
+        start = comma + 1;
+        if (name.empty()) continue;
+        const char* key = api::attribute_key(name);
+        f.attributes.push_back({name, key != nullptr ? key : name, api::attribute_type(name), {""}});
+      }
+      if (f.attributes.empty()) f.attributes.push_back({"NONE", "", PMIX_UNDEF, {""}});
+      table.push_back(std::move(f));
+    }
+  }
+  results = std::move(kept);
+  return table;
+}
+
 // An answer carrying results: the status, then (if it succeeded) in the
 // form the request's command reads: a credential first (GET_CREDENTIAL),
 // the pull's id alone (IOF_PULL), the group's context id alone
@@ -1608,9 +1651,10 @@ void send_openpmix_info_reply(self_ptr self, std::uint32_t tag, const wire::Info
       w.size(*id->val.as_uint());
   } else if (cmd != 28) {
     if (cmd == 20) w.byte_object(ir.data());
+    const auto table = attribute_tables(results);
     const auto carried = carried_by_openpmix(st, std::move(results));
-    w.size(carried.size());
-    if (!carried.empty()) w.infos(carried);
+    w.size(carried.size() + table.size());
+    if (!carried.empty() || !table.empty()) w.infos(carried, PMIX_QUERY_ATTRIBUTE_SUPPORT, table);
   }
   send_openpmix_message(self, tag, w.bytes());
 }

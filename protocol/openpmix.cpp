@@ -540,6 +540,39 @@ writer& writer::buffer(std::string_view bytes) {
   return *this;
 }
 
+writer& writer::infos(const info_list& list, std::string_view key, const std::vector<function_attributes>& table) {
+  begin(PMIX_INFO, static_cast<std::int32_t>(list.size() + table.size()));
+  bool ok = true;
+  for (const auto& i : list) encode_info(out_, i, ok, 0);
+  // One INFO per function (key, directives, a DATA_ARRAY of one INFO):
+  // OpenPMIx 4.2.2's pattrs prints every function of one such array with
+  // the first one's attribute count, and crashes when they differ.
+  for (const auto& f : table) {
+    put_string(out_, key);
+    put_unsigned(out_, 0);
+    put_type(out_, PMIX_DATA_ARRAY);
+    put_type(out_, PMIX_INFO);
+    put_unsigned(out_, 1);
+    put_string(out_, f.function);
+    put_unsigned(out_, 0);
+    put_type(out_, PMIX_DATA_ARRAY);
+    put_type(out_, PMIX_REGATTR);
+    put_unsigned(out_, f.attributes.size());
+    // A REGATTR: name, key string, type (a DATA_TYPE), then an INT32 count
+    // of description lines and the lines. OpenPMIx 4.2.2 writes a
+    // DATA_TYPE as a UINT16 but reads it as an INT16 (zigzag): written
+    // zigzag, its tools read the type meant.
+    for (const auto& a : f.attributes) {
+      put_string(out_, a.name);
+      put_string(out_, a.key);
+      put_signed(out_, a.type);
+      put_signed(out_, static_cast<std::int64_t>(a.description.size()));
+      for (const auto& line : a.description) put_string(out_, line);
+    }
+  }
+  return *this;
+}
+
 // An APP: the command, the arguments (their count an INT, each a STRING),
 // the environment (an INT32 count, then STRINGs), the directory, the number
 // of processes (an INT), and a SIZE count of INFOs followed by them.

@@ -26,6 +26,22 @@ namespace pmix::openpmix {
 
 enum class buffer_type : std::uint8_t { non_desc = 1, fully_desc = 2 };
 
+// One pmix_regattr_t: an attribute's name ("PMIX_TIMEOUT"), key string,
+// value type and description lines.
+struct regattr {
+  std::string name;
+  std::string key;
+  std::uint16_t type = 0;
+  std::vector<std::string> description;
+};
+
+// What a PMIX_QUERY_ATTRIBUTE_SUPPORT answer holds for one function: its
+// name and its attributes.
+struct function_attributes {
+  std::string function;
+  std::vector<regattr> attributes;
+};
+
 // Appends packs to `out`.
 class writer {
  public:
@@ -49,6 +65,11 @@ class writer {
   bool pdata(const std::vector<std::tuple<proc_id, std::string, value>>& data);
   writer& buffer(std::string_view bytes);  // a nested buffer of this writer's type
   writer& apps(const std::vector<app>& list);  // one pack of list.size() APPs (PMIx_Spawn's)
+  // One pack of INFOs: `list`, then one INFO per function of `table`, keyed
+  // `key`, holding a DATA_ARRAY of one INFO (the function's name, a
+  // DATA_ARRAY of REGATTRs), as OpenPMIx's tools read an attribute-support
+  // answer.
+  writer& infos(const info_list& list, std::string_view key, const std::vector<function_attributes>& table);
   // False if `v` holds a type this format cannot carry (the writer is then
   // unchanged).
   bool try_kval(std::string_view key, const value& v);
