@@ -423,4 +423,44 @@ TEST_SUITE("framing") {
     CHECK(r.next(p) == status::too_large);
     CHECK(r.rejected_length() == 0x7fffffffu);
   }
+
+  TEST_CASE("either framing: the first four bytes tell OpenPMIx's handshake (ff ff ff ff) from a frame of ours") {
+    std::string handshake("\xff\xff\xff\xff\xff\xff\xff\xff\x05\x00\x00\x00\x00\x00\x00\x00", 16);
+    handshake += "hello";
+    std::string p;
+    {
+      pmix::protocol::frame_reader r{1024};
+      r.use_either_framing();
+      for (std::size_t k = 0; k + 1 < handshake.size(); ++k) {  // a byte at a time
+        r.feed(handshake.data() + k, 1);
+        CHECK(r.next(p) == status::need_more);
+      }
+      r.feed(handshake.data() + handshake.size() - 1, 1);
+      REQUIRE(r.next(p) == status::complete);
+      CHECK(r.openpmix());
+      CHECK(p == handshake);
+    }
+    {
+      pmix::protocol::frame_reader r{1024};
+      r.use_either_framing();
+      const auto ours = frame("payload") + frame("second");
+      r.feed(ours.data(), 2);
+      CHECK(r.next(p) == status::need_more);
+      r.feed(ours.data() + 2, ours.size() - 2);
+      REQUIRE(r.next(p) == status::complete);
+      CHECK_FALSE(r.openpmix());
+      CHECK(p == "payload");
+      REQUIRE(r.next(p) == status::complete);
+      CHECK(p == "second");
+    }
+    {
+      // Ours announcing more than the limit is refused, as without sniffing.
+      pmix::protocol::frame_reader r{1024};
+      r.use_either_framing();
+      const auto big = header(4096) + std::string(16, 'x');
+      r.feed(big.data(), big.size());
+      CHECK(r.next(p) == status::too_large);
+      CHECK_FALSE(r.openpmix());
+    }
+  }
 }

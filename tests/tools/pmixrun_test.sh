@@ -59,6 +59,13 @@ if cc -O2 -o "$tmp/opmx" tests/e2e/openpmix_client.c $(pkg-config --cflags --lib
   n=$(grep -cE '^get:[0-2] SUCCESS hello-from-[0-2]$' "$tmp/out")
   [ "$n" = 6 ] && echo "ok   each read both others' values by direct modex" ||
     { echo "FAIL direct modex: $n values read"; cat "$tmp/out" "$tmp/err"; failures=$((failures + 1)); }
+  # Events between two ranks linked with OpenPMIx: each notifies its
+  # namespace, each receives an event from a rank of the job.
+  timeout 120 env -u LD_LIBRARY_PATH $pmixrun -n 2 "$tmp/opmx" events -3001 -3001 >"$tmp/out" 2>"$tmp/err"; st=$?
+  check "2 ranks linked with OpenPMIx notify each other" 0 $st "2 of 2 processes" "$tmp/err"
+  [ "$(grep -cE '^event -3001 from pmixrun\.[0-9]+\.[01] text=from OpenPMIx$' "$tmp/out")" = 2 ] &&
+    echo "ok   each received an event of the job, with its text" ||
+    { echo "FAIL events:"; cat "$tmp/out" "$tmp/err"; failures=$((failures + 1)); }
   # PMIx_Spawn of 2 more (linked with OpenPMIx too): the spawner reads the
   # new job's size, each child its parent.
   timeout 120 env -u LD_LIBRARY_PATH $pmixrun -n 2 "$tmp/opmx" spawn >"$tmp/out" 2>"$tmp/err"; st=$?
