@@ -92,7 +92,8 @@ static void await_event(void)
 }
 static unsigned get_number(const pmix_proc_t *p, const char *key, const char *label);
 
-static int events(int mine, int theirs)
+/* PMIx_Init and a handler for code `mine`; false if the init failed. */
+static int init_with_handler(int mine)
 {
     pmix_proc_t me;
     pmix_status_t rc = PMIx_Init(&me, NULL, 0);
@@ -101,6 +102,12 @@ static int events(int mine, int theirs)
     pmix_status_t code = mine;
     rc = PMIx_Register_event_handler(&code, 1, NULL, 0, handler, NULL, NULL);
     say("register", rc >= 0 ? PMIX_SUCCESS : rc, "");
+    return 1;
+}
+
+static int events(int mine, int theirs)
+{
+    if (!init_with_handler(mine)) return 0;
     say("fence", PMIx_Fence(NULL, 0, NULL, 0), "");
     pmix_info_t text;
     PMIX_INFO_LOAD(&text, PMIX_EVENT_TEXT_MESSAGE, "from OpenPMIx", PMIX_STRING);
@@ -129,13 +136,7 @@ static int tool(const char *uri, const char *nspace)
 
 static int wait_event(int mine)
 {
-    pmix_proc_t me;
-    pmix_status_t rc = PMIx_Init(&me, NULL, 0);
-    say("init", rc, "");
-    if (rc != PMIX_SUCCESS) return 0;
-    pmix_status_t code = mine;
-    rc = PMIx_Register_event_handler(&code, 1, NULL, 0, handler, NULL, NULL);
-    say("register", rc >= 0 ? PMIX_SUCCESS : rc, "");
+    if (!init_with_handler(mine)) return 0;
     printf("ready\n");
     fflush(stdout);
     await_event();
