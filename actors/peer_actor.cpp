@@ -1185,6 +1185,7 @@ void on_openpmix_handshake(self_ptr self, const std::string& frame) {
   }
   st.openpmix_buffer = buffer;
   st.openpmix_kind = kind;
+  st.openpmix_major = static_cast<std::uint32_t>(std::strtoul(version.c_str(), nullptr, 10));
   if (kind == 0)
     log::info("peer", "a process linked with OpenPMIx ", version, " connects as ", nspace, ".", rank, " (",
               buffer == 1 ? "NON_DESC" : "FULLY_DESC", " buffers)");
@@ -1473,14 +1474,16 @@ void on_openpmix_frame(self_ptr self, const std::string& frame) {
       return dispatch(self, e);
     }
     case 24:    // PMIX_GROUP_CONSTRUCT_CMD: name, members, directives
-    case 28: {  // PMIX_GROUP_DESTRUCT_CMD: name, directives
+    case 28: {  // PMIX_GROUP_DESTRUCT_CMD: name, (5.x: members,) directives
       std::string name;
       std::uint64_t n = 0, ninfo = 0;
       std::vector<proc_id> procs;
       info_list info;
-      if (!r.string(name) || (cmd == 24 && (!r.size(n) || (n > 0 && !r.procs(procs)))) || !r.size(ninfo) ||
+      const bool members = cmd == 24 || st.openpmix_major >= 5;
+      if (!r.string(name) || (members && (!r.size(n) || (n > 0 && !r.procs(procs)))) || !r.size(ninfo) ||
           (ninfo > 0 && !r.infos(info)))
         return bad("group request");
+      if (cmd == 28) procs.clear();  // a destruct's members are the group's, which the server keeps
       auto* g = e.mutable_group();
       g->set_op(cmd == 24 ? wire::GROUP_CONSTRUCT : wire::GROUP_DESTRUCT);
       g->set_name(name);
@@ -1647,8 +1650,19 @@ void send_openpmix_info_reply(self_ptr self, std::uint32_t tag, const wire::Info
   if (cmd == 22) {
     w.size(ref);
   } else if (cmd == 24) {
-    if (const auto* id = find(results, PMIX_GROUP_CONTEXT_ID); id != nullptr && id->val.as_uint())
-      w.size(*id->val.as_uint());
+    // 5.x first lists the members; then the context id, SIZE_MAX for none
+    // (4.2.2's client returns one whatever follows: absent, it held
+    // whatever its memory had).
+    if (st.openpmix_major >= 5) {
+      std::vector<proc_id> members;
+      if (const auto* m = find(results, PMIX_GROUP_MEMBERSHIP); m != nullptr && m->val.as_array() != nullptr)
+        for (const auto& e : m->val.as_array()->elements)
+          if (const auto* p = e.as_proc()) members.push_back(*p);
+      w.size(members.size());
+      if (!members.empty()) w.procs(members);
+    }
+    const auto* id = find(results, PMIX_GROUP_CONTEXT_ID);
+    w.size(id != nullptr && id->val.as_uint() ? *id->val.as_uint() : SIZE_MAX);
   } else if (cmd != 28) {
     if (cmd == 20) w.byte_object(ir.data());
     const auto table = attribute_tables(results);

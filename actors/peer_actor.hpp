@@ -143,6 +143,7 @@ struct peer_state {
   bool openpmix = false;
   std::uint8_t openpmix_buffer = 1;  // openpmix::buffer_type
   std::uint8_t openpmix_kind = 0;    // its handshake's process type: 0 a client, else a tool or launcher
+  std::uint32_t openpmix_major = 4;  // its OpenPMIx version's major number (5.x's group messages differ)
   std::shared_ptr<const std::string> openpmix_job;  // its serialized JobInfo, for PMIX_REQ_CMD
   // That job's own data (kept at PMIX_REQ_CMD): OpenPMIx's store files it
   // under the namespace, so a get naming a rank does not find it there and

@@ -467,6 +467,15 @@ writer& writer::proc(const proc_id& p) {
   return *this;
 }
 
+writer& writer::procs(const std::vector<proc_id>& list) {
+  begin(PMIX_PROC, static_cast<std::int32_t>(list.size()));
+  for (const auto& p : list) {
+    put_string(out_, p.nspace);
+    put_unsigned(out_, p.rank);
+  }
+  return *this;
+}
+
 bool writer::try_kval(std::string_view key, const value& v) {
   const auto mark = out_.size();
   begin(PMIX_KVAL, 1);

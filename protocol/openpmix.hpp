@@ -54,6 +54,7 @@ class writer {
   writer& rank(rank_t r);  // PMIX_PROC_RANK
   writer& byte_object(std::string_view bytes);
   writer& proc(const proc_id& p);
+  writer& procs(const std::vector<proc_id>& list);  // one pack of list.size() PROCs (none: count 0)
   writer& kval(std::string_view key, const value& v);
   writer& info(const pmix::info& i);
   writer& infos(const info_list& list);  // one pack of list.size() INFOs (none: count 0)

@@ -313,6 +313,21 @@ TEST_SUITE("OpenPMIx's format (bfrops v41)") {
     }
   }
 
+  TEST_CASE("a list of procs is one pack: the count, then each namespace and rank") {
+    const std::vector<proc_id> two{{"a", 1}, {"bb", rank_wildcard}};
+    for (auto type : {buffer_type::non_desc, buffer_type::fully_desc}) {
+      writer w{type};
+      w.procs(two);
+      // NON_DESC: count 2, "a", 1, "bb", 0xfffffffe.
+      if (type == buffer_type::non_desc) CHECK(w.bytes() == hex("040461000106626200feffffff0f"));
+      reader r{w.bytes(), type};
+      std::vector<proc_id> back;
+      REQUIRE_MESSAGE(r.procs(back), r.error());
+      CHECK(r.at_end());
+      CHECK(back == two);
+    }
+  }
+
   TEST_CASE("every type this library keeps goes there and back") {
     array_value procs{PMIX_PROC, {value::proc({"a", 1}), value::proc({"b", rank_wildcard})}};
     auto infos = std::make_shared<pmix::info>(pmix::info{"k", value::integer(PMIX_INT64, -5), 1});
