@@ -1509,9 +1509,9 @@ void on_openpmix_frame(self_ptr self, const std::string& frame) {
       return send_openpmix_status(self, tag, PMIX_SUCCESS);
     case 14:  // PMIX_DEREGEVENTS_CMD: no answer is waited for
       return;
-    default:
+    default:  // group join, invite and leave, device distances, 5.x's resolve commands, unknown ones
       log::warning("peer", to_string(st.proc), " (linked with OpenPMIx): command ", int{cmd},
-                   " is not served yet (issue 35): PMIX_ERR_NOT_SUPPORTED");
+                   " is not served (docs/wire-format.md, \"OpenPMIx's protocol\"): PMIX_ERR_NOT_SUPPORTED");
       return send_openpmix_status(self, tag, PMIX_ERR_NOT_SUPPORTED);
   }
 }
