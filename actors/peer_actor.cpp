@@ -1034,8 +1034,9 @@ void send_openpmix_message(self_ptr self, std::uint32_t tag, const std::string& 
   put_be32(frame, static_cast<std::uint32_t>(payload.size()));
   put_be32(frame, 0);
   frame += payload;
-  log::debug("peer", to_string(st.proc), " (linked with OpenPMIx): a message on tag ", tag, ", ", payload.size(),
-             " bytes");
+  if (log::enabled(log::level::debug))
+    log::debug("peer", to_string(st.proc), " (linked with OpenPMIx): a message on tag ", tag, ", ", payload.size(),
+               " bytes");
   if (!st.conn->send(frame)) log::debug("peer", to_string(st.proc), ": write failed, connection broken");
 }
 
@@ -1217,7 +1218,8 @@ void on_openpmix_frame(self_ptr self, const std::string& frame) {
   openpmix::reader r{payload, buffer_of(st)};
   std::uint8_t cmd = 0;
   if (!r.command(cmd)) return protocol_error(self, "an OpenPMIx request without a command: " + r.error());
-  log::debug("peer", to_string(st.proc), " (linked with OpenPMIx): command ", int{cmd}, ", tag ", tag);
+  if (log::enabled(log::level::debug))  // the name is built only when it is printed
+    log::debug("peer", to_string(st.proc), " (linked with OpenPMIx): command ", int{cmd}, ", tag ", tag);
   wire::Envelope e;
   e.set_id(tag);
   std::string error;
@@ -1553,6 +1555,18 @@ void send_openpmix_get_reply(self_ptr self, std::uint32_t tag, const wire::GetRe
 }
 
 // The infos OpenPMIx's format carries (the others are left out).
+info_list carried_by_openpmix(const peer_state& st, info_list in);
+
+// The same from our wire form; false if it does not read.
+bool carried_by_openpmix(const peer_state& st, const google::protobuf::RepeatedPtrField<wire::Info>& in,
+                         info_list& out) {
+  info_list info;
+  std::string error;
+  if (!protocol::from_wire(in, info, &error)) return false;
+  out = carried_by_openpmix(st, std::move(info));
+  return true;
+}
+
 info_list carried_by_openpmix(const peer_state& st, info_list in) {
   info_list out;
   for (auto& i : in) {
@@ -1575,10 +1589,8 @@ void send_openpmix_event(self_ptr self, const std::string& frame) {
   wire::Envelope e;
   if (!envelope_of(frame, e) || !e.has_event()) return;
   const auto& ev = e.event();
-  info_list info;
-  std::string error;
-  if (!protocol::from_wire(ev.info(), info, &error)) return;
-  const auto carried = carried_by_openpmix(st, std::move(info));
+  info_list carried;
+  if (!carried_by_openpmix(st, ev.info(), carried)) return;
   openpmix::writer w{buffer_of(st)};
   w.command(12).status(ev.status()).proc(protocol::from_wire(ev.source())).size(carried.size());
   if (!carried.empty()) w.infos(carried);
@@ -1681,10 +1693,8 @@ void send_openpmix_iof(self_ptr self, const std::string& frame) {
   wire::Envelope e;
   if (!envelope_of(frame, e) || !e.has_iof()) return;
   const auto& d = e.iof();
-  info_list info;
-  std::string error;
-  if (!protocol::from_wire(d.info(), info, &error)) return;
-  const auto carried = carried_by_openpmix(st, std::move(info));
+  info_list carried;
+  if (!carried_by_openpmix(st, d.info(), carried)) return;
   openpmix::writer w{buffer_of(st)};
   w.proc(protocol::from_wire(d.source()))
       .iof_channel(static_cast<std::uint16_t>(d.channel()))
