@@ -35,19 +35,27 @@ const char* env(const char* name) {
 }
 
 // The server's URI from the environment setup_fork gave us: our own
-// protocol's (PMIX_CXX_SERVER_URI; the PMIX_SERVER_URI* variables of a
-// server of ours name its listener for OpenPMIx's protocol), else
-// PMIX_SERVER_URI41 / 4 (a server of ours older than that).
-const char* server_uri() {
-  if (const char* ours = env("PMIX_CXX_SERVER_URI")) return ours;
-  const char* uri = env("PMIX_SERVER_URI41");
-  return uri != nullptr ? uri : env("PMIX_SERVER_URI4");
+// protocol's (PMIX_CXX_SERVER_URI), else the PMIX_SERVER_URI* a server of
+// OpenPMIx's sets (read in OpenPMIx's order: 41, 4, 3, 21, 2), which is
+// spoken to in OpenPMIx's protocol (issue 36) unless it names a Unix socket
+// (only servers of ours have those). A server of ours sets both: its
+// PMIX_SERVER_URI* name the listener OpenPMIx's processes reach.
+struct server_address {
+  const char* uri = nullptr;
+  bool openpmix = false;
+};
+server_address server_uri() {
+  if (const char* ours = env("PMIX_CXX_SERVER_URI")) return {ours, false};
+  for (const char* name : {"PMIX_SERVER_URI41", "PMIX_SERVER_URI4", "PMIX_SERVER_URI3", "PMIX_SERVER_URI21",
+                           "PMIX_SERVER_URI2"})
+    if (const char* uri = env(name)) return {uri, std::strstr(uri, ";uds://") == nullptr};
+  return {};
 }
 
 pmix_status_t open_client(std::shared_ptr<client::session>& out) {
   const char* ns = env("PMIX_NAMESPACE");
-  const char* uri = server_uri();
-  if (ns == nullptr || uri == nullptr) {
+  const auto server = server_uri();
+  if (ns == nullptr || server.uri == nullptr) {
     // No server: a singleton, as OpenPMIx does.
     out = client::session::singleton(proc_id{"singleton." + std::to_string(getpid()), 0});
     return PMIX_SUCCESS;
@@ -59,8 +67,13 @@ pmix_status_t open_client(std::shared_ptr<client::session>& out) {
     log::error("client", "PMIX_RANK is missing or not a valid rank");
     return PMIX_ERR_BAD_PARAM;
   }
-  return client::session::connect(uri, client::role::client, proc_id{ns, static_cast<rank_t>(r)},
-                                  {}, out, events::deliver);
+  const proc_id self{ns, static_cast<rank_t>(r)};
+  if (server.openpmix) {
+    const char* version = env("PMIX_VERSION");
+    return client::session::connect_openpmix(server.uri, client::role::client, self, {},
+                                             version != nullptr ? version : "", out, events::deliver);
+  }
+  return client::session::connect(server.uri, client::role::client, self, {}, out, events::deliver);
 }
 
 struct get_args {

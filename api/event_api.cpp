@@ -93,6 +93,8 @@ PMIX_EXPORT pmix_status_t PMIx_Register_event_handler(pmix_status_t codes[], siz
                                             supported::register_event_handler);
       rc != PMIX_SUCCESS)
     return rc;
+  // An OpenPMIx server sends a client only the codes it registered for.
+  if (p.session) p.session->register_events(wanted);
   std::size_t id = 0;
   std::string error;
   const auto rc = events::handlers().add(std::move(wanted), directives, evhdlr, id, error);

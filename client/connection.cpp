@@ -181,6 +181,87 @@ pmix_status_t connection::write_locked(std::string_view head, std::string_view b
   return PMIX_SUCCESS;
 }
 
+pmix_status_t connection::openpmix_handshake(std::string_view body) {
+  // OpenPMIx's peers read this header as the sender wrote it (in memory
+  // order): index -1, tag -1, the length, 4 bytes of padding.
+  char head[16];
+  const std::int32_t index = -1;
+  const std::uint32_t tag = 0xffffffffu, length = static_cast<std::uint32_t>(body.size()), pad = 0;
+  std::memcpy(head, &index, 4);
+  std::memcpy(head + 4, &tag, 4);
+  std::memcpy(head + 8, &length, 4);
+  std::memcpy(head + 12, &pad, 4);
+  return write_frame(std::string_view{head, sizeof head}, body);
+}
+
+pmix_status_t connection::read_raw(std::size_t n, std::string& out) {
+  out.resize(n);
+  std::size_t got = 0;
+  while (got < n) {
+    const auto r = ::recv(fd_, out.data() + got, n - got, 0);
+    if (r > 0) {
+      got += static_cast<std::size_t>(r);
+    } else if (r < 0 && errno == EINTR) {
+      continue;
+    } else {
+      log::error("client", "the server closed the connection during the handshake",
+                 r < 0 ? std::string{": "} + std::strerror(errno) : std::string{});
+      return PMIX_ERR_LOST_CONNECTION;
+    }
+  }
+  return PMIX_SUCCESS;
+}
+
+void connection::use_openpmix(std::uint32_t index) {
+  openpmix_ = true;
+  openpmix_index_ = index;
+  next_id_ = 101;  // OpenPMIx's first request tag
+  reader_.use_openpmix_framing(false);
+}
+
+namespace {
+void put_be32(char* out, std::uint32_t v) {
+  for (int k = 0; k < 4; ++k) out[k] = static_cast<char>((v >> (24 - 8 * k)) & 0xff);
+}
+}  // namespace
+
+connection::request_head connection::head_of(std::uint64_t id, protocol::body kind, std::size_t size) const {
+  request_head h;
+  if (openpmix_) {
+    put_be32(h.bytes, openpmix_index_);
+    put_be32(h.bytes + 4, static_cast<std::uint32_t>(id));
+    put_be32(h.bytes + 8, static_cast<std::uint32_t>(size));
+    put_be32(h.bytes + 12, 0);
+    h.size = 16;
+    return h;
+  }
+  const protocol::frame_prefix prefix{id, kind, size};
+  const auto v = prefix.view();
+  std::memcpy(h.bytes, v.data(), v.size());
+  h.size = v.size();
+  return h;
+}
+
+bool connection::openpmix_envelope(std::string&& frame, protocol::envelope& out) {
+  const auto* p = reinterpret_cast<const unsigned char*>(frame.data()) + 4;
+  const std::uint32_t tag =
+      (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | std::uint32_t{p[3]};
+  if (tag == 0 || tag == 2) {
+    out.id = 0;
+    out.kind = tag == 0 ? protocol::body::event : protocol::body::iof;
+  } else if (tag >= 100) {
+    out.id = tag;
+    out.kind = protocol::body::none;
+  } else {
+    // A heartbeat's answer, or a tag we never use.
+    log::debug("client", "dropping a message on OpenPMIx tag ", tag);
+    return false;
+  }
+  out.bytes = std::move(frame);
+  out.message = std::string_view{out.bytes}.substr(16);
+  return true;
+}
+
 pmix_status_t connection::handshake(protocol::body kind, const std::string& message,
                                     protocol::envelope& reply) {
   const auto id = next_id_++;
@@ -260,8 +341,15 @@ void connection::watch_socket(bool on) {
 }
 
 pmix_status_t connection::send(protocol::body kind, const std::string& message) {
-  const protocol::frame_prefix prefix{0, kind, message.size()};
-  return write_frame(prefix.view(), message);
+  std::uint64_t id = 0;
+  if (openpmix_) {
+    // OpenPMIx's peers tag every message; one that gets no answer (an
+    // events deregistration) takes a tag no reply is waited on.
+    std::lock_guard<std::mutex> guard{mutex_};
+    id = next_id_++;
+  }
+  const auto head = head_of(id, kind, message.size());
+  return write_frame(head.view(), message);
 }
 
 void connection::allow_hold(bool allowed) {
@@ -309,11 +397,13 @@ pmix_status_t connection::request(protocol::body kind, const std::string& messag
       return lost_ ? PMIX_ERR_LOST_CONNECTION : PMIX_ERR_NOT_AVAILABLE;
     }
     id = next_id_++;
+    // OpenPMIx's tags are 32-bit, and wrap to 100 (its first is 101).
+    if (openpmix_ && next_id_ > 0xffffffffu) next_id_ = 101;
     pending_.emplace_back(id, pending_request{std::move(done), answered_here_depth > 0});
     if (on_board) board_id_ = id;
   }
-  const protocol::frame_prefix prefix{id, kind, message.size()};
-  auto rc = write_frame(prefix.view(), message);
+  const auto head = head_of(id, kind, message.size());
+  auto rc = write_frame(head.view(), message);
   if (rc != PMIX_SUCCESS) {
     {
       std::lock_guard<std::mutex> guard{mutex_};
@@ -423,6 +513,11 @@ bool connection::read_frames(std::vector<protocol::envelope>& out, bool& lost) {
     for (;;) {
       const auto st = reader_.next_from(data, payload);
       if (st == protocol::frame_reader::status::need_more) break;
+      if (openpmix_ && st == protocol::frame_reader::status::complete) {
+        out.emplace_back();
+        if (!openpmix_envelope(std::move(payload), out.back())) out.pop_back();
+        continue;
+      }
       out.emplace_back();
       if (st == protocol::frame_reader::status::too_large ||
           !protocol::parse_envelope(std::move(payload), out.back()) || !take_shared(out.back())) {

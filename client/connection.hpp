@@ -61,6 +61,19 @@ class connection {
   // place to a newer one before reading anything): the caller may try
   // again with a new connection.
   pmix_status_t handshake(protocol::body kind, const std::string& message, protocol::envelope& reply);
+  // OpenPMIx's protocol (issue 36; docs/wire-format.md, "Our client under
+  // OpenPMIx's servers"). Before start(): sends the handshake `body` behind
+  // its header (index and tag -1, the length, in this host's order), and
+  // reads raw bytes of the answer (which is not framed).
+  pmix_status_t openpmix_handshake(std::string_view body);
+  pmix_status_t read_raw(std::size_t n, std::string& out);
+  // From then on every frame is OpenPMIx's: `index` (the server's answer)
+  // in the header of each, requests tagged from 101 on, and their replies
+  // matched by tag. A message on tag 0 (an event) or 2 (output) is
+  // unprompted (kind event or iof, its payload in `message`); other tags
+  // below 100 are dropped. A request's `kind` is then ignored.
+  void use_openpmix(std::uint32_t index);
+  bool openpmix() const { return openpmix_; }
   // Before start(): what to do with a message the server sends unprompted
   // (id 0: an event), and once when the connection is lost. Both run on the
   // progress thread.
@@ -163,6 +176,17 @@ class connection {
 
   int fd_;
   bool unix_ = false;  // descriptors (and so a board) can come
+  bool openpmix_ = false;
+  std::uint32_t openpmix_index_ = 0;
+  // The header of a request (ours, or OpenPMIx's with `id` as its tag).
+  struct request_head {
+    char bytes[25];
+    std::size_t size = 0;
+    std::string_view view() const { return {bytes, size}; }
+  };
+  request_head head_of(std::uint64_t id, protocol::body kind, std::size_t size) const;
+  // OpenPMIx's frame (header included) as an envelope: false to drop it.
+  bool openpmix_envelope(std::string&& frame, protocol::envelope& out);
   int wake_fd_ = -1;
   int epoll_fd_ = -1;
   std::thread thread_;

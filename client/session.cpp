@@ -12,6 +12,7 @@
 #include "common/log.hpp"
 #include "common/log_sink.hpp"
 #include "common/progress.hpp"
+#include "client/openpmix_wire.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/version.hpp"
 
@@ -148,14 +149,23 @@ pmix_status_t session::connect(const std::string& uri, role r, const proc_id& pr
     return PMIX_ERR_UNPACK_FAILURE;
   }
   s->data_.load_job(std::move(job));
+  s->conn_->allow_hold(r == role::client && cr.commit_hold);
+  const auto rc = s->start_connection(std::move(on_event));
+  if (rc != PMIX_SUCCESS) return rc;
+  out = std::move(s);
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t session::start_connection(event_fn on_event) {
   // The connection lives inside the session and its thread is joined
   // before the session goes: a plain pointer is safe here.
-  session* raw = s.get();
-  std::weak_ptr<session> weak = s;
+  session* raw = this;
+  std::weak_ptr<session> weak = shared_from_this();
   task_poster post = [weak](std::function<void()> task) {
     if (auto live = weak.lock()) live->post(std::move(task));
   };
-  s->conn_->on_unprompted([raw, on_event, post](protocol::envelope& e) {
+  conn_->on_unprompted([raw, on_event, post](protocol::envelope& e) {
+    if (raw->openpmix_) return raw->openpmix_unprompted(e, on_event, post);
     if (e.kind == protocol::body::iof) return raw->deliver_iof(e.message);
     if (e.kind != protocol::body::event || !on_event) {
       log::warning("client", "ignoring an unprompted message of kind ", static_cast<int>(e.kind));
@@ -170,17 +180,13 @@ pmix_status_t session::connect(const std::string& uri, role r, const proc_id& pr
     on_event(std::move(ev), post);
   });
   if (on_event) {
-    s->conn_->on_lost([raw, on_event, post] {
+    conn_->on_lost([raw, on_event, post] {
       if (raw->finalizing_) return;
       on_event(event{PMIX_ERR_LOST_CONNECTION, raw->server_, PMIX_RANGE_PROC_LOCAL, {}}, post);
     });
   }
-  if (r == role::client) s->conn_->set_spin(spin_budget());
-  s->conn_->allow_hold(r == role::client && cr.commit_hold);
-  const auto rc = s->conn_->start();
-  if (rc != PMIX_SUCCESS) return rc;
-  out = std::move(s);
-  return PMIX_SUCCESS;
+  if (role_ == role::client) conn_->set_spin(spin_budget());
+  return conn_->start();
 }
 
 std::shared_ptr<session> session::singleton(const proc_id& self, role r) {
@@ -217,6 +223,7 @@ pmix_status_t session::commit() {
     for (auto& [key, item] : staged_) data.push_back(std::move(item));
     staged_.clear();
   }
+  if (openpmix_) return openpmix_commit(std::move(data));
   // Held for the next frame (most often the fence that follows), unless
   // the server said no (client::connection::send_held).
   return conn_->send_held(protocol::body::commit, protocol::commit_request(data));
@@ -240,6 +247,7 @@ void session::store_modex(std::shared_ptr<const void> owner, std::string_view by
 
 pmix_status_t session::fence(std::vector<proc_id> procs, info_list info, done_fn done) {
   if (!conn_) return PMIX_OPERATION_SUCCEEDED;
+  if (openpmix_) return openpmix_fence(procs, info, std::move(done));
   bool collect = false;
   if (const auto* c = find(info, PMIX_COLLECT_DATA)) collect = c->val.truthy();
   for (auto& p : procs)
@@ -327,6 +335,7 @@ session::lookup session::resolve_local(const proc_id& target, const std::string&
 pmix_status_t session::fetch(const proc_id& target, const std::string& key, const info_list& info,
                              value_fn done) {
   if (!conn_) return PMIX_ERR_NOT_FOUND;
+  if (openpmix_) return openpmix_fetch(target, key, info, std::move(done));
   auto self = shared_from_this();
   return conn_->request(
       protocol::body::get, protocol::get_request(target, key, info),
@@ -397,6 +406,7 @@ pmix_status_t session::abort(int status, const std::string& message,
     log::error("client", "PMIx_Abort without a server: ", message);
     return PMIX_ERR_UNREACH;
   }
+  if (openpmix_) return openpmix_status_request(openpmix_wire::abort(buffer_type(), status, message, procs), done);
   return conn_->request(protocol::body::abort, protocol::abort_request(status, message, procs),
                         [done](pmix_status_t st, protocol::envelope* reply) { done(status_of(st, reply)); });
 }
@@ -404,6 +414,7 @@ pmix_status_t session::abort(int status, const std::string& message,
 pmix_status_t session::job_control(const std::vector<proc_id>& targets, const info_list& directives,
                                    std::function<void(pmix_status_t, info_list)> done) {
   if (!conn_) return PMIX_ERR_UNREACH;
+  if (openpmix_) return openpmix_info_request(openpmix_wire::job_control(buffer_type(), targets, directives), std::move(done));
   return conn_->request(protocol::body::job_control, protocol::job_control_request(targets, directives),
                         info_reply(std::move(done)));
 }
@@ -411,11 +422,13 @@ pmix_status_t session::job_control(const std::vector<proc_id>& targets, const in
 pmix_status_t session::query(const std::vector<pmix::query>& queries,
                              std::function<void(pmix_status_t, info_list)> done) {
   if (!conn_) return PMIX_ERR_UNREACH;
+  if (openpmix_) return openpmix_info_request(openpmix_wire::query(buffer_type(), queries), std::move(done));
   return conn_->request(protocol::body::query, protocol::query_request(queries), info_reply(std::move(done)));
 }
 
 pmix_status_t session::host_request(const protocol::host_request& r, host_reply_fn done) {
   if (!conn_) return PMIX_ERR_UNREACH;
+  if (openpmix_) return openpmix_host_request(r, std::move(done));
   return conn_->request(protocol::body::host, protocol::encode(r),
                         [done = std::move(done)](pmix_status_t st, protocol::envelope* reply) {
                           protocol::info_reply ir;
@@ -427,6 +440,7 @@ pmix_status_t session::host_request(const protocol::host_request& r, host_reply_
 pmix_status_t session::group(const protocol::group_request& r,
                              std::function<void(pmix_status_t, info_list)> done) {
   if (!conn_) return PMIX_ERR_UNREACH;
+  if (openpmix_) return openpmix_group(r, std::move(done));
   return conn_->request(protocol::body::group, protocol::encode(r), info_reply(std::move(done)));
 }
 
@@ -493,6 +507,7 @@ pmix_status_t session::iof_deregister(std::uint64_t ref, done_fn done) {
 
 pmix_status_t session::notify(const event& ev, done_fn done) {
   if (!conn_) return PMIX_ERR_UNREACH;
+  if (openpmix_) return openpmix_status_request(openpmix_wire::notify(buffer_type(), ev), std::move(done));
   return conn_->request(protocol::body::notify, protocol::event_message(ev),
                         [done](pmix_status_t st, protocol::envelope* reply) { done(status_of(st, reply)); });
 }
@@ -511,12 +526,15 @@ bool session::store_job(std::string_view bytes) {
 
 pmix_status_t session::publish(const info_list& info, done_fn done) {
   if (!conn_) return PMIX_ERR_UNREACH;
+  if (openpmix_) return openpmix_status_request(openpmix_wire::publish(buffer_type(), info), std::move(done));
   return conn_->request(protocol::body::publish, protocol::publish_request(info),
                         [done](pmix_status_t st, protocol::envelope* reply) { done(status_of(st, reply)); });
 }
 
 pmix_status_t session::unpublish(const std::vector<std::string>& keys, const info_list& info, done_fn done) {
   if (!conn_) return PMIX_ERR_UNREACH;
+  if (openpmix_)
+    return openpmix_status_request(openpmix_wire::keys(buffer_type(), 8, keys, info), std::move(done));
   return conn_->request(protocol::body::unpublish, protocol::keys_request(keys, info),
                         [done](pmix_status_t st, protocol::envelope* reply) { done(status_of(st, reply)); });
 }
@@ -524,6 +542,7 @@ pmix_status_t session::unpublish(const std::vector<std::string>& keys, const inf
 pmix_status_t session::lookup_published(const std::vector<std::string>& keys, const info_list& info,
                               std::function<void(pmix_status_t, std::vector<pdata>)> done) {
   if (!conn_) return PMIX_ERR_UNREACH;
+  if (openpmix_) return openpmix_lookup(keys, info, std::move(done));
   return conn_->request(protocol::body::lookup, protocol::keys_request(keys, info),
                         [done](pmix_status_t st, protocol::envelope* reply) {
                           protocol::lookup_reply r;
@@ -535,6 +554,7 @@ pmix_status_t session::lookup_published(const std::vector<std::string>& keys, co
 pmix_status_t session::spawn(const info_list& job_info, const std::vector<app>& apps,
                              std::function<void(pmix_status_t, std::string)> done) {
   if (!conn_) return PMIX_ERR_UNREACH;
+  if (openpmix_) return openpmix_spawn(job_info, apps, std::move(done));
   return conn_->request(protocol::body::spawn, protocol::spawn_request(job_info, apps),
                         [done](pmix_status_t st, protocol::envelope* reply) {
                           protocol::spawn_reply r;
@@ -553,6 +573,7 @@ pmix_status_t session::connect_procs(std::vector<proc_id> procs, const info_list
       if (!(p.nspace == self_.nspace && (p.rank == self_.rank || p.rank == rank_wildcard))) return PMIX_ERR_UNREACH;
     return PMIX_OPERATION_SUCCEEDED;
   }
+  if (openpmix_) return openpmix_connect_procs(procs, info, disconnect, std::move(done));
   auto self = shared_from_this();
   return conn_->request(protocol::body::connect_procs, protocol::connect_procs_request(procs, info, disconnect),
                         [self, done](pmix_status_t st, protocol::envelope* reply) {
@@ -572,6 +593,7 @@ pmix_status_t session::log(const info_list& data, const info_list& directives, d
     if (rc != PMIX_SUCCESS) log::warning("client", "PMIx_Log: ", error);
     return rc == PMIX_SUCCESS ? PMIX_OPERATION_SUCCEEDED : rc;
   }
+  if (openpmix_) return openpmix_status_request(openpmix_wire::log(buffer_type(), data, directives), std::move(done));
   return conn_->request(protocol::body::log, protocol::log_request(data, directives),
                         [done](pmix_status_t st, protocol::envelope* reply) { done(status_of(st, reply)); });
 }
@@ -609,6 +631,7 @@ pmix_status_t session::resolve_nodes(const std::string& nspace, std::string& out
 pmix_status_t session::finalize(done_fn done) {
   if (!conn_) return PMIX_OPERATION_SUCCEEDED;
   finalizing_ = true;
+  if (openpmix_) return openpmix_status_request(openpmix_wire::command(buffer_type(), 5), std::move(done));
   return conn_->request(protocol::body::finalize, protocol::finalize_request({}),
                         [done](pmix_status_t st, protocol::envelope* reply) { done(status_of(st, reply)); });
 }

@@ -20,6 +20,7 @@
 #include "client/store.hpp"
 #include "common/event.hpp"
 #include "common/value.hpp"
+#include "protocol/openpmix.hpp"
 
 namespace pmix::client {
 
@@ -40,6 +41,14 @@ class session : public std::enable_shared_from_this<session> {
   static pmix_status_t connect(const std::string& uri, role r, const proc_id& proposed,
                                const info_list& info, std::shared_ptr<session>& out,
                                event_fn on_event = {});
+  // The same with OpenPMIx's protocol (issue 36): to a server of OpenPMIx's
+  // (its URI "<nspace>.<rank>;tcp4://..."), as a process linked with
+  // OpenPMIx 4.2.2 does. `server_version`: the server's PMIX_VERSION ("5.0.3"),
+  // empty if unknown. Every operation below then speaks OpenPMIx's
+  // protocol (client/openpmix_session.cpp).
+  static pmix_status_t connect_openpmix(const std::string& uri, role r, const proc_id& proposed,
+                                        const info_list& info, const std::string& server_version,
+                                        std::shared_ptr<session>& out, event_fn on_event = {});
   // A process without a server (OpenPMIx's singleton): job size 1, rank 0.
   // A tool's (role::tool) is the one it has while no server is its primary.
   static std::shared_ptr<session> singleton(const proc_id& self, role r = role::client);
@@ -52,6 +61,12 @@ class session : public std::enable_shared_from_this<session> {
   const proc_id& self() const { return self_; }
   const proc_id& server() const { return server_; }
   bool is_singleton() const { return !conn_; }
+  // Connected with OpenPMIx's protocol.
+  bool openpmix() const { return openpmix_; }
+  // PMIx_Register_event_handler's codes (none: every code), told to an
+  // OpenPMIx server, which sends a client only the events it registered
+  // for; nothing to do with ours (it delivers every event in range).
+  void register_events(const std::vector<pmix_status_t>& codes);
   // Has a connection to its server that is not lost.
   bool connected() const { return conn_ && !conn_->lost(); }
   role which() const { return role_; }
@@ -164,6 +179,35 @@ class session : public std::enable_shared_from_this<session> {
                    pmix_status_t& status);
   // Stores a namespace's job data (a serialized JobInfo) unless it is ours.
   bool store_job(std::string_view bytes);
+
+  // ---- OpenPMIx's protocol (client/openpmix_session.cpp) ----
+  bool openpmix_ = false;
+  std::uint8_t openpmix_buffer_ = 1;  // openpmix::buffer_type
+  openpmix::buffer_type buffer_type() const { return static_cast<openpmix::buffer_type>(openpmix_buffer_); }
+  std::uint32_t server_major_ = 4;    // 5.x's group messages differ
+  // Our IOF pull references -> the server's (a deregistration names it),
+  // and the members of groups constructed here (5.x's destruct names them).
+  std::map<std::uint64_t, std::uint64_t> iof_remote_;
+  std::map<std::string, std::vector<proc_id>> group_members_;
+  // Sets up the connection's handlers and starts it (both protocols).
+  pmix_status_t start_connection(event_fn on_event);
+  void openpmix_unprompted(protocol::envelope& e, const event_fn& on_event, const task_poster& post);
+  pmix_status_t openpmix_request(const std::string& payload, connection::completion done);
+  pmix_status_t openpmix_commit(std::vector<protocol::scoped_info> data);
+  pmix_status_t openpmix_fence(const std::vector<proc_id>& procs, const info_list& info, done_fn done);
+  pmix_status_t openpmix_fetch(const proc_id& target, const std::string& key, const info_list& info, value_fn done);
+  pmix_status_t openpmix_status_request(const std::string& payload, done_fn done);
+  pmix_status_t openpmix_info_request(const std::string& payload, std::function<void(pmix_status_t, info_list)> done);
+  pmix_status_t openpmix_lookup(const std::vector<std::string>& keys, const info_list& info,
+                                std::function<void(pmix_status_t, std::vector<pdata>)> done);
+  pmix_status_t openpmix_spawn(const info_list& job_info, const std::vector<app>& apps,
+                               std::function<void(pmix_status_t, std::string)> done);
+  pmix_status_t openpmix_connect_procs(const std::vector<proc_id>& procs, const info_list& info, bool disconnect,
+                                       done_fn done);
+  pmix_status_t openpmix_host_request(const protocol::host_request& r, host_reply_fn done);
+  pmix_status_t openpmix_group(const protocol::group_request& r, std::function<void(pmix_status_t, info_list)> done);
+  // The job data in an OpenPMIx reply (a namespace's key/values), stored.
+  bool openpmix_store_job(std::string_view bytes, const char* what);
 
   proc_id self_;
   proc_id server_;

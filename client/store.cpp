@@ -45,6 +45,17 @@ bool store::load_job(protocol::job_info&& in) {
   return true;
 }
 
+void store::merge_job(const std::string& nspace, info_list&& items) {
+  load_infos(std::move(items), jobs_[nspace].info);
+}
+
+void store::add_peer_values(const proc_id& p, info_list&& items) {
+  decode_pending(p);
+  complete_[p.nspace][p.rank] = generation_;
+  auto& dest = peers_[p.nspace][p.rank];
+  for (auto& i : items) dest[std::move(i.key)] = std::move(i.val);
+}
+
 std::vector<std::string> store::nspaces() const {
   std::vector<std::string> out;
   for (const auto& [name, j] : jobs_) out.push_back(name);

@@ -24,6 +24,14 @@ class store {
   // Replaces the job data of job.nspace.
   bool load_job(protocol::job_info&& job);
 
+  // Adds job-level values of `nspace` (its job data begun if absent): an
+  // OpenPMIx server's answer to a get of reserved keys (issue 36).
+  void merge_job(const std::string& nspace, info_list&& items);
+  // A peer's data as an OpenPMIx server gives it: already filtered by
+  // scope, and everything the peer had committed (complete in this fence
+  // generation).
+  void add_peer_values(const proc_id& p, info_list&& items);
+
   // Job-level value of a namespace we hold job data for.
   const value* job_value(const std::string& nspace, const std::string& key) const;
   // Per-rank value registered or derived for p.

@@ -46,8 +46,13 @@ class frame_reader {
   // OpenPMIx's framing instead of ours (issue 35): a 16-byte header (index,
   // tag, payload length, padding), in the sender's byte order for the first
   // frame (the handshake) and big-endian after it; a frame is returned
-  // whole, header included (the tag is the request's id).
-  void use_openpmix_framing() { openpmix_ = true; }
+  // whole, header included (the tag is the request's id). A client reads
+  // only big-endian headers (its server's handshake reply is not framed):
+  // `handshake_first` false.
+  void use_openpmix_framing(bool handshake_first = true) {
+    openpmix_ = true;
+    openpmix_handshake_ = handshake_first;
+  }
   // Either framing, as the first frame shows (OpenPMIx's handshake header
   // begins with four 0xff bytes, a length no frame of ours has): the
   // listener that OpenPMIx's processes and ours may both reach.

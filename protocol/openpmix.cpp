@@ -535,6 +535,36 @@ writer& writer::iof_channel(std::uint16_t channels) {
   return *this;
 }
 
+writer& writer::uint32(std::uint32_t v) {
+  begin(PMIX_UINT32, 1);
+  put_unsigned(out_, v);
+  return *this;
+}
+
+writer& writer::time(std::uint64_t t) {
+  begin(PMIX_TIME, 1);
+  put_unsigned(out_, t);
+  return *this;
+}
+
+writer& writer::alloc_directive(std::uint8_t directive) {
+  begin(PMIX_ALLOC_DIRECTIVE, 1);
+  out_.push_back(static_cast<char>(directive));
+  return *this;
+}
+
+writer& writer::queries(const std::vector<std::pair<std::vector<std::string>, info_list>>& list) {
+  begin(PMIX_QUERY, static_cast<std::int32_t>(list.size()));
+  bool ok = true;
+  for (const auto& [keys, qualifiers] : list) {
+    put_signed(out_, static_cast<std::int64_t>(keys.size()));
+    for (const auto& k : keys) put_string(out_, k);
+    put_unsigned(out_, qualifiers.size());
+    for (const auto& q : qualifiers) encode_info(out_, q, ok, 0);
+  }
+  return *this;
+}
+
 writer& writer::range(std::uint8_t range) {
   begin(PMIX_DATA_RANGE, 1);
   out_.push_back(static_cast<char>(range));
@@ -807,6 +837,22 @@ bool reader::apps(std::vector<app>& out) {
     for (auto& i : a.info)
       if (!c.info(i, 0)) return false;
     out.push_back(std::move(a));
+  }
+  return true;
+}
+
+bool reader::pdata(std::vector<pmix::pdata>& out) {
+  std::int32_t n;
+  cursor c{in_, pos_, error_};
+  if (!begin(PMIX_PDATA, n)) return false;
+  out.clear();
+  for (std::int32_t k = 0; k < n; ++k) {
+    value p;
+    pmix::pdata d;
+    data_type t;
+    if (!c.body(PMIX_PROC, p, 0) || !c.string(d.key) || !c.type(t) || !c.body(t, d.val, 0)) return false;
+    d.proc = *p.as_proc();
+    out.push_back(std::move(d));
   }
   return true;
 }

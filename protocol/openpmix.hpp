@@ -61,6 +61,11 @@ class writer {
   writer& scope(std::uint8_t scope);
   writer& range(std::uint8_t range);  // PMIX_DATA_RANGE
   writer& iof_channel(std::uint16_t channels);  // PMIX_IOF_CHANNEL
+  writer& uint32(std::uint32_t v);
+  writer& time(std::uint64_t t);                   // PMIX_TIME
+  writer& alloc_directive(std::uint8_t directive);  // PMIX_ALLOC_DIRECTIVE
+  // One pack of queries.size() PMIX_QUERYs (keys, qualifiers each).
+  writer& queries(const std::vector<std::pair<std::vector<std::string>, info_list>>& list);
   // One pack of PMIX_PDATA (a lookup's answer): the publisher, key and
   // value of each; false (the writer unchanged) if a value has no form.
   bool pdata(const std::vector<std::tuple<proc_id, std::string, value>>& data);
@@ -115,8 +120,11 @@ class reader {
   bool buffer(std::string& bytes);
   // One pack of any number of PMIX_APP (PMIx_Spawn's applications).
   bool apps(std::vector<app>& out);
+  // One pack of any number of PMIX_PDATA (a lookup's answer).
+  bool pdata(std::vector<pmix::pdata>& out);
 
   bool at_end() const { return pos_ >= in_.size(); }
+  buffer_type type() const { return type_; }
   const std::string& error() const { return error_; }
 
  private:

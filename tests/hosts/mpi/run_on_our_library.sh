@@ -3,7 +3,9 @@
 # given: mpirun (Open MPI's, hosting our server) or the path of our pmixrun.
 # Runs from the test's runfiles; every process finds our library first,
 # unless "openpmix-ranks" follows: then only the launcher runs on ours and
-# the MPI ranks load Debian's OpenPMIx 4.2.2 (issue 35: a mixed install).
+# the MPI ranks load Debian's OpenPMIx 4.2.2 (issue 35: a mixed install); or
+# "openpmix-launcher": then mpirun runs on Debian's OpenPMIx (its server)
+# and only the ranks load ours (issue 36: our client under OpenPMIx).
 set -uo pipefail
 launcher=${1:?usage: run_on_our_library.sh mpirun|PATH-TO-PMIXRUN [openpmix-ranks]}
 ranks_on=${2:-ours}
@@ -27,7 +29,7 @@ export TMPDIR=$tmp
 # mpirun's own. The preload is given to mpirun alone, through a wrapper
 # named mpirun: bash itself crashes with libtsan preloaded (a segmentation
 # fault before its first line), so the suite's scripts must run without it.
-if [ "$launcher" = mpirun ]; then
+if [ "$launcher" = mpirun ] && [ "$ranks_on" != openpmix-launcher ]; then
   needed=$(readelf -d api/libpmix.so.2 | grep NEEDED || true)
   runtime=()
   case "$needed" in
@@ -70,5 +72,27 @@ if [ "$ranks_on" = openpmix-ranks ]; then
   fi
   echo "PASS 4 MPI ranks on Debian's OpenPMIx under mpirun on our library"
 fi
-exec tests/hosts/mpi/run_mpi_suite.sh tests/hosts/mpi --pmix-lib-dir "$lib" --launcher "$launcher" \
+lib_dir=(--pmix-lib-dir "$lib")
+if [ "$ranks_on" = openpmix-launcher ]; then
+  # mpirun with no LD_LIBRARY_PATH of ours (it loads Debian's OpenPMIx and
+  # serves with it); the ranks, and the processes they spawn, get ours. A
+  # check first: our client logs each connection to an OpenPMIx server (at
+  # PMIX_CXX_VERBOSE=2): 4 ranks, then 2 parents and their 2 children.
+  lib_dir=()
+  extra=(--launcher-arg -x --launcher-arg "LD_LIBRARY_PATH=$lib")
+  for check in "4 allreduce" "2 spawn"; do
+    read -r np program <<<"$check"
+    env -u LD_LIBRARY_PATH PMIX_CXX_VERBOSE=2 timeout 120 "$launcher" --allow-run-as-root --oversubscribe -np "$np" \
+      -x "LD_LIBRARY_PATH=$lib" -x PMIX_CXX_VERBOSE tests/hosts/mpi/$program >"$tmp/check.out" 2>"$tmp/check.err"
+    n=$(grep -c 'connected to an OpenPMIx 4.2.2[^ ]* server' "$tmp/check.err")
+    if [ "$n" != 4 ] || ! grep -q "^OK $program all" "$tmp/check.out"; then
+      echo "FAIL $program -np $np: 4 processes on our library should have connected to mpirun's OpenPMIx ($n did):"
+      cat "$tmp/check.out" "$tmp/check.err"
+      exit 1
+    fi
+    echo "PASS $program -np $np: its 4 processes on our library under mpirun's OpenPMIx server"
+  done
+  unset LD_LIBRARY_PATH
+fi
+exec tests/hosts/mpi/run_mpi_suite.sh tests/hosts/mpi "${lib_dir[@]}" --launcher "$launcher" \
   "${extra[@]}" --np "1 2 4 8 16" --timeout 120 --budget 800 --log-dir "$tmp/logs"
