@@ -3,7 +3,12 @@
 # and an Open MPI allreduce, 4 ranks each. Needs root, slurm-wlm, munge,
 # openmpi-bin, libopenmpi-dev, libpmix-dev.
 #
-#   slurm_smoke.sh [--client PROG] [--mpi-program PROG] [--openpmix-ranks] [PMIX_LIB_DIR]
+#   slurm_smoke.sh [--client PROG] [--mpi-program PROG] [--openpmix-ranks | --our-ranks] [PMIX_LIB_DIR]
+#
+# --our-ranks (issue 36, the other mixed install): the Slurm daemons on
+# Debian's OpenPMIx (the stock plugin, no bind mount), the ranks on
+# PMIX_LIB_DIR's library (their LD_LIBRARY_PATH), speaking OpenPMIx's
+# protocol to slurmstepd's OpenPMIx server.
 #
 # --openpmix-ranks (issue 35, a mixed install): the ranks load Debian's
 # OpenPMIx 4.2.2 (a copy taken before the cluster's mount namespace puts
@@ -21,13 +26,14 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=slurm_cluster.sh
 source "$here/slurm_cluster.sh"
 
-client='' mpi_program='' libdir='' openpmix_ranks=''
+client='' mpi_program='' libdir='' openpmix_ranks='' our_ranks=''
 while [ $# -gt 0 ]; do
   case $1 in
     --openpmix-ranks) openpmix_ranks=1; shift ;;
+    --our-ranks) our_ranks=1; shift ;;
     --client) client=$(realpath "${2:?--client needs a program}") || exit 2; shift 2 ;;
     --mpi-program) mpi_program=$(realpath "${2:?--mpi-program needs a program}") || exit 2; shift 2 ;;
-    -*) echo "usage: $0 [--client PROG] [--mpi-program PROG] [--openpmix-ranks] [PMIX_LIB_DIR]" >&2; exit 2 ;;
+    -*) echo "usage: $0 [--client PROG] [--mpi-program PROG] [--openpmix-ranks | --our-ranks] [PMIX_LIB_DIR]" >&2; exit 2 ;;
     *) libdir=$(realpath "$1") || exit 2; shift ;;
   esac
 done
@@ -43,13 +49,16 @@ if [ -n "$openpmix_ranks" ]; then
   mkdir -p "$scratch/openpmix"
   cp -L /usr/lib/x86_64-linux-gnu/pmix2/lib/libpmix.so.2 "$scratch/openpmix/libpmix.so.2" || exit 1
 fi
-if ! slurm_start "$scratch" ${libdir:+"$libdir"}; then
+daemons_lib=$libdir
+[ -z "$our_ranks" ] || daemons_lib=''
+if ! slurm_start "$scratch" ${daemons_lib:+"$daemons_lib"}; then
   echo "FAIL the cluster did not start"
   exit 1
 fi
-echo "ok   the cluster is up in $scratch${libdir:+ with $libdir in place of OpenPMIx}"
+echo "ok   the cluster is up in $scratch${daemons_lib:+ with $daemons_lib in place of OpenPMIx}"
 # srun passes its environment on to the ranks (not to the daemons).
 [ -z "$openpmix_ranks" ] || export LD_LIBRARY_PATH=$scratch/openpmix
+[ -z "$our_ranks" ] || export LD_LIBRARY_PATH=$libdir
 cd "$scratch" || exit 1
 
 # --- the programs
@@ -81,6 +90,11 @@ if [ -n "$openpmix_ranks" ]; then
   n=$(grep -c '^pmix_job_client: rank [0-3] library OpenPMIx 4\.2\.2' client.err)
   [ "$n" = 4 ] && echo "ok   the 4 ranks ran on OpenPMIx 4.2.2" ||
     { fail "the ranks did not all run on OpenPMIx ($n did)"; show client.err; }
+fi
+if [ -n "$our_ranks" ]; then
+  n=$(grep -c '^pmix_job_client: rank [0-3] library PMIx-CXX' client.err)
+  [ "$n" = 4 ] && echo "ok   the 4 ranks ran on our library under Slurm's OpenPMIx server" ||
+    { fail "the ranks did not all run on our library ($n did)"; show client.err; }
 fi
 
 # --- Open MPI: direct launch, allreduce over 4 ranks
