@@ -52,11 +52,18 @@ pmix_status_t end_sessions(const std::vector<std::shared_ptr<client::session>>& 
 
 namespace {
 
+// Which protocol a server speaks: ours (its rendezvous file, or
+// PMIX_CXX_SERVER_URI), OpenPMIx's (its rendezvous file, or the
+// PMIX_SERVER_URI* of a launcher of OpenPMIx's), or not known (a URI the
+// tool was given).
+enum class speaks { ours, openpmix, unknown };
+
 struct tool_directives {
   proc_id proposed;  // empty nspace: the server assigns one
   bool standalone = false;
   bool primary = false;  // PMIX_PRIMARY_SERVER (attach)
   std::string uri;
+  speaks uri_protocol = speaks::unknown;
   // The rendezvous search.
   std::string tmpdir, system_tmpdir;
   pid_t server_pid = 0;
@@ -136,9 +143,16 @@ pmix_status_t read_directives(const info_list& directives, bool launched, tool_d
   const bool named = !out.uri.empty() || out.server_pid != 0 || !out.server_nspace.empty() || out.to_system ||
                      out.system_first;
   if (launched && !named) {
-    if (const char* ours = env_value("PMIX_CXX_SERVER_URI")) out.uri = ours;
-    else if (const char* uri = env_value("PMIX_SERVER_URI41")) out.uri = uri;
-    else if (const char* uri4 = env_value("PMIX_SERVER_URI4")) out.uri = uri4;
+    // As a client finds its server (api/client_api.cpp): OpenPMIx's
+    // variables alone name a server of OpenPMIx's, unless a Unix socket.
+    if (const char* ours = env_value("PMIX_CXX_SERVER_URI")) {
+      out.uri = ours;
+      out.uri_protocol = speaks::ours;
+    } else if (const char* uri = env_value("PMIX_SERVER_URI41") ? env_value("PMIX_SERVER_URI41")
+                                                                  : env_value("PMIX_SERVER_URI4")) {
+      out.uri = uri;
+      out.uri_protocol = out.uri.find(";uds://") != std::string::npos ? speaks::ours : speaks::openpmix;
+    }
   }
   if (out.proposed.rank == rank_undef) out.proposed.rank = 0;
   return PMIX_SUCCESS;
@@ -174,8 +188,20 @@ std::vector<std::string> candidate_files(const tool_directives& d) {
 }
 
 pmix_status_t connect_tool(const std::string& uri, const tool_directives& d, const info_list& info,
-                           std::shared_ptr<client::session>& out) {
-  return client::session::connect(uri, client::role::tool, d.proposed, info, out, events::deliver);
+                           std::shared_ptr<client::session>& out, speaks protocol = speaks::ours,
+                           const std::string& version = {}) {
+  if (protocol == speaks::openpmix)
+    return client::session::connect_openpmix(uri, client::role::tool, d.proposed, info, version, out,
+                                             events::deliver);
+  const auto rc = client::session::connect(uri, client::role::tool, d.proposed, info, out, events::deliver);
+  // A server of OpenPMIx's closes a connection whose first frame is ours at
+  // once (its header's length, read from our bytes, is above the 128 kB it
+  // takes): a TCP address not known to be ours gets OpenPMIx's protocol then.
+  if (rc != PMIX_ERR_LOST_CONNECTION || protocol != speaks::unknown || uri.find(";uds://") != std::string::npos)
+    return rc;
+  log::debug("api", "tool: the server at ", uri, " closed our handshake: trying OpenPMIx's protocol");
+  return client::session::connect_openpmix(uri, client::role::tool, d.proposed, info, version, out,
+                                           events::deliver);
 }
 
 // The server a URI names ("<nspace>.<rank>;<address>"), if it names one.
@@ -227,7 +253,7 @@ pmix_status_t rendezvous(const tool_directives& d, const info_list& info, const 
       std::stable_partition(uris.begin(), uris.end(),
                             [](const std::string& u) { return u.find(";uds://") != std::string::npos; });
       for (const auto& uri : uris) {
-        last = connect_tool(uri, d, info, out);
+        last = connect_tool(uri, d, info, out, c.openpmix ? speaks::openpmix : speaks::ours, c.version);
         // Only an unreachable address makes the next one worth trying.
         if (last != PMIX_ERR_UNREACH) return last;
         log::debug("api", "tool: ", uri, " (from ", file, ") is unreachable");
@@ -248,7 +274,8 @@ pmix_status_t find_server(const tool_directives& d, const info_list& info, const
     already = *id;
     return PMIX_SUCCESS;
   }
-  const auto rc = connect_tool(d.uri, d, info, out);
+  const char* version = env_value("PMIX_VERSION");
+  const auto rc = connect_tool(d.uri, d, info, out, d.uri_protocol, version != nullptr ? version : "");
   if (rc != PMIX_SUCCESS)
     log::error("api", "cannot connect the tool to the server at '", d.uri, "': ", PMIx_Error_string(rc));
   return rc;

@@ -302,7 +302,8 @@ pmix_status_t connection::handshake(protocol::body kind, const std::string& mess
       log::error("client", "cannot send the connect request: ", std::strerror(write_errno));
       return rc;
     } else {
-      log::error("client", "the server closed the connection during the handshake",
+      // The caller says so (a tool may then try OpenPMIx's protocol).
+      log::debug("client", "the server closed the connection during the handshake",
                  n < 0 ? std::string{": "} + std::strerror(errno) : std::string{});
       return PMIX_ERR_LOST_CONNECTION;
     }

@@ -472,12 +472,13 @@ pmix_status_t session::openpmix_group(const protocol::group_request& r,
                         st = PMIX_ERR_UNPACK_FAILURE;
                       if (st == PMIX_SUCCESS && !r->at_end() && !r->size(ctxid)) st = PMIX_ERR_UNPACK_FAILURE;
                       if (st == PMIX_SUCCESS) {
+                        // The context id first, as our server gives it.
+                        if (ctxid != SIZE_MAX)
+                          results.push_back({PMIX_GROUP_CONTEXT_ID, value::unsigned_(PMIX_SIZE, ctxid), 0});
                         results.push_back({PMIX_GROUP_ID, value::string(name), 0});
                         array_value a{PMIX_PROC, {}};
                         for (const auto& p : final_members) a.elements.push_back(value::proc(p));
                         results.push_back({PMIX_GROUP_MEMBERSHIP, value::array(std::move(a)), 0});
-                        if (ctxid != SIZE_MAX)
-                          results.push_back({PMIX_GROUP_CONTEXT_ID, value::unsigned_(PMIX_SIZE, ctxid), 0});
                         std::lock_guard<std::mutex> guard{self->mutex_};
                         self->group_members_[name] = std::move(final_members);
                       }

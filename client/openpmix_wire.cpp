@@ -215,8 +215,9 @@ std::string log(buffer_type t, const info_list& data, const info_list& directive
 
 std::string register_events(buffer_type t, const std::vector<pmix_status_t>& codes) {
   openpmix::writer w{t};
+  // The codes in one pack (the server reads them so).
   w.command(regevents_cmd).size(codes.size());
-  for (auto c : codes) w.status(c);
+  if (!codes.empty()) w.statuses(std::vector<std::int32_t>(codes.begin(), codes.end()));
   return w.size(0).take();
 }
 

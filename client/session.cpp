@@ -120,6 +120,8 @@ pmix_status_t session::connect(const std::string& uri, role r, const proc_id& pr
     }
     rc = s->conn_->handshake(protocol::body::connect, request, reply);
     if (rc == PMIX_SUCCESS) break;
+    if (rc == PMIX_ERR_LOST_CONNECTION && r == role::client)
+      log::error("client", "the server closed the connection during the handshake");
     if (rc != PMIX_ERR_OUT_OF_RESOURCE) return rc;
     if (attempt == attempts) {
       log::error("client", "the server did not take the connection (busy) in ", attempts, " attempts");
@@ -422,7 +424,18 @@ pmix_status_t session::job_control(const std::vector<proc_id>& targets, const in
 pmix_status_t session::query(const std::vector<pmix::query>& queries,
                              std::function<void(pmix_status_t, info_list)> done) {
   if (!conn_) return PMIX_ERR_UNREACH;
-  if (openpmix_) return openpmix_info_request(openpmix_wire::query(buffer_type(), queries), std::move(done));
+  if (openpmix_) {
+    // OpenPMIx 4.2's servers crash answering which attributes their host
+    // supports (its own pattrs --host shows it): not asked.
+    for (const auto& q : queries)
+      if (server_major_ == 4 && std::find(q.keys.begin(), q.keys.end(), PMIX_QUERY_ATTRIBUTE_SUPPORT) != q.keys.end() &&
+          (find(q.qualifiers, PMIX_HOST_FUNCTIONS) != nullptr || find(q.qualifiers, PMIX_HOST_ATTRIBUTES) != nullptr)) {
+        log::warning("client", "PMIx_Query_info: the host's attributes are not asked of an OpenPMIx 4.x server ",
+                     "(it crashes answering): PMIX_ERR_NOT_SUPPORTED");
+        return PMIX_ERR_NOT_SUPPORTED;
+      }
+    return openpmix_info_request(openpmix_wire::query(buffer_type(), queries), std::move(done));
+  }
   return conn_->request(protocol::body::query, protocol::query_request(queries), info_reply(std::move(done)));
 }
 

@@ -435,6 +435,12 @@ writer& writer::status(std::int32_t status) {
   return *this;
 }
 
+writer& writer::statuses(const std::vector<std::int32_t>& list) {
+  begin(PMIX_STATUS, static_cast<std::int32_t>(list.size()));
+  for (auto v : list) put_signed(out_, v);
+  return *this;
+}
+
 writer& writer::string(std::string_view s) {
   begin(PMIX_STRING, 1);
   put_string(out_, s);

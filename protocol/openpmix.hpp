@@ -49,6 +49,7 @@ class writer {
 
   writer& command(std::uint8_t cmd);
   writer& status(std::int32_t status);
+  writer& statuses(const std::vector<std::int32_t>& list);  // one pack of list.size() STATUSes
   writer& string(std::string_view s);
   writer& size(std::uint64_t n);
   writer& rank(rank_t r);  // PMIX_PROC_RANK

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <limits>
@@ -294,7 +295,8 @@ pmix_status_t write_temp(const std::string& dir, const std::string& text, mode_t
 }  // namespace
 
 bool operator==(const rendezvous_contents& a, const rendezvous_contents& b) {
-  return a.uri == b.uri && a.version == b.version && a.pid == b.pid && a.alt_uris == b.alt_uris;
+  return a.uri == b.uri && a.version == b.version && a.pid == b.pid && a.alt_uris == b.alt_uris &&
+         a.openpmix == b.openpmix;
 }
 
 bool operator!=(const rendezvous_contents& a, const rendezvous_contents& b) { return !(a == b); }
@@ -315,6 +317,18 @@ bool parse(const std::string& text, rendezvous_contents& out) {
   }
   rendezvous_contents result;
   if (lines.size() < 3 || lines[0].empty() || !parse_pid(lines[2], result.pid)) return false;
+  // OpenPMIx's form: the URI, version and pid, then "<uid>:<gid>", the
+  // time it was written and an empty line.
+  if (lines.size() == 6 && lines[5].empty() && !lines[4].empty() &&
+      lines[3].find_first_not_of("0123456789:") == std::string::npos &&
+      std::count(lines[3].begin(), lines[3].end(), ':') == 1 && lines[3].front() != ':' &&
+      lines[3].back() != ':') {
+    result.uri = std::move(lines[0]);
+    result.version = std::move(lines[1]);
+    result.openpmix = true;
+    out = std::move(result);
+    return true;
+  }
   for (size_t i = 3; i < lines.size(); ++i) {
     if (lines[i].empty()) return false;
   }

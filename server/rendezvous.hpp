@@ -18,6 +18,9 @@ struct rendezvous_contents {
   std::string version;                // e.g. "4.2.2"
   pid_t pid = 0;                      // the server process
   std::vector<std::string> alt_uris;  // other addresses a tool may try
+  // Read from a file a server of OpenPMIx's wrote (its form below): the
+  // tool speaks OpenPMIx's protocol to it (issue 36).
+  bool openpmix = false;
 };
 
 bool operator==(const rendezvous_contents& a, const rendezvous_contents& b);
@@ -31,6 +34,10 @@ bool operator!=(const rendezvous_contents& a, const rendezvous_contents& b);
 //   line 3   pid        decimal digits only (no sign, no spaces), value > 0
 //                       that fits in pid_t
 //   line 4.. alt uris   one per line, each non-empty; zero or more
+//
+// parse() also reads the form OpenPMIx's servers write (uri, version, pid,
+// "<uid>:<gid>", the time, an empty line), as openpmix contents with no
+// alternatives; format() never writes it.
 //
 // Nothing else: no header, no blank line but an empty version, no NUL byte,
 // no leading zero in the pid; a '\r' is part of its item. So format() gives
