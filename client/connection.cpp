@@ -510,6 +510,14 @@ bool connection::read_frames(std::vector<protocol::envelope>& out, bool& lost) {
       lost = true;
       return false;
     }
+    if (openpmix_ && !unix_) {
+      // An OpenPMIx server answers a commit, which we do not wait for, and
+      // its socket holds the next answer (the fence's) until that one is
+      // acknowledged: a delayed acknowledgement cost every fence 40 ms.
+      // Acknowledge at once (the kernel turns this off again by itself).
+      const int one = 1;
+      ::setsockopt(fd_, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof one);
+    }
     std::string_view data{buf, static_cast<std::size_t>(got)};
     for (;;) {
       const auto st = reader_.next_from(data, payload);

@@ -243,31 +243,13 @@ pmix_status_t session::openpmix_fetch(const proc_id& target, const std::string& 
         bool have = false;
         {
           std::lock_guard<std::mutex> guard{self->mutex_};
-          // Byte objects, each a process (a rank, or the wildcard for its
-          // job's data) and its key/values.
-          while (!r->at_end()) {
-            std::string bytes;
-            if (!r->byte_object(bytes)) {
-              log::error("client", "an unreadable answer to a get from the OpenPMIx server: ", r->error());
-              return done(PMIX_ERR_UNPACK_FAILURE, nullptr);
-            }
-            openpmix::reader one{bytes, r->type()};
-            std::vector<proc_id> of;
-            info_list items;
-            if (!one.procs(of) || of.size() != 1) {
-              log::error("client", "an unreadable answer to a get from the OpenPMIx server: ", one.error());
-              return done(PMIX_ERR_UNPACK_FAILURE, nullptr);
-            }
-            while (!one.at_end()) {
-              pmix::info i;
-              if (!one.kval(i.key, i.val)) {
-                log::error("client", "unreadable data of ", to_string(of[0]), " from the OpenPMIx server: ", one.error());
-                return done(PMIX_ERR_UNPACK_FAILURE, nullptr);
-              }
-              items.push_back(std::move(i));
-            }
-            auto p = of[0];
-            if (p.rank == rank_undef) p.rank = self->self_.rank;
+          std::vector<std::pair<proc_id, info_list>> data;
+          std::string error;
+          if (!wire::read_data(*r, self->self_.rank, data, error)) {
+            log::error("client", "an unreadable answer to a get from the OpenPMIx server: ", error);
+            return done(PMIX_ERR_UNPACK_FAILURE, nullptr);
+          }
+          for (auto& [p, items] : data) {
             if (p.rank == rank_wildcard) self->data_.merge_job(p.nspace, std::move(items));
             else self->data_.add_peer_values(p, std::move(items));
           }

@@ -221,6 +221,27 @@ std::string register_events(buffer_type t, const std::vector<pmix_status_t>& cod
   return w.size(0).take();
 }
 
+bool read_data(openpmix::reader& r, rank_t self, std::vector<std::pair<proc_id, info_list>>& out, std::string& error) {
+  out.clear();
+  while (!r.at_end()) {
+    std::string bytes;
+    if (!r.byte_object(bytes)) return error = r.error(), false;
+    openpmix::reader one{bytes, r.type()};
+    std::vector<proc_id> of;
+    if (!one.procs(of) || of.size() != 1)
+      return error = one.error().empty() ? "a process's data without its process" : one.error(), false;
+    info_list items;
+    while (!one.at_end()) {
+      info i;
+      if (!one.kval(i.key, i.val)) return error = "data of " + to_string(of[0]) + ": " + one.error(), false;
+      items.push_back(std::move(i));
+    }
+    if (of[0].rank == rank_undef) of[0].rank = self;
+    out.emplace_back(std::move(of[0]), std::move(items));
+  }
+  return true;
+}
+
 bool read_results(openpmix::reader& r, info_list& out) {
   out.clear();
   if (r.at_end()) return true;

@@ -86,6 +86,10 @@ bool read_event(std::string_view payload, buffer_type t, event& out, std::string
 // Output (tag 2): the source, the channel, the pull's reference, the
 // directives, the bytes.
 bool read_output(std::string_view payload, buffer_type t, protocol::iof_data& out, std::string& error);
+// A get's answer after its status: byte objects to the end, each a process
+// (a rank; the wildcard for its job's data; PMIX_RANK_UNDEF, this process's
+// own rank `self`) and its key/values.
+bool read_data(openpmix::reader& r, rank_t self, std::vector<std::pair<proc_id, info_list>>& out, std::string& error);
 // `[SIZE n][INFO x n]` after a reply's status, absent at the end.
 bool read_results(openpmix::reader& r, info_list& out);
 

@@ -20,7 +20,7 @@
 # libfuzzer-14-dev).
 set -uo pipefail
 
-all_targets=(framing server_envelope client_reply data_unpack regex openpmix)
+all_targets=(framing server_envelope client_reply data_unpack regex openpmix openpmix_client)
 
 usage() {
   echo "usage: $0 SECONDS [TARGET...]   targets: ${all_targets[*]}" >&2

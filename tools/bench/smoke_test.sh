@@ -2,7 +2,7 @@
 # CI: the side-by-side benchmark in its short mode, only to prove that both
 # builds of the programs still run, and that mpirun and srun of an MPI
 # program still run on both libraries (its figures are not checked); then
-# openpmix_clients.py the same way.
+# openpmix_clients.py the same way, for either side.
 set -euo pipefail
 bin="$TEST_SRCDIR/$TEST_WORKSPACE/tools/bench"
 # The real-host part's allreduce program and Slurm harness are in tests/hosts,
@@ -29,3 +29,12 @@ grep -q "Other processes ran" "$TEST_TMPDIR/bench/report.md"
 /usr/bin/python3 "$bin/openpmix_clients.py" --bin "$bin" --short --rounds 1 >"$TEST_TMPDIR/openpmix_clients.md"
 grep -q "^| mixed4 | dfence_us |" "$TEST_TMPDIR/openpmix_clients.md"
 grep -q "^| dmodex16 | dmodex_get_us |" "$TEST_TMPDIR/openpmix_clients.md"
+# Our client under OpenPMIx's server beside OpenPMIx's own client (issue 36),
+# the mixed job, and mpirun's allreduce with the ranks on either library.
+ourlib=$(mktemp -d "$TEST_TMPDIR/ourlib.XXXXXX")
+cp -L "$TEST_SRCDIR/$TEST_WORKSPACE/api/libpmix.so.2" "$ourlib/"
+/usr/bin/python3 "$bin/openpmix_clients.py" --bin "$bin" --side server --short --rounds 1 \
+  --cases startup,cycle,datafence,get,dmodex,mixed,mpirun --lib "$ourlib" --mpi-program "$program" \
+  >"$TEST_TMPDIR/openpmix_server.md"
+grep -q "^| mixed4 | dfence_us |" "$TEST_TMPDIR/openpmix_server.md"
+grep -q "^| mpirun | mpirun_np4_us |" "$TEST_TMPDIR/openpmix_server.md"
