@@ -1014,25 +1014,17 @@ void on_frame(self_ptr self, const std::string& payload, bool replay = false) {
 // The handshake's request id (OpenPMIx's tags are 32-bit).
 constexpr std::uint64_t openpmix_handshake = std::uint64_t{1} << 40;
 
-std::uint32_t be32(const char* p) {
-  const auto* u = reinterpret_cast<const unsigned char*>(p);
-  return (std::uint32_t{u[0]} << 24) | (std::uint32_t{u[1]} << 16) | (std::uint32_t{u[2]} << 8) | u[3];
-}
-
-void put_be32(std::string& out, std::uint32_t v) {
-  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>((v >> shift) & 0xff));
-}
+using openpmix::put_be32;
 
 // One message to the process: the 16-byte header (index 0, the tag, the
 // length, padding; big-endian) and the packed payload.
 void send_openpmix_message(self_ptr self, std::uint32_t tag, const std::string& payload) {
   auto& st = self->state;
+  char header[openpmix::header_size];
+  openpmix::message_header(header, 0, tag, static_cast<std::uint32_t>(payload.size()));
   std::string frame;
-  frame.reserve(16 + payload.size());
-  put_be32(frame, 0);
-  put_be32(frame, tag);
-  put_be32(frame, static_cast<std::uint32_t>(payload.size()));
-  put_be32(frame, 0);
+  frame.reserve(sizeof header + payload.size());
+  frame.append(header, sizeof header);
   frame += payload;
   if (log::enabled(log::level::debug))
     log::debug("peer", to_string(st.proc), " (linked with OpenPMIx): a message on tag ", tag, ", ", payload.size(),
@@ -1135,7 +1127,7 @@ void on_openpmix_handshake(self_ptr self, const std::string& frame) {
   };
   auto u32 = [&](std::uint32_t& out) {
     if (!ok || pos + 4 > frame.size()) return void(ok = false);
-    out = be32(frame.data() + pos);
+    out = openpmix::get_be32(frame.data() + pos);
     pos += 4;
   };
   auto u8 = [&](std::uint8_t& out) {
@@ -1213,7 +1205,7 @@ void on_openpmix_frame(self_ptr self, const std::string& frame) {
   auto& st = self->state;
   if (st.state == peer_state::phase::handshake) return on_openpmix_handshake(self, frame);
   if (frame.size() < 16) return protocol_error(self, "a short OpenPMIx frame");
-  const std::uint32_t tag = be32(frame.data() + 4);
+  const std::uint32_t tag = openpmix::get_be32(frame.data() + 4);
   const std::string_view payload{frame.data() + 16, frame.size() - 16};
   openpmix::reader r{payload, buffer_of(st)};
   std::uint8_t cmd = 0;

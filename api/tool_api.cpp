@@ -40,6 +40,7 @@
 #include "api/convert.hpp"
 #include "server/events.hpp"
 #include "api/library.hpp"
+#include "client/openpmix_wire.hpp"
 #include "server/rendezvous.hpp"
 #include "server/server_directives.hpp"
 #include "common/host.hpp"
@@ -206,13 +207,9 @@ pmix_status_t connect_tool(const std::string& uri, const tool_directives& d, con
 
 // The server a URI names ("<nspace>.<rank>;<address>"), if it names one.
 std::optional<proc_id> server_of(const std::string& uri) {
-  const auto semicolon = uri.find(';');
-  if (semicolon == std::string::npos) return std::nullopt;
-  const auto dot = uri.rfind('.', semicolon);
-  if (dot == std::string::npos || dot == 0 || dot + 1 == semicolon) return std::nullopt;
-  const auto rank = uri.substr(dot + 1, semicolon - dot - 1);
-  if (rank.find_first_not_of("0123456789") != std::string::npos || rank.size() > 10) return std::nullopt;
-  return proc_id{uri.substr(0, dot), static_cast<rank_t>(std::stoul(rank))};
+  proc_id p;
+  if (!client::openpmix_wire::server_of(uri, p)) return std::nullopt;
+  return p;
 }
 
 // The servers a tool is connected to: a candidate that is one of them is not

@@ -21,6 +21,7 @@
 #include "common/fork_park.hpp"
 #include "common/log.hpp"
 #include "common/progress.hpp"
+#include "protocol/openpmix.hpp"
 #include "transport/send_parts.hpp"
 #include "transport/shared_data.hpp"
 #include "transport/tcp.hpp"
@@ -219,20 +220,13 @@ void connection::use_openpmix(std::uint32_t index) {
   reader_.use_openpmix_framing(false);
 }
 
-namespace {
-void put_be32(char* out, std::uint32_t v) {
-  for (int k = 0; k < 4; ++k) out[k] = static_cast<char>((v >> (24 - 8 * k)) & 0xff);
-}
-}  // namespace
-
 connection::request_head connection::head_of(std::uint64_t id, protocol::body kind, std::size_t size) const {
   request_head h;
   if (openpmix_) {
-    put_be32(h.bytes, openpmix_index_);
-    put_be32(h.bytes + 4, static_cast<std::uint32_t>(id));
-    put_be32(h.bytes + 8, static_cast<std::uint32_t>(size));
-    put_be32(h.bytes + 12, 0);
-    h.size = 16;
+    char header[openpmix::header_size];
+    openpmix::message_header(header, openpmix_index_, static_cast<std::uint32_t>(id), static_cast<std::uint32_t>(size));
+    std::memcpy(h.bytes, header, sizeof header);
+    h.size = sizeof header;
     return h;
   }
   const protocol::frame_prefix prefix{id, kind, size};
@@ -243,9 +237,7 @@ connection::request_head connection::head_of(std::uint64_t id, protocol::body ki
 }
 
 bool connection::openpmix_envelope(std::string&& frame, protocol::envelope& out) {
-  const auto* p = reinterpret_cast<const unsigned char*>(frame.data()) + 4;
-  const std::uint32_t tag =
-      (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | std::uint32_t{p[3]};
+  const std::uint32_t tag = openpmix::get_be32(frame.data() + 4);
   if (tag == 0 || tag == 2) {
     out.id = 0;
     out.kind = tag == 0 ? protocol::body::event : protocol::body::iof;
@@ -258,7 +250,7 @@ bool connection::openpmix_envelope(std::string&& frame, protocol::envelope& out)
     return false;
   }
   out.bytes = std::move(frame);
-  out.message = std::string_view{out.bytes}.substr(16);
+  out.message = std::string_view{out.bytes}.substr(openpmix::header_size);
   return true;
 }
 

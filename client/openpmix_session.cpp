@@ -45,10 +45,7 @@ std::string fixed_text(const std::string& bytes, std::size_t at, std::size_t siz
   return field.substr(0, field.find('\0'));
 }
 
-std::uint32_t be32_at(const std::string& bytes, std::size_t at) {
-  const auto* u = reinterpret_cast<const unsigned char*>(bytes.data() + at);
-  return (std::uint32_t{u[0]} << 24) | (std::uint32_t{u[1]} << 16) | (std::uint32_t{u[2]} << 8) | u[3];
-}
+std::uint32_t be32_at(const std::string& bytes, std::size_t at) { return openpmix::get_be32(bytes.data() + at); }
 
 }  // namespace
 

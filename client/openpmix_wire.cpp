@@ -15,9 +15,7 @@ void put_text(std::string& out, std::string_view s) {
   out.push_back('\0');
 }
 
-void put_be32(std::string& out, std::uint32_t v) {
-  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>((v >> shift) & 0xff));
-}
+using openpmix::put_be32;
 
 // `[SIZE n]` and, unless n is 0, `[PROC x n]`.
 openpmix::writer& sized(openpmix::writer& w, const std::vector<proc_id>& procs) {

@@ -26,6 +26,21 @@ void put_unsigned(std::string& out, std::uint64_t v) {
   out.push_back(static_cast<char>(v & 0xff));
 }
 
+void put_be32(std::string& out, std::uint32_t v) {
+  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>((v >> shift) & 0xff));
+}
+
+std::uint32_t get_be32(const char* p) {
+  const auto* u = reinterpret_cast<const unsigned char*>(p);
+  return (std::uint32_t{u[0]} << 24) | (std::uint32_t{u[1]} << 16) | (std::uint32_t{u[2]} << 8) | u[3];
+}
+
+void message_header(char (&out)[header_size], std::uint32_t index, std::uint32_t tag, std::uint32_t length) {
+  const std::uint32_t fields[4] = {index, tag, length, 0};
+  for (int f = 0; f < 4; ++f)
+    for (int k = 0; k < 4; ++k) out[4 * f + k] = static_cast<char>((fields[f] >> (24 - 8 * k)) & 0xff);
+}
+
 void put_signed(std::string& out, std::int64_t v) {
   const auto u = static_cast<std::uint64_t>(v);
   put_unsigned(out, v < 0 ? (~u << 1) | 1 : u << 1);

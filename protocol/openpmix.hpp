@@ -140,6 +140,15 @@ class reader {
   std::string error_;
 };
 
+// The handshake's numbers and the message header's fields: 32 bits,
+// big-endian.
+void put_be32(std::string& out, std::uint32_t v);
+std::uint32_t get_be32(const char* p);
+// A message's 16-byte header after the handshake: the sender's index, the
+// tag, the payload's length, 4 bytes of padding.
+inline constexpr std::size_t header_size = 16;
+void message_header(char (&out)[header_size], std::uint32_t index, std::uint32_t tag, std::uint32_t length);
+
 // The varints on their own (exposed for tests).
 void put_unsigned(std::string& out, std::uint64_t v);
 void put_signed(std::string& out, std::int64_t v);

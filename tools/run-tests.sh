@@ -56,6 +56,7 @@ sanitizer_tests=(
   //tests/e2e:lifecycle_test
   //tests/e2e:events_test
   //tests/e2e:openpmix_clients_test
+  //tests/e2e:openpmix_server_test
 )
 for config in asan tsan; do
   echo "run-tests: tools/sanitize.sh $config ${sanitizer_tests[*]}"

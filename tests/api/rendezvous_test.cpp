@@ -237,6 +237,32 @@ TEST_CASE("parse rejects malformed text and leaves its output unchanged") {
   }
 }
 
+TEST_CASE("[issue 36] parse reads the form OpenPMIx's servers write, marked as theirs, with no alternatives") {
+  // As OpenPMIx 4.2.2 writes it: the URI, its version, its pid, the
+  // server's uid:gid, ctime()'s line (with its own newline) and a newline.
+  const std::string theirs = "pmix-server.4704;tcp4://127.0.0.1:34505\n4.2.2rc2\n4704\n0:0\n"
+                             "Sat Dec  5 02:54:59 2026\n\n";
+  rendezvous_contents out;
+  REQUIRE(parse(theirs, out));
+  CHECK(out.openpmix);
+  CHECK(out.uri == "pmix-server.4704;tcp4://127.0.0.1:34505");
+  CHECK(out.version == "4.2.2rc2");
+  CHECK(out.pid == 4704);
+  CHECK(out.alt_uris.empty());
+  // Ours is never read as theirs, nor written in their form.
+  rendezvous_contents ours;
+  REQUIRE(parse(format(out), ours));
+  CHECK_FALSE(ours.openpmix);
+  // Not their form: a bad uid:gid line, no time, or more lines after the
+  // empty one.
+  for (const std::string bad : {"u;tcp4://1.2.3.4:5\n4.2.2\n42\n0:\nSat\n\n", "u\n4.2.2\n42\n0:0\n\n\n",
+                                "u\n4.2.2\n42\n0:0\nSat\n\nmore\n", "u\n4.2.2\n42\nx:0\nSat\n\n"}) {
+    CAPTURE(bad);
+    rendezvous_contents r;
+    CHECK_FALSE(parse(bad, r));
+  }
+}
+
 TEST_CASE("read_file reads a formatted file and rejects others") {
   temp_dir dir;
   const auto c = ours();
