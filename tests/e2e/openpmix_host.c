@@ -19,6 +19,8 @@
  *   job_control       one result, "host.jctrl" = true
  *   get/validate_credential  "host-credential-<uid>" and its uid
  *   iof_pull          agrees, then delivers one line from rank 0's stdout
+ *   push_stdin        prints what it is given for whom
+ *   allocate          answers PMIX_ALLOC_ID "host-alloc-<directive>"
  *   group             a context id (42) when one is asked for
  *   abort             prints the status, then ends every process
  *   tool_connected    names the tool "openpmix-host-tool.<n>", rank 0 */
@@ -555,6 +557,31 @@ static pmix_status_t iof_pull(const pmix_proc_t procs[], size_t nprocs, const pm
     return PMIX_OPERATION_SUCCEEDED;
 }
 
+static pmix_status_t push_stdin(const pmix_proc_t *source, const pmix_proc_t targets[], size_t ntargets,
+                                const pmix_info_t directives[], size_t ndirs, const pmix_byte_object_t *bo,
+                                pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)directives; (void)ndirs;
+    SAY("stdin from %s:%u for %zu targets (first %s:%d): %.*s", source->nspace, source->rank, ntargets,
+        ntargets > 0 ? targets[0].nspace : "-", ntargets > 0 ? (int)targets[0].rank : -1,
+        bo != NULL ? (int)bo->size : 0, bo != NULL && bo->bytes != NULL ? bo->bytes : "");
+    cbfunc(PMIX_SUCCESS, cbdata);
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t allocate(const pmix_proc_t *client, pmix_alloc_directive_t directive, const pmix_info_t data[],
+                              size_t ndata, pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)data;
+    SAY("allocation request %d by %s:%u with %zu items", (int)directive, client->nspace, client->rank, ndata);
+    results_t *r = new_results(1);
+    char id[64];
+    snprintf(id, sizeof id, "host-alloc-%d", (int)directive);
+    PMIX_INFO_LOAD(&r->info[0], PMIX_ALLOC_ID, id, PMIX_STRING);
+    cbfunc(PMIX_SUCCESS, r->info, 1, cbdata, release_results, r);
+    return PMIX_SUCCESS;
+}
+
 static pmix_status_t group(pmix_group_operation_t op, char grp[], const pmix_proc_t procs[], size_t nprocs,
                            const pmix_info_t directives[], size_t ndirs, pmix_info_cbfunc_t cbfunc, void *cbdata)
 {
@@ -598,6 +625,8 @@ int main(int argc, char **argv)
         .get_credential = get_credential,
         .validate_credential = validate_credential,
         .iof_pull = iof_pull,
+        .push_stdin = push_stdin,
+        .allocate = allocate,
         .group = group,
     };
     pmix_info_t info[5];

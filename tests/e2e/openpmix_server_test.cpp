@@ -153,13 +153,15 @@ TEST_SUITE("our clients under OpenPMIx's server") {
     CHECK(count(err, "connected to an OpenPMIx 4.2.2") == 4);
   }
 
-  TEST_CASE("[issue 36] the requests a host answers: query, log, job control, credentials, groups, output") {
+  TEST_CASE("[issue 36] the requests a host answers: query, log, job control, credentials, groups, output, "
+            "input, allocation") {
     temp_dir dir;
     const auto cred = dir.path() + "/cred";
     auto h = ranks(dir, 2,
                    {"init", "query:pmix.qry.ns", "log:stderr:a-line-from-36", "job_control:k=v",
                     "@0:credential:" + cred, "fence", "@1:validate:" + cred, "group_construct:g36:0,1:ctx",
-                    "group_destruct:g36", "@1:iof_pull:openpmix-host:0:out", "@1:wait_iof:1", "fence", "finalize"});
+                    "group_destruct:g36", "@1:iof_pull:openpmix-host:0:out", "@1:wait_iof:1", "@0:iof_push:1:to-rank-1",
+                    "@0:allocate:1", "fence", "finalize"});
     CHECK_MESSAGE(h.exited_with(0), h.errors());
     const auto out = h.output(), err = h.errors();
     CAPTURE(out);
@@ -175,7 +177,10 @@ TEST_SUITE("our clients under OpenPMIx's server") {
     CHECK(count(out, "group_construct:g36:0,1:ctx PMIX_SUCCESS id=g36 members=0,1 ctx=42\n") == 2);
     CHECK(count(out, "group_destruct:g36 PMIX_SUCCESS") == 2);
     CHECK(contains(out, "iof_pull:openpmix-host:0:out PMIX_SUCCESS"));
-    CHECK(contains(out, "wait_iof:1 PMIX_SUCCESS 2/openpmix-host.0/output from the host"));  // rank 1 pulled rank 0's (OpenPMIx 4.2.2's server crashes delivering a rank's own output to it)
+    CHECK(contains(out, "wait_iof:1 PMIX_SUCCESS 2/openpmix-host.0/output from the host"));
+    CHECK(contains(out, "iof_push:1:to-rank-1 PMIX_SUCCESS"));
+    CHECK(contains(err, "host: stdin from openpmix-host:0 for 1 targets (first openpmix-host:1): to-rank-1"));
+    CHECK(contains(out, "allocate:1 PMIX_SUCCESS pmix.alloc.id=host-alloc-1"));  // rank 1 pulled rank 0's (OpenPMIx 4.2.2's server crashes delivering a rank's own output to it)
   }
 
   TEST_CASE("[issue 36] events both ways: a rank's event reaches the other's handler through the server, and a "
