@@ -421,6 +421,76 @@ PMIX_EXPORT char *PMIx_Info_directives_string(pmix_info_directives_t directives)
 /* Static description of this library and the version it is compatible with. */
 PMIX_EXPORT const char *PMIx_Get_version(void);
 
+/* ----- Helpers of newer OpenPMIx releases (issue 37) --------------------- */
+
+/* OpenPMIx 4.2.3 and later export these in place of its macros; a program
+ * built against a newer header calls them. Our macros stay inline. Each does
+ * what OpenPMIx's man page for it says (docs/openpmix-functions.md). */
+
+/* argv-style arrays (NULL-terminated, each string and the array from malloc):
+ * count (0 for NULL); append, prepend and append-unless-present a copy of
+ * arg (PMIX_ERR_OUT_OF_RESOURCE when out of memory); free all; split at a
+ * delimiter (NULL when there is no token; _with_empty and _inter(true) keep
+ * the empty tokens of a leading or repeated delimiter); join (a new string,
+ * "" for an empty array); a deep copy (NULL for NULL). */
+PMIX_EXPORT int PMIx_Argv_count(char **a);
+PMIX_EXPORT pmix_status_t PMIx_Argv_append_nosize(char ***argv, const char *arg);
+PMIX_EXPORT pmix_status_t PMIx_Argv_prepend_nosize(char ***argv, const char *arg);
+PMIX_EXPORT pmix_status_t PMIx_Argv_append_unique_nosize(char ***argv, const char *arg);
+PMIX_EXPORT void PMIx_Argv_free(char **argv);
+PMIX_EXPORT char **PMIx_Argv_split(const char *src_string, int delimiter);
+PMIX_EXPORT char **PMIx_Argv_split_with_empty(const char *src_string, int delimiter);
+PMIX_EXPORT char **PMIx_Argv_split_inter(const char *src_string, int delimiter, bool include_empty);
+PMIX_EXPORT char *PMIx_Argv_join(char **argv, int delimiter);
+PMIX_EXPORT char **PMIx_Argv_copy(char **argv);
+/* Sets name=value (name= for a NULL value) in *env: the process's own
+ * environment through setenv/unsetenv, another array in place
+ * (PMIX_ERR_EXISTS when present and not overwrite). */
+PMIX_EXPORT pmix_status_t PMIx_Setenv(const char *name, const char *value, bool overwrite, char ***env);
+
+/* Keys, namespaces and process ids, as PMIX_LOAD_KEY, PMIX_CHECK_KEY,
+ * PMIX_CHECK_RESERVED_KEY, PMIX_LOAD_NSPACE, PMIX_CHECK_NSPACE (an invalid
+ * namespace matches any), PMIX_NSPACE_INVALID, PMIX_LOAD_PROCID,
+ * PMIX_XFER_PROCID, PMIX_CHECK_PROCID, PMIX_CHECK_RANK (the wildcard
+ * matches any), PMIX_RANK_IS_VALID and PMIX_PROCID_INVALID. */
+PMIX_EXPORT void PMIx_Load_key(pmix_key_t key, const char *src);
+PMIX_EXPORT bool PMIx_Check_key(const char *key, const char *str);
+PMIX_EXPORT bool PMIx_Check_reserved_key(const char *key);
+PMIX_EXPORT void PMIx_Load_nspace(pmix_nspace_t nspace, const char *str);
+PMIX_EXPORT bool PMIx_Check_nspace(const char *key1, const char *key2);
+PMIX_EXPORT bool PMIx_Nspace_invalid(const char *nspace);
+PMIX_EXPORT void PMIx_Load_procid(pmix_proc_t *p, const char *ns, pmix_rank_t rk);
+PMIX_EXPORT void PMIx_Xfer_procid(pmix_proc_t *dst, const pmix_proc_t *src);
+PMIX_EXPORT bool PMIx_Check_procid(const pmix_proc_t *a, const pmix_proc_t *b);
+PMIX_EXPORT bool PMIx_Check_rank(pmix_rank_t a, pmix_rank_t b);
+PMIX_EXPORT bool PMIx_Rank_valid(pmix_rank_t a);
+PMIX_EXPORT bool PMIx_Procid_invalid(const pmix_proc_t *p);
+/* "[nspace,rank]" (ranks UNDEF, WILDCARD, LOCAL_NODE, LOCAL_PEERS, INVALID
+ * by name): a new string the caller frees. */
+PMIX_EXPORT char *PMIx_Proc_string(const pmix_proc_t *proc);
+
+/* An info's directive flags, as PMIX_INFO_REQUIRED and its kin. */
+PMIX_EXPORT void PMIx_Info_required(pmix_info_t *p);
+PMIX_EXPORT void PMIx_Info_optional(pmix_info_t *p);
+PMIX_EXPORT bool PMIx_Info_is_required(const pmix_info_t *p);
+PMIX_EXPORT bool PMIx_Info_is_optional(const pmix_info_t *p);
+PMIX_EXPORT void PMIx_Info_processed(pmix_info_t *p);
+PMIX_EXPORT bool PMIx_Info_was_processed(const pmix_info_t *p);
+PMIX_EXPORT void PMIx_Info_set_end(pmix_info_t *p);
+PMIX_EXPORT bool PMIx_Info_is_end(const pmix_info_t *p);
+PMIX_EXPORT void PMIx_Info_qualifier(pmix_info_t *p);
+PMIX_EXPORT bool PMIx_Info_is_qualifier(const pmix_info_t *p);
+PMIX_EXPORT void PMIx_Info_persistent(pmix_info_t *p);
+PMIX_EXPORT bool PMIx_Info_is_persistent(const pmix_info_t *p);
+/* The boolean a value says: PMIX_UNDEF is true (the key's presence), a
+ * PMIX_BOOL its flag, a string read leniently (empty: true; a number: false
+ * when 0; yes/true/enable/y/t or no/false/disable/n/f by prefix, any case:
+ * PMIX_INFO_TRUE's reading, which knows yes/true/no/false and unsigned
+ * numbers, and the words OpenPMIx's later releases added); anything else
+ * PMIX_NON_BOOL. */
+PMIX_EXPORT pmix_boolean_t PMIx_Info_true(const pmix_info_t *p);
+PMIX_EXPORT pmix_boolean_t PMIx_Value_true(const pmix_value_t *v);
+
 #if defined(c_plusplus) || defined(__cplusplus)
 }
 #endif

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <set>
 #include <string>
@@ -21,10 +22,19 @@ const std::set<std::string> kNewerThan422 = {
 };
 // Functions we declare that 4.2.2 does not: a newer OpenPMIx server
 // extension, and the buffer calls of newer releases (4.2.2 has macros).
-const std::set<std::string> kNewerFunctions = {
-    "PMIx_server_collect_job_info", "PMIx_Data_buffer_create",   "PMIx_Data_buffer_construct",
-    "PMIx_Data_buffer_destruct",    "PMIx_Data_buffer_release",  "PMIx_Data_buffer_load",
-    "PMIx_Data_buffer_unload"};
+// Functions ours declares and 4.2.2's does not: each must be one a newer
+// OpenPMIx declares (issue 37: tests/install/openpmix_functions, the lists
+// read from its tags v4.2.9, v5.0.11, v6.1.0 and master).
+std::set<std::string> newer_functions() {
+  std::set<std::string> out;
+  for (const char* tag : {"v4.2.9", "v5.0.11", "v6.1.0", "master"}) {
+    std::ifstream in(std::string{"tests/install/openpmix_functions/"} + tag + ".txt");
+    REQUIRE_MESSAGE(in, tag);
+    for (std::string line; std::getline(in, line);)
+      if (!line.empty() && line[0] != '#') out.insert(line);
+  }
+  return out;
+}
 
 // 4.2.2 macros we deliberately leave out: none (PMIx_Heartbeat() is there
 // since PMIx_Process_monitor_nb is).
@@ -107,7 +117,10 @@ TEST_SUITE("abi") {
     CHECK(to_set(kConstantsOnlyInOurs) == kNewerThan422);
     CHECK(to_set(kMacrosOnlyInOurs).empty());
     CHECK(to_set(kTypesOnlyInOurs).empty());
-    CHECK(to_set(abi_functions_only_in_ours) == kNewerFunctions);
+    const auto newer = newer_functions();
+    CHECK(newer.size() >= 324);
+    for (const auto& name : to_set(abi_functions_only_in_ours))
+      CHECK_MESSAGE(newer.count(name) == 1, name << " is ours alone: no OpenPMIx release declares it");
   }
 
   TEST_CASE("every struct of 4.2.2 is compared and the signatures were checked") {
