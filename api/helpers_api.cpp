@@ -3,7 +3,9 @@
 // an info, the environment. A program built against a newer OpenPMIx header
 // calls these where one built against 4.2.2's expanded the macro inline.
 // Each does what OpenPMIx's man page for it says (docs/man/man3 at its
-// master); all are computed here, none talks to a server.
+// master); all are computed here, none talks to a server. The struct
+// families (construct, destruct, create, free, load, xfer) are our header's
+// macros of the same names, so both forms behave alike.
 #include <pmix.h>
 #include <strings.h>
 
@@ -251,5 +253,131 @@ PMIX_EXPORT bool PMIx_Info_is_persistent(const pmix_info_t* p) { return (p->flag
 
 PMIX_EXPORT pmix_boolean_t PMIx_Info_true(const pmix_info_t* p) { return truth_of(p->value); }
 PMIX_EXPORT pmix_boolean_t PMIx_Value_true(const pmix_value_t* v) { return truth_of(*v); }
+
+
+// ---- construct, destruct, create, free, load (each as our header's macro) ----
+
+PMIX_EXPORT void PMIx_Info_construct(pmix_info_t* p) { PMIX_INFO_CONSTRUCT(p); }
+PMIX_EXPORT void PMIx_Info_destruct(pmix_info_t* p) { PMIX_INFO_DESTRUCT(p); }  // not a persistent one's value
+PMIX_EXPORT pmix_info_t* PMIx_Info_create(size_t n) {
+  pmix_info_t* p;
+  PMIX_INFO_CREATE(p, n);  // the last flagged PMIX_INFO_ARRAY_END
+  return p;
+}
+PMIX_EXPORT void PMIx_Info_free(pmix_info_t* p, size_t n) { PMIX_INFO_FREE(p, n); }
+
+PMIX_EXPORT void PMIx_Value_construct(pmix_value_t* val) { PMIX_VALUE_CONSTRUCT(val); }
+PMIX_EXPORT pmix_value_t* PMIx_Value_create(size_t n) {
+  pmix_value_t* v;
+  PMIX_VALUE_CREATE(v, n);
+  for (size_t k = 0; v != nullptr && k < n; ++k) PMIX_VALUE_CONSTRUCT(&v[k]);
+  return v;
+}
+PMIX_EXPORT void PMIx_Value_free(pmix_value_t* v, size_t n) { PMIX_VALUE_FREE(v, n); }
+
+PMIX_EXPORT void PMIx_Proc_construct(pmix_proc_t* p) { PMIX_PROC_CONSTRUCT(p); }
+PMIX_EXPORT void PMIx_Proc_destruct(pmix_proc_t* p) { PMIX_PROC_CONSTRUCT(p); }  // it owns nothing: cleared
+PMIX_EXPORT pmix_proc_t* PMIx_Proc_create(size_t n) {
+  pmix_proc_t* p;
+  PMIX_PROC_CREATE(p, n);
+  return p;
+}
+PMIX_EXPORT void PMIx_Proc_free(pmix_proc_t* p, size_t n) {
+  (void)n;
+  PMIX_PROC_FREE(p, n);
+}
+PMIX_EXPORT void PMIx_Proc_load(pmix_proc_t* p, const char* nspace, pmix_rank_t rank) {
+  PMIX_PROC_CONSTRUCT(p);
+  PMIx_Load_nspace(p->nspace, nspace);
+  p->rank = rank;
+}
+
+PMIX_EXPORT void PMIx_Byte_object_construct(pmix_byte_object_t* b) { PMIX_BYTE_OBJECT_CONSTRUCT(b); }
+PMIX_EXPORT void PMIx_Byte_object_destruct(pmix_byte_object_t* g) { PMIX_BYTE_OBJECT_DESTRUCT(g); }
+PMIX_EXPORT pmix_byte_object_t* PMIx_Byte_object_create(size_t n) {
+  pmix_byte_object_t* b;
+  PMIX_BYTE_OBJECT_CREATE(b, n);
+  return b;
+}
+PMIX_EXPORT void PMIx_Byte_object_free(pmix_byte_object_t* g, size_t n) { PMIX_BYTE_OBJECT_FREE(g, n); }
+// Takes `d` over (no copy).
+PMIX_EXPORT void PMIx_Byte_object_load(pmix_byte_object_t* b, char* d, size_t sz) {
+  b->bytes = d;
+  b->size = sz;
+}
+
+PMIX_EXPORT void PMIx_Envar_construct(pmix_envar_t* e) { PMIX_ENVAR_CONSTRUCT(e); }
+PMIX_EXPORT void PMIx_Envar_destruct(pmix_envar_t* e) { PMIX_ENVAR_DESTRUCT(e); }
+PMIX_EXPORT pmix_envar_t* PMIx_Envar_create(size_t n) {
+  pmix_envar_t* e;
+  PMIX_ENVAR_CREATE(e, n);
+  return e;
+}
+PMIX_EXPORT void PMIx_Envar_free(pmix_envar_t* e, size_t n) { PMIX_ENVAR_FREE(e, n); }
+// Copies `var` and `value` (a NULL one leaves its field as it is).
+PMIX_EXPORT void PMIx_Envar_load(pmix_envar_t* e, char* var, char* value, char separator) {
+  PMIX_ENVAR_LOAD(e, var, value, separator);
+}
+
+PMIX_EXPORT void PMIx_Pdata_construct(pmix_pdata_t* p) { PMIX_PDATA_CONSTRUCT(p); }
+PMIX_EXPORT void PMIx_Pdata_destruct(pmix_pdata_t* p) { PMIX_PDATA_DESTRUCT(p); }
+PMIX_EXPORT pmix_pdata_t* PMIx_Pdata_create(size_t n) {
+  pmix_pdata_t* p;
+  PMIX_PDATA_CREATE(p, n);
+  return p;
+}
+PMIX_EXPORT void PMIx_Pdata_free(pmix_pdata_t* p, size_t n) { PMIX_PDATA_FREE(p, n); }
+PMIX_EXPORT void PMIx_Pdata_load(pmix_pdata_t* dest, const pmix_proc_t* p, const char* key, const void* data,
+                                 pmix_data_type_t type) {
+  PMIX_PDATA_LOAD(dest, p, key, data, type);
+}
+PMIX_EXPORT void PMIx_Pdata_xfer(pmix_pdata_t* dest, pmix_pdata_t* src) { PMIX_PDATA_XFER(dest, src); }
+
+PMIX_EXPORT void PMIx_Query_construct(pmix_query_t* p) { PMIX_QUERY_CONSTRUCT(p); }
+PMIX_EXPORT void PMIx_Query_destruct(pmix_query_t* p) { PMIX_QUERY_DESTRUCT(p); }
+PMIX_EXPORT pmix_query_t* PMIx_Query_create(size_t n) {
+  pmix_query_t* q;
+  PMIX_QUERY_CREATE(q, n);
+  return q;
+}
+PMIX_EXPORT void PMIx_Query_free(pmix_query_t* p, size_t n) { PMIX_QUERY_FREE(p, n); }
+PMIX_EXPORT void PMIx_Query_qualifiers_create(pmix_query_t* p, size_t n) { PMIX_QUERY_QUALIFIERS_CREATE(p, n); }
+PMIX_EXPORT void PMIx_Query_release(pmix_query_t* p) { PMIX_QUERY_RELEASE(p); }
+
+PMIX_EXPORT void PMIx_App_construct(pmix_app_t* p) { PMIX_APP_CONSTRUCT(p); }
+PMIX_EXPORT void PMIx_App_destruct(pmix_app_t* p) { PMIX_APP_DESTRUCT(p); }
+PMIX_EXPORT pmix_app_t* PMIx_App_create(size_t n) {
+  pmix_app_t* a;
+  PMIX_APP_CREATE(a, n);
+  return a;
+}
+PMIX_EXPORT void PMIx_App_free(pmix_app_t* p, size_t n) { PMIX_APP_FREE(p, n); }
+PMIX_EXPORT void PMIx_App_info_create(pmix_app_t* p, size_t n) { PMIX_APP_INFO_CREATE(p, n); }
+PMIX_EXPORT void PMIx_App_release(pmix_app_t* p) { PMIX_APP_RELEASE(p); }
+
+PMIX_EXPORT void PMIx_Regattr_construct(pmix_regattr_t* p) { PMIX_REGATTR_CONSTRUCT(p); }
+PMIX_EXPORT void PMIx_Regattr_destruct(pmix_regattr_t* p) { PMIX_REGATTR_DESTRUCT(p); }
+PMIX_EXPORT pmix_regattr_t* PMIx_Regattr_create(size_t n) {
+  pmix_regattr_t* r;
+  PMIX_REGATTR_CREATE(r, n);
+  return r;
+}
+PMIX_EXPORT void PMIx_Regattr_free(pmix_regattr_t* p, size_t n) { PMIX_REGATTR_FREE(p, n); }
+PMIX_EXPORT void PMIx_Regattr_load(pmix_regattr_t* info, const char* name, const char* key, pmix_data_type_t type,
+                                   const char* description) {
+  PMIX_REGATTR_LOAD(info, name, key, type, description);
+}
+PMIX_EXPORT void PMIx_Regattr_xfer(pmix_regattr_t* dest, const pmix_regattr_t* src) { PMIX_REGATTR_XFER(dest, src); }
+
+PMIX_EXPORT void PMIx_Data_array_init(pmix_data_array_t* p, pmix_data_type_t type) { PMIX_DATA_ARRAY_INIT(p, type); }
+PMIX_EXPORT void PMIx_Data_array_construct(pmix_data_array_t* p, size_t num, pmix_data_type_t type) {
+  PMIX_DATA_ARRAY_CONSTRUCT(p, num, type);
+}
+PMIX_EXPORT pmix_data_array_t* PMIx_Data_array_create(size_t n, pmix_data_type_t type) {
+  pmix_data_array_t* d;
+  PMIX_DATA_ARRAY_CREATE(d, n, type);
+  return d;
+}
+PMIX_EXPORT void PMIx_Data_array_free(pmix_data_array_t* p) { PMIX_DATA_ARRAY_FREE(p); }
 
 }  // extern "C"

@@ -491,6 +491,64 @@ PMIX_EXPORT bool PMIx_Info_is_persistent(const pmix_info_t *p);
 PMIX_EXPORT pmix_boolean_t PMIx_Info_true(const pmix_info_t *p);
 PMIX_EXPORT pmix_boolean_t PMIx_Value_true(const pmix_value_t *v);
 
+/* Construct, destruct, create (n constructed; NULL for 0), free (each
+ * destructed, then the array) and load, as the macros of the same names:
+ * an info's value is left alone when it is persistent; PMIx_Info_create
+ * flags the last element PMIX_INFO_ARRAY_END; PMIx_Byte_object_load takes
+ * its buffer over, PMIx_Envar_load copies its strings. */
+PMIX_EXPORT void PMIx_Info_construct(pmix_info_t *p);
+PMIX_EXPORT void PMIx_Info_destruct(pmix_info_t *p);
+PMIX_EXPORT pmix_info_t *PMIx_Info_create(size_t n);
+PMIX_EXPORT void PMIx_Info_free(pmix_info_t *p, size_t n);
+PMIX_EXPORT void PMIx_Value_construct(pmix_value_t *val);
+PMIX_EXPORT pmix_value_t *PMIx_Value_create(size_t n);
+PMIX_EXPORT void PMIx_Value_free(pmix_value_t *v, size_t n);
+PMIX_EXPORT void PMIx_Proc_construct(pmix_proc_t *p);
+PMIX_EXPORT void PMIx_Proc_destruct(pmix_proc_t *p);
+PMIX_EXPORT pmix_proc_t *PMIx_Proc_create(size_t n);
+PMIX_EXPORT void PMIx_Proc_free(pmix_proc_t *p, size_t n);
+PMIX_EXPORT void PMIx_Proc_load(pmix_proc_t *p, const char *nspace, pmix_rank_t rank);
+PMIX_EXPORT void PMIx_Byte_object_construct(pmix_byte_object_t *b);
+PMIX_EXPORT void PMIx_Byte_object_destruct(pmix_byte_object_t *g);
+PMIX_EXPORT pmix_byte_object_t *PMIx_Byte_object_create(size_t n);
+PMIX_EXPORT void PMIx_Byte_object_free(pmix_byte_object_t *g, size_t n);
+PMIX_EXPORT void PMIx_Byte_object_load(pmix_byte_object_t *b, char *d, size_t sz);
+PMIX_EXPORT void PMIx_Envar_construct(pmix_envar_t *e);
+PMIX_EXPORT void PMIx_Envar_destruct(pmix_envar_t *e);
+PMIX_EXPORT pmix_envar_t *PMIx_Envar_create(size_t n);
+PMIX_EXPORT void PMIx_Envar_free(pmix_envar_t *e, size_t n);
+PMIX_EXPORT void PMIx_Envar_load(pmix_envar_t *e, char *var, char *value, char separator);
+PMIX_EXPORT void PMIx_Pdata_construct(pmix_pdata_t *p);
+PMIX_EXPORT void PMIx_Pdata_destruct(pmix_pdata_t *p);
+PMIX_EXPORT pmix_pdata_t *PMIx_Pdata_create(size_t n);
+PMIX_EXPORT void PMIx_Pdata_free(pmix_pdata_t *p, size_t n);
+PMIX_EXPORT void PMIx_Pdata_load(pmix_pdata_t *dest, const pmix_proc_t *p, const char *key, const void *data,
+                                 pmix_data_type_t type);
+PMIX_EXPORT void PMIx_Pdata_xfer(pmix_pdata_t *dest, pmix_pdata_t *src);
+PMIX_EXPORT void PMIx_Query_construct(pmix_query_t *p);
+PMIX_EXPORT void PMIx_Query_destruct(pmix_query_t *p);
+PMIX_EXPORT pmix_query_t *PMIx_Query_create(size_t n);
+PMIX_EXPORT void PMIx_Query_free(pmix_query_t *p, size_t n);
+PMIX_EXPORT void PMIx_Query_qualifiers_create(pmix_query_t *p, size_t n);
+PMIX_EXPORT void PMIx_Query_release(pmix_query_t *p);
+PMIX_EXPORT void PMIx_App_construct(pmix_app_t *p);
+PMIX_EXPORT void PMIx_App_destruct(pmix_app_t *p);
+PMIX_EXPORT pmix_app_t *PMIx_App_create(size_t n);
+PMIX_EXPORT void PMIx_App_free(pmix_app_t *p, size_t n);
+PMIX_EXPORT void PMIx_App_info_create(pmix_app_t *p, size_t n);
+PMIX_EXPORT void PMIx_App_release(pmix_app_t *p);
+PMIX_EXPORT void PMIx_Regattr_construct(pmix_regattr_t *p);
+PMIX_EXPORT void PMIx_Regattr_destruct(pmix_regattr_t *p);
+PMIX_EXPORT pmix_regattr_t *PMIx_Regattr_create(size_t n);
+PMIX_EXPORT void PMIx_Regattr_free(pmix_regattr_t *p, size_t n);
+PMIX_EXPORT void PMIx_Regattr_load(pmix_regattr_t *info, const char *name, const char *key, pmix_data_type_t type,
+                                   const char *description);
+PMIX_EXPORT void PMIx_Regattr_xfer(pmix_regattr_t *dest, const pmix_regattr_t *src);
+PMIX_EXPORT void PMIx_Data_array_init(pmix_data_array_t *p, pmix_data_type_t type);
+PMIX_EXPORT void PMIx_Data_array_construct(pmix_data_array_t *p, size_t num, pmix_data_type_t type);
+PMIX_EXPORT pmix_data_array_t *PMIx_Data_array_create(size_t n, pmix_data_type_t type);
+PMIX_EXPORT void PMIx_Data_array_free(pmix_data_array_t *p);
+
 #if defined(c_plusplus) || defined(__cplusplus)
 }
 #endif

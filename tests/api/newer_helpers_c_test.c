@@ -2,7 +2,9 @@
  * macros, called from C (strict C11) through libpmix.so.2, each checked
  * against what OpenPMIx's man page for it says: argv arrays, the
  * environment, keys, namespaces and process ids, an info's directive flags,
- * and the boolean reading of a value. Exit status 0 on success; each failed
+ * the boolean reading of a value, and the construct / destruct / create /
+ * free / load / xfer families of info, value, proc, byte object, envar,
+ * pdata, query, app, regattr and data array. Exit status 0 on success; each failed
  * check prints its line. */
 #include <pmix.h>
 
@@ -192,6 +194,144 @@ static void test_truth(void)
     EXPECT(truth("maybe") == PMIX_NON_BOOL);
 }
 
+static void test_structs(void)
+{
+    pmix_info_t *infos = PMIx_Info_create(3);
+    EXPECT(infos != NULL && PMIx_Info_is_end(&infos[2]) && !PMIx_Info_is_end(&infos[0]));
+    EXPECT(infos[0].value.type == PMIX_UNDEF);
+    PMIX_INFO_LOAD(&infos[0], "k", "text", PMIX_STRING);
+    PMIx_Info_free(infos, 3);  /* the string goes with it (ASan in CI would tell) */
+    EXPECT(PMIx_Info_create(0) == NULL);
+
+    /* A persistent info does not own its value: destruct leaves it. */
+    pmix_info_t info;
+    PMIx_Info_construct(&info);
+    EXPECT(info.value.type == PMIX_UNDEF && info.flags == 0);
+    char *kept = strdup("kept");
+    info.value.type = PMIX_STRING;
+    info.value.data.string = kept;
+    PMIx_Info_persistent(&info);
+    PMIx_Info_destruct(&info);
+    EXPECT(info.value.data.string == kept && strcmp(kept, "kept") == 0);
+    free(kept);
+
+    pmix_value_t *values = PMIx_Value_create(2);
+    EXPECT(values != NULL && values[1].type == PMIX_UNDEF);
+    PMIX_VALUE_LOAD(&values[1], "v", PMIX_STRING);
+    PMIx_Value_free(values, 2);
+    pmix_value_t v;
+    PMIx_Value_construct(&v);
+    EXPECT(v.type == PMIX_UNDEF);
+
+    pmix_proc_t *procs = PMIx_Proc_create(2);
+    EXPECT(procs != NULL && procs[1].nspace[0] == '\0' && procs[1].rank == 0);
+    PMIx_Proc_load(&procs[1], "ns", 5);
+    EXPECT(strcmp(procs[1].nspace, "ns") == 0 && procs[1].rank == 5);
+    PMIx_Proc_destruct(&procs[1]);
+    EXPECT(procs[1].nspace[0] == '\0');
+    PMIx_Proc_free(procs, 2);
+
+    pmix_byte_object_t bo;
+    PMIx_Byte_object_construct(&bo);
+    EXPECT(bo.bytes == NULL && bo.size == 0);
+    char *data = malloc(4);
+    memcpy(data, "abcd", 4);
+    PMIx_Byte_object_load(&bo, data, 4);  /* taken over */
+    EXPECT(bo.bytes == data && bo.size == 4);
+    PMIx_Byte_object_destruct(&bo);
+    EXPECT(bo.bytes == NULL && bo.size == 0);
+    pmix_byte_object_t *bos = PMIx_Byte_object_create(2);
+    EXPECT(bos != NULL && bos[1].bytes == NULL);
+    bos[0].bytes = strdup("x");
+    bos[0].size = 1;
+    PMIx_Byte_object_free(bos, 2);
+
+    pmix_envar_t *ev = PMIx_Envar_create(1);
+    EXPECT(ev != NULL && ev[0].envar == NULL);
+    char name[] = "PATH", value[] = "/bin";
+    PMIx_Envar_load(&ev[0], name, value, ':');
+    EXPECT(ev[0].envar != name && strcmp(ev[0].envar, "PATH") == 0 && strcmp(ev[0].value, "/bin") == 0 &&
+           ev[0].separator == ':');
+    PMIx_Envar_destruct(&ev[0]);
+    EXPECT(ev[0].envar == NULL && ev[0].value == NULL);
+    PMIx_Envar_load(&ev[0], name, NULL, ';');
+    EXPECT(ev[0].value == NULL && ev[0].separator == ';');
+    PMIx_Envar_free(ev, 1);
+    pmix_envar_t e;
+    PMIx_Envar_construct(&e);
+    EXPECT(e.envar == NULL && e.value == NULL && e.separator == '\0');
+}
+
+static void test_more_structs(void)
+{
+    pmix_proc_t owner;
+    PMIx_Load_procid(&owner, "pub", 3);
+    pmix_pdata_t *pd = PMIx_Pdata_create(2);
+    EXPECT(pd != NULL && pd[0].value.type == PMIX_UNDEF);
+    int n = 42;
+    PMIx_Pdata_load(&pd[0], &owner, "k", &n, PMIX_INT);
+    EXPECT(strcmp(pd[0].key, "k") == 0 && pd[0].proc.rank == 3 && pd[0].value.type == PMIX_INT &&
+           pd[0].value.data.integer == 42);
+    PMIx_Pdata_xfer(&pd[1], &pd[0]);
+    EXPECT(strcmp(pd[1].key, "k") == 0 && strcmp(pd[1].proc.nspace, "pub") == 0 && pd[1].value.data.integer == 42);
+    PMIx_Pdata_free(pd, 2);
+    pmix_pdata_t one;
+    PMIx_Pdata_construct(&one);
+    EXPECT(one.value.type == PMIX_UNDEF && one.key[0] == '\0');
+    PMIx_Pdata_load(&one, &owner, "s", "text", PMIX_STRING);
+    PMIx_Pdata_destruct(&one);
+
+    pmix_query_t *q = PMIx_Query_create(1);
+    EXPECT(q != NULL && q[0].keys == NULL && q[0].nqual == 0);
+    PMIx_Argv_append_nosize(&q[0].keys, PMIX_QUERY_NAMESPACES);
+    PMIx_Query_qualifiers_create(&q[0], 2);
+    EXPECT(q[0].nqual == 2 && q[0].qualifiers != NULL);
+    PMIx_Query_free(q, 1);
+    pmix_query_t *single = PMIx_Query_create(1);
+    PMIx_Query_release(single);  /* destructed and freed */
+    pmix_query_t lone;
+    PMIx_Query_construct(&lone);
+    EXPECT(lone.keys == NULL && lone.qualifiers == NULL);
+    PMIx_Query_destruct(&lone);
+
+    pmix_app_t *apps = PMIx_App_create(1);
+    EXPECT(apps != NULL && apps[0].cmd == NULL && apps[0].ninfo == 0);
+    apps[0].cmd = strdup("/bin/true");
+    PMIx_App_info_create(&apps[0], 2);
+    EXPECT(apps[0].ninfo == 2 && apps[0].info != NULL);
+    PMIx_App_free(apps, 1);
+    pmix_app_t *single_app = PMIx_App_create(1);
+    PMIx_App_release(single_app);
+    pmix_app_t app;
+    PMIx_App_construct(&app);
+    EXPECT(app.cmd == NULL && app.argv == NULL);
+    PMIx_App_destruct(&app);
+
+    pmix_regattr_t *attrs = PMIx_Regattr_create(2);
+    EXPECT(attrs != NULL && attrs[0].name == NULL);
+    PMIx_Regattr_load(&attrs[0], "PMIX_TIMEOUT", PMIX_TIMEOUT, PMIX_INT, "seconds");
+    EXPECT(strcmp(attrs[0].name, "PMIX_TIMEOUT") == 0 && strcmp(attrs[0].string, PMIX_TIMEOUT) == 0 &&
+           attrs[0].type == PMIX_INT && PMIx_Argv_count(attrs[0].description) == 1);
+    PMIx_Regattr_xfer(&attrs[1], &attrs[0]);
+    EXPECT(attrs[1].name != attrs[0].name && strcmp(attrs[1].name, "PMIX_TIMEOUT") == 0);
+    PMIx_Regattr_free(attrs, 2);
+    pmix_regattr_t ra;
+    PMIx_Regattr_construct(&ra);
+    EXPECT(ra.name == NULL && ra.description == NULL);
+    PMIx_Regattr_destruct(&ra);
+
+    pmix_data_array_t *da = PMIx_Data_array_create(3, PMIX_INFO);
+    EXPECT(da != NULL && da->size == 3 && da->type == PMIX_INFO && da->array != NULL);
+    PMIX_INFO_LOAD(&((pmix_info_t *) da->array)[1], "k", "v", PMIX_STRING);
+    PMIx_Data_array_free(da);
+    pmix_data_array_t arr;
+    PMIx_Data_array_init(&arr, PMIX_PROC);
+    EXPECT(arr.type == PMIX_PROC && arr.size == 0 && arr.array == NULL);
+    PMIx_Data_array_construct(&arr, 2, PMIX_PROC);
+    EXPECT(arr.size == 2 && arr.array != NULL);
+    PMIx_Data_array_destruct(&arr);
+}
+
 int main(void)
 {
     test_argv();
@@ -199,6 +339,8 @@ int main(void)
     test_ids();
     test_info_flags();
     test_truth();
+    test_structs();
+    test_more_structs();
     if (failures == 0) printf("newer_helpers_c_test: all checks passed\n");
     return failures == 0 ? 0 : 1;
 }
