@@ -9,15 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures = 0;
-
-#define EXPECT(cond)                                                           \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            fprintf(stderr, "%s:%d: failed: %s\n", __FILE__, __LINE__, #cond); \
-            ++failures;                                                        \
-        }                                                                      \
-    } while (0)
+#include "tests/api/c_expect.h"
 
 /* Whether a library whose file name contains `name` is mapped here. */
 static int mapped(const char *name)

@@ -14,15 +14,7 @@
 
 extern char **environ;
 
-static int failures = 0;
-
-#define EXPECT(cond)                                                           \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            fprintf(stderr, "%s:%d: failed: %s\n", __FILE__, __LINE__, #cond); \
-            ++failures;                                                        \
-        }                                                                      \
-    } while (0)
+#include "tests/api/c_expect.h"
 
 static void test_argv(void)
 {
