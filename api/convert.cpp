@@ -46,6 +46,8 @@ bool read_unsigned(const pmix_value_t& v, std::uint64_t& out) {
     case PMIX_DATA_TYPE: out = v.data.uint16; return true;
     case PMIX_PROC_STATE: out = v.data.state; return true;
     case PMIX_ALLOC_DIRECTIVE: out = v.data.adir; return true;
+    case PMIX_RESBLOCK_DIRECTIVE: out = v.data.rbdir; return true;
+    case PMIX_ALLOC_INHERIT: out = v.data.inheritance; return true;
     case PMIX_IOF_CHANNEL: out = v.data.uint16; return true;
     case PMIX_JOB_STATE: out = v.data.jstate; return true;
     case PMIX_LINK_STATE: out = v.data.linkstate; return true;
@@ -76,6 +78,8 @@ void write_unsigned(pmix_value_t& v, std::uint64_t u) {
     case PMIX_DATA_TYPE: v.data.uint16 = static_cast<uint16_t>(u); break;
     case PMIX_PROC_STATE: v.data.state = static_cast<pmix_proc_state_t>(u); break;
     case PMIX_ALLOC_DIRECTIVE: v.data.adir = static_cast<pmix_alloc_directive_t>(u); break;
+    case PMIX_RESBLOCK_DIRECTIVE: v.data.rbdir = static_cast<pmix_resource_block_directive_t>(u); break;
+    case PMIX_ALLOC_INHERIT: v.data.inheritance = static_cast<pmix_alloc_inheritance_t>(u); break;
     case PMIX_IOF_CHANNEL: v.data.uint16 = static_cast<uint16_t>(u); break;
     case PMIX_JOB_STATE: v.data.jstate = static_cast<pmix_job_state_t>(u); break;
     case PMIX_LINK_STATE: v.data.linkstate = static_cast<pmix_link_state_t>(u); break;
@@ -122,7 +126,7 @@ size_t scalar_size(data_type t) {
     case PMIX_BOOL: return sizeof(bool);
     case PMIX_BYTE: case PMIX_INT8: case PMIX_UINT8: case PMIX_PERSIST: case PMIX_SCOPE:
     case PMIX_DATA_RANGE: case PMIX_PROC_STATE: case PMIX_ALLOC_DIRECTIVE: case PMIX_JOB_STATE:
-    case PMIX_LINK_STATE:
+    case PMIX_LINK_STATE: case PMIX_RESBLOCK_DIRECTIVE: case PMIX_ALLOC_INHERIT:
       return 1;
     case PMIX_INT16: case PMIX_UINT16: case PMIX_DATA_TYPE: case PMIX_IOF_CHANNEL:
     case PMIX_LOCTYPE: case PMIX_STOR_ACCESS_TYPE:

@@ -1,5 +1,6 @@
 // Cpusets, topologies and locality, computed in the calling process:
-// PMIx_Get_cpuset, PMIx_Parse_cpuset_string, PMIx_Cpuset_destruct,
+// PMIx_Get_cpuset, PMIx_Parse_cpuset_string, PMIx_Cpuset_destruct (and the
+// cpuset arrays), PMIx_server_generate_cpuset,
 // PMIx_Load_topology, PMIx_Get_relative_locality, PMIx_Compute_distances(_nb),
 // PMIx_server_generate_cpuset_string and PMIx_server_generate_locality_string.
 // hwloc is loaded on the first call that needs it (api/hwloc_lazy.hpp);
@@ -467,6 +468,42 @@ void deliver_on_library_thread(std::function<void()> task) {
   task();
 }
 
+
+// "<source>:<cpu list>" into *cpuset, for `caller` (named in the log).
+pmix_status_t parse_cpuset(const char* cpuset_string, pmix_cpuset_t* cpuset, const char* caller) {
+  if (cpuset_string == nullptr || cpuset == nullptr) {
+    log::error("api", caller, ": NULL ", cpuset == nullptr ? "cpuset" : "string");
+    return PMIX_ERR_BAD_PARAM;
+  }
+  const char* colon = std::strchr(cpuset_string, ':');
+  if (colon == nullptr) {
+    log::error("api", caller, ": '", cpuset_string, "' is not <source>:<cpus>");
+    return PMIX_ERR_BAD_PARAM;
+  }
+  if (colon - cpuset_string != 5 || strncasecmp(cpuset_string, "hwloc", 5) != 0) {
+    log::warning("api", caller, ": source of '", cpuset_string,
+                 "' is not supported (only hwloc)");
+    return PMIX_ERR_NOT_SUPPORTED;
+  }
+  intervals check;
+  if (!parse_list(colon + 1, check)) {
+    log::error("api", caller, ": '", colon + 1, "' is not a CPU list");
+    return PMIX_ERR_BAD_PARAM;
+  }
+  const auto* hw = need_hwloc(caller);
+  if (hw == nullptr) return PMIX_ERR_NOT_SUPPORTED;
+  hwloc_bitmap_t set = hw->bitmap_alloc();
+  char* source = values::dup_string("hwloc");
+  if (set == nullptr || source == nullptr || hw->bitmap_list_sscanf(set, colon + 1) != 0) {
+    if (set != nullptr) hw->bitmap_free(set);
+    std::free(source);
+    return set == nullptr || source == nullptr ? PMIX_ERR_NOMEM : PMIX_ERR_BAD_PARAM;
+  }
+  cpuset->source = source;
+  cpuset->bitmap = set;
+  return PMIX_SUCCESS;
+}
+
 }  // namespace
 }  // namespace pmix::api
 
@@ -518,37 +555,26 @@ PMIX_EXPORT void PMIx_Cpuset_destruct(pmix_cpuset_t* cpuset) {
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Parse_cpuset_string(const char* cpuset_string, pmix_cpuset_t* cpuset) {
-  if (cpuset_string == nullptr || cpuset == nullptr) {
-    log::error("api", "PMIx_Parse_cpuset_string: NULL ", cpuset == nullptr ? "cpuset" : "string");
-    return PMIX_ERR_BAD_PARAM;
-  }
-  const char* colon = std::strchr(cpuset_string, ':');
-  if (colon == nullptr) {
-    log::error("api", "PMIx_Parse_cpuset_string: '", cpuset_string, "' is not <source>:<cpus>");
-    return PMIX_ERR_BAD_PARAM;
-  }
-  if (colon - cpuset_string != 5 || strncasecmp(cpuset_string, "hwloc", 5) != 0) {
-    log::warning("api", "PMIx_Parse_cpuset_string: source of '", cpuset_string,
-                 "' is not supported (only hwloc)");
-    return PMIX_ERR_NOT_SUPPORTED;
-  }
-  api::intervals check;
-  if (!api::parse_list(colon + 1, check)) {
-    log::error("api", "PMIx_Parse_cpuset_string: '", colon + 1, "' is not a CPU list");
-    return PMIX_ERR_BAD_PARAM;
-  }
-  const auto* hw = api::need_hwloc("PMIx_Parse_cpuset_string");
-  if (hw == nullptr) return PMIX_ERR_NOT_SUPPORTED;
-  hwloc_bitmap_t set = hw->bitmap_alloc();
-  char* source = values::dup_string("hwloc");
-  if (set == nullptr || source == nullptr || hw->bitmap_list_sscanf(set, colon + 1) != 0) {
-    if (set != nullptr) hw->bitmap_free(set);
-    std::free(source);
-    return set == nullptr || source == nullptr ? PMIX_ERR_NOMEM : PMIX_ERR_BAD_PARAM;
-  }
-  cpuset->source = source;
-  cpuset->bitmap = set;
-  return PMIX_SUCCESS;
+  return api::parse_cpuset(cpuset_string, cpuset, "PMIx_Parse_cpuset_string");
+}
+
+// The server's name for the same parse (OpenPMIx 6.0; OpenPMIx answers a
+// source other than hwloc with an internal code, we with
+// PMIX_ERR_NOT_SUPPORTED, as PMIx_Parse_cpuset_string does).
+PMIX_EXPORT pmix_status_t PMIx_server_generate_cpuset(const char* cpuset_string, pmix_cpuset_t* cpuset) {
+  return api::parse_cpuset(cpuset_string, cpuset, "PMIx_server_generate_cpuset");
+}
+
+// Cpuset arrays (OpenPMIx 4.2.9): _free destructs each, as above.
+PMIX_EXPORT void PMIx_Cpuset_construct(pmix_cpuset_t* c) { PMIX_CPUSET_CONSTRUCT(c); }
+PMIX_EXPORT pmix_cpuset_t* PMIx_Cpuset_create(size_t n) {
+  pmix_cpuset_t* c;
+  PMIX_CPUSET_CREATE(c, n);
+  return c;
+}
+PMIX_EXPORT void PMIx_Cpuset_free(pmix_cpuset_t* c, size_t n) {
+  for (size_t k = 0; c != nullptr && k < n; ++k) PMIx_Cpuset_destruct(&c[k]);
+  std::free(c);
 }
 
 PMIX_EXPORT pmix_status_t PMIx_server_generate_cpuset_string(const pmix_cpuset_t* cpuset,

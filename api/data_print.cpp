@@ -113,6 +113,9 @@ constexpr bit_name kDevices[] = {
     {PMIX_DEVTYPE_BLOCK, "BLOCK"},     {PMIX_DEVTYPE_GPU, "GPU"},
     {PMIX_DEVTYPE_NETWORK, "NETWORK"}, {PMIX_DEVTYPE_OPENFABRICS, "OPENFABRICS"},
     {PMIX_DEVTYPE_DMA, "DMA"},         {PMIX_DEVTYPE_COPROC, "COPROCESSOR"},
+    {PMIX_DEVTYPE_MEMORY, "MEMORY"},   {PMIX_DEVTYPE_CORE, "CORE"},
+    {PMIX_DEVTYPE_HWT, "HWT"},         {PMIX_DEVTYPE_CPU, "CPU"},
+    {PMIX_DEVTYPE_NODE, "NODE"},
 };
 constexpr bit_name kMedia[] = {
     {PMIX_STORAGE_MEDIUM_UNKNOWN, "UNKNOWN"}, {PMIX_STORAGE_MEDIUM_TAPE, "TAPE"},
@@ -200,6 +203,13 @@ struct printer {
         return true;
       case PMIX_LINK_STATE:
         out = std::string{"Value: "} + PMIx_Link_state_string(read<pmix_link_state_t>(src));
+        return true;
+      case PMIX_RESBLOCK_DIRECTIVE:
+        out = std::string{"Value: "} +
+              PMIx_Resource_block_directive_string(read<pmix_resource_block_directive_t>(src));
+        return true;
+      case PMIX_ALLOC_INHERIT:
+        out = std::string{"Value: "} + PMIx_Alloc_inheritance_string(read<pmix_alloc_inheritance_t>(src));
         return true;
       case PMIX_DATA_TYPE: out = "Value: " + type_name(read<pmix_data_type_t>(src)); return true;
       case PMIX_INFO_DIRECTIVES:
@@ -332,6 +342,31 @@ struct printer {
                          format("\tSize: %zu", e->endpt.size) +
                          (e->endpt.size > 0 ? "\tBytes: " + bytes_text(e->endpt.bytes, e->endpt.size) : ""));
       }
+      case PMIX_DEVICE: {
+        const auto* d = static_cast<const pmix_device_t*>(src);
+        return typed(prefix, type,
+                     "UUID: " + text(d->uuid) + "\tOSName: " + text(d->osname) +
+                         "\tType: " + bits_text(d->type, kDevices, "UNKNOWN"));
+      }
+      case PMIX_RESOURCE_UNIT: {
+        const auto* u = static_cast<const pmix_resource_unit_t*>(src);
+        return typed(prefix, type,
+                     "Type: " + bits_text(u->type, kDevices, "UNKNOWN") + format("\tCount: %zu", u->count));
+      }
+      case PMIX_NODE_PID: {
+        const auto* n = static_cast<const pmix_node_pid_t*>(src);
+        return typed(prefix, type,
+                     "Hostname: " + text(n->hostname) +
+                         format("\tNodeID: %u\tPid: %ld", n->nodeid, static_cast<long>(n->pid)));
+      }
+      case PMIX_REGEX2: {
+        const auto* r = static_cast<const pmix_regex2_t*>(src);
+        return typed(prefix, type,
+                     "Type: " + text(r->type) + format("\tSize: %zu", r->len) +
+                         (r->len > 0 && r->bytes != nullptr
+                              ? "\tBytes: " + bytes_text(reinterpret_cast<const char*>(r->bytes), r->len)
+                              : ""));
+      }
       case PMIX_DATA_BUFFER: {
         const auto* b = static_cast<const pmix_data_buffer_t*>(src);
         return typed(prefix, type, format("Bytes used: %zu", b->bytes_used));
@@ -396,7 +431,11 @@ struct printer {
       case PMIX_PROC_STATS:
       case PMIX_DISK_STATS:
       case PMIX_NET_STATS:
-      case PMIX_NODE_STATS: at = v.data.ptr; break;
+      case PMIX_NODE_STATS:
+      case PMIX_DEVICE:
+      case PMIX_RESOURCE_UNIT:
+      case PMIX_NODE_PID:
+      case PMIX_REGEX2: at = v.data.ptr; break;
       default: break;
     }
     if (at == nullptr) return head + typed(" ", v.type, "Value: NULL");
@@ -554,6 +593,43 @@ PMIX_EXPORT char* PMIx_Info_string(const pmix_info_t* info) {
   try {
     return api::to_c(api::printer{}.info(" ", *info));
   } catch (const std::bad_alloc&) {
+    return nullptr;
+  }
+}
+
+// An application, one field per line (command, arguments, environment,
+// working directory, process count, each info as PMIx_Data_print prints
+// it), for the caller to free; null if an info cannot be printed.
+PMIX_EXPORT char* PMIx_App_string(const pmix_app_t* app) {
+  if (app == nullptr) return nullptr;
+  try {
+    std::string text = std::string{"CMD: "} + (app->cmd != nullptr ? app->cmd : "NULL");
+    const auto list = [&text](const char* title, char** argv) {
+      text += std::string{"\n    "} + title + ":";
+      if (argv == nullptr) {
+        text += "\n        NONE";
+        return;
+      }
+      for (std::size_t k = 0; argv[k] != nullptr; ++k)
+        text += "\n        " + std::string{title} + "[" + std::to_string(k) + "]: " + argv[k];
+    };
+    list("ARGV", app->argv);
+    list("ENV", app->env);
+    text += std::string{"\n    CWD: "} + (app->cwd != nullptr ? app->cwd : "NULL");
+    text += "\n    MAXPROCS: " + std::to_string(app->maxprocs);
+    if (app->info == nullptr) {
+      text += "\n    INFO: NONE";
+    } else {
+      text += "\n    INFO:";
+      for (std::size_t k = 0; k < app->ninfo; ++k) {
+        char* printed = nullptr;
+        if (PMIx_Data_print(&printed, nullptr, &app->info[k], PMIX_INFO) != PMIX_SUCCESS) return nullptr;
+        text += "\n        INFO[" + std::to_string(k) + "]: " + printed;
+        std::free(printed);
+      }
+    }
+    return api::to_c(text);
+  } catch (...) {
     return nullptr;
   }
 }

@@ -14,6 +14,8 @@
 #include <cstring>
 #include <string>
 
+#include "api/values_copy.hpp"
+
 extern char** environ;
 
 namespace {
@@ -77,6 +79,16 @@ std::string rank_text(pmix_rank_t r) {
     case PMIX_RANK_INVALID: return "INVALID";
     default: return std::to_string(r);
   }
+}
+
+// n elements, each made by `construct`, in one calloc'ed array (null for
+// n == 0 or out of memory): the _create functions.
+template <typename T>
+T* create_constructed(size_t n, void (*construct)(T*)) {
+  if (n == 0) return nullptr;
+  auto* array = static_cast<T*>(std::calloc(n, sizeof(T)));
+  for (size_t k = 0; array != nullptr && k < n; ++k) construct(&array[k]);
+  return array;
 }
 
 }  // namespace
@@ -236,6 +248,27 @@ PMIX_EXPORT char* PMIx_Proc_string(const pmix_proc_t* proc) {
   return copy(("[" + ns + "," + rank_text(proc->rank) + "]").c_str());
 }
 
+// "cluster:nspace" in target, or an empty target when the two do not fit.
+PMIX_EXPORT void PMIx_Multicluster_nspace_construct(pmix_nspace_t target, pmix_nspace_t cluster,
+                                                    pmix_nspace_t nspace) {
+  PMIX_MULTICLUSTER_NSPACE_CONSTRUCT(target, cluster, nspace);
+}
+
+// Splits target at its first ':' (master's form: both outputs cleared first;
+// without a ':' the whole of target is the cluster and nspace stays empty).
+PMIX_EXPORT void PMIx_Multicluster_nspace_parse(pmix_nspace_t target, pmix_nspace_t cluster,
+                                                pmix_nspace_t nspace) {
+  if (cluster == nullptr || nspace == nullptr) return;
+  std::memset(cluster, 0, PMIX_MAX_NSLEN + 1);
+  std::memset(nspace, 0, PMIX_MAX_NSLEN + 1);
+  if (target == nullptr) return;
+  const size_t len = strnlen(target, PMIX_MAX_NSLEN);
+  const char* colon = static_cast<const char*>(std::memchr(target, ':', len));
+  const size_t head = colon != nullptr ? static_cast<size_t>(colon - target) : len;
+  std::memcpy(cluster, target, head);
+  if (colon != nullptr) std::memcpy(nspace, colon + 1, len - head - 1);
+}
+
 // ---- an info's directives -------------------------------------------------
 
 PMIX_EXPORT void PMIx_Info_required(pmix_info_t* p) { p->flags |= PMIX_INFO_REQD; }
@@ -379,5 +412,100 @@ PMIX_EXPORT pmix_data_array_t* PMIx_Data_array_create(size_t n, pmix_data_type_t
   return d;
 }
 PMIX_EXPORT void PMIx_Data_array_free(pmix_data_array_t* p) { PMIX_DATA_ARRAY_FREE(p); }
+
+// ---- the struct families of OpenPMIx 4.2.9 to master ------------------------
+// Each as our header's macro of the same name where 4.2.2 has one; the types
+// 4.2.2 lacks (device, resource unit, node pid, regex2) through the element
+// operations the value helpers use (values_copy.hpp). _create(0) gives NULL;
+// _free(p, n) destructs n elements and frees the array.
+
+PMIX_EXPORT void PMIx_Coord_construct(pmix_coord_t* m) { PMIX_COORD_CONSTRUCT(m); }
+PMIX_EXPORT void PMIx_Coord_destruct(pmix_coord_t* m) { PMIX_COORD_DESTRUCT(m); }
+// `number` coordinates of `dims` zeroed values each.
+PMIX_EXPORT pmix_coord_t* PMIx_Coord_create(size_t dims, size_t number) {
+  pmix_coord_t* m;
+  PMIX_COORD_CREATE(m, number, dims);
+  return m;
+}
+PMIX_EXPORT void PMIx_Coord_free(pmix_coord_t* m, size_t number) { PMIX_COORD_FREE(m, number); }
+
+PMIX_EXPORT void PMIx_Geometry_construct(pmix_geometry_t* g) { PMIX_GEOMETRY_CONSTRUCT(g); }
+PMIX_EXPORT void PMIx_Geometry_destruct(pmix_geometry_t* g) { PMIX_GEOMETRY_DESTRUCT(g); }
+PMIX_EXPORT pmix_geometry_t* PMIx_Geometry_create(size_t n) { return create_constructed(n, &PMIx_Geometry_construct); }
+PMIX_EXPORT void PMIx_Geometry_free(pmix_geometry_t* g, size_t n) { PMIX_GEOMETRY_FREE(g, n); }
+
+PMIX_EXPORT void PMIx_Device_distance_construct(pmix_device_distance_t* d) { PMIX_DEVICE_DIST_CONSTRUCT(d); }
+PMIX_EXPORT void PMIx_Device_distance_destruct(pmix_device_distance_t* d) {
+  pmix::values::destruct_element(d, PMIX_DEVICE_DIST);  // the macro leaves the freed pointers
+}
+PMIX_EXPORT pmix_device_distance_t* PMIx_Device_distance_create(size_t n) {
+  return create_constructed(n, &PMIx_Device_distance_construct);
+}
+PMIX_EXPORT void PMIx_Device_distance_free(pmix_device_distance_t* d, size_t n) {
+  pmix::values::free_elements(d, n, PMIX_DEVICE_DIST);
+}
+
+PMIX_EXPORT void PMIx_Endpoint_construct(pmix_endpoint_t* e) { PMIX_ENDPOINT_CONSTRUCT(e); }
+PMIX_EXPORT void PMIx_Endpoint_destruct(pmix_endpoint_t* e) { pmix::values::destruct_element(e, PMIX_ENDPOINT); }
+PMIX_EXPORT pmix_endpoint_t* PMIx_Endpoint_create(size_t n) { return create_constructed(n, &PMIx_Endpoint_construct); }
+PMIX_EXPORT void PMIx_Endpoint_free(pmix_endpoint_t* e, size_t n) { pmix::values::free_elements(e, n, PMIX_ENDPOINT); }
+
+PMIX_EXPORT void PMIx_Proc_info_construct(pmix_proc_info_t* p) { PMIX_PROC_INFO_CONSTRUCT(p); }
+PMIX_EXPORT void PMIx_Proc_info_destruct(pmix_proc_info_t* p) { PMIX_PROC_INFO_DESTRUCT(p); }
+PMIX_EXPORT pmix_proc_info_t* PMIx_Proc_info_create(size_t n) { return create_constructed(n, &PMIx_Proc_info_construct); }
+PMIX_EXPORT void PMIx_Proc_info_free(pmix_proc_info_t* p, size_t n) { PMIX_PROC_INFO_FREE(p, n); }
+
+PMIX_EXPORT void PMIx_Proc_stats_construct(pmix_proc_stats_t* p) { PMIX_PROC_STATS_CONSTRUCT(p); }
+PMIX_EXPORT void PMIx_Proc_stats_destruct(pmix_proc_stats_t* p) { PMIX_PROC_STATS_DESTRUCT(p); }
+PMIX_EXPORT pmix_proc_stats_t* PMIx_Proc_stats_create(size_t n) { return create_constructed(n, &PMIx_Proc_stats_construct); }
+PMIX_EXPORT void PMIx_Proc_stats_free(pmix_proc_stats_t* p, size_t n) { PMIX_PROC_STATS_FREE(p, n); }
+
+PMIX_EXPORT void PMIx_Disk_stats_construct(pmix_disk_stats_t* p) { PMIX_DISK_STATS_CONSTRUCT(p); }
+PMIX_EXPORT void PMIx_Disk_stats_destruct(pmix_disk_stats_t* p) { PMIX_DISK_STATS_DESTRUCT(p); }
+PMIX_EXPORT pmix_disk_stats_t* PMIx_Disk_stats_create(size_t n) { return create_constructed(n, &PMIx_Disk_stats_construct); }
+PMIX_EXPORT void PMIx_Disk_stats_free(pmix_disk_stats_t* p, size_t n) { PMIX_DISK_STATS_FREE(p, n); }
+
+PMIX_EXPORT void PMIx_Net_stats_construct(pmix_net_stats_t* p) { PMIX_NET_STATS_CONSTRUCT(p); }
+PMIX_EXPORT void PMIx_Net_stats_destruct(pmix_net_stats_t* p) { PMIX_NET_STATS_DESTRUCT(p); }
+PMIX_EXPORT pmix_net_stats_t* PMIx_Net_stats_create(size_t n) { return create_constructed(n, &PMIx_Net_stats_construct); }
+PMIX_EXPORT void PMIx_Net_stats_free(pmix_net_stats_t* p, size_t n) { PMIX_NET_STATS_FREE(p, n); }
+
+PMIX_EXPORT void PMIx_Node_stats_construct(pmix_node_stats_t* p) { PMIX_NODE_STATS_CONSTRUCT(p); }
+PMIX_EXPORT void PMIx_Node_stats_destruct(pmix_node_stats_t* p) { PMIX_NODE_STATS_DESTRUCT(p); }
+PMIX_EXPORT pmix_node_stats_t* PMIx_Node_stats_create(size_t n) { return create_constructed(n, &PMIx_Node_stats_construct); }
+PMIX_EXPORT void PMIx_Node_stats_free(pmix_node_stats_t* p, size_t n) { PMIX_NODE_STATS_FREE(p, n); }
+
+PMIX_EXPORT void PMIx_Topology_construct(pmix_topology_t* t) { PMIX_TOPOLOGY_CONSTRUCT(t); }
+PMIX_EXPORT pmix_topology_t* PMIx_Topology_create(size_t n) { return create_constructed(n, &PMIx_Topology_construct); }
+PMIX_EXPORT void PMIx_Topology_free(pmix_topology_t* t, size_t n) {
+  for (size_t k = 0; t != nullptr && k < n; ++k) PMIx_Topology_destruct(&t[k]);
+  std::free(t);
+}
+
+PMIX_EXPORT void PMIx_Fabric_construct(pmix_fabric_t* f) { PMIX_FABRIC_CONSTRUCT(f); }
+
+PMIX_EXPORT void PMIx_Device_construct(pmix_device_t* d) { *d = pmix_device_t{nullptr, nullptr, PMIX_DEVTYPE_UNKNOWN}; }
+PMIX_EXPORT void PMIx_Device_destruct(pmix_device_t* d) { pmix::values::destruct_element(d, PMIX_DEVICE); }
+PMIX_EXPORT pmix_device_t* PMIx_Device_create(size_t n) { return create_constructed(n, &PMIx_Device_construct); }
+PMIX_EXPORT void PMIx_Device_free(pmix_device_t* d, size_t n) { pmix::values::free_elements(d, n, PMIX_DEVICE); }
+
+PMIX_EXPORT void PMIx_Resource_unit_construct(pmix_resource_unit_t* u) {
+  *u = pmix_resource_unit_t{PMIX_DEVTYPE_UNKNOWN, 0};
+}
+PMIX_EXPORT void PMIx_Resource_unit_destruct(pmix_resource_unit_t* u) { PMIx_Resource_unit_construct(u); }
+PMIX_EXPORT pmix_resource_unit_t* PMIx_Resource_unit_create(size_t n) {
+  return create_constructed(n, &PMIx_Resource_unit_construct);
+}
+PMIX_EXPORT void PMIx_Resource_unit_free(pmix_resource_unit_t* u, size_t) { std::free(u); }
+
+PMIX_EXPORT void PMIx_Node_pid_construct(pmix_node_pid_t* p) { *p = pmix_node_pid_t{nullptr, UINT32_MAX, -1}; }
+PMIX_EXPORT void PMIx_Node_pid_destruct(pmix_node_pid_t* p) { pmix::values::destruct_element(p, PMIX_NODE_PID); }
+PMIX_EXPORT pmix_node_pid_t* PMIx_Node_pid_create(size_t n) { return create_constructed(n, &PMIx_Node_pid_construct); }
+PMIX_EXPORT void PMIx_Node_pid_free(pmix_node_pid_t* p, size_t n) { pmix::values::free_elements(p, n, PMIX_NODE_PID); }
+
+PMIX_EXPORT void PMIx_Regex2_construct(pmix_regex2_t* r) { *r = pmix_regex2_t{nullptr, nullptr, 0}; }
+PMIX_EXPORT void PMIx_Regex2_destruct(pmix_regex2_t* r) { pmix::values::destruct_element(r, PMIX_REGEX2); }
+PMIX_EXPORT pmix_regex2_t* PMIx_Regex2_create(size_t n) { return create_constructed(n, &PMIx_Regex2_construct); }
+PMIX_EXPORT void PMIx_Regex2_free(pmix_regex2_t* r, size_t n) { pmix::values::free_elements(r, n, PMIX_REGEX2); }
 
 }  // extern "C"

@@ -2,7 +2,9 @@
 // a static string, except PMIx_Info_directives_string's, which the caller
 // frees (its return type is char* in OpenPMIx 4.2.2 too).
 #include <pmix.h>
+#include <strings.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -166,6 +168,8 @@ constexpr named<pmix_status_t> kStatusNames[] = {
     PMIX_STATUS_NAME(PMIX_EVENT_SESSION_END),
     PMIX_STATUS_NAME(PMIX_ERR_PROC_TERM_WO_SYNC),
     PMIX_STATUS_NAME(PMIX_EVENT_PROC_TERMINATED),
+    PMIX_STATUS_NAME(PMIX_ERR_LOST_PRECISION),
+    PMIX_STATUS_NAME(PMIX_ERR_CHANGE_SIGN),
     PMIX_STATUS_NAME(PMIX_EVENT_SYS_BASE),
     PMIX_STATUS_NAME(PMIX_EVENT_NODE_DOWN),
     PMIX_STATUS_NAME(PMIX_EVENT_NODE_OFFLINE),
@@ -255,6 +259,12 @@ constexpr named<pmix_data_type_t> kTypeNames[] = {
     PMIX_TYPE_NAME(PMIX_STOR_ACCESS),
     PMIX_TYPE_NAME(PMIX_STOR_PERSIST),
     PMIX_TYPE_NAME(PMIX_STOR_ACCESS_TYPE),
+    PMIX_TYPE_NAME(PMIX_DEVICE),
+    PMIX_TYPE_NAME(PMIX_RESBLOCK_DIRECTIVE),
+    PMIX_TYPE_NAME(PMIX_RESOURCE_UNIT),
+    PMIX_TYPE_NAME(PMIX_NODE_PID),
+    PMIX_TYPE_NAME(PMIX_REGEX2),
+    PMIX_TYPE_NAME(PMIX_ALLOC_INHERIT),
 };
 #undef PMIX_TYPE_NAME
 
@@ -335,8 +345,38 @@ constexpr named<pmix_device_type_t> kDeviceNames[] = {
     {PMIX_DEVTYPE_UNKNOWN, "UNKNOWN"}, {PMIX_DEVTYPE_BLOCK, "BLOCK"},
     {PMIX_DEVTYPE_GPU, "GPU"},         {PMIX_DEVTYPE_NETWORK, "NETWORK"},
     {PMIX_DEVTYPE_OPENFABRICS, "OPENFABRICS"}, {PMIX_DEVTYPE_DMA, "DMA"},
-    {PMIX_DEVTYPE_COPROC, "COPROCESSOR"},
+    {PMIX_DEVTYPE_COPROC, "COPROCESSOR"}, {PMIX_DEVTYPE_MEMORY, "MEMORY"},
+    {PMIX_DEVTYPE_CORE, "CORE"},       {PMIX_DEVTYPE_HWT, "HWT"},
+    {PMIX_DEVTYPE_CPU, "CPU"},         {PMIX_DEVTYPE_NODE, "NODE"},
 };
+
+constexpr named<pmix_group_operation_t> kGroupOperationNames[] = {
+    {PMIX_GROUP_CONSTRUCT, "CONSTRUCT"},
+    {PMIX_GROUP_DESTRUCT, "DESTRUCT"},
+    {PMIX_GROUP_NONE, "NONE"},
+    {PMIX_GROUP_CANCEL, "CANCEL"},
+};
+
+constexpr named<pmix_alloc_inheritance_t> kInheritanceNames[] = {
+    {PMIX_ALLOC_INHERIT_NONE, "NONE"},
+    {PMIX_ALLOC_INHERIT_CHILD, "CHILD"},
+    {PMIX_ALLOC_INHERIT_DEFAULT, "DEFAULT"},
+    {PMIX_ALLOC_INHERIT_CHILD_DEFAULT, "CHILD_DEFAULT"},
+};
+
+constexpr named<pmix_resource_block_directive_t> kBlockDirectiveNames[] = {
+    {PMIX_RESOURCE_BLOCK_DEFINE, "DEFINE"},
+    {PMIX_RESOURCE_BLOCK_EXTEND, "EXTEND"},
+    {PMIX_RESOURCE_BLOCK_REMOVE, "REMOVE"},
+    {PMIX_RESOURCE_BLOCK_DELETE, "DELETE"},
+};
+
+// A malloc'd copy of `text` for the caller to free; null if out of memory.
+char* to_c_string(const std::string& text) {
+  char* out = static_cast<char*>(std::malloc(text.size() + 1));
+  if (out != nullptr) std::memcpy(out, text.c_str(), text.size() + 1);
+  return out;
+}
 
 constexpr named<pmix_value_cmp_t> kComparisonNames[] = {
     {PMIX_EQUAL, "EQUAL"},
@@ -436,11 +476,41 @@ PMIX_EXPORT char* PMIx_Info_directives_string(pmix_info_directives_t directives)
         text += entry.name;
       }
     }
-    char* out = static_cast<char*>(std::malloc(text.size() + 1));
-    if (out != nullptr) {
-      std::memcpy(out, text.c_str(), text.size() + 1);
-    }
-    return out;
+    return to_c_string(text);
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+// ---- names of later OpenPMIx releases (issue 37) ----------------------------
+
+// The status whose name (as PMIx_Error_string gives it) is `name`, compared
+// without regard to case; INT32_MIN for a name no status has.
+PMIX_EXPORT pmix_status_t PMIx_Error_code(const char* name) {
+  if (name == nullptr) return INT32_MIN;
+  for (const auto& entry : kStatusNames)
+    if (strcasecmp(entry.name, name) == 0) return entry.code;
+  return INT32_MIN;
+}
+
+PMIX_EXPORT const char* PMIx_Group_operation_string(pmix_group_operation_t op) {
+  return lookup(kGroupOperationNames, op, "UNKNOWN VALUE");
+}
+
+PMIX_EXPORT const char* PMIx_Alloc_inheritance_string(pmix_alloc_inheritance_t inheritance) {
+  return lookup(kInheritanceNames, inheritance, "UNSPECIFIED");
+}
+
+PMIX_EXPORT const char* PMIx_Resource_block_directive_string(pmix_resource_block_directive_t directive) {
+  return lookup(kBlockDirectiveNames, directive, "UNSPECIFIED");
+}
+
+// "TYPE: <device type>  COUNT: <n>", for the caller to free.
+PMIX_EXPORT char* PMIx_Resource_unit_string(const pmix_resource_unit_t* unit) {
+  if (unit == nullptr) return nullptr;
+  try {
+    return to_c_string(std::string{"TYPE: "} + PMIx_Device_type_string(unit->type) +
+                       "  COUNT: " + std::to_string(unit->count));
   } catch (...) {
     return nullptr;
   }

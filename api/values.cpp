@@ -33,7 +33,9 @@ std::size_t scalar_size(pmix_data_type_t type) {
     case PMIX_PROC_STATE:
     case PMIX_ALLOC_DIRECTIVE:
     case PMIX_JOB_STATE:
-    case PMIX_LINK_STATE: return 1;
+    case PMIX_LINK_STATE:
+    case PMIX_RESBLOCK_DIRECTIVE:
+    case PMIX_ALLOC_INHERIT: return 1;
     case PMIX_INT16:
     case PMIX_UINT16:
     case PMIX_DATA_TYPE:
@@ -87,7 +89,11 @@ bool is_boxed(pmix_data_type_t type) {
     case PMIX_PROC_STATS:
     case PMIX_DISK_STATS:
     case PMIX_NET_STATS:
-    case PMIX_NODE_STATS: return true;
+    case PMIX_NODE_STATS:
+    case PMIX_DEVICE:
+    case PMIX_RESOURCE_UNIT:
+    case PMIX_NODE_PID:
+    case PMIX_REGEX2: return true;
     default: return false;
   }
 }
@@ -285,7 +291,9 @@ pmix_value_cmp_t compare_element(const void* a, const void* b, pmix_data_type_t 
     case PMIX_PROC_STATE:
     case PMIX_ALLOC_DIRECTIVE:
     case PMIX_JOB_STATE:
-    case PMIX_LINK_STATE: return order_at<uint8_t>(a, b);
+    case PMIX_LINK_STATE:
+    case PMIX_RESBLOCK_DIRECTIVE:
+    case PMIX_ALLOC_INHERIT: return order_at<uint8_t>(a, b);
     case PMIX_INT8: return order_at<int8_t>(a, b);
     case PMIX_INT16: return order_at<int16_t>(a, b);
     case PMIX_UINT16:
@@ -432,6 +440,32 @@ pmix_value_cmp_t compare_element(const void* a, const void* b, pmix_data_type_t 
                           << order_bytes(&x->endpt, &y->endpt))
           .result;
     }
+    case PMIX_DEVICE: {
+      auto x = static_cast<const pmix_device_t*>(a);
+      auto y = static_cast<const pmix_device_t*>(b);
+      return (cmp_chain() << order_strings(x->uuid, y->uuid, kNoLimit)
+                          << order_strings(x->osname, y->osname, kNoLimit) << order(x->type, y->type))
+          .result;
+    }
+    case PMIX_RESOURCE_UNIT: {
+      auto x = static_cast<const pmix_resource_unit_t*>(a);
+      auto y = static_cast<const pmix_resource_unit_t*>(b);
+      return (cmp_chain() << order(x->type, y->type) << order(x->count, y->count)).result;
+    }
+    case PMIX_NODE_PID: {
+      auto x = static_cast<const pmix_node_pid_t*>(a);
+      auto y = static_cast<const pmix_node_pid_t*>(b);
+      return (cmp_chain() << order_strings(x->hostname, y->hostname, kNoLimit) << order(x->nodeid, y->nodeid)
+                          << order(x->pid, y->pid))
+          .result;
+    }
+    case PMIX_REGEX2: {
+      auto x = static_cast<const pmix_regex2_t*>(a);
+      auto y = static_cast<const pmix_regex2_t*>(b);
+      const pmix_byte_object_t bx{reinterpret_cast<char*>(x->bytes), x->len};
+      const pmix_byte_object_t by{reinterpret_cast<char*>(y->bytes), y->len};
+      return (cmp_chain() << order_strings(x->type, y->type, kNoLimit) << order_bytes(&bx, &by)).result;
+    }
     default:
       // apps, queries, registrations, topologies, cpusets, buffers and
       // statistics have no defined order
@@ -461,10 +495,6 @@ pmix_value_cmp_t compare_value(const pmix_value_t* a, const pmix_value_t* b) {
 
 // ----- Info lists -------------------------------------------------------
 
-struct info_list {
-  std::vector<pmix_info_t> items;
-};
-
 pmix_status_t list_append(void* ptr, const pmix_info_t& info) {
   try {
     static_cast<info_list*>(ptr)->items.push_back(info);
@@ -475,6 +505,8 @@ pmix_status_t list_append(void* ptr, const pmix_info_t& info) {
 }
 
 }  // namespace
+
+bool held_by_pointer(pmix_data_type_t type) { return is_boxed(type); }
 
 // ----- Element operations (values_copy.hpp) ------------------------------
 
@@ -521,6 +553,10 @@ std::size_t element_size(pmix_data_type_t type) {
     case PMIX_DISK_STATS: return sizeof(pmix_disk_stats_t);
     case PMIX_NET_STATS: return sizeof(pmix_net_stats_t);
     case PMIX_NODE_STATS: return sizeof(pmix_node_stats_t);
+    case PMIX_DEVICE: return sizeof(pmix_device_t);
+    case PMIX_RESOURCE_UNIT: return sizeof(pmix_resource_unit_t);
+    case PMIX_NODE_PID: return sizeof(pmix_node_pid_t);
+    case PMIX_REGEX2: return sizeof(pmix_regex2_t);
     default: return 0;
   }
 }
@@ -531,7 +567,7 @@ pmix_status_t copy_element(void* dst, const void* src, pmix_data_type_t type) {
     return PMIX_ERR_NOT_SUPPORTED;
   }
   // Plain data (including PMIX_POINTER, which is never owned).
-  if (scalar_size(type) > 0 || type == PMIX_PROC || type == PMIX_PROC_NSPACE) {
+  if (scalar_size(type) > 0 || type == PMIX_PROC || type == PMIX_PROC_NSPACE || type == PMIX_RESOURCE_UNIT) {
     std::memcpy(dst, src, size);
     return PMIX_SUCCESS;
   }
@@ -675,6 +711,36 @@ pmix_status_t copy_element(void* dst, const void* src, pmix_data_type_t type) {
       auto s = static_cast<const pmix_endpoint_t*>(src);
       c << copy_string(&d->uuid, s->uuid) << copy_string(&d->osname, s->osname)
         << copy_bytes(&d->endpt, &s->endpt);
+      break;
+    }
+    case PMIX_DEVICE: {
+      auto d = static_cast<pmix_device_t*>(dst);
+      auto s = static_cast<const pmix_device_t*>(src);
+      d->type = s->type;
+      c << copy_string(&d->uuid, s->uuid) << copy_string(&d->osname, s->osname);
+      break;
+    }
+    case PMIX_NODE_PID: {
+      auto d = static_cast<pmix_node_pid_t*>(dst);
+      auto s = static_cast<const pmix_node_pid_t*>(src);
+      d->nodeid = s->nodeid;
+      d->pid = s->pid;
+      c << copy_string(&d->hostname, s->hostname);
+      break;
+    }
+    case PMIX_REGEX2: {
+      auto d = static_cast<pmix_regex2_t*>(dst);
+      auto s = static_cast<const pmix_regex2_t*>(src);
+      c << copy_string(&d->type, s->type);
+      if (s->bytes != nullptr && s->len > 0) {
+        d->bytes = static_cast<uint8_t*>(std::malloc(s->len));
+        if (d->bytes == nullptr) {
+          c << PMIX_ERR_NOMEM;
+          break;
+        }
+        std::memcpy(d->bytes, s->bytes, s->len);
+        d->len = s->len;
+      }
       break;
     }
     case PMIX_DATA_BUFFER: {
@@ -882,6 +948,28 @@ void destruct_element(void* elem, pmix_data_type_t type) {
       e->uuid = e->osname = nullptr;
       e->endpt.bytes = nullptr;
       e->endpt.size = 0;
+      break;
+    }
+    case PMIX_DEVICE: {
+      auto d = static_cast<pmix_device_t*>(elem);
+      std::free(d->uuid);
+      std::free(d->osname);
+      d->uuid = d->osname = nullptr;
+      break;
+    }
+    case PMIX_NODE_PID: {
+      auto d = static_cast<pmix_node_pid_t*>(elem);
+      std::free(d->hostname);
+      d->hostname = nullptr;
+      break;
+    }
+    case PMIX_REGEX2: {
+      auto r = static_cast<pmix_regex2_t*>(elem);
+      std::free(r->type);
+      std::free(r->bytes);
+      r->type = nullptr;
+      r->bytes = nullptr;
+      r->len = 0;
       break;
     }
     case PMIX_DATA_BUFFER: {

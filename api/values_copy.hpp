@@ -6,6 +6,7 @@
 #include <pmix_common.h>
 
 #include <cstddef>
+#include <vector>
 
 namespace pmix::values {
 
@@ -28,7 +29,16 @@ pmix_status_t copy_elements(void** dst, const void* src, std::size_t n, pmix_dat
 // Releases `n` elements and then the array itself; `array` may be NULL.
 void free_elements(void* array, std::size_t n, pmix_data_type_t type);
 
+// Whether a pmix_value_t holds `type` through a pointer to one element.
+bool held_by_pointer(pmix_data_type_t type);
+
 // malloc'ed copy of `s` (NULL for NULL).
 char* dup_string(const char* s);
+
+// What PMIx_Info_list_start returns: the infos in order, each owning its
+// value (a PMIx_Info_list_insert one is marked persistent and owns nothing).
+struct info_list {
+  std::vector<pmix_info_t> items;
+};
 
 }  // namespace pmix::values

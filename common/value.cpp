@@ -25,6 +25,7 @@ value::kind value::kind_of(data_type t) {
     case PMIX_ALLOC_DIRECTIVE: case PMIX_IOF_CHANNEL: case PMIX_JOB_STATE: case PMIX_LINK_STATE:
     case PMIX_DEVTYPE: case PMIX_LOCTYPE: case PMIX_POINTER: case PMIX_STOR_MEDIUM:
     case PMIX_STOR_ACCESS: case PMIX_STOR_PERSIST: case PMIX_STOR_ACCESS_TYPE:
+    case PMIX_RESBLOCK_DIRECTIVE: case PMIX_ALLOC_INHERIT:
       return kind::unsigned_;
     case PMIX_FLOAT: case PMIX_DOUBLE:
       return kind::real;

@@ -101,7 +101,7 @@ bool encode_body(std::string& out, const value& v, int depth) {
       return true;
     case PMIX_BYTE: case PMIX_INT8: case PMIX_UINT8: case PMIX_PERSIST: case PMIX_SCOPE:
     case PMIX_DATA_RANGE: case PMIX_PROC_STATE: case PMIX_ALLOC_DIRECTIVE: case PMIX_JOB_STATE:
-    case PMIX_LINK_STATE:
+    case PMIX_LINK_STATE: case PMIX_RESBLOCK_DIRECTIVE: case PMIX_ALLOC_INHERIT:
       out.push_back(static_cast<char>(v.as_int().value_or(0) & 0xff));
       return true;
     case PMIX_STRING: case PMIX_PROC_NSPACE: {
@@ -285,7 +285,7 @@ bool cursor::body(data_type t, value& out, int depth) {
     }
     case PMIX_BYTE: case PMIX_UINT8: case PMIX_PERSIST: case PMIX_SCOPE: case PMIX_DATA_RANGE:
     case PMIX_PROC_STATE: case PMIX_ALLOC_DIRECTIVE: case PMIX_JOB_STATE: case PMIX_LINK_STATE:
-    case PMIX_POINTER: {
+    case PMIX_RESBLOCK_DIRECTIVE: case PMIX_ALLOC_INHERIT: case PMIX_POINTER: {
       std::uint8_t b;
       if (!byte(b)) return false;
       out = value::unsigned_(t, t == PMIX_POINTER ? 0 : b);

@@ -57,6 +57,8 @@ sanitizer_tests=(
   //tests/e2e:events_test
   //tests/e2e:openpmix_clients_test
   //tests/e2e:openpmix_server_test
+  //tests/api:newer_helpers_c_test
+  //tests/api:later_families_c_test
 )
 for config in asan tsan; do
   echo "run-tests: tools/sanitize.sh $config ${sanitizer_tests[*]}"

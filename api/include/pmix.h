@@ -549,6 +549,105 @@ PMIX_EXPORT void PMIx_Data_array_construct(pmix_data_array_t *p, size_t num, pmi
 PMIX_EXPORT pmix_data_array_t *PMIx_Data_array_create(size_t n, pmix_data_type_t type);
 PMIX_EXPORT void PMIx_Data_array_free(pmix_data_array_t *p);
 
+/* The struct families of OpenPMIx 4.2.9 to master: _construct initializes,
+ * _destruct releases what an element owns, _create(n) gives n constructed
+ * elements (NULL for 0), _free(p, n) destructs n elements and frees p. The
+ * statistics families are those of 4.2.9 and 5.0 (6.x dropped them). */
+PMIX_EXPORT void PMIx_Coord_construct(pmix_coord_t *m);
+PMIX_EXPORT void PMIx_Coord_destruct(pmix_coord_t *m);
+PMIX_EXPORT pmix_coord_t *PMIx_Coord_create(size_t dims, size_t number);
+PMIX_EXPORT void PMIx_Coord_free(pmix_coord_t *m, size_t number);
+PMIX_EXPORT void PMIx_Geometry_construct(pmix_geometry_t *g);
+PMIX_EXPORT void PMIx_Geometry_destruct(pmix_geometry_t *g);
+PMIX_EXPORT pmix_geometry_t *PMIx_Geometry_create(size_t n);
+PMIX_EXPORT void PMIx_Geometry_free(pmix_geometry_t *g, size_t n);
+PMIX_EXPORT void PMIx_Device_distance_construct(pmix_device_distance_t *d);
+PMIX_EXPORT void PMIx_Device_distance_destruct(pmix_device_distance_t *d);
+PMIX_EXPORT pmix_device_distance_t *PMIx_Device_distance_create(size_t n);
+PMIX_EXPORT void PMIx_Device_distance_free(pmix_device_distance_t *d, size_t n);
+PMIX_EXPORT void PMIx_Endpoint_construct(pmix_endpoint_t *e);
+PMIX_EXPORT void PMIx_Endpoint_destruct(pmix_endpoint_t *e);
+PMIX_EXPORT pmix_endpoint_t *PMIx_Endpoint_create(size_t n);
+PMIX_EXPORT void PMIx_Endpoint_free(pmix_endpoint_t *e, size_t n);
+PMIX_EXPORT void PMIx_Proc_info_construct(pmix_proc_info_t *p);
+PMIX_EXPORT void PMIx_Proc_info_destruct(pmix_proc_info_t *p);
+PMIX_EXPORT pmix_proc_info_t *PMIx_Proc_info_create(size_t n);
+PMIX_EXPORT void PMIx_Proc_info_free(pmix_proc_info_t *p, size_t n);
+PMIX_EXPORT void PMIx_Proc_stats_construct(pmix_proc_stats_t *p);
+PMIX_EXPORT void PMIx_Proc_stats_destruct(pmix_proc_stats_t *p);
+PMIX_EXPORT pmix_proc_stats_t *PMIx_Proc_stats_create(size_t n);
+PMIX_EXPORT void PMIx_Proc_stats_free(pmix_proc_stats_t *p, size_t n);
+PMIX_EXPORT void PMIx_Disk_stats_construct(pmix_disk_stats_t *p);
+PMIX_EXPORT void PMIx_Disk_stats_destruct(pmix_disk_stats_t *p);
+PMIX_EXPORT pmix_disk_stats_t *PMIx_Disk_stats_create(size_t n);
+PMIX_EXPORT void PMIx_Disk_stats_free(pmix_disk_stats_t *p, size_t n);
+PMIX_EXPORT void PMIx_Net_stats_construct(pmix_net_stats_t *p);
+PMIX_EXPORT void PMIx_Net_stats_destruct(pmix_net_stats_t *p);
+PMIX_EXPORT pmix_net_stats_t *PMIx_Net_stats_create(size_t n);
+PMIX_EXPORT void PMIx_Net_stats_free(pmix_net_stats_t *p, size_t n);
+PMIX_EXPORT void PMIx_Node_stats_construct(pmix_node_stats_t *p);
+PMIX_EXPORT void PMIx_Node_stats_destruct(pmix_node_stats_t *p);
+PMIX_EXPORT pmix_node_stats_t *PMIx_Node_stats_create(size_t n);
+PMIX_EXPORT void PMIx_Node_stats_free(pmix_node_stats_t *p, size_t n);
+PMIX_EXPORT void PMIx_Topology_construct(pmix_topology_t *t);
+PMIX_EXPORT pmix_topology_t *PMIx_Topology_create(size_t n);
+PMIX_EXPORT void PMIx_Topology_free(pmix_topology_t *t, size_t n);
+PMIX_EXPORT void PMIx_Cpuset_construct(pmix_cpuset_t *cpuset);
+PMIX_EXPORT pmix_cpuset_t *PMIx_Cpuset_create(size_t n);
+PMIX_EXPORT void PMIx_Cpuset_free(pmix_cpuset_t *c, size_t n);
+PMIX_EXPORT void PMIx_Fabric_construct(pmix_fabric_t *p);
+PMIX_EXPORT void PMIx_Device_construct(pmix_device_t *d);
+PMIX_EXPORT void PMIx_Device_destruct(pmix_device_t *d);
+PMIX_EXPORT pmix_device_t *PMIx_Device_create(size_t n);
+PMIX_EXPORT void PMIx_Device_free(pmix_device_t *d, size_t n);
+PMIX_EXPORT void PMIx_Resource_unit_construct(pmix_resource_unit_t *d);
+PMIX_EXPORT void PMIx_Resource_unit_destruct(pmix_resource_unit_t *d);
+PMIX_EXPORT pmix_resource_unit_t *PMIx_Resource_unit_create(size_t n);
+PMIX_EXPORT void PMIx_Resource_unit_free(pmix_resource_unit_t *d, size_t n);
+PMIX_EXPORT void PMIx_Node_pid_construct(pmix_node_pid_t *d);
+PMIX_EXPORT void PMIx_Node_pid_destruct(pmix_node_pid_t *d);
+PMIX_EXPORT pmix_node_pid_t *PMIx_Node_pid_create(size_t n);
+PMIX_EXPORT void PMIx_Node_pid_free(pmix_node_pid_t *d, size_t n);
+PMIX_EXPORT void PMIx_Regex2_construct(pmix_regex2_t *d);
+PMIX_EXPORT void PMIx_Regex2_destruct(pmix_regex2_t *d);
+PMIX_EXPORT pmix_regex2_t *PMIx_Regex2_create(size_t n);
+PMIX_EXPORT void PMIx_Regex2_free(pmix_regex2_t *d, size_t n);
+
+/* Names and strings of later releases. PMIx_Error_code is the inverse of
+ * PMIx_Error_string (any case; INT32_MIN for an unknown name); the _string
+ * forms returning char* are the caller's to free. */
+PMIX_EXPORT pmix_status_t PMIx_Error_code(const char *errname);
+PMIX_EXPORT const char *PMIx_Group_operation_string(pmix_group_operation_t op);
+PMIX_EXPORT const char *PMIx_Alloc_inheritance_string(pmix_alloc_inheritance_t inheritance);
+PMIX_EXPORT const char *PMIx_Resource_block_directive_string(pmix_resource_block_directive_t directive);
+PMIX_EXPORT char *PMIx_Resource_unit_string(const pmix_resource_unit_t *unit);
+PMIX_EXPORT char *PMIx_App_string(const pmix_app_t *app);
+
+/* Values and info lists (OpenPMIx 5.0 to master). PMIx_Value_get_number
+ * converts between the numeric types (PMIX_ERR_CHANGE_SIGN,
+ * PMIX_ERR_LOST_PRECISION, PMIX_ERR_BAD_PARAM for a non-number); the
+ * _get_size forms count the struct and all it refers to. */
+PMIX_EXPORT pmix_status_t PMIx_Value_get_number(const pmix_value_t *value, void *dest, pmix_data_type_t type);
+PMIX_EXPORT pmix_status_t PMIx_Value_get_size(const pmix_value_t *val, size_t *size);
+PMIX_EXPORT pmix_status_t PMIx_Info_get_size(const pmix_info_t *val, size_t *size);
+PMIX_EXPORT pmix_status_t PMIx_Info_list_prepend(void *ptr, const char *key, const void *value,
+                                                 pmix_data_type_t type);
+PMIX_EXPORT pmix_status_t PMIx_Info_list_add_unique(void *ptr, const char *key, const void *value,
+                                                    pmix_data_type_t type, bool overwrite);
+PMIX_EXPORT pmix_status_t PMIx_Info_list_add_value(void *ptr, const char *key, const pmix_value_t *value);
+PMIX_EXPORT pmix_status_t PMIx_Info_list_add_value_unique(void *ptr, const char *key,
+                                                          const pmix_value_t *value, bool overwrite);
+PMIX_EXPORT pmix_status_t PMIx_Info_list_xfer_unique(void *ptr, const pmix_info_t *info, bool overwrite);
+PMIX_EXPORT pmix_info_t *PMIx_Info_list_get_info(void *ptr, void *prev, void **next);
+PMIX_EXPORT size_t PMIx_Info_list_get_size(void *ptr);
+
+/* "cluster:nspace" (empty when the two do not fit in a pmix_nspace_t), and
+ * its split at the first ':' (OpenPMIx 4.2.9 to master). */
+PMIX_EXPORT void PMIx_Multicluster_nspace_construct(pmix_nspace_t target, pmix_nspace_t cluster,
+                                                    pmix_nspace_t nspace);
+PMIX_EXPORT void PMIx_Multicluster_nspace_parse(pmix_nspace_t target, pmix_nspace_t cluster,
+                                                pmix_nspace_t nspace);
+
 #if defined(c_plusplus) || defined(__cplusplus)
 }
 #endif

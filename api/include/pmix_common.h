@@ -733,6 +733,10 @@ typedef int pmix_status_t;
 #define PMIX_ERR_PROC_REQUESTED_ABORT -8
 #define PMIX_ERR_PROC_TERM_WO_SYNC -200
 #define PMIX_EVENT_PROC_TERMINATED -201
+/* Conversion errors of PMIx_Value_get_number (OpenPMIx master's values;
+ * 6.1.0 numbered them -400 and -401). */
+#define PMIX_ERR_LOST_PRECISION -202
+#define PMIX_ERR_CHANGE_SIGN -203
 #define PMIX_ERR_PROC_KILLED_BY_CMD -400
 #define PMIX_ERR_PROC_FAILED_TO_START -401
 #define PMIX_ERR_PROC_ABORTED_BY_SIG -402
@@ -844,6 +848,14 @@ typedef uint16_t pmix_data_type_t;
 #define PMIX_STOR_ACCESS 67
 #define PMIX_STOR_PERSIST 68
 #define PMIX_STOR_ACCESS_TYPE 69
+/* Types of later OpenPMIx releases (6.0 and master); our wire does not carry
+ * them, the value helpers (copy, destruct, compare, print, size) know them. */
+#define PMIX_DEVICE 70
+#define PMIX_RESBLOCK_DIRECTIVE 71
+#define PMIX_RESOURCE_UNIT 72
+#define PMIX_NODE_PID 73
+#define PMIX_REGEX2 74
+#define PMIX_ALLOC_INHERIT 75
 
 /* Implementations may add their own types above this value. */
 #define PMIX_DATA_TYPE_MAX 500
@@ -899,6 +911,22 @@ typedef uint8_t pmix_alloc_directive_t;
 /* Implementations may add their own directives from this value on. */
 #define PMIX_ALLOC_EXTERNAL 128
 
+/* Who keeps an allocation when its owner ends (OpenPMIx master). */
+typedef uint8_t pmix_alloc_inheritance_t;
+#define PMIX_ALLOC_INHERIT_NONE 1
+#define PMIX_ALLOC_INHERIT_CHILD 2
+#define PMIX_ALLOC_INHERIT_DEFAULT 3
+#define PMIX_ALLOC_INHERIT_CHILD_DEFAULT 4
+
+/* What PMIx_Resource_block does with a named block (OpenPMIx 6.0). */
+typedef uint8_t pmix_resource_block_directive_t;
+#define PMIX_RESOURCE_BLOCK_DEFINE 1
+#define PMIX_RESOURCE_BLOCK_EXTEND 2
+#define PMIX_RESOURCE_BLOCK_REMOVE 3
+#define PMIX_RESOURCE_BLOCK_DELETE 4
+/* Implementations may add their own directives from this value on. */
+#define PMIX_RESOURCE_BLOCK_EXTERNAL 128
+
 /* IO forwarding channels; OR them together. */
 typedef uint16_t pmix_iof_channel_t;
 #define PMIX_FWD_NO_CHANNELS 0x0000
@@ -917,7 +945,9 @@ typedef enum {
 /* Group operation passed to the host's group up-call. */
 typedef enum {
     PMIX_GROUP_CONSTRUCT,
-    PMIX_GROUP_DESTRUCT
+    PMIX_GROUP_DESTRUCT,
+    PMIX_GROUP_NONE,   /* the two below: OpenPMIx 6.0 */
+    PMIX_GROUP_CANCEL
 } pmix_group_operation_t;
 
 /* Storage descriptions: medium, accessibility and persistence are bit masks. */
@@ -1520,6 +1550,38 @@ typedef uint64_t pmix_device_type_t;
 #define PMIX_DEVTYPE_OPENFABRICS 0x08
 #define PMIX_DEVTYPE_DMA 0x10
 #define PMIX_DEVTYPE_COPROC 0x20
+/* Kinds a resource unit counts (OpenPMIx 6.0). */
+#define PMIX_DEVTYPE_MEMORY 0x40
+#define PMIX_DEVTYPE_CORE 0x80
+#define PMIX_DEVTYPE_HWT 0x100
+#define PMIX_DEVTYPE_CPU 0x200
+#define PMIX_DEVTYPE_NODE 0x400
+
+/* A device (OpenPMIx 6.0). */
+typedef struct pmix_device {
+    char *uuid;
+    char *osname;
+    pmix_device_type_t type;
+} pmix_device_t;
+
+#define PMIX_DEVICE_STATIC_INIT { .uuid = NULL, .osname = NULL, .type = PMIX_DEVTYPE_UNKNOWN }
+
+/* A count of one kind of resource (OpenPMIx 6.0). */
+typedef struct pmix_resource_unit {
+    pmix_device_type_t type;
+    size_t count;
+} pmix_resource_unit_t;
+
+#define PMIX_RESOURCE_UNIT_STATIC_INIT { .type = PMIX_DEVTYPE_UNKNOWN, .count = 0 }
+
+/* A process by node and pid (OpenPMIx 6.0). */
+typedef struct pmix_node_pid {
+    char *hostname;
+    uint32_t nodeid;
+    pid_t pid;
+} pmix_node_pid_t;
+
+#define PMIX_NODE_PID_STATIC_INIT { .hostname = NULL, .nodeid = UINT32_MAX, .pid = -1 }
 
 /* Distance from a process's cpuset to a device. */
 typedef struct pmix_device_distance {
@@ -1590,6 +1652,17 @@ typedef struct pmix_byte_object {
 } pmix_byte_object_t;
 
 #define PMIX_BYTE_OBJECT_STATIC_INIT { .bytes = NULL, .size = 0 }
+
+/* An encoded list of names (OpenPMIx master): type names the encoding
+ * ("pmix", "raw"), bytes holds len bytes of it (owned, maybe not
+ * NUL-terminated). See PMIx_generate_regex2. */
+typedef struct pmix_regex2 {
+    char *type;
+    uint8_t *bytes;
+    size_t len;
+} pmix_regex2_t;
+
+#define PMIX_REGEX2_STATIC_INIT { .type = NULL, .bytes = NULL, .len = 0 }
 
 #define PMIX_BYTE_OBJECT_CREATE(m, n)                                                   \
     do {                                                                                \
@@ -2271,6 +2344,13 @@ typedef struct pmix_value {
         pmix_disk_stats_t *dkstats;
         pmix_net_stats_t *netstats;
         pmix_node_stats_t *ndstats;
+        /* Members of later OpenPMIx releases (the union's size is unchanged). */
+        pmix_resource_block_directive_t rbdir;
+        pmix_alloc_inheritance_t inheritance;
+        pmix_device_t *device;
+        pmix_resource_unit_t *resunit;
+        pmix_node_pid_t *nodepid;
+        pmix_regex2_t *regex2;
     } data;
 } pmix_value_t;
 

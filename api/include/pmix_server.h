@@ -347,6 +347,10 @@ PMIX_EXPORT pmix_status_t PMIx_server_deregister_resources(pmix_info_t info[], s
                                                            pmix_op_cbfunc_t cbfunc,
                                                            void *cbdata);
 
+/* "hwloc:<cpu list>" into *cpuset, as PMIx_Parse_cpuset_string (OpenPMIx 6.0):
+ * the inverse of PMIx_server_generate_cpuset_string. */
+PMIX_EXPORT pmix_status_t PMIx_server_generate_cpuset(const char *cpuset_string, pmix_cpuset_t *cpuset);
+
 /* "hwloc:<cpu list>" of an hwloc cpuset: a new string the caller frees.
  * Computed in this process (docs/local-functions.md). */
 PMIX_EXPORT pmix_status_t PMIx_server_generate_cpuset_string(const pmix_cpuset_t *cpuset,

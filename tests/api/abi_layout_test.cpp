@@ -50,4 +50,18 @@ TEST_SUITE("abi_layout") {
     CHECK(offsetof(pmix_server_module_t, fabric) == 26 * slot);
     CHECK(offsetof(pmix_server_module_t, client_connected2) == 27 * slot);
   }
+
+  TEST_CASE("later releases' enum constants and types keep the value union's size") {
+    CHECK(PMIX_GROUP_CONSTRUCT == 0);
+    CHECK(PMIX_GROUP_DESTRUCT == 1);
+    CHECK(PMIX_GROUP_NONE == 2);
+    CHECK(PMIX_GROUP_CANCEL == 3);
+    CHECK(sizeof(pmix_group_operation_t) == sizeof(int));
+    // master's layouts of the new types
+    CHECK(sizeof(pmix_device_t) == 24);
+    CHECK(sizeof(pmix_resource_unit_t) == 16);
+    CHECK(sizeof(pmix_node_pid_t) == 16);
+    CHECK(offsetof(pmix_node_pid_t, pid) == 12);
+    CHECK(sizeof(pmix_regex2_t) == 24);
+  }
 }

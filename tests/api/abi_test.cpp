@@ -14,11 +14,56 @@
 
 namespace {
 
-// Names newer than OpenPMIx 4.2.2: the only ones allowed to be ours alone.
-const std::set<std::string> kNewerThan422 = {
+// Constants of later OpenPMIx releases (issue 37), with the values its
+// master gives them: with the keys below, the only constants ours alone.
+const std::map<std::string, long long> kLaterValues = {
+    {"PMIX_DEVICE", 70},
+    {"PMIX_RESBLOCK_DIRECTIVE", 71},
+    {"PMIX_RESOURCE_UNIT", 72},
+    {"PMIX_NODE_PID", 73},
+    {"PMIX_REGEX2", 74},
+    {"PMIX_ALLOC_INHERIT", 75},
+    {"PMIX_ALLOC_INHERIT_NONE", 1},
+    {"PMIX_ALLOC_INHERIT_CHILD", 2},
+    {"PMIX_ALLOC_INHERIT_DEFAULT", 3},
+    {"PMIX_ALLOC_INHERIT_CHILD_DEFAULT", 4},
+    {"PMIX_RESOURCE_BLOCK_DEFINE", 1},
+    {"PMIX_RESOURCE_BLOCK_EXTEND", 2},
+    {"PMIX_RESOURCE_BLOCK_REMOVE", 3},
+    {"PMIX_RESOURCE_BLOCK_DELETE", 4},
+    {"PMIX_RESOURCE_BLOCK_EXTERNAL", 128},
+    {"PMIX_DEVTYPE_MEMORY", 0x40},
+    {"PMIX_DEVTYPE_CORE", 0x80},
+    {"PMIX_DEVTYPE_HWT", 0x100},
+    {"PMIX_DEVTYPE_CPU", 0x200},
+    {"PMIX_DEVTYPE_NODE", 0x400},
+    {"PMIX_ERR_LOST_PRECISION", -202},
+    {"PMIX_ERR_CHANGE_SIGN", -203},
+};
+// Attribute keys of later releases.
+const std::set<std::string> kLaterKeys = {
     "PMIX_SERVER_SYS_CONTROLLER",      "PMIX_SERVER_ALLOW_FOREIGN_TOOLS",
     "PMIX_ALLOW_CLIENT_CLONES",        "PMIX_EXTERNAL_AUX_EVENT_BASE",
     "PMIX_MYSERVER_ALT_URIS",
+};
+// Names newer than OpenPMIx 4.2.2: the only constants allowed to be ours
+// alone; those of the table (not the enum constants, whose values
+// abi_layout_test checks) are the keys and kLaterValues.
+const std::set<std::string> kNewerThan422 = [] {
+  std::set<std::string> names = kLaterKeys;
+  for (const auto& [name, value] : kLaterValues) names.insert(name);
+  names.insert("PMIX_GROUP_NONE");
+  names.insert("PMIX_GROUP_CANCEL");
+  return names;
+}();
+// Types and struct members of later releases: ours alone, not compared.
+const std::set<std::string> kLaterTypes = {
+    "pmix_device_t", "pmix_resource_unit_t", "pmix_node_pid_t", "pmix_regex2_t",
+    "pmix_alloc_inheritance_t", "pmix_resource_block_directive_t",
+};
+const std::set<std::string> kLaterMembers = {
+    "pmix_value_t.data.rbdir",   "pmix_value_t.data.inheritance", "pmix_value_t.data.device",
+    "pmix_value_t.data.resunit", "pmix_value_t.data.nodepid",     "pmix_value_t.data.regex2",
 };
 // Functions we declare that 4.2.2 does not: a newer OpenPMIx server
 // extension, and the buffer calls of newer releases (4.2.2 has macros).
@@ -87,13 +132,14 @@ TEST_SUITE("abi") {
       }
     }
     CHECK(mismatches == 0);
-    CHECK(compared + static_cast<int>(kNewerThan422.size()) == static_cast<int>(abi_ours_count));
+    CHECK(compared + static_cast<int>(kLaterKeys.size() + kLaterValues.size()) ==
+          static_cast<int>(abi_ours_count));
   }
 
   TEST_CASE("the newer-than-4.2.2 keys have the strings later releases use") {
     std::map<std::string, std::string> keys;
     for (size_t k = 0; k < abi_ours_count; ++k) {
-      if (kNewerThan422.count(abi_ours[k].name) != 0) {
+      if (kLaterKeys.count(abi_ours[k].name) != 0) {
         REQUIRE(abi_ours[k].kind == ABI_STRING);
         keys[abi_ours[k].name] = abi_ours[k].text;
       }
@@ -103,6 +149,14 @@ TEST_SUITE("abi") {
     CHECK(keys["PMIX_ALLOW_CLIENT_CLONES"] == "pmix.allow.clones");
     CHECK(keys["PMIX_EXTERNAL_AUX_EVENT_BASE"] == "pmix.evaux");
     CHECK(keys["PMIX_MYSERVER_ALT_URIS"] == "pmix.mysrvr.alturis");
+  }
+
+  TEST_CASE("the constants of later releases have master's values") {
+    std::map<std::string, long long> ours;
+    for (size_t k = 0; k < abi_ours_count; ++k)
+      if (kLaterValues.count(abi_ours[k].name) != 0 && abi_ours[k].kind == ABI_INTEGER)
+        ours[abi_ours[k].name] = abi_ours[k].as_signed;
+    for (const auto& [name, value] : kLaterValues) CHECK_MESSAGE(ours[name] == value, name);
   }
 
   TEST_CASE("no 4.2.2 constant, type or macro is missing from our headers") {
@@ -116,7 +170,8 @@ TEST_SUITE("abi") {
   TEST_CASE("only the listed newer names are ours alone") {
     CHECK(to_set(kConstantsOnlyInOurs) == kNewerThan422);
     CHECK(to_set(kMacrosOnlyInOurs).empty());
-    CHECK(to_set(kTypesOnlyInOurs).empty());
+    CHECK(to_set(kTypesOnlyInOurs) == kLaterTypes);
+    CHECK(to_set(kMembersOnlyInOurs) == kLaterMembers);
     const auto newer = newer_functions();
     CHECK(newer.size() >= 324);
     for (const auto& name : to_set(abi_functions_only_in_ours))
