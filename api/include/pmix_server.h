@@ -261,6 +261,15 @@ PMIX_EXPORT pmix_status_t PMIx_generate_regex(const char *input, char **regex);
  * *ppn (a new string the caller frees) for PMIX_PROC_MAP. */
 PMIX_EXPORT pmix_status_t PMIx_generate_ppn(const char *input, char **ppn);
 
+/* A list (node names, or any delimited text) encoded in its shortest form
+ * (OpenPMIx master): type "pmix" (the node map form above, where it gives
+ * the list back exactly) or "raw" (the text). Release with
+ * PMIx_Regex2_destruct; PMIx_parse_regex2 gives back the list (free it). */
+PMIX_EXPORT pmix_status_t PMIx_generate_regex2(const char *input, pmix_info_t info[], size_t ninfo,
+                                               pmix_regex2_t *regex);
+PMIX_EXPORT pmix_status_t PMIx_parse_regex2(const pmix_regex2_t *regex, pmix_info_t info[], size_t ninfo,
+                                            char **output);
+
 /* Registers a namespace with nlocalprocs clients on this node and its job
  * information. cbfunc (may be NULL) reports completion. */
 PMIX_EXPORT pmix_status_t PMIx_server_register_nspace(const pmix_nspace_t nspace,

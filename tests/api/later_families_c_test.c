@@ -5,6 +5,7 @@
  * sanitizer too, where a _destruct or _free that leaves memory behind fails
  * as a leak. Exit status 0 on success; each failed check prints its line. */
 #include <pmix.h>
+#include <pmix_server.h>
 
 #include <stdint.h>
 #include <stdio.h>
@@ -404,6 +405,49 @@ static void test_multicluster(void)
     EXPECT(target[0] == '\0');
 }
 
+static void test_regex2_and_cpuset(void)
+{
+    /* A node list that compresses: the "pmix" form, given back exactly. */
+    const char *nodes = "node001,node002,node003,node004,node005,node006,node007,node008";
+    pmix_regex2_t rx;
+    EXPECT(PMIx_generate_regex2(nodes, NULL, 0, &rx) == PMIX_SUCCESS);
+    EXPECT(rx.type != NULL && strcmp(rx.type, "pmix") == 0);
+    EXPECT(rx.len > 0 && rx.len < strlen(nodes) && rx.bytes[rx.len - 1] == '\0');
+    char *back = NULL;
+    EXPECT(PMIx_parse_regex2(&rx, NULL, 0, &back) == PMIX_SUCCESS && back != NULL && strcmp(back, nodes) == 0);
+    free(back);
+    PMIx_Regex2_destruct(&rx);
+    EXPECT(rx.bytes == NULL && rx.type == NULL);
+    /* One that does not (a proc map, a short list): "raw", the text and its NUL. */
+    const char *ppn = "0-3;4-7";
+    EXPECT(PMIx_generate_regex2(ppn, NULL, 0, &rx) == PMIX_SUCCESS);
+    EXPECT(strcmp(rx.type, "raw") == 0 && rx.len == strlen(ppn) + 1 && memcmp(rx.bytes, ppn, rx.len) == 0);
+    EXPECT(PMIx_parse_regex2(&rx, NULL, 0, &back) == PMIX_SUCCESS && strcmp(back, ppn) == 0);
+    free(back);
+    /* Bytes without their NUL, and an encoding we do not have. */
+    rx.len -= 1;
+    EXPECT(PMIx_parse_regex2(&rx, NULL, 0, &back) == PMIX_ERR_BAD_PARAM && back == NULL);
+    rx.len += 1;
+    free(rx.type);
+    rx.type = text_copy("compress");
+    EXPECT(PMIx_parse_regex2(&rx, NULL, 0, &back) == PMIX_ERR_NOT_SUPPORTED);
+    PMIx_Regex2_destruct(&rx);
+    EXPECT(PMIx_generate_regex2(NULL, NULL, 0, &rx) == PMIX_ERR_BAD_PARAM);
+
+    /* The server's cpuset parse and its inverse. */
+    pmix_cpuset_t cs;
+    PMIx_Cpuset_construct(&cs);
+    EXPECT(PMIx_server_generate_cpuset("hwloc:0-1,3", &cs) == PMIX_SUCCESS);
+    char *text = NULL;
+    EXPECT(PMIx_server_generate_cpuset_string(&cs, &text) == PMIX_SUCCESS && text != NULL &&
+           strcmp(text, "hwloc:0-1,3") == 0);
+    free(text);
+    PMIx_Cpuset_destruct(&cs);
+    EXPECT(PMIx_server_generate_cpuset("other:0-1", &cs) == PMIX_ERR_NOT_SUPPORTED);
+    EXPECT(PMIx_server_generate_cpuset("no colon", &cs) == PMIX_ERR_BAD_PARAM);
+    EXPECT(PMIx_server_generate_cpuset("hwloc:x-y", &cs) == PMIX_ERR_BAD_PARAM);
+}
+
 int main(void)
 {
     test_coord_geometry();
@@ -415,6 +459,7 @@ int main(void)
     test_sizes();
     test_info_lists();
     test_multicluster();
+    test_regex2_and_cpuset();
     if (failures == 0) printf("later families: all checks passed\n");
     return failures == 0 ? 0 : 1;
 }
