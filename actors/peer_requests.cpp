@@ -253,6 +253,22 @@ void on_host_request(self_ptr self, std::uint64_t id, const wire::HostRequest& r
                                 answer_later(self, id)))
         not_supported(self, id, "PMIx_Fabric_*");
       return;
+    case wire::HOST_SESSION_CONTROL:
+      if (req.ref() > UINT32_MAX) return protocol_error(self, "a session id is 32 bits");
+      if (!st.ctx->host->session_control(st.proc, static_cast<std::uint32_t>(req.ref()), directives,
+                                         answer_later(self, id)))
+        not_supported(self, id, "PMIx_Session_control");
+      return;
+    case wire::HOST_RESOURCE_BLOCK: {
+      std::vector<pmix_resource_unit_t> units;
+      units.reserve(static_cast<std::size_t>(req.units_size()));
+      for (const auto& u : req.units()) units.push_back(pmix_resource_unit_t{u.type(), static_cast<size_t>(u.count())});
+      if (req.code() < 0 || req.code() > UINT8_MAX) return protocol_error(self, "a block directive is 8 bits");
+      if (!st.ctx->host->resource_block(st.proc, static_cast<pmix_resource_block_directive_t>(req.code()), req.data(),
+                                        units, info, answer_later(self, id)))
+        not_supported(self, id, "PMIx_Resource_block");
+      return;
+    }
     default:
       log::warning("peer", to_string(st.proc), ": unsupported host request ", static_cast<int>(req.call()));
       return send_info_reply(self, id, PMIX_ERR_NOT_SUPPORTED, {});

@@ -1,7 +1,8 @@
 // The client calls the server hands to its host (or serves itself):
 // PMIx_Allocation_request, PMIx_Process_monitor (and PMIx_Heartbeat),
-// PMIx_Get_credential, PMIx_Validate_credential, PMIx_IOF_push and the
-// PMIx_Fabric_* calls. Each is the thin facade of style.md #1: check, copy
+// PMIx_Get_credential, PMIx_Validate_credential, PMIx_IOF_push, the
+// PMIx_Fabric_* calls, and OpenPMIx 6.0's PMIx_Session_control and
+// PMIx_Resource_block(_nb). Each is the thin facade of style.md #1: check, copy
 // into C++ values, one HostRequest, convert the reply
 // (docs/architecture.md, "Host requests").
 #include <pmix.h>
@@ -161,6 +162,22 @@ pmix_status_t fabric_nb(pmix_fabric_t* fabric, pmix_fabric_operation_t op, const
   });
 }
 
+// ---- sessions and resource blocks (OpenPMIx 6.0) -----------------------------
+
+pmix_status_t resource_block(pmix_resource_block_directive_t directive, const char* block,
+                             const pmix_resource_unit_t* units, size_t nunits, const pmix_info_t* info, size_t ninfo,
+                             protocol::host_request& r) {
+  if (directive == 0 || block == nullptr || (units == nullptr && nunits > 0)) {
+    log::error("api", "PMIx_Resource_block: a directive and a block name are required");
+    return PMIX_ERR_BAD_PARAM;
+  }
+  r.call = host_call::resource_block;
+  r.code = directive;
+  r.data = std::string{block};
+  for (size_t k = 0; k < nunits; ++k) r.units.push_back({units[k].type, units[k].count});
+  return read_info("PMIx_Resource_block", info, ninfo, r.info) ? PMIX_SUCCESS : PMIX_ERR_BAD_PARAM;
+}
+
 }  // namespace
 }  // namespace pmix::api
 
@@ -211,6 +228,17 @@ PMIX_EXPORT pmix_status_t PMIx_Process_monitor(const pmix_info_t* monitor, pmix_
   const auto rc = request_and_wait(s, r, a);
   results_out(a.info, results, nresults);
   return rc;
+}
+
+// OpenPMIx 6.0's function form of the PMIx_Heartbeat() macro (which our
+// header keeps): one beat for the server's heartbeat monitor, answered by
+// nobody; nothing without a server.
+PMIX_EXPORT void(PMIx_Heartbeat)(void) {
+  pmix_info_t beat;
+  PMIX_INFO_CONSTRUCT(&beat);
+  PMIX_INFO_LOAD(&beat, PMIX_SEND_HEARTBEAT, nullptr, PMIX_POINTER);
+  PMIx_Process_monitor_nb(&beat, PMIX_SUCCESS, nullptr, 0, nullptr, nullptr);
+  PMIX_INFO_DESTRUCT(&beat);
 }
 
 // PMIx_Heartbeat() calls this with a NULL cbfunc: the beat is sent, nobody
@@ -411,6 +439,55 @@ PMIX_EXPORT pmix_status_t PMIx_Fabric_deregister_nb(pmix_fabric_t* fabric, pmix_
   }
   s->post([cbfunc, cbdata] { cbfunc(PMIX_SUCCESS, cbdata); });
   return PMIX_SUCCESS;
+}
+
+// The host acts on session `sessionID` as the directives say (OpenPMIx
+// 6.0): cbfunc gets its status and info. Without cbfunc the call waits and
+// returns PMIX_OPERATION_SUCCEEDED on success, as OpenPMIx's man page says
+// (the host's info is then dropped).
+PMIX_EXPORT pmix_status_t PMIx_Session_control(uint32_t sessionID, const pmix_info_t directives[], size_t ndirs,
+                                               pmix_info_cbfunc_t cbfunc, void* cbdata) {
+  if (cbfunc == nullptr && on_library_thread()) return refuse_blocking("PMIx_Session_control with a NULL cbfunc");
+  std::shared_ptr<client::session> s;
+  if (auto rc = session_for("PMIx_Session_control", s); rc != PMIX_SUCCESS) return rc;
+  protocol::host_request r;
+  r.call = host_call::session_control;
+  r.ref = sessionID;
+  if (!read_info("PMIx_Session_control", directives, ndirs, r.directives)) return PMIX_ERR_BAD_PARAM;
+  if (cbfunc != nullptr)
+    return s->host_request(r, [cbfunc, cbdata](pmix_status_t st, info_list results, std::string) {
+      convert::deliver_infos(cbfunc, cbdata, st, results);
+    });
+  answer a;
+  const auto rc = request_and_wait(s, r, a);
+  return rc == PMIX_SUCCESS ? PMIX_OPERATION_SUCCEEDED : rc;
+}
+
+// Defines, extends, reduces or deletes the resource block `block` (OpenPMIx
+// 6.0): the host's status.
+PMIX_EXPORT pmix_status_t PMIx_Resource_block(pmix_resource_block_directive_t directive, char* block,
+                                              const pmix_resource_unit_t* units, size_t nunits,
+                                              const pmix_info_t* info, size_t ninfo) {
+  if (on_library_thread()) return refuse_blocking("PMIx_Resource_block");
+  std::shared_ptr<client::session> s;
+  if (auto rc = session_for("PMIx_Resource_block", s); rc != PMIX_SUCCESS) return rc;
+  protocol::host_request r;
+  if (auto rc = resource_block(directive, block, units, nunits, info, ninfo, r); rc != PMIX_SUCCESS) return rc;
+  answer a;
+  return request_and_wait(s, r, a);
+}
+
+PMIX_EXPORT pmix_status_t PMIx_Resource_block_nb(pmix_resource_block_directive_t directive, char* block,
+                                                 const pmix_resource_unit_t* units, size_t nunits,
+                                                 const pmix_info_t* info, size_t ninfo, pmix_op_cbfunc_t cbfunc,
+                                                 void* cbdata) {
+  std::shared_ptr<client::session> s;
+  if (auto rc = session_for("PMIx_Resource_block_nb", s); rc != PMIX_SUCCESS) return rc;
+  protocol::host_request r;
+  if (auto rc = resource_block(directive, block, units, nunits, info, ninfo, r); rc != PMIX_SUCCESS) return rc;
+  return s->host_request(r, [cbfunc, cbdata](pmix_status_t st, info_list, std::string) {
+    if (cbfunc != nullptr) cbfunc(st, cbdata);
+  });
 }
 
 }  // extern "C"

@@ -501,6 +501,15 @@ PMIX_EXPORT pmix_status_t PMIx_tool_disconnect(const pmix_proc_t* server) {
   return close_session(doomed);
 }
 
+// Whether this process (a tool or a client) has a live connection to its
+// primary server (OpenPMIx 4.2.9): false before init, without a server,
+// after PMIx_tool_disconnect or once the connection is lost.
+PMIX_EXPORT bool PMIx_tool_is_connected(void) {
+  auto& l = lib();
+  std::lock_guard<std::mutex> guard{l.mutex};
+  return l.initialized() && l.session && !l.session->is_singleton() && l.session->connected();
+}
+
 PMIX_EXPORT pmix_status_t PMIx_tool_get_servers(pmix_proc_t* servers[], size_t* nservers) {
   if (servers == nullptr || nservers == nullptr) return PMIX_ERR_BAD_PARAM;
   *servers = nullptr;

@@ -377,6 +377,11 @@ pmix_status_t session::openpmix_host_request(const protocol::host_request& r, ho
       w.size(remote);
       break;
     }
+    case protocol::host_call::session_control:
+    case protocol::host_call::resource_block:
+      // OpenPMIx 4.2's protocol has no such command (6.0 added them).
+      log::warning("client", "session control and resource blocks are not in OpenPMIx 4.2's protocol");
+      return PMIX_ERR_NOT_SUPPORTED;
     case protocol::host_call::fabric:
       if (r.code == PMIX_FABRIC_UPDATE_INFO) {
         const auto* index = find(r.directives, PMIX_FABRIC_INDEX);

@@ -562,6 +562,12 @@ std::string encode(const host_request& r) {
     append_uint(out, 7, 1);
   }
   append_uint(out, 8, r.ref);
+  for (const auto& u : r.units) {
+    std::string unit;
+    append_uint(unit, 1, u.type);
+    append_uint(unit, 2, u.count);
+    append_bytes(out, 9, unit);
+  }
   return out;
 }
 

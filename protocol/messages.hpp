@@ -131,6 +131,12 @@ enum class host_call : std::uint32_t {
   iof_push = 5,
   fabric = 6,
   iof_deregister = 7,
+  session_control = 8,
+  resource_block = 9,
+};
+struct resource_unit {
+  std::uint64_t type = 0;
+  std::uint64_t count = 0;
 };
 struct host_request {
   host_call call = host_call::allocate;
@@ -140,6 +146,7 @@ struct host_request {
   info_list directives;
   std::optional<std::string> data;
   std::uint64_t ref = 0;
+  std::vector<resource_unit> units;
 };
 std::string encode(const host_request& r);
 // A GroupRequest.

@@ -117,15 +117,37 @@ void tool_callback(pmix_status_t status, pmix_proc_t* proc, void* cbdata) {
 
 }  // namespace
 
-module::module(const pmix_server_module_t* m, attribute_answer_fn attributes) : attributes_(attributes) {
+namespace {
+
+// Our copy of the host's module, read no further than the host said its
+// struct goes (pmix_server.h, PMIX_CXX_SERVER_MODULE_SLOTS): 4.2.2's 28
+// slots unless told 29 (OpenPMIx 5.0: session_control at slot 28) or 32.
+// The slots not read stay NULL.
+std::unique_ptr<pmix_server_module_t> copy_module(const pmix_server_module_t* m, std::uint32_t nslots) {
+  auto copy = std::make_unique<pmix_server_module_t>();
+  constexpr std::size_t v4_size = offsetof(pmix_server_module_t, tool_connected2);
+  if (nslots >= module::kSlotsV6) {
+    std::memcpy(copy.get(), m, sizeof *copy);
+    return copy;
+  }
+  std::memcpy(copy.get(), m, v4_size);
+  if (nslots == module::kSlotsV5)
+    std::memcpy(&copy->session_control, reinterpret_cast<const char*>(m) + v4_size, sizeof copy->session_control);
+  return copy;
+}
+
+}  // namespace
+
+module::module(const pmix_server_module_t* m, attribute_answer_fn attributes, std::uint32_t nslots)
+    : attributes_(attributes) {
   if (m == nullptr) return;
-  first_ = std::make_unique<pmix_server_module_t>(*m);
+  first_ = copy_module(m, nslots);
   slots_.store(first_.get(), std::memory_order_release);
 }
 
-bool module::adopt(const pmix_server_module_t* m) {
+bool module::adopt(const pmix_server_module_t* m, std::uint32_t nslots) {
   if (m == nullptr || slots() != nullptr) return false;
-  adopted_ = std::make_unique<pmix_server_module_t>(*m);
+  adopted_ = copy_module(m, nslots);
   slots_.store(adopted_.get(), std::memory_order_release);
   return true;
 }
@@ -241,14 +263,21 @@ namespace pmix::host {
 bool module::tool_connected(const info_list& info,
                             std::function<void(pmix_status_t, proc_id)> done) const {
   const auto* m = slots();
-  if (m == nullptr || m->tool_connected == nullptr) return false;
+  if (m == nullptr || (m->tool_connected == nullptr && m->tool_connected2 == nullptr)) return false;
   if (faults_) inject(*faults_, "tool_connected", proc_id{{}, PMIX_RANK_WILDCARD}, done);
   auto call = std::make_unique<tool_call>();
   call->done = std::move(done);
   call->info = std::make_unique<convert::info_array>(info);
   auto* raw = call.release();  // owned by tool_callback from here on
   progress::scope in_upcall;
-  m->tool_connected(raw->info->data(), raw->info->size(), tool_callback, raw);
+  if (m->tool_connected2 == nullptr) {
+    m->tool_connected(raw->info->data(), raw->info->size(), tool_callback, raw);
+    return true;
+  }
+  // OpenPMIx 6.0's form: anything but PMIX_SUCCESS is the answer, and the
+  // callback will not run.
+  const auto rc = m->tool_connected2(raw->info->data(), raw->info->size(), tool_callback, raw);
+  if (rc != PMIX_SUCCESS) tool_callback(rc == PMIX_OPERATION_SUCCEEDED ? PMIX_ERR_BAD_PARAM : rc, nullptr, raw);
   return true;
 }
 
@@ -548,16 +577,23 @@ bool module::disconnect(const std::vector<proc_id>& procs, const info_list& info
 bool module::log(const proc_id& proc, const info_list& data, const info_list& directives,
                  done_fn done) const {
   const auto* m = slots();
-  if (m == nullptr || m->log == nullptr) return false;
+  if (m == nullptr || (m->log == nullptr && m->log2 == nullptr)) return false;
   if (faults_) inject(*faults_, "log", proc, done);
   auto call = std::make_unique<log_call>(std::move(done));
   convert::to_c(proc, call->proc);
   call->data = std::make_unique<convert::info_array>(data);
   call->directives = std::make_unique<convert::info_array>(directives);
-  auto* raw = call.release();  // the host always answers through log_callback
+  auto* raw = call.release();  // the host answers through log_callback
   progress::scope in_upcall;
-  m->log(&raw->proc, raw->data->data(), raw->data->size(), raw->directives->data(), raw->directives->size(),
-         log_callback, raw);
+  if (m->log2 == nullptr) {
+    m->log(&raw->proc, raw->data->data(), raw->data->size(), raw->directives->data(), raw->directives->size(),
+           log_callback, raw);
+    return true;
+  }
+  // OpenPMIx 6.0's form: anything but PMIX_SUCCESS is the answer.
+  const auto rc = m->log2(&raw->proc, raw->data->data(), raw->data->size(), raw->directives->data(),
+                          raw->directives->size(), log_callback, raw);
+  if (rc != PMIX_SUCCESS) log_callback(rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc, raw);
   return true;
 }
 
@@ -576,8 +612,14 @@ struct request_call {
   std::unique_ptr<convert::info_array> directives;
   std::string bytes;
   pmix_byte_object_t object{};
-  std::string group;
+  std::string group;  // the group's or the resource block's name
+  std::vector<pmix_resource_unit_t> units;
 };
+
+void request_op_callback(pmix_status_t status, void* cbdata) {
+  std::unique_ptr<request_call> call{static_cast<request_call*>(cbdata)};
+  call->done(status, {}, {});
+}
 
 void request_info_callback(pmix_status_t status, pmix_info_t* info, size_t ninfo, void* cbdata,
                            pmix_release_cbfunc_t release, void* release_data) {
@@ -767,6 +809,47 @@ bool module::push_stdin(const proc_id& source, const std::vector<proc_id>& targe
                        call->info->size(), bytes ? &call->object : nullptr, op_callback, call.get());
   }
   settle(rc, std::move(call));
+  return true;
+}
+
+}  // namespace pmix::host
+
+namespace pmix::host {
+
+bool module::session_control(const proc_id& requestor, std::uint32_t session, const info_list& directives,
+                             reply_fn done) const {
+  const auto* m = slots();
+  if (m == nullptr || m->session_control == nullptr) return false;
+  if (faults_) inject(*faults_, "session_control", requestor, done);
+  auto call = new_request(std::move(done), directives);
+  convert::to_c(requestor, call->proc);
+  pmix_status_t rc;
+  {
+    progress::scope in_upcall;
+    rc = m->session_control(&call->proc, session, call->directives->data(), call->directives->size(),
+                            request_info_callback, call.get());
+  }
+  settle_request(rc, std::move(call));
+  return true;
+}
+
+bool module::resource_block(const proc_id& requestor, pmix_resource_block_directive_t directive,
+                            const std::string& block, const std::vector<pmix_resource_unit_t>& units,
+                            const info_list& info, reply_fn done) const {
+  const auto* m = slots();
+  if (m == nullptr || m->resource_block == nullptr) return false;
+  if (faults_) inject(*faults_, "resource_block", requestor, done);
+  auto call = new_request(std::move(done), info);
+  convert::to_c(requestor, call->proc);
+  call->group = block;
+  call->units = units;
+  pmix_status_t rc;
+  {
+    progress::scope in_upcall;
+    rc = m->resource_block(&call->proc, directive, call->group.c_str(), call->units.data(), call->units.size(),
+                           call->directives->data(), call->directives->size(), request_op_callback, call.get());
+  }
+  settle_request(rc, std::move(call));
   return true;
 }
 

@@ -13,6 +13,7 @@
 #include <pmix_server.h>
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -37,16 +38,22 @@ using attribute_answer_fn = pmix_status_t (*)(const pmix_info_t* qualifiers, siz
 
 class module {
  public:
-  // `m` may be NULL (no host support at all); the struct is copied.
-  // `attributes` answers attribute-support queries (none: they go to the
-  // host's query up-call like any other).
-  explicit module(const pmix_server_module_t* m, attribute_answer_fn attributes = nullptr);
+  // How many slots of pmix_server_module_t the host's struct has
+  // (PMIX_CXX_SERVER_MODULE_SLOTS): 4.2.2's, OpenPMIx 5.0's (with
+  // session_control at slot 28), ours and OpenPMIx 6.0's.
+  static constexpr std::uint32_t kSlotsV4 = 28, kSlotsV5 = 29, kSlotsV6 = 32;
+
+  // `m` may be NULL (no host support at all); its first `nslots` slots are
+  // copied (the rest are NULL). `attributes` answers attribute-support
+  // queries (none: they go to the host's query up-call like any other).
+  explicit module(const pmix_server_module_t* m, attribute_answer_fn attributes = nullptr,
+                  std::uint32_t nslots = kSlotsV4);
   module(const module&) = delete;
   module& operator=(const module&) = delete;
 
   // Spec 000: a module given to a later PMIx_server_init is adopted when
   // none was set before. Returns true when it was adopted.
-  bool adopt(const pmix_server_module_t* m);
+  bool adopt(const pmix_server_module_t* m, std::uint32_t nslots = kSlotsV4);
   bool has_module() const { return slots_.load(std::memory_order_acquire) != nullptr; }
   // The fault plane (docs/fault-injection.md), set once before any up-call
   // when a plan is given: each up-call's answer may then be changed.
@@ -121,6 +128,12 @@ class module {
   // PMIx_Fabric_register / _update / _deregister.
   bool fabric(const proc_id& requestor, pmix_fabric_operation_t op, const info_list& directives,
               reply_fn done) const;
+  // PMIx_Session_control (OpenPMIx 5.0): the host's info answers.
+  bool session_control(const proc_id& requestor, std::uint32_t session, const info_list& directives,
+                       reply_fn done) const;
+  // PMIx_Resource_block (OpenPMIx 6.0): a status only.
+  bool resource_block(const proc_id& requestor, pmix_resource_block_directive_t directive, const std::string& block,
+                      const std::vector<pmix_resource_unit_t>& units, const info_list& info, reply_fn done) const;
   // PMIx_Group_* once every local member has called.
   bool group(pmix_group_operation_t op, const std::string& group, const std::vector<proc_id>& procs,
              const info_list& directives, reply_fn done) const;

@@ -189,8 +189,15 @@ pmix_status_t init(pmix_server_module_t* module, pmix_info_t info[], size_t ninf
   auto& l = lib();
   std::lock_guard<std::mutex> guard{l.mutex};
   if (l.rt) {
+    std::uint32_t nslots = host::module::kSlotsV4;
+    std::string why;
+    for (const auto& d : directives)
+      if (d.key == PMIX_CXX_SERVER_MODULE_SLOTS && !module_slots(d, nslots, why)) {
+        log::error("server", "PMIx_server_init: ", why);
+        return PMIX_ERR_BAD_PARAM;
+      }
     ++l.refcount;
-    if (l.rt->host().adopt(module)) log::info("server", "adopted the host module of a later init");
+    if (l.rt->host().adopt(module, nslots)) log::info("server", "adopted the host module of a later init");
     return PMIX_SUCCESS;
   }
   settings s;

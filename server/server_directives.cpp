@@ -116,6 +116,17 @@ bool valid_cpu_list(const std::string& text) {
   return true;
 }
 
+bool module_slots(const info& d, std::uint32_t& out, std::string& error) {
+  const auto n = d.val.as_uint();
+  if (!n || (*n != 28 && *n != 29 && *n != 32)) {
+    error = std::string{PMIX_CXX_SERVER_MODULE_SLOTS} +
+            " must be 28 (OpenPMIx 4.2's module), 29 (5.0's) or 32 (6.0's and ours)";
+    return false;
+  }
+  out = static_cast<std::uint32_t>(*n);
+  return true;
+}
+
 pmix_status_t read_settings(const info_list& directives, const pmix_topology_t* topology,
                             const env_fn& getenv, const std::string& hostname, pid_t pid,
                             settings& s, std::string& error) {
@@ -253,6 +264,8 @@ pmix_status_t read_settings(const info_list& directives, const pmix_topology_t* 
         return PMIX_ERR_BAD_PARAM;
       }
       s.faults_seed = *seed;
+    } else if (k == PMIX_CXX_SERVER_MODULE_SLOTS) {
+      if (!module_slots(d, s.module_slots, error)) return PMIX_ERR_BAD_PARAM;
     } else if (k == PMIX_SINGLETON) {
       std::string id;
       if (!text(d, id)) return PMIX_ERR_BAD_PARAM;

@@ -63,6 +63,8 @@ struct settings {
   // (PMIX_CXX_FAULTS, PMIX_CXX_FAULTS_SEED). Empty: no plane.
   std::string faults;
   std::uint64_t faults_seed = 0;
+  // How far the host's pmix_server_module_t goes (PMIX_CXX_SERVER_MODULE_SLOTS).
+  std::uint32_t module_slots = 28;
 
   // Ours (environment): the actor scheduler and its worker threads.
   std::string scheduler_policy = "sharing";
@@ -113,6 +115,9 @@ using env_fn = std::function<const char*(const char* name)>;
 // - PMIX_ERR_INIT when remote connections are asked for with both IPv4 and
 //   IPv6 disabled (a required transport explicitly disabled).
 // `error` says which directive and why.
+// PMIX_CXX_SERVER_MODULE_SLOTS's value: 28, 29 or 32 (else false and why).
+bool module_slots(const info& d, std::uint32_t& out, std::string& error);
+
 pmix_status_t read_settings(const info_list& directives, const pmix_topology_t* topology,
                             const env_fn& getenv, const std::string& hostname, pid_t pid,
                             settings& out, std::string& error);

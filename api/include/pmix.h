@@ -239,7 +239,11 @@ PMIX_EXPORT pmix_status_t PMIx_Process_monitor_nb(const pmix_info_t *monitor, pm
                                                   const pmix_info_t directives[], size_t ndirs,
                                                   pmix_info_cbfunc_t cbfunc, void *cbdata);
 
-/* One heartbeat to the server (after a PMIX_MONITOR_HEARTBEAT request). */
+/* One heartbeat to the server (after a PMIX_MONITOR_HEARTBEAT request): a
+ * function since OpenPMIx 6.0, a macro of the same name before (and in our
+ * header, unless PMIX_CXX_FUNCTION_MACROS is defined; see the end of this
+ * file). The parentheses keep the macro from expanding here. */
+PMIX_EXPORT void(PMIx_Heartbeat)(void);
 #define PMIx_Heartbeat()                                                    \
     do {                                                                    \
         pmix_info_t _in;                                                    \
@@ -640,6 +644,20 @@ PMIX_EXPORT pmix_status_t PMIx_Info_list_add_value_unique(void *ptr, const char 
 PMIX_EXPORT pmix_status_t PMIx_Info_list_xfer_unique(void *ptr, const pmix_info_t *info, bool overwrite);
 PMIX_EXPORT pmix_info_t *PMIx_Info_list_get_info(void *ptr, void *prev, void **next);
 PMIX_EXPORT size_t PMIx_Info_list_get_size(void *ptr);
+
+/* OpenPMIx 6.0's operations through the server to its host's session_control
+ * and resource_block up-calls. PMIx_Session_control without cbfunc waits and
+ * returns PMIX_OPERATION_SUCCEEDED on success; the blocking forms return
+ * PMIX_ERR_WOULD_BLOCK on a library thread. */
+PMIX_EXPORT pmix_status_t PMIx_Session_control(uint32_t sessionID, const pmix_info_t directives[], size_t ndirs,
+                                               pmix_info_cbfunc_t cbfunc, void *cbdata);
+PMIX_EXPORT pmix_status_t PMIx_Resource_block(pmix_resource_block_directive_t directive, char *block,
+                                              const pmix_resource_unit_t *units, size_t nunits,
+                                              const pmix_info_t *info, size_t ninfo);
+PMIX_EXPORT pmix_status_t PMIx_Resource_block_nb(pmix_resource_block_directive_t directive, char *block,
+                                                 const pmix_resource_unit_t *units, size_t nunits,
+                                                 const pmix_info_t *info, size_t ninfo, pmix_op_cbfunc_t cbfunc,
+                                                 void *cbdata);
 
 /* "cluster:nspace" (empty when the two do not fit in a pmix_nspace_t), and
  * its split at the first ':' (OpenPMIx 4.2.9 to master). */

@@ -205,7 +205,38 @@ typedef pmix_status_t (*pmix_server_fabric_fn_t)(const pmix_proc_t *requestor,
                                                  const pmix_info_t directives[], size_t ndirs,
                                                  pmix_info_cbfunc_t cbfunc, void *cbdata);
 
-/* The host's up-calls, in the 4.2.2 order (the order is part of the ABI). */
+/* Up-calls of OpenPMIx 6.0 (slots 28 to 31 below). */
+/* As tool_connected, answering through cbfunc; used when set. */
+typedef pmix_status_t (*pmix_server_tool_connection2_fn_t)(pmix_info_t *info, size_t ninfo,
+                                                           pmix_tool_connection_cbfunc_t cbfunc,
+                                                           void *cbdata);
+/* As log, with a status; used when set. */
+typedef pmix_status_t (*pmix_server_log2_fn_t)(const pmix_proc_t *client, const pmix_info_t data[],
+                                               size_t ndata, const pmix_info_t directives[], size_t ndirs,
+                                               pmix_op_cbfunc_t cbfunc, void *cbdata);
+/* A process's PMIx_Session_control: the host acts on session sessionID. */
+typedef pmix_status_t (*pmix_server_session_control_fn_t)(const pmix_proc_t *requestor, uint32_t sessionID,
+                                                          const pmix_info_t directives[], size_t ndirs,
+                                                          pmix_info_cbfunc_t cbfunc, void *cbdata);
+/* A process's PMIx_Resource_block: define, extend, reduce or delete a block. */
+typedef pmix_status_t (*pmix_server_resource_block_fn_t)(const pmix_proc_t *requestor,
+                                                         pmix_resource_block_directive_t directive,
+                                                         const char *block, const pmix_resource_unit_t *units,
+                                                         size_t nunits, const pmix_info_t *info, size_t ninfo,
+                                                         pmix_op_cbfunc_t cbfunc, void *cbdata);
+
+/* The host's up-calls, in the 4.2.2 order (the order is part of the ABI),
+ * then the four OpenPMIx 6.0 appended (OpenPMIx 5.0 had session_control
+ * alone at slot 28).
+ *
+ * A host built against OpenPMIx 4.2.2's header passes a struct of the first
+ * 28 slots only, and nothing in it says how long it is; so the library reads
+ * the first 28 slots, no more, unless PMIx_server_init's info says otherwise
+ * with PMIX_CXX_SERVER_MODULE_SLOTS (uint32_t): 32 for this struct (and
+ * OpenPMIx 6.0's), 29 for OpenPMIx 5.0's (session_control at slot 28), 28
+ * for 4.2.2's. Without it, slots 28 to 31 are never read and their requests
+ * are answered PMIX_ERR_NOT_SUPPORTED. */
+#define PMIX_CXX_SERVER_MODULE_SLOTS "pmix.cxx.srv.slots"
 typedef struct pmix_server_module_4_0_0_t {
     /* since v1 */
     pmix_server_client_connected_fn_t client_connected;
@@ -239,6 +270,11 @@ typedef struct pmix_server_module_4_0_0_t {
     pmix_server_grp_fn_t group;
     pmix_server_fabric_fn_t fabric;
     pmix_server_client_connected2_fn_t client_connected2;
+    /* since OpenPMIx 6.0; read only with PMIX_CXX_SERVER_MODULE_SLOTS 32 */
+    pmix_server_tool_connection2_fn_t tool_connected2;
+    pmix_server_log2_fn_t log2;
+    pmix_server_session_control_fn_t session_control;
+    pmix_server_resource_block_fn_t resource_block;
 } pmix_server_module_t;
 
 /* ===================================================================== */

@@ -41,6 +41,11 @@ PMIX_EXPORT pmix_status_t PMIx_tool_attach_to_server(pmix_proc_t *myproc, pmix_p
  * PMIX_ERR_NOT_FOUND: no connection to that server. */
 PMIX_EXPORT pmix_status_t PMIx_tool_disconnect(const pmix_proc_t *server);
 
+/* Whether the tool has a live connection to its primary server (OpenPMIx
+ * 4.2.9): false before init, without a server, after PMIx_tool_disconnect or
+ * once the connection is lost. */
+PMIX_EXPORT bool PMIx_tool_is_connected(void);
+
 /* The servers the tool is connected to, the primary first, then in the order
  * they were attached: an array the caller frees with PMIX_PROC_FREE.
  * PMIX_ERR_UNREACH (and no array) when there is none. */

@@ -16,7 +16,8 @@ TEST_SUITE("abi_layout") {
     CHECK(offsetof(pmix_info_t, value) == 520);
     CHECK(sizeof(pmix_proc_t) == 260);
     CHECK(offsetof(pmix_proc_t, rank) == 256);
-    CHECK(sizeof(pmix_server_module_t) == 224);
+    // 4.2.2's 28 slots (224 bytes) and OpenPMIx 6.0's four more
+    CHECK(sizeof(pmix_server_module_t) == 32 * sizeof(void*));
   }
 
   TEST_CASE("the 28 server module slots are in the 4.2.2 order") {
@@ -49,6 +50,11 @@ TEST_SUITE("abi_layout") {
     CHECK(offsetof(pmix_server_module_t, group) == 25 * slot);
     CHECK(offsetof(pmix_server_module_t, fabric) == 26 * slot);
     CHECK(offsetof(pmix_server_module_t, client_connected2) == 27 * slot);
+    // OpenPMIx 6.0's (and master's) order after them
+    CHECK(offsetof(pmix_server_module_t, tool_connected2) == 28 * slot);
+    CHECK(offsetof(pmix_server_module_t, log2) == 29 * slot);
+    CHECK(offsetof(pmix_server_module_t, session_control) == 30 * slot);
+    CHECK(offsetof(pmix_server_module_t, resource_block) == 31 * slot);
   }
 
   TEST_CASE("later releases' enum constants and types keep the value union's size") {

@@ -408,6 +408,27 @@ pmix_status_t on_allocate(const pmix_proc_t* client, pmix_alloc_directive_t dire
   return PMIX_SUCCESS;
 }
 
+pmix_status_t on_session_control(const pmix_proc_t* requestor, uint32_t session, const pmix_info_t directives[],
+                                 size_t ndirs, pmix_info_cbfunc_t cbfunc, void* cbdata) {
+  record_call("session_control: " + who(requestor) + " id=" + std::to_string(session) + " " +
+              keys_of("keys", directives, ndirs));
+  answer_info(cbfunc, cbdata, PMIX_SUCCESS, "host.session", "paused");
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t on_resource_block(const pmix_proc_t* requestor, pmix_resource_block_directive_t directive,
+                                const char* block, const pmix_resource_unit_t* units, size_t nunits,
+                                const pmix_info_t* info, size_t ninfo, pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  std::string list;
+  for (size_t k = 0; k < nunits; ++k)
+    list += (k == 0 ? "" : ",") + std::string{PMIx_Device_type_string(units[k].type)} + ":" +
+            std::to_string(units[k].count);
+  record_call("resource_block: " + who(requestor) + " directive=" + std::to_string(directive) + " block=" + block +
+              " units=" + list + " " + keys_of("keys", info, ninfo));
+  cbfunc(PMIX_SUCCESS, cbdata);
+  return PMIX_SUCCESS;
+}
+
 // A group spanning nodes: construct gets context ID 77 from the host.
 pmix_status_t on_group(pmix_group_operation_t op, char grp[], const pmix_proc_t procs[], size_t nprocs,
                        const pmix_info_t directives[], size_t ndirs, pmix_info_cbfunc_t cbfunc, void* cbdata) {
@@ -624,6 +645,17 @@ pmix_server_module_t make_module(host_slots slots) {
   if (slots.query) m.query = on_query;
   if (slots.query_held) m.query = on_query_held;
   if (slots.group) m.group = on_group;
+  if (slots.later) {
+    m.session_control = on_session_control;
+    m.resource_block = on_resource_block;
+  }
+  if (slots.later_v5) {
+    // OpenPMIx 5.0's module: session_control alone after client_connected2,
+    // where 6.0 has tool_connected2.
+    static_assert(sizeof(m.tool_connected2) == sizeof(pmix_server_session_control_fn_t), "one slot");
+    pmix_server_session_control_fn_t fn = on_session_control;
+    std::memcpy(&m.tool_connected2, &fn, sizeof fn);
+  }
   return m;
 }
 

@@ -111,6 +111,15 @@ struct host_slots {
   // group: records "group: op=<op> grp=<name> procs=<n> keys: ..." in
   // dynamic_calls; a construct is answered with PMIX_GROUP_CONTEXT_ID 77.
   bool group = false;
+  // OpenPMIx 6.0's session_control (records "session_control: <requester>
+  // id=<n> keys: ...", answers {"host.session": "paused"}) and
+  // resource_block (records "resource_block: <requester> directive=<d>
+  // block=<name> units=<TYPE:count,...> keys: ...", answers PMIX_SUCCESS),
+  // in their slots; the server reads them only when told
+  // PMIX_CXX_SERVER_MODULE_SLOTS 32.
+  bool later = false;
+  // session_control where OpenPMIx 5.0's module has it (slot 28).
+  bool later_v5 = false;
 };
 pmix_server_module_t make_module(host_slots slots = {});
 

@@ -98,6 +98,79 @@ TEST_SUITE("host requests") {
     CHECK(contains(out, "finalize PMIX_SUCCESS"));
   }
 
+  TEST_CASE("OpenPMIx 6.0's session control and resource blocks reach a host whose module says it has them") {
+    temp_dir dir;
+    host_slots slots;
+    slots.later = true;
+    pmix_info_t size;
+    const uint32_t v6 = 32;
+    PMIX_INFO_LOAD(&size, PMIX_CXX_SERVER_MODULE_SLOTS, &v6, PMIX_UINT32);
+    server srv(dir.path(), slots, {size});
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("later", 1, 1) == PMIX_SUCCESS);
+    const auto out = run("later",
+                         {"session_control:7", "init", "session_control:7", "session_control_nb:8",
+                          "resource_block:1:gpus", "resource_block_nb:3:gpus", "resource_block:0:gpus", "finalize"},
+                         dir.path());
+    CAPTURE(out);
+    CHECK(contains(out, "session_control:7 PMIX_ERR_INIT"));  // before init
+    // The blocking form's success is PMIX_OPERATION_SUCCEEDED (OpenPMIx's man page).
+    CHECK(contains(out, "session_control:7 PMIX_OPERATION_SUCCEEDED"));
+    CHECK(contains(out, "session_control_nb:8 PMIX_SUCCESS host.session=paused"));
+    CHECK(contains(out, "resource_block:1:gpus PMIX_SUCCESS"));
+    CHECK(contains(out, "resource_block_nb:3:gpus PMIX_SUCCESS"));
+    CHECK(contains(out, "resource_block:0:gpus PMIX_ERR_BAD_PARAM"));  // no directive 0
+    CHECK(calls_starting("session_control: later.0 id=7 keys: pmix.ssn.pause").size() == 1);
+    CHECK(calls_starting("session_control: later.0 id=8 keys: pmix.ssn.pause").size() == 1);
+    CHECK(calls_starting("resource_block: later.0 directive=1 block=gpus units=GPU:4,CORE:16 keys: want.reason")
+              .size() == 1);
+    CHECK(calls_starting("resource_block: later.0 directive=3 block=gpus units=GPU:4,CORE:16").size() == 1);
+  }
+
+  TEST_CASE("a host module not said to be longer than 4.2.2's is read no further; 5.0's has session_control at 28") {
+    {
+      // The slots are set, but the host did not say its struct has them (a
+      // 4.2.2 host's struct ends before them): never read, never called.
+      temp_dir dir;
+      host_slots slots;
+      slots.later = true;
+      server srv(dir.path(), slots);
+      REQUIRE(srv.status() == PMIX_SUCCESS);
+      REQUIRE(register_job("short", 1, 1) == PMIX_SUCCESS);
+      const auto out = run("short", {"init", "session_control:1", "resource_block:1:b", "finalize"}, dir.path());
+      CAPTURE(out);
+      CHECK(contains(out, "session_control:1 PMIX_ERR_NOT_SUPPORTED"));
+      CHECK(contains(out, "resource_block:1:b PMIX_ERR_NOT_SUPPORTED"));
+      CHECK(calls_starting("session_control:").empty());
+      CHECK(calls_starting("resource_block:").empty());
+    }
+    {
+      temp_dir dir;
+      host_slots slots;
+      slots.later_v5 = true;
+      pmix_info_t size;
+      const uint32_t v5 = 29;
+      PMIX_INFO_LOAD(&size, PMIX_CXX_SERVER_MODULE_SLOTS, &v5, PMIX_UINT32);
+      server srv(dir.path(), slots, {size});
+      REQUIRE(srv.status() == PMIX_SUCCESS);
+      REQUIRE(register_job("five", 1, 1) == PMIX_SUCCESS);
+      const auto out = run("five", {"init", "session_control_nb:5", "resource_block:1:b", "finalize"}, dir.path());
+      CAPTURE(out);
+      CHECK(contains(out, "session_control_nb:5 PMIX_SUCCESS host.session=paused"));
+      CHECK(contains(out, "resource_block:1:b PMIX_ERR_NOT_SUPPORTED"));  // 5.0 has none
+      CHECK(calls_starting("session_control: five.0 id=5").size() == 1);
+    }
+    {
+      // Any other length is refused at init.
+      temp_dir dir;
+      pmix_info_t size;
+      const uint32_t odd = 30;
+      PMIX_INFO_LOAD(&size, PMIX_CXX_SERVER_MODULE_SLOTS, &odd, PMIX_UINT32);
+      server srv(dir.path(), host_slots{}, {size});
+      CHECK(srv.status() == PMIX_ERR_BAD_PARAM);
+    }
+  }
+
   TEST_CASE("credentials the server issues itself: the user who asked, tamper-evident, valid at that server only") {
     if (::getuid() != 0) FAIL("this test runs a process as another user: run it as root (CI does)");
     temp_dir dir;

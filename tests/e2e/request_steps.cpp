@@ -226,6 +226,46 @@ bool run_request_step(const std::string& step, const std::vector<std::string>& p
       say(step, rc, a.text);
     }
     PMIX_INFO_DESTRUCT(&want);
+  } else if (cmd == "session_control" || cmd == "session_control_nb") {
+    // session_control:<id>: pause that session (OpenPMIx 6.0).
+    const auto id = static_cast<uint32_t>(std::strtoul(parts.at(1).c_str(), nullptr, 10));
+    pmix_info_t pause;
+    bool yes = true;
+    PMIX_INFO_LOAD(&pause, "pmix.ssn.pause", &yes, PMIX_BOOL);
+    if (cmd == "session_control") {
+      say(step, PMIx_Session_control(id, &pause, 1, nullptr, nullptr), "");
+    } else {
+      answer a;
+      static answer* current;
+      current = &a;
+      const auto started = PMIx_Session_control(
+          id, &pause, 1,
+          [](pmix_status_t st, pmix_info_t* info, size_t n, void*, pmix_release_cbfunc_t release, void* rd) {
+            current->finish(st, first_string(info, n));
+            if (release != nullptr) release(rd);
+          },
+          nullptr);
+      say(step, a.wait(started), a.text);
+    }
+    PMIX_INFO_DESTRUCT(&pause);
+  } else if (cmd == "resource_block" || cmd == "resource_block_nb") {
+    // resource_block:<directive>:<name>: 4 GPUs and 16 cores (OpenPMIx 6.0).
+    const auto directive = static_cast<pmix_resource_block_directive_t>(std::atoi(parts.at(1).c_str()));
+    std::string name = parts.at(2);
+    pmix_resource_unit_t units[2] = {{PMIX_DEVTYPE_GPU, 4}, {PMIX_DEVTYPE_CORE, 16}};
+    pmix_info_t why;
+    PMIX_INFO_LOAD(&why, "want.reason", "test", PMIX_STRING);
+    if (cmd == "resource_block") {
+      say(step, PMIx_Resource_block(directive, name.data(), units, 2, &why, 1), "");
+    } else {
+      answer a;
+      static answer* current;
+      current = &a;
+      const auto started = PMIx_Resource_block_nb(directive, name.data(), units, 2, &why, 1,
+                                                  [](pmix_status_t st, void*) { current->finish(st, ""); }, nullptr);
+      say(step, a.wait(started), "");
+    }
+    PMIX_INFO_DESTRUCT(&why);
   } else if (cmd == "heartbeat" || cmd == "heartbeat_ptr") {
     pmix_info_t monitor, dirs[3];
     bool yes = true;
