@@ -9,6 +9,7 @@
 
 #include "python/handlers.hpp"
 #include "python/values.hpp"
+#include "python/waiting.hpp"
 
 namespace pmixpy::calls {
 namespace {
@@ -206,6 +207,37 @@ py::tuple allocation_request(int directive, py::handle dicts) {
     rc = PMIx_Allocation_request(action, info.data(), info.size(), &results, &nresults);
   }
   return rc_and_results(rc, results, nresults);
+}
+
+py::tuple session_control(unsigned long session, py::handle directives) {
+  if (session > UINT32_MAX) throw py::value_error("session_control: a session id is 32 bits");
+  info_array dirs{directives, "session_control directives"};
+  // The callback form, waited for here: the blocking one drops the host's info.
+  auto p = std::make_shared<pending<info_copy>>();
+  pmix_status_t rc;
+  {
+    py::gil_scoped_release nogil;
+    rc = start_and_wait<info_copy>(p, [&](void* cbdata) {
+      return PMIx_Session_control(static_cast<uint32_t>(session), dirs.data(), dirs.size(), infos_completed, cbdata);
+    });
+  }
+  auto& got = p->result();
+  return rc_and_results(rc, got.info, got.ninfo);
+}
+
+pmix_status_t resource_block(int directive, py::handle block, py::handle units, py::handle info) {
+  const auto what = small_enum<pmix_resource_block_directive_t>(directive, UINT8_MAX, "resource_block directive");
+  std::string name = load_text(block, "resource_block block");
+  std::vector<pmix_resource_unit_t> list;
+  if (!units.is_none()) {
+    for (auto u : py::reinterpret_borrow<py::list>(units)) {
+      auto d = py::reinterpret_borrow<py::dict>(u);
+      list.push_back(pmix_resource_unit_t{d["type"].cast<pmix_device_type_t>(), d["count"].cast<size_t>()});
+    }
+  }
+  info_array i{info, "resource_block info"};
+  py::gil_scoped_release nogil;
+  return PMIx_Resource_block(what, name.data(), list.data(), list.size(), i.data(), i.size());
 }
 
 py::tuple job_control(py::handle targets, py::handle directives) {

@@ -29,6 +29,10 @@ py::tuple resolve_nodes(py::handle nspace);
 pmix_status_t log(py::handle data, py::handle directives);
 py::tuple allocation_request(int directive, py::handle dicts);
 py::tuple job_control(py::handle targets, py::handle directives);
+// OpenPMIx 6.0's PMIx_Session_control ((rc, [infos]) the host answered)
+// and PMIx_Resource_block (units: [{'type': ..., 'count': ...}]).
+py::tuple session_control(unsigned long session, py::handle directives);
+pmix_status_t resource_block(int directive, py::handle block, py::handle units, py::handle info);
 py::tuple monitor(py::handle monitor, int code, py::handle directives);
 py::tuple get_credential(py::handle dicts);
 py::tuple validate_credential(py::handle credential, py::handle dicts);

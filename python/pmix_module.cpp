@@ -258,10 +258,17 @@ class server : public client {
     // No module at all (spec 000 allows it) is NULL, so that the module of a
     // later init can still be adopted.
     const bool any = server_module::install(map, module);
+    // This module is our header's whole struct: its OpenPMIx 6.0 slots
+    // (sessioncontrol, resourceblock) are there to be read.
+    std::vector<pmix_info_t> directives(info.data(), info.data() + info.size());
+    pmix_info_t slots;
+    const uint32_t nslots = 32;
+    PMIX_INFO_LOAD(&slots, PMIX_CXX_SERVER_MODULE_SLOTS, &nslots, PMIX_UINT32);
+    directives.push_back(slots);
     pmix_status_t rc;
     {
       py::gil_scoped_release nogil;
-      rc = PMIx_server_init(any ? &module : nullptr, info.data(), info.size());
+      rc = PMIx_server_init(any ? &module : nullptr, directives.data(), directives.size());
     }
     if (rc == PMIX_SUCCESS) {
       ++server_inits;
@@ -577,6 +584,25 @@ PYBIND11_MODULE(pmix, m) {
       .def(
           "log", [](client&, py::handle data, py::handle dirs) { return calls::log(data, dirs); },
           py::arg("pydata"), py::arg("pydirs") = py::none(), "PMIx_Log(data, directives); returns rc.")
+      .def(
+          "session_control",
+          [](client&, unsigned long session, py::handle dirs) { return calls::session_control(session, dirs); },
+          py::arg("sessionID"), py::arg("pydirs") = py::none(),
+          "PMIx_Session_control (OpenPMIx 6.0); returns (rc, [info dicts]) as the host answered.")
+      .def(
+          "resource_block",
+          [](client&, int directive, py::handle block, py::handle units, py::handle info) {
+            return calls::resource_block(directive, block, units, info);
+          },
+          py::arg("directive"), py::arg("block"), py::arg("units") = py::none(), py::arg("pyinfo") = py::none(),
+          "PMIx_Resource_block (OpenPMIx 6.0) with units [{'type': PMIX_DEVTYPE_*, 'count': n}]; returns rc.")
+      .def("error_code", [](client&, py::handle name) { return PMIx_Error_code(load_text(name, "error_code name").c_str()); },
+           "PMIx_Error_code (OpenPMIx 4.2.9): the status of that name (any case); INT32_MIN if none.")
+      .def("heartbeat", [](client&) {
+             py::gil_scoped_release nogil;
+             PMIx_Heartbeat();
+           },
+           "PMIx_Heartbeat (OpenPMIx 6.0's function): one beat for the server's heartbeat monitor.")
       .def(
           "allocation_request",
           [](client&, int directive, py::handle info) { return calls::allocation_request(directive, info); },

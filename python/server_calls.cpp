@@ -11,28 +11,6 @@
 namespace pmixpy::server_calls {
 namespace {
 
-// Results a callback handed over, copied before the library releases them;
-// freed by take_infos once the caller has them.
-struct info_copy {
-  pmix_info_t* info = nullptr;
-  size_t ninfo = 0;
-};
-
-info_copy copy_of(const pmix_info_t* info, size_t ninfo) {
-  info_copy out;
-  if (info == nullptr || ninfo == 0) return out;
-  PMIX_INFO_CREATE(out.info, ninfo);
-  out.ninfo = ninfo;
-  for (size_t k = 0; k < ninfo; ++k) PMIx_Info_xfer(&out.info[k], &info[k]);
-  return out;
-}
-
-void inventory_collected(pmix_status_t status, pmix_info_t* info, size_t ninfo, void* cbdata,
-                         pmix_release_cbfunc_t release_fn, void* release_cbdata) {
-  pending<info_copy>::take(cbdata)->complete(status, copy_of(info, ninfo));
-  if (release_fn != nullptr) release_fn(release_cbdata);
-}
-
 void application_set_up(pmix_status_t status, pmix_info_t info[], size_t ninfo, void* provided_cbdata,
                         pmix_op_cbfunc_t cbfunc, void* cbdata) {
   pending<info_copy>::take(provided_cbdata)->complete(status, copy_of(info, ninfo));
@@ -84,7 +62,7 @@ py::tuple collect_inventory(py::handle directives) {
   {
     py::gil_scoped_release nogil;
     rc = start_and_wait<info_copy>(p, [&](void* cbdata) {
-      return PMIx_server_collect_inventory(dirs.data(), dirs.size(), &inventory_collected, cbdata);
+      return PMIx_server_collect_inventory(dirs.data(), dirs.size(), &infos_completed, cbdata);
     });
   }
   return rc_and_infos(rc, p->result());

@@ -22,6 +22,8 @@ const char* const known_slots[] = {
     "query",           "toolconnected",   "log",      "allocate",     "jobcontrol",
     "monitor",         "getcredential",   "validatecredential", "iofpull", "pushstdin",
     "group",           "fabric",
+    // OpenPMIx 6.0's up-calls (python3-pmix 4.2.2 has no names for them)
+    "sessioncontrol",  "resourceblock",
 };
 
 using callbacks::status_and_payload;
@@ -457,6 +459,44 @@ pmix_status_t fabric(const pmix_proc_t* requestor, pmix_fabric_operation_t op, c
   });
 }
 
+// args: {'source': proc, 'sessionID': int, 'directives': [infos]} -> rc or (rc, [infos])
+pmix_status_t session_control(const pmix_proc_t* requestor, uint32_t session, const pmix_info_t directives[],
+                              size_t ndirs, pmix_info_cbfunc_t cbfunc, void* cbdata) {
+  return answer_with_infos("sessioncontrol", cbfunc, cbdata, [&](py::object fn) {
+    py::dict args;
+    args["source"] = unload_proc(*requestor);
+    args["sessionID"] = session;
+    args["directives"] = unload_infos(directives, ndirs);
+    return fn(args);
+  });
+}
+
+// args: {'source': proc, 'directive': int, 'block': str, 'units': [{'type': int, 'count': int}],
+// 'directives': [infos]} -> rc
+pmix_status_t resource_block(const pmix_proc_t* requestor, pmix_resource_block_directive_t directive,
+                             const char* block, const pmix_resource_unit_t* units, size_t nunits,
+                             const pmix_info_t* info, size_t ninfo, pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  auto rc = run_python("resourceblock", [&](py::object fn) {
+    py::dict args;
+    args["source"] = unload_proc(*requestor);
+    args["directive"] = static_cast<int>(directive);
+    args["block"] = unload_text(block);
+    py::list list;
+    for (size_t k = 0; k < nunits; ++k) {
+      py::dict unit;
+      unit["type"] = units[k].type;
+      unit["count"] = units[k].count;
+      list.append(unit);
+    }
+    args["units"] = list;
+    args["directives"] = unload_infos(info, ninfo);
+    return status_of(fn(args));
+  });
+  if (rc == PMIX_OPERATION_SUCCEEDED) rc = PMIX_SUCCESS;
+  if (cbfunc != nullptr) cbfunc(rc, cbdata);
+  return PMIX_SUCCESS;
+}
+
 }  // namespace
 
 bool install(py::handle map, pmix_server_module_t& out) {
@@ -503,6 +543,8 @@ bool install(py::handle map, pmix_server_module_t& out) {
   if (has("pushstdin")) out.push_stdin = push_stdin;
   if (has("group")) out.group = group;
   if (has("fabric")) out.fabric = fabric;
+  if (has("sessioncontrol")) out.session_control = session_control;
+  if (has("resourceblock")) out.resource_block = resource_block;
   return slots.size() > 0;
 }
 

@@ -5,7 +5,7 @@
 // callback the library runs on one of its threads.
 #pragma once
 
-#include <pmix_common.h>
+#include <pmix.h>
 
 #include <condition_variable>
 #include <memory>
@@ -64,6 +64,29 @@ struct no_result {};
 // The pmix_op_cbfunc_t of a pending<no_result>.
 inline void op_completed(pmix_status_t status, void* cbdata) {
   pending<no_result>::take(cbdata)->complete(status, {});
+}
+
+// Info a callback handed over, copied before the library releases it (the
+// caller frees it, e.g. with take_infos).
+struct info_copy {
+  pmix_info_t* info = nullptr;
+  size_t ninfo = 0;
+};
+
+inline info_copy copy_of(const pmix_info_t* info, size_t ninfo) {
+  info_copy out;
+  if (info == nullptr || ninfo == 0) return out;
+  PMIX_INFO_CREATE(out.info, ninfo);
+  out.ninfo = ninfo;
+  for (size_t k = 0; k < ninfo; ++k) PMIx_Info_xfer(&out.info[k], &info[k]);
+  return out;
+}
+
+// The pmix_info_cbfunc_t of a pending<info_copy>.
+inline void infos_completed(pmix_status_t status, pmix_info_t* info, size_t ninfo, void* cbdata,
+                            pmix_release_cbfunc_t release_fn, void* release_cbdata) {
+  pending<info_copy>::take(cbdata)->complete(status, copy_of(info, ninfo));
+  if (release_fn != nullptr) release_fn(release_cbdata);
 }
 
 // Calls start(cbdata) (the C call, returning its immediate status) and, if

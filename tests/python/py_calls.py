@@ -376,6 +376,11 @@ def hosted(job):
     got['fabric_register'] = c.fabric_register([info(PMIX_FABRIC_IDENTIFIER, "pyfabric", PMIX_STRING)])
     got['fabric_update'] = c.fabric_update()
     got['fabric_deregister'] = c.fabric_deregister()
+    # OpenPMIx 6.0's requests (python3-pmix 4.2.2 has no form of them)
+    got['session_control'] = c.session_control(12, [info("pmix.ssn.pause", True, PMIX_BOOL)])
+    got['resource_block'] = c.resource_block(PMIX_RESOURCE_BLOCK_DEFINE, "pyblock",
+                                             [{'type': PMIX_DEVTYPE_GPU, 'count': 2}], [info("py.why", "x", PMIX_STRING)])
+    got['error_code'] = c.error_code("PMIX_ERR_TIMEOUT")
     print(repr(got), flush=True)
 
 

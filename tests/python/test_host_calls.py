@@ -68,6 +68,9 @@ def test_the_host_callables_answer_the_clients_requests(host):
                                (PMIX_SUCCESS, [info(PMIX_GROUP_CONTEXT_ID, 42, PMIX_SIZE)]))[1],
         'fabric': lambda args: (record.add('fabric', args),
                                 (PMIX_SUCCESS, [info("py.fabric.info", "fat tree", PMIX_STRING)]))[1],
+        'sessioncontrol': lambda args: (record.add('sessioncontrol', args),
+                                        (PMIX_SUCCESS, [info("py.session", "paused", PMIX_STRING)]))[1],
+        'resourceblock': lambda args: (record.add('resourceblock', args), PMIX_SUCCESS)[1],
     }
     assert host.init(slots) == PMIX_SUCCESS
     got, err = run_client(host)
@@ -135,6 +138,16 @@ def test_the_host_callables_answer_the_clients_requests(host):
     assert (register['op'], update['op']) == (PMIX_FABRIC_REQUEST_INFO, PMIX_FABRIC_UPDATE_INFO)
     assert register['source'] == me
 
+    rc, results = got['session_control']
+    assert rc == PMIX_SUCCESS and values(results)["py.session"] == "paused"
+    args, = record.of('sessioncontrol')
+    assert args['source'] == me and args['sessionID'] == 12 and values(args['directives'])["pmix.ssn.pause"] is True
+    assert got['resource_block'] == PMIX_SUCCESS
+    args, = record.of('resourceblock')
+    assert (args['source'], args['directive'], args['block']) == (me, PMIX_RESOURCE_BLOCK_DEFINE, "pyblock")
+    assert args['units'] == [{'type': PMIX_DEVTYPE_GPU, 'count': 2}] and values(args['directives'])["py.why"] == "x"
+    assert got['error_code'] == PMIX_ERR_TIMEOUT
+
 
 def test_without_those_callables_the_documented_statuses(host, capfd):
     """No host function: NOT_SUPPORTED, except log (the server writes the
@@ -156,6 +169,8 @@ def test_without_those_callables_the_documented_statuses(host, capfd):
     assert rc == PMIX_SUCCESS and values(results)[PMIX_USERID.decode()] == os.getuid()
     assert got['group_construct'] == (PMIX_ERR_NOT_SUPPORTED, [])
     assert got['fabric_register'] == (PMIX_ERR_NOT_SUPPORTED, [])
+    assert got['session_control'] == (PMIX_ERR_NOT_SUPPORTED, [])
+    assert got['resource_block'] == PMIX_ERR_NOT_SUPPORTED
 
 
 def test_a_raising_lookup_or_spawn_callable_fails_that_call_only(host, monkeypatch):
