@@ -670,4 +670,10 @@ PMIX_EXPORT void PMIx_Multicluster_nspace_parse(pmix_nspace_t target, pmix_nspac
 }
 #endif
 
+/* With PMIX_CXX_FUNCTION_MACROS defined before this header, the helper
+ * macros call the functions above, as in OpenPMIx 5.0's headers. */
+#ifdef PMIX_CXX_FUNCTION_MACROS
+#include <pmix_function_macros.h>
+#endif
+
 #endif /* PMIx_H */

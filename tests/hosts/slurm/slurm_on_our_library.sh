@@ -11,4 +11,5 @@ lib=$(mktemp -d /tmp/slmlib.XXXXXX)
 trap 'rm -rf "$lib"' EXIT
 cp -L api/libpmix.so.2 api/libpmix-server.so.2 "$lib"/
 tests/hosts/slurm/slurm_smoke.sh --client tests/hosts/slurm/pmix_job_client \
+  --newer-client tests/hosts/slurm/pmix_newer_client \
   --mpi-program tests/hosts/mpi/allreduce "$@" "$lib"

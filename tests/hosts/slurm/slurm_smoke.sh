@@ -3,7 +3,8 @@
 # and an Open MPI allreduce, 4 ranks each. Needs root, slurm-wlm, munge,
 # openmpi-bin, libopenmpi-dev, libpmix-dev.
 #
-#   slurm_smoke.sh [--client PROG] [--mpi-program PROG] [--openpmix-ranks | --our-ranks] [PMIX_LIB_DIR]
+#   slurm_smoke.sh [--client PROG] [--newer-client PROG] [--mpi-program PROG] [--openpmix-ranks | --our-ranks]
+#                  [PMIX_LIB_DIR]
 #
 # --our-ranks (issue 36, the other mixed install): the Slurm daemons on
 # Debian's OpenPMIx (the stock plugin, no bind mount), the ranks on
@@ -19,19 +20,22 @@
 # in place of OpenPMIx under slurmd, slurmstepd, srun and the ranks; without
 # it the job runs on Debian's OpenPMIx. --client: a prebuilt pmix_job_client
 # (default: built here from pmix_job_client.c with gcc against OpenPMIx's
-# headers). --mpi-program: a prebuilt tests/hosts/mpi/allreduce (by default
+# headers). --newer-client: a prebuilt pmix_newer_client (OpenPMIx 5.0's
+# style, built against our headers), run like the client when given and the
+# ranks are on our library. --mpi-program: a prebuilt tests/hosts/mpi/allreduce (by default
 # built here from that source with mpicc).
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=slurm_cluster.sh
 source "$here/slurm_cluster.sh"
 
-client='' mpi_program='' libdir='' openpmix_ranks='' our_ranks=''
+client='' newer_client='' mpi_program='' libdir='' openpmix_ranks='' our_ranks=''
 while [ $# -gt 0 ]; do
   case $1 in
     --openpmix-ranks) openpmix_ranks=1; shift ;;
     --our-ranks) our_ranks=1; shift ;;
     --client) client=$(realpath "${2:?--client needs a program}") || exit 2; shift 2 ;;
+    --newer-client) newer_client=$(realpath "${2:?--newer-client needs a program}") || exit 2; shift 2 ;;
     --mpi-program) mpi_program=$(realpath "${2:?--mpi-program needs a program}") || exit 2; shift 2 ;;
     -*) echo "usage: $0 [--client PROG] [--mpi-program PROG] [--openpmix-ranks | --our-ranks] [PMIX_LIB_DIR]" >&2; exit 2 ;;
     *) libdir=$(realpath "$1") || exit 2; shift ;;
@@ -95,6 +99,20 @@ if [ -n "$our_ranks" ]; then
   n=$(grep -c '^pmix_job_client: rank [0-3] library PMIx-CXX' client.err)
   [ "$n" = 4 ] && echo "ok   the 4 ranks ran on our library under Slurm's OpenPMIx server" ||
     { fail "the ranks did not all run on our library ($n did)"; show client.err; }
+fi
+
+# --- the same in OpenPMIx 5.0's style (its macros call our library's newer
+# functions: it cannot run on OpenPMIx 4.2.2's ranks)
+if [ -n "$newer_client" ] && [ -z "$openpmix_ranks" ]; then
+  slurm_srun -n 4 "$newer_client" 4 >newer.out 2>newer.err; st=$?
+  if [ $st -ne 0 ]; then
+    fail "pmix_newer_client: srun exit status $st"; show newer.out; show newer.err
+  elif [ "$(grep -c '^pmix_newer_client: rank [0-3] of 4 ok$' newer.out)" != 4 ] ||
+    [ "$(grep '^pmix_newer_client: rank' newer.out | sort -u | wc -l)" != 4 ]; then
+    fail "pmix_newer_client: not 4 distinct ok lines"; show newer.out; show newer.err
+  else
+    echo "ok   pmix_newer_client (OpenPMIx 5.0's style): 4 ranks ok"
+  fi
 fi
 
 # --- Open MPI: direct launch, allreduce over 4 ranks
