@@ -15,6 +15,7 @@
 #include <string>
 #include <sys/types.h>
 
+#include "actors/stdin_flow.hpp"
 #include "common/job_budget.hpp"
 #include "common/value.hpp"
 
@@ -116,6 +117,8 @@ struct server_context {
   // The fault plane (faults/plane.hpp, docs/fault-injection.md): null
   // unless a plan was given, and every fault point asks that first.
   std::shared_ptr<faults::plane> faults;
+  // Stdin the host stopped (PMIx_server_IOF_flow_control): the pushes held.
+  std::shared_ptr<stdin_flow> stdin_control = std::make_shared<stdin_flow>();
 };
 
 // Runs `e` (once) off the actors' threads and tells `who` when it is done

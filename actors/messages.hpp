@@ -33,6 +33,11 @@ class shared_data;
 
 namespace pmix::actors {
 
+// (resume_push_atom, envelope id, HostRequest bytes), to a peer actor: a
+// push held while its producer's stdin was stopped (actors/stdin_flow.hpp),
+// to be made now.
+using resume_push_atom = caf::atom_constant<caf::atom("resumepush")>;
+
 using env_list = std::vector<std::string>;  // "NAME=value" entries
 
 // The user of a process that asks for something (SO_PEERCRED of its

@@ -1914,6 +1914,8 @@ caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
     if (faults) faults->closed(c->id());  // what it left unanswered, its client learns by the end of the stream
     c->shutdown();
   });
+  // Pushes it held for a stopped stdin go with it (actors/stdin_flow.hpp).
+  self->attach_functor([flow = self->state.ctx->stdin_control, me = self->address()] { flow->drop(me); });
   // Its rank actor failed (found by the fault plane, seed 7,
   // kill:rank:at=fence:rank=1): what the rank knew of this process is gone,
   // so the connection ends and the client learns it (lost connection).
@@ -1973,6 +1975,11 @@ caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
         if (st.openpmix) return send_openpmix_event(self, *msg.frame);
         if (!st.conn->send(*msg.frame))
           log::debug("peer", to_string(st.proc), ": write failed, event not delivered");
+      },
+      [=](resume_push_atom, std::uint64_t id, std::string& request) {
+        wire::HostRequest req;
+        if (!req.ParseFromString(request)) return send_info_reply(self, id, PMIX_ERR_UNPACK_FAILURE, {});
+        peer::on_host_request(self, id, req);
       },
       [=](job_control_done_atom, std::uint64_t id, pmix_status_t status, info_list& results) {
         send_info_reply(self, id, status, results);

@@ -223,9 +223,24 @@ void on_host_request(self_ptr self, std::uint64_t id, const wire::HostRequest& r
     case wire::HOST_VALIDATE_CREDENTIAL:
       return validate_credential(self, id, req.data(), directives);
     case wire::HOST_IOF_PUSH: {
+      // Held, unanswered, while the host has this producer's stdin stopped.
+      if (st.ctx->stdin_control->hold_if_stopped(st.proc, self->address(), id, req.SerializeAsString())) {
+        log::debug("peer", to_string(st.proc), ": stdin stopped by the host: push held");
+        return;
+      }
       std::optional<std::string> bytes;
       if (req.has_data()) bytes = req.data();
-      if (!st.ctx->host->push_stdin(st.proc, procs, directives, bytes, status_later(self, id)))
+      // A host answering PMIX_ERR_IOF_XOFF took the bytes and stops this
+      // producer until it calls PMIx_server_IOF_flow_control with XON.
+      auto answer = [flow = st.ctx->stdin_control, producer = st.proc, done = status_later(self, id)](
+                        pmix_status_t status, std::string data) mutable {
+        if (status == PMIX_ERR_IOF_XOFF) {
+          flow->set(producer, true);
+          status = PMIX_SUCCESS;
+        }
+        done(status, std::move(data));
+      };
+      if (!st.ctx->host->push_stdin(st.proc, procs, directives, bytes, std::move(answer)))
         not_supported(self, id, "PMIx_IOF_push");
       return;
     }

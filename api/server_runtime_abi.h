@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define PMIX_CXX_SERVER_RUNTIME_VERSION 11u
+#define PMIX_CXX_SERVER_RUNTIME_VERSION 12u
 
 /* Counters and states for tests (tests/, tools/): not part of the PMIx API. */
 typedef struct pmix_cxx_rank_view {
@@ -53,6 +53,7 @@ typedef struct pmix_cxx_server_view {
     size_t board_posts;     /* fence replies posted on a fence board */
     size_t sensors;         /* heartbeat monitors the server runs for its clients */
     size_t iof_registrations; /* PMIx_IOF_pull registrations the server keeps */
+    size_t stdin_held;        /* pushes held while their producer's stdin is stopped */
 } pmix_cxx_server_view_t;
 
 /* What libpmix.so.2 does for the runtime: state kept in the library the
@@ -142,6 +143,10 @@ typedef struct pmix_cxx_server_runtime {
     /* The plane stops injecting (its ledger goes on); PMIX_ERR_NOT_FOUND
      * without a plane. */
     pmix_status_t (*faults_disarm)(void);
+    /* PMIx_server_IOF_flow_control, as pmix_server.h declares it. */
+    pmix_status_t (*iof_flow_control)(const pmix_proc_t *source, pmix_iof_channel_t channel, bool xoff,
+                                      const pmix_info_t directives[], size_t ndirs, pmix_op_cbfunc_t cbfunc,
+                                      void *cbdata);
 } pmix_cxx_server_runtime_t;
 
 typedef const pmix_cxx_server_runtime_t *(*pmix_cxx_server_runtime_fn)(void);

@@ -217,6 +217,15 @@ PMIX_EXPORT pmix_status_t PMIx_server_IOF_deliver(const pmix_proc_t* source, pmi
   return rt->iof_deliver(source, channel, bo, info, ninfo, cbfunc, cbdata);
 }
 
+// OpenPMIx master: the host stops or resumes the stdin its producers push.
+PMIX_EXPORT pmix_status_t PMIx_server_IOF_flow_control(const pmix_proc_t* source, pmix_iof_channel_t channel,
+                                                       bool xoff, const pmix_info_t directives[], size_t ndirs,
+                                                       pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  const auto* rt = server_runtime(false);
+  if (rt == nullptr) return PMIX_ERR_INIT;
+  return rt->iof_flow_control(source, channel, xoff, directives, ndirs, cbfunc, cbdata);
+}
+
 PMIX_EXPORT pmix_status_t PMIx_server_setup_application(const pmix_nspace_t nspace, pmix_info_t info[],
                                                         size_t ninfo, pmix_setup_application_cbfunc_t cbfunc,
                                                         void* cbdata) {

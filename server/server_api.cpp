@@ -397,6 +397,31 @@ pmix_status_t iof_deliver(const pmix_proc_t* source, pmix_iof_channel_t channel,
   return PMIX_SUCCESS;
 }
 
+// The host stops (xoff) or resumes the stdin of `source` (NULL: every
+// producer; a wildcard rank: a whole namespace): actors/stdin_flow.hpp.
+pmix_status_t iof_flow_control(const pmix_proc_t* source, pmix_iof_channel_t channel, bool xoff,
+                               const pmix_info_t directives[], size_t ndirs, pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  if (cbfunc == nullptr && progress::in_library_thread()) return PMIX_ERR_WOULD_BLOCK;
+  auto rt = current();
+  if (!rt) return PMIX_ERR_INIT;
+  if ((channel & PMIX_FWD_STDIN_CHANNEL) == 0) {
+    log::warning("api", "PMIx_server_IOF_flow_control: only stdin (PMIX_FWD_STDIN_CHANNEL) is flow-controlled");
+    return PMIX_ERR_NOT_SUPPORTED;
+  }
+  auto rc = directives::check("PMIx_server_IOF_flow_control", directives, ndirs, supported::iof_deliver);
+  if (rc != PMIX_SUCCESS) return rc;
+  std::optional<proc_id> producers;
+  if (source != nullptr && source->nspace[0] != '\0') producers = convert::proc(*source);
+  const auto& ctx = rt->context();
+  for (auto& h : ctx.stdin_control->set(producers, xoff))
+    ctx.gate->send_if_open(h.peer, actors::resume_push_atom::value, h.id, std::move(h.request));
+  log::debug("api", "PMIx_server_IOF_flow_control: stdin ", xoff ? "stopped" : "resumed", " for ",
+             producers ? to_string(*producers) : std::string{"every producer"});
+  if (cbfunc == nullptr) return PMIX_OPERATION_SUCCEEDED;
+  call_back_later(*rt, [cbfunc, cbdata] { cbfunc(PMIX_SUCCESS, cbdata); });
+  return PMIX_SUCCESS;
+}
+
 struct info_release {
   pmix_info_t* info = nullptr;
   size_t ninfo = 0;
@@ -521,6 +546,7 @@ pmix_status_t view(pmix_cxx_server_view_t* out) {
   out->board_posts = snap.board_posts;
   out->sensors = snap.sensors;
   out->iof_registrations = snap.iof_registrations;
+  out->stdin_held = rt->context().stdin_control->held_count();
   out->pending_upcalls = snap.pending_upcalls;
   out->nnspaces = snap.nspaces.size();
   out->nspaces = static_cast<pmix_cxx_nspace_view_t*>(
@@ -786,6 +812,7 @@ const pmix_cxx_server_runtime_t table = {
     deregister_resources,
     faults_check,
     faults_disarm,
+    iof_flow_control,
 };
 
 }  // namespace

@@ -737,6 +737,10 @@ typedef int pmix_status_t;
  * 6.1.0 numbered them -400 and -401). */
 #define PMIX_ERR_LOST_PRECISION -202
 #define PMIX_ERR_CHANGE_SIGN -203
+/* A host's answer to a push_stdin up-call (OpenPMIx master): the bytes are
+ * taken, and that producer's stdin stops until PMIx_server_IOF_flow_control
+ * resumes it. */
+#define PMIX_ERR_IOF_XOFF -405
 #define PMIX_ERR_PROC_KILLED_BY_CMD -400
 #define PMIX_ERR_PROC_FAILED_TO_START -401
 #define PMIX_ERR_PROC_ABORTED_BY_SIG -402

@@ -451,6 +451,15 @@ PMIX_EXPORT pmix_status_t PMIx_server_IOF_deliver(const pmix_proc_t *source,
                                                   const pmix_info_t info[], size_t ninfo,
                                                   pmix_op_cbfunc_t cbfunc, void *cbdata);
 
+/* Stops (xoff) or resumes the stdin that source (NULL: every producer; a
+ * wildcard rank: its namespace) pushes with PMIx_IOF_push (OpenPMIx
+ * master): its pushes are held unanswered until resumed, nothing piles up.
+ * Only PMIX_FWD_STDIN_CHANNEL (else PMIX_ERR_NOT_SUPPORTED). Without cbfunc
+ * it returns PMIX_OPERATION_SUCCEEDED. */
+PMIX_EXPORT pmix_status_t PMIx_server_IOF_flow_control(const pmix_proc_t *source, pmix_iof_channel_t channel,
+                                                       bool xoff, const pmix_info_t directives[], size_t ndirs,
+                                                       pmix_op_cbfunc_t cbfunc, void *cbdata);
+
 #if defined(c_plusplus) || defined(__cplusplus)
 }
 #endif

@@ -39,6 +39,7 @@ const std::map<std::string, long long> kLaterValues = {
     {"PMIX_DEVTYPE_NODE", 0x400},
     {"PMIX_ERR_LOST_PRECISION", -202},
     {"PMIX_ERR_CHANGE_SIGN", -203},
+    {"PMIX_ERR_IOF_XOFF", -405},
 };
 // Attribute keys of later releases.
 const std::set<std::string> kLaterKeys = {

@@ -516,7 +516,9 @@ pmix_status_t on_push_stdin(const pmix_proc_t* source, const pmix_proc_t targets
   for (size_t k = 0; k < ntargets; ++k) line += " " + who(&targets[k]);
   line += bo == nullptr ? " EOF" : " [" + std::string(bo->bytes == nullptr ? "" : bo->bytes, bo->size) + "]";
   record_call(line);
-  if (cbfunc != nullptr) cbfunc(PMIX_SUCCESS, cbdata);
+  // "stop": taken, and that producer's stdin stops (OpenPMIx master's XOFF).
+  const bool stop = bo != nullptr && std::string(bo->bytes == nullptr ? "" : bo->bytes, bo->size) == "stop";
+  if (cbfunc != nullptr) cbfunc(stop ? PMIX_ERR_IOF_XOFF : PMIX_SUCCESS, cbdata);
   return PMIX_SUCCESS;
 }
 

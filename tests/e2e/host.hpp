@@ -101,7 +101,8 @@ struct host_slots {
   // allocate {"host.alloc": "granted"}; monitor {"host.monitor": "on"};
   // credentials "host-cred:<nspace>.<rank>" (type "host"), valid when they
   // start "host-cred:" (PMIX_USERID 4242), else PMIX_ERR_INVALID_CRED;
-  // fabric {"host.fabric": "fab0"}; push_stdin PMIX_SUCCESS.
+  // fabric {"host.fabric": "fab0"}; push_stdin PMIX_SUCCESS (the bytes
+  // "stop": PMIX_ERR_IOF_XOFF, which stops that producer's stdin).
   bool requests = false;
   bool iof = false;  // iof_pull: records "iof_pull: <procs> channels=<c>", answers PMIX_SUCCESS
   bool query = false;  // query: records "query: <requester> <keys>", answers {"host.query": "answered"}

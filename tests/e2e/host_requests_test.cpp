@@ -10,6 +10,7 @@
 #include <pmix_server.h>
 #include <sys/stat.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -169,6 +170,53 @@ TEST_SUITE("host requests") {
       server srv(dir.path(), host_slots{}, {size});
       CHECK(srv.status() == PMIX_ERR_BAD_PARAM);
     }
+  }
+
+  TEST_CASE("the host stops and resumes a producer's stdin: its pushes wait, nothing is lost or reordered") {
+    temp_dir dir;
+    host_slots slots;
+    slots.requests = true;
+    server srv(dir.path(), slots);
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("flow", 1, 1) == PMIX_SUCCESS);
+    // Only stdin is flow-controlled.
+    CHECK(PMIx_server_IOF_flow_control(nullptr, PMIX_FWD_STDOUT_CHANNEL, true, nullptr, 0, nullptr, nullptr) ==
+          PMIX_ERR_NOT_SUPPORTED);
+    // Every producer stopped; the blocking form's success.
+    CHECK(PMIx_server_IOF_flow_control(nullptr, PMIX_FWD_STDIN_CHANNEL, true, nullptr, 0, nullptr, nullptr) ==
+          PMIX_OPERATION_SUCCEEDED);
+    auto c = launch("flow", 0,
+                    {script, "init", "iof_push:0:one", "iof_push:0:stop", "iof_push:0:two", "finalize"}, dir.path());
+    // Its first push waits at the server, unanswered, and the host has none.
+    CHECK(eventually([&] { return srv.view().stdin_held == 1; }));
+    CHECK(calls_starting("push_stdin:").empty());
+    // Resumed for that namespace (the callback form): "one" goes on; the
+    // host answers "stop" with PMIX_ERR_IOF_XOFF (taken: the producer sees
+    // success) and "two" waits again.
+    std::atomic<int> resumed{0};
+    pmix_proc_t job;
+    PMIX_LOAD_PROCID(&job, "flow", PMIX_RANK_WILDCARD);
+    CHECK(PMIx_server_IOF_flow_control(
+              &job, PMIX_FWD_STDIN_CHANNEL, false, nullptr, 0,
+              [](pmix_status_t st, void* cbdata) { static_cast<std::atomic<int>*>(cbdata)->store(st == PMIX_SUCCESS ? 1 : -1); },
+              &resumed) == PMIX_SUCCESS);
+    CHECK(eventually([&] { return resumed.load() != 0; }));
+    CHECK(resumed.load() == 1);
+    CHECK(eventually([&] { return calls_starting("push_stdin: flow.0 -> flow.0 [stop]").size() == 1; }));
+    CHECK(eventually([&] { return srv.view().stdin_held == 1; }));
+    CHECK(calls_starting("push_stdin: flow.0 -> flow.0 [one]").size() == 1);
+    CHECK(calls_starting("push_stdin: flow.0 -> flow.0 [two]").empty());
+    // Resumed: "two" reaches the host, the client ends.
+    CHECK(PMIx_server_IOF_flow_control(nullptr, PMIX_FWD_STDIN_CHANNEL, false, nullptr, 0, nullptr, nullptr) ==
+          PMIX_OPERATION_SUCCEEDED);
+    CHECK_MESSAGE(c.exited_with(0), c.errors());
+    const auto out = c.output();
+    CAPTURE(out);
+    CHECK(contains(out, "iof_push:0:one PMIX_SUCCESS"));
+    CHECK(contains(out, "iof_push:0:stop PMIX_SUCCESS"));
+    CHECK(contains(out, "iof_push:0:two PMIX_SUCCESS"));
+    CHECK(calls_starting("push_stdin: flow.0 -> flow.0 [two]").size() == 1);
+    CHECK(srv.view().stdin_held == 0);
   }
 
   TEST_CASE("credentials the server issues itself: the user who asked, tamper-evident, valid at that server only") {
