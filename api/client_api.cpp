@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 #include <memory>
 #include <mutex>
 
@@ -221,6 +222,39 @@ PMIX_EXPORT const char* PMIx_Get_version(void) { return protocol::library_versio
 PMIX_EXPORT void PMIx_Progress(void) {
   if (on_library_thread()) return;  // already inside the library's progress
   if (const auto* rt = server_runtime(false)) rt->progress();
+}
+
+// OpenPMIx 6.0: stops the library's progress thread (PMIX_PROGRESS_THREAD_NAME
+// absent or naming it: ours are one per server connection). With
+// PMIX_PROGRESS_THREAD_FLUSH (default true) what was queued for it runs
+// first. Then no callback, event or output comes any more, and calls that
+// need a server answer PMIX_ERR_NOT_AVAILABLE (so does PMIx_Finalize's
+// goodbye, as in OpenPMIx: call it last).
+PMIX_EXPORT void PMIx_Progress_thread_stop(const pmix_info_t* info, size_t ninfo) {
+  bool flush = true;
+  for (size_t k = 0; info != nullptr && k < ninfo; ++k) {
+    if (PMIx_Check_key(info[k].key, PMIX_PROGRESS_THREAD_FLUSH)) {
+      flush = PMIx_Info_true(&info[k]) == PMIX_BOOL_TRUE;
+    } else if (PMIx_Check_key(info[k].key, PMIX_PROGRESS_THREAD_NAME) && info[k].value.type == PMIX_STRING &&
+               info[k].value.data.string != nullptr &&
+               std::strcmp(info[k].value.data.string, "PMIX-wide async progress thread") != 0) {
+      log::debug("api", "PMIx_Progress_thread_stop: no progress thread named ", info[k].value.data.string);
+      return;
+    }
+  }
+  if (on_library_thread()) {
+    log::warning("api", "PMIx_Progress_thread_stop on a library thread: a thread cannot stop itself");
+    return;
+  }
+  std::vector<std::shared_ptr<client::session>> sessions;
+  {
+    auto& l = lib();
+    std::lock_guard<std::mutex> guard{l.mutex};
+    if (!l.initialized()) return;
+    sessions = l.connections;
+    if (l.session) sessions.push_back(l.session);
+  }
+  for (const auto& s : sessions) s->stop_progress(flush);
 }
 
 PMIX_EXPORT pmix_status_t PMIx_Put(pmix_scope_t scope, const pmix_key_t key, pmix_value_t* val) {

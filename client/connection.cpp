@@ -335,11 +335,12 @@ void connection::watch_socket(bool on) {
 
 pmix_status_t connection::send(protocol::body kind, const std::string& message) {
   std::uint64_t id = 0;
-  if (openpmix_) {
+  {
+    std::lock_guard<std::mutex> guard{mutex_};
+    if (stopping_) return PMIX_ERR_NOT_AVAILABLE;  // PMIx_Progress_thread_stop
     // OpenPMIx's peers tag every message; one that gets no answer (an
     // events deregistration) takes a tag no reply is waited on.
-    std::lock_guard<std::mutex> guard{mutex_};
-    id = next_id_++;
+    if (openpmix_) id = next_id_++;
   }
   const auto head = head_of(id, kind, message.size());
   return write_frame(head.view(), message);
@@ -789,6 +790,22 @@ void connection::close() {
   if (epoll_fd_ >= 0) ::close(epoll_fd_);
   epoll_fd_ = -1;
   fail_all(PMIX_ERR_NOT_AVAILABLE);
+}
+
+bool connection::stop_progress(bool flush) {
+  if (on_own_thread()) return false;
+  if (thread_.joinable()) {
+    {
+      std::lock_guard<std::mutex> guard{mutex_};
+      stopping_ = true;
+      if (!flush) tasks_.clear();
+    }
+    const std::uint64_t one = 1;
+    [[maybe_unused]] auto n = ::write(wake_fd_, &one, sizeof one);
+    thread_.join();
+  }
+  fail_all(PMIX_ERR_NOT_AVAILABLE);
+  return true;
 }
 
 void connection::abandon() {

@@ -140,6 +140,12 @@ class connection {
   // Ends the connection: pending requests complete with PMIX_ERR_NOT_AVAILABLE
   // and the progress thread exits. Called by the destructor.
   void close();
+  // PMIx_Progress_thread_stop: the progress thread runs what was posted to
+  // it (all of it when `flush`, none otherwise) and exits; the socket stays
+  // open until close(). Pending requests then complete with
+  // PMIX_ERR_NOT_AVAILABLE, and so do new ones. False (nothing done) on the
+  // progress thread itself.
+  bool stop_progress(bool flush);
   // Whether this is the connection's own progress thread.
   bool on_own_thread() const { return thread_.joinable() && thread_.get_id() == std::this_thread::get_id(); }
 

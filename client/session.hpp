@@ -69,6 +69,9 @@ class session : public std::enable_shared_from_this<session> {
   void register_events(const std::vector<pmix_status_t>& codes);
   // Has a connection to its server that is not lost.
   bool connected() const { return conn_ && !conn_->lost(); }
+  // PMIx_Progress_thread_stop (connection::stop_progress); true without a
+  // connection.
+  bool stop_progress(bool flush) { return !conn_ || conn_->stop_progress(flush); }
   role which() const { return role_; }
 
   pmix_status_t put(pmix_scope_t scope, info item);

@@ -659,6 +659,11 @@ PMIX_EXPORT pmix_status_t PMIx_Resource_block_nb(pmix_resource_block_directive_t
                                                  const pmix_info_t *info, size_t ninfo, pmix_op_cbfunc_t cbfunc,
                                                  void *cbdata);
 
+/* Stops the library's progress (OpenPMIx 6.0): see pmix_common.h's
+ * PMIX_PROGRESS_THREAD_FLUSH and _NAME. Afterwards no callback comes and
+ * calls that need the server return PMIX_ERR_NOT_AVAILABLE. */
+PMIX_EXPORT void PMIx_Progress_thread_stop(const pmix_info_t *info, size_t ninfo);
+
 /* "cluster:nspace" (empty when the two do not fit in a pmix_nspace_t), and
  * its split at the first ':' (OpenPMIx 4.2.9 to master). */
 PMIX_EXPORT void PMIx_Multicluster_nspace_construct(pmix_nspace_t target, pmix_nspace_t cluster,

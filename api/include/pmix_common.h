@@ -741,6 +741,12 @@ typedef int pmix_status_t;
  * taken, and that producer's stdin stops until PMIx_server_IOF_flow_control
  * resumes it. */
 #define PMIX_ERR_IOF_XOFF -405
+
+/* PMIx_Progress_thread_stop's directives (OpenPMIx 6.0; 6.1.0 spelled the
+ * name's key "pmix.evname", master "pmix.pthrdnm"): whether what is queued
+ * for the thread runs first (default true), and the thread to stop. */
+#define PMIX_PROGRESS_THREAD_FLUSH "pmix.evflush"  /* bool */
+#define PMIX_PROGRESS_THREAD_NAME "pmix.pthrdnm"   /* char* */
 #define PMIX_ERR_PROC_KILLED_BY_CMD -400
 #define PMIX_ERR_PROC_FAILED_TO_START -401
 #define PMIX_ERR_PROC_ABORTED_BY_SIG -402

@@ -45,7 +45,8 @@ const std::map<std::string, long long> kLaterValues = {
 const std::set<std::string> kLaterKeys = {
     "PMIX_SERVER_SYS_CONTROLLER",      "PMIX_SERVER_ALLOW_FOREIGN_TOOLS",
     "PMIX_ALLOW_CLIENT_CLONES",        "PMIX_EXTERNAL_AUX_EVENT_BASE",
-    "PMIX_MYSERVER_ALT_URIS",
+    "PMIX_MYSERVER_ALT_URIS",          "PMIX_PROGRESS_THREAD_FLUSH",
+    "PMIX_PROGRESS_THREAD_NAME",
 };
 // Names newer than OpenPMIx 4.2.2: the only constants allowed to be ours
 // alone; those of the table (not the enum constants, whose values
@@ -162,6 +163,8 @@ TEST_SUITE("abi") {
     CHECK(keys["PMIX_ALLOW_CLIENT_CLONES"] == "pmix.allow.clones");
     CHECK(keys["PMIX_EXTERNAL_AUX_EVENT_BASE"] == "pmix.evaux");
     CHECK(keys["PMIX_MYSERVER_ALT_URIS"] == "pmix.mysrvr.alturis");
+    CHECK(keys["PMIX_PROGRESS_THREAD_FLUSH"] == "pmix.evflush");
+    CHECK(keys["PMIX_PROGRESS_THREAD_NAME"] == "pmix.pthrdnm");
   }
 
   TEST_CASE("the constants of later releases have master's values") {

@@ -219,6 +219,25 @@ TEST_SUITE("host requests") {
     CHECK(srv.view().stdin_held == 0);
   }
 
+  TEST_CASE("after PMIx_Progress_thread_stop the calls that need the server answer PMIX_ERR_NOT_AVAILABLE") {
+    temp_dir dir;
+    host_slots slots;
+    slots.requests = true;
+    server srv(dir.path(), slots);
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("stopped", 1, 1) == PMIX_SUCCESS);
+    const auto out = run("stopped", {"init", "allocate:1", "progress_stop", "allocate:1", "allocate_nb:1",
+                                     "iof_push:0:x", "session_control:1"},
+                         dir.path());
+    CAPTURE(out);
+    // Before: the host answers; after: nothing reaches it.
+    CHECK(contains(out, "allocate:1 PMIX_SUCCESS host.alloc=granted\nprogress_stop PMIX_SUCCESS\n"
+                        "allocate:1 PMIX_ERR_NOT_AVAILABLE\nallocate_nb:1 PMIX_ERR_NOT_AVAILABLE\n"
+                        "iof_push:0:x PMIX_ERR_NOT_AVAILABLE\nsession_control:1 PMIX_ERR_NOT_AVAILABLE"));
+    CHECK(calls_starting("allocate: stopped.0").size() == 1);
+    CHECK(calls_starting("push_stdin:").empty());
+  }
+
   TEST_CASE("credentials the server issues itself: the user who asked, tamper-evident, valid at that server only") {
     if (::getuid() != 0) FAIL("this test runs a process as another user: run it as root (CI does)");
     temp_dir dir;

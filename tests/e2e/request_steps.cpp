@@ -226,6 +226,14 @@ bool run_request_step(const std::string& step, const std::vector<std::string>& p
       say(step, rc, a.text);
     }
     PMIX_INFO_DESTRUCT(&want);
+  } else if (cmd == "progress_stop") {
+    // progress_stop[:noflush]: OpenPMIx 6.0's PMIx_Progress_thread_stop.
+    pmix_info_t flush;
+    bool yes = parts.size() < 2 || parts[1] != "noflush";
+    PMIX_INFO_LOAD(&flush, PMIX_PROGRESS_THREAD_FLUSH, &yes, PMIX_BOOL);
+    PMIx_Progress_thread_stop(&flush, 1);
+    PMIX_INFO_DESTRUCT(&flush);
+    say(step, PMIX_SUCCESS, "");
   } else if (cmd == "session_control" || cmd == "session_control_nb") {
     // session_control:<id>: pause that session (OpenPMIx 6.0).
     const auto id = static_cast<uint32_t>(std::strtoul(parts.at(1).c_str(), nullptr, 10));
