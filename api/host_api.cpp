@@ -7,10 +7,12 @@
 // (docs/architecture.md, "Host requests").
 #include <pmix.h>
 #include <pmix_tool.h>
+#include <pmix_server.h>
 
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -162,15 +164,68 @@ pmix_status_t fabric_nb(pmix_fabric_t* fabric, pmix_fabric_operation_t op, const
   });
 }
 
+// ---- a tool's own host module (PMIx_tool_set_server_module) --------------------
+
+// The module, when it has the up-call `has` picks.
+std::shared_ptr<const library::own_host> own_host(bool (*has)(const pmix_server_module_t&)) {
+  auto& l = lib();
+  std::lock_guard<std::mutex> guard{l.mutex};
+  if (!l.initialized() || !l.tool_module || !has(l.tool_module->module)) return nullptr;
+  return l.tool_module;
+}
+
+// What the local up-call's callback brings back to a blocking call.
+struct local_answer {
+  waiter w;
+  pmix_info_t* info = nullptr;
+  size_t ninfo = 0;
+};
+
+void local_info_done(pmix_status_t st, pmix_info_t* info, size_t ninfo, void* cbdata, pmix_release_cbfunc_t release,
+                     void* release_data) {
+  auto* a = static_cast<local_answer*>(cbdata);
+  if (info != nullptr && ninfo > 0) {
+    PMIX_INFO_CREATE(a->info, ninfo);
+    for (size_t k = 0; k < ninfo; ++k) PMIx_Info_xfer(&a->info[k], &info[k]);
+    a->ninfo = ninfo;
+  }
+  if (release != nullptr) release(release_data);
+  a->w.finish(st);
+}
+
+void local_op_done(pmix_status_t st, void* cbdata) { static_cast<local_answer*>(cbdata)->w.finish(st); }
+
+// The host's immediate answer: PMIX_SUCCESS means its callback comes (then
+// waited for); PMIX_OPERATION_SUCCEEDED is success at once; else failure.
+pmix_status_t settle_local(pmix_status_t rc, local_answer& a) {
+  if (rc == PMIX_SUCCESS) return a.w.wait();
+  return rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc;
+}
+
+// The same for the callback forms: the caller's callback runs once.
+pmix_status_t settle_local_nb(pmix_status_t rc, const std::function<void(pmix_status_t)>& complete) {
+  if (rc == PMIX_SUCCESS) return PMIX_SUCCESS;
+  if (rc != PMIX_OPERATION_SUCCEEDED) return rc;
+  complete(PMIX_SUCCESS);
+  return PMIX_SUCCESS;
+}
+
+bool has_allocate(const pmix_server_module_t& m) { return m.allocate != nullptr; }
+bool has_resource_block(const pmix_server_module_t& m) { return m.resource_block != nullptr; }
+
 // ---- sessions and resource blocks (OpenPMIx 6.0) -----------------------------
+
+pmix_status_t check_block(pmix_resource_block_directive_t directive, const char* block,
+                          const pmix_resource_unit_t* units, size_t nunits) {
+  if (directive != 0 && block != nullptr && (units != nullptr || nunits == 0)) return PMIX_SUCCESS;
+  log::error("api", "PMIx_Resource_block: a directive and a block name are required");
+  return PMIX_ERR_BAD_PARAM;
+}
 
 pmix_status_t resource_block(pmix_resource_block_directive_t directive, const char* block,
                              const pmix_resource_unit_t* units, size_t nunits, const pmix_info_t* info, size_t ninfo,
                              protocol::host_request& r) {
-  if (directive == 0 || block == nullptr || (units == nullptr && nunits > 0)) {
-    log::error("api", "PMIx_Resource_block: a directive and a block name are required");
-    return PMIX_ERR_BAD_PARAM;
-  }
+  if (auto rc = check_block(directive, block, units, nunits); rc != PMIX_SUCCESS) return rc;
   r.call = host_call::resource_block;
   r.code = directive;
   r.data = std::string{block};
@@ -192,6 +247,14 @@ PMIX_EXPORT pmix_status_t PMIx_Allocation_request(pmix_alloc_directive_t directi
   if (results == nullptr || nresults == nullptr) return PMIX_ERR_BAD_PARAM;
   *results = nullptr;
   *nresults = 0;
+  if (auto own = own_host(has_allocate)) {
+    local_answer a;
+    const auto rc = settle_local(
+        own->module.allocate(&own->self, directive, info, ninfo, local_info_done, &a), a);
+    *results = a.info;
+    *nresults = a.ninfo;
+    return rc;
+  }
   std::shared_ptr<client::session> s;
   if (auto rc = session_for("PMIx_Allocation_request", s); rc != PMIX_SUCCESS) return rc;
   protocol::host_request r;
@@ -204,6 +267,11 @@ PMIX_EXPORT pmix_status_t PMIx_Allocation_request(pmix_alloc_directive_t directi
 
 PMIX_EXPORT pmix_status_t PMIx_Allocation_request_nb(pmix_alloc_directive_t directive, pmix_info_t* info,
                                                      size_t ninfo, pmix_info_cbfunc_t cbfunc, void* cbdata) {
+  if (auto own = own_host(has_allocate))
+    return settle_local_nb(own->module.allocate(&own->self, directive, info, ninfo, cbfunc, cbdata),
+                           [cbfunc, cbdata](pmix_status_t st) {
+                             if (cbfunc != nullptr) cbfunc(st, nullptr, 0, cbdata, nullptr, nullptr);
+                           });
   std::shared_ptr<client::session> s;
   if (auto rc = session_for("PMIx_Allocation_request_nb", s); rc != PMIX_SUCCESS) return rc;
   protocol::host_request r;
@@ -469,6 +537,12 @@ PMIX_EXPORT pmix_status_t PMIx_Resource_block(pmix_resource_block_directive_t di
                                               const pmix_resource_unit_t* units, size_t nunits,
                                               const pmix_info_t* info, size_t ninfo) {
   if (on_library_thread()) return refuse_blocking("PMIx_Resource_block");
+  if (auto rc = check_block(directive, block, units, nunits); rc != PMIX_SUCCESS) return rc;
+  if (auto own = own_host(has_resource_block)) {
+    local_answer a;
+    return settle_local(
+        own->module.resource_block(&own->self, directive, block, units, nunits, info, ninfo, local_op_done, &a), a);
+  }
   std::shared_ptr<client::session> s;
   if (auto rc = session_for("PMIx_Resource_block", s); rc != PMIX_SUCCESS) return rc;
   protocol::host_request r;
@@ -481,6 +555,13 @@ PMIX_EXPORT pmix_status_t PMIx_Resource_block_nb(pmix_resource_block_directive_t
                                                  const pmix_resource_unit_t* units, size_t nunits,
                                                  const pmix_info_t* info, size_t ninfo, pmix_op_cbfunc_t cbfunc,
                                                  void* cbdata) {
+  if (auto rc = check_block(directive, block, units, nunits); rc != PMIX_SUCCESS) return rc;
+  if (auto own = own_host(has_resource_block))
+    return settle_local_nb(
+        own->module.resource_block(&own->self, directive, block, units, nunits, info, ninfo, cbfunc, cbdata),
+        [cbfunc, cbdata](pmix_status_t st) {
+          if (cbfunc != nullptr) cbfunc(st, cbdata);
+        });
   std::shared_ptr<client::session> s;
   if (auto rc = session_for("PMIx_Resource_block_nb", s); rc != PMIX_SUCCESS) return rc;
   protocol::host_request r;

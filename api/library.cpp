@@ -67,6 +67,8 @@ std::vector<std::shared_ptr<client::session>> library::take_sessions() {
   connections.clear();
   session.reset();
   pid = 0;
+  tool_module.reset();
+  tool_module_slots = 28;
   connections_changed.notify_all();  // PMIx_tool_set_server stops waiting
   return out;
 }

@@ -14,6 +14,8 @@
 #include <mutex>
 #include <vector>
 
+#include <pmix_server.h>
+
 #include "client/session.hpp"
 
 namespace pmix::api {
@@ -37,6 +39,15 @@ struct library {
   // also a client or tool (Open MPI's mpirun stores its URI with
   // PMIx_Store_internal right after PMIx_server_init).
   std::shared_ptr<client::session> server_self;
+  // A tool's own host module (PMIx_tool_set_server_module), as far as
+  // PMIx_tool_init's PMIX_CXX_SERVER_MODULE_SLOTS said it goes: its
+  // allocate and resource_block serve this process's own requests.
+  struct own_host {
+    pmix_server_module_t module;
+    pmix_proc_t self;  // the requestor the up-calls are given
+  };
+  std::shared_ptr<const own_host> tool_module;
+  std::uint32_t tool_module_slots = 28;
 
   // In a forked child: drop the parent's sessions without touching them.
   void forget_if_forked();

@@ -36,6 +36,7 @@
 #include <string>
 #include <thread>
 
+#include "common/module_copy.hpp"
 #include "api/blocking.hpp"
 #include "api/convert.hpp"
 #include "server/events.hpp"
@@ -392,6 +393,15 @@ PMIX_EXPORT pmix_status_t PMIx_tool_init(pmix_proc_t* proc, pmix_info_t info[], 
     tool_directives d;
     auto rc = read_directives(directives, true, d);
     if (rc != PMIX_SUCCESS) return rc;
+    for (const auto& i : directives) {
+      if (i.key != PMIX_CXX_SERVER_MODULE_SLOTS) continue;
+      const auto n = i.val.as_uint();
+      if (!n || !module_copy::valid_slots(*n)) {
+        log::error("api", "PMIx_tool_init: " PMIX_CXX_SERVER_MODULE_SLOTS " must be 28, 29 or 32");
+        return PMIX_ERR_BAD_PARAM;
+      }
+      l.tool_module_slots = static_cast<std::uint32_t>(*n);
+    }
     if (d.standalone) {
       if (d.proposed.nspace.empty())
         d.proposed.nspace = "tool." + host_name() + "." + std::to_string(getpid());
@@ -499,6 +509,28 @@ PMIX_EXPORT pmix_status_t PMIx_tool_disconnect(const pmix_proc_t* server) {
     if (doomed == l.session) l.session = without_server(doomed->self());
   }
   return close_session(doomed);
+}
+
+// A tool's own host module (OpenPMIx 4.2.9; its layout as PMIx_tool_init's
+// PMIX_CXX_SERVER_MODULE_SLOTS said, 4.2.2's 28 slots by default): its
+// allocate and resource_block up-calls then serve this process's own
+// PMIx_Allocation_request and PMIx_Resource_block, as OpenPMIx hands a
+// server's requests to its host. Once per init (PMIX_ERR_INIT after, as
+// OpenPMIx master answers).
+PMIX_EXPORT pmix_status_t PMIx_tool_set_server_module(pmix_server_module_t* module) {
+  auto& l = lib();
+  std::lock_guard<std::mutex> guard{l.mutex};
+  if (!l.initialized()) return PMIX_ERR_INIT;
+  if (module == nullptr) return PMIX_ERR_BAD_PARAM;
+  if (l.tool_module) {
+    log::error("api", "PMIx_tool_set_server_module: a module was set already");
+    return PMIX_ERR_INIT;
+  }
+  auto own = std::make_shared<library::own_host>();
+  own->module = module_copy::copy(*module, l.tool_module_slots);
+  convert::to_c(l.session->self(), own->self);
+  l.tool_module = std::move(own);
+  return PMIX_SUCCESS;
 }
 
 // Whether this process (a tool or a client) has a live connection to its

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "api/convert.hpp"
+#include "common/module_copy.hpp"
 #include "common/progress.hpp"
 #include "faults/plane.hpp"
 
@@ -117,37 +118,16 @@ void tool_callback(pmix_status_t status, pmix_proc_t* proc, void* cbdata) {
 
 }  // namespace
 
-namespace {
-
-// Our copy of the host's module, read no further than the host said its
-// struct goes (pmix_server.h, PMIX_CXX_SERVER_MODULE_SLOTS): 4.2.2's 28
-// slots unless told 29 (OpenPMIx 5.0: session_control at slot 28) or 32.
-// The slots not read stay NULL.
-std::unique_ptr<pmix_server_module_t> copy_module(const pmix_server_module_t* m, std::uint32_t nslots) {
-  auto copy = std::make_unique<pmix_server_module_t>();
-  constexpr std::size_t v4_size = offsetof(pmix_server_module_t, tool_connected2);
-  if (nslots >= module::kSlotsV6) {
-    std::memcpy(copy.get(), m, sizeof *copy);
-    return copy;
-  }
-  std::memcpy(copy.get(), m, v4_size);
-  if (nslots == module::kSlotsV5)
-    std::memcpy(&copy->session_control, reinterpret_cast<const char*>(m) + v4_size, sizeof copy->session_control);
-  return copy;
-}
-
-}  // namespace
-
 module::module(const pmix_server_module_t* m, attribute_answer_fn attributes, std::uint32_t nslots)
     : attributes_(attributes) {
   if (m == nullptr) return;
-  first_ = copy_module(m, nslots);
+  first_ = std::make_unique<pmix_server_module_t>(module_copy::copy(*m, nslots));
   slots_.store(first_.get(), std::memory_order_release);
 }
 
 bool module::adopt(const pmix_server_module_t* m, std::uint32_t nslots) {
   if (m == nullptr || slots() != nullptr) return false;
-  adopted_ = copy_module(m, nslots);
+  adopted_ = std::make_unique<pmix_server_module_t>(module_copy::copy(*m, nslots));
   slots_.store(adopted_.get(), std::memory_order_release);
   return true;
 }

@@ -41,7 +41,7 @@ class module {
   // How many slots of pmix_server_module_t the host's struct has
   // (PMIX_CXX_SERVER_MODULE_SLOTS): 4.2.2's, OpenPMIx 5.0's (with
   // session_control at slot 28), ours and OpenPMIx 6.0's.
-  static constexpr std::uint32_t kSlotsV4 = 28, kSlotsV5 = 29, kSlotsV6 = 32;
+  static constexpr std::uint32_t kSlotsV4 = 28, kSlotsV5 = 29, kSlotsV6 = 32;  // common/module_copy.hpp
 
   // `m` may be NULL (no host support at all); its first `nslots` slots are
   // copied (the rest are NULL). `attributes` answers attribute-support

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "common/directives.hpp"
+#include "common/module_copy.hpp"
 #include "common/supported.hpp"
 
 namespace pmix::server {
@@ -118,7 +119,7 @@ bool valid_cpu_list(const std::string& text) {
 
 bool module_slots(const info& d, std::uint32_t& out, std::string& error) {
   const auto n = d.val.as_uint();
-  if (!n || (*n != 28 && *n != 29 && *n != 32)) {
+  if (!n || !module_copy::valid_slots(*n)) {
     error = std::string{PMIX_CXX_SERVER_MODULE_SLOTS} +
             " must be 28 (OpenPMIx 4.2's module), 29 (5.0's) or 32 (6.0's and ours)";
     return false;

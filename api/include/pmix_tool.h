@@ -10,6 +10,7 @@
 #define PMIx_TOOL_API_H
 
 #include <pmix.h>
+#include <pmix_server.h> /* pmix_server_module_t (PMIx_tool_set_server_module), as OpenPMIx 4.2.9 includes it */
 
 #if defined(c_plusplus) || defined(__cplusplus)
 extern "C" {
@@ -40,6 +41,12 @@ PMIX_EXPORT pmix_status_t PMIx_tool_attach_to_server(pmix_proc_t *myproc, pmix_p
  * NULL: no primary server from now on, every connection kept.
  * PMIX_ERR_NOT_FOUND: no connection to that server. */
 PMIX_EXPORT pmix_status_t PMIx_tool_disconnect(const pmix_proc_t *server);
+
+/* The tool's own host module (OpenPMIx 4.2.9): its allocate and
+ * resource_block serve this process's own PMIx_Allocation_request and
+ * PMIx_Resource_block. Read as far as PMIx_tool_init's info said with
+ * PMIX_CXX_SERVER_MODULE_SLOTS (4.2.2's 28 slots by default); once per init. */
+PMIX_EXPORT pmix_status_t PMIx_tool_set_server_module(pmix_server_module_t *module);
 
 /* Whether the tool has a live connection to its primary server (OpenPMIx
  * 4.2.9): false before init, without a server, after PMIx_tool_disconnect or
