@@ -221,6 +221,8 @@ PMIX_EXPORT pmix_status_t PMIx_server_IOF_deliver(const pmix_proc_t* source, pmi
 PMIX_EXPORT pmix_status_t PMIx_server_IOF_flow_control(const pmix_proc_t* source, pmix_iof_channel_t channel,
                                                        bool xoff, const pmix_info_t directives[], size_t ndirs,
                                                        pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  if (cbfunc == nullptr && pmix::api::on_library_thread())
+    return pmix::api::refuse_blocking("PMIx_server_IOF_flow_control with a NULL cbfunc");
   const auto* rt = server_runtime(false);
   if (rt == nullptr) return PMIX_ERR_INIT;
   return rt->iof_flow_control(source, channel, xoff, directives, ndirs, cbfunc, cbdata);

@@ -401,8 +401,7 @@ pmix_status_t iof_deliver(const pmix_proc_t* source, pmix_iof_channel_t channel,
 // producer; a wildcard rank: a whole namespace): actors/stdin_flow.hpp.
 pmix_status_t iof_flow_control(const pmix_proc_t* source, pmix_iof_channel_t channel, bool xoff,
                                const pmix_info_t directives[], size_t ndirs, pmix_op_cbfunc_t cbfunc, void* cbdata) {
-  if (cbfunc == nullptr && progress::in_library_thread()) return PMIX_ERR_WOULD_BLOCK;
-  auto rt = current();
+  auto rt = current();  // a library thread's blocking call was refused in api/server_stub.cpp
   if (!rt) return PMIX_ERR_INIT;
   if ((channel & PMIX_FWD_STDIN_CHANNEL) == 0) {
     log::warning("api", "PMIx_server_IOF_flow_control: only stdin (PMIX_FWD_STDIN_CHANNEL) is flow-controlled");

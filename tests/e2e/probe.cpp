@@ -127,6 +127,17 @@ std::vector<std::pair<std::string, pmix_status_t>> call_every_blocking_form(cons
   pmix_byte_object_t some{const_cast<char*>("x"), 1};
   out.emplace_back("PMIx_Validate_credential",
                    PMIx_Validate_credential(&some, nullptr, 0, &gresults, &ngresults));
+  // OpenPMIx 6.0's and master's blocking forms (issue 37).
+  pmix_info_t pause;
+  bool pausing = true;
+  PMIX_INFO_LOAD(&pause, "pmix.ssn.pause", &pausing, PMIX_BOOL);
+  out.emplace_back("PMIx_Session_control(NULL cbfunc)", PMIx_Session_control(7, &pause, 1, nullptr, nullptr));
+  PMIX_INFO_DESTRUCT(&pause);
+  char block[] = "probe.block";
+  pmix_resource_unit_t unit = {PMIX_DEVTYPE_GPU, 1};
+  out.emplace_back("PMIx_Resource_block", PMIx_Resource_block(PMIX_RESOURCE_BLOCK_DEFINE, block, &unit, 1, nullptr, 0));
+  out.emplace_back("PMIx_server_IOF_flow_control(NULL cbfunc)",
+                   PMIx_server_IOF_flow_control(nullptr, PMIX_FWD_STDIN_CHANNEL, true, nullptr, 0, nullptr, nullptr));
   PMIX_INFO_DESTRUCT(&resource);
   // The blocking forms with no status: they must do nothing (checked by the
   // caller: the namespace and the rank are still there).

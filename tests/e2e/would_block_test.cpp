@@ -22,7 +22,7 @@ const std::string events = runfile("tests/e2e/event_client");
 
 // What call_every_blocking_form tries (the client, server, tool and event
 // APIs' blocking forms that return a status).
-constexpr std::size_t kBlockingForms = 42;
+constexpr std::size_t kBlockingForms = 45;
 
 // Counts the "probe <call> <STATUS>" lines of a client's output and checks
 // each says PMIX_ERR_WOULD_BLOCK.
