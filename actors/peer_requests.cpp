@@ -224,9 +224,18 @@ void on_host_request(self_ptr self, std::uint64_t id, const wire::HostRequest& r
       return validate_credential(self, id, req.data(), directives);
     case wire::HOST_IOF_PUSH: {
       // Held, unanswered, while the host has this producer's stdin stopped.
-      if (st.ctx->stdin_control->hold_if_stopped(st.proc, self->address(), id, req.SerializeAsString())) {
-        log::debug("peer", to_string(st.proc), ": stdin stopped by the host: push held");
-        return;
+      switch (st.ctx->stdin_control->hold_if_stopped(st.proc, self->address(), id,
+                                                     [&req] { return req.SerializeAsString(); }, st.ctx->max_requests,
+                                                     st.ctx->max_request_bytes)) {
+        case stdin_flow::hold::held:
+          log::debug("peer", to_string(st.proc), ": stdin stopped by the host: push held");
+          return;
+        case stdin_flow::hold::refused:
+          log::warning("peer", to_string(st.proc), " (uid ", st.owner, "): PMIx_IOF_push refused: its stdin is ",
+                       "stopped and it has as many pushes waiting as PMIX_CXX_MAX_REQUESTS or _BYTES allow");
+          return send_info_reply(self, id, PMIX_ERR_OUT_OF_RESOURCE, {});
+        case stdin_flow::hold::no:
+          break;
       }
       std::optional<std::string> bytes;
       if (req.has_data()) bytes = req.data();

@@ -6,8 +6,9 @@
 // actor, which hands it to the host as usual. A host that answers a push
 // with PMIX_ERR_IOF_XOFF stops that producer the same way (the push itself
 // is taken). Shared by the peer actors and the host's calls: every method
-// takes the one mutex. The number held is bounded by each peer's bound on
-// requests waiting for an answer (server_context::max_requests).
+// takes the one mutex. What one peer may have held is bounded as its
+// requests waiting for an answer are (server_context::max_requests and
+// max_request_bytes): a push beyond is refused.
 #pragma once
 
 #include <caf/actor_addr.hpp>
@@ -34,12 +35,23 @@ class stdin_flow {
     proc_id producer;
   };
 
-  // True (and the push kept) when `producer` is stopped.
-  bool hold_if_stopped(const proc_id& producer, caf::actor_addr peer, std::uint64_t id, std::string request) {
+  enum class hold { no, held, refused };
+
+  // held (the push kept, its bytes made by `request()`) when `producer` is
+  // stopped; refused when its peer holds `max_count` pushes or `max_bytes`
+  // already; no when it is not stopped (nothing is made).
+  template <class Request>
+  hold hold_if_stopped(const proc_id& producer, caf::actor_addr peer, std::uint64_t id, Request&& request,
+                       std::size_t max_count, std::size_t max_bytes) {
     std::lock_guard<std::mutex> guard{mutex_};
-    if (!stopped_locked(producer)) return false;
-    held_.push_back(held{std::move(peer), id, std::move(request), producer});
-    return true;
+    if (!stopped_locked(producer)) return hold::no;
+    std::string bytes = request();
+    std::size_t count = 0, weight = bytes.size();
+    for (const auto& h : held_)
+      if (h.peer == peer) ++count, weight += h.request.size();
+    if (count >= max_count || weight > max_bytes) return hold::refused;
+    held_.push_back(held{std::move(peer), id, std::move(bytes), producer});
+    return hold::held;
   }
 
   // XOFF: stops `producers` (none: every producer); XON: resumes them.

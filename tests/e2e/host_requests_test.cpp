@@ -219,6 +219,31 @@ TEST_SUITE("host requests") {
     CHECK(srv.view().stdin_held == 0);
   }
 
+  TEST_CASE("what the server holds for a stopped stdin is bounded: a push beyond is refused, the rest go on") {
+    temp_dir dir;
+    host_slots slots;
+    slots.requests = true;
+    ::setenv("PMIX_CXX_MAX_REQUESTS", "2", 1);
+    server srv(dir.path(), slots);
+    ::unsetenv("PMIX_CXX_MAX_REQUESTS");
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("bounded", 1, 1) == PMIX_SUCCESS);
+    CHECK(PMIx_server_IOF_flow_control(nullptr, PMIX_FWD_STDIN_CHANNEL, true, nullptr, 0, nullptr, nullptr) ==
+          PMIX_OPERATION_SUCCEEDED);
+    auto c = launch("bounded", 0, {script, "init", "iof_push_nb:0:3", "finalize"}, dir.path());
+    // Two held, the third refused at once.
+    CHECK(eventually([&] { return srv.view().stdin_held == 2; }));
+    CHECK(PMIx_server_IOF_flow_control(nullptr, PMIX_FWD_STDIN_CHANNEL, false, nullptr, 0, nullptr, nullptr) ==
+          PMIX_OPERATION_SUCCEEDED);
+    CHECK_MESSAGE(c.exited_with(0), c.errors());
+    const auto out = c.output();
+    CAPTURE(out);
+    CHECK(contains(out, "iof_push_nb:0:3 PMIX_SUCCESS PMIX_SUCCESS PMIX_SUCCESS PMIX_ERR_OUT_OF_RESOURCE"));
+    CHECK(calls_starting("push_stdin: bounded.0 -> bounded.0 [0]").size() == 1);
+    CHECK(calls_starting("push_stdin: bounded.0 -> bounded.0 [1]").size() == 1);
+    CHECK(calls_starting("push_stdin: bounded.0 -> bounded.0 [2]").empty());
+  }
+
   TEST_CASE("after PMIx_Progress_thread_stop the calls that need the server answer PMIX_ERR_NOT_AVAILABLE") {
     temp_dir dir;
     host_slots slots;

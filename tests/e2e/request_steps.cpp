@@ -13,9 +13,12 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
+#include <string>
 #include <thread>
+#include <vector>
 
 namespace pmix::test {
 namespace {
@@ -360,6 +363,26 @@ bool run_request_step(const std::string& step, const std::vector<std::string>& p
       rc = PMIx_IOF_push(&target, 1, nullptr, nullptr, 0, nullptr, nullptr);
     }
     say(step, rc, "");
+  } else if (cmd == "iof_push_nb") {
+    // iof_push_nb:<rank>:<n>: n pushes ("0", "1", ...) at once (callback
+    // form), then each one's status in order.
+    pmix_proc_t target;
+    PMIX_LOAD_PROCID(&target, me.nspace, static_cast<pmix_rank_t>(std::atoi(parts.at(1).c_str())));
+    const int n = std::atoi(parts.at(2).c_str());
+    std::vector<std::unique_ptr<answer>> answers;
+    std::vector<std::string> texts;
+    for (int k = 0; k < n; ++k) texts.push_back(std::to_string(k));
+    std::string statuses;
+    for (int k = 0; k < n; ++k) answers.push_back(std::make_unique<answer>());
+    std::vector<pmix_status_t> started;
+    for (int k = 0; k < n; ++k) {
+      pmix_byte_object_t bo{texts[k].data(), texts[k].size()};
+      started.push_back(PMIx_IOF_push(&target, 1, &bo, nullptr, 0,
+                                      [](pmix_status_t st, void* cbdata) { static_cast<answer*>(cbdata)->finish(st, ""); },
+                                      answers[k].get()));
+    }
+    for (int k = 0; k < n; ++k) statuses += std::string{" "} + PMIx_Error_string(answers[k]->wait(started[k]));
+    say(step, PMIX_SUCCESS, statuses.substr(1));
   } else if (cmd == "iof_pull" || cmd == "iof_pull_nb") {
     pmix_proc_t source;
     const std::string ns = parts.at(1) == "self" ? std::string{me.nspace} : parts.at(1);
