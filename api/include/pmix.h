@@ -642,6 +642,8 @@ PMIX_EXPORT pmix_status_t PMIx_Info_list_add_value(void *ptr, const char *key, c
 PMIX_EXPORT pmix_status_t PMIx_Info_list_add_value_unique(void *ptr, const char *key,
                                                           const pmix_value_t *value, bool overwrite);
 PMIX_EXPORT pmix_status_t PMIx_Info_list_xfer_unique(void *ptr, const pmix_info_t *info, bool overwrite);
+/* Walks a list: prev NULL gives the first entry, then pass the handle left in
+ * *next (NULL after the last); handles last while the list is not changed. */
 PMIX_EXPORT pmix_info_t *PMIx_Info_list_get_info(void *ptr, void *prev, void **next);
 PMIX_EXPORT size_t PMIx_Info_list_get_size(void *ptr);
 
