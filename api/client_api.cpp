@@ -85,15 +85,26 @@ struct get_args {
   // PMIX_GROUP_CONTEXT_ID: a value a group's member gave at its construct,
   // which only the server keeps.
   bool qualified = false;
+  // A NULL key: everything of one process (a PMIX_DATA_ARRAY of PMIX_INFO).
+  bool all = false;
 };
 
 pmix_status_t read_get_args(const client::session& s, const pmix_proc_t* proc, const char* key,
                             const pmix_info_t info[], size_t ninfo, get_args& out) {
-  if (!valid_key(key)) {
-    log::error("api", "PMIx_Get: the key is missing or longer than ", PMIX_MAX_KEYLEN, " bytes");
+  out.all = key == nullptr;
+  if (out.all) {
+    // As OpenPMIx: all the data of one process, never of a whole namespace.
+    if (proc == nullptr || proc->rank >= rank_valid_limit) {
+      log::error("api", "PMIx_Get with a NULL key (all of a process's data) needs one process, not ",
+                 proc == nullptr ? "a NULL proc" : "a wildcard or undefined rank");
+      return PMIX_ERR_BAD_PARAM;
+    }
+  } else if (!valid_key(key)) {
+    log::error("api", "PMIx_Get: the key is empty or longer than ", PMIX_MAX_KEYLEN, " bytes");
     return PMIX_ERR_BAD_PARAM;
+  } else {
+    out.key = key;
   }
-  out.key = key;
   out.target = proc == nullptr ? proc_id{s.self().nspace, PMIX_RANK_UNDEF} : convert::proc(*proc);
   if (out.target.nspace.empty()) out.target.nspace = s.self().nspace;
   if (convert::from_c(info, ninfo, out.info) != PMIX_SUCCESS) return PMIX_ERR_BAD_PARAM;
@@ -102,7 +113,18 @@ pmix_status_t read_get_args(const client::session& s, const pmix_proc_t* proc, c
   if (const auto rc = directives::check("PMIx_Get", out.info, supported::get); rc != PMIX_SUCCESS) return rc;
   if (const auto* o = find(out.info, PMIX_OPTIONAL)) out.optional = o->val.truthy();
   out.qualified = find(out.info, PMIX_GROUP_CONTEXT_ID) != nullptr;
+  if (out.qualified && out.all) {
+    log::error("api", "PMIx_Get: a group's value (PMIX_GROUP_CONTEXT_ID) needs its key");
+    return PMIX_ERR_BAD_PARAM;
+  }
   return PMIX_SUCCESS;
+}
+
+// Where a Get's answer is: the local store, or the server.
+client::session::lookup resolve(client::session& s, const get_args& args, value& found) {
+  if (args.qualified) return client::session::lookup::ask_server;
+  return args.all ? s.resolve_all(args.target, args.optional, found)
+                  : s.resolve_local(args.target, args.key, args.optional, found);
 }
 
 pmix_status_t copy_out(const value& v, pmix_value_t** out) {
@@ -329,8 +351,7 @@ PMIX_EXPORT pmix_status_t PMIx_Get(const pmix_proc_t* proc, const pmix_key_t key
   auto rc = read_get_args(*s, proc, key, info, ninfo, args);
   if (rc != PMIX_SUCCESS) return rc;
   value found;
-  switch (args.qualified ? client::session::lookup::ask_server
-                         : s->resolve_local(args.target, args.key, args.optional, found)) {
+  switch (resolve(*s, args, found)) {
     case client::session::lookup::found: return copy_out(found, val);
     case client::session::lookup::not_found: return PMIX_ERR_NOT_FOUND;
     case client::session::lookup::ask_server: break;
@@ -363,8 +384,7 @@ PMIX_EXPORT pmix_status_t PMIx_Get_nb(const pmix_proc_t* proc, const pmix_key_t 
     PMIx_Value_destruct(&out);
   };
   value found;
-  const auto where = args.qualified ? client::session::lookup::ask_server
-                                    : s->resolve_local(args.target, args.key, args.optional, found);
+  const auto where = resolve(*s, args, found);
   if (where == client::session::lookup::ask_server)
     return s->fetch(args.target, args.key, args.info, deliver);
   // Answered locally: the callback still comes from the progress thread.

@@ -85,7 +85,12 @@ class session : public std::enable_shared_from_this<session> {
   // What the local store can answer, with the PMIx_Get rules
   // (docs/architecture.md, "Get").
   lookup resolve_local(const proc_id& target, const std::string& key, bool optional, value& out);
-  // Asks the server for target's committed data, stores it, then looks key up.
+  // PMIx_Get with a NULL key: every value known of one process, as a
+  // PMIX_DATA_ARRAY of PMIX_INFO (OpenPMIx's answer, which ORTE's daemons
+  // rely on); ask_server while its committed data has not come.
+  lookup resolve_all(const proc_id& target, bool optional, value& out);
+  // Asks the server for target's committed data, stores it, then looks key up
+  // (an empty key: everything of target, as resolve_all).
   pmix_status_t fetch(const proc_id& target, const std::string& key, const info_list& info,
                       value_fn done);
 

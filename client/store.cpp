@@ -262,6 +262,28 @@ const value* store::peer_value(const proc_id& p, const std::string& key) {
   return r == it->second.end() ? nullptr : lookup(r->second, key);
 }
 
+info_list store::all_of(const proc_id& p) {
+  decode_pending(p);
+  auto sorted = [](const key_map& m) {
+    std::vector<const key_map::value_type*> out;
+    out.reserve(m.size());
+    for (const auto& kv : m) out.push_back(&kv);
+    std::sort(out.begin(), out.end(), [](auto* a, auto* b) { return a->first < b->first; });
+    return out;
+  };
+  const key_map* committed = nullptr;
+  if (auto it = peers_.find(p.nspace); it != peers_.end())
+    if (auto r = it->second.find(p.rank); r != it->second.end()) committed = &r->second;
+  info_list out;
+  if (auto it = jobs_.find(p.nspace); it != jobs_.end())
+    if (auto r = it->second.ranks.find(p.rank); r != it->second.ranks.end())
+      for (const auto* kv : sorted(r->second))
+        if (committed == nullptr || committed->count(kv->first) == 0) out.push_back(info{kv->first, kv->second, 0});
+  if (committed != nullptr)
+    for (const auto* kv : sorted(*committed)) out.push_back(info{kv->first, kv->second, 0});
+  return out;
+}
+
 void store::store_value(const proc_id& p, const std::string& key, value v) {
   decode_pending(p);  // older than v
   peers_[p.nspace][p.rank][key] = std::move(v);

@@ -91,6 +91,10 @@ class store {
   void fence_completed() { ++generation_; }
   // Decodes p's data from the last fence first, if not yet done.
   const value* peer_value(const proc_id& p, const std::string& key);
+  // Everything known of p (PMIx_Get with a NULL key): the rank-level values
+  // registered for it, then what it committed or was stored for it (which
+  // wins where a key is in both), each part sorted by key.
+  info_list all_of(const proc_id& p);
 
   // Values stored with PMIx_Store_internal or PMIx_Put for this process.
   void store_value(const proc_id& p, const std::string& key, value v);

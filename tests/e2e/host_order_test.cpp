@@ -98,6 +98,119 @@ TEST_SUITE("hosts' calling orders") {
     CHECK(deregister_job("early") == PMIX_SUCCESS);
   }
 
+  TEST_CASE("ORTE's daemons: a NULL-key Get answers all of one process's data as an array of PMIX_INFO") {
+    // mpirun stores each orted's report with PMIx_Store_internal and, to
+    // build the launch message, asks PMIx_Get(&daemon, NULL): it needs a
+    // PMIX_DATA_ARRAY of PMIX_INFO (Open MPI's pmix3x component turns
+    // nothing else into its list), even for one key.
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    pmix_proc_t daemon, lone, empty;
+    PMIX_LOAD_PROCID(&daemon, "orte-dvm", 1);
+    PMIX_LOAD_PROCID(&lone, "orte-dvm", 2);
+    PMIX_LOAD_PROCID(&empty, "orte-dvm", 3);
+    pmix_value_t v;
+    PMIX_VALUE_LOAD(&v, "tcp://10.0.0.2:4242", PMIX_STRING);
+    CHECK(PMIx_Store_internal(&daemon, "opal.puri", &v) == PMIX_SUCCESS);
+    CHECK(PMIx_Store_internal(&lone, "opal.puri", &v) == PMIX_SUCCESS);
+    PMIX_VALUE_DESTRUCT(&v);
+    const std::uint32_t port = 4243;
+    PMIX_VALUE_LOAD(&v, &port, PMIX_UINT32);
+    CHECK(PMIx_Store_internal(&daemon, "orte.port", &v) == PMIX_SUCCESS);
+    PMIX_VALUE_DESTRUCT(&v);
+
+    auto keys_of = [](const pmix_value_t* got) {
+      std::vector<std::string> keys;
+      if (got == nullptr || got->type != PMIX_DATA_ARRAY || got->data.darray == nullptr ||
+          got->data.darray->type != PMIX_INFO)
+        return keys;
+      const auto* items = static_cast<const pmix_info_t*>(got->data.darray->array);
+      for (std::size_t k = 0; k < got->data.darray->size; ++k) keys.emplace_back(items[k].key);
+      return keys;
+    };
+    pmix_value_t* got = nullptr;
+    REQUIRE(PMIx_Get(&daemon, nullptr, nullptr, 0, &got) == PMIX_SUCCESS);
+    CHECK(keys_of(got) == std::vector<std::string>{"opal.puri", "orte.port"});
+    const auto* items = static_cast<const pmix_info_t*>(got->data.darray->array);
+    CHECK(std::string{items[0].value.data.string} == "tcp://10.0.0.2:4242");
+    CHECK(items[1].value.type == PMIX_UINT32);
+    CHECK(items[1].value.data.uint32 == 4243);
+    PMIX_VALUE_RELEASE(got);
+    REQUIRE(PMIx_Get(&lone, nullptr, nullptr, 0, &got) == PMIX_SUCCESS);
+    CHECK(keys_of(got) == std::vector<std::string>{"opal.puri"});
+    PMIX_VALUE_RELEASE(got);
+
+    // Nothing of that process: not found (a server process asks no one).
+    got = nullptr;
+    CHECK(PMIx_Get(&empty, nullptr, nullptr, 0, &got) == PMIX_ERR_NOT_FOUND);
+    CHECK(got == nullptr);
+    // All of a namespace's data, or of no process: refused, as OpenPMIx does.
+    pmix_proc_t all;
+    PMIX_LOAD_PROCID(&all, "orte-dvm", PMIX_RANK_WILDCARD);
+    CHECK(PMIx_Get(&all, nullptr, nullptr, 0, &got) == PMIX_ERR_BAD_PARAM);
+    CHECK(PMIx_Get(nullptr, nullptr, nullptr, 0, &got) == PMIX_ERR_BAD_PARAM);
+    // An empty key is still not a key.
+    CHECK(PMIx_Get(&daemon, "", nullptr, 0, &got) == PMIX_ERR_BAD_PARAM);
+
+    // The callback form answers the same.
+    struct answer {
+      pmix_status_t status = PMIX_ERROR;
+      std::vector<std::string> keys;
+    } a;
+    auto cb = [](pmix_status_t st, pmix_value_t* val, void* cbdata) {
+      auto* out = static_cast<answer*>(cbdata);
+      out->status = st;
+      if (val != nullptr && val->type == PMIX_DATA_ARRAY && val->data.darray->type == PMIX_INFO) {
+        const auto* it = static_cast<const pmix_info_t*>(val->data.darray->array);
+        for (std::size_t k = 0; k < val->data.darray->size; ++k) out->keys.emplace_back(it[k].key);
+      }
+    };
+    REQUIRE(PMIx_Get_nb(&daemon, nullptr, nullptr, 0, cb, &a) == PMIX_SUCCESS);
+    CHECK(a.status == PMIX_SUCCESS);
+    CHECK(a.keys == std::vector<std::string>{"opal.puri", "orte.port"});
+    answer none;
+    REQUIRE(PMIx_Get_nb(&empty, nullptr, nullptr, 0, cb, &none) == PMIX_SUCCESS);
+    CHECK(none.status == PMIX_ERR_NOT_FOUND);
+    CHECK(PMIx_Get_nb(&all, nullptr, nullptr, 0, cb, &none) == PMIX_ERR_BAD_PARAM);
+  }
+
+  TEST_CASE("a client's NULL-key Get: a peer's registered and committed data, after a fence or from the server") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("nullkey", 2, 2) == PMIX_SUCCESS);
+    std::vector<child> ranks;
+    for (pmix_rank_t r = 0; r < 2; ++r) {
+      const std::string other = std::to_string(1 - r);
+      ranks.push_back(launch("nullkey", r,
+                             {script, "init", "put:color=c" + std::to_string(r), "put:shape=s" + std::to_string(r),
+                              "commit",
+                              // Not collected: the peer's data comes from the server.
+                              "fence", "get:" + other + ":-", "get_nb:" + other + ":-", "get:*:-",
+                              "fence:collect", "get:" + other + ":-", "get:" + std::to_string(r) + ":-",
+                              "finalize"},
+                             dir.path()));
+    }
+    for (pmix_rank_t r = 0; r < 2; ++r) {
+      auto& c = ranks[r];
+      CHECK_MESSAGE(c.exited_with(0), c.errors());
+      const auto out = c.output();
+      const std::string other = std::to_string(1 - r);
+      const std::string theirs = "color=c" + other + ",shape=s" + other + "]";
+      const std::string mine = "color=c" + std::to_string(r) + ",shape=s" + std::to_string(r) + "]";
+      for (const std::string step : {"get:" + other + ":- PMIX_SUCCESS [", "get_nb:" + other + ":- PMIX_SUCCESS ["})
+        CHECK_MESSAGE(contains(out, step), out);
+      // The registered rank-level values come first, the committed data last.
+      CHECK_MESSAGE(contains(out, "[pmix.appnum=0,pmix.grank=" + other + ","), out);
+      CHECK_MESSAGE(contains(out, theirs + "\n"), out);
+      CHECK_MESSAGE(contains(out, "get:*:- PMIX_ERR_BAD_PARAM"), out);
+      CHECK_MESSAGE(contains(out, "get:" + std::to_string(r) + ":- PMIX_SUCCESS ["), out);
+      CHECK_MESSAGE(contains(out, mine + "\n"), out);
+    }
+    CHECK(deregister_job("nullkey") == PMIX_SUCCESS);
+  }
+
   TEST_CASE("an early registration is dropped by deregistering its client or namespace") {
     temp_dir dir;
     server srv(dir.path());

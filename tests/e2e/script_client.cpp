@@ -9,7 +9,8 @@
 //   fence[:collect][:ranks=<r,r,...>][:timeout=<s>]   (timeout: PMIX_TIMEOUT, as in
 //                                 get_ns, connect, lookup, query_ns and group_construct)
 //   get:<rank|*>:<key>            prints the value (text or number; a NULL
-//                                 string prints "(null)")
+//                                 string prints "(null)"); key "-": a NULL key
+//                                 (all of the rank's data: "[key=value,...]")
 //   put_pattern:<key>=<bytes>     puts a string of <bytes> characters that
 //                                 depend on this rank and their position
 //   get_pattern:<rank>:<key>=<bytes>  gets <rank>'s pattern string; prints
@@ -171,9 +172,25 @@ std::string text_of(const pmix_value_t* v) {
     case PMIX_PROC_RANK: std::snprintf(buf, sizeof buf, "%u", v->data.rank); return buf;
     case PMIX_INT: std::snprintf(buf, sizeof buf, "%d", v->data.integer); return buf;
     case PMIX_BOOL: return v->data.flag ? "true" : "false";
-    default: std::snprintf(buf, sizeof buf, "<type %u>", v->type); return buf;
+    case PMIX_DATA_ARRAY: {
+      // A NULL-key get's answer: "[key=value,...]".
+      const auto* a = v->data.darray;
+      if (a == nullptr || a->type != PMIX_INFO) break;
+      std::string out = "[";
+      for (std::size_t k = 0; k < a->size; ++k) {
+        const auto& i = static_cast<const pmix_info_t*>(a->array)[k];
+        out += (k == 0 ? "" : ",") + std::string{i.key} + "=" + text_of(&i.value);
+      }
+      return out + "]";
+    }
+    default: break;
   }
+  std::snprintf(buf, sizeof buf, "<type %u>", v->type);
+  return buf;
 }
+
+// A step's key: "-" stands for a NULL key (all of a process's data).
+const char* key_arg(const std::string& key) { return key == "-" ? nullptr : key.c_str(); }
 
 void say(const std::string& step, pmix_status_t rc, const std::string& extra = "") {
   std::printf("%s%s %s%s%s\n", who.c_str(), step.c_str(), PMIx_Error_string(rc),
@@ -380,7 +397,7 @@ int run(const std::vector<std::string>& steps) {
       const auto& r = parts.at(1);
       PMIX_LOAD_PROCID(&who, me.nspace, r == "*" ? PMIX_RANK_WILDCARD : static_cast<pmix_rank_t>(std::atoi(r.c_str())));
       pmix_value_t* val = nullptr;
-      const auto rc = PMIx_Get(&who, parts.at(2).c_str(), nullptr, 0, &val);
+      const auto rc = PMIx_Get(&who, key_arg(parts.at(2)), nullptr, 0, &val);
       say(step, rc, rc == PMIX_SUCCESS ? text_of(val) : "");
       if (val != nullptr) PMIX_VALUE_RELEASE(val);
     } else if (cmd == "fence_nb") {
@@ -402,7 +419,7 @@ int run(const std::vector<std::string>& steps) {
       const auto& r = parts.at(1);
       PMIX_LOAD_PROCID(&who, me.nspace, r == "*" ? PMIX_RANK_WILDCARD : static_cast<pmix_rank_t>(std::atoi(r.c_str())));
       pending p;
-      auto rc = PMIx_Get_nb(&who, parts.at(2).c_str(), nullptr, 0, value_done, &p);
+      auto rc = PMIx_Get_nb(&who, key_arg(parts.at(2)), nullptr, 0, value_done, &p);
       if (rc == PMIX_SUCCESS) {
         p.wait();
         rc = p.status;
