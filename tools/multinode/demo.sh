@@ -69,10 +69,10 @@ verbose=${MULTINODE_VERBOSE:-}
 
 tag=${MULTINODE_TAG:-pmn$$}
 case "$tag" in *[!a-z0-9]* | "" | ?????????*) echo "$0: MULTINODE_TAG: 1 to 8 of [a-z0-9]" >&2; exit 2 ;; esac
-hub="$tag-hub"
 work=$(mktemp -d "/tmp/$tag.XXXXXX")
-made=()
 daemon_pids=()
+# shellcheck source=tools/multinode/netns.sh
+. "$(dirname "${BASH_SOURCE[0]}")/netns.sh"
 
 cleanup() {
   local status=$?
@@ -84,14 +84,12 @@ cleanup() {
     [ $alive -eq 0 ] && break
     sleep 0.1
   done
-  for ns in "${made[@]}"; do
-    for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null; done
-  done
+  netns_kill
   for pid in "${daemon_pids[@]}"; do wait "$pid" 2>/dev/null; done
   if [ -n "$verbose" ] || [ "$status" -ne 0 ]; then
     for f in "$work"/node*.log; do [ -f "$f" ] && { echo "--- $f"; cat "$f"; } >&2; done
   fi
-  for ns in "${made[@]}"; do ip netns del "$ns" 2>/dev/null; done
+  netns_down
   rm -rf "$work"
   exit $status
 }
@@ -99,25 +97,7 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-ip netns add "$hub"
-made+=("$hub")
-ip -n "$hub" link set lo up
-ip -n "$hub" link add br0 type bridge
-ip -n "$hub" link set br0 up
-for k in $(seq 0 $((nodes - 1))); do
-  ns="$tag-$k"
-  ip netns add "$ns"
-  made+=("$ns")
-  ip -n "$ns" link set lo up
-  ip link add "${tag}a$k" type veth peer name "${tag}b$k"
-  ip link set "${tag}a$k" netns "$ns"
-  ip link set "${tag}b$k" netns "$hub"
-  ip -n "$ns" link set "${tag}a$k" name eth0
-  ip -n "$ns" addr add "$subnet.$((k + 1))/24" dev eth0
-  ip -n "$ns" link set eth0 up
-  ip -n "$hub" link set "${tag}b$k" master br0
-  ip -n "$hub" link set "${tag}b$k" up
-done
+netns_up "$tag" "$nodes" "$subnet"
 
 if [ -n "${MULTINODE_AGENT:-}" ]; then
   if [ -n "${MULTINODE_KILL:-}" ]; then
