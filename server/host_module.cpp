@@ -1,6 +1,9 @@
 #include "server/host_module.hpp"
 
+#include <dlfcn.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "api/convert.hpp"
@@ -116,18 +119,35 @@ void tool_callback(pmix_status_t status, pmix_proc_t* proc, void* cbdata) {
   call->done(status, proc == nullptr ? proc_id{} : convert::proc(*proc));
 }
 
+// Hosts known to free the data their fence_nb is given (as OpenPMIx lets
+// them): Open MPI 4's ORTE, reached through its mca_pmix_* component, loads
+// it into a buffer it releases; PRRTE (Open MPI 5's launcher) does the same.
+bool frees_fence_data(const pmix_server_module_t& m) {
+  Dl_info where{};
+  if (m.fence_nb == nullptr || dladdr(reinterpret_cast<void*>(m.fence_nb), &where) == 0 ||
+      where.dli_fname == nullptr)
+    return false;
+  const char* slash = std::strrchr(where.dli_fname, '/');
+  const std::string name = slash == nullptr ? where.dli_fname : slash + 1;
+  return name.rfind("mca_pmix_", 0) == 0 || name.rfind("libprrte", 0) == 0;
+}
+
 }  // namespace
+
+void module::set_host_frees_fence_data(std::optional<bool> given) { host_frees_fence_data_ = given; }
 
 module::module(const pmix_server_module_t* m, attribute_answer_fn attributes, std::uint32_t nslots)
     : attributes_(attributes) {
   if (m == nullptr) return;
   first_ = std::make_unique<pmix_server_module_t>(module_copy::copy(*m, nslots));
+  guessed_frees_fence_data_ = frees_fence_data(*first_);
   slots_.store(first_.get(), std::memory_order_release);
 }
 
 bool module::adopt(const pmix_server_module_t* m, std::uint32_t nslots) {
   if (m == nullptr || slots() != nullptr) return false;
   adopted_ = std::make_unique<pmix_server_module_t>(module_copy::copy(*m, nslots));
+  guessed_frees_fence_data_ = frees_fence_data(*adopted_);
   slots_.store(adopted_.get(), std::memory_order_release);
   return true;
 }
@@ -202,12 +222,21 @@ bool module::fence_nb(const std::vector<proc_id>& procs, const info_list& info,
   call->procs = std::make_unique<convert::proc_array>(procs);
   call->info = std::make_unique<convert::info_array>(info);
   call->text = data;
+  char* handed = call->text.empty() ? nullptr : call->text.data();
+  if (handed != nullptr && host_frees_fence_data()) {
+    // The host's to free, whatever it answers (as OpenPMIx hands it over).
+    handed = static_cast<char*>(std::malloc(call->text.size()));
+    if (handed == nullptr) {
+      call->done(PMIX_ERR_NOMEM, {});
+      return true;
+    }
+    std::memcpy(handed, call->text.data(), call->text.size());
+  }
   pmix_status_t rc;
   {
     progress::scope in_upcall;
     rc = m->fence_nb(call->procs->data(), call->procs->size(), call->info->data(),
-                     call->info->size(), call->text.empty() ? nullptr : call->text.data(),
-                     call->text.size(), modex_callback, call.get());
+                     call->info->size(), handed, call->text.size(), modex_callback, call.get());
   }
   if (rc == PMIX_OPERATION_SUCCEEDED) {
     // Completed at once: with one node, the data is ours alone.

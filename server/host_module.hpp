@@ -55,6 +55,14 @@ class module {
   // none was set before. Returns true when it was adopted.
   bool adopt(const pmix_server_module_t* m, std::uint32_t nslots = kSlotsV4);
   bool has_module() const { return slots_.load(std::memory_order_acquire) != nullptr; }
+  // Who frees the data fence_nb hands the host. Spec 000: the library owns
+  // it. Open MPI's ORTE and PRRTE free it (OpenPMIx gives it away): for their
+  // fence_nb (found by the shared object it lives in: Open MPI's
+  // mca_pmix_*.so glue, libprrte) the host gets a malloc'd copy it may free.
+  // `given`: PMIX_CXX_HOST_FREES_FENCE_DATA, which overrides the guess. Set
+  // before any up-call.
+  void set_host_frees_fence_data(std::optional<bool> given);
+  bool host_frees_fence_data() const { return host_frees_fence_data_.value_or(guessed_frees_fence_data_); }
   // The fault plane (docs/fault-injection.md), set once before any up-call
   // when a plan is given: each up-call's answer may then be changed.
   void set_faults(std::shared_ptr<faults::plane> p) { faults_ = std::move(p); }
@@ -149,6 +157,8 @@ class module {
   attribute_answer_fn attributes_ = nullptr;
   std::unique_ptr<pmix_server_module_t> first_;
   std::unique_ptr<pmix_server_module_t> adopted_;
+  std::optional<bool> host_frees_fence_data_;
+  bool guessed_frees_fence_data_ = false;
 };
 
 }  // namespace pmix::host

@@ -267,6 +267,8 @@ pmix_status_t read_settings(const info_list& directives, const pmix_topology_t* 
       s.faults_seed = *seed;
     } else if (k == PMIX_CXX_SERVER_MODULE_SLOTS) {
       if (!module_slots(d, s.module_slots, error)) return PMIX_ERR_BAD_PARAM;
+    } else if (k == PMIX_CXX_HOST_FREES_FENCE_DATA) {
+      s.host_frees_fence_data = flag(d);
     } else if (k == PMIX_SINGLETON) {
       std::string id;
       if (!text(d, id)) return PMIX_ERR_BAD_PARAM;

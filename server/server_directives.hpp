@@ -65,6 +65,8 @@ struct settings {
   std::uint64_t faults_seed = 0;
   // How far the host's pmix_server_module_t goes (PMIX_CXX_SERVER_MODULE_SLOTS).
   std::uint32_t module_slots = 28;
+  // PMIX_CXX_HOST_FREES_FENCE_DATA; unset: guessed from the host (host_module.hpp).
+  std::optional<bool> host_frees_fence_data;
 
   // Ours (environment): the actor scheduler and its worker threads.
   std::string scheduler_policy = "sharing";

@@ -291,6 +291,7 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
   }
 
   rt->host_ = std::make_shared<host::module>(module, attributes, s.module_slots);
+  rt->host_->set_host_frees_fence_data(s.host_frees_fence_data);
   auto ctx = std::make_shared<actors::server_context>();
   ctx->server = s.server;
   ctx->hostname = s.hostname;

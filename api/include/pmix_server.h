@@ -52,7 +52,12 @@ typedef pmix_status_t (*pmix_server_abort_fn_t)(const pmix_proc_t *proc, void *s
 
 /* All local participants entered a fence over procs; data (ndata bytes) is
  * this node's contribution. The host runs the fence across nodes and returns
- * the combined data of all nodes through cbfunc. */
+ * the combined data of all nodes through cbfunc. data is the library's, and
+ * stays valid until cbfunc is called, unless PMIx_server_init's info says
+ * PMIX_CXX_HOST_FREES_FENCE_DATA (bool) true: then data is a malloc'd copy the
+ * host must free(), as OpenPMIx hands it over. Without the key, a fence_nb
+ * living in Open MPI's mca_pmix_*.so or in libprrte (hosts that free it) gets
+ * a copy of its own; false overrides that guess. */
 typedef pmix_status_t (*pmix_server_fencenb_fn_t)(const pmix_proc_t procs[], size_t nprocs,
                                                   const pmix_info_t info[], size_t ninfo,
                                                   char *data, size_t ndata,
@@ -237,6 +242,9 @@ typedef pmix_status_t (*pmix_server_resource_block_fn_t)(const pmix_proc_t *requ
  * for 4.2.2's. Without it, slots 28 to 31 are never read and their requests
  * are answered PMIX_ERR_NOT_SUPPORTED. */
 #define PMIX_CXX_SERVER_MODULE_SLOTS "pmix.cxx.srv.slots"
+/* bool: the host frees the data its fence_nb is given (see
+ * pmix_server_fencenb_fn_t). */
+#define PMIX_CXX_HOST_FREES_FENCE_DATA "pmix.cxx.srv.fencefree"
 typedef struct pmix_server_module_4_0_0_t {
     /* since v1 */
     pmix_server_client_connected_fn_t client_connected;

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <thread>
@@ -21,6 +22,7 @@ void host_record::reset() {
   abort_message.clear();
   fence_nprocs = fence_ndata = 0;
   fence_reply_extra.clear();
+  fence_frees_data = false;
   dmodex_status = PMIX_SUCCESS;
   dmodex_reply.clear();
   block_in_upcall = false;
@@ -112,6 +114,7 @@ pmix_status_t on_fence(const pmix_proc_t[], size_t nprocs, const pmix_info_t[], 
     r.fence_ndata = ndata;
     held->bytes.assign(data == nullptr ? "" : data, ndata);
     held->bytes += r.fence_reply_extra;
+    if (r.fence_frees_data) std::free(data);
   }
   ++r.fence_calls;
   // The data handed back is ours to release after the callback (spec 000).

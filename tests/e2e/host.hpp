@@ -33,6 +33,9 @@ struct host_record {
   std::size_t fence_nprocs = 0;
   std::size_t fence_ndata = 0;
   std::string fence_reply_extra;  // appended to our data, as other nodes' data
+  // The host frees the data fence_nb is given, as Open MPI's ORTE does
+  // (the server was told PMIX_CXX_HOST_FREES_FENCE_DATA).
+  bool fence_frees_data = false;
   std::atomic<int> dmodex_calls{0};
   std::atomic<int> releases{0};  // release callbacks the server ran for our data
   pmix_proc_t dmodex_proc{};

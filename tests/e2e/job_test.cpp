@@ -366,6 +366,41 @@ TEST_SUITE("end to end") {
     CHECK(eventually([] { return record().releases == 1; }));
   }
 
+  TEST_CASE("a host that frees fence_nb's data, as ORTE does, gets a copy of its own") {
+    // Open MPI 4.1.4's mpirun and orteds load the data into a buffer they
+    // release (OpenPMIx hands it over): found running mpirun across nodes,
+    // where it freed the library's own bytes. Told so, the server hands the
+    // host a malloc'd copy; Open MPI's own glue (mca_pmix_*.so) is
+    // recognised without being told (tests/hosts/mpi:mpirun_nodes_test).
+    temp_dir dir;
+    pmix_info_t frees;
+    const bool yes = true;
+    PMIX_INFO_LOAD(&frees, PMIX_CXX_HOST_FREES_FENCE_DATA, &yes, PMIX_BOOL);
+    server srv(dir.path(), {}, {frees});
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    {
+      std::lock_guard<std::mutex> guard{record().mutex};
+      record().fence_frees_data = true;
+      record().fence_reply_extra = remote_modex("freed", 2, {{"color", "blue from rank 2"}});
+    }
+    REQUIRE(register_job("freed", 3, 2) == PMIX_SUCCESS);
+    std::vector<child> ranks;
+    for (pmix_rank_t r = 0; r < 2; ++r)
+      ranks.push_back(launch("freed", r,
+                             {script, "init", "put:color=local " + std::to_string(r), "commit",
+                              "fence:collect", "get:1:color", "get:2:color", "fence:collect", "finalize"},
+                             dir.path()));
+    for (auto& c : ranks) {
+      CHECK_MESSAGE(c.exited_with(0), c.errors());
+      const auto out = c.output();
+      CHECK_MESSAGE(count(out, "fence:collect PMIX_SUCCESS") == 2, out);
+      CHECK(contains(out, "get:1:color PMIX_SUCCESS local 1"));
+      CHECK(contains(out, "get:2:color PMIX_SUCCESS blue from rank 2"));
+    }
+    CHECK(record().fence_calls == 2);
+    CHECK(record().fence_ndata > 0);
+  }
+
   TEST_CASE("without fence_nb a fence spanning other nodes is not supported") {
     temp_dir dir;
     host_slots slots;
