@@ -227,9 +227,13 @@ std::string serialize_job_info(const std::string& nspace, job_layout layout,
   add_if_absent(job, PMIX_NSPACE, value::string(nspace));
   add_if_absent(job, PMIX_LOCAL_SIZE,
                 value::unsigned_(PMIX_UINT32, static_cast<std::uint32_t>(layout.local_ranks.size())));
-  add_if_absent(job, PMIX_LOCAL_PEERS, value::string(join_ranks(layout.local_ranks)));
-  if (!layout.local_ranks.empty())
+  // No ranks here: no peers list, as OpenPMIx (Open MPI splits the string it
+  // gets and dereferences the first element: an empty one crashed
+  // MPI_Comm_spawn's connect across nodes on the parents' nodes).
+  if (!layout.local_ranks.empty()) {
+    add_if_absent(job, PMIX_LOCAL_PEERS, value::string(join_ranks(layout.local_ranks)));
     add_if_absent(job, PMIX_LOCALLDR, value::unsigned_(PMIX_PROC_RANK, layout.local_ranks.front()));
+  }
   add_if_absent(job, PMIX_HOSTNAME, value::string(hostname));
   if (!layout.nodes.empty()) {
     add_if_absent(job, PMIX_NUM_NODES,
