@@ -5,8 +5,12 @@
  * A process is a child when MPI_Comm_get_parent returns a communicator; children get
  * argv = { "child", "<number of parents>" } and also check it against the remote size.
  *
+ * With SPAWN_HOST set in the parents' environment, the children are placed on that host
+ * (MPI_Info "host") and each child checks that its gethostname() is that host (the
+ * parents pass it in argv).
+ *
  * Output: "FAIL spawn: ..." per failed check; "OK spawn parent rank=R parents=P" and
- * "OK spawn child rank=R children=C parents=P" per passing process; rank 0 of the parents
+ * "OK spawn child rank=R children=C parents=P host=H" per passing process; rank 0 of the parents
  * prints "OK spawn all parents=P children=C merged=M" when everyone passed.
  * Non-zero exit on any failure. */
 #define _POSIX_C_SOURCE 200809L
@@ -65,15 +69,22 @@ static int run_child(MPI_Comm parent, int argc, char **argv)
     int remote = -1;
     MPI_Comm_remote_size(parent, &remote);
     int parents_from_argv = -1;
-    if (argc == 3 && strcmp(argv[1], "child") == 0)
+    if (argc >= 3 && strcmp(argv[1], "child") == 0)
         parents_from_argv = atoi(argv[2]);
     check(parents_from_argv == remote, "child", rank, "argv parent count vs remote size",
           parents_from_argv, remote);
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    if (argc == 4 && strcmp(host, argv[3]) != 0) {
+        printf("FAIL spawn: child rank %d runs on %s, not on %s\n", rank, host, argv[3]);
+        fflush(stdout);
+        ++failures;
+    }
 
     int merged_size = -1;
     int total_failures = merged_phase(parent, 1, "child", rank, remote, &merged_size);
     if (failures == 0) {
-        printf("OK spawn child rank=%d children=%d parents=%d\n", rank, size, remote);
+        printf("OK spawn child rank=%d children=%d parents=%d host=%s\n", rank, size, remote, host);
         fflush(stdout);
     }
     MPI_Comm_disconnect(&parent);
@@ -99,14 +110,21 @@ static int run_parent(void)
 
     char parents_text[16];
     snprintf(parents_text, sizeof parents_text, "%d", size);
-    char *child_argv[] = { "child", parents_text, NULL };
+    char *where = getenv("SPAWN_HOST");
+    char *child_argv[] = { "child", parents_text, where, NULL };
     int errcodes[CHILDREN];
     for (int i = 0; i < CHILDREN; ++i)
         errcodes[i] = -1;
 
+    MPI_Info info = MPI_INFO_NULL;
+    if (where != NULL && *where != '\0') {
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "host", where);
+    }
     MPI_Comm inter = MPI_COMM_NULL;
-    int rc = MPI_Comm_spawn(self, child_argv, CHILDREN, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
-                            errcodes);
+    int rc = MPI_Comm_spawn(self, child_argv, CHILDREN, info, 0, MPI_COMM_WORLD, &inter, errcodes);
+    if (info != MPI_INFO_NULL)
+        MPI_Info_free(&info);
     check(rc == MPI_SUCCESS, "parent", rank, "MPI_Comm_spawn return code", rc, MPI_SUCCESS);
     if (rank == 0) /* errcodes are significant at the root only */
         for (int i = 0; i < CHILDREN; ++i)
