@@ -17,6 +17,18 @@ int threshold() {
   return value;
 }
 
+// PMIX_CXX_LOG_FILE: where the lines go instead of stderr (appended), for a
+// server inside a host whose stderr goes nowhere (slurmstepd's).
+std::FILE* sink() {
+  static std::FILE* const file = [] {
+    const char* path = std::getenv("PMIX_CXX_LOG_FILE");
+    std::FILE* f = path == nullptr || *path == '\0' ? nullptr : std::fopen(path, "ae");
+    if (f != nullptr) std::setvbuf(f, nullptr, _IOLBF, 0);
+    return f != nullptr ? f : stderr;
+  }();
+  return file;
+}
+
 const char* name(level l) {
   switch (l) {
     case level::error: return "error";
@@ -55,7 +67,7 @@ void write(level l, std::string_view component, const std::string& text) {
   // line nor send escape sequences to a terminal (issue 14.6).
   const auto line = escaped(text);
   // One fprintf per line keeps lines from different threads whole.
-  std::fprintf(stderr, "[pmix %d] %s %.*s: %s\n", static_cast<int>(getpid()), name(l),
+  std::fprintf(sink(), "[pmix %d] %s %.*s: %s\n", static_cast<int>(getpid()), name(l),
                static_cast<int>(component.size()), component.data(), line.c_str());
 }
 
