@@ -495,6 +495,11 @@ struct iof_deregister_msg {
 struct iof_forget_msg {
   caf::actor peer;
 };
+// Something a host thread hands to the server's own thread to run: the
+// host's release function of data it gave us (server/host_module.hpp).
+struct host_task_msg {
+  std::function<void()> run;
+};
 // PMIx_server_IOF_deliver: output for the processes that pulled it.
 struct iof_output_msg {
   proc_id source;
@@ -619,6 +624,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::collect_inventory_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::group_upcall_done)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::iof_deregister_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::iof_forget_msg)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::host_task_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::iof_output_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::deliver_iof_msg)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(pmix::actors::connect_procs_msg)

@@ -1732,6 +1732,9 @@ caf::behavior server_actor(caf::stateful_actor<server_state>* self, context_ptr 
         return self->state.iof.remove(msg.peer, msg.ref) ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND;
       },
       [=](const iof_forget_msg& msg) { self->state.iof.forget(msg.peer); },
+      [=](host_task_msg& msg) {
+        if (msg.run) msg.run();
+      },
       [=](const iof_output_msg& msg) { on_iof_output(self, msg); },
       [=](group_msg& msg) { return on_group(self, msg); },
       [=](pset_msg& msg) { on_pset(self, msg); },

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <thread>
 
 #include "api/convert.hpp"
 #include "common/module_copy.hpp"
@@ -78,7 +80,7 @@ void modex_callback(pmix_status_t status, const char* data, size_t ndata, void* 
   std::unique_ptr<upcall> call{static_cast<upcall*>(cbdata)};
   std::string copy;
   if (data != nullptr && ndata > 0) copy.assign(data, ndata);
-  if (release != nullptr) release(release_data);
+  if (release != nullptr) release_later(release, release_data);
   call->done(status, std::move(copy));
 }
 
@@ -105,7 +107,7 @@ void info_callback(pmix_status_t status, pmix_info_t* info, size_t ninfo, void* 
   std::unique_ptr<info_call> call{static_cast<info_call*>(cbdata)};
   info_list results;
   if (convert::from_c(info, ninfo, results) != PMIX_SUCCESS) results.clear();
-  if (release != nullptr) release(release_data);
+  if (release != nullptr) release_later(release, release_data);
   call->done(status, std::move(results));
 }
 
@@ -132,7 +134,30 @@ bool frees_fence_data(const pmix_server_module_t& m) {
   return name.rfind("mca_pmix_", 0) == 0 || name.rfind("libprrte", 0) == 0;
 }
 
+std::mutex& runner_mutex() {
+  static std::mutex m;
+  return m;
+}
+release_runner& runner() {
+  static release_runner r;
+  return r;
+}
+
 }  // namespace
+
+void set_release_runner(release_runner r) {
+  std::lock_guard<std::mutex> guard{runner_mutex()};
+  runner() = std::move(r);
+}
+
+void release_later(pmix_release_cbfunc_t release, void* data) {
+  std::function<void()> task = [release, data] { release(data); };
+  {
+    std::lock_guard<std::mutex> guard{runner_mutex()};
+    if (runner() && runner()(task)) return;
+  }
+  std::thread(std::move(task)).detach();
+}
 
 void module::set_host_frees_fence_data(std::optional<bool> given) { host_frees_fence_data_ = given; }
 
@@ -635,7 +660,7 @@ void request_info_callback(pmix_status_t status, pmix_info_t* info, size_t ninfo
   std::unique_ptr<request_call> call{static_cast<request_call*>(cbdata)};
   info_list results;
   if (convert::from_c(info, ninfo, results) != PMIX_SUCCESS) results.clear();
-  if (release != nullptr) release(release_data);
+  if (release != nullptr) release_later(release, release_data);
   call->done(status, std::move(results), {});
 }
 

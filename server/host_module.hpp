@@ -36,6 +36,17 @@ using done_fn = std::function<void(pmix_status_t, std::string)>;
 using attribute_answer_fn = pmix_status_t (*)(const pmix_info_t* qualifiers, size_t nqualifiers,
                                               pmix_info_t** results, size_t* nresults);
 
+// The host's release functions (of the data its callbacks hand us) run
+// after the callback has returned, on a thread of ours, as OpenPMIx
+// thread-shifts them: Slurm's pmix plugin calls back holding its
+// collective's lock, which its release function takes (calling it inside
+// the callback hung every fence across nodes). The server runtime gives the
+// runner (its loop or server actor; false: not taken) and takes it back at
+// finalize; without one, a release runs on a thread of its own.
+using release_runner = std::function<bool(std::function<void()>)>;
+void set_release_runner(release_runner r);
+void release_later(pmix_release_cbfunc_t release, void* data);
+
 class module {
  public:
   // How many slots of pmix_server_module_t the host's struct has

@@ -411,6 +411,10 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
     error = std::string{"cannot start the socket thread: "} + std::strerror(errno);
     return PMIX_ERR_INIT;
   }
+  {
+    runtime* self = rt.get();
+    host::set_release_runner([self](std::function<void()> task) { return self->defer(task); });
+  }
   if (rt->loop_) {
     runtime* self = rt.get();
     ctx->gate->on_send([self](caf::actor_addr to, caf::message m) { self->post(std::move(to), std::move(m)); });
@@ -557,6 +561,11 @@ void runtime::send_posted() {
 // channels answer PMIX_ERR_NOT_AVAILABLE), registrations answered so here.
 void runtime::drop_posted(std::vector<posted>& entries, std::vector<std::string>& nspaces) {
   for (auto& p : entries) {
+    // A host's release function still runs: the memory is the host's.
+    if (!p.registers && p.message.match_elements<actors::host_task_msg>()) {
+      auto& task = p.message.get_mutable_as<actors::host_task_msg>(0);
+      if (task.run) task.run();
+    }
     if (!p.registers) continue;
     actors::registration_batch lost{nspaces[p.nspace]};
     lost.add(p.registration);
@@ -569,7 +578,7 @@ void runtime::drop_posted(std::vector<posted>& entries, std::vector<std::string>
 // descriptor only after stop() has set loop_done_ under that mutex, so a
 // wake-up can never write to a closed descriptor, or to another file that
 // took its number.
-void runtime::post(caf::actor_addr to, caf::message m) {
+bool runtime::post(caf::actor_addr to, caf::message m) {
   {
     std::lock_guard<std::mutex> guard{inbox_mutex_};
     // After the loop has stopped nobody would send it: dropped here, its
@@ -579,13 +588,28 @@ void runtime::post(caf::actor_addr to, caf::message m) {
     // handle is released on a thread that did not run or stop the actors).
     if (loop_done_) {
       late_.push_back(std::move(to));
-      return;
+      return false;
     }
     inbox_.push_back(posted{std::move(to), std::move(m)});
     inbox_ready_.store(true, std::memory_order_release);  // seen by a spinning loop
     if (sleeping_) io_->wake();
     sleeping_ = false;  // one wake-up is enough
   }
+  return true;
+}
+
+bool runtime::defer(std::function<void()>& task) {
+  if (stopped_.load()) return false;
+  // Loop mode: never the gate's lock, which the loop holds while it makes
+  // up-calls (a host calling back under a lock of its own would wait for a
+  // loop that waits for that lock).
+  if (loop_) return post({}, caf::make_message(actors::host_task_msg{std::move(task)}));
+  bool taken = false;
+  ctx_->gate->run_if_open([&] {
+    caf::anon_send(root_, actors::host_task_msg{std::move(task)});
+    taken = true;
+  });
+  return taken;
 }
 
 bool runtime::post_registration(const char* nspace, const actors::registration_batch::call& c) {
@@ -649,6 +673,7 @@ void runtime::remove_files() {
 
 void runtime::stop() {
   if (stopped_.exchange(true)) return;
+  host::set_release_runner({});  // late host releases run on threads of their own
   rendezvous_.remove_all();  // tools stop finding us first
   if (ctx_) ctx_->gate->close();
   if (ctx_ && ctx_->faults) ctx_->faults->stop();  // late host answers are dropped

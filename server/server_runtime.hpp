@@ -67,7 +67,8 @@ class runtime {
     if (loop_) {
       // Queued for the loop thread, which sends it; woken only by the
       // request that finds the queue empty. (No address: the server actor.)
-      return post(caf::actor_addr{}, caf::make_message(std::forward<Msg>(msg)));
+      post(caf::actor_addr{}, caf::make_message(std::forward<Msg>(msg)));
+      return;
     }
     std::lock_guard<std::recursive_mutex> guard{ctx_->gate->mutex()};
     caf::anon_send(root_, std::forward<Msg>(msg));
@@ -132,7 +133,11 @@ class runtime {
   void loop();
   // Loop mode: queues a message for the loop thread to send, waking it only
   // when it sleeps (a spinning loop sees inbox_ready_).
-  void post(caf::actor_addr to, caf::message m);
+  // False when the loop has stopped (the message is dropped).
+  bool post(caf::actor_addr to, caf::message m);
+  // Runs `task` on the server's thread (the loop, or the server actor);
+  // false when the server is stopping (host::set_release_runner).
+  bool defer(std::function<void()>& task);
   std::atomic<bool> stopped_{false};
   caf::scheduler::test_coordinator* manual_ = nullptr;  // with external progress
   // With external progress and in loop mode: runs the actors that have work

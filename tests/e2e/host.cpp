@@ -23,6 +23,7 @@ void host_record::reset() {
   fence_nprocs = fence_ndata = 0;
   fence_reply_extra.clear();
   fence_frees_data = false;
+  fence_inline_locked = false;
   dmodex_status = PMIX_SUCCESS;
   dmodex_reply.clear();
   block_in_upcall = false;
@@ -104,6 +105,18 @@ void release_held(void* cbdata) {
   ++record().releases;
 }
 
+// Slurm's pmix plugin answers a fence holding its collective's lock, which
+// its release function takes (host_record::fence_inline_locked).
+std::mutex& collective_lock() {
+  static std::mutex m;
+  return m;
+}
+
+void release_held_locked(void* cbdata) {
+  std::lock_guard<std::mutex> guard{collective_lock()};
+  release_held(cbdata);
+}
+
 pmix_status_t on_fence(const pmix_proc_t[], size_t nprocs, const pmix_info_t[], size_t, char* data,
                        size_t ndata, pmix_modex_cbfunc_t cbfunc, void* cbdata) {
   auto& r = record();
@@ -117,6 +130,12 @@ pmix_status_t on_fence(const pmix_proc_t[], size_t nprocs, const pmix_info_t[], 
     if (r.fence_frees_data) std::free(data);
   }
   ++r.fence_calls;
+  if (r.fence_inline_locked) {
+    // Answered before returning, under the lock the release takes.
+    std::lock_guard<std::mutex> guard{collective_lock()};
+    cbfunc(PMIX_SUCCESS, held->bytes.data(), held->bytes.size(), cbdata, release_held_locked, held);
+    return PMIX_SUCCESS;
+  }
   // The data handed back is ours to release after the callback (spec 000).
   std::thread([cbfunc, cbdata, held] {
     cbfunc(PMIX_SUCCESS, held->bytes.data(), held->bytes.size(), cbdata, release_held, held);

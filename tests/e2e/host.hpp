@@ -36,6 +36,9 @@ struct host_record {
   // The host frees the data fence_nb is given, as Open MPI's ORTE does
   // (the server was told PMIX_CXX_HOST_FREES_FENCE_DATA).
   bool fence_frees_data = false;
+  // fence_nb calls back before it returns, holding a lock its release
+  // function takes, as Slurm's pmix plugin does.
+  bool fence_inline_locked = false;
   std::atomic<int> dmodex_calls{0};
   std::atomic<int> releases{0};  // release callbacks the server ran for our data
   pmix_proc_t dmodex_proc{};

@@ -401,6 +401,37 @@ TEST_SUITE("end to end") {
     CHECK(record().fence_ndata > 0);
   }
 
+  TEST_CASE("a host that answers fence_nb at once, under a lock its release function takes, as Slurm does") {
+    // Slurm 22.05's pmix plugin calls the modex callback inside its
+    // collective's lock, and its release function takes that lock: calling
+    // the release inside the callback hung every fence across nodes
+    // (tests/hosts/slurm:slurm_nodes_test). It runs later, on our thread.
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    {
+      std::lock_guard<std::mutex> guard{record().mutex};
+      record().fence_inline_locked = true;
+      record().fence_reply_extra = remote_modex("inline", 2, {{"color", "blue from rank 2"}});
+    }
+    REQUIRE(register_job("inline", 3, 2) == PMIX_SUCCESS);
+    std::vector<child> ranks;
+    for (pmix_rank_t r = 0; r < 2; ++r)
+      ranks.push_back(launch("inline", r,
+                             {script, "init", "put:color=local " + std::to_string(r), "commit", "fence:collect",
+                              "get:2:color", "fence", "finalize"},
+                             dir.path()));
+    for (auto& c : ranks) {
+      CHECK_MESSAGE(c.exited_with(0), c.errors());
+      const auto out = c.output();
+      CHECK_MESSAGE(contains(out, "fence:collect PMIX_SUCCESS"), out);
+      CHECK(contains(out, "get:2:color PMIX_SUCCESS blue from rank 2"));
+      CHECK(contains(out, "fence PMIX_SUCCESS"));
+    }
+    CHECK(record().fence_calls == 2);
+    CHECK(eventually([] { return record().releases == 2; }));
+  }
+
   TEST_CASE("without fence_nb a fence spanning other nodes is not supported") {
     temp_dir dir;
     host_slots slots;
