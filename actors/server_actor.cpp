@@ -297,6 +297,17 @@ void advance_collective(self_ptr self, collective kind, fence_tracker& t) {
                                           std::make_shared<const std::string>(std::move(t.data)), nullptr});
     return;
   }
+  // A fence is a barrier whether or not it collects data. Slurm 22.05's
+  // plugin runs its fence as a ring across nodes only when the info names
+  // PMIX_COLLECT_DATA (whatever its value) and the data is not empty; its
+  // other algorithm, a tree, completed on each node at once here (OpenPMIx
+  // too), so Open MPI's ranks left MPI_Init's final barrier and sent to peers
+  // still in MPI_Init, which crashed in Open MPI's TCP transport. So the key
+  // is always given, with this fence's value, and a fence without data
+  // carries one byte per node, which its result drops.
+  if (find(t.info, PMIX_COLLECT_DATA) == nullptr)
+    t.info.push_back(info{PMIX_COLLECT_DATA, value::boolean(t.collect), 0});
+  if (!t.collect && t.data.empty()) t.data.assign(1, '\0');
   const auto upcall = st.next_upcall++;
   const bool asked = st.ctx->host->fence_nb(t.procs, t.info, t.data,
                                             reply_to_actor(self->address(), st.ctx, upcall));
@@ -886,6 +897,10 @@ void on_upcall_result(self_ptr self, upcall_result& r) {
     const auto [kind, tracker] = it->second;
     st.collective_upcalls.erase(it);
     if (kind == collective::fence) {
+      // A fence that collects nothing returns nothing (the host carried our
+      // one byte per node).
+      const auto* t = st.fences.find(tracker);
+      if (t != nullptr && !t->collect) r.data.clear();
       st.fences.complete(tracker,
                          fence_result{r.status, std::make_shared<const std::string>(std::move(r.data)), nullptr});
     } else if (kind == collective::connect && r.status == PMIX_SUCCESS) {

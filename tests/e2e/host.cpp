@@ -21,6 +21,7 @@ void host_record::reset() {
   abort_status = 0;
   abort_message.clear();
   fence_nprocs = fence_ndata = 0;
+  fence_collect.clear();
   fence_reply_extra.clear();
   fence_frees_data = false;
   fence_inline_locked = false;
@@ -117,12 +118,15 @@ void release_held_locked(void* cbdata) {
   release_held(cbdata);
 }
 
-pmix_status_t on_fence(const pmix_proc_t[], size_t nprocs, const pmix_info_t[], size_t, char* data,
+pmix_status_t on_fence(const pmix_proc_t[], size_t nprocs, const pmix_info_t info[], size_t ninfo, char* data,
                        size_t ndata, pmix_modex_cbfunc_t cbfunc, void* cbdata) {
   auto& r = record();
   auto* held = new held_data;
   {
     std::lock_guard<std::mutex> guard{r.mutex};
+    r.fence_collect = "absent";
+    for (size_t k = 0; k < ninfo; ++k)
+      if (PMIX_CHECK_KEY(&info[k], PMIX_COLLECT_DATA)) r.fence_collect = PMIX_INFO_TRUE(&info[k]) ? "true" : "false";
     r.fence_nprocs = nprocs;
     r.fence_ndata = ndata;
     held->bytes.assign(data == nullptr ? "" : data, ndata);

@@ -32,6 +32,7 @@ struct host_record {
   std::atomic<int> fence_calls{0};
   std::size_t fence_nprocs = 0;
   std::size_t fence_ndata = 0;
+  std::string fence_collect;  // PMIX_COLLECT_DATA as the last fence_nb got it: "true", "false" or "absent"
   std::string fence_reply_extra;  // appended to our data, as other nodes' data
   // The host frees the data fence_nb is given, as Open MPI's ORTE does
   // (the server was told PMIX_CXX_HOST_FREES_FENCE_DATA).

@@ -432,6 +432,29 @@ TEST_SUITE("end to end") {
     CHECK(eventually([] { return record().releases == 2; }));
   }
 
+  TEST_CASE("the host is always told whether a fence collects data, and given data, as Slurm needs for a real barrier") {
+    // Slurm 22.05's plugin reads the presence of PMIX_COLLECT_DATA, not its
+    // value: without the key, its fence completed on each node at once, and
+    // Open MPI's ranks left MPI_Init early (tests/hosts/slurm:slurm_nodes_test).
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("barrier", 3, 2) == PMIX_SUCCESS);
+    std::vector<child> ranks;
+    for (pmix_rank_t r = 0; r < 2; ++r)
+      ranks.push_back(launch("barrier", r, {script, "init", "fence", "finalize"}, dir.path()));
+    for (auto& c : ranks) {
+      CHECK_MESSAGE(c.exited_with(0), c.errors());
+      CHECK(contains(c.output(), "fence PMIX_SUCCESS"));
+    }
+    CHECK(record().fence_calls == 1);
+    std::lock_guard<std::mutex> guard{record().mutex};
+    CHECK(record().fence_collect == "false");
+    // Slurm runs its ring, a real barrier, only for data: one byte per node,
+    // dropped from the result.
+    CHECK(record().fence_ndata == 1);
+  }
+
   TEST_CASE("without fence_nb a fence spanning other nodes is not supported") {
     temp_dir dir;
     host_slots slots;
