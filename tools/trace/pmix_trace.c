@@ -60,6 +60,8 @@ static void open_log_locked(void)
         cmdline[n] = '\0';
     }
     fprintf(log_file, "# pid %d cmdline: %s\n", (int)getpid(), cmdline);
+    /* CLOCK_MONOTONIC is the machine's: processes' traces line up with it */
+    fprintf(log_file, "# start %ld.%09ld (CLOCK_MONOTONIC)\n", (long)start_time.tv_sec, start_time.tv_nsec);
 }
 
 /* writes one finished line (text from a memstream) */
