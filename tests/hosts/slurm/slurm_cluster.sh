@@ -165,6 +165,29 @@ done
 exec "$@"
 '
 
+# munged with its own key and socket in SCRATCH/munge, logs in SCRATCH/log;
+# waits until a credential made with it decodes.
+_slurm_start_munge() {
+  local scratch=$1
+  if ! dd if=/dev/urandom of="$scratch/munge/munge.key" bs=1024 count=1 status=none ||
+    ! chmod 0400 "$scratch/munge/munge.key"; then
+    _slurm_fail "cannot write the munge key"; return 1
+  fi
+  SLURM_HARNESS_ID=$scratch munged --foreground --force -S "$scratch/munge/munge.socket" \
+    --key-file="$scratch/munge/munge.key" --pid-file="$scratch/run/munged.pid" \
+    --log-file="$scratch/log/munged.log" --seed-file="$scratch/munge/munged.seed" \
+    </dev/null >"$scratch/log/munged.out" 2>&1 &
+  SLURM_HARNESS_MUNGED_PID=$!
+  for _ in $(seq 100); do
+    [ -S "$scratch/munge/munge.socket" ] && munge -S "$scratch/munge/munge.socket" -n 2>/dev/null |
+      unmunge -S "$scratch/munge/munge.socket" >/dev/null 2>&1 && break
+    _slurm_ours "$SLURM_HARNESS_MUNGED_PID" || break
+    sleep 0.1
+  done
+  munge -S "$scratch/munge/munge.socket" -n 2>/dev/null | unmunge -S "$scratch/munge/munge.socket" >/dev/null 2>&1 ||
+    { _slurm_fail "munged did not start"; return 1; }
+}
+
 slurm_start() {
   local -; set +e
   local scratch=${1:?usage: slurm_start SCRATCH_DIR [PMIX_LIB_DIR]} libdir=${2:-}
@@ -188,23 +211,7 @@ slurm_start() {
   fi
 
   # --- munged, its own key and socket
-  if ! dd if=/dev/urandom of="$scratch/munge/munge.key" bs=1024 count=1 status=none ||
-    ! chmod 0400 "$scratch/munge/munge.key"; then
-    _slurm_fail "cannot write the munge key"; return 1
-  fi
-  SLURM_HARNESS_ID=$scratch munged --foreground --force -S "$scratch/munge/munge.socket" \
-    --key-file="$scratch/munge/munge.key" --pid-file="$scratch/run/munged.pid" \
-    --log-file="$scratch/log/munged.log" --seed-file="$scratch/munge/munged.seed" \
-    </dev/null >"$scratch/log/munged.out" 2>&1 &
-  SLURM_HARNESS_MUNGED_PID=$!
-  for _ in $(seq 100); do
-    [ -S "$scratch/munge/munge.socket" ] && munge -S "$scratch/munge/munge.socket" -n 2>/dev/null |
-      unmunge -S "$scratch/munge/munge.socket" >/dev/null 2>&1 && break
-    _slurm_ours "$SLURM_HARNESS_MUNGED_PID" || break
-    sleep 0.1
-  done
-  munge -S "$scratch/munge/munge.socket" -n 2>/dev/null | unmunge -S "$scratch/munge/munge.socket" >/dev/null 2>&1 ||
-    { _slurm_fail "munged did not start"; return 1; }
+  _slurm_start_munge "$scratch" || return 1
 
   # --- slurm.conf
   host=$(hostname -s) || { _slurm_fail "no hostname"; return 1; }
