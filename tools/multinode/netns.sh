@@ -59,3 +59,59 @@ netns_down() {
 netns_left() {  # TAG
   ip netns list 2>/dev/null | awk -v t="$1-" 'index($1, t) == 1 { print $1 }'
 }
+
+# netns_mpirun_kit DIR TAG NODES SUBNET PER_NODE writes what Open MPI's mpirun
+# needs to run across the nodes TAG-0.. into DIR: etc/hosts (node<k> at
+# SUBNET.<k+1>), n<k>/tmp, and
+#   bin/node K CMD...      CMD in node K's network namespace and in a mount and
+#                          UTS namespace of its own: host name node<k>, that
+#                          /etc/hosts, a /dev/shm of its own (with one host
+#                          name and one /dev/shm, Open MPI's shared-memory
+#                          segments collide between nodes), TMPDIR n<k>/tmp;
+#   bin/node K -c WORDS... the words as one shell command line, as ssh runs them;
+#   bin/agent HOST WORDS...  the --mca plm_rsh_agent: WORDS on node HOST;
+#   bin/mpirun ARGS...     Debian's mpirun on node 0 with the nodes (PER_NODE
+#                          slots each, mapped by node), the agent, TCP limited
+#                          to SUBNET.0/24 (each namespace's loopback is another
+#                          node's), polling ranks yielding (PER_NODE slots do
+#                          not look oversubscribed to Open MPI), SPAWN_HOST
+#                          passed on.
+netns_mpirun_kit() {  # DIR TAG NODES SUBNET PER_NODE
+  local dir=$1 tag=$2 nodes=$3 subnet=$4 per_node=$5 k hosts=""
+  mkdir -p "$dir/bin" "$dir/etc" || return 1
+  {
+    echo "127.0.0.1 localhost"
+    for k in $(seq 0 $((nodes - 1))); do echo "$subnet.$((k + 1)) node$k"; done
+  } >"$dir/etc/hosts"
+  for k in $(seq 0 $((nodes - 1))); do
+    mkdir -p "$dir/n$k/tmp"
+    hosts="$hosts${hosts:+,}node$k:$per_node"
+  done
+  cat >"$dir/bin/node" <<EOF
+#!/bin/sh
+k=\$1; shift
+exec ip netns exec "$tag-\$k" unshare -m -u --propagation private -- sh -c '
+  hostname "node\$1"
+  mount --bind "$dir/etc/hosts" /etc/hosts
+  mount -t tmpfs -o size=256m,mode=1777 tmpfs /dev/shm
+  export TMPDIR="$dir/n\$1/tmp"
+  shift
+  if [ "\$1" = -c ]; then shift; exec sh -c "\$*"; fi
+  exec "\$@"' node "\$k" "\$@"
+EOF
+  cat >"$dir/bin/agent" <<EOF
+#!/bin/sh
+host=\$1; shift
+k=\${host#node}
+case \$k in ''|*[!0-9]*) echo "agent: no such node: \$host" >&2; exit 255 ;; esac
+exec "$dir/bin/node" "\$k" -c "\$@"
+EOF
+  cat >"$dir/bin/mpirun" <<EOF
+#!/bin/sh
+exec "$dir/bin/node" 0 /usr/bin/mpirun --host "$hosts" --map-by node \\
+  --mca plm rsh --mca plm_rsh_agent "$dir/bin/agent" \\
+  --mca oob_tcp_if_include $subnet.0/24 --mca btl_tcp_if_include $subnet.0/24 --mca btl self,vader,tcp \\
+  --mca mpi_yield_when_idle 1 -x SPAWN_HOST "\$@"
+EOF
+  chmod +x "$dir/bin/node" "$dir/bin/agent" "$dir/bin/mpirun"
+}

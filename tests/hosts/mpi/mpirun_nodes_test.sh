@@ -43,51 +43,9 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 netns_up "$tag" "$nodes" "$subnet" || { echo "FAIL the namespaces could not be made"; exit 1; }
-mkdir -p "$scratch/lib" "$scratch/bin" "$scratch/etc"
+mkdir -p "$scratch/lib"
 cp -L api/libpmix.so.2 api/libpmix-server.so.2 "$scratch/lib/"
-{
-  echo "127.0.0.1 localhost"
-  for k in $(seq 0 $((nodes - 1))); do echo "$subnet.$((k + 1)) node$k"; done
-} >"$scratch/etc/hosts"
-hosts=""
-for k in $(seq 0 $((nodes - 1))); do
-  mkdir -p "$scratch/n$k/tmp"
-  hosts="$hosts${hosts:+,}node$k:$per_node"
-done
-
-# Enters node K's namespaces and runs the rest: "$@" as a command, or, with
-# -c first, the words joined as a shell command line (what ssh does).
-cat >"$scratch/bin/node" <<EOF
-#!/bin/sh
-k=\$1; shift
-exec ip netns exec "$tag-\$k" unshare -m -u --propagation private -- sh -c '
-  hostname "node\$1"
-  mount --bind "$scratch/etc/hosts" /etc/hosts
-  mount -t tmpfs -o size=256m,mode=1777 tmpfs /dev/shm
-  export TMPDIR="$scratch/n\$1/tmp"
-  shift
-  if [ "\$1" = -c ]; then shift; exec sh -c "\$*"; fi
-  exec "\$@"' node "\$k" "\$@"
-EOF
-# The launch agent: AGENT HOST WORDS... (Open MPI's rsh launcher).
-cat >"$scratch/bin/agent" <<EOF
-#!/bin/sh
-host=\$1; shift
-k=\${host#node}
-case \$k in ''|*[!0-9]*) echo "agent: no such node: \$host" >&2; exit 255 ;; esac
-exec "$scratch/bin/node" "\$k" -c "\$@"
-EOF
-# mpirun on node0, the nodes and the agent given, interfaces limited to the
-# nodes' subnet (each namespace's loopback is another host's), polling
-# ranks yielding (4 slots per node do not look oversubscribed to Open MPI).
-cat >"$scratch/bin/mpirun" <<EOF
-#!/bin/sh
-exec "$scratch/bin/node" 0 /usr/bin/mpirun --host "$hosts" --map-by node \\
-  --mca plm rsh --mca plm_rsh_agent "$scratch/bin/agent" \\
-  --mca oob_tcp_if_include $subnet.0/24 --mca btl_tcp_if_include $subnet.0/24 --mca btl self,vader,tcp \\
-  --mca mpi_yield_when_idle 1 -x SPAWN_HOST "\$@"
-EOF
-chmod +x "$scratch/bin/node" "$scratch/bin/agent" "$scratch/bin/mpirun"
+netns_mpirun_kit "$scratch" "$tag" "$nodes" "$subnet" "$per_node" || { echo "FAIL cannot write the mpirun kit"; exit 1; }
 export PATH=/usr/bin:$PATH SPAWN_HOST=node3
 n=$((nodes * per_node))
 
