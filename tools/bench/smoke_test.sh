@@ -38,3 +38,9 @@ cp -L "$TEST_SRCDIR/$TEST_WORKSPACE/api/libpmix.so.2" "$ourlib/"
   >"$TEST_TMPDIR/openpmix_server.md"
 grep -q "^| mixed4 | dfence_us |" "$TEST_TMPDIR/openpmix_server.md"
 grep -q "^| mpirun | mpirun_np4_us |" "$TEST_TMPDIR/openpmix_server.md"
+# The real hosts across namespace nodes (tools/multinode/hosts_bench.sh):
+# mpirun on both libraries, srun on both, pmixrun with pmixd, 2 nodes, a few
+# fences each; every setup must give a figure.
+HOSTS_BENCH_BIN="$TEST_SRCDIR/$TEST_WORKSPACE" "$tree/tools/multinode/hosts_bench.sh" --nodes 2 --iters 3 --rounds 1 >"$TEST_TMPDIR/hosts_bench.md"
+grep -qE '^\| 2 x 4 \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \|$' \
+  "$TEST_TMPDIR/hosts_bench.md"

@@ -16,7 +16,8 @@
 # --rtt-only) as the limit. Needs root, Open MPI, Slurm and munge; build
 # first: bazel build //tools/bench:bench_client //tools/bench:bench_client_openpmix
 # //tools/pmixd //tools/pmixrun //api:libpmix.so.2 //api:libpmix-server.so.2.
-# Prints a Markdown table (docs/multinode.md has a run).
+# Prints a Markdown table (docs/multinode.md has a run); exits 1 if a run
+# failed (its cell is "-").
 set -uo pipefail
 nodes_list="4 8"
 iters=50
@@ -31,13 +32,16 @@ while [ $# -gt 0 ]; do
 done
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-bin=$root/bazel-bin
+# HOSTS_BENCH_BIN: where the built files are (bazel-bin's layout; a Bazel
+# test's runfiles have it too)
+bin=${HOSTS_BENCH_BIN:-$root/bazel-bin}
 ours=$bin/tools/bench/bench_client
 theirs=$bin/tools/bench/bench_client_openpmix
 for f in "$ours" "$theirs" "$bin/tools/pmixd/pmixd" "$bin/tools/pmixrun/pmixrun" "$bin/api/libpmix.so.2"; do
   [ -x "$f" ] || [ -f "$f" ] || { echo "hosts_bench: build $f first" >&2; exit 2; }
 done
 export PATH=/usr/sbin:/usr/bin:/sbin:$PATH
+export PMIXRUN=$bin/tools/pmixrun/pmixrun PMIXD=$bin/tools/pmixd/pmixd  # for demo.sh
 # shellcheck source=tools/multinode/netns.sh
 . "$here/netns.sh"
 # shellcheck source=tests/hosts/slurm/slurm_cluster.sh
@@ -64,6 +68,7 @@ median() {
 }
 # run NAME FILE CMD...: the command (each bounds its own time); its median appended to NAME's list
 declare -A results
+failed=0
 run() {
   local name=$1 out=$2
   shift 2
@@ -71,6 +76,7 @@ run() {
   local m
   m=$(median "$out")
   if [ "$m" = - ]; then
+    failed=1
     echo "hosts_bench: $name failed:" >&2
     tail -5 "$out" >&2
   fi
@@ -92,8 +98,7 @@ for nodes in $nodes_list; do
   for r in $(seq "$rounds"); do
     run a "$work/a.out" timeout 300 "$work/mpi/bin/mpirun" --allow-run-as-root -np "$n" "$theirs" datafence "$iters"
     LD_LIBRARY_PATH=$lib run b "$work/b.out" timeout 300 "$work/mpi/bin/mpirun" --allow-run-as-root -np "$n" "$ours" datafence "$iters"
-    PMIXRUN=$bin/tools/pmixrun/pmixrun PMIXD=$bin/tools/pmixd/pmixd MULTINODE_SUBNET=10.74.0 \
-      PMIXRUN_ARGS="--quiet --timeout 200" run d "$work/d.out" timeout 300 "$here/demo.sh" "$nodes" 4 "$ours" datafence "$iters"
+    MULTINODE_SUBNET=10.74.0 PMIXRUN_ARGS="--quiet --timeout 200" run d "$work/d.out" timeout 300 "$here/demo.sh" "$nodes" 4 "$ours" datafence "$iters"
   done
   netns_down
   # Slurm: a cluster on each library in turn, each round
@@ -119,3 +124,4 @@ done
 echo
 echo "Network round trip between two of the namespaces (TCP, 64 bytes, median of 200): ${rtt:-?} us."
 echo "Medians over every rank's every fence ($iters fences per run, $rounds runs per setup, interleaved)."
+exit $failed
