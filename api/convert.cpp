@@ -3,22 +3,18 @@
 #include <cstring>
 #include <memory>
 
+#include "api/values_copy.hpp"
+
 namespace pmix::convert {
 namespace {
+
+using values::dup_string;
 
 constexpr int max_nesting = 32;
 
 std::string bounded(const char* s, size_t max) {
   if (s == nullptr) return {};
   return std::string{s, strnlen(s, max)};
-}
-
-char* dup_string(const std::string& s) {
-  auto* out = static_cast<char*>(std::malloc(s.size() + 1));
-  if (out == nullptr) return nullptr;
-  std::memcpy(out, s.data(), s.size());
-  out[s.size()] = '\0';
-  return out;
 }
 
 char* dup_bytes(const std::string& s) {

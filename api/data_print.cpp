@@ -15,6 +15,7 @@
 #include "api/hwloc_lazy.hpp"
 #include "api/values_copy.hpp"
 #include "common/log.hpp"
+#include "api/convert.hpp"
 
 namespace pmix::api {
 namespace {
@@ -538,12 +539,6 @@ struct printer {
   }
 };
 
-char* to_c(const std::string& s) {
-  char* out = static_cast<char*>(std::malloc(s.size() + 1));
-  if (out != nullptr) std::memcpy(out, s.c_str(), s.size() + 1);
-  return out;
-}
-
 }  // namespace
 }  // namespace pmix::api
 
@@ -569,7 +564,7 @@ PMIX_EXPORT pmix_status_t PMIx_Data_print(char** output, char* prefix, void* src
                ")");
     return PMIX_ERR_UNKNOWN_DATA_TYPE;
   }
-  *output = api::to_c(text);
+  *output = values::dup_string(text);
   return *output == nullptr ? PMIX_ERR_NOMEM : PMIX_SUCCESS;
 }
 
@@ -579,7 +574,7 @@ PMIX_EXPORT char* PMIx_Value_string(const pmix_value_t* value) {
     return nullptr;
   }
   try {
-    return api::to_c(api::printer{}.value(" ", *value));
+    return values::dup_string(api::printer{}.value(" ", *value));
   } catch (const std::bad_alloc&) {
     return nullptr;
   }
@@ -591,7 +586,7 @@ PMIX_EXPORT char* PMIx_Info_string(const pmix_info_t* info) {
     return nullptr;
   }
   try {
-    return api::to_c(api::printer{}.info(" ", *info));
+    return values::dup_string(api::printer{}.info(" ", *info));
   } catch (const std::bad_alloc&) {
     return nullptr;
   }
@@ -628,7 +623,7 @@ PMIX_EXPORT char* PMIx_App_string(const pmix_app_t* app) {
         std::free(printed);
       }
     }
-    return api::to_c(text);
+    return values::dup_string(text);
   } catch (...) {
     return nullptr;
   }

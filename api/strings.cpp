@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include "api/values_copy.hpp"
 
 namespace {
 
@@ -373,12 +374,6 @@ constexpr named<pmix_resource_block_directive_t> kBlockDirectiveNames[] = {
 };
 
 // A malloc'd copy of `text` for the caller to free; null if out of memory.
-char* to_c_string(const std::string& text) {
-  char* out = static_cast<char*>(std::malloc(text.size() + 1));
-  if (out != nullptr) std::memcpy(out, text.c_str(), text.size() + 1);
-  return out;
-}
-
 constexpr named<pmix_value_cmp_t> kComparisonNames[] = {
     {PMIX_EQUAL, "EQUAL"},
     {PMIX_VALUE1_GREATER, "VALUE1 GREATER"},
@@ -477,7 +472,7 @@ PMIX_EXPORT char* PMIx_Info_directives_string(pmix_info_directives_t directives)
         text += entry.name;
       }
     }
-    return to_c_string(text);
+    return pmix::values::dup_string(text);
   } catch (...) {
     return nullptr;
   }
@@ -510,7 +505,7 @@ PMIX_EXPORT const char* PMIx_Resource_block_directive_string(pmix_resource_block
 PMIX_EXPORT char* PMIx_Resource_unit_string(const pmix_resource_unit_t* unit) {
   if (unit == nullptr) return nullptr;
   try {
-    return to_c_string(std::string{"TYPE: "} + PMIx_Device_type_string(unit->type) +
+    return pmix::values::dup_string(std::string{"TYPE: "} + PMIx_Device_type_string(unit->type) +
                        "  COUNT: " + std::to_string(unit->count));
   } catch (...) {
     return nullptr;

@@ -510,6 +510,12 @@ bool held_by_pointer(pmix_data_type_t type) { return is_boxed(type); }
 
 // ----- Element operations (values_copy.hpp) ------------------------------
 
+char* dup_string(const std::string& s) {
+  auto* out = static_cast<char*>(std::malloc(s.size() + 1));
+  if (out != nullptr) std::memcpy(out, s.c_str(), s.size() + 1);
+  return out;
+}
+
 char* dup_string(const char* s) {
   if (s == nullptr) {
     return nullptr;

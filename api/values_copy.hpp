@@ -6,9 +6,14 @@
 #include <pmix_common.h>
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 namespace pmix::values {
+
+// A malloc'd, NUL-terminated copy of `s` for a C caller to free() (NULL when
+// out of memory).
+char* dup_string(const std::string& s);
 
 // Size of one element of type `type` inside a pmix_data_array_t; 0 when the
 // type has no element representation (e.g. PMIX_VALUE's holes, PMIX_COMMAND).

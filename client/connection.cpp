@@ -334,13 +334,13 @@ void connection::watch_socket(bool on) {
 }
 
 pmix_status_t connection::send(protocol::body kind, const std::string& message) {
+  if (stopping_.load(std::memory_order_acquire)) return PMIX_ERR_NOT_AVAILABLE;  // PMIx_Progress_thread_stop
   std::uint64_t id = 0;
-  {
-    std::lock_guard<std::mutex> guard{mutex_};
-    if (stopping_) return PMIX_ERR_NOT_AVAILABLE;  // PMIx_Progress_thread_stop
+  if (openpmix_) {
     // OpenPMIx's peers tag every message; one that gets no answer (an
     // events deregistration) takes a tag no reply is waited on.
-    if (openpmix_) id = next_id_++;
+    std::lock_guard<std::mutex> guard{mutex_};
+    id = next_id_++;
   }
   const auto head = head_of(id, kind, message.size());
   return write_frame(head.view(), message);

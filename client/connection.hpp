@@ -253,7 +253,9 @@ class connection {
   // The board waiter's moves off the server's CPU: after each, the next
   // 1, 3, 7, ... up to 1,023 waits do not look.
   unsigned aside_skip_ = 0, aside_backoff_ = 0;
-  bool stopping_ = false;
+  // PMIx_Progress_thread_stop was called (written under mutex_; send reads it
+  // without the lock).
+  std::atomic<bool> stopping_{false};
   bool lost_ = false;
   protocol::frame_reader reader_;
 };
