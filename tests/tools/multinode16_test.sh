@@ -21,31 +21,8 @@ failures=0
 export MULTINODE_TAG=$(printf 'm16%x' $$)
 export MULTINODE_SUBNET=10.76.0
 
-fail() {
-  echo "FAIL: $1"
-  [ -n "${2:-}" ] && sed 's/^/    /' "$2"
-  failures=$((failures + 1))
-}
-
-# expect NAME STATUS WANT_STATUS FILE REGEX COUNT [FILE REGEX COUNT]...
-expect() {
-  local name=$1 got=$2 want=$3
-  shift 3
-  if [ "$got" -ne "$want" ]; then
-    fail "$name: exit status $got, want $want" "$tmp/out"
-    return
-  fi
-  while [ $# -ge 3 ]; do
-    local n
-    n=$(grep -cE "$2" "$1")
-    if [ "$n" -ne "$3" ]; then
-      fail "$name: $n lines match '$2', want $3" "$tmp/out"
-      return
-    fi
-    shift 3
-  done
-  echo "ok: $name"
-}
+# shellcheck source=tests/tools/multinode_expect.sh
+. tests/tools/multinode_expect.sh
 
 run() {  # PROGRAM ARGS... on 16 nodes x 4 (PMIXRUN_ARGS, MULTINODE_KILL from the caller)
   timeout 300 "$demo" 16 4 "$@" >"$tmp/out" 2>&1

@@ -53,31 +53,8 @@ trap 'rm -rf "$tmp"' EXIT
 failures=0
 export MULTINODE_TAG=mnt$$  # the namespaces of this run (others may run beside it)
 
-fail() {
-  echo "FAIL: $1"
-  [ -n "${2:-}" ] && sed 's/^/    /' "$2"
-  failures=$((failures + 1))
-}
-
-# expect NAME STATUS WANT_STATUS FILE REGEX COUNT [FILE REGEX COUNT]...
-expect() {
-  local name=$1 got=$2 want=$3
-  shift 3
-  if [ "$got" -ne "$want" ]; then
-    fail "$name: exit status $got, want $want" "$tmp/out"
-    return
-  fi
-  while [ $# -ge 3 ]; do
-    local n
-    n=$(grep -cE "$2" "$1")
-    if [ "$n" -ne "$3" ]; then
-      fail "$name: $n lines match '$2', want $3" "$tmp/out"
-      return
-    fi
-    shift 3
-  done
-  echo "ok: $name"
-}
+# shellcheck source=tests/tools/multinode_expect.sh
+. tests/tools/multinode_expect.sh
 
 run() {  # NODES PER_NODE PROGRAM ARGS... (PMIXRUN_ARGS, MULTINODE_KILL from the caller)
   timeout 120 "$demo" "$@" >"$tmp/out" 2>&1

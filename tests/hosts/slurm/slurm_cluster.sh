@@ -165,6 +165,30 @@ done
 exec "$@"
 '
 
+# The slurm.conf lines every cluster of ours shares (SCRATCH holds munge's
+# socket, the plugstack file and the controller's state).
+_slurm_common_conf() {
+  local scratch=$1
+  cat <<EOF
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$scratch/munge/munge.socket
+CredType=cred/munge
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+SwitchType=switch/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+MpiDefault=none
+PlugStackConfig=$scratch/etc/plugstack.conf
+StateSaveLocation=$scratch/state
+EOF
+}
+
 # munged with its own key and socket in SCRATCH/munge, logs in SCRATCH/log;
 # waits until a credential made with it decodes.
 _slurm_start_munge() {
@@ -230,22 +254,7 @@ ClusterName=h$(printf '%05d' $((RANDOM % 100000)))
 SlurmctldHost=$host(127.0.0.1)
 SlurmctldPort=$ctld_port
 SlurmdPort=$slurmd_port
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-AuthInfo=socket=$scratch/munge/munge.socket
-CredType=cred/munge
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/none
-SwitchType=switch/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-MpiDefault=none
-PlugStackConfig=$scratch/etc/plugstack.conf
-StateSaveLocation=$scratch/state
+$(_slurm_common_conf "$scratch")
 SlurmdSpoolDir=$scratch/spool
 SlurmctldPidFile=$scratch/run/slurmctld.pid
 SlurmdPidFile=$scratch/run/slurmd.pid

@@ -97,22 +97,7 @@ ClusterName=m$(printf '%05d' $((RANDOM % 100000)))
 SlurmctldHost=node0($subnet.1)
 SlurmctldPort=6817
 SlurmdPort=6818
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-AuthInfo=socket=$scratch/munge/munge.socket
-CredType=cred/munge
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/none
-SwitchType=switch/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-MpiDefault=none
-PlugStackConfig=$scratch/etc/plugstack.conf
-StateSaveLocation=$scratch/state
+$(_slurm_common_conf "$scratch")
 SlurmdSpoolDir=$scratch/node/spool
 SlurmctldPidFile=$scratch/run/slurmctld.pid
 SlurmdPidFile=$scratch/node/run/slurmd.pid

@@ -1,0 +1,29 @@
+# Checks shared by the multinode tests (sourced): they count failures in
+# `failures` and show "$tmp/out", the last job's output, when a check fails.
+
+# fail WHAT [FILE]
+fail() {
+  echo "FAIL: $1"
+  [ -n "${2:-}" ] && sed 's/^/    /' "$2"
+  failures=$((failures + 1))
+}
+
+# expect NAME STATUS WANT_STATUS FILE REGEX COUNT [FILE REGEX COUNT]...
+expect() {
+  local name=$1 got=$2 want=$3
+  shift 3
+  if [ "$got" -ne "$want" ]; then
+    fail "$name: exit status $got, want $want" "$tmp/out"
+    return
+  fi
+  while [ $# -ge 3 ]; do
+    local n
+    n=$(grep -cE "$2" "$1")
+    if [ "$n" -ne "$3" ]; then
+      fail "$name: $n lines match '$2', want $3" "$tmp/out"
+      return
+    fi
+    shift 3
+  done
+  echo "ok: $name"
+}
