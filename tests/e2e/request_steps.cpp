@@ -17,6 +17,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <cstdio>
 #include <thread>
 #include <vector>
 
@@ -364,8 +365,10 @@ bool run_request_step(const std::string& step, const std::vector<std::string>& p
     }
     say(step, rc, "");
   } else if (cmd == "iof_push_nb") {
-    // iof_push_nb:<rank>:<n>: n pushes ("0", "1", ...) at once (callback
-    // form), then each one's status in order.
+    // iof_push_nb:<rank>:<n>[:<mark>]: n pushes ("0", "1", ...) at once
+    // (callback form), then each one's status in order; with <mark>, the
+    // file is made as soon as one of them is answered (pushes held for a
+    // stopped stdin are not: the first answer is the one refused).
     pmix_proc_t target;
     PMIX_LOAD_PROCID(&target, me.nspace, static_cast<pmix_rank_t>(std::atoi(parts.at(1).c_str())));
     const int n = std::atoi(parts.at(2).c_str());
@@ -380,6 +383,19 @@ bool run_request_step(const std::string& step, const std::vector<std::string>& p
       started.push_back(PMIx_IOF_push(&target, 1, &bo, nullptr, 0,
                                       [](pmix_status_t st, void* cbdata) { static_cast<answer*>(cbdata)->finish(st, ""); },
                                       answers[k].get()));
+    }
+    if (parts.size() > 3) {
+      auto answered = [&] {
+        for (int k = 0; k < n; ++k) {
+          if (started[k] != PMIX_SUCCESS) return true;
+          std::lock_guard<std::mutex> g{answers[k]->m};
+          if (answers[k]->done) return true;
+        }
+        return false;
+      };
+      for (int waited = 0; !answered() && waited < 60000; ++waited)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      std::fclose(std::fopen(parts[3].c_str(), "w"));
     }
     for (int k = 0; k < n; ++k) statuses += std::string{" "} + PMIx_Error_string(answers[k]->wait(started[k]));
     say(step, PMIX_SUCCESS, statuses.substr(1));

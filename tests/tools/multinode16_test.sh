@@ -3,8 +3,10 @@
 # tools/multinode/demo.sh makes 16 network namespaces, one pmixd each, and
 # runs pmixrun --daemons on node 0. The checks of multinode_test.sh at this
 # scale: put / collecting fence / get with both fence algorithms and both
-# mappings, direct modex, Open MPI's allreduce over 64 ranks, an abort, and
-# node 15 killed while the others wait in a fence. Needs root and iproute2.
+# mappings, direct modex, Open MPI's allreduce over 64 ranks, an abort,
+# publish / lookup (one waiting on node 15), an event of session range, a
+# spawn of one child per node, and node 15 killed while the others wait in a
+# fence. Needs root and iproute2.
 set -uo pipefail
 if [ "$(id -u)" -ne 0 ] || ! command -v ip >/dev/null; then
   echo "multinode16_test needs root and iproute2 (network namespaces)" >&2
@@ -52,6 +54,23 @@ unset LD_LIBRARY_PATH
 PMIXRUN_ARGS="--timeout 120" run "$client" abort 7; st=$?
 expect "abort on node 0 ends the job on all 16 nodes" $st 7 \
   "$tmp/out" '^pmixrun: rank 1 of .* aborted with status 7: multinode_client aborts$' 1 "$tmp/out" 'job aborted' 1
+
+PMIXRUN_ARGS="--timeout 120" run "$client" store; st=$?
+expect "publish / lookup (waiting) / unpublish across 16 nodes" $st 0 \
+  "$tmp/out" '^OK store rank=[0-9]+ node=([0-9]|1[0-5])$' 64 \
+  "$tmp/out" '^lookup waited rank 63 node 15: published by rank 0 on node 0$' 1 "$tmp/out" '^FAIL' 0
+
+PMIXRUN_ARGS="--timeout 120" run "$client" notify session; st=$?
+expect "notify_event across 16 nodes, range session" $st 0 \
+  "$tmp/out" '^OK notify rank=[0-9]+ node=([0-9]|1[0-5])$' 64 \
+  "$tmp/out" '^event rank [0-9]+ node ([0-9]|1[0-5]) from rank 0$' 63 \
+  "$tmp/out" '^event rank 6[0-3] node 15 ' 4 "$tmp/out" '^FAIL' 0
+
+PMIXRUN_ARGS="--timeout 120" run "$client" spawn 16; st=$?
+expect "spawn across 16 nodes: 16 children, one per node, fence among themselves" $st 0 \
+  "$tmp/out" '^spawned pmixrun\.[0-9.]+\.1$' 1 "$tmp/out" '^OK child rank=([0-9]|1[0-5]) node=([0-9]|1[0-5])$' 16 \
+  "$tmp/out" '^OK child rank=15 node=15$' 1 "$tmp/out" '^OK spawn rank=[0-9]+ node=([0-9]|1[0-5])$' 64 \
+  "$tmp/out" '^FAIL' 0
 
 # Node 15's ranks never reach the fence; its pmixd is killed 4 s in.
 start=$(date +%s)
