@@ -74,12 +74,23 @@ slurm_dump_logs() {
   [ -n "$SLURM_HARNESS_DIR" ] || return 0
   # the daemons run in the foreground: NAME.out has all of NAME.log and what
   # came before the log file was opened
+  local files=()
   for f in munged slurmctld slurmd; do
     f=$SLURM_HARNESS_DIR/log/$f.out
     [ -s "$f" ] || f=${f%.out}.log
+    files+=("$f")
+  done
+  _slurm_show_tails 40 "${files[@]}"
+}
+
+# The last N lines of each FILE that is not empty, on stderr.
+_slurm_show_tails() {
+  local n=$1 f
+  shift
+  for f in "$@"; do
     [ -s "$f" ] || continue
     echo "----- last lines of $f -----" >&2
-    tail -n 40 "$f" >&2
+    tail -n "$n" "$f" >&2
   done
   echo "----- end of slurm logs -----" >&2
 }

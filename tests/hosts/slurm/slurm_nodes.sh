@@ -163,14 +163,8 @@ _slurm_nodes_fail() {
 
 slurm_nodes_dump_logs() {
   local -; set +e
-  local f
   [ -n "$SLURM_HARNESS_DIR" ] || return 0
-  for f in "$SLURM_HARNESS_DIR"/log/{munged,slurmctld}.out "$SLURM_HARNESS_DIR"/n*/log/slurmd.log; do
-    [ -s "$f" ] || continue
-    echo "----- last lines of $f -----" >&2
-    tail -n 30 "$f" >&2
-  done
-  echo "----- end of slurm logs -----" >&2
+  _slurm_show_tails 30 "$SLURM_HARNESS_DIR"/log/{munged,slurmctld}.out "$SLURM_HARNESS_DIR"/n*/log/slurmd.log
 }
 
 # Runs COMMAND in node K's network, mount and UTS namespaces (those of its
