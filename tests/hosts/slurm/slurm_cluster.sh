@@ -197,6 +197,15 @@ SelectTypeParameters=CR_Core
 MpiDefault=none
 PlugStackConfig=$scratch/etc/plugstack.conf
 StateSaveLocation=$scratch/state
+SlurmctldDebug=info
+SlurmdDebug=info
+FirstJobId=$((1000 + (RANDOM * 32768 + RANDOM) % 60000000))
+ReturnToService=2
+InactiveLimit=0
+KillWait=5
+MinJobAge=300
+SlurmctldTimeout=60
+MailProg=/bin/true
 EOF
 }
 
@@ -271,17 +280,8 @@ SlurmctldPidFile=$scratch/run/slurmctld.pid
 SlurmdPidFile=$scratch/run/slurmd.pid
 SlurmctldLogFile=$scratch/log/slurmctld.log
 SlurmdLogFile=$scratch/log/slurmd.log
-SlurmctldDebug=info
-SlurmdDebug=info
 TmpFS=$scratch/tmp
-FirstJobId=$((1000 + (RANDOM * 32768 + RANDOM) % 60000000))
-ReturnToService=2
-InactiveLimit=0
-KillWait=5
-MinJobAge=300
-SlurmctldTimeout=60
 SlurmdTimeout=60
-MailProg=/bin/true
 NodeName=$host NodeAddr=127.0.0.1 NodeHostname=$host CPUs=$(nproc) State=UNKNOWN
 PartitionName=test Nodes=$host OverSubscribe=FORCE:16 Default=YES State=UP MaxTime=INFINITE
 EOF

@@ -103,18 +103,9 @@ SlurmctldPidFile=$scratch/run/slurmctld.pid
 SlurmdPidFile=$scratch/node/run/slurmd.pid
 SlurmctldLogFile=$scratch/log/slurmctld.log
 SlurmdLogFile=$scratch/node/log/slurmd.log
-SlurmctldDebug=info
-SlurmdDebug=info
 TmpFS=$scratch/node/tmp
-FirstJobId=$((1000 + (RANDOM * 32768 + RANDOM) % 60000000))
-ReturnToService=2
-InactiveLimit=0
-KillWait=5
-MinJobAge=300
-SlurmctldTimeout=60
 SlurmdTimeout=10
 MessageTimeout=5
-MailProg=/bin/true
 PartitionName=test Nodes=$list OverSubscribe=FORCE:16 Default=YES State=UP MaxTime=INFINITE
 EOF
   for k in $(seq 0 $((nodes - 1))); do
