@@ -154,9 +154,11 @@ void release_later(pmix_release_cbfunc_t release, void* data) {
   std::function<void()> task = [release, data] { release(data); };
   {
     std::lock_guard<std::mutex> guard{runner_mutex()};
+    // A runner that refuses leaves the task as it was: it refuses only once
+    // the server stops, which waits for this lock before it goes on.
     if (runner() && runner()(task)) return;
   }
-  std::thread(std::move(task)).detach();
+  if (task) std::thread(std::move(task)).detach();
 }
 
 void module::set_host_frees_fence_data(std::optional<bool> given) { host_frees_fence_data_ = given; }
