@@ -604,8 +604,8 @@ void remove_key_on_signals(const pmixd::credentials& c) {
   for (const int sig : {SIGINT, SIGTERM, SIGHUP}) ::signal(sig, remove_key_and_end);
 }
 
-void usage() {
-  std::fprintf(stderr,
+void usage(std::FILE* out = stderr) {
+  std::fprintf(out,
                "usage: pmixd launch --daemons ADDR:PORT,... --credentials DIR [-n N] [--map-by slot|node]\n"
                "                    [--fence tree|doubling]\n"
                "                    [--nspace NAME] [--env NAME=VALUE]... [--timeout SECONDS]\n"
@@ -683,6 +683,9 @@ int run_launcher(caf::actor_system_config& cfg, int argc, char** argv) {
       opt.quiet = true;
     } else if (a == "--verbose" || a == "-v") {
       opt.verbose = true;
+    } else if (a == "--help" || a == "-h") {
+      usage(stdout);
+      return 0;
     } else if (a == "--") {
       ++i;
       break;

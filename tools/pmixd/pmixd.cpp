@@ -82,8 +82,8 @@ namespace {
 
 using clock_type = std::chrono::steady_clock;
 
-void usage() {
-  std::fprintf(stderr,
+void usage(std::FILE* out = stderr) {
+  std::fprintf(out,
                "usage: pmixd (--credentials DIR | --credentials-stdin) [--listen ADDR:PORT] [--name NODE]\n"
                "             [--port-file FILE] [--announce] [--lifeline] [--verbose]\n"
                "       pmixd credentials DIR\n"
@@ -214,6 +214,9 @@ int run_daemon(int argc, char** argv) {
       credentials_dir = argv[++i];
     } else if (a == "--credentials-stdin") {
       credentials_stdin = true;
+    } else if (a == "--help" || a == "-h") {
+      usage(stdout);
+      return 0;
     } else {
       usage();
       return 2;

@@ -59,8 +59,8 @@ namespace {
 
 using clock_type = std::chrono::steady_clock;
 
-void usage() {
-  std::fprintf(stderr,
+void usage(std::FILE* out = stderr) {
+  std::fprintf(out,
                "usage: pmixrun [-n N] [--nspace NAME] [--timeout SECONDS] [--stdin RANK|all|none]\n"
                "               [--tag-output] [--iof-server-output] [--system-server] [--quiet]\n"
                "               [--verbose] [--faults PLAN [--seed S] [--shrink]] prog [args...]\n"
@@ -158,6 +158,10 @@ int main(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "--probe-client") == 0) return probe_client();
   for (int k = 1; k < argc && argv[k][0] == '-' && std::strcmp(argv[k], "--") != 0; ++k) {
     const std::string a = argv[k];
+    if (a == "--help" || a == "-h") {
+      usage(stdout);
+      return 0;
+    }
     if (a == "--daemons" || a == "--hosts") return run_across_nodes(argc, argv);
     if (a == "-n" || a == "-np" || a == "--nspace" || a == "--timeout" || a == "--stdin" || a == "--map-by" ||
         a == "--fence" || a == "--env" || a == "--launch-agent" || a == "--pmixd" || a == "--credentials" ||
