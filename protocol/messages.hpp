@@ -8,7 +8,7 @@
 // Why by hand: the client library is loaded by every process of a job, and
 // libprotobuf-lite brings libstdc++ with it; without both, libpmix.so.2 links
 // the C++ runtime statically and a rank starts about 0.8 ms sooner
-// (docs/performance.md, "Client start-up").
+// (docs/performance.md, "Client start-up cost").
 #pragma once
 
 #include <cstdint>

@@ -2,7 +2,7 @@
 // few primitives pmix.proto needs. The client library encodes and decodes its
 // messages with these instead of libprotobuf: loading libprotobuf-lite (and
 // with it libstdc++) cost every client process more than PMIx_Init itself
-// (docs/performance.md, "Client start-up"). The server keeps the generated
+// (docs/performance.md, "Client start-up cost"). The server keeps the generated
 // classes; tests/protocol/messages_test.cpp checks both sides agree byte for
 // byte.
 #pragma once

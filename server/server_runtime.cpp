@@ -480,7 +480,7 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
 // collective), and a request that comes within the spin costs no wake-up
 // (25-40 µs on a VM). The yield leaves the CPU to any process that needs it,
 // so on a node with more processes than CPUs the spin takes nothing from
-// them; an idle server sleeps after one spin (docs/performance.md, "Third
+// them; an idle server sleeps after one spin (docs/performance-history.md, "Third
 // pass").
 void runtime::loop() {
   progress::scope in_library;
@@ -683,7 +683,7 @@ void runtime::stop() {
     // thread removes the files. A client that comes now finds no socket.
     // (The listener's bound path keeps the directory until the listener is
     // closed: that close, not the rmdir, is where the file system frees it,
-    // docs/performance.md, "Server init and finalize".)
+    // docs/performance-history.md, "Server init and finalize".)
     remove_files();
     loop_thread_.join();
     // What was posted and not sent is dropped: its callers get

@@ -219,7 +219,7 @@ def main():
     load_start = os.getloadavg()[0]
     # How often this machine takes a CPU away for more than 1 ms (a process of
     # higher priority, or the hypervisor): a rank or the server queued on that
-    # CPU holds up its fence for as long (docs/performance.md, "Tails").
+    # CPU holds up its fence for as long (docs/performance.md, "Tails: steal, CPU gaps and what else ran").
     gap_ms = 200 if short else 2000
     run.run("ours", ["cpu-gaps", gap_ms], key="before")
     if want("init"):
@@ -392,7 +392,7 @@ def main():
     print(stolen_text.replace("`", ""))
     # What other processes ran while a benchmark ran: on this sandbox the
     # init process's worker threads run at nice -10 in bursts of 1-5 ms (a
-    # 32-rank fence held 5 ms by one: docs/performance.md, "What else ran").
+    # 32-rank fence held 5 ms by one: docs/performance.md, "Tails: steal, CPU gaps and what else ran").
     others_total = {}
     others_hits = []
     for label, by_lib in run.others.items():
@@ -409,7 +409,7 @@ def main():
     print(others_text.replace("`", ""))
     # Each missed fence figure with the steal and the other threads' CPU
     # during each library's runs of its benchmark: a p99 moved by them is
-    # the machine's (docs/performance.md, "What else ran").
+    # the machine's (docs/performance.md, "Tails: steal, CPU gaps and what else ran").
     def beside(figure, case):
         st = run.stolen.get(case, {})
         ot = run.others.get(case, {})
