@@ -15,6 +15,7 @@ build_packages=(
                 # (libcaf-dev brings CAF's OpenSSL module, libcaf-openssl0.17)
   zlib1g-dev    # PMIx_Data_compress (zlib.h; libz.so.1 is loaded on first use)
   python3-dev pybind11-dev   # the Python module (python/, docs/python.md)
+  go-md2man chrpath   # tools/install.sh: the man pages, the installed programs' run path (docs/install.md)
 )
 test_packages=(
   doctest-dev
@@ -25,6 +26,7 @@ test_packages=(
   python3-pytest  # the Python module's tests (tests/python)
   # Real hosts and MPI programs on our library (tests/hosts, docs/hosts.md)
   openmpi-bin libopenmpi-dev slurm-wlm munge
+  dpkg-dev lintian   # tools/deb.sh's packages and their check (tests/install:deb_test)
 )
 # The fuzz targets (tools/fuzz.sh, docs/security.md "Fuzzing"): the compiler,
 # the sanitizer and libFuzzer runtimes it links (only recommended by

@@ -7,7 +7,7 @@ set -euo pipefail
 root=$(pwd)
 prefix=$(mktemp -d /tmp/pmixinst.XXXXXX)
 trap 'rm -rf "$prefix"' EXIT
-BAZEL_BIN="$root" "$root/tools/install.sh" --no-build "$prefix"
+BAZEL_BIN="$root" "$root/tools/install.sh" --no-build --library-only "$prefix"
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 [ "$(pkg-config --modversion pmix)" = "4.2.2" ]
 cat > "$prefix/probe.c" <<'C'

@@ -4,7 +4,11 @@
 # openmpi-bin, libopenmpi-dev, libpmix-dev.
 #
 #   slurm_smoke.sh [--client PROG] [--newer-client PROG] [--mpi-program PROG] [--openpmix-ranks | --our-ranks]
-#                  [PMIX_LIB_DIR]
+#                  [--ranks-library NAME] [PMIX_LIB_DIR]
+#
+# --ranks-library NAME: check that the client's 4 ranks report a library whose
+# PMIx_Get_version starts with NAME (issue 39: the system's library, from our
+# Debian packages, with no PMIX_LIB_DIR).
 #
 # --our-ranks (issue 36, the other mixed install): the Slurm daemons on
 # Debian's OpenPMIx (the stock plugin, no bind mount), the ranks on
@@ -29,15 +33,16 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=slurm_cluster.sh
 source "$here/slurm_cluster.sh"
 
-client='' newer_client='' mpi_program='' libdir='' openpmix_ranks='' our_ranks=''
+client='' newer_client='' mpi_program='' libdir='' openpmix_ranks='' our_ranks='' ranks_library=''
 while [ $# -gt 0 ]; do
   case $1 in
     --openpmix-ranks) openpmix_ranks=1; shift ;;
     --our-ranks) our_ranks=1; shift ;;
+    --ranks-library) ranks_library=${2:?--ranks-library needs a name}; shift 2 ;;
     --client) client=$(realpath "${2:?--client needs a program}") || exit 2; shift 2 ;;
     --newer-client) newer_client=$(realpath "${2:?--newer-client needs a program}") || exit 2; shift 2 ;;
     --mpi-program) mpi_program=$(realpath "${2:?--mpi-program needs a program}") || exit 2; shift 2 ;;
-    -*) echo "usage: $0 [--client PROG] [--mpi-program PROG] [--openpmix-ranks | --our-ranks] [PMIX_LIB_DIR]" >&2; exit 2 ;;
+    -*) echo "usage: $0 [--client PROG] [--newer-client PROG] [--mpi-program PROG] [--openpmix-ranks | --our-ranks] [--ranks-library NAME] [PMIX_LIB_DIR]" >&2; exit 2 ;;
     *) libdir=$(realpath "$1") || exit 2; shift ;;
   esac
 done
@@ -94,6 +99,11 @@ if [ -n "$openpmix_ranks" ]; then
   n=$(grep -c '^pmix_job_client: rank [0-3] library OpenPMIx 4\.2\.2' client.err)
   [ "$n" = 4 ] && echo "ok   the 4 ranks ran on OpenPMIx 4.2.2" ||
     { fail "the ranks did not all run on OpenPMIx ($n did)"; show client.err; }
+fi
+if [ -n "$ranks_library" ]; then
+  n=$(grep -c "^pmix_job_client: rank [0-3] library $ranks_library" client.err)
+  [ "$n" = 4 ] && echo "ok   the 4 ranks ran on $ranks_library" ||
+    { fail "the ranks did not all run on $ranks_library ($n did)"; show client.err; }
 fi
 if [ -n "$our_ranks" ]; then
   n=$(grep -c '^pmix_job_client: rank [0-3] library PMIx-CXX' client.err)
