@@ -17,7 +17,7 @@ const char* const kUsage =
     "each answer. A KEY is an attribute's name (PMIX_QUERY_NAMESPACES) or its key\n"
     "(pmix.qry.ns). Exit status 1 when a KEY got no answer.\n"
     "\n"
-    "  --qualifier KEY=VALUE  a qualifier of the query, e.g. PMIX_NSPACE=myjob; VALUE\n"
+    "  -q, --qualifier KEY=VALUE  a qualifier of the query, e.g. PMIX_NSPACE=myjob; VALUE\n"
     "                         is a string, or TYPE:VALUE with TYPE one of string, bool,\n"
     "                         int, int32, int64, uint, uint8, uint16, uint32, uint64,\n"
     "                         size, pid, double, rank, status, proc (nspace:rank)\n"

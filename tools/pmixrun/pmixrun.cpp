@@ -61,9 +61,9 @@ using clock_type = std::chrono::steady_clock;
 
 void usage(std::FILE* out = stderr) {
   std::fprintf(out,
-               "usage: pmixrun [-n N] [--nspace NAME] [--timeout SECONDS] [--stdin RANK|all|none]\n"
-               "               [--tag-output] [--iof-server-output] [--system-server] [--quiet]\n"
-               "               [--verbose] [--faults PLAN [--seed S] [--shrink]] prog [args...]\n"
+               "usage: pmixrun [-n|-np N] [--nspace NAME] [--timeout SECONDS] [--stdin RANK|all|none]\n"
+               "               [--tag-output] [--iof-server-output] [--system-server] [-q|--quiet]\n"
+               "               [-v|--verbose] [--faults PLAN [--seed S] [--shrink]] prog [args...]\n"
                "       pmixrun --daemons ADDR:PORT,... --credentials DIR [-n N] [--map-by slot|node]\n"
                "               [--fence tree|doubling] [--nspace NAME] [--env NAME=VALUE]... [--timeout SECONDS]\n"
                "               [--stdin RANK|all|none] [--quiet] [--verbose] prog [args...]\n"

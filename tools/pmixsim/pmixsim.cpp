@@ -22,7 +22,7 @@ namespace {
 
 void usage(std::FILE* f) {
   std::fputs(
-      "usage: pmixsim --scenario NAME[,NAME...] --clients N [--nodes K] [--rounds R] [--seed S]\n"
+      "usage: pmixsim --scenario NAME[,NAME...] [--clients N (100)] [--nodes K] [--rounds R] [--seed S]\n"
       "               [--csv FILE] [--plot FILE] [--sweep N1,N2,...] [--gets G] [--crash-percent P]\n"
       "               [--faults PLAN] (the fault plane, docs/fault-injection.md; seeded by --seed)\n"
       "               [--shrink] (a failing run under --faults: rerun to a minimal plan)\n"
