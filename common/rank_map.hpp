@@ -22,7 +22,7 @@ class rank_map {
   // The value for `r`, made (default) if absent.
   T& operator[](rank_t r) {
     if (dense(r)) {
-      if (r >= slots_.size()) slots_.resize(static_cast<std::size_t>(r) + 1);
+      if (r >= slots_.size()) grow(static_cast<std::size_t>(r) + 1);
       auto& slot = slots_[r];
       if (!slot) {
         slot.emplace();
@@ -31,7 +31,10 @@ class rank_map {
       return *slot;
     }
     auto [it, added] = sparse_.try_emplace(r);
-    if (added) ++count_;
+    if (added) {
+      ++count_;
+      sparse_min_ = std::min(sparse_min_, r);
+    }
     return it->second;
   }
   const T* find(rank_t r) const {
@@ -70,8 +73,30 @@ class rank_map {
   // long as there are entries (plus some room for a job's first ranks).
   bool dense(rank_t r) const { return r < slots_.size() || r < 2 * count_ + 4096; }
 
+  // Every rank below slots_.size() lives in the vector (find, erase and
+  // ranks rely on it): ranks kept apart while the vector was shorter move
+  // into it as it reaches them. sparse_min_ is a lower bound of the ranks
+  // kept apart, so a growth that reaches none of them costs no scan; a
+  // block of ranks far from 0 registered in order moves in one scan.
+  void grow(std::size_t n) {
+    slots_.resize(n);
+    if (sparse_.empty() || sparse_min_ >= n) return;
+    rank_t lowest = static_cast<rank_t>(-1);
+    for (auto it = sparse_.begin(); it != sparse_.end();) {
+      if (it->first < n) {
+        slots_[it->first].emplace(std::move(it->second));
+        it = sparse_.erase(it);
+      } else {
+        lowest = std::min(lowest, it->first);
+        ++it;
+      }
+    }
+    sparse_min_ = lowest;
+  }
+
   std::vector<std::optional<T>> slots_;
   std::unordered_map<rank_t, T> sparse_;
+  rank_t sparse_min_ = static_cast<rank_t>(-1);
   std::size_t count_ = 0;
 };
 

@@ -54,4 +54,51 @@ TEST_SUITE("rank_map") {
     }
     CHECK(m.ranks() == expected);  // in order, dense and sparse alike
   }
+
+  // Issue 40: one node of a large job registers its block of ranks, which
+  // starts far from 0 (ranks 4400-4799 of 16 nodes x 400). The first ones
+  // were kept apart, the later ones grew the vector over them, and those
+  // kept apart were lost: their processes were refused at connect.
+  TEST_CASE("a block of ranks far from 0, in order: every one is found") {
+    for (const rank_t first : {4400u, 5000u, 100000u, 4096u, 4097u}) {
+      CAPTURE(first);
+      rank_map<int> m;
+      std::map<rank_t, int> model;
+      for (rank_t r = first; r < first + 6250; ++r) {
+        m[r] = static_cast<int>(r);
+        model[r] = static_cast<int>(r);
+      }
+      CHECK(m.size() == 6250);
+      std::size_t missing = 0;
+      for (const auto& [r, v] : model)
+        if (m.find(r) == nullptr || *m.find(r) != v) ++missing;
+      CHECK(missing == 0);
+      std::vector<rank_t> expected;
+      for (const auto& kv : model) expected.push_back(kv.first);
+      CHECK(m.ranks() == expected);
+      // erase and insert again across the old boundary
+      CHECK(m.erase(first));
+      CHECK_FALSE(m.erase(first));
+      m[first] = 1;
+      REQUIRE(m.find(first) != nullptr);
+      CHECK(*m.find(first) == 1);
+      CHECK(m.size() == 6250);
+    }
+  }
+
+  TEST_CASE("ranks kept apart, then the vector grown past some of them by another rank") {
+    rank_map<int> m;
+    m[9000] = 1;    // apart
+    m[20000] = 2;   // apart
+    for (rank_t r = 0; r < 3000; ++r) m[r] = 0;  // the vector grows toward both
+    m[9500] = 3;    // grows the vector past 9000, not 20000
+    REQUIRE(m.find(9000) != nullptr);
+    CHECK(*m.find(9000) == 1);
+    REQUIRE(m.find(20000) != nullptr);
+    CHECK(*m.find(20000) == 2);
+    CHECK(m.size() == 3003);
+    CHECK(m.erase(9000));
+    CHECK(m.find(9000) == nullptr);
+    CHECK(m.size() == 3002);
+  }
 }

@@ -62,6 +62,17 @@ if sim 0 --scenario startup,fence --clients 2000 --seed 3; then
   awk -v r="${received:-999}" 'BEGIN { exit !(r < 2) }' || fail "2,000 clients received ${received:-?} kB each"
 fi
 
+# Issue 40: nodes whose blocks of ranks start far from 0 (16 nodes x 400; node 11 holds ranks
+# 4400-4799). The first ranks of such a block were lost from the server's registrations when
+# the later ones grew its rank table over them, and their clients were refused at connect.
+if sim 0 --scenario startup,fence --clients 6400 --nodes 16 --seed 5; then
+  case "$last" in
+    *" ok") ;;
+    *) fail "16 nodes x 400: last line is '$last'" ;;
+  esac
+  if grep -q "no process of this rank is registered" "$tmp/out"; then fail "16 nodes x 400: a rank was refused"; fi
+fi
+
 # Determinism: the same seed gives the same hash (several times, over interleavings that differ),
 # another seed another.
 for args in "--scenario fence --clients 40 --rounds 3" "--scenario mixed --clients 60 --nodes 2"; do
