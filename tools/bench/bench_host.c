@@ -18,6 +18,9 @@
  *   register-hosted <ranks>   the same namespace registered as Slurm and ORTE
  *                             do: job keys plus a PMIX_PROC_INFO_ARRAY per rank
  *                             holding PMIX_RANK, PMIX_LOCAL_RANK, PMIX_NODE_RANK
+ *   register-local <ranks>    the same with every rank on this node (one node
+ *                             of <ranks> processes: PMIX_LOCAL_SIZE <ranks>,
+ *                             the local peers string of all of them)
  *   datafence <n> <iters>     n clients: Put a 64-byte key, Commit, collecting
  *                             fence, iters times; every rank times every fence
  *   dmodex <n>                n clients: Put, Commit, a fence without data, then each
@@ -512,6 +515,12 @@ int main(int argc, char **argv) {
         printf("sample register_hosted_ms %.3f\n", last_register_ms);
         printf("sample register_hosted_kb %ld\n", last_register_kb);
         deregister_job("bench.hosted", 0);
+    } else if (0 == strcmp(mode, "register-local") && argc > 4) {
+        uint32_t n = (uint32_t) atoi(argv[4]);
+        register_job_shaped("bench.local", n, n, n, 1);
+        printf("sample register_local_ms %.3f\n", last_register_ms);
+        printf("sample register_local_kb %ld\n", last_register_kb);
+        deregister_job("bench.local", 0);
     } else if (0 == strcmp(mode, "get") && argc > 4) {
         char *args[] = {"get", argv[4], NULL};
         failed = run_job("bench.get", 2, args);

@@ -181,7 +181,7 @@ def main():
                     "of the source tree this file is in)")
     ap.add_argument("--cases", default="all",
                     help="comma-separated subset: init, cycle, startup, fence, datafence, get, register, "
-                    "hosted, clients, rss (default all); the real hosts are chosen by --hosts")
+                    "hosted, local, clients, rss (default all); the real hosts are chosen by --hosts")
     ap.add_argument("--dsizes", help="comma-separated N of the data-carrying fence "
                     "(default 1,2,4,8,16,32,64,128,256; 1,2,4 with --short)")
     ap.add_argument("--multinode", default="",
@@ -263,6 +263,9 @@ def main():
     if want("hosted"):
         print("bench: register a namespace of %d ranks as hosts do" % big, flush=True)
         run.both(["register-hosted", big], rounds)
+    if want("local"):
+        print("bench: register a namespace of %d ranks all on this node" % big, flush=True)
+        run.both(["register-local", big], rounds)
     if want("clients"):
         print("bench: register %d clients" % big, flush=True)
         run.both(["register-clients", big], rounds)
@@ -323,6 +326,8 @@ def main():
     stat_row("register one namespace of %d ranks as Slurm and ORTE do (3 per-rank keys)" % big,
              "register_hosted_ms", "ms", "median", goal=0.4)
     stat_row("  its memory (server anonymous RSS growth)", "register_hosted_kb", "kB", "median", goal="memory")
+    stat_row("the same, all %d ranks on this node (issue 40)" % big, "register_local_ms", "ms", "median", goal=0.3)
+    stat_row("  its memory (server anonymous RSS growth)", "register_local_kb", "kB", "median", goal="memory")
     stat_row("register %d clients" % big, "register_clients_ms", "ms", "median")
     stat_row("  their memory (server anonymous RSS growth)", "register_clients_kb", "kB", "median", goal="memory")
     stat_row("server anonymous RSS, no client yet", "rss_kb_0", "kB", "median", goal="memory")
