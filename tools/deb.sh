@@ -15,15 +15,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
+# shellcheck source=packaged.sh
+source tools/packaged.sh
 build=1
 if [ "${1:-}" = --no-build ]; then build=0; shift; fi
 out=${1:?usage: tools/deb.sh [--no-build] OUTDIR}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 if [ $build -eq 1 ]; then
-  bazel build //api:libpmix.so.2 //api:libpmix-server.so.2 //python:pmix.so \
-    //tools/pmixrun //tools/pmixd //tools/pmixsim \
-    //tools/cli:pmix_info //tools/cli:pps //tools/cli:pquery //tools/cli:pevent
+  bazel build "${packaged_targets[@]}"
 fi
 bin=${BAZEL_BIN:-bazel-bin}
 case "$bin" in /*) ;; *) bin=$repo/$bin ;; esac
@@ -70,7 +70,7 @@ put libpmix-cxx-dev 0644 debian/pmix.pc "$lib/pkgconfig/pmix.pc"
 ln -s libpmix.so.2 "debian/libpmix-cxx-dev/$lib/libpmix.so"
 man libpmix-cxx-dev 3
 # --- pmix-cxx-bin
-for p in pmixrun/pmixrun pmixd/pmixd pmixsim/pmixsim cli/pmix_info cli/pps cli/pquery cli/pevent; do
+for p in "${packaged_programs[@]}"; do
   elf pmix-cxx-bin 0755 "$bin/tools/$p" "usr/bin/$(basename "$p")"
 done
 man pmix-cxx-bin 1

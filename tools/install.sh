@@ -18,6 +18,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
+# shellcheck source=packaged.sh
+source tools/packaged.sh
 build=1
 mode=install
 library_only=0
@@ -59,9 +61,7 @@ python=${PYTHON:-/usr/bin/python3}
 if [ $build -eq 1 ] && [ $library_only -eq 1 ]; then
   bazel build //api:libpmix.so.2 //api:libpmix-server.so.2
 elif [ $build -eq 1 ]; then
-  bazel build //api:libpmix.so.2 //api:libpmix-server.so.2 //python:pmix.so \
-    //tools/pmixrun //tools/pmixd //tools/pmixsim \
-    //tools/cli:pmix_info //tools/cli:pps //tools/cli:pquery //tools/cli:pevent
+  bazel build "${packaged_targets[@]}"
 fi
 bin=${BAZEL_BIN:-bazel-bin}
 case "$bin" in /*) ;; *) bin=$repo/$bin ;; esac
@@ -114,8 +114,7 @@ fi
 
 # Bazel links each program with a run path into its own output tree; from
 # PREFIX/bin the library is in PREFIX/lib.
-for p in pmixrun/pmixrun pmixd/pmixd pmixsim/pmixsim \
-         cli/pmix_info cli/pps cli/pquery cli/pevent; do
+for p in "${packaged_programs[@]}"; do
   dest=$prefix/bin/$(basename "$p")
   put 0755 "$bin/tools/$p" "$dest"
   chrpath -r '$ORIGIN/../lib' "$dest" > /dev/null
