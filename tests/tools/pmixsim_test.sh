@@ -73,6 +73,13 @@ if sim 0 --scenario startup,fence --clients 6400 --nodes 16 --seed 5; then
   if grep -q "no process of this rank is registered" "$tmp/out"; then fail "16 nodes x 400: a rank was refused"; fi
 fi
 
+# More clients than the descriptor limit allows: refused at once, the limit and what fits named.
+(ulimit -n 2048 && timeout 60 "$sim" --scenario startup --clients 1500 >"$tmp/out" 2>&1)
+st=$?
+[ "$st" != 0 ] || fail "1,500 clients under a limit of 2,048 descriptors were not refused"
+grep -qE "RLIMIT_NOFILE \(2048\) is too small for 150[0-9] clients: each is a descriptor of this process, and 1024 fit" "$tmp/out" ||
+  fail "the refusal does not name the limit: $(tail -1 "$tmp/out")"
+
 # Determinism: the same seed gives the same hash (several times, over interleavings that differ),
 # another seed another.
 for args in "--scenario fence --clients 40 --rounds 3" "--scenario mixed --clients 60 --nodes 2"; do

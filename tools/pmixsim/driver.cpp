@@ -261,8 +261,12 @@ result driver::go() {
       lim.rlim_cur = lim.rlim_max;
       ::setrlimit(RLIMIT_NOFILE, &lim);
       if (lim.rlim_cur < count + 1024) {
+        // The run names the machine's limit: every simulated client is a
+        // descriptor of this process (docs/simulator.md).
+        const auto fit = lim.rlim_cur > 1024 ? lim.rlim_cur - 1024 : 0;
         r_.failures.push_back("RLIMIT_NOFILE (" + std::to_string(lim.rlim_cur) + ") is too small for " +
-                              std::to_string(count) + " clients");
+                              std::to_string(count) + " clients: each is a descriptor of this process, and " +
+                              std::to_string(fit) + " fit (1,024 are kept for the servers' channels)");
         return r_;
       }
     }
