@@ -80,6 +80,31 @@ st=$?
 grep -qE "RLIMIT_NOFILE \(2048\) is too small for 150[0-9] clients: each is a descriptor of this process, and 1024 fit" "$tmp/out" ||
   fail "the refusal does not name the limit: $(tail -1 "$tmp/out")"
 
+# --spread (issue 40): each node's clients run beside its server, in its process. The runs are
+# the same runs: equal trace hashes with and without it, under faults too.
+for args in "--scenario startup,fence --clients 64 --nodes 4 --seed 1" "--scenario mixed --clients 60 --nodes 2 --seed 2" \
+    "--scenario fence --clients 40 --nodes 2 --faults random:rate=0.1 --seed 4"; do
+  # shellcheck disable=SC2086
+  sim 0 $args || continue
+  plain=$(trace_of "$last")
+  # shellcheck disable=SC2086
+  sim 0 $args --spread || continue
+  grep -q "^  clients          beside each node's server, in its process (--spread)$" "$tmp/out" ||
+    fail "pmixsim $args --spread: the summary does not say where the clients ran"
+  [ -n "$plain" ] && [ "$(trace_of "$last")" = "$plain" ] ||
+    fail "pmixsim $args: trace $plain, with --spread $(trace_of "$last")"
+done
+# When this process cannot hold a descriptor for every client, each node's clients go beside its
+# server on their own: 2,400 clients on 4 nodes under a limit of 3,000 descriptors; and a node
+# whose clients do not fit in its own process is refused, the limit named.
+(ulimit -n 3000 && timeout 300 "$sim" --scenario startup,fence --clients 2400 --nodes 4 --seed 2 >"$tmp/out" 2>&1) ||
+  fail "2,400 clients on 4 nodes under a limit of 3,000 descriptors: $(tail -1 "$tmp/out")"
+grep -q "(--spread)$" "$tmp/out" || fail "2,400 clients under a limit of 3,000 did not spread"
+(ulimit -n 3000 && timeout 60 "$sim" --scenario startup --clients 2400 --nodes 2 >"$tmp/out" 2>&1) &&
+  fail "1,200 clients per node under a limit of 3,000 descriptors were not refused"
+grep -q "RLIMIT_NOFILE (3000) is too small for 120[0-9] clients on one node: each client host holds two descriptors for each of its node's clients, and 988 fit" "$tmp/out" ||
+  fail "the refusal for one node does not name the limit: $(tail -1 "$tmp/out")"
+
 # Determinism: the same seed gives the same hash (several times, over interleavings that differ),
 # another seed another.
 for args in "--scenario fence --clients 40 --rounds 3" "--scenario mixed --clients 60 --nodes 2"; do

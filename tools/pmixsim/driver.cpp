@@ -73,8 +73,10 @@ struct client_state {
   std::deque<int> fds;
 };
 
-// The epoll tags: clients by index, control channels above.
+// The epoll tags: clients by index, control channels above: the nodes'
+// servers' channels, then the client hosts' (--spread), by node.
 constexpr std::uint64_t ctl_tag = 1ull << 40;
+constexpr std::uint64_t host_tag = 1ull << 41;
 
 struct node_link {
   int fd = -1;
@@ -87,6 +89,10 @@ class driver {
  public:
   driver(const plan& p, fault_hooks& hooks) : p_(p), hooks_(hooks) {}
   result go();
+  // --spread: this process drives no client; each node's clients run in a
+  // client host, a child that also runs the node's server (go_host).
+  result go_spread();
+  int go_host(std::uint32_t node, int ctl_fd, int coord_fd, const std::string& dir);
 
  private:
   // ---- clients ----
@@ -115,11 +121,31 @@ class driver {
   // ---- gates ----
   void arrive(std::uint32_t g);
   void open_gate(std::uint32_t g);
+  // ---- the client hosts (--spread) ----
+  enum class role { all, coordinator, host };
+  role role_ = role::all;
+  std::uint32_t host_node_ = 0;     // host: its node
+  node_link coord_;                  // host: its channel to the driver
+  std::vector<node_link> hosts_;     // coordinator: each node's client host
+  std::vector<std::uint64_t> hashes_;      // coordinator: each client's trace hash
+  std::vector<std::string> host_steps_;    // coordinator: each host's traced steps
+  void prepare();
+  bool set_descriptor_limit(std::uint64_t count, std::uint64_t want);
+  void start_hosts();
+  bool read_ready();
+  void watch(const node_link& l, std::uint64_t tag);
+  void link_send(node_link& l, std::uint64_t tag, std::string frame);
+  void link_writable(node_link& l, std::uint64_t tag);
+  bool link_read(node_link& l, const std::function<void(std::string_view)>& on_message);
+  void host_message(std::uint32_t n, std::string_view payload);
+  void coord_message(std::string_view payload);
+  std::string host_results();
+  void check_end();
+  void run_clients();
+  bool dispatch(const epoll_event& e);
   // ---- nodes and the fabric ----
   void start_nodes();
   void node_send(std::uint32_t n, std::string frame);
-  void node_readable(std::uint32_t n);
-  void node_writable(std::uint32_t n);
   void node_message(std::uint32_t n, std::string_view payload);
   void call_nodes(std::function<std::string(std::uint32_t id)> make,
                   std::function<void(pmix_status_t, std::vector<node_stats>)> done);
@@ -221,68 +247,61 @@ void driver::start_nodes() {
   }
 }
 
-result driver::go() {
+// What every role allocates first: per client, per gate, per node.
+void driver::prepare() {
   r_.names = p_.names;
   r_.clients = p_.opt.clients;
   r_.nodes = p_.opt.nodes;
   r_.seed = p_.opt.seed;
+  r_.spread = role_ != role::all;
+  r_.per_node.assign(p_.opt.nodes, 0);
+  for (const auto& c : p_.clients) ++r_.per_node[c.node];
   const auto count = p_.clients.size();
-  // Everything per client is allocated before the servers start.
-  st_.resize(count);
-  for (std::uint32_t k = 0; k < p_.launch_order.size(); ++k) st_[p_.launch_order[k]].launch = k;
   arrived_.assign(p_.gates.size(), 0);
   open_.assign(p_.gates.size(), false);
   waiting_.resize(p_.gates.size());
-  for (std::uint32_t g = 0; g < p_.gates.size(); ++g) waiting_[g].reserve(p_.gates[g].expected + 8);
-  retry_.reserve(count);
-  for (auto& l : r_.latency_us) l.reserve(count * 2);
   broken_.assign(p_.nspaces.size(), PMIX_SUCCESS);
   expect_connected_.assign(p_.opt.nodes, 0);
   expect_finalized_.assign(p_.opt.nodes, 0);
   broken_on_.assign(p_.opt.nodes, 0);
   maybe_connected_.assign(p_.opt.nodes, 0);
+  if (role_ == role::coordinator) return;
+  // Everything per client is allocated before the servers start.
+  st_.resize(count);
+  for (std::uint32_t k = 0; k < p_.launch_order.size(); ++k) st_[p_.launch_order[k]].launch = k;
+  for (std::uint32_t g = 0; g < p_.gates.size(); ++g) waiting_[g].reserve(p_.gates[g].expected + 8);
+  retry_.reserve(count);
+  for (auto& l : r_.latency_us) l.reserve(count * 2);
   for (const auto& c : p_.clients) steps_total_ += p_.programs[c.program].size();
   scratch_.resize(1 << 20);
-  running_ = static_cast<std::uint32_t>(count);
+}
 
-  // Two descriptors per client in this process (its socket, and the
-  // server's end when node 0 serves it), plus room.
+// Raises this process's descriptor limit to `want` (its hard limit too when
+// allowed). False, with the run's failure naming the limit, when not even
+// `count` clients fit.
+bool driver::set_descriptor_limit(std::uint64_t count, std::uint64_t want) {
   rlimit lim{};
   ::getrlimit(RLIMIT_NOFILE, &lim);
-  // When the hard limit cannot hold both ends (and cannot be raised),
-  // node 0's server runs in a child process too (docs/simulator.md).
-  const rlim_t want = 2 * count + 1024;
-  if (lim.rlim_cur < want) {
-    rlimit raised = lim;
-    raised.rlim_cur = want;
-    if (raised.rlim_max < want) raised.rlim_max = want;
-    if (::setrlimit(RLIMIT_NOFILE, &raised) != 0) {
-      node0_forked_ = true;
-      lim.rlim_cur = lim.rlim_max;
-      ::setrlimit(RLIMIT_NOFILE, &lim);
-      if (lim.rlim_cur < count + 1024) {
-        // The run names the machine's limit: every simulated client is a
-        // descriptor of this process (docs/simulator.md).
-        const auto fit = lim.rlim_cur > 1024 ? lim.rlim_cur - 1024 : 0;
-        r_.failures.push_back("RLIMIT_NOFILE (" + std::to_string(lim.rlim_cur) + ") is too small for " +
-                              std::to_string(count) + " clients: each is a descriptor of this process, and " +
-                              std::to_string(fit) + " fit (1,024 are kept for the servers' channels)");
-        return r_;
-      }
-    }
-  }
-  // Node 0's server must accept every simulated client at once.
-  const std::string unauth = std::to_string(count + 16);
-  ::setenv("PMIX_CXX_MAX_UNAUTHENTICATED", unauth.c_str(), 1);
-  // ... and keep connections whose answer is still queued behind the others'
-  // (the default 10 s closes them at 10,000 clients: docs/simulator.md).
-  if (std::getenv("PMIX_CXX_HANDSHAKE_TIMEOUT_MS") == nullptr) ::setenv("PMIX_CXX_HANDSHAKE_TIMEOUT_MS", "600000", 1);
+  if (lim.rlim_cur >= want) return true;
+  rlimit raised = lim;
+  raised.rlim_cur = want;
+  if (raised.rlim_max < want) raised.rlim_max = want;
+  if (::setrlimit(RLIMIT_NOFILE, &raised) == 0) return true;
+  lim.rlim_cur = lim.rlim_max;
+  ::setrlimit(RLIMIT_NOFILE, &lim);
+  if (lim.rlim_cur >= count + 1024) return true;
+  // The run names the machine's limit: every simulated client is a
+  // descriptor of the process that drives it (docs/simulator.md).
+  const auto fit = lim.rlim_cur > 1024 ? lim.rlim_cur - 1024 : 0;
+  r_.failures.push_back("RLIMIT_NOFILE (" + std::to_string(lim.rlim_cur) + ") is too small for " +
+                        std::to_string(count) + " clients: each is a descriptor of this process, and " +
+                        std::to_string(fit) + " fit (1,024 are kept for the servers' channels)" +
+                        (role_ == role::host ? " (node " + std::to_string(host_node_) + "'s client host)" : ""));
+  return false;
+}
 
-  // Made before the servers start, so that their descriptor counts (the
-  // check that nothing is left open) include it from the start.
-  epoll_ = ::epoll_create1(EPOLL_CLOEXEC);
-  start_nodes();
-  if (!r_.ok()) return r_;
+// Each node's first frame: its server's status, socket path and baseline.
+bool driver::read_ready() {
   r_.baseline.resize(nodes_.size());
   for (std::uint32_t n = 0; n < nodes_.size(); ++n) {
     std::string frame;
@@ -298,43 +317,82 @@ result driver::go() {
     if (rc != PMIX_SUCCESS)
       r_.failures.push_back("node " + std::to_string(n) + ": server start failed: " + PMIx_Error_string(rc));
   }
-  if (!r_.ok()) {
+  return r_.ok();
+}
+
+void driver::watch(const node_link& l, std::uint64_t tag) {
+  ::fcntl(l.fd, F_SETFL, ::fcntl(l.fd, F_GETFL) | O_NONBLOCK);
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.u64 = tag;
+  ::epoll_ctl(epoll_, EPOLL_CTL_ADD, l.fd, &ev);
+}
+
+result driver::go() {
+  prepare();
+  const auto count = p_.clients.size();
+  running_ = static_cast<std::uint32_t>(count);
+
+  // Two descriptors per client in this process (its socket, and the
+  // server's end when node 0 serves it), plus room. When the hard limit
+  // cannot hold both ends (and cannot be raised), node 0's server runs in a
+  // child process too (docs/simulator.md).
+  rlimit lim{};
+  ::getrlimit(RLIMIT_NOFILE, &lim);
+  if (lim.rlim_cur < 2 * count + 1024) {
+    if (!set_descriptor_limit(count, 2 * count + 1024)) return r_;
+    ::getrlimit(RLIMIT_NOFILE, &lim);
+    node0_forked_ = lim.rlim_cur < 2 * count + 1024;
+  }
+  // Node 0's server must accept every simulated client at once.
+  const std::string unauth = std::to_string(count + 16);
+  ::setenv("PMIX_CXX_MAX_UNAUTHENTICATED", unauth.c_str(), 1);
+  // ... and keep connections whose answer is still queued behind the others'
+  // (the default 10 s closes them at 10,000 clients: docs/simulator.md).
+  if (std::getenv("PMIX_CXX_HANDSHAKE_TIMEOUT_MS") == nullptr) ::setenv("PMIX_CXX_HANDSHAKE_TIMEOUT_MS", "600000", 1);
+
+  // Made before the servers start, so that their descriptor counts (the
+  // check that nothing is left open) include it from the start.
+  epoll_ = ::epoll_create1(EPOLL_CLOEXEC);
+  start_nodes();
+  if (!r_.ok()) return r_;
+  if (!read_ready()) {
     finish_nodes();
     return r_;
   }
-  for (std::uint32_t n = 0; n < nodes_.size(); ++n) {
-    ::fcntl(nodes_[n].fd, F_SETFL, ::fcntl(nodes_[n].fd, F_GETFL) | O_NONBLOCK);
-    epoll_event ev{};
-    ev.events = EPOLLIN;
-    ev.data.u64 = ctl_tag + n;
-    ::epoll_ctl(epoll_, EPOLL_CTL_ADD, nodes_[n].fd, &ev);
-  }
+  for (std::uint32_t n = 0; n < nodes_.size(); ++n) watch(nodes_[n], ctl_tag + n);
+  run_clients();
+  check_end();
+  for (std::uint32_t c = 0; c < st_.size(); ++c)
+    if (st_[c].fd >= 0) ::close(st_[c].fd);
+  finish_nodes();
+  return r_;
+}
 
+// The clients' loop (this process's clients: all of them, or one node's in
+// a client host), with the control channels beside them.
+void driver::run_clients() {
   const auto start = clock_type::now();
+  const auto mine = [this](std::uint32_t c) { return role_ != role::host || p_.clients[c].node == host_node_; };
   // Clients that begin by waiting at a gate take their place first; then
   // every connect goes out at once, in the seeded launch order.
   for (std::uint32_t c = 0; c < st_.size(); ++c)
-    if (p_.programs[p_.clients[c].program].front().kind != op::connect) advance(c);
-  for (auto c : p_.launch_order) advance(c);
+    if (mine(c) && p_.programs[p_.clients[c].program].front().kind != op::connect) advance(c);
+  for (auto c : p_.launch_order)
+    if (mine(c)) advance(c);
   std::vector<epoll_event> events(1024);
   auto last_progress = clock_type::now();
   auto last_bar = last_progress;
   std::uint64_t last_steps = 0;
   while (running_ > 0 || pending_actions_ > 0) {
     const int got = ::epoll_wait(epoll_, events.data(), static_cast<int>(events.size()), retry_.empty() ? 100 : 1);
-    for (int k = 0; k < got; ++k) {
-      const auto tag = events[k].data.u64;
-      const auto ev = events[k].events;
-      if (tag >= ctl_tag) {
-        const auto n = static_cast<std::uint32_t>(tag - ctl_tag);
-        if (ev & EPOLLOUT) node_writable(n);
-        if (ev & (EPOLLIN | EPOLLHUP | EPOLLERR)) node_readable(n);
-        continue;
+    for (int k = 0; k < got; ++k)
+      if (!dispatch(events[k])) {
+        const auto c = static_cast<std::uint32_t>(events[k].data.u64);
+        const auto ev = events[k].events;
+        if ((ev & EPOLLOUT) && st_[c].fd >= 0) writable(c);
+        if ((ev & (EPOLLIN | EPOLLHUP | EPOLLERR | EPOLLRDHUP)) && st_[c].fd >= 0) readable(c);
       }
-      const auto c = static_cast<std::uint32_t>(tag);
-      if ((ev & EPOLLOUT) && st_[c].fd >= 0) writable(c);
-      if ((ev & (EPOLLIN | EPOLLHUP | EPOLLERR | EPOLLRDHUP)) && st_[c].fd >= 0) readable(c);
-    }
     if (!retry_.empty()) {
       std::vector<std::uint32_t> again;
       again.swap(retry_);
@@ -347,13 +405,13 @@ result driver::go() {
     } else if (now - last_progress > std::chrono::seconds(p_.opt.stuck_s)) {
       std::uint32_t stuck = 0, first = 0;
       for (std::uint32_t c = 0; c < st_.size(); ++c)
-        if (!st_[c].done && stuck++ == 0) first = c;
+        if (mine(c) && !st_[c].done && stuck++ == 0) first = c;
       r_.failures.push_back("stuck for " + std::to_string(p_.opt.stuck_s) + " s: " + std::to_string(stuck) + " clients not done, the first (client " +
                             std::to_string(first) + ") at step " + std::to_string(st_[first].pc) + " (" +
                             op_name(current(first).kind) + ")");
       break;
     }
-    if (p_.opt.progress && now - last_bar > std::chrono::milliseconds(100)) {
+    if (p_.opt.progress && role_ == role::all && now - last_bar > std::chrono::milliseconds(100)) {
       last_bar = now;
       const int width = 40;
       const int filled = static_cast<int>(width * steps_done_ / std::max<std::uint64_t>(1, steps_total_));
@@ -363,61 +421,375 @@ result driver::go() {
     }
   }
   r_.wall_s = std::chrono::duration<double>(clock_type::now() - start).count();
-  if (p_.opt.progress) std::fprintf(stderr, "\r%60s\r", "");
+  if (p_.opt.progress && role_ == role::all) std::fprintf(stderr, "\r%60s\r", "");
+}
 
-  // The trace: every client's sequence, combined in client order.
-  if (trace_steps_)
-    for (std::uint32_t c = 0; c < st_.size(); ++c) std::fprintf(stderr, "client %u: %s\n", c, st_[c].steps.c_str());
-  std::uint64_t h = fnv_offset;
-  for (std::uint32_t c = 0; c < st_.size(); ++c) h = fnv(fnv(h, c), st_[c].hash);
-  r_.trace = h;
-
-  if (r_.ok()) {
-    // Counters exact, nothing left: every connection the servers took is
-    // closed again (their descriptors back to the start's), and every
-    // connect and finalize reached the host once.
-    for (int attempt = 0; attempt < 100; ++attempt) {
-      bool done = false;
-      call_nodes([](std::uint32_t id) { return writer{ctl::stats}.u32(id).done(); },
-                 [&](pmix_status_t, std::vector<node_stats> s) {
-                   r_.end = std::move(s);
-                   done = true;
-                 });
-      while (!done) {
-        const int got = ::epoll_wait(epoll_, events.data(), static_cast<int>(events.size()), 100);
-        for (int k = 0; k < got; ++k)
-          if (events[k].data.u64 >= ctl_tag) {
-            const auto n = static_cast<std::uint32_t>(events[k].data.u64 - ctl_tag);
-            if (events[k].events & EPOLLOUT) node_writable(n);
-            if (events[k].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) node_readable(n);
-          }
-      }
-      bool settled = true;
-      for (std::uint32_t n = 0; n < r_.end.size(); ++n) settled = settled && r_.end[n].fds == r_.baseline[n].fds;
-      if (settled) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+// A control channel's event (true), or a client's (false).
+bool driver::dispatch(const epoll_event& e) {
+  const auto tag = e.data.u64;
+  if (tag < ctl_tag) return false;
+  const bool out = (e.events & EPOLLOUT) != 0;
+  const bool in = (e.events & (EPOLLIN | EPOLLHUP | EPOLLERR)) != 0;
+  if (tag >= host_tag && role_ == role::host) {
+    if (out) link_writable(coord_, host_tag);
+    if (in && !link_read(coord_, [this](std::string_view m) { coord_message(m); })) {
+      r_.failures.push_back("the driver went away");
+      running_ = 0;
     }
-    for (std::uint32_t n = 0; n < r_.end.size(); ++n) {
-      const auto& e = r_.end[n];
-      const auto tag = "node " + std::to_string(n) + ": ";
-      if (e.fds != r_.baseline[n].fds)
-        r_.failures.push_back(tag + std::to_string(e.fds - r_.baseline[n].fds) + " descriptors left open");
-      // Under faults a broken client's connect or finalize may have
-      // reached the host while its answer was lost.
-      const auto lost = broken_on_[n];
-      if (e.connected < expect_connected_[n] || e.connected > expect_connected_[n] + maybe_connected_[n] + lost)
-        r_.failures.push_back(tag + "client_connected called " + std::to_string(e.connected) + " times, expected " +
-                              std::to_string(expect_connected_[n]) +
-                              (maybe_connected_[n] > 0 ? " (+ up to " + std::to_string(maybe_connected_[n]) + ")" : ""));
-      if (e.finalized < expect_finalized_[n] || e.finalized > expect_finalized_[n] + lost)
-        r_.failures.push_back(tag + "client_finalized called " + std::to_string(e.finalized) + " times, expected " +
-                              std::to_string(expect_finalized_[n]));
+  } else if (tag >= host_tag) {
+    const auto n = static_cast<std::uint32_t>(tag - host_tag);
+    if (out) link_writable(hosts_[n], tag);
+    if (in && !link_read(hosts_[n], [this, n](std::string_view m) { host_message(n, m); })) {
+      r_.failures.push_back("node " + std::to_string(n) + "'s client host went away");
+      ::epoll_ctl(epoll_, EPOLL_CTL_DEL, hosts_[n].fd, nullptr);
+      running_ = 0;
+      pending_actions_ = 0;
+    }
+  } else {
+    const auto n = static_cast<std::uint32_t>(tag - ctl_tag);
+    if (out) link_writable(nodes_[n], tag);
+    if (in && !link_read(nodes_[n], [this, n](std::string_view m) { node_message(n, m); })) {
+      r_.failures.push_back("node " + std::to_string(n) + "'s server went away");
+      ::epoll_ctl(epoll_, EPOLL_CTL_DEL, nodes_[n].fd, nullptr);
+      running_ = 0;
+      pending_actions_ = 0;
+    }
+  }
+  return true;
+}
+
+// The trace and the end's checks: every client's sequence combined in client
+// order; the servers' counters exact and nothing left open.
+void driver::check_end() {
+  if (trace_steps_ && role_ == role::all)
+    for (std::uint32_t c = 0; c < st_.size(); ++c) std::fprintf(stderr, "client %u: %s\n", c, st_[c].steps.c_str());
+  if (trace_steps_ && role_ == role::coordinator)
+    for (const auto& s : host_steps_) std::fputs(s.c_str(), stderr);
+  std::uint64_t h = fnv_offset;
+  for (std::uint32_t c = 0; c < p_.clients.size(); ++c)
+    h = fnv(fnv(h, c), role_ == role::coordinator ? hashes_[c] : st_[c].hash);
+  r_.trace = h;
+  if (!r_.ok()) return;
+  // Every connection the servers took is closed again (their descriptors
+  // back to the start's), and every connect and finalize reached the host
+  // once.
+  std::vector<epoll_event> events(64);
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    bool done = false;
+    call_nodes([](std::uint32_t id) { return writer{ctl::stats}.u32(id).done(); },
+               [&](pmix_status_t, std::vector<node_stats> s) {
+                 r_.end = std::move(s);
+                 done = true;
+               });
+    while (!done && r_.ok()) {
+      const int got = ::epoll_wait(epoll_, events.data(), static_cast<int>(events.size()), 100);
+      for (int k = 0; k < got; ++k) dispatch(events[k]);
+    }
+    if (!done) return;
+    bool settled = true;
+    for (std::uint32_t n = 0; n < r_.end.size(); ++n) settled = settled && r_.end[n].fds == r_.baseline[n].fds;
+    if (settled) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  for (std::uint32_t n = 0; n < r_.end.size(); ++n) {
+    const auto& e = r_.end[n];
+    const auto tag = "node " + std::to_string(n) + ": ";
+    if (e.fds != r_.baseline[n].fds)
+      r_.failures.push_back(tag + std::to_string(e.fds - r_.baseline[n].fds) + " descriptors left open");
+    // Under faults a broken client's connect or finalize may have
+    // reached the host while its answer was lost.
+    const auto lost = broken_on_[n];
+    if (e.connected < expect_connected_[n] || e.connected > expect_connected_[n] + maybe_connected_[n] + lost)
+      r_.failures.push_back(tag + "client_connected called " + std::to_string(e.connected) + " times, expected " +
+                            std::to_string(expect_connected_[n]) +
+                            (maybe_connected_[n] > 0 ? " (+ up to " + std::to_string(maybe_connected_[n]) + ")" : ""));
+    if (e.finalized < expect_finalized_[n] || e.finalized > expect_finalized_[n] + lost)
+      r_.failures.push_back(tag + "client_finalized called " + std::to_string(e.finalized) + " times, expected " +
+                            std::to_string(expect_finalized_[n]));
+  }
+}
+
+// ---- the client hosts (--spread) ------------------------------------------------
+
+result driver::go_spread() {
+  role_ = role::coordinator;
+  prepare();
+  hashes_.assign(p_.clients.size(), fnv_offset);
+  // Each host holds two descriptors per client of its node.
+  const std::uint64_t most = *std::max_element(r_.per_node.begin(), r_.per_node.end());
+  rlimit lim{};
+  ::getrlimit(RLIMIT_NOFILE, &lim);
+  if (lim.rlim_max < 2 * most + 1024) {
+    r_.failures.push_back("RLIMIT_NOFILE (" + std::to_string(lim.rlim_max) + ") is too small for " +
+                          std::to_string(most) + " clients on one node: each client host holds two descriptors "
+                          "for each of its node's clients, and " +
+                          std::to_string(lim.rlim_max > 1024 ? (lim.rlim_max - 1024) / 2 : 0) + " fit");
+    return r_;
+  }
+  epoll_ = ::epoll_create1(EPOLL_CLOEXEC);
+  start_hosts();
+  if (!r_.ok() || !read_ready()) {
+    for (auto& h : hosts_)
+      if (h.fd >= 0) write_all(h.fd, writer{ctl::host_finish}.done());
+    finish_nodes();
+    return r_;
+  }
+  const auto start = clock_type::now();
+  for (std::uint32_t n = 0; n < nodes_.size(); ++n) {
+    write_all(hosts_[n].fd, writer{ctl::host_start}.str(nodes_[n].uri).done());
+    watch(nodes_[n], ctl_tag + n);
+    watch(hosts_[n], host_tag + n);
+  }
+  running_ = static_cast<std::uint32_t>(hosts_.size());
+  std::vector<epoll_event> events(256);
+  auto last_heard = clock_type::now();
+  while (running_ > 0 || pending_actions_ > 0) {
+    const int got = ::epoll_wait(epoll_, events.data(), static_cast<int>(events.size()), 100);
+    for (int k = 0; k < got; ++k) dispatch(events[k]);
+    if (got > 0) last_heard = clock_type::now();
+    // Each host fails its own stuck clients; a host that says nothing at
+    // all for longer is stuck itself.
+    if (clock_type::now() - last_heard > std::chrono::seconds(p_.opt.stuck_s + 30)) {
+      r_.failures.push_back("stuck: no client host said anything for " + std::to_string(p_.opt.stuck_s + 30) + " s");
+      break;
+    }
+  }
+  r_.wall_s = std::chrono::duration<double>(clock_type::now() - start).count();
+  check_end();
+  for (auto& h : hosts_) {
+    ::fcntl(h.fd, F_SETFL, ::fcntl(h.fd, F_GETFL) & ~O_NONBLOCK);
+    write_all(h.fd, h.out);
+    write_all(h.fd, writer{ctl::host_finish}.done());
+  }
+  finish_nodes();
+  for (auto& h : hosts_)
+    if (h.fd >= 0) ::close(h.fd);
+  return r_;
+}
+
+void driver::start_hosts() {
+  char dir[] = "/tmp/pmixsim.XXXXXX";
+  if (::mkdtemp(dir) == nullptr) {
+    r_.failures.push_back("cannot create a temporary directory");
+    return;
+  }
+  tmpdir_ = dir;
+  const auto k = p_.opt.nodes;
+  nodes_.resize(k);
+  hosts_.resize(k);
+  std::vector<int> server_end(k, -1), host_end(k, -1);
+  for (std::uint32_t n = 0; n < k; ++n) {
+    int a[2], b[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, a) != 0 ||
+        ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, b) != 0) {
+      r_.failures.push_back("socketpair failed");
+      return;
+    }
+    nodes_[n].fd = a[0];
+    server_end[n] = a[1];
+    hosts_[n].fd = b[0];
+    host_end[n] = b[1];
+  }
+  for (std::uint32_t n = 0; n < k; ++n) {
+    const std::string dir_n = tmpdir_ + "/n" + std::to_string(n);
+    ::mkdir(dir_n.c_str(), 0700);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      for (std::uint32_t m = 0; m < k; ++m) {
+        ::close(nodes_[m].fd);
+        ::close(hosts_[m].fd);
+        if (m != n) ::close(server_end[m]), ::close(host_end[m]);
+      }
+      ::close(epoll_);
+      driver host{p_, hooks_};
+      std::_Exit(host.go_host(n, server_end[n], host_end[n], dir_n));
+    }
+    ::close(server_end[n]);
+    ::close(host_end[n]);
+    nodes_[n].pid = pid;
+  }
+}
+
+// A node's client host: its server in a thread (its control channel goes
+// to the driver, as a forked node's does) and its clients in this thread;
+// gates and crashes go to the driver, which opens the gates.
+int driver::go_host(std::uint32_t node, int ctl_fd, int coord_fd, const std::string& dir) {
+  role_ = role::host;
+  host_node_ = node;
+  coord_.fd = coord_fd;
+  prepare();
+  for (const auto& c : p_.clients) running_ += c.node == node ? 1 : 0;
+  if (!set_descriptor_limit(running_, 2 * std::uint64_t{running_} + 1024)) running_ = 0;
+  const std::string unauth = std::to_string(running_ + 16);
+  ::setenv("PMIX_CXX_MAX_UNAUTHENTICATED", unauth.c_str(), 1);
+  if (std::getenv("PMIX_CXX_HANDSHAKE_TIMEOUT_MS") == nullptr) ::setenv("PMIX_CXX_HANDSHAKE_TIMEOUT_MS", "600000", 1);
+  epoll_ = ::epoll_create1(EPOLL_CLOEXEC);
+  // The server starts after everything above exists (its descriptor and
+  // memory baselines do not count them).
+  node0_ = std::thread([this, node, ctl_fd, dir] {
+    run_node(p_, node, ctl_fd, dir);
+    ::close(ctl_fd);
+  });
+  std::string frame;
+  if (read_frame(coord_.fd, frame)) {
+    reader in{frame};
+    if (in.kind() == ctl::host_start) {
+      nodes_.resize(p_.opt.nodes);
+      nodes_[node].uri = std::string{in.str()};
+      watch(coord_, host_tag);
+      if (running_ > 0) run_clients();
     }
   }
   for (std::uint32_t c = 0; c < st_.size(); ++c)
-    if (st_[c].fd >= 0) ::close(st_[c].fd);
-  finish_nodes();
-  return r_;
+    if (st_[c].fd >= 0) close_client(c);
+  ::fcntl(coord_.fd, F_SETFL, ::fcntl(coord_.fd, F_GETFL) & ~O_NONBLOCK);
+  write_all(coord_.fd, coord_.out);
+  write_all(coord_.fd, host_results());
+  // Until the driver says the run is over (the gates opened after this
+  // host's clients ended may still matter to the others).
+  while (read_frame(coord_.fd, frame)) {
+    reader in{frame};
+    if (in.kind() == ctl::host_finish) break;
+  }
+  if (node0_.joinable()) node0_.join();
+  ::close(epoll_);
+  ::close(coord_.fd);
+  return 0;
+}
+
+// What a host's clients did, for the driver's result.
+std::string driver::host_results() {
+  writer w{ctl::host_done};
+  w.u32(static_cast<std::uint32_t>(r_.failures.size()));
+  for (const auto& f : r_.failures) w.str(f);
+  w.i64(static_cast<std::int64_t>(r_.ops)).i64(static_cast<std::int64_t>(r_.bytes_in));
+  w.i64(static_cast<std::int64_t>(r_.bytes_shared)).i64(static_cast<std::int64_t>(r_.broken));
+  w.i64(expect_connected_[host_node_]).i64(expect_finalized_[host_node_]);
+  w.i64(maybe_connected_[host_node_]).i64(broken_on_[host_node_]);
+  for (const auto& l : r_.latency_us) {
+    w.u32(static_cast<std::uint32_t>(l.size()));
+    for (auto v : l) w.u32(v);
+  }
+  std::uint32_t mine = 0;
+  for (const auto& c : p_.clients) mine += c.node == host_node_ ? 1 : 0;
+  w.u32(mine);
+  std::string steps;
+  for (std::uint32_t c = 0; c < st_.size(); ++c) {
+    if (p_.clients[c].node != host_node_) continue;
+    w.u32(c).i64(static_cast<std::int64_t>(st_[c].hash));
+    if (trace_steps_) steps += "client " + std::to_string(c) + ": " + st_[c].steps + "\n";
+  }
+  w.str(steps);
+  return w.done();
+}
+
+void driver::host_message(std::uint32_t n, std::string_view payload) {
+  reader in{payload};
+  switch (in.kind()) {
+    case ctl::host_arrive:
+      arrive(in.u32());
+      return;
+    case ctl::host_break: {
+      const auto ns = in.u32();
+      break_nspace(ns, static_cast<pmix_status_t>(in.u32()));
+      return;
+    }
+    case ctl::host_done: {
+      for (auto k = in.u32(); k > 0 && in.ok(); --k) {
+        std::string f{in.str()};
+        if (r_.failures.size() < 20) r_.failures.push_back("node " + std::to_string(n) + ": " + f);
+        else if (r_.failures.size() == 20) r_.failures.push_back("... (more failures not listed)");
+      }
+      r_.ops += static_cast<std::uint64_t>(in.i64());
+      r_.bytes_in += static_cast<std::uint64_t>(in.i64());
+      r_.bytes_shared += static_cast<std::uint64_t>(in.i64());
+      r_.broken += static_cast<std::uint64_t>(in.i64());
+      expect_connected_[n] = in.i64();
+      expect_finalized_[n] = in.i64();
+      maybe_connected_[n] = in.i64();
+      broken_on_[n] = in.i64();
+      for (auto& l : r_.latency_us)
+        for (auto k = in.u32(); k > 0 && in.ok(); --k) l.push_back(in.u32());
+      for (auto k = in.u32(); k > 0 && in.ok(); --k) {
+        const auto c = in.u32();
+        const auto h = static_cast<std::uint64_t>(in.i64());
+        if (c < hashes_.size()) hashes_[c] = h;
+      }
+      host_steps_.emplace_back(in.str());
+      if (!in.ok()) r_.failures.push_back("node " + std::to_string(n) + "'s client host sent a malformed result");
+      --running_;
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+void driver::coord_message(std::string_view payload) {
+  reader in{payload};
+  if (in.kind() == ctl::host_open) open_gate(in.u32());
+}
+
+// ---- control channels ------------------------------------------------------------
+
+void driver::link_send(node_link& l, std::uint64_t tag, std::string frame) {
+  if (!l.out.empty()) {
+    l.out += frame;
+    return;
+  }
+  std::size_t done = 0;
+  while (done < frame.size()) {
+    const auto k = ::write(l.fd, frame.data() + done, frame.size() - done);
+    if (k > 0) {
+      done += static_cast<std::size_t>(k);
+      continue;
+    }
+    if (k < 0 && errno == EINTR) continue;
+    break;
+  }
+  if (done == frame.size()) return;
+  l.out.assign(frame, done, std::string::npos);
+  epoll_event ev{};
+  ev.events = EPOLLIN | EPOLLOUT;
+  ev.data.u64 = tag;
+  ::epoll_ctl(epoll_, EPOLL_CTL_MOD, l.fd, &ev);
+}
+
+void driver::link_writable(node_link& l, std::uint64_t tag) {
+  std::string rest;
+  rest.swap(l.out);
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.u64 = tag;
+  ::epoll_ctl(epoll_, EPOLL_CTL_MOD, l.fd, &ev);
+  link_send(l, tag, std::move(rest));
+}
+
+// Reads what the channel has and hands on each whole frame; false once the
+// other end is gone.
+bool driver::link_read(node_link& l, const std::function<void(std::string_view)>& on_message) {
+  char buf[65536];
+  bool open = true;
+  for (;;) {
+    const auto k = ::read(l.fd, buf, sizeof buf);
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) break;
+    if (k == 0) {
+      open = false;
+      break;
+    }
+    l.in.append(buf, static_cast<std::size_t>(k));
+  }
+  std::size_t pos = 0;
+  while (l.in.size() - pos >= 4) {
+    std::uint32_t len = 0;
+    std::memcpy(&len, l.in.data() + pos, 4);
+    if (l.in.size() - pos - 4 < len) break;
+    on_message(std::string_view{l.in}.substr(pos + 4, len));
+    pos += 4 + len;
+  }
+  l.in.erase(0, pos);
+  return open;
 }
 
 void driver::finish_nodes() {
@@ -904,6 +1276,8 @@ void driver::completed(std::uint32_t c, pmix_status_t status, std::uint64_t arg)
 // ---- gates --------------------------------------------------------------------
 
 void driver::arrive(std::uint32_t g) {
+  // A client host's arrivals are counted by the driver, which opens the gate.
+  if (role_ == role::host) return link_send(coord_, host_tag, writer{ctl::host_arrive}.u32(g).done());
   if (++arrived_[g] != p_.gates[g].expected) return;
   if (std::getenv("PMIXSIM_DEBUG")) std::fprintf(stderr, "gate %u opens (action %d)\n", g, static_cast<int>(p_.gates[g].action));
   const auto action = p_.gates[g].action;
@@ -979,6 +1353,10 @@ void driver::arrive(std::uint32_t g) {
 
 void driver::open_gate(std::uint32_t g) {
   open_[g] = true;
+  if (role_ == role::coordinator) {
+    for (std::uint32_t n = 0; n < hosts_.size(); ++n) link_send(hosts_[n], host_tag + n, writer{ctl::host_open}.u32(g).done());
+    return;
+  }
   std::vector<std::uint32_t> waiting;
   waiting.swap(waiting_[g]);
   for (auto c : waiting) advance(c);
@@ -998,72 +1376,15 @@ void driver::call_nodes(std::function<std::string(std::uint32_t)> make,
   }
 }
 
-void driver::node_send(std::uint32_t n, std::string frame) {
-  auto& l = nodes_[n];
-  if (l.out.empty()) {
-    std::size_t done = 0;
-    while (done < frame.size()) {
-      const auto k = ::write(l.fd, frame.data() + done, frame.size() - done);
-      if (k > 0) {
-        done += static_cast<std::size_t>(k);
-        continue;
-      }
-      if (k < 0 && errno == EINTR) continue;
-      break;
-    }
-    if (done == frame.size()) return;
-    l.out.assign(frame, done, std::string::npos);
-    epoll_event ev{};
-    ev.events = EPOLLIN | EPOLLOUT;
-    ev.data.u64 = ctl_tag + n;
-    ::epoll_ctl(epoll_, EPOLL_CTL_MOD, l.fd, &ev);
-    return;
-  }
-  l.out += frame;
-}
-
-void driver::node_writable(std::uint32_t n) {
-  auto& l = nodes_[n];
-  std::string rest;
-  rest.swap(l.out);
-  epoll_event ev{};
-  ev.events = EPOLLIN;
-  ev.data.u64 = ctl_tag + n;
-  ::epoll_ctl(epoll_, EPOLL_CTL_MOD, l.fd, &ev);
-  node_send(n, std::move(rest));
-}
-
-void driver::node_readable(std::uint32_t n) {
-  auto& l = nodes_[n];
-  char buf[65536];
-  for (;;) {
-    const auto k = ::read(l.fd, buf, sizeof buf);
-    if (k < 0 && errno == EINTR) continue;
-    if (k < 0) break;
-    if (k == 0) {
-      r_.failures.push_back("node " + std::to_string(n) + "'s server went away");
-      ::epoll_ctl(epoll_, EPOLL_CTL_DEL, l.fd, nullptr);
-      running_ = 0;
-      pending_actions_ = 0;
-      return;
-    }
-    l.in.append(buf, static_cast<std::size_t>(k));
-  }
-  std::size_t pos = 0;
-  while (l.in.size() - pos >= 4) {
-    std::uint32_t len = 0;
-    std::memcpy(&len, l.in.data() + pos, 4);
-    if (l.in.size() - pos - 4 < len) break;
-    node_message(n, std::string_view{l.in}.substr(pos + 4, len));
-    pos += 4 + len;
-  }
-  l.in.erase(0, pos);
-}
+void driver::node_send(std::uint32_t n, std::string frame) { link_send(nodes_[n], ctl_tag + n, std::move(frame)); }
 
 void driver::break_nspace(std::uint32_t ns, pmix_status_t st) {
   // The first reason stays, as the server's answer does (docs/simulator.md).
   if (broken_[ns] != PMIX_SUCCESS) return;
   broken_[ns] = st;
+  // The inter-node fences are the driver's.
+  if (role_ == role::host)
+    return link_send(coord_, host_tag, writer{ctl::host_break}.u32(ns).u32(static_cast<std::uint32_t>(st)).done());
   const auto& name = p_.nspaces[ns].name;
   for (auto it = fences_.begin(); it != fences_.end();) {
     if (it->first.compare(0, name.size() + 1, name + ":") != 0) {
@@ -1164,6 +1485,11 @@ void driver::node_message(std::uint32_t n, std::string_view payload) {
 
 result run(const plan& p, fault_hooks& hooks) {
   driver d{p, hooks};
+  // Across nodes, each node's clients go to its server's process when asked
+  // or when this process cannot hold a descriptor for every client.
+  rlimit lim{};
+  ::getrlimit(RLIMIT_NOFILE, &lim);
+  if (p.opt.nodes > 1 && (p.opt.spread || lim.rlim_max < p.clients.size() + 1024)) return d.go_spread();
   return d.go();
 }
 

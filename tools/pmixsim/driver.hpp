@@ -25,6 +25,8 @@ struct result {
   std::array<std::vector<std::uint32_t>, op_count> latency_us;  // per operation
   double memory_per_client = 0;  // server heap bytes per connected client
   std::vector<node_stats> baseline, connected, end;  // per node
+  std::vector<std::uint32_t> per_node;  // clients of each node (tools and probes too)
+  bool spread = false;  // each node's clients ran in its server's process (--spread)
   std::uint64_t trace = 0;
   // Under --faults: the nodes' fault plane reports (plan, hashes, each
   // injected decision, violations), how many decisions were injected and

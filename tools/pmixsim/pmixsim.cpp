@@ -27,6 +27,8 @@ void usage(std::FILE* f) {
       "               [--faults PLAN] (the fault plane, docs/fault-injection.md; seeded by --seed)\n"
       "               [--shrink] (a failing run under --faults: rerun to a minimal plan)\n"
       "               [--stuck-s S] (fail when no step was done for S seconds; 30)\n"
+      "               [--spread] (each node's clients in its server's process; the default\n"
+      "               when this process cannot hold every client's descriptor)\n"
       "scenarios: startup fence cycle tools crash dereg mixed (docs/simulator.md)\n",
       f);
 }
@@ -69,7 +71,10 @@ double percentile(std::vector<std::uint32_t> v, double q) {
 void summary(const result& r) {
   std::printf("pmixsim: %u clients on %u node(s), scenario %s, seed %" PRIu64 "\n", r.clients, r.nodes,
               r.names.c_str(), r.seed);
-  std::printf("  wall time        %.3f s\n", r.wall_s);
+  std::printf("  wall time        %.3f s (%.1f us per client)\n", r.wall_s,
+              r.wall_s * 1e6 / std::max<std::uint32_t>(1, r.clients));
+  std::printf("  clients          %s\n", r.spread ? "beside each node's server, in its process (--spread)"
+                                                  : "in this process");
   std::printf("  operations       %" PRIu64 " (%.0f per second)\n", r.ops, r.wall_s > 0 ? r.ops / r.wall_s : 0.0);
   std::printf("  received         %.1f MB by the clients (%.1f kB per client)\n", r.bytes_in / 1e6,
               r.bytes_in / 1e3 / std::max<std::uint32_t>(1, r.clients));
@@ -83,9 +88,12 @@ void summary(const result& r) {
   }
   std::printf("  server memory    %.0f bytes per connected client (heap, all nodes)\n", r.memory_per_client);
   for (std::uint32_t n = 0; n < r.connected.size() && n < r.baseline.size(); ++n)
-    std::printf("    node %u: heap %+.1f MB, RssAnon %+.1f MB once connected\n", n,
+    std::printf("    node %u: heap %+.1f MB, RssAnon %+.1f MB once connected (%u clients, %.0f bytes each)\n", n,
                 (r.connected[n].heap - r.baseline[n].heap) / 1e6,
-                (r.connected[n].rss_kb - r.baseline[n].rss_kb) / 1e3);
+                (r.connected[n].rss_kb - r.baseline[n].rss_kb) / 1e3, n < r.per_node.size() ? r.per_node[n] : 0,
+                n < r.per_node.size() && r.per_node[n] > 0
+                    ? static_cast<double>(r.connected[n].heap - r.baseline[n].heap) / r.per_node[n]
+                    : 0.0);
   if (!r.fault_report.empty()) {
     std::printf("  faults           %" PRIu64 " injected, %" PRIu64 " clients gave up (an error or a closed connection)\n",
                 r.injected, r.broken);
@@ -299,6 +307,8 @@ int main_(int argc, char** argv) {
       o.faults = v, ++k;
     } else if (a == "--shrink") {
       o.shrink = true;
+    } else if (a == "--spread") {
+      o.spread = true;
     } else if (a == "--stuck-s") {
       want_number("--stuck-s");
       if (n == 0 || n > 3600) {

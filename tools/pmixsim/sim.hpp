@@ -104,6 +104,9 @@ struct options {
   std::string faults;     // the fault plan (--faults) every node's server gets
   std::uint32_t stuck_s = 30;  // a run with no step done for this long fails (--stuck-s)
   bool shrink = false;    // --shrink: a failing run under --faults reruns itself to a minimal plan
+  // --spread: each node's simulated clients run in its server's process,
+  // with their own descriptors (also when the driver's cannot hold them all).
+  bool spread = false;
 };
 
 struct plan {
@@ -147,6 +150,14 @@ enum class ctl : std::uint8_t {
   finalize = 11,    // driver -> node
   faults_report = 12,  // node -> driver (under --faults, after finalize): status, the checker's report
   disarm = 13,         // driver -> node: id (the fault plane stops; answered by a reply)
+  // Between the driver and a node's client host (--spread: a node's
+  // simulated clients in the process of its server, docs/simulator.md).
+  host_start = 14,   // driver -> host: the node's socket path
+  host_arrive = 15,  // host -> driver: a gate one of its clients arrived at
+  host_break = 16,   // host -> driver: nspace, status (a client of it crashed or gave up)
+  host_open = 17,    // driver -> host: a gate every client arrived at
+  host_done = 18,    // host -> driver: its clients' results (driver.cpp, host_done)
+  host_finish = 19,  // driver -> host: the run is over
 };
 
 struct node_stats {
