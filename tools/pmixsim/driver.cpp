@@ -130,6 +130,8 @@ class driver {
   std::vector<std::uint64_t> hashes_;      // coordinator: each client's trace hash
   std::vector<std::string> host_steps_;    // coordinator: each host's traced steps
   void prepare();
+  bool make_tmpdir();
+  void accept_at_once(std::uint64_t count);
   bool set_descriptor_limit(std::uint64_t count, std::uint64_t want);
   void start_hosts();
   bool read_ready();
@@ -199,12 +201,7 @@ class driver {
 
 
 void driver::start_nodes() {
-  char dir[] = "/tmp/pmixsim.XXXXXX";
-  if (::mkdtemp(dir) == nullptr) {
-    r_.failures.push_back("cannot create a temporary directory");
-    return;
-  }
-  tmpdir_ = dir;
+  if (!make_tmpdir()) return;
   const auto k = p_.opt.nodes;
   nodes_.resize(k);
   // The children first, while this process has no thread of its own (a
@@ -245,6 +242,25 @@ void driver::start_nodes() {
       ::close(fd);
     });
   }
+}
+
+bool driver::make_tmpdir() {
+  char dir[] = "/tmp/pmixsim.XXXXXX";
+  if (::mkdtemp(dir) == nullptr) {
+    r_.failures.push_back("cannot create a temporary directory");
+    return false;
+  }
+  tmpdir_ = dir;
+  return true;
+}
+
+// The servers this process starts must accept all of its `count` clients
+// at once, and keep connections whose answer is still queued behind the
+// others' (the default 10 s closes them at 10,000 clients: docs/simulator.md).
+void driver::accept_at_once(std::uint64_t count) {
+  const std::string unauth = std::to_string(count + 16);
+  ::setenv("PMIX_CXX_MAX_UNAUTHENTICATED", unauth.c_str(), 1);
+  if (std::getenv("PMIX_CXX_HANDSHAKE_TIMEOUT_MS") == nullptr) ::setenv("PMIX_CXX_HANDSHAKE_TIMEOUT_MS", "600000", 1);
 }
 
 // What every role allocates first: per client, per gate, per node.
@@ -344,12 +360,7 @@ result driver::go() {
     ::getrlimit(RLIMIT_NOFILE, &lim);
     node0_forked_ = lim.rlim_cur < 2 * count + 1024;
   }
-  // Node 0's server must accept every simulated client at once.
-  const std::string unauth = std::to_string(count + 16);
-  ::setenv("PMIX_CXX_MAX_UNAUTHENTICATED", unauth.c_str(), 1);
-  // ... and keep connections whose answer is still queued behind the others'
-  // (the default 10 s closes them at 10,000 clients: docs/simulator.md).
-  if (std::getenv("PMIX_CXX_HANDSHAKE_TIMEOUT_MS") == nullptr) ::setenv("PMIX_CXX_HANDSHAKE_TIMEOUT_MS", "600000", 1);
+  accept_at_once(count);
 
   // Made before the servers start, so that their descriptor counts (the
   // check that nothing is left open) include it from the start.
@@ -430,30 +441,23 @@ bool driver::dispatch(const epoll_event& e) {
   if (tag < ctl_tag) return false;
   const bool out = (e.events & EPOLLOUT) != 0;
   const bool in = (e.events & (EPOLLIN | EPOLLHUP | EPOLLERR)) != 0;
+  // A channel that ends stops the run: its process is gone.
+  auto serve = [&](node_link& l, const std::string& who, const std::function<void(std::string_view)>& on_message) {
+    if (out) link_writable(l, tag);
+    if (!in || link_read(l, on_message)) return;
+    r_.failures.push_back(who + " went away");
+    ::epoll_ctl(epoll_, EPOLL_CTL_DEL, l.fd, nullptr);
+    running_ = 0;
+    pending_actions_ = 0;
+  };
   if (tag >= host_tag && role_ == role::host) {
-    if (out) link_writable(coord_, host_tag);
-    if (in && !link_read(coord_, [this](std::string_view m) { coord_message(m); })) {
-      r_.failures.push_back("the driver went away");
-      running_ = 0;
-    }
+    serve(coord_, "the driver", [this](std::string_view m) { coord_message(m); });
   } else if (tag >= host_tag) {
     const auto n = static_cast<std::uint32_t>(tag - host_tag);
-    if (out) link_writable(hosts_[n], tag);
-    if (in && !link_read(hosts_[n], [this, n](std::string_view m) { host_message(n, m); })) {
-      r_.failures.push_back("node " + std::to_string(n) + "'s client host went away");
-      ::epoll_ctl(epoll_, EPOLL_CTL_DEL, hosts_[n].fd, nullptr);
-      running_ = 0;
-      pending_actions_ = 0;
-    }
+    serve(hosts_[n], "node " + std::to_string(n) + "'s client host", [this, n](std::string_view m) { host_message(n, m); });
   } else {
     const auto n = static_cast<std::uint32_t>(tag - ctl_tag);
-    if (out) link_writable(nodes_[n], tag);
-    if (in && !link_read(nodes_[n], [this, n](std::string_view m) { node_message(n, m); })) {
-      r_.failures.push_back("node " + std::to_string(n) + "'s server went away");
-      ::epoll_ctl(epoll_, EPOLL_CTL_DEL, nodes_[n].fd, nullptr);
-      running_ = 0;
-      pending_actions_ = 0;
-    }
+    serve(nodes_[n], "node " + std::to_string(n) + "'s server", [this, n](std::string_view m) { node_message(n, m); });
   }
   return true;
 }
@@ -568,12 +572,7 @@ result driver::go_spread() {
 }
 
 void driver::start_hosts() {
-  char dir[] = "/tmp/pmixsim.XXXXXX";
-  if (::mkdtemp(dir) == nullptr) {
-    r_.failures.push_back("cannot create a temporary directory");
-    return;
-  }
-  tmpdir_ = dir;
+  if (!make_tmpdir()) return;
   const auto k = p_.opt.nodes;
   nodes_.resize(k);
   hosts_.resize(k);
@@ -620,9 +619,7 @@ int driver::go_host(std::uint32_t node, int ctl_fd, int coord_fd, const std::str
   prepare();
   for (const auto& c : p_.clients) running_ += c.node == node ? 1 : 0;
   if (!set_descriptor_limit(running_, 2 * std::uint64_t{running_} + 1024)) running_ = 0;
-  const std::string unauth = std::to_string(running_ + 16);
-  ::setenv("PMIX_CXX_MAX_UNAUTHENTICATED", unauth.c_str(), 1);
-  if (std::getenv("PMIX_CXX_HANDSHAKE_TIMEOUT_MS") == nullptr) ::setenv("PMIX_CXX_HANDSHAKE_TIMEOUT_MS", "600000", 1);
+  accept_at_once(running_);
   epoll_ = ::epoll_create1(EPOLL_CLOEXEC);
   // The server starts after everything above exists (its descriptor and
   // memory baselines do not count them).
