@@ -132,6 +132,8 @@ class driver {
   std::vector<std::string> host_steps_;    // coordinator: each host's traced steps
   void prepare();
   bool make_tmpdir();
+  pid_t fork_node(std::uint32_t n, const std::vector<int>& others,
+                  const std::function<int(const std::string& dir)>& body);
   void accept_at_once(std::uint64_t count);
   bool set_descriptor_limit(std::uint64_t count, std::uint64_t want);
   void start_hosts();
@@ -227,19 +229,13 @@ void driver::start_nodes() {
   }
   for (std::uint32_t n = 0; n < k; ++n) {
     if (n == 0 && !node0_forked_) continue;
-    const std::string dir_n = tmpdir_ + "/n" + std::to_string(n);
-    ::mkdir(dir_n.c_str(), 0700);
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-      for (std::uint32_t m = 0; m < k; ++m) {
-        ::close(nodes_[m].fd);
-        if (m != n) ::close(theirs[m]);
-      }
-      ::close(epoll_);
-      std::_Exit(run_node(p_, n, theirs[n], dir_n));
+    std::vector<int> others;
+    for (std::uint32_t m = 0; m < k; ++m) {
+      others.push_back(nodes_[m].fd);
+      if (m != n) others.push_back(theirs[m]);
     }
+    nodes_[n].pid = fork_node(n, others, [&](const std::string& dir) { return run_node(p_, n, theirs[n], dir); });
     ::close(theirs[n]);
-    nodes_[n].pid = pid;
   }
   if (!node0_forked_) {
     ::mkdir((tmpdir_ + "/n0").c_str(), 0700);
@@ -250,6 +246,22 @@ void driver::start_nodes() {
       ::close(fd);
     });
   }
+}
+
+// Forks node n's process, its folder made first: the child closes `others`
+// (every channel end but its own) and this process's epoll, runs `body`
+// and exits with its status.
+pid_t driver::fork_node(std::uint32_t n, const std::vector<int>& others,
+                        const std::function<int(const std::string& dir)>& body) {
+  const std::string dir = tmpdir_ + "/n" + std::to_string(n);
+  ::mkdir(dir.c_str(), 0700);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    for (const int fd : others) ::close(fd);
+    ::close(epoll_);
+    std::_Exit(body(dir));
+  }
+  return pid;
 }
 
 bool driver::make_tmpdir() {
@@ -599,22 +611,18 @@ void driver::start_hosts() {
     host_end[n] = b[1];
   }
   for (std::uint32_t n = 0; n < k; ++n) {
-    const std::string dir_n = tmpdir_ + "/n" + std::to_string(n);
-    ::mkdir(dir_n.c_str(), 0700);
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-      for (std::uint32_t m = 0; m < k; ++m) {
-        ::close(nodes_[m].fd);
-        ::close(hosts_[m].fd);
-        if (m != n) ::close(server_end[m]), ::close(host_end[m]);
-      }
-      ::close(epoll_);
-      driver host{p_, hooks_};
-      std::_Exit(host.go_host(n, server_end[n], host_end[n], dir_n));
+    std::vector<int> others;
+    for (std::uint32_t m = 0; m < k; ++m) {
+      others.push_back(nodes_[m].fd);
+      others.push_back(hosts_[m].fd);
+      if (m != n) others.push_back(server_end[m]), others.push_back(host_end[m]);
     }
+    nodes_[n].pid = fork_node(n, others, [&](const std::string& dir) {
+      driver host{p_, hooks_};
+      return host.go_host(n, server_end[n], host_end[n], dir);
+    });
     ::close(server_end[n]);
     ::close(host_end[n]);
-    nodes_[n].pid = pid;
   }
 }
 
