@@ -49,7 +49,7 @@ elf() {  # put an ELF object: no Bazel run path, no debugging sections
   chrpath -d "debian/$1/$4" > /dev/null 2>&1 || true
   strip --strip-unneeded --remove-section=.comment --remove-section=.note "debian/$1/$4"
 }
-man() {  # man PACKAGE SECTION: that section's pages, compressed as policy says
+manpages() {  # manpages PACKAGE SECTION: that section's pages, compressed as policy says
   local f
   for f in "$work/man/man$2"/*; do
     install -D -m 0644 "$f" "debian/$1/usr/share/man/man$2/$(basename "$f")"
@@ -63,17 +63,17 @@ man() {  # man PACKAGE SECTION: that section's pages, compressed as policy says
 elf libpmix-cxx2 0644 "$bin/api/libpmix.so.2" "$lib/pmix2/lib/libpmix.so.2.6.2"
 ln -s libpmix.so.2.6.2 "debian/libpmix-cxx2/$lib/pmix2/lib/libpmix.so"
 elf libpmix-cxx2 0644 "$bin/api/libpmix-server.so.2" "$lib/libpmix-server.so.2"
-man libpmix-cxx2 7
+manpages libpmix-cxx2 7
 # --- libpmix-cxx-dev
 for h in "$repo"/api/include/*.h; do put libpmix-cxx-dev 0644 "$h" "usr/include/$(basename "$h")"; done
 put libpmix-cxx-dev 0644 debian/pmix.pc "$lib/pkgconfig/pmix.pc"
 ln -s libpmix.so.2 "debian/libpmix-cxx-dev/$lib/libpmix.so"
-man libpmix-cxx-dev 3
+manpages libpmix-cxx-dev 3
 # --- pmix-cxx-bin
 for p in "${packaged_programs[@]}"; do
   elf pmix-cxx-bin 0755 "$bin/tools/$p" "usr/bin/$(basename "$p")"
 done
-man pmix-cxx-bin 1
+manpages pmix-cxx-bin 1
 # --- python3-pmix-cxx
 elf python3-pmix-cxx 0644 "$bin/python/pmix.so" "usr/lib/python3/dist-packages/pmix$suffix"
 

@@ -46,6 +46,9 @@ while [ $# -gt 0 ]; do
     *) libdir=$(realpath "$1") || exit 2; shift ;;
   esac
 done
+# Which library the client's ranks must report (PMIx_Get_version's start).
+[ -z "$openpmix_ranks" ] || ranks_library='OpenPMIx 4.2.2'
+[ -z "$our_ranks" ] || ranks_library=PMIx-CXX
 
 scratch=$(mktemp -d /tmp/slm.XXXXXX)   # short: Unix socket paths live under it
 trap 'slurm_stop; rm -rf "$scratch"' EXIT
@@ -95,20 +98,10 @@ elif [ "$(grep -c '^pmix_job_client: rank [0-3] of 4 ok$' client.out)" != 4 ] ||
 else
   echo "ok   pmix_job_client: 4 ranks ok ($(echo "$t1 - $t0" | bc) s)"
 fi
-if [ -n "$openpmix_ranks" ]; then
-  n=$(grep -c '^pmix_job_client: rank [0-3] library OpenPMIx 4\.2\.2' client.err)
-  [ "$n" = 4 ] && echo "ok   the 4 ranks ran on OpenPMIx 4.2.2" ||
-    { fail "the ranks did not all run on OpenPMIx ($n did)"; show client.err; }
-fi
 if [ -n "$ranks_library" ]; then
-  n=$(grep -c "^pmix_job_client: rank [0-3] library $ranks_library" client.err)
+  n=$(grep -c "^pmix_job_client: rank [0-3] library ${ranks_library//./\\.}" client.err)
   [ "$n" = 4 ] && echo "ok   the 4 ranks ran on $ranks_library" ||
     { fail "the ranks did not all run on $ranks_library ($n did)"; show client.err; }
-fi
-if [ -n "$our_ranks" ]; then
-  n=$(grep -c '^pmix_job_client: rank [0-3] library PMIx-CXX' client.err)
-  [ "$n" = 4 ] && echo "ok   the 4 ranks ran on our library under Slurm's OpenPMIx server" ||
-    { fail "the ranks did not all run on our library ($n did)"; show client.err; }
 fi
 
 # --- the same in OpenPMIx 5.0's style (its macros call our library's newer
