@@ -24,7 +24,7 @@ const char* nspace_state::name = "pmix.nspace";
 caf::actor nspace_state::rank_actor_for(caf::stateful_actor<nspace_state>* self, rank_t r) {
   auto it = ranks.find(r);
   if (it != ranks.end()) return it->second;
-  auto a = self->spawn(rank_actor, proc_id{nspace, r}, tool, caf::actor_cast<caf::actor>(self), server, ctx);
+  auto a = spawn_rank_actor(self, proc_id{nspace, r}, tool, caf::actor_cast<caf::actor>(self), server, ctx);
   self->monitor(a);
   ranks.emplace(r, a);
   return a;

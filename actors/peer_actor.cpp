@@ -19,6 +19,7 @@
 
 #include "common/log_sink.hpp"
 #include "actors/cleaner.hpp"
+#include "actors/shared_behavior.hpp"
 #include "actors/upcall.hpp"
 #include "server/host_module.hpp"
 #include <pmix.h>
@@ -1889,56 +1890,50 @@ caf::behavior peer_anchor(caf::event_based_actor* self, caf::actor server) {
   return {[](transport::closed_atom) {}};  // never sent: an anchor only carries links
 }
 
-caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
-                         std::shared_ptr<transport::connection> conn, caf::actor server,
-                         context_ptr ctx, caf::actor anchor) {
-  self->state.owner = conn->credentials().uid;
-  self->state.cred = conn->credentials();
-  self->state.openpmix = conn->openpmix();
-  self->state.conn = std::move(conn);
-  self->state.server = std::move(server);
-  self->state.ctx = std::move(ctx);
-  self->set_default_handler(caf::drop);
-  // Linked to the server actor through an anchor (peer_anchor): its exit at
-  // finalize ends every connection, including peers whose socket is gone but
-  // which still wait for something (an up-call's answer, a heartbeat check).
-  self->link_to(anchor ? anchor : self->state.server);
-  // A peer that fails (ends abnormally) shuts its socket, so that its client
-  // learns it at once instead of waiting forever (found by the fault plane,
-  // kill:peer; docs/fault-injection.md).
-  self->attach_functor([conn = std::weak_ptr<transport::connection>(self->state.conn),
-                        faults = self->state.ctx->faults](const caf::error& reason) {
-    if (reason == caf::exit_reason::normal) return;
-    auto c = conn.lock();
-    if (!c) return;
-    if (faults) faults->closed(c->id());  // what it left unanswered, its client learns by the end of the stream
-    c->shutdown();
-  });
-  // Pushes it held for a stopped stdin go with it (actors/stdin_flow.hpp).
-  self->attach_functor([flow = self->state.ctx->stdin_control, me = self->address()] { flow->drop(me); });
-  // Its rank actor failed (found by the fault plane, seed 7,
-  // kill:rank:at=fence:rank=1): what the rank knew of this process is gone,
-  // so the connection ends and the client learns it (lost connection).
-  self->set_down_handler([=](caf::down_msg& dm) {
-    auto& st = self->state;
-    if (!st.rank || dm.source != st.rank.address() || dm.reason == caf::exit_reason::normal) return;
-    log::warning("peer", to_string(st.proc), ": its rank actor failed, closing the connection");
-    release(self);
-  });
+namespace {
+
+// The peer actor: its behavior is built once and shared by every peer
+// actor (actors/shared_behavior.hpp); its handlers find their actor with
+// current().
+class peer_actor_impl final : public shared_behavior_actor<peer_state> {
+ public:
+  peer_actor_impl(caf::actor_config& cfg, std::shared_ptr<transport::connection> conn, caf::actor server,
+                  context_ptr ctx, caf::actor anchor)
+      : shared_behavior_actor<peer_state>(cfg), anchor_(std::move(anchor)) {
+    state.owner = conn->credentials().uid;
+    state.cred = conn->credentials();
+    state.openpmix = conn->openpmix();
+    state.conn = std::move(conn);
+    state.server = std::move(server);
+    state.ctx = std::move(ctx);
+  }
+
+  caf::behavior make_behavior() override;
+
+ private:
+  caf::actor anchor_;  // until it is linked to
+};
+
+caf::stateful_actor<peer_state>* current() { return peer_actor_impl::current(); }
+
+caf::behavior peer_behavior() {
   return caf::message_handler{
-      [=](transport::frame_atom, const std::string& payload) { on_frame(self, payload); },
-      [=](fault_replay_atom, const std::string& payload) { on_frame(self, payload, true); },
-      [=](fault_flush_atom) {
+      [](transport::frame_atom, const std::string& payload) { on_frame(current(), payload); },
+      [](fault_replay_atom, const std::string& payload) { on_frame(current(), payload, true); },
+      [](fault_flush_atom) {
+        auto* self = current();
         auto& st = self->state;
         if (!st.holding) return;
         st.holding = false;
         on_frame(self, std::exchange(st.held_frame, {}), true);
       },
-      [=](transport::closed_atom) { on_closed(self); },
-      [=](transport::writable_atom) {
+      [](transport::closed_atom) { on_closed(current()); },
+      [](transport::writable_atom) {
+        auto* self = current();
         if (self->state.conn) self->state.conn->flush();
       },
-      [=](const upcall_result& r) {
+      [](const upcall_result& r) {
+        auto* self = current();
         auto& st = self->state;
         auto it = st.upcalls.find(r.id);
         if (it == st.upcalls.end()) return;
@@ -1946,7 +1941,8 @@ caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
         st.upcalls.erase(it);
         send_status(self, id, r.status);
       },
-      [=](const get_msg& msg) -> caf::result<get_result> {
+      [](const get_msg& msg) -> caf::result<get_result> {
+        auto* self = current();
         auto& st = self->state;
         // What the client holds is needed now: it sends it and holds no
         // more (one round trip, the first time another process asks).
@@ -1968,7 +1964,8 @@ caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
         st.waiting_gets.push_back(peer_state::waiting_get{msg.asker, msg.request, rp});
         return rp;
       },
-      [=](const deliver_event_msg& msg) {
+      [](const deliver_event_msg& msg) {
+        auto* self = current();
         auto& st = self->state;
         if (msg.skip == caf::actor_cast<caf::actor>(self) || !can_send(self)) return;
         if (st.state != peer_state::phase::active && st.state != peer_state::phase::finalizing) return;
@@ -1976,19 +1973,23 @@ caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
         if (!st.conn->send(*msg.frame))
           log::debug("peer", to_string(st.proc), ": write failed, event not delivered");
       },
-      [=](resume_push_atom, std::uint64_t id, std::string& request) {
+      [](resume_push_atom, std::uint64_t id, std::string& request) {
+        auto* self = current();
         wire::HostRequest req;
         if (!req.ParseFromString(request)) return send_info_reply(self, id, PMIX_ERR_UNPACK_FAILURE, {});
         peer::on_host_request(self, id, req);
       },
-      [=](job_control_done_atom, std::uint64_t id, pmix_status_t status, info_list& results) {
+      [](job_control_done_atom, std::uint64_t id, pmix_status_t status, info_list& results) {
+        auto* self = current();
         send_info_reply(self, id, status, results);
       },
-      [=](query_done_atom, std::uint64_t id, pmix_status_t status, info_list& results) {
+      [](query_done_atom, std::uint64_t id, pmix_status_t status, info_list& results) {
+        auto* self = current();
         if (finish_request(self, self->state.queries_out, id)) send_info_reply(self, id, status, results);
       },
-      [=](request_timeout_atom, std::uint8_t kind, std::uint64_t id) { on_request_timeout(self, kind, id); },
-      [=](const get_cancel_msg& msg) {
+      [](request_timeout_atom, std::uint8_t kind, std::uint64_t id) { on_request_timeout(current(), kind, id); },
+      [](const get_cancel_msg& msg) {
+        auto* self = current();
         // The asker stopped waiting for a get that waits here.
         auto& w = self->state.waiting_gets;
         for (auto it = w.begin(); it != w.end();) {
@@ -2000,15 +2001,18 @@ caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
           }
         }
       },
-      [=](const lookup_done_msg& r) {
+      [](const lookup_done_msg& r) {
+        auto* self = current();
         if (finish_request(self, self->state.lookups_out, r.id)) send_lookup_reply(self, r.id, r.status, r.data);
       },
-      [=](const spawn_done_msg& r) {
+      [](const spawn_done_msg& r) {
+        auto* self = current();
         auto& st = self->state;
         if (r.status == PMIX_SUCCESS && !r.nspace.empty()) self->send(st.server, spawned_msg{r.nspace, st.owner});
         send_spawn_reply(self, r.id, r.status, r.nspace);
       },
-      [=](const release_msg&) -> caf::result<bool> {
+      [](const release_msg&) -> caf::result<bool> {
+        auto* self = current();
         // Freed (reclaimed, stranded, or deregistered while still
         // connected): the epilog runs too, and the answer (which a
         // deregistration waits for) comes once it is done.
@@ -2017,7 +2021,8 @@ caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
         self->state.released.push_back(rp);
         return rp;
       },
-      [=](const epilog_done_msg&) {
+      [](const epilog_done_msg&) {
+        auto* self = current();
         auto& st = self->state;
         st.cleanup_state = peer_state::cleanup_phase::done;
         if (st.released.empty()) return;
@@ -2025,13 +2030,15 @@ caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
         st.released.clear();
         self->quit();
       },
-      [=](peer::host_done_atom, std::uint64_t id, pmix_status_t status, info_list& info, std::string& data) {
+      [](peer::host_done_atom, std::uint64_t id, pmix_status_t status, info_list& info, std::string& data) {
+        auto* self = current();
         send_info_reply(self, id, status, info, data);
       },
-      [=](peer::beat_check_atom, std::uint64_t generation) { peer::check_heartbeat(self, generation); },
-      [=](const deliver_iof_msg& msg) { peer::on_deliver_iof(self, msg); },
-      [=](const fence_answer_msg& msg) { on_fence_answer(self, msg); },
-      [=](const fence_board_msg& msg) {
+      [](peer::beat_check_atom, std::uint64_t generation) { peer::check_heartbeat(current(), generation); },
+      [](const deliver_iof_msg& msg) { peer::on_deliver_iof(current(), msg); },
+      [](const fence_answer_msg& msg) { on_fence_answer(current(), msg); },
+      [](const fence_board_msg& msg) {
+        auto* self = current();
         auto& st = self->state;
         if (!st.conn || !st.conn->passes_descriptors()) return;
         wire::Envelope e;
@@ -2040,6 +2047,46 @@ caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
         st.board_sent = true;
       },
   };
+}
+
+caf::behavior peer_actor_impl::make_behavior() {
+  set_default_handler(caf::drop);
+  // Linked to the server actor through an anchor (peer_anchor): its exit at
+  // finalize ends every connection, including peers whose socket is gone but
+  // which still wait for something (an up-call's answer, a heartbeat check).
+  link_to(anchor_ ? anchor_ : state.server);
+  anchor_ = nullptr;
+  // A peer that fails (ends abnormally) shuts its socket, so that its client
+  // learns it at once instead of waiting forever (found by the fault plane,
+  // kill:peer; docs/fault-injection.md).
+  attach_functor([conn = std::weak_ptr<transport::connection>(state.conn),
+                  faults = state.ctx->faults](const caf::error& reason) {
+    if (reason == caf::exit_reason::normal) return;
+    auto c = conn.lock();
+    if (!c) return;
+    if (faults) faults->closed(c->id());  // what it left unanswered, its client learns by the end of the stream
+    c->shutdown();
+  });
+  // Pushes it held for a stopped stdin go with it (actors/stdin_flow.hpp).
+  attach_functor([flow = state.ctx->stdin_control, me = address()] { flow->drop(me); });
+  // Its rank actor failed (found by the fault plane, seed 7,
+  // kill:rank:at=fence:rank=1): what the rank knew of this process is gone,
+  // so the connection ends and the client learns it (lost connection).
+  set_down_handler([this](caf::down_msg& dm) {
+    auto& st = state;
+    if (!st.rank || dm.source != st.rank.address() || dm.reason == caf::exit_reason::normal) return;
+    log::warning("peer", to_string(st.proc), ": its rank actor failed, closing the connection");
+    release(this);
+  });
+  static const caf::behavior shared = peer_behavior();
+  return shared;
+}
+
+}  // namespace
+
+caf::actor spawn_peer_actor(caf::actor_system& system, std::shared_ptr<transport::connection> conn,
+                            caf::actor server, context_ptr ctx, caf::actor anchor) {
+  return system.spawn<peer_actor_impl>(std::move(conn), std::move(server), std::move(ctx), std::move(anchor));
 }
 
 }  // namespace pmix::actors

@@ -166,10 +166,10 @@ struct peer_state {
 };
 
 // `anchor`: the peer anchor it links to (peer_anchor), whose exit, with
-// the server actor's at finalize, ends the peer.
-caf::behavior peer_actor(caf::stateful_actor<peer_state>* self,
-                         std::shared_ptr<transport::connection> conn, caf::actor server,
-                         context_ptr ctx, caf::actor anchor);
+// the server actor's at finalize, ends the peer. Every peer actor shares one
+// behavior (actors/shared_behavior.hpp).
+caf::actor spawn_peer_actor(caf::actor_system& system, std::shared_ptr<transport::connection> conn,
+                            caf::actor server, context_ptr ctx, caf::actor anchor);
 
 // Links itself to the server actor and does nothing else: each peer links to
 // one of a few anchors (the runtime spawns peer_anchor_count of them), not

@@ -4,6 +4,7 @@
 
 #include <caf/system_messages.hpp>
 
+#include "actors/shared_behavior.hpp"
 #include "actors/upcall.hpp"
 #include "server/host_module.hpp"
 #include <pmix.h>
@@ -276,25 +277,40 @@ void release_everything(self_ptr self, std::function<void()> done) {
 
 }  // namespace
 
-caf::behavior rank_actor(caf::stateful_actor<rank_state>* self, proc_id pname, bool tool,
-                         caf::actor nspace, caf::actor server, context_ptr ctx) {
-  auto& st = self->state;
-  st.pname = std::move(pname);
-  st.tool = tool;
-  st.nspace = std::move(nspace);
-  st.server = std::move(server);
-  st.ctx = std::move(ctx);
-  self->set_default_handler(caf::drop);
-  self->set_down_handler([=](caf::down_msg& dm) { on_peer_down(self, dm); });
+namespace {
+
+// The rank actor: its behavior is built once and shared by every rank
+// actor (actors/shared_behavior.hpp); its handlers find their actor with
+// current().
+class rank_actor_impl final : public shared_behavior_actor<rank_state> {
+ public:
+  rank_actor_impl(caf::actor_config& cfg, proc_id pname, bool tool, caf::actor nspace, caf::actor server,
+                  context_ptr ctx)
+      : shared_behavior_actor<rank_state>(cfg) {
+    state.pname = std::move(pname);
+    state.tool = tool;
+    state.nspace = std::move(nspace);
+    state.server = std::move(server);
+    state.ctx = std::move(ctx);
+  }
+
+  caf::behavior make_behavior() override;
+};
+
+caf::stateful_actor<rank_state>* current() { return rank_actor_impl::current(); }
+
+caf::behavior rank_behavior() {
   return {
-      [=](fault_kill_nspace_atom) {
+      [](fault_kill_nspace_atom) {
+        auto* self = current();
         // The namespace ends itself: it traps its rank actors' exits.
         if (self->state.nspace) self->send(self->state.nspace, fault_kill_nspace_atom::value);
       },
-      [=](connect_msg& msg) { return on_connect(self, msg); },
-      [=](const peer_finalize_msg& msg) { return on_peer_finalize(self, msg); },
-      [=](const peer_lost_msg& msg) { on_peer_lost(self, msg); },
-      [=](get_msg& msg) -> caf::result<get_result> {
+      [](connect_msg& msg) { return on_connect(current(), msg); },
+      [](const peer_finalize_msg& msg) { return on_peer_finalize(current(), msg); },
+      [](const peer_lost_msg& msg) { on_peer_lost(current(), msg); },
+      [](get_msg& msg) -> caf::result<get_result> {
+        auto* self = current();
         auto& st = self->state;
         auto rp = self->make_response_promise();
         if (st.peerid)
@@ -305,7 +321,8 @@ caf::behavior rank_actor(caf::stateful_actor<rank_state>* self, proc_id pname, b
           st.waiting_gets.emplace_back(std::move(msg), rp);
         return rp;
       },
-      [=](const get_cancel_msg& msg) {
+      [](const get_cancel_msg& msg) {
+        auto* self = current();
         auto& st = self->state;
         auto& w = st.waiting_gets;
         for (auto it = w.begin(); it != w.end();) {
@@ -320,7 +337,8 @@ caf::behavior rank_actor(caf::stateful_actor<rank_state>* self, proc_id pname, b
         if (st.peerid) self->send(st.peerid->actor, msg);
         for (const auto& p : st.displaced) self->send(p.actor, msg);
       },
-      [=](const upcall_result& r) {
+      [](const upcall_result& r) {
+        auto* self = current();
         auto& st = self->state;
         if (auto it = st.connects.find(r.id); it != st.connects.end()) {
           auto pending = std::move(it->second);
@@ -345,14 +363,16 @@ caf::behavior rank_actor(caf::stateful_actor<rank_state>* self, proc_id pname, b
           rp.deliver(r.status);
         }
       },
-      [=](const deliver_event_msg& msg) {
+      [](const deliver_event_msg& msg) {
+        auto* self = current();
         // Every live process of the rank (clones and tool siblings too).
         auto& st = self->state;
         if (st.peerid && !st.peerid->closed) self->send(st.peerid->actor, msg);
         for (const auto& p : st.displaced)
           if (!p.closed) self->send(p.actor, msg);
       },
-      [=](const view_msg&) {
+      [](const view_msg&) {
+        auto* self = current();
         auto& st = self->state;
         server_snapshot::rank_view v;
         v.rank = st.pname.rank;
@@ -366,7 +386,8 @@ caf::behavior rank_actor(caf::stateful_actor<rank_state>* self, proc_id pname, b
         v.waiting_gets = static_cast<int>(st.waiting_gets.size());
         return v;
       },
-      [=](const deregister_msg&) -> caf::result<bool> {
+      [](const deregister_msg&) -> caf::result<bool> {
+        auto* self = current();
         auto rp = self->make_response_promise();
         release_everything(self, [self, rp]() mutable {
           rp.deliver(true);
@@ -375,6 +396,21 @@ caf::behavior rank_actor(caf::stateful_actor<rank_state>* self, proc_id pname, b
         return rp;
       },
   };
+}
+
+caf::behavior rank_actor_impl::make_behavior() {
+  set_default_handler(caf::drop);
+  set_down_handler([this](caf::down_msg& dm) { on_peer_down(this, dm); });
+  static const caf::behavior shared = rank_behavior();
+  return shared;
+}
+
+}  // namespace
+
+caf::actor spawn_rank_actor(caf::local_actor* parent, proc_id pname, bool tool, caf::actor nspace,
+                            caf::actor server, context_ptr ctx) {
+  return parent->spawn<rank_actor_impl>(std::move(pname), tool, std::move(nspace), std::move(server),
+                                        std::move(ctx));
 }
 
 }  // namespace pmix::actors

@@ -71,7 +71,8 @@ struct rank_state {
 
 // `tool` marks a rank of a namespace the server made for a tool (spec 004:
 // a pure tool is freed at socket close instead of tombstoned).
-caf::behavior rank_actor(caf::stateful_actor<rank_state>* self, proc_id pname, bool tool,
-                         caf::actor nspace, caf::actor server, context_ptr ctx);
+// Spawned by its namespace actor (`parent`).
+caf::actor spawn_rank_actor(caf::local_actor* parent, proc_id pname, bool tool, caf::actor nspace,
+                            caf::actor server, context_ptr ctx);
 
 }  // namespace pmix::actors

@@ -380,7 +380,7 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
   rt->io_ = std::make_unique<transport::io_thread>(
       [system, root, actor_ctx, anchors](std::shared_ptr<transport::connection> conn) {
         const auto& anchor = (*anchors)[conn->id() % anchors->size()];
-        return caf::actor{system->spawn(actors::peer_actor, std::move(conn), root, actor_ctx, anchor)};
+        return actors::spawn_peer_actor(*system, std::move(conn), root, actor_ctx, anchor);
       },
       [binding] {
         if (binding) binding->bind_this_thread();
