@@ -60,6 +60,10 @@ peer_state::~peer_state() {
   budget->give(job_budget::request_bytes, request_bytes);
 }
 
+std::size_t peer_state::requests_out() const {
+  return gets_out.size() + (rare_ ? rare_->lookups_out.size() + rare_->queries_out.size() : 0);
+}
+
 const std::shared_ptr<const std::string>& peer_state::rank_blob() {
   if (!committed_blob) {
     // A wire::RankData written field by field from the kept items, the
@@ -524,7 +528,7 @@ void on_abort(self_ptr self, std::uint64_t id, const wire::AbortRequest& req) {
       st.ctx->host->abort(st.proc, st.server_object, req.status(), req.message(), procs,
                           reply_to_actor(self->address(), st.ctx, upcall));
   if (!supported) return send_status(self, id, PMIX_ERR_NOT_SUPPORTED);
-  st.upcalls.emplace(upcall, id);
+  st.rare().upcalls.emplace(upcall, id);
 }
 
 // PMIx_Job_control: cleanup directives are served here (the peer's epilog,
@@ -543,7 +547,7 @@ void on_job_control(self_ptr self, std::uint64_t id, const wire::JobControlReque
     const bool whole_job = targets.size() == 1 && targets[0].nspace == st.proc.nspace &&
                            targets[0].rank == rank_wildcard;
     if (self_only) {
-      const auto rc = st.cleanup.add(directives, st.owner, error);
+      const auto rc = st.rare().cleanup.add(directives, st.owner, error);
       if (rc != PMIX_SUCCESS) log::error("peer", to_string(st.proc), ": cleanup refused: ", error);
       return send_info_reply(self, id, rc, {});
     }
@@ -594,7 +598,7 @@ void on_query(self_ptr self, std::uint64_t id, const wire::QueryRequest& req) {
       for (const auto& i : q.qualifiers) bytes += i.key.size() + sizeof(info);
     }
     if (!take_request(self, bytes, "PMIx_Query_info")) return send_info_reply(self, id, PMIX_ERR_OUT_OF_RESOURCE, {});
-    st.queries_out.emplace(id, bytes);
+    st.rare().queries_out.emplace(id, bytes);
     const bool asked = st.ctx->host->query(
         st.proc, asked_for,
         peer::answer_once("query", [addr = self->address(), gate = st.ctx->gate, id, answered](
@@ -609,7 +613,7 @@ void on_query(self_ptr self, std::uint64_t id, const wire::QueryRequest& req) {
           gate->send_if_open(addr, query_done_atom::value, id, status, std::move(results));
         }));
     if (asked) return time_request(self, timed::query, id, seconds);
-    finish_request(self, st.queries_out, id);
+    finish_request(self, st.rare().queries_out, id);
     if (answered.empty()) return send_info_reply(self, id, PMIX_ERR_NOT_SUPPORTED, {});
     send_info_reply(self, id, PMIX_ERR_PARTIAL_SUCCESS, answered);
   };
@@ -678,7 +682,7 @@ void on_publish(self_ptr self, std::uint64_t id, const wire::PublishRequest& req
   const auto upcall = st.next_upcall++;
   if (!st.ctx->host->publish(st.proc, info, reply_to_actor(self->address(), st.ctx, upcall)))
     return send_status(self, id, PMIX_ERR_NOT_SUPPORTED);
-  st.upcalls.emplace(upcall, id);
+  st.rare().upcalls.emplace(upcall, id);
 }
 
 void on_unpublish(self_ptr self, std::uint64_t id, const wire::KeysRequest& req) {
@@ -691,7 +695,7 @@ void on_unpublish(self_ptr self, std::uint64_t id, const wire::KeysRequest& req)
   const auto upcall = st.next_upcall++;
   if (!st.ctx->host->unpublish(st.proc, keys, info, reply_to_actor(self->address(), st.ctx, upcall)))
     return send_status(self, id, PMIX_ERR_NOT_SUPPORTED);
-  st.upcalls.emplace(upcall, id);
+  st.rare().upcalls.emplace(upcall, id);
 }
 
 void send_lookup_reply(self_ptr self, std::uint64_t id, pmix_status_t status, const std::vector<pdata>& data) {
@@ -717,7 +721,7 @@ void on_lookup(self_ptr self, std::uint64_t id, const wire::KeysRequest& req) {
   if (!take_request(self, bytes, "PMIx_Lookup")) return send_lookup_reply(self, id, PMIX_ERR_OUT_OF_RESOURCE, {});
   const std::vector<std::string> keys(req.keys().begin(), req.keys().end());
   // Tracked before the host is asked: it may answer at once.
-  st.lookups_out.emplace(id, bytes);
+  st.rare().lookups_out.emplace(id, bytes);
   const auto seconds = directives::timeout_seconds(info);
   const bool asked = st.ctx->host->lookup(
       st.proc, keys, info,
@@ -726,7 +730,7 @@ void on_lookup(self_ptr self, std::uint64_t id, const wire::KeysRequest& req) {
         gate->send_if_open(addr, lookup_done_msg{id, status, std::move(data)});
       }));
   if (!asked) {
-    finish_request(self, st.lookups_out, id);
+    finish_request(self, st.rare().lookups_out, id);
     return send_lookup_reply(self, id, PMIX_ERR_NOT_SUPPORTED, {});
   }
   time_request(self, timed::lookup, id, seconds);
@@ -816,7 +820,7 @@ void on_log(self_ptr self, std::uint64_t id, const wire::LogRequest& req) {
   directives.push_back({PMIX_LOG_SOURCE, value::proc(st.proc), 0});
   const auto upcall = st.next_upcall++;
   if (st.ctx->host->log(st.proc, data, directives, reply_to_actor(self->address(), st.ctx, upcall))) {
-    st.upcalls.emplace(upcall, id);
+    st.rare().upcalls.emplace(upcall, id);
     return;
   }
   const auto rc = logging::log_locally(st.proc, data, directives, error, true);
@@ -986,7 +990,7 @@ void on_frame(self_ptr self, const std::string& payload, bool replay = false) {
         return;
       case faults::action::reorder:
         if (st.holding) break;  // one held at a time
-        st.held_frame = payload;
+        st.rare().held_frame = payload;
         st.holding = true;
         self->delayed_send(self, std::chrono::milliseconds(20), fault_flush_atom::value);
         return;
@@ -999,7 +1003,7 @@ void on_frame(self_ptr self, const std::string& payload, bool replay = false) {
   if (st.holding && !replay) {
     // The held-back message comes after this one.
     st.holding = false;
-    self->send(self, fault_replay_atom::value, std::exchange(st.held_frame, {}));
+    self->send(self, fault_replay_atom::value, std::exchange(st.rare().held_frame, {}));
   }
   strike(self, fault);
 }
@@ -1071,21 +1075,22 @@ std::string encode_openpmix_job(const wire::JobInfo& job, openpmix::buffer_type 
 void send_openpmix_job(self_ptr self, std::uint32_t tag) {
   auto& st = self->state;
   wire::JobInfo job;
-  if (st.openpmix_kind != 0 && (!st.openpmix_job || st.openpmix_job->empty())) {
+  const auto& job_blob = st.rare().openpmix_job;
+  if (st.openpmix_kind != 0 && (!job_blob || job_blob->empty())) {
     // A tool's: its namespace, with no data of its own.
     openpmix::writer w{buffer_of(st)};
     w.string(st.proc.nspace);
     return send_openpmix_message(self, tag, w.bytes());
   }
-  if (!st.openpmix_job || !job.ParseFromString(*st.openpmix_job)) {
+  if (!job_blob || !job.ParseFromString(*job_blob)) {
     log::error("peer", to_string(st.proc), ": no job data to give a process linked with OpenPMIx");
     return send_openpmix_status(self, tag, PMIX_ERR_NOT_FOUND);
   }
-  st.openpmix_job_level.clear();
+  st.rare().openpmix_job_level.clear();
   std::string error;
   for (const auto& wi : job.info()) {
     pmix::info i;
-    if (protocol::from_wire(wi, i, &error)) st.openpmix_job_level.push_back(std::move(i));
+    if (protocol::from_wire(wi, i, &error)) st.rare().openpmix_job_level.push_back(std::move(i));
   }
   std::size_t skipped = 0;
   const auto bytes = encode_openpmix_job(job, buffer_of(st), skipped);
@@ -1283,7 +1288,7 @@ void on_openpmix_frame(self_ptr self, const std::string& frame) {
       if (!r.string(nspace) || !r.rank(rank) || !r.size(ninfo) || (ninfo > 0 && !r.infos(info))) return bad("get");
       if (!r.at_end() && !r.string(key)) return bad("get");
       if (nspace == st.proc.nspace && rank != rank_wildcard && key.rfind("pmix.", 0) == 0)
-        if (const auto* known = find(st.openpmix_job_level, key)) {
+        if (const auto* known = st.rare_if() ? find(st.rare_if()->openpmix_job_level, key) : nullptr) {
           openpmix::writer one{buffer_of(st)};
           if (one.proc(proc_id{nspace, rank}).try_kval(key, known->val)) {
             openpmix::writer w{buffer_of(st)};
@@ -1427,7 +1432,7 @@ void on_openpmix_frame(self_ptr self, const std::string& frame) {
       h->set_call(cmd == 20 ? wire::HOST_GET_CREDENTIAL : wire::HOST_VALIDATE_CREDENTIAL);
       if (cmd == 21) h->set_data(credential);
       protocol::to_wire(info, h->mutable_directives());
-      if (cmd == 20) st.openpmix_forms[tag] = {cmd, 0};
+      if (cmd == 20) st.rare().openpmix_forms[tag] = {cmd, 0};
       return dispatch(self, e);
     }
     case 22:    // PMIX_IOF_PULL_CMD: sources, directives, channels, the handler's id
@@ -1445,7 +1450,7 @@ void on_openpmix_frame(self_ptr self, const std::string& frame) {
         h->set_call(wire::HOST_IOF_PULL);
         h->set_code(channels);
         h->set_ref(handler);
-        st.openpmix_forms[tag] = {cmd, handler};
+        st.rare().openpmix_forms[tag] = {cmd, handler};
       } else {
         h->set_call(wire::HOST_IOF_PUSH);
         if (!r.at_end()) {
@@ -1484,7 +1489,7 @@ void on_openpmix_frame(self_ptr self, const std::string& frame) {
       g->set_name(name);
       for (const auto& p : procs) protocol::to_wire(p, g->add_procs());
       protocol::to_wire(info, g->mutable_directives());
-      st.openpmix_forms[tag] = {cmd, 0};
+      st.rare().openpmix_forms[tag] = {cmd, 0};
       return dispatch(self, e);
     }
     case 30:    // PMIX_FABRIC_REGISTER_CMD: directives
@@ -1642,9 +1647,11 @@ void send_openpmix_info_reply(self_ptr self, std::uint32_t tag, const wire::Info
   auto& st = self->state;
   std::uint8_t cmd = 0;
   std::uint64_t ref = 0;
-  if (auto it = st.openpmix_forms.find(tag); it != st.openpmix_forms.end()) {
-    std::tie(cmd, ref) = it->second;
-    st.openpmix_forms.erase(it);
+  if (auto* r = st.rare_if()) {
+    if (auto it = r->openpmix_forms.find(tag); it != r->openpmix_forms.end()) {
+      std::tie(cmd, ref) = it->second;
+      r->openpmix_forms.erase(it);
+    }
   }
   info_list results;
   std::string error;
@@ -1710,7 +1717,7 @@ void send_openpmix_reply(self_ptr self, const wire::Envelope& e) {
         st.conn->shutdown();
         return;
       }
-      st.openpmix_job = std::make_shared<const std::string>(r.job());
+      st.rare().openpmix_job = std::make_shared<const std::string>(r.job());
       std::string ack;
       put_be32(ack, 0);
       if (st.openpmix_kind == 0) {
@@ -1732,7 +1739,7 @@ void send_openpmix_reply(self_ptr self, const wire::Envelope& e) {
       return;
     }
     case wire::Envelope::kStatusReply:
-      st.openpmix_forms.erase(static_cast<std::uint32_t>(e.id()));
+      if (auto* r = st.rare_if()) r->openpmix_forms.erase(static_cast<std::uint32_t>(e.id()));
       return send_openpmix_status(self, static_cast<std::uint32_t>(e.id()), e.status_reply().status());
     case wire::Envelope::kInfoReply:
       return send_openpmix_info_reply(self, static_cast<std::uint32_t>(e.id()), e.info_reply());
@@ -1782,12 +1789,12 @@ namespace {
 void start_cleanup(self_ptr self) {
   auto& st = self->state;
   if (st.cleanup_state != peer_state::cleanup_phase::idle) return;
-  if (st.cleanup.empty()) {
+  if (!st.rare_if() || st.rare_if()->cleanup.empty()) {
     st.cleanup_state = peer_state::cleanup_phase::done;
     return;
   }
   st.cleanup_state = peer_state::cleanup_phase::running;
-  run_epilog(*st.ctx, std::exchange(st.cleanup, epilog{}), self->address());
+  run_epilog(*st.ctx, std::exchange(st.rare().cleanup, epilog{}), self->address());
 }
 
 // A request's PMIX_TIMEOUT passed before its answer: the client hears
@@ -1807,11 +1814,11 @@ void on_request_timeout(self_ptr self, std::uint8_t kind, std::uint64_t id) {
       return;
     }
     case timed::lookup:
-      if (!finish_request(self, st.lookups_out, id)) return;
+      if (!st.rare_if() || !finish_request(self, st.rare_if()->lookups_out, id)) return;
       log::warning("peer", to_string(st.proc), ": PMIx_Lookup timed out (PMIX_TIMEOUT)");
       return send_lookup_reply(self, id, PMIX_ERR_TIMEOUT, {});
     case timed::query:
-      if (!finish_request(self, st.queries_out, id)) return;
+      if (!st.rare_if() || !finish_request(self, st.rare_if()->queries_out, id)) return;
       log::warning("peer", to_string(st.proc), ": PMIx_Query_info timed out (PMIX_TIMEOUT)");
       return send_info_reply(self, id, PMIX_ERR_TIMEOUT, {});
   }
@@ -1824,8 +1831,10 @@ void drop_requests(self_ptr self) {
   auto& st = self->state;
   for (const auto& [id, get] : st.gets_out) self->send(st.server, get_cancel_msg{self->address(), id, get.target});
   while (!st.gets_out.empty()) finish_request(self, st.gets_out, st.gets_out.begin()->first);
-  while (!st.lookups_out.empty()) finish_request(self, st.lookups_out, st.lookups_out.begin()->first);
-  while (!st.queries_out.empty()) finish_request(self, st.queries_out, st.queries_out.begin()->first);
+  if (auto* r = st.rare_if()) {
+    while (!r->lookups_out.empty()) finish_request(self, r->lookups_out, r->lookups_out.begin()->first);
+    while (!r->queries_out.empty()) finish_request(self, r->queries_out, r->queries_out.begin()->first);
+  }
 }
 
 void on_closed(self_ptr self) {
@@ -1844,7 +1853,7 @@ void on_closed(self_ptr self) {
     return;
   }
   st.state = peer_state::phase::tombstone;
-  st.heartbeat.reset();  // nothing to watch any more
+  if (auto* r = st.rare_if()) r->heartbeat.reset();  // nothing to watch any more
   drop_requests(self);
   if (st.iof_pulls > 0) self->send(st.server, iof_forget_msg{caf::actor_cast<caf::actor>(self)});
   // The process is gone (finalized or dead): its epilog runs now (spec 004).
@@ -1862,7 +1871,7 @@ bool release(self_ptr self) {
   // What the process had the server hold goes with it, as when its socket
   // closes (spec 004: deregistration restores the rank's sensors and prunes
   // its IOF registrations; the actor may outlive this while the epilog runs).
-  st.heartbeat.reset();
+  if (auto* r = st.rare_if()) r->heartbeat.reset();
   if (st.iof_pulls > 0 && st.conn) self->send(st.server, iof_forget_msg{caf::actor_cast<caf::actor>(self)});
   start_cleanup(self);
   if (st.conn) st.conn->shutdown();
@@ -1925,7 +1934,7 @@ caf::behavior peer_behavior() {
         auto& st = self->state;
         if (!st.holding) return;
         st.holding = false;
-        on_frame(self, std::exchange(st.held_frame, {}), true);
+        on_frame(self, std::exchange(st.rare().held_frame, {}), true);
       },
       [](transport::closed_atom) { on_closed(current()); },
       [](transport::writable_atom) {
@@ -1935,10 +1944,12 @@ caf::behavior peer_behavior() {
       [](const upcall_result& r) {
         auto* self = current();
         auto& st = self->state;
-        auto it = st.upcalls.find(r.id);
-        if (it == st.upcalls.end()) return;
+        auto* rare = st.rare_if();
+        if (rare == nullptr) return;
+        auto it = rare->upcalls.find(r.id);
+        if (it == rare->upcalls.end()) return;
         const auto id = it->second;
-        st.upcalls.erase(it);
+        rare->upcalls.erase(it);
         send_status(self, id, r.status);
       },
       [](const get_msg& msg) -> caf::result<get_result> {
@@ -1985,7 +1996,8 @@ caf::behavior peer_behavior() {
       },
       [](query_done_atom, std::uint64_t id, pmix_status_t status, info_list& results) {
         auto* self = current();
-        if (finish_request(self, self->state.queries_out, id)) send_info_reply(self, id, status, results);
+        auto* rare = self->state.rare_if();
+        if (rare && finish_request(self, rare->queries_out, id)) send_info_reply(self, id, status, results);
       },
       [](request_timeout_atom, std::uint8_t kind, std::uint64_t id) { on_request_timeout(current(), kind, id); },
       [](const get_cancel_msg& msg) {
@@ -2003,7 +2015,8 @@ caf::behavior peer_behavior() {
       },
       [](const lookup_done_msg& r) {
         auto* self = current();
-        if (finish_request(self, self->state.lookups_out, r.id)) send_lookup_reply(self, r.id, r.status, r.data);
+        auto* rare = self->state.rare_if();
+        if (rare && finish_request(self, rare->lookups_out, r.id)) send_lookup_reply(self, r.id, r.status, r.data);
       },
       [](const spawn_done_msg& r) {
         auto* self = current();
@@ -2018,16 +2031,17 @@ caf::behavior peer_behavior() {
         // deregistration waits for) comes once it is done.
         if (release(self)) return true;
         auto rp = self->make_response_promise();
-        self->state.released.push_back(rp);
+        self->state.rare().released.push_back(rp);
         return rp;
       },
       [](const epilog_done_msg&) {
         auto* self = current();
         auto& st = self->state;
         st.cleanup_state = peer_state::cleanup_phase::done;
-        if (st.released.empty()) return;
-        for (auto& rp : st.released) rp.deliver(true);
-        st.released.clear();
+        auto* rare = st.rare_if();
+        if (rare == nullptr || rare->released.empty()) return;
+        for (auto& rp : rare->released) rp.deliver(true);
+        rare->released.clear();
         self->quit();
       },
       [](peer::host_done_atom, std::uint64_t id, pmix_status_t status, info_list& info, std::string& data) {

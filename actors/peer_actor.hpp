@@ -76,11 +76,10 @@ struct peer_state {
     proc_id target;
     std::size_t bytes = 0;
   };
+  // (Lookups and queries: in rare_state.)
   std::map<std::uint64_t, pending_get> gets_out;
-  std::map<std::uint64_t, std::size_t> lookups_out;
-  std::map<std::uint64_t, std::size_t> queries_out;
   std::size_t request_bytes = 0;
-  std::size_t requests_out() const { return gets_out.size() + lookups_out.size() + queries_out.size(); }
+  std::size_t requests_out() const;
 
   // What the client's committed data weighs (keys and items as kept), held
   // against PMIX_CXX_MAX_COMMIT and its job's share.
@@ -104,13 +103,12 @@ struct peer_state {
   hold_phase hold = hold_phase::none;
   bool offers_hold = false;
 
-  // What the client asked to have removed when it ends (its epilog), run
-  // off the actors' threads (actors/cleaner.hpp) once the process is gone:
-  // not yet, running, or done. A release (deregistration) waits for it.
-  epilog cleanup;
+  // Its epilog (rare_state::cleanup) runs off the actors' threads
+  // (actors/cleaner.hpp) once the process is gone: not yet, running, or
+  // done. A release (deregistration) waits for it.
+  // (The epilog and the release requests waiting for it: in rare_state.)
   enum class cleanup_phase { idle, running, done };
   cleanup_phase cleanup_state = cleanup_phase::idle;
-  std::vector<caf::response_promise> released;  // release requests waiting for the epilog
   uid_t owner = 0;  // the client's uid (SO_PEERCRED, or the kernel's owner of its TCP socket)
   // Its credentials (those of the connection, with the gid and pid of a
   // TCP peer of this host filled in at the handshake).
@@ -130,13 +128,7 @@ struct peer_state {
     std::uint64_t generation = 0;  // a stale timer finds another generation
     std::shared_ptr<void> sensor;  // counted in the context's `sensors` while it lives
   };
-  std::optional<heartbeat_monitor> heartbeat;
   int iof_pulls = 0;  // PMIx_IOF_pull registrations the server keeps for us
-  std::uint64_t heartbeat_generation = 0;
-
-  // The fault plane: a message held back by a `reorder` fault, handled
-  // after the connection's next one.
-  std::string held_frame;
   // A process linked with OpenPMIx (issue 35): its frames are translated
   // into ours on the way in, and our replies into its on the way out
   // (actors/peer_actor.cpp, "OpenPMIx's protocol").
@@ -144,20 +136,44 @@ struct peer_state {
   std::uint8_t openpmix_buffer = 1;  // openpmix::buffer_type
   std::uint8_t openpmix_kind = 0;    // its handshake's process type: 0 a client, else a tool or launcher
   std::uint32_t openpmix_major = 4;  // its OpenPMIx version's major number (5.x's group messages differ)
-  std::shared_ptr<const std::string> openpmix_job;  // its serialized JobInfo, for PMIX_REQ_CMD
-  // That job's own data (kept at PMIX_REQ_CMD): OpenPMIx's store files it
-  // under the namespace, so a get naming a rank does not find it there and
-  // asks; it is answered from here.
-  info_list openpmix_job_level;
-  // Requests whose answer OpenPMIx's client reads in a form of its own
-  // (credentials, IOF pulls, groups): request tag -> (command, the IOF
-  // pull's handler id). Taken out when answered.
-  std::map<std::uint32_t, std::pair<std::uint8_t, std::uint64_t>> openpmix_forms;
-  bool holding = false;
-
-  // Host up-calls in flight: up-call id -> envelope id to answer.
-  std::map<std::uint64_t, std::uint64_t> upcalls;
+  // (Its job and forms: in rare_state.)
+  bool holding = false;  // the fault plane holds a frame (rare_state::held_frame)
   std::uint64_t next_upcall = 1;
+
+  // What few peers use, made at its first use so that a plain client's
+  // peer does not carry it (issue 40: about 0.4 kB of every connection):
+  // lookups, queries and host up-calls in flight, its epilog, a heartbeat
+  // monitor, the fault plane's held frame, an OpenPMIx process's job.
+  struct rare_state {
+    std::map<std::uint64_t, std::size_t> lookups_out;  // (see gets_out)
+    std::map<std::uint64_t, std::size_t> queries_out;
+    // Host up-calls in flight: up-call id -> envelope id to answer.
+    std::map<std::uint64_t, std::uint64_t> upcalls;
+    // Its epilog (what the client asked to have removed when it ends), and
+    // release requests waiting for it to run.
+    epilog cleanup;
+    std::vector<caf::response_promise> released;
+    std::optional<heartbeat_monitor> heartbeat;
+    std::uint64_t heartbeat_generation = 0;
+    // The fault plane: a message held back by a `reorder` fault, handled
+    // after the connection's next one.
+    std::string held_frame;
+    // An OpenPMIx process: its serialized JobInfo, for PMIX_REQ_CMD; that
+    // job's own data (kept at PMIX_REQ_CMD: OpenPMIx's store files it under
+    // the namespace, so a get naming a rank does not find it there and
+    // asks; it is answered from here); requests whose answer its client
+    // reads in a form of its own (credentials, IOF pulls, groups): request
+    // tag -> (command, the IOF pull's handler id), taken out when answered.
+    std::shared_ptr<const std::string> openpmix_job;
+    info_list openpmix_job_level;
+    std::map<std::uint32_t, std::pair<std::uint8_t, std::uint64_t>> openpmix_forms;
+  };
+  rare_state& rare() {
+    if (!rare_) rare_ = std::make_unique<rare_state>();
+    return *rare_;
+  }
+  rare_state* rare_if() { return rare_.get(); }
+  std::unique_ptr<rare_state> rare_;
 
   // Serialized wire::RankData of what was committed (cached), and the same
   // as the shared cache entry (handed to a fence without a copy).

@@ -113,13 +113,13 @@ void validate_credential(self_ptr self, std::uint64_t id, const std::string& cre
 // ---- heartbeat monitoring ---------------------------------------------------
 
 void arm(self_ptr self) {
-  const auto& hb = *self->state.heartbeat;
+  const auto& hb = *self->state.rare().heartbeat;
   self->delayed_send(self, std::chrono::seconds(hb.seconds), beat_check_atom::value, hb.generation);
 }
 
 void alert(self_ptr self) {
   auto& st = self->state;
-  auto& hb = *st.heartbeat;
+  auto& hb = *st.rare().heartbeat;
   hb.alerted = true;
   log::warning("peer", to_string(st.proc), ": no heartbeat for ", hb.missed, " checks of ", hb.seconds,
                " s: raising ", PMIx_Error_string(hb.error));
@@ -138,8 +138,9 @@ void alert(self_ptr self) {
 
 void check_heartbeat(self_ptr self, std::uint64_t generation) {
   auto& st = self->state;
-  if (!st.heartbeat || st.heartbeat->generation != generation) return;  // cancelled or replaced
-  auto& hb = *st.heartbeat;
+  auto* rare = st.rare_if();
+  if (!rare || !rare->heartbeat || rare->heartbeat->generation != generation) return;  // cancelled or replaced
+  auto& hb = *rare->heartbeat;
   if (hb.beat) {
     hb.beat = false;
     hb.missed = 0;
@@ -166,12 +167,12 @@ pmix_status_t start_heartbeat(self_ptr self, pmix_status_t error, const info_lis
     hb.drops = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, *d->val.as_uint()));
   if (const auto* i = find(directives, PMIX_MONITOR_ID); i != nullptr && i->val.as_string()) hb.id = *i->val.as_string();
   if (error != PMIX_SUCCESS) hb.error = error;
-  hb.generation = ++st.heartbeat_generation;
+  hb.generation = ++st.rare().heartbeat_generation;
   st.ctx->sensors->fetch_add(1, std::memory_order_relaxed);
   hb.sensor = std::shared_ptr<void>(nullptr, [count = st.ctx->sensors](void*) {
     count->fetch_sub(1, std::memory_order_relaxed);
   });
-  st.heartbeat = std::move(hb);
+  st.rare().heartbeat = std::move(hb);
   arm(self);
   return PMIX_SUCCESS;
 }
@@ -181,16 +182,17 @@ void monitor(self_ptr self, std::uint64_t id, const info& what, pmix_status_t er
   // These two are requests by their presence, whatever their value: the
   // Standard types them void*, and programs written for OpenPMIx pass a
   // NULL pointer.
-  if (what.key == PMIX_SEND_HEARTBEAT && st.heartbeat) {
-    st.heartbeat->beat = true;
+  auto* rare = st.rare_if();
+  if (what.key == PMIX_SEND_HEARTBEAT && rare && rare->heartbeat) {
+    rare->heartbeat->beat = true;
     return send_info_reply(self, id, PMIX_SUCCESS, {});
   }
   if (what.key == PMIX_MONITOR_HEARTBEAT)
     return send_info_reply(self, id, start_heartbeat(self, error, directives), {});
-  if (what.key == PMIX_MONITOR_CANCEL && st.heartbeat) {
+  if (what.key == PMIX_MONITOR_CANCEL && rare && rare->heartbeat) {
     const auto* name = what.val.as_string();
-    if (name == nullptr || name->empty() || *name == st.heartbeat->id) {
-      st.heartbeat.reset();
+    if (name == nullptr || name->empty() || *name == rare->heartbeat->id) {
+      rare->heartbeat.reset();
       return send_info_reply(self, id, PMIX_SUCCESS, {});
     }
   }
