@@ -145,7 +145,7 @@ caf::result<connect_result> on_connect(self_ptr self, connect_msg& msg) {
     rp.deliver(std::move(r));
     return rp;
   }
-  st.connects.emplace(upcall, rank_state::pending_connect{rp, msg.peer});
+  st.upcalls.push_back(rank_state::pending_upcall{upcall, rp, msg.peer, true});
   return rp;
 }
 
@@ -165,7 +165,7 @@ caf::result<pmix_status_t> on_peer_finalize(self_ptr self, const peer_finalize_m
     rp.deliver(pmix_status_t{PMIX_SUCCESS});
     return rp;
   }
-  st.finalizes.emplace(upcall, rp);
+  st.upcalls.push_back(rank_state::pending_upcall{upcall, rp, {}, false});
   return rp;
 }
 
@@ -268,10 +268,13 @@ void release_everything(self_ptr self, std::function<void()> done) {
             });
   for (auto& [get, rp] : st.waiting_gets) rp.deliver(get_result{PMIX_ERR_NOT_FOUND, {}});
   st.waiting_gets.clear();
-  for (auto& [id, c] : st.connects) c.promise.deliver(connect_result{PMIX_ERR_NOT_FOUND, {}, {}, nullptr});
-  st.connects.clear();
-  for (auto& [id, rp] : st.finalizes) rp.deliver(pmix_status_t{PMIX_SUCCESS});
-  st.finalizes.clear();
+  for (auto& u : st.upcalls) {
+    if (u.connect)
+      u.promise.deliver(connect_result{PMIX_ERR_NOT_FOUND, {}, {}, nullptr});
+    else
+      u.promise.deliver(pmix_status_t{PMIX_SUCCESS});
+  }
+  st.upcalls.clear();
   if (peers.empty()) (*finish)();
 }
 
@@ -340,9 +343,13 @@ caf::behavior rank_behavior() {
       [](const upcall_result& r) {
         auto* self = current();
         auto& st = self->state;
-        if (auto it = st.connects.find(r.id); it != st.connects.end()) {
-          auto pending = std::move(it->second);
-          st.connects.erase(it);
+        auto it = std::find_if(st.upcalls.begin(), st.upcalls.end(),
+                               [&](const rank_state::pending_upcall& u) { return u.id == r.id; });
+        if (it == st.upcalls.end()) return;
+        auto pending = std::move(*it);
+        st.upcalls.erase(it);
+        if (st.upcalls.empty()) std::vector<rank_state::pending_upcall>().swap(st.upcalls);  // its capacity too
+        if (pending.connect) {
           if (r.status != PMIX_SUCCESS) {
             log::warning("rank", to_string(st.pname), ": the host refused the connection: ",
                          PMIx_Error_string(r.status));
@@ -357,10 +364,8 @@ caf::behavior rank_behavior() {
           connect_result result{r.status, caf::actor_cast<caf::actor>(self), {}, st.server_object, st.pname};
           if (st.registered) result.registered_gid = st.gid;
           pending.promise.deliver(std::move(result));
-        } else if (auto it = st.finalizes.find(r.id); it != st.finalizes.end()) {
-          auto rp = std::move(it->second);
-          st.finalizes.erase(it);
-          rp.deliver(r.status);
+        } else {
+          pending.promise.deliver(r.status);
         }
       },
       [](const deliver_event_msg& msg) {

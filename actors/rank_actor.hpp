@@ -10,7 +10,6 @@
 
 #include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
-#include <map>
 #include <optional>
 #include <vector>
 
@@ -52,12 +51,16 @@ struct rank_state {
   // cancelled one is answered PMIX_ERR_TIMEOUT and dropped).
   std::vector<std::pair<get_msg, caf::response_promise>> waiting_gets;
 
-  struct pending_connect {
-    caf::response_promise promise;
-    caf::actor peer;
+  // Host up-calls in flight (client_connected, client_finalized), in the
+  // order asked: a few at most, so a vector (a map is 48 bytes empty, and
+  // every rank has one).
+  struct pending_upcall {
+    std::uint64_t id = 0;
+    caf::response_promise promise;  // the connect's or the finalize's reply
+    caf::actor peer;                // a connect's peer
+    bool connect = false;
   };
-  std::map<std::uint64_t, pending_connect> connects;       // up-call id -> connect
-  std::map<std::uint64_t, caf::response_promise> finalizes;  // up-call id -> finalize reply
+  std::vector<pending_upcall> upcalls;
   std::uint64_t next_upcall = 1;
 
   peer_ref* find_peer(const caf::actor& a);
