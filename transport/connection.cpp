@@ -64,7 +64,7 @@ bool connection::queue(std::string_view head, std::string_view body, std::size_t
   }
   bytes_queued_ += rest.size();
   pending_bytes_ += rest.size();
-  if (!pending_) pending_.emplace();
+  if (!pending_) pending_ = std::make_unique<std::deque<pending_frame>>();
   pending_->push_back(pending_frame{std::move(rest), std::move(attach)});
   return true;
 }
