@@ -133,13 +133,31 @@ static int data_fences(const pmix_proc_t *me, const pmix_proc_t *job, int iters)
     PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
     samples_t times = {0};
     const int warmup = 3;
+    /* BENCH_FENCE_TRACE=DIR: each fence's start and end (CLOCK_MONOTONIC,
+     * ns) go to DIR/client.RANK, for tools/multinode/fence_trace.py. */
+    const char *trace_dir = getenv("BENCH_FENCE_TRACE");
+    long long *marks = trace_dir ? calloc(2 * (size_t) (warmup + iters), sizeof(long long)) : NULL;
     for (int i = 0; i < warmup + iters; ++i) {
         if (0 != put_endpoint(me->rank, i)) return 1;
         double f0 = now_us();
         rc = PMIx_Fence(job, 1, &info, 1);
-        double dt = now_us() - f0;
+        double f1 = now_us();
+        double dt = f1 - f0;
         if (PMIX_SUCCESS != rc) return fail("PMIx_Fence", rc);
         if (i >= warmup) sample(&times, dt);
+        if (marks) {
+            marks[2 * i] = (long long) (f0 * 1e3);
+            marks[2 * i + 1] = (long long) (f1 * 1e3);
+        }
+    }
+    if (marks) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/client.%u", trace_dir, me->rank);
+        FILE *f = fopen(path, "w");
+        if (!f) return fail("BENCH_FENCE_TRACE (cannot write there)", PMIX_ERROR);
+        for (int i = 0; i < warmup + iters; ++i) fprintf(f, "%lld begin\n%lld end\n", marks[2 * i], marks[2 * i + 1]);
+        fclose(f);
+        free(marks);
     }
     int last = warmup + iters - 1;
     if (0 != check_endpoint(me->nspace, (me->rank + 1) % size, last) ||

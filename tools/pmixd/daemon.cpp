@@ -22,6 +22,7 @@
 #include <set>
 
 #include "collective.hpp"
+#include "fence_trace.hpp"
 #include "tools/pmixrun/datastore.hpp"
 #include "tools/pmixrun/upcalls.hpp"
 #include "wire.hpp"
@@ -242,6 +243,7 @@ void warn(self_ptr self, const std::string& what) {
 void flush_fences(self_ptr self, session& s) {
   for (auto& m : s.fences.take_sends()) {
     if (m.to >= s.peers.size() || !s.peers[m.to]) continue;
+    fence_trace::mark("send", m.key, m.to, m.round);
     self->send(s.peers[m.to], fence_atom::value, s.name, m.key, m.round, std::move(m.blocks));
   }
   for (auto& c : s.fences.take_completions()) {
@@ -249,7 +251,10 @@ void flush_fences(self_ptr self, session& s) {
     if (it == self->state.fence_calls.end()) continue;
     if (c.status != PMIX_SUCCESS)
       warn(self, std::string("a fence across nodes failed: ") + PMIx_Error_string(c.status));
+    const bool traced = fence_trace::enabled() && it->second->modex_cb != nullptr;
+    if (traced) fence_trace::mark("done", "-");
     it->second->answer(c.status, c.data);
+    if (traced) fence_trace::mark("answered", "-");
     self->state.fence_calls.erase(it);
   }
 }
@@ -313,7 +318,9 @@ void on_fence_upcall(self_ptr self, const upcall_ptr& call) {
   const auto seq = s.fence_seq[sig]++;
   const auto token = st.next_token++;
   st.fence_calls.emplace(token, call);
-  s.fences.contribute(sig + "#" + std::to_string(seq), nodes, s.alg, std::move(call->data), token);
+  const auto key = sig + "#" + std::to_string(seq);
+  fence_trace::mark("actor", key);
+  s.fences.contribute(key, nodes, s.alg, std::move(call->data), token);
   flush_fences(self, s);
 }
 
@@ -760,6 +767,7 @@ void forget_session_if_done(self_ptr self, const std::string& sname) {
 }
 
 caf::behavior daemon_actor(self_ptr self, daemon_config cfg) {
+  fence_trace::open(cfg.name);
   self->state.cfg = std::move(cfg);
   self->set_default_handler(caf::drop);
   self->set_down_handler([self](caf::down_msg& dm) {
@@ -811,6 +819,7 @@ caf::behavior daemon_actor(self_ptr self, daemon_config cfg) {
       [self](fence_atom, const std::string& sname, const std::string& key, uint32_t round, fence_blocks& blocks) {
         auto it = self->state.sessions.find(sname);
         if (it == self->state.sessions.end()) return;
+        fence_trace::mark("recv", key, -1, round);
         it->second.fences.receive(key, round, std::move(blocks));
         flush_fences(self, it->second);
       },
@@ -1053,6 +1062,7 @@ pmix_status_t on_finalized(const pmix_proc_t*, void*, pmix_op_cbfunc_t, void*) {
 
 pmix_status_t on_fence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t[], size_t, char* data,
                        size_t ndata, pmix_modex_cbfunc_t cbfunc, void* cbdata) {
+  fence_trace::mark("upcall", "-");
   auto t = current_target();
   if (!t) return PMIX_ERR_NOT_AVAILABLE;
   auto call = std::make_shared<upcall>();

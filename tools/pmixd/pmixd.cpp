@@ -115,6 +115,12 @@ void configure(caf::actor_system_config& cfg) {
   cfg.set("scheduler.max-threads", 2);
   cfg.set("middleman.heartbeat-interval", caf::timespan{std::chrono::seconds(1)});
   cfg.set("middleman.connection-timeout", caf::timespan{std::chrono::seconds(10)});
+  // Messages from other daemons are read and delivered by the multiplexer
+  // thread itself, not handed to a BASP worker first: CAF 0.17 runs its
+  // workers on the actor scheduler, so each message woke one more thread
+  // (a 4 x 1 fence across nodes: 79 context switches instead of 70 on this
+  // VM; docs/multinode.md, "Where a fence's time goes").
+  cfg.set("middleman.workers", 0);
   cfg.load<caf::io::middleman>();
   pmixd::add_types(cfg);
 }
