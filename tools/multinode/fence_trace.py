@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """Where a fence across nodes spends its time (issue 40; docs/multinode.md).
 
-Usage: fence_trace.py DIR [--per-node P] [--skip N]
+Usage: fence_trace.py DIR [--per-node P] [--skip N] [--check]
 
 DIR holds what one run of bench_client datafence under demo.sh wrote with
 PMIXD_FENCE_TRACE=DIR and BENCH_FENCE_TRACE=DIR in its environment
-(tools/pmixd/fence_trace.hpp; fence_bench.sh --trace does it): each
+(tools/pmixd/fence_trace.hpp), for instance
+  PMIXD_FENCE_TRACE=/tmp/t BENCH_FENCE_TRACE=/tmp/t \
+    tools/multinode/demo.sh 4 1 bazel-bin/tools/bench/bench_client datafence 200
+(the directory must exist and be writable by the ranks): each
 daemon's stages of each fence across nodes, each rank's start and end of
 each fence, all on the machine's one CLOCK_MONOTONIC. Ranks are mapped by
 slot (P per node, rank r on node r // P). The tree algorithm only: node 0
@@ -14,6 +17,14 @@ gathers every other node's part and sends the whole back.
 Prints, over the fences (the first N skipped: the warm-up), the median of
 each step of a fence, in µs, and of the whole: the steps follow one fence
 from its ranks to their daemon, across to node 0 and back.
+
+--check: exits 1, naming them, if any fence breaks what must hold whatever
+the timing (so a clock or a pairing gone wrong shows): every daemon saw
+each fence's up-call, actor, done and answered stages; node 0 received one
+part from every other node, the k-th after the k-th was sent; every other
+node received the whole after node 0 sent it to it; no server called
+fence_nb before the last of its ranks entered, and no rank got out before
+its server was called back.
 """
 import argparse
 import collections
@@ -67,7 +78,9 @@ def main():
     ap.add_argument("dir")
     ap.add_argument("--per-node", type=int, default=1)
     ap.add_argument("--skip", type=int, default=3)
+    ap.add_argument("--check", action="store_true")
     a = ap.parse_args()
+    broken = []
 
     daemons = {}
     for path in glob.glob(os.path.join(a.dir, "pmixd.*")):
@@ -111,6 +124,26 @@ def main():
         steps["ranks enter (first to last)"].append(us(max(max(v) for v in begins.values()) - first_in))
         steps["whole fence (first rank in -> last rank back)"].append(us(last_out - first_in))
         root = daemons[nodes[0]][i]
+        if a.check:
+            for n in nodes:
+                f = daemons[n][i]
+                missing = [k for k in ("upcall", "actor", "done", "answered") if k not in f]
+                if missing:
+                    broken.append("fence %d, node %d: no %s" % (i, n, ", ".join(missing)))
+                    continue
+                if f["upcall"] < max(begins[n]):
+                    broken.append("fence %d, node %d: fence_nb before its last rank entered" % (i, n))
+                if min(ends[n]) < f["done"]:
+                    broken.append("fence %d, node %d: a rank out before its server was called back" % (i, n))
+                if n != nodes[0]:
+                    down = root["send"].get(n)
+                    if down is None or not f["recv"] or min(f["recv"]) < down:
+                        broken.append("fence %d, node %d: the whole came before node 0 sent it" % (i, n))
+            ups = sorted(daemons[n][i]["send"].get(nodes[0], -1) for n in nodes[1:])
+            recvs = sorted(root["recv"])
+            if len(recvs) != len(nodes) - 1 or any(u < 0 or r < u for u, r in zip(ups, recvs)):
+                broken.append("fence %d: node 0 received %d parts of %d, or one before it was sent" % (
+                    i, len(recvs), len(nodes) - 1))
         arrivals = sorted(root["recv"]) + [root.get("actor", 0)]
         last_part = max(arrivals)
         root_sends = list(root["send"].values())
@@ -154,6 +187,12 @@ def main():
             continue
         v = sorted(v)
         print("%-52s %10.1f %10.1f %10.1f" % (name, statistics.median(v), v[len(v) // 10], v[(len(v) * 9) // 10]))
+    if a.check:
+        for b in broken[:20]:
+            print("BROKEN: " + b)
+        if broken:
+            sys.exit("fence_trace.py: %d fence(s) break what must hold" % len(broken))
+        print("check: every fence holds (%d fences)" % max(0, nfences - a.skip))
 
 
 if __name__ == "__main__":
