@@ -74,7 +74,11 @@ pmix_status_t on_connected(const pmix_proc_t*, void*, pmix_op_cbfunc_t cbfunc, v
   // return value answers. With one, answer through it, as an asynchronous
   // host would.
   if (cbfunc == nullptr) return PMIX_SUCCESS;
-  std::thread([cbfunc, cbdata] { cbfunc(PMIX_SUCCESS, cbdata); }).detach();
+  const int delay_ms = r.connect_delay_ms.load();
+  std::thread([cbfunc, cbdata, delay_ms] {
+    if (delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    cbfunc(PMIX_SUCCESS, cbdata);
+  }).detach();
   return PMIX_SUCCESS;
 }
 
@@ -642,7 +646,10 @@ std::vector<std::string> notifications() {
 pmix_server_module_t make_module(host_slots slots) {
   pmix_server_module_t m;
   std::memset(&m, 0, sizeof m);
-  if (slots.connected) m.client_connected = on_connected;
+  if (slots.connected && !slots.connected2) m.client_connected = on_connected;
+  if (slots.connected2)
+    m.client_connected2 = [](const pmix_proc_t* proc, void* object, pmix_info_t*, size_t, pmix_op_cbfunc_t cbfunc,
+                             void* cbdata) { return on_connected(proc, object, cbfunc, cbdata); };
   if (slots.finalized) m.client_finalized = on_finalized;
   if (slots.abort) m.abort = on_abort;
   if (slots.fence) m.fence_nb = on_fence;

@@ -47,6 +47,9 @@ struct host_record {
   std::string dmodex_reply;
   // client_connected refuses this many connections (PMIX_ERR_NO_PERMISSIONS).
   std::atomic<int> refuse_connects{0};
+  // client_connected answers (through its callback) this long after it is
+  // called, as a host that asks someone else would.
+  std::atomic<int> connect_delay_ms{0};
   // Set to make client_connected try a blocking call and record its status.
   std::atomic<bool> block_in_upcall{false};
   // Run inside client_connected, when set (under no lock of ours).
@@ -97,6 +100,10 @@ host_record& record();
 struct host_slots {
   bool connected = true, finalized = true, abort = true, fence = true, dmodex = true;
   bool tool = false;  // tool_connected: names every tool host_record::tool_identity
+  // client_connected2 (OpenPMIx 4's asynchronous form) instead of
+  // client_connected: answered through its callback, host_record::
+  // connect_delay_ms later.
+  bool connected2 = false;
   bool job_control = false;  // answers every request with {"host.answer": "done"}
   bool notify = false;       // notify_event: records the event, answers PMIX_SUCCESS
   bool publish = false;      // publish / lookup (PMIX_WAIT too) / unpublish on host_record::store

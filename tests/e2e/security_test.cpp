@@ -402,6 +402,35 @@ TEST_SUITE("hostile local users") {
     CHECK_FALSE(contains(theirs.output(), "job_size"));
   }
 
+  TEST_CASE("[issue 40] the handshake's time limit is the peer's: a client that sent its handshake is not closed "
+            "while the server (here its host's client_connected) takes longer") {
+    temp_dir dir;
+    scoped_env timeout{"PMIX_CXX_HANDSHAKE_TIMEOUT_MS", "300"};
+    host_slots slots;
+    slots.connected2 = true;
+    server srv(dir.path(), slots);
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("patient", 2, 2) == PMIX_SUCCESS);
+    record().connect_delay_ms = 1500;  // five handshake timeouts
+    // (The server closed both at 300 ms: they had sent their handshake and
+    // waited for the host's answer, and their PMIx_Init failed.)
+    auto a = launch("patient", 0, {runfile("tests/e2e/script_client"), "init", "fence", "finalize"}, dir.path());
+    auto b = launch("patient", 1, {runfile("tests/e2e/script_client"), "init", "fence", "finalize"}, dir.path());
+    CHECK_MESSAGE(a.exited_with(0), a.errors());
+    CHECK_MESSAGE(b.exited_with(0), b.errors());
+    CHECK(record().connected >= 2);
+    CHECK_MESSAGE(contains(a.output(), "fence PMIX_SUCCESS"), a.output());
+    CHECK_MESSAGE(contains(b.output(), "fence PMIX_SUCCESS"), b.output());
+    record().connect_delay_ms = 0;
+    // A silent connection is still closed when its time is up.
+    const int silent = connect_raw(server_uri());
+    REQUIRE(silent >= 0);
+    const auto t0 = std::chrono::steady_clock::now();
+    CHECK(closed_by_server(silent));
+    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(30));
+    ::close(silent);
+  }
+
   TEST_CASE("[issue 35.5] the loopback listener, which OpenPMIx's processes reach, bounds a handshake's size, time "
             "and form in either protocol") {
     temp_dir dir;
