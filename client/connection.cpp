@@ -304,8 +304,9 @@ pmix_status_t connection::handshake(protocol::body kind, const std::string& mess
 
 pmix_status_t connection::start() {
   wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  driver_wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
-  if (wake_fd_ < 0 || epoll_fd_ < 0) return PMIX_ERR_OUT_OF_RESOURCE;
+  if (wake_fd_ < 0 || driver_wake_fd_ < 0 || epoll_fd_ < 0) return PMIX_ERR_OUT_OF_RESOURCE;
   // From now on two threads may read (one at a time): reads never block.
   ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) | O_NONBLOCK);
   epoll_event ev{};
@@ -652,6 +653,11 @@ void connection::drive(const std::function<bool()>& done) {
   }
   if (on_board) return drive_board(done);
   progress::scope in_library;
+  struct driving {
+    std::atomic<int>& count;
+    explicit driving(std::atomic<int>& c) : count(c) { count.fetch_add(1, std::memory_order_acq_rel); }
+    ~driving() { count.fetch_sub(1, std::memory_order_acq_rel); }
+  } counted{drivers_};
   while (!done()) {
     std::unique_lock<std::mutex> reading{read_mutex_};
     if (done()) return;
@@ -683,7 +689,18 @@ void connection::drive(const std::function<bool()>& done) {
           spin_backoff_ = 0;
         }
       }
-      if (r == 0) r = ::poll(&p, 1, 100);  // re-checks `done` now and then
+      if (r == 0) {
+        // Until the reply comes, or the call may have completed elsewhere
+        // (driver_wake_fd_); the timeout only guards against a wake-up
+        // missed.
+        pollfd both[2] = {{fd_, POLLIN, 0}, {driver_wake_fd_, POLLIN, 0}};
+        r = ::poll(both, driver_wake_fd_ >= 0 ? 2 : 1, 1000);
+        if (r > 0 && (both[1].revents & POLLIN) != 0) {
+          std::uint64_t count;
+          [[maybe_unused]] auto n = ::read(driver_wake_fd_, &count, sizeof count);
+        }
+        if (r > 0 && both[0].revents == 0) continue;  // only woken: look at `done`
+      }
       if (r < 0 && errno != EINTR) break;
       if (r <= 0) continue;
       frames.clear();
@@ -722,6 +739,7 @@ void connection::run() {
         stop = stopping_;
       }
       for (auto& t : tasks) t();
+      if (!tasks.empty()) wake_drivers();
       if (stop) return;
     }
     if (!socket_ready) continue;
@@ -768,6 +786,13 @@ void connection::fail_all(pmix_status_t status) {
   }
   for (auto& [id, req] : pending) req.done(status, nullptr);
   if (board) wake_board_waiter();
+  wake_drivers();
+}
+
+void connection::wake_drivers() {
+  if (driver_wake_fd_ < 0 || drivers_.load(std::memory_order_acquire) == 0) return;
+  const std::uint64_t one = 1;
+  [[maybe_unused]] auto n = ::write(driver_wake_fd_, &one, sizeof one);
 }
 
 void connection::close() {
@@ -787,6 +812,8 @@ void connection::close() {
   received_fds_.clear();
   if (wake_fd_ >= 0) ::close(wake_fd_);
   wake_fd_ = -1;
+  if (driver_wake_fd_ >= 0) ::close(driver_wake_fd_);
+  driver_wake_fd_ = -1;
   if (epoll_fd_ >= 0) ::close(epoll_fd_);
   epoll_fd_ = -1;
   fail_all(PMIX_ERR_NOT_AVAILABLE);
@@ -812,8 +839,9 @@ void connection::abandon() {
   // Only async-signal-safe calls: this runs in a pthread_atfork handler.
   if (fd_ >= 0) ::close(fd_);
   if (wake_fd_ >= 0) ::close(wake_fd_);
+  if (driver_wake_fd_ >= 0) ::close(driver_wake_fd_);
   if (epoll_fd_ >= 0) ::close(epoll_fd_);
-  fd_ = wake_fd_ = epoll_fd_ = -1;
+  fd_ = wake_fd_ = driver_wake_fd_ = epoll_fd_ = -1;
   // The thread object names a thread of the parent process: never join or
   // destroy it here.
   new (&thread_) std::thread();

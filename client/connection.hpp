@@ -194,6 +194,13 @@ class connection {
   // OpenPMIx's frame (header included) as an envelope: false to drop it.
   bool openpmix_envelope(std::string&& frame, protocol::envelope& out);
   int wake_fd_ = -1;
+  // Wakes a thread that reads its own reply (drive()) when its call may
+  // have completed elsewhere: a task run on the progress thread, all
+  // requests failed. It slept with a 100 ms timeout instead, and a node of
+  // 1,024 processes waiting in one fence woke 10,000 times a second.
+  int driver_wake_fd_ = -1;
+  std::atomic<int> drivers_{0};
+  void wake_drivers();
   int epoll_fd_ = -1;
   std::thread thread_;
   std::mutex write_mutex_;
