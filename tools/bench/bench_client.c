@@ -244,6 +244,22 @@ int main(int argc, char **argv) {
 
     if (0 == strcmp(mode, "startup")) {
         printf("sample startup_init_us %.1f\n", t_init);
+    } else if (0 == strcmp(mode, "ready")) {
+        /* What MPI_Init does once: Put, Commit, a collecting fence; then
+         * this process is ready. Its ready time (CLOCK_MONOTONIC, µs) goes
+         * to the host through the pipe BENCH_READY_FD names. */
+        if (0 != put_endpoint(me.rank, 0)) return 1;
+        bool collect = true;
+        pmix_info_t info;
+        PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+        rc = PMIx_Fence(&job, 1, &info, 1);
+        PMIX_INFO_DESTRUCT(&info);
+        if (PMIX_SUCCESS != rc) return fail("PMIx_Fence", rc);
+        double ready = now_us();
+        const char *fd_text = getenv("BENCH_READY_FD");
+        if (NULL == fd_text || sizeof ready != write(atoi(fd_text), &ready, sizeof ready))
+            return fail("BENCH_READY_FD (no pipe to the host)", PMIX_ERROR);
+        printf("sample ready_init_us %.1f\n", t_init);
     } else if (0 == strcmp(mode, "fence") && argc > 3) {
         int iters = atoi(argv[2]);
         bool collect = 0 != atoi(argv[3]);

@@ -10,6 +10,11 @@
  *   init                      one PMIx_server_init and one PMIx_server_finalize
  *   cycle <n>                 one client: n PMIx_Init/PMIx_Finalize cycles
  *   startup <n>               n clients started at once: each times PMIx_Init
+ *   ready <n>                 n clients started at once, each doing what
+ *                             MPI_Init does once (init, Put, Commit, collecting
+ *                             fence): the time until every one is ready, the
+ *                             whole job's, and the CPU time of this process
+ *                             (the server, and forking) and of the clients
  *   fence <n> <iters> <0|1>   n clients fence iters times (1: PMIX_COLLECT_DATA)
  *   get <iters>               two clients: PMIx_Get of a peer's 64-byte key and
  *                             of a job-level key
@@ -44,6 +49,7 @@
 #include <pmix_server.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
@@ -51,6 +57,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -296,6 +303,11 @@ static void deregister_job(const char *nspace, uint32_t local) {
 
 static const char *client_path;
 
+static double cpu_us(const struct rusage *u) {
+    return (double) u->ru_utime.tv_sec * 1e6 + (double) u->ru_utime.tv_usec + (double) u->ru_stime.tv_sec * 1e6 +
+           (double) u->ru_stime.tv_usec;
+}
+
 static pid_t launch(const char *nspace, uint32_t rank, char *const args[]) {
     pmix_proc_t p;
     PMIX_LOAD_PROCID(&p, nspace, rank);
@@ -495,6 +507,49 @@ int main(int argc, char **argv) {
         printf("sample startup_job_ms %.3f\n", (now_us() - s0) / 1e3);
         free(pids);
         deregister_job("bench.startup", n);
+    } else if (0 == strcmp(mode, "ready") && argc > 4) {
+        uint32_t n = (uint32_t) atoi(argv[4]);
+        char *args[] = {"ready", NULL};
+        int ready_pipe[2];
+        if (0 != pipe(ready_pipe)) die("pipe", PMIX_ERROR);
+        fcntl(ready_pipe[0], F_SETFD, FD_CLOEXEC);
+        char fd_text[16];
+        snprintf(fd_text, sizeof fd_text, "%d", ready_pipe[1]);
+        setenv("BENCH_READY_FD", fd_text, 1);
+        register_job("bench.ready", n, n, n);
+        register_clients("bench.ready", n);
+        pid_t *pids = calloc(n, sizeof(pid_t));
+        struct rusage self0, children0, self1, children1;
+        getrusage(RUSAGE_SELF, &self0);
+        getrusage(RUSAGE_CHILDREN, &children0);
+        double s0 = now_us();
+        for (uint32_t r = 0; r < n; ++r) pids[r] = launch("bench.ready", r, args);
+        close(ready_pipe[1]);
+        failed = wait_all(pids, n);
+        double job_ms = (now_us() - s0) / 1e3;
+        getrusage(RUSAGE_SELF, &self1);
+        getrusage(RUSAGE_CHILDREN, &children1);
+        double last = 0, stamp = 0;
+        uint32_t got = 0;
+        while (sizeof stamp == read(ready_pipe[0], &stamp, sizeof stamp)) {
+            if (stamp > last) last = stamp;
+            ++got;
+        }
+        close(ready_pipe[0]);
+        unsetenv("BENCH_READY_FD");
+        if (got != n) {
+            fprintf(stderr, "bench_host: %u of %u clients were ready\n", got, n);
+            failed = 1;
+        } else {
+            printf("sample ready_ms %.3f\n", (last - s0) / 1e3);
+        }
+        printf("sample ready_job_ms %.3f\n", job_ms);
+        printf("sample ready_host_cpu_ms %.3f\n", (cpu_us(&self1) - cpu_us(&self0)) / 1e3);
+        printf("sample ready_clients_cpu_ms %.3f\n", (cpu_us(&children1) - cpu_us(&children0)) / 1e3);
+        printf("sample ready_host_cpu_per_proc_ms %.3f\n", (cpu_us(&self1) - cpu_us(&self0)) / 1e3 / n);
+        printf("sample ready_clients_cpu_per_proc_ms %.3f\n", (cpu_us(&children1) - cpu_us(&children0)) / 1e3 / n);
+        free(pids);
+        deregister_job("bench.ready", n);
     } else if (0 == strcmp(mode, "fence") && argc > 6) {
         uint32_t n = (uint32_t) atoi(argv[4]);
         char *args[] = {"fence", argv[5], argv[6], NULL};

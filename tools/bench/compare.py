@@ -181,7 +181,9 @@ def main():
                     "of the source tree this file is in)")
     ap.add_argument("--cases", default="all",
                     help="comma-separated subset: init, cycle, startup, fence, datafence, get, register, "
-                    "hosted, local, clients, rss (default all); the real hosts are chosen by --hosts")
+                    "hosted, local, clients, rss, scale (default all); the real hosts are chosen by --hosts")
+    ap.add_argument("--scale", help="comma-separated N of the 'scale' case: N processes started at once, "
+                    "each doing what MPI_Init does once (default 512,1024,2048; 8,16 with --short)")
     ap.add_argument("--dsizes", help="comma-separated N of the data-carrying fence "
                     "(default 1,2,4,8,16,32,64,128,256; 1,2,4 with --short)")
     ap.add_argument("--multinode", default="",
@@ -213,6 +215,9 @@ def main():
     gets = 50 if short else 1000
     big = 1000 if short else 10000
     rss_a, rss_b = (20, 100) if short else (200, 1000)
+    scale = [8, 16] if short else [512, 1024, 2048]
+    if a.scale:
+        scale = [int(n) for n in a.scale.split(",")]
 
     run = Runner(a.bin, short)
     t_start = datetime.datetime.now()
@@ -272,6 +277,9 @@ def main():
     if want("rss"):
         print("bench: server memory over %d client cycles" % rss_b, flush=True)
         run.both(["rss", rss_a, rss_b], 1 if short else 2)
+    for n in scale if want("scale") else []:
+        print("bench: %d processes at once: init, Put, Commit, collecting fence (issue 40)" % n, flush=True)
+        run.both(["ready", n], 1 if short else 2, key="s%d" % n)
 
     run.run("ours", ["cpu-gaps", gap_ms], key="after")
 
@@ -333,6 +341,25 @@ def main():
     stat_row("server anonymous RSS, no client yet", "rss_kb_0", "kB", "median", goal="memory")
     stat_row("server anonymous RSS after %d client cycles" % rss_a, "rss_kb_%d" % rss_a, "kB", "median", goal="memory")
     stat_row("server anonymous RSS after %d client cycles" % rss_b, "rss_kb_%d" % rss_b, "kB", "median", goal="memory")
+    for n in scale:
+        stat_row("%d processes at once, each inits, Puts, Commits and fences: all ready" % n,
+                 "s%d.ready_ms" % n, "ms", "median")
+        stat_row("  the whole job (start to last exit)", "s%d.ready_job_ms" % n, "ms", "median")
+        stat_row("  CPU of the host process (server, forking), per process", "s%d.ready_host_cpu_per_proc_ms" % n,
+                 "ms", "median", goal=None)
+        stat_row("  CPU of the processes themselves, per process", "s%d.ready_clients_cpu_per_proc_ms" % n,
+                 "ms", "median", goal=None)
+    if len(scale) > 1:
+        # Cost per process flat (issue 40): the largest N at most 2.2x the
+        # one before it (for 2,048 against 1,024).
+        lo, hi = scale[-2], scale[-1]
+        ratio = {}
+        for lib in LIBS:
+            a_ = run.values(lib, "s%d.ready_ms" % lo)
+            b_ = run.values(lib, "s%d.ready_ms" % hi)
+            ratio[lib] = statistics.median(b_) / statistics.median(a_) if a_ and b_ else float("nan")
+        rows.append(("time to all ready, %d processes against %d" % (hi, lo), "x", ratio["ours"], ratio["openpmix"],
+                     "scaling"))
     growth = {}
     for lib in LIBS:
         a_ = run.values(lib, "rss_kb_%d" % rss_a)
@@ -357,6 +384,8 @@ def main():
             return "n/a"
         if goal == "growth":
             return "met" if o <= 0.0 else "missed"
+        if goal == "scaling":
+            return "met" if o <= 2.2 else "missed"
         if t <= 0:
             return "n/a"
         if goal is None:

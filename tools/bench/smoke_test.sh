@@ -24,6 +24,8 @@ grep -q "<polyline" "$TEST_TMPDIR/bench/fence.svg"
 grep -q "^## Real hosts: mpirun and srun" "$TEST_TMPDIR/bench/report.md"
 grep -q "lost its CPU for more than 1 ms" "$TEST_TMPDIR/bench/report.md"
 grep -q "Other processes ran" "$TEST_TMPDIR/bench/report.md"
+grep -q "16 processes at once, each inits, Puts, Commits and fences: all ready" "$TEST_TMPDIR/bench/report.md"
+grep -q "time to all ready, 16 processes against 8" "$TEST_TMPDIR/bench/report.md"
 # OpenPMIx's clients under our server and under its own (issue 35), and a
 # job mixing both libraries: one round of tiny sizes.
 /usr/bin/python3 "$bin/openpmix_clients.py" --bin "$bin" --short --rounds 1 >"$TEST_TMPDIR/openpmix_clients.md"
