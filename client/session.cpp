@@ -146,7 +146,7 @@ pmix_status_t session::connect(const std::string& uri, role r, const proc_id& pr
   protocol::job_info job;
   // A large job's data comes as the server's shared copy (mapped by the
   // connection), read here.
-  if (!protocol::decode(cr.job_shared > 0 ? reply.shared : cr.job, job, &error)) {
+  if (!protocol::decode_lazy(cr.job_shared > 0 ? reply.shared : cr.job, job, &error)) {
     log::error("client", "unreadable job data from the server: ", error);
     return PMIX_ERR_UNPACK_FAILURE;
   }
@@ -406,7 +406,7 @@ pmix_status_t session::fetch(const proc_id& target, const std::string& key, cons
       if (r.has_data) of = data.proc;
       protocol::job_info job;
       if (!r.job.empty()) {
-        if (!protocol::decode(r.job, job, &error)) {
+        if (!protocol::decode_lazy(r.job, job, &error)) {
           log::error("client", "unreadable job data of ", target.nspace, ": ", error);
           return done(PMIX_ERR_UNPACK_FAILURE, nullptr);
         }
@@ -555,7 +555,7 @@ pmix_status_t session::notify(const event& ev, done_fn done) {
 bool session::store_job(std::string_view bytes) {
   protocol::job_info job;
   std::string error;
-  if (!protocol::decode(bytes, job, &error)) {
+  if (!protocol::decode_lazy(bytes, job, &error)) {
     log::error("client", "unreadable job data: ", error);
     return false;
   }

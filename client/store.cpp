@@ -27,6 +27,20 @@ bool store::load_job(protocol::job_info&& in) {
   job j;
   load_infos(std::move(in.info), j.info);
   for (auto& [rank, infos] : in.ranks) load_infos(std::move(infos), j.ranks[rank]);
+  if (in.raw) {
+    j.raw = std::move(in.raw);
+    j.encoded.reserve(in.encoded.size());
+    // Several RankInfos of one rank: their items in order (decode_all and
+    // rank_keys decode them one after the other).
+    for (const auto& [rank, bytes] : in.encoded) {
+      auto [it, fresh] = j.encoded.emplace(rank, bytes);
+      if (!fresh) {
+        info_list items;
+        if (protocol::decode_rank_info(it->second, items)) load_infos(std::move(items), j.ranks[rank]);
+        it->second = bytes;
+      }
+    }
+  }
   if (const auto* peers = lookup(j.info, PMIX_LOCAL_PEERS)) {
     if (const auto* text = peers->as_string()) {
       // The server writes a plain list ("0,1,5"): at most one rank, and one
@@ -67,6 +81,7 @@ std::vector<rank_t> store::ranks_on(const std::string& nspace, const std::string
   std::vector<rank_t> out;
   auto it = jobs_.find(nspace);
   if (it == jobs_.end()) return out;
+  it->second.decode_all();
   for (const auto& [rank, keys] : it->second.ranks) {
     const auto* host = lookup(keys, PMIX_HOSTNAME);
     const auto* text = host == nullptr ? nullptr : host->as_string();
@@ -93,6 +108,7 @@ std::vector<std::string> store::nodes_of(const std::string& nspace) const {
     if (!out.empty()) return out;
   }
   std::map<rank_t, std::string> by_rank;
+  it->second.decode_all();
   for (const auto& [rank, keys] : it->second.ranks)
     if (const auto* host = lookup(keys, PMIX_HOSTNAME); host != nullptr && host->as_string() != nullptr)
       by_rank.emplace(rank, *host->as_string());
@@ -106,11 +122,28 @@ const value* store::job_value(const std::string& nspace, const std::string& key)
   return it == jobs_.end() ? nullptr : lookup(it->second.info, key);
 }
 
+const store::key_map* store::job::rank_keys(rank_t r) const {
+  if (auto e = encoded.find(r); e != encoded.end()) {
+    info_list items;
+    std::string error;
+    if (!protocol::decode_rank_info(e->second, items, &error))
+      log::error("client", "unreadable job data of rank ", r, ": ", error);
+    encoded.erase(e);
+    load_infos(std::move(items), ranks[r]);
+  }
+  auto it = ranks.find(r);
+  return it == ranks.end() ? nullptr : &it->second;
+}
+
+void store::job::decode_all() const {
+  while (!encoded.empty()) rank_keys(encoded.begin()->first);
+}
+
 const value* store::rank_value(const proc_id& p, const std::string& key) const {
   auto it = jobs_.find(p.nspace);
   if (it == jobs_.end()) return nullptr;
-  auto r = it->second.ranks.find(p.rank);
-  return r == it->second.ranks.end() ? nullptr : lookup(r->second, key);
+  const auto* keys = it->second.rank_keys(p.rank);
+  return keys == nullptr ? nullptr : lookup(*keys, key);
 }
 
 const std::set<rank_t>& store::local_ranks(const std::string& nspace) const {
@@ -276,8 +309,8 @@ info_list store::all_of(const proc_id& p) {
     if (auto r = it->second.find(p.rank); r != it->second.end()) committed = &r->second;
   info_list out;
   if (auto it = jobs_.find(p.nspace); it != jobs_.end())
-    if (auto r = it->second.ranks.find(p.rank); r != it->second.ranks.end())
-      for (const auto* kv : sorted(r->second))
+    if (const auto* keys = it->second.rank_keys(p.rank))
+      for (const auto* kv : sorted(*keys))
         if (committed == nullptr || committed->count(kv->first) == 0) out.push_back(info{kv->first, kv->second, 0});
   if (committed != nullptr)
     for (const auto* kv : sorted(*committed)) out.push_back(info{kv->first, kv->second, 0});

@@ -104,8 +104,14 @@ class store {
  private:
   struct job {
     key_map info;
-    std::unordered_map<rank_t, key_map> ranks;
+    // Each rank's items, decoded at the first lookup of the rank (or of
+    // every rank: ranks_on, nodes_of) from `encoded` (views into `raw`).
+    mutable std::unordered_map<rank_t, key_map> ranks;
+    mutable std::unordered_map<rank_t, std::string_view> encoded;
+    std::shared_ptr<const std::string> raw;
     std::set<rank_t> local;
+    const key_map* rank_keys(rank_t r) const;
+    void decode_all() const;
   };
   // The fence generation in which each rank's complete data arrived, by
   // rank position (common/rank_map.hpp: a collecting fence stamps every rank,

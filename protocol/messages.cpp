@@ -609,6 +609,40 @@ bool decode(std::string_view in, connect_reply& out, std::string* error) {
   return r.ok() || malformed(error);
 }
 
+bool decode_lazy(std::string_view in, job_info& out, std::string* error) {
+  if (!well_formed(msg::job_info, in)) return malformed(error);
+  out = job_info{};
+  auto raw = std::make_shared<const std::string>(in);
+  reader r{*raw};
+  field f;
+  while (r.next(f)) {
+    if (f.id == 1 && f.type == pb::delimited) {
+      out.nspace.assign(f.bytes.data(), f.bytes.size());
+    } else if (f.id == 2 && f.type == pb::delimited) {
+      if (!read_infos_field(f, out.info, error)) return false;
+    } else if (f.id == 3 && f.type == pb::delimited) {
+      rank_t rank = 0;
+      reader rr{f.bytes};
+      field g;
+      while (rr.next(g))
+        if (g.id == 1 && g.type == pb::varint) rank = static_cast<rank_t>(g.number);
+      if (!rr.ok()) return malformed(error);
+      out.encoded.emplace_back(rank, f.bytes);
+    }
+  }
+  if (!r.ok()) return malformed(error);
+  out.raw = std::move(raw);
+  return true;
+}
+
+bool decode_rank_info(std::string_view in, info_list& out, std::string* error) {
+  reader rr{in};
+  field g;
+  while (rr.next(g))
+    if (g.id == 2 && g.type == pb::delimited && !read_infos_field(g, out, error)) return false;
+  return rr.ok() || malformed(error);
+}
+
 bool decode(std::string_view in, job_info& out, std::string* error) {
   if (!well_formed(msg::job_info, in)) return malformed(error);
   out = job_info{};

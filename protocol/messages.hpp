@@ -179,8 +179,20 @@ struct job_info {
   std::string nspace;
   info_list info;
   std::vector<std::pair<rank_t, info_list>> ranks;
+  // decode_lazy: each rank's RankInfo not decoded yet (views into `raw`, a
+  // copy of the message), instead of `ranks`.
+  std::shared_ptr<const std::string> raw;
+  std::vector<std::pair<rank_t, std::string_view>> encoded;
 };
 bool decode(std::string_view in, job_info& out, std::string* error = nullptr);
+// As decode, but the ranks' items stay encoded (job_info::encoded): a process
+// of a job of N ranks reads at its start only the job's own items, and a
+// rank's when it is asked for (decode_rank_info), instead of every rank's
+// (issue 40: 2,048 processes at once each decoded 2,048 ranks' items). The
+// whole message is checked for form here, as decode does.
+bool decode_lazy(std::string_view in, job_info& out, std::string* error = nullptr);
+// The items of one RankInfo that decode_lazy kept.
+bool decode_rank_info(std::string_view in, info_list& out, std::string* error = nullptr);
 
 // A status and an optional payload: StatusReply, FenceReply (`data`: a
 // ModexData, empty when nothing was collected), GetReply (`data`: a RankData

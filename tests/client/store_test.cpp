@@ -269,6 +269,61 @@ TEST_SUITE("client store") {
     CHECK(s.has_complete_data(self));
   }
 
+  // Issue 40: a process reads only the job's own items at its start, and a
+  // rank's when asked for; every answer is the one of reading them all.
+  TEST_CASE("the job's per-rank items decoded at their first lookup answer as when decoded at once") {
+    pmix::wire::JobInfo w;
+    w.set_nspace("big");
+    pmix::protocol::to_wire(info{PMIX_JOB_SIZE, value::unsigned_(PMIX_UINT32, 6), 0}, w.add_info());
+    pmix::protocol::to_wire(info{PMIX_NODE_LIST, value::string("n0,n1"), 0}, w.add_info());
+    for (pmix::rank_t r = 0; r < 6; ++r) {
+      auto* ri = w.add_ranks();
+      ri->set_rank(r);
+      pmix::protocol::to_wire(info{PMIX_HOSTNAME, value::string(r < 3 ? "n0" : "n1"), 0}, ri->add_info());
+      pmix::protocol::to_wire(info{PMIX_LOCAL_RANK, value::unsigned_(PMIX_UINT16, r % 3), 0}, ri->add_info());
+    }
+    // A second RankInfo for rank 4: its items join the first's, the later
+    // winning.
+    auto* again = w.add_ranks();
+    again->set_rank(4);
+    pmix::protocol::to_wire(info{PMIX_LOCAL_RANK, value::unsigned_(PMIX_UINT16, 7), 0}, again->add_info());
+    pmix::protocol::to_wire(info{"extra", value::string("x"), 0}, again->add_info());
+    const std::string bytes = w.SerializeAsString();
+
+    store eager, lazy;
+    pmix::protocol::job_info a, b;
+    REQUIRE(pmix::protocol::decode(bytes, a));
+    REQUIRE(pmix::protocol::decode_lazy(bytes, b));
+    CHECK(b.ranks.empty());
+    CHECK(b.encoded.size() == 7);
+    CHECK(b.info.size() == 2);
+    eager.load_job(std::move(a));
+    lazy.load_job(std::move(b));
+    auto text = [](const pmix::value* v) { return v == nullptr || v->as_string() == nullptr ? std::string{"-"} : *v->as_string(); };
+    auto number = [](const pmix::value* v) { return v == nullptr || !v->as_uint() ? -1L : static_cast<long>(*v->as_uint()); };
+    for (pmix::rank_t r = 0; r < 7; ++r) {
+      const proc_id p{"big", r};
+      CHECK(text(lazy.rank_value(p, PMIX_HOSTNAME)) == text(eager.rank_value(p, PMIX_HOSTNAME)));
+      CHECK(number(lazy.rank_value(p, PMIX_LOCAL_RANK)) == number(eager.rank_value(p, PMIX_LOCAL_RANK)));
+      CHECK(lazy.all_of(p).size() == eager.all_of(p).size());
+    }
+    CHECK(number(lazy.rank_value({"big", 4}, PMIX_LOCAL_RANK)) == 7);
+    CHECK(text(lazy.rank_value({"big", 4}, "extra")) == "x");
+    CHECK(lazy.rank_value({"big", 6}, PMIX_HOSTNAME) == nullptr);
+    CHECK(number(lazy.job_value("big", PMIX_JOB_SIZE)) == 6);
+    // Every rank at once, on a store that has decoded none yet.
+    store fresh;
+    pmix::protocol::job_info c;
+    REQUIRE(pmix::protocol::decode_lazy(bytes, c));
+    fresh.load_job(std::move(c));
+    CHECK(fresh.ranks_on("big", "n1") == std::vector<pmix::rank_t>{3, 4, 5});
+    CHECK(fresh.ranks_on("big", "n1") == eager.ranks_on("big", "n1"));
+    CHECK(fresh.nodes_of("big") == eager.nodes_of("big"));
+    // A message that is not well formed is refused whole, as by decode.
+    pmix::protocol::job_info d;
+    CHECK_FALSE(pmix::protocol::decode_lazy(bytes.substr(0, bytes.size() - 3), d));
+  }
+
   // Found by tests/fuzz client_reply: 16 bytes of compact proc map made the
   // client allocate over 2 GB.
   TEST_CASE("PMIX_LOCAL_PEERS is read within bounds its text sets") {
