@@ -97,18 +97,34 @@ void note_keys(client_state& c, const std::string& nspace, rank_t rank, const in
     if (c.keys.size() < 256) c.keys.emplace(nspace, rank, i.key);
 }
 
+// As the client: the ranks' items stay encoded until looked up
+// (decode_lazy); checked against reading them all at once (decode).
 bool load_job(client_state& c, std::string_view bytes, bool skip_own) {
-  protocol::job_info job;
+  protocol::job_info lazy, job;
   std::string error;
-  if (!protocol::decode(bytes, job, &error)) {
+  if (!protocol::decode_lazy(bytes, lazy, &error)) {
     FUZZ_CHECK(!error.empty());
+    FUZZ_CHECK(!protocol::decode(bytes, job));
     return false;
   }
-  check_job_against_codec(bytes, job);
-  if (skip_own && job.nspace == c.self.nspace) return true;
-  note_keys(c, job.nspace, rank_wildcard, job.info);
-  for (const auto& [rank, items] : job.ranks) note_keys(c, job.nspace, rank, items);
-  c.store.load_job(std::move(job));
+  const bool eager = protocol::decode(bytes, job);
+  if (eager) {
+    check_job_against_codec(bytes, job);
+    FUZZ_CHECK(lazy.nspace == job.nspace);
+    FUZZ_CHECK(fuzz::same(lazy.info, job.info));
+    FUZZ_CHECK(lazy.encoded.size() == job.ranks.size());
+    for (std::size_t k = 0; k < lazy.encoded.size() && k < job.ranks.size(); ++k) {
+      info_list items;
+      FUZZ_CHECK(protocol::decode_rank_info(lazy.encoded[k].second, items));
+      FUZZ_CHECK(lazy.encoded[k].first == job.ranks[k].first);
+      FUZZ_CHECK(fuzz::same(items, job.ranks[k].second));
+    }
+  }
+  if (skip_own && lazy.nspace == c.self.nspace) return true;
+  note_keys(c, lazy.nspace, rank_wildcard, lazy.info);
+  if (eager)
+    for (const auto& [rank, items] : job.ranks) note_keys(c, job.nspace, rank, items);
+  c.store.load_job(std::move(lazy));
   return true;
 }
 
