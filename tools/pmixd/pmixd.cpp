@@ -115,12 +115,13 @@ void configure(caf::actor_system_config& cfg) {
   cfg.set("scheduler.max-threads", 2);
   cfg.set("middleman.heartbeat-interval", caf::timespan{std::chrono::seconds(1)});
   cfg.set("middleman.connection-timeout", caf::timespan{std::chrono::seconds(10)});
-  // Messages from other daemons are read and delivered by the multiplexer
-  // thread itself, not handed to a BASP worker first: CAF 0.17 runs its
-  // workers on the actor scheduler, so each message woke one more thread
-  // (a 4 x 1 fence across nodes: 79 context switches instead of 70 on this
-  // VM; docs/multinode.md, "Where a fence's time goes").
-  cfg.set("middleman.workers", 0);
+  // middleman.workers stays CAF's default (one BASP worker here): with 0,
+  // messages from other daemons are delivered by the multiplexer thread
+  // itself, one wake-up fewer per message (a 4 x 1 fence: 70 context
+  // switches instead of 79), but a rank's exit caused by a lost node then
+  // reached the launcher before the loss itself, and the job ended with the
+  // rank's status instead of 1 (multinode16_test, "a node of 16 killed
+  // mid-fence"): docs/multinode.md, "Where a fence's time goes".
   cfg.load<caf::io::middleman>();
   pmixd::add_types(cfg);
 }
