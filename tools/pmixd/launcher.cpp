@@ -101,6 +101,8 @@ struct launcher_state {
   bool timed_out = false;
   bool finished = false;
   std::optional<int> first_failure;
+  // When first_failure is a process's exit status, when it came.
+  std::optional<clock_type::time_point> process_failed_at;
   std::optional<int> abort_status;
   uint32_t spawns = 0;  // jobs spawned: "<nspace>.<k>"
   clock_type::time_point start;
@@ -355,10 +357,17 @@ caf::behavior launcher_actor(self_ptr self, options opt, std::vector<caf::actor>
                    "pmixrun: node %s (%s) is lost: its pmixd is gone; the operations that need it fail, "
                    "and the job ends\n",
                    st.names[n].c_str(), st.opt.daemons[n].c_str());
-      // The loss is the job's failure unless one came before it. The other
-      // processes have 1 s to see their failed operations and end
-      // themselves; then they are terminated.
-      if (!st.first_failure) st.first_failure = 1;
+      // The loss is the job's failure unless one came before it. A process
+      // that failed less than a second before failed of it: the daemons see
+      // the loss on their own connections, and a process whose fence one of
+      // them failed could end, and its end reach us, before our connection
+      // told us (multinode16_test, "a node of 16 killed mid-fence": the job
+      // ended with that process's status, 3). The other processes have 1 s
+      // to see their failed operations and end themselves; then they are
+      // terminated.
+      if (!st.first_failure ||
+          (st.process_failed_at && clock_type::now() - *st.process_failed_at < std::chrono::seconds(1)))
+        st.first_failure = 1;
       st.losing = true;
       self->delayed_send(self, std::chrono::seconds(1), lost_atom::value, n);
       check_done(self);
@@ -397,7 +406,10 @@ caf::behavior launcher_actor(self_ptr self, options opt, std::vector<caf::actor>
           return;
         }
         const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        if (!st.first_failure) st.first_failure = code;
+        if (!st.first_failure) {
+          st.first_failure = code;
+          st.process_failed_at = clock_type::now();
+        }
         if (st.terminating || st.losing) return;
         terminate(self, "rank " + std::to_string(rank) + " of " + nspace +
                             (first_job ? " on node " + st.names[st.node_of[rank]] : std::string()) +

@@ -118,10 +118,9 @@ void configure(caf::actor_system_config& cfg) {
   // middleman.workers stays CAF's default (one BASP worker here): with 0,
   // messages from other daemons are delivered by the multiplexer thread
   // itself, one wake-up fewer per message (a 4 x 1 fence: 70 context
-  // switches instead of 79), but a rank's exit caused by a lost node then
-  // reached the launcher before the loss itself, and the job ended with the
-  // rank's status instead of 1 (multinode16_test, "a node of 16 killed
-  // mid-fence"): docs/multinode.md, "Where a fence's time goes".
+  // switches instead of 79); not kept, as multinode16_test's lost node
+  // failed with it (a race in the launcher, fixed since, that the default
+  // showed too): docs/multinode.md, "Where a fence's time goes".
   cfg.load<caf::io::middleman>();
   pmixd::add_types(cfg);
 }
