@@ -84,6 +84,8 @@ struct node_link {
   pid_t pid = -1;  // 0: in this process
   std::string uri;
   std::string in, out;
+  bool waiting = false;  // out waits for the channel to drain (EPOLLOUT)
+  bool dirty = false;    // out waits for the loop's next flush
 };
 
 class driver {
@@ -141,6 +143,13 @@ class driver {
   void watch(const node_link& l, std::uint64_t tag);
   void link_send(node_link& l, std::uint64_t tag, std::string frame);
   void link_writable(node_link& l, std::uint64_t tag);
+  // Frames sent in one turn of a loop go out in one write per channel
+  // (flush_links, before the loop waits again).
+  void link_flush(node_link& l, std::uint64_t tag);
+  node_link& link_of(std::uint64_t tag);
+  void flush_links();
+  int wait_events(std::vector<epoll_event>& events, int timeout_ms);
+  std::vector<std::uint64_t> dirty_;
   bool link_read(node_link& l, const std::function<void(std::string_view)>& on_message);
   void host_message(std::uint32_t n, std::string_view payload);
   void coord_message(std::string_view payload);
@@ -417,7 +426,7 @@ void driver::run_clients() {
   auto last_bar = last_progress;
   std::uint64_t last_steps = 0;
   while (running_ > 0 || pending_actions_ > 0) {
-    const int got = ::epoll_wait(epoll_, events.data(), static_cast<int>(events.size()), retry_.empty() ? 100 : 1);
+    const int got = wait_events(events, retry_.empty() ? 100 : 1);
     for (int k = 0; k < got; ++k)
       if (!dispatch(events[k])) {
         const auto c = static_cast<std::uint32_t>(events[k].data.u64);
@@ -507,7 +516,7 @@ void driver::check_end() {
                  done = true;
                });
     while (!done && r_.ok()) {
-      const int got = ::epoll_wait(epoll_, events.data(), static_cast<int>(events.size()), 100);
+      const int got = wait_events(events, 100);
       for (int k = 0; k < got; ++k) dispatch(events[k]);
     }
     if (!done) return;
@@ -569,7 +578,7 @@ result driver::go_spread() {
   std::vector<epoll_event> events(256);
   auto last_heard = clock_type::now();
   while (running_ > 0 || pending_actions_ > 0) {
-    const int got = ::epoll_wait(epoll_, events.data(), static_cast<int>(events.size()), 100);
+    const int got = wait_events(events, 100);
     for (int k = 0; k < got; ++k) dispatch(events[k]);
     if (got > 0) last_heard = clock_type::now();
     // Each host fails its own stuck clients; a host that says nothing at
@@ -747,13 +756,40 @@ void driver::coord_message(std::string_view payload) {
 // ---- control channels ------------------------------------------------------------
 
 void driver::link_send(node_link& l, std::uint64_t tag, std::string frame) {
-  if (!l.out.empty()) {
+  if (l.out.empty())
+    l.out = std::move(frame);
+  else
     l.out += frame;
-    return;
+  if (l.waiting || l.dirty) return;
+  l.dirty = true;
+  dirty_.push_back(tag);
+}
+
+node_link& driver::link_of(std::uint64_t tag) {
+  if (tag >= host_tag) return role_ == role::host ? coord_ : hosts_[tag - host_tag];
+  return nodes_[tag - ctl_tag];
+}
+
+void driver::flush_links() {
+  std::vector<std::uint64_t> tags;
+  tags.swap(dirty_);
+  for (auto tag : tags) {
+    auto& l = link_of(tag);
+    l.dirty = false;
+    if (!l.waiting) link_flush(l, tag);
   }
+}
+
+int driver::wait_events(std::vector<epoll_event>& events, int timeout_ms) {
+  flush_links();
+  return ::epoll_wait(epoll_, events.data(), static_cast<int>(events.size()), timeout_ms);
+}
+
+// Writes what the channel takes; the rest waits for EPOLLOUT.
+void driver::link_flush(node_link& l, std::uint64_t tag) {
   std::size_t done = 0;
-  while (done < frame.size()) {
-    const auto k = ::write(l.fd, frame.data() + done, frame.size() - done);
+  while (done < l.out.size()) {
+    const auto k = ::write(l.fd, l.out.data() + done, l.out.size() - done);
     if (k > 0) {
       done += static_cast<std::size_t>(k);
       continue;
@@ -761,8 +797,9 @@ void driver::link_send(node_link& l, std::uint64_t tag, std::string frame) {
     if (k < 0 && errno == EINTR) continue;
     break;
   }
-  if (done == frame.size()) return;
-  l.out.assign(frame, done, std::string::npos);
+  l.out.erase(0, done);
+  if (l.out.empty()) return;
+  l.waiting = true;
   epoll_event ev{};
   ev.events = EPOLLIN | EPOLLOUT;
   ev.data.u64 = tag;
@@ -770,13 +807,13 @@ void driver::link_send(node_link& l, std::uint64_t tag, std::string frame) {
 }
 
 void driver::link_writable(node_link& l, std::uint64_t tag) {
-  std::string rest;
-  rest.swap(l.out);
+  if (!l.waiting) return;
+  l.waiting = false;
   epoll_event ev{};
   ev.events = EPOLLIN;
   ev.data.u64 = tag;
   ::epoll_ctl(epoll_, EPOLL_CTL_MOD, l.fd, &ev);
-  link_send(l, tag, std::move(rest));
+  link_flush(l, tag);
 }
 
 // Reads what the channel has and hands on each whole frame; false once the
@@ -793,6 +830,9 @@ bool driver::link_read(node_link& l, const std::function<void(std::string_view)>
       break;
     }
     l.in.append(buf, static_cast<std::size_t>(k));
+    // A short read took all there was; the (level-triggered) epoll says
+    // when more comes.
+    if (static_cast<std::size_t>(k) < sizeof buf) break;
   }
   std::size_t pos = 0;
   while (l.in.size() - pos >= 4) {

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -256,6 +257,38 @@ pmix_status_t deregister(const plan& p, std::uint32_t node, const std::string& n
   return w.wait();
 }
 
+// The control channel's frames, read as many at a time as have come (one
+// read for a burst of dmodex requests, not two per frame).
+class frame_source {
+ public:
+  explicit frame_source(int fd) : fd_(fd) {}
+  bool next(std::string& out) {
+    for (;;) {
+      if (buf_.size() - pos_ >= 4) {
+        std::uint32_t n = 0;
+        std::memcpy(&n, buf_.data() + pos_, 4);
+        if (buf_.size() - pos_ - 4 >= n) {
+          out.assign(buf_, pos_ + 4, n);
+          pos_ += 4 + n;
+          return true;
+        }
+      }
+      buf_.erase(0, pos_);
+      pos_ = 0;
+      char chunk[65536];
+      const auto r = ::read(fd_, chunk, sizeof chunk);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) return false;
+      buf_.append(chunk, static_cast<std::size_t>(r));
+    }
+  }
+
+ private:
+  int fd_;
+  std::string buf_;
+  std::size_t pos_ = 0;
+};
+
 struct dmodex_ask {
   node_state* node;
   std::uint32_t id;
@@ -355,7 +388,8 @@ int run_node(const plan& p, std::uint32_t node, int ctl_fd, const std::string& t
   if (rc != PMIX_SUCCESS) return 1;
 
   std::string frame;
-  while (read_frame(ctl_fd, frame)) {
+  frame_source source{ctl_fd};
+  while (source.next(frame)) {
     reader in{frame};
     const auto kind = in.kind();
     if (kind == ctl::finalize) break;
