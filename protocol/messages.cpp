@@ -609,11 +609,14 @@ bool decode(std::string_view in, connect_reply& out, std::string* error) {
   return r.ok() || malformed(error);
 }
 
-bool decode_lazy(std::string_view in, job_info& out, std::string* error) {
+namespace {
+// A JobInfo's own fields and each RankInfo's rank and bytes (views into
+// `in`), which decode reads at once and decode_lazy at each rank's lookup.
+bool read_job_top(std::string_view in, job_info& out, std::vector<std::pair<rank_t, std::string_view>>& ranks,
+                  std::string* error) {
   if (!well_formed(msg::job_info, in)) return malformed(error);
   out = job_info{};
-  auto raw = std::make_shared<const std::string>(in);
-  reader r{*raw};
+  reader r{in};
   field f;
   while (r.next(f)) {
     if (f.id == 1 && f.type == pb::delimited) {
@@ -627,10 +630,18 @@ bool decode_lazy(std::string_view in, job_info& out, std::string* error) {
       while (rr.next(g))
         if (g.id == 1 && g.type == pb::varint) rank = static_cast<rank_t>(g.number);
       if (!rr.ok()) return malformed(error);
-      out.encoded.emplace_back(rank, f.bytes);
+      ranks.emplace_back(rank, f.bytes);
     }
   }
-  if (!r.ok()) return malformed(error);
+  return r.ok() || malformed(error);
+}
+}  // namespace
+
+bool decode_lazy(std::string_view in, job_info& out, std::string* error) {
+  auto raw = std::make_shared<const std::string>(in);
+  std::vector<std::pair<rank_t, std::string_view>> ranks;
+  if (!read_job_top(*raw, out, ranks, error)) return false;
+  out.encoded = std::move(ranks);
   out.raw = std::move(raw);
   return true;
 }
@@ -644,27 +655,12 @@ bool decode_rank_info(std::string_view in, info_list& out, std::string* error) {
 }
 
 bool decode(std::string_view in, job_info& out, std::string* error) {
-  if (!well_formed(msg::job_info, in)) return malformed(error);
-  out = job_info{};
-  reader r{in};
-  field f;
-  while (r.next(f)) {
-    if (f.id == 1 && f.type == pb::delimited) {
-      out.nspace.assign(f.bytes.data(), f.bytes.size());
-    } else if (f.id == 2 && f.type == pb::delimited) {
-      if (!read_infos_field(f, out.info, error)) return false;
-    } else if (f.id == 3 && f.type == pb::delimited) {
-      auto& [rank, infos] = out.ranks.emplace_back(0, info_list{});
-      reader rr{f.bytes};
-      field g;
-      while (rr.next(g)) {
-        if (g.id == 1 && g.type == pb::varint) rank = static_cast<rank_t>(g.number);
-        else if (g.id == 2 && g.type == pb::delimited && !read_infos_field(g, infos, error)) return false;
-      }
-      if (!rr.ok()) return malformed(error);
-    }
-  }
-  return r.ok() || malformed(error);
+  std::vector<std::pair<rank_t, std::string_view>> ranks;
+  if (!read_job_top(in, out, ranks, error)) return false;
+  out.ranks.reserve(ranks.size());
+  for (const auto& [rank, bytes] : ranks)
+    if (!decode_rank_info(bytes, out.ranks.emplace_back(rank, info_list{}).second, error)) return false;
+  return true;
 }
 
 std::uint64_t shared_size(body kind, std::string_view message) {
