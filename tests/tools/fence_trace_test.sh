@@ -10,21 +10,12 @@
 #   - the check fails when one node's clock is shifted by 10 ms (it can fail)
 # Needs root and iproute2 (network namespaces): it fails without them.
 set -uo pipefail
-if [ "$(id -u)" -ne 0 ] || ! command -v ip >/dev/null; then
-  echo "fence_trace_test needs root and iproute2 (network namespaces)" >&2
-  exit 1
-fi
-demo=tools/multinode/demo.sh
+# shellcheck source=tests/tools/multinode_expect.sh
+. tests/tools/multinode_expect.sh
+multinode_setup fence_trace_test ftrace
 client=$PWD/tools/bench/bench_client
-export PMIXRUN=$PWD/tools/pmixrun/pmixrun
-export PMIXD=$PWD/tools/pmixd/pmixd
 export PMIXRUN_ARGS="--quiet --timeout 300"
-tmp=$(mktemp -d /tmp/ftrace.XXXXXX)
-export TMPDIR=$tmp
-trap 'rm -rf "$tmp"' EXIT
 export MULTINODE_TAG=ftr$$
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 
 for ppn in 1 4; do
   dir=$tmp/trace$ppn

@@ -8,23 +8,12 @@
 # spawn of one child per node, and node 15 killed while the others wait in a
 # fence. Needs root and iproute2.
 set -uo pipefail
-if [ "$(id -u)" -ne 0 ] || ! command -v ip >/dev/null; then
-  echo "multinode16_test needs root and iproute2 (network namespaces)" >&2
-  exit 1
-fi
-demo=tools/multinode/demo.sh
-client=$PWD/tests/tools/multinode_client
-export PMIXRUN=$PWD/tools/pmixrun/pmixrun
-export PMIXD=$PWD/tools/pmixd/pmixd
-tmp=$(mktemp -d /tmp/mn16.XXXXXX)
-export TMPDIR=$tmp  # short socket paths
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-export MULTINODE_TAG=$(printf 'm16%x' $$)
-export MULTINODE_SUBNET=10.76.0
-
 # shellcheck source=tests/tools/multinode_expect.sh
 . tests/tools/multinode_expect.sh
+multinode_setup multinode16_test mn16
+client=$PWD/tests/tools/multinode_client
+export MULTINODE_TAG=$(printf 'm16%x' $$)
+export MULTINODE_SUBNET=10.76.0
 
 run() {  # PROGRAM ARGS... on 16 nodes x 4 (PMIXRUN_ARGS, MULTINODE_KILL from the caller)
   timeout 300 "$demo" 16 4 "$@" >"$tmp/out" 2>&1

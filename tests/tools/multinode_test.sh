@@ -34,27 +34,12 @@
 #     and pmixrun --daemons without a key, refuse to start
 # Needs root and iproute2: it fails (does not skip) without them.
 set -uo pipefail
-if [ "$(id -u)" -ne 0 ]; then
-  echo "multinode_test needs root to make network namespaces" >&2
-  exit 1
-fi
-if ! command -v ip >/dev/null; then
-  echo "multinode_test needs iproute2 (ip)" >&2
-  exit 1
-fi
-demo=tools/multinode/demo.sh
-client=$PWD/tests/tools/multinode_client
-intruder=$PWD/tests/tools/intruder
-export PMIXRUN=$PWD/tools/pmixrun/pmixrun
-export PMIXD=$PWD/tools/pmixd/pmixd
-tmp=$(mktemp -d /tmp/mntest.XXXXXX)
-export TMPDIR=$tmp  # short socket paths
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-export MULTINODE_TAG=mnt$$  # the namespaces of this run (others may run beside it)
-
 # shellcheck source=tests/tools/multinode_expect.sh
 . tests/tools/multinode_expect.sh
+multinode_setup multinode_test mntest
+client=$PWD/tests/tools/multinode_client
+intruder=$PWD/tests/tools/intruder
+export MULTINODE_TAG=mnt$$  # the namespaces of this run (others may run beside it)
 
 run() {  # NODES PER_NODE PROGRAM ARGS... (PMIXRUN_ARGS, MULTINODE_KILL from the caller)
   timeout 120 "$demo" "$@" >"$tmp/out" 2>&1
