@@ -334,9 +334,7 @@ session::lookup session::resolve_local(const proc_id& target, const std::string&
   return lookup::ask_server;
 }
 
-namespace {
-// Every value of a process as one: an array of PMIX_INFO, none if empty.
-bool all_value(info_list&& items, value& out) {
+bool all_values(info_list&& items, value& out) {
   if (items.empty()) return false;
   array_value a{PMIX_INFO, {}};
   a.elements.reserve(items.size());
@@ -344,25 +342,18 @@ bool all_value(info_list&& items, value& out) {
   out = value::array(std::move(a));
   return true;
 }
-}  // namespace
 
 session::lookup session::resolve_all(const proc_id& target, bool optional, value& out) {
   std::lock_guard<std::mutex> guard{mutex_};
   // As a get of one key: a peer's data is asked for once per fence.
   if (!(target == self_ || !conn_ || optional || data_.has_complete_data(target))) return lookup::ask_server;
-  return all_value(data_.all_of(target), out) ? lookup::found : lookup::not_found;
+  return all_values(data_.all_of(target), out) ? lookup::found : lookup::not_found;
 }
 
 pmix_status_t session::fetch(const proc_id& target, const std::string& key, const info_list& info,
                              value_fn done) {
   if (!conn_) return PMIX_ERR_NOT_FOUND;
-  if (openpmix_) {
-    if (key.empty()) {
-      log::warning("client", "PMIx_Get of all of ", to_string(target), "'s data: not supported under an OpenPMIx server");
-      return PMIX_ERR_NOT_SUPPORTED;
-    }
-    return openpmix_fetch(target, key, info, std::move(done));
-  }
+  if (openpmix_) return openpmix_fetch(target, key, info, std::move(done));
   auto self = shared_from_this();
   return conn_->request(
       protocol::body::get, protocol::get_request(target, key, info),
@@ -414,7 +405,7 @@ pmix_status_t session::fetch(const proc_id& target, const std::string& key, cons
       }
       const value* v = nullptr;
       if (key.empty()) {
-        have = all_value(self->data_.all_of(of), found);
+        have = all_values(self->data_.all_of(of), found);
       } else if (is_reserved(key)) {
         if (of.rank < rank_valid_limit) v = self->data_.rank_value(of, key);
         if (v == nullptr) v = self->data_.job_value(of.nspace, key);

@@ -33,6 +33,10 @@ using value_fn = std::function<void(pmix_status_t, const value*)>;
 // thread, with the way to post the chain's later steps to that thread.
 using event_fn = std::function<void(event, task_poster)>;
 
+// Every value of a process as one (what PMIx_Get answers for a NULL key): an
+// array of PMIX_INFO; false, and `out` untouched, if there is none.
+bool all_values(info_list&& items, value& out);
+
 class session : public std::enable_shared_from_this<session> {
  public:
   // Connects to the server named by `uri` ("<nspace>.<rank>;uds://<path>") as

@@ -230,6 +230,30 @@ TEST_SUITE("our clients under OpenPMIx's server") {
     CHECK_FALSE(contains(out, "probe PMIx_Fence PMIX_SUCCESS"));
   }
 
+  TEST_CASE("[issue 40] a NULL key asks the OpenPMIx server for all of a peer's data: what the peer committed "
+            "and what its server holds of it, as one array") {
+    temp_dir dir;
+    // A plain fence: no rank holds another's data until it asks; rank 0
+    // asks for all of rank 1's and rank 2's, rank 1 for rank 0's.
+    auto h = ranks(dir, 3,
+                   {"init", "put:color=blue", "put:shape=round", "commit", "fence", "@0:get:1:-", "@0:get:2:-",
+                    "@1:get:0:-", "@0:get:1:shape", "fence", "finalize"});
+    CHECK_MESSAGE(h.exited_with(0), h.errors());
+    const auto out = h.output();
+    CAPTURE(out);
+    CAPTURE(h.errors());
+    for (const std::string r : {"1", "2", "0"}) {
+      const auto at = out.find("get:" + r + ":- PMIX_SUCCESS [");
+      REQUIRE_MESSAGE(at != std::string::npos, r);
+      const auto items = out.substr(at, out.find('\n', at) - at);
+      CHECK_MESSAGE(contains(items, "color=blue"), items);
+      CHECK_MESSAGE(contains(items, "shape=round"), items);
+      CHECK_MESSAGE(contains(items, "pmix.lrank=" + r), items);  // the server's of that rank
+    }
+    CHECK(count(out, "get:1:shape PMIX_SUCCESS round\n") == 1);
+    CHECK(count(out, "finalize PMIX_SUCCESS") == 3);
+  }
+
   TEST_CASE("[issue 36] a job with ranks on both libraries: OpenPMIx's client and ours put, fence with data, get "
             "each other's, publish and look each other up") {
     temp_dir dir;
