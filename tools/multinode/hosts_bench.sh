@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# tools/multinode/hosts_bench.sh [--nodes "4 8"] [--iters 50] [--rounds 3]
+# tools/multinode/hosts_bench.sh [--nodes "4 8"] [--ppn "4"] [--iters 50] [--rounds 3]
 #
 # The data fence of MPI_Init under real hosts across network-namespace
-# nodes (4 ranks per node): every rank Puts a 64-byte key and Commits, all
-# enter a collecting fence, every rank times every fence (bench_client
-# datafence; the medians count every rank's every fence). Under
+# nodes (--ppn ranks per node, 4 by default; a row for each nodes x ppn):
+# every rank Puts a 64-byte key and Commits, all enter a collecting fence,
+# every rank times every fence (bench_client datafence; the medians count
+# every rank's every fence). Under
 #   (a) Debian's mpirun on OpenPMIx (the program built against OpenPMIx),
 #   (b) the same mpirun on our library (LD_LIBRARY_PATH; our program),
 #   (c) srun --mpi=pmix on a Slurm cluster with our library (slurm_nodes.sh)
@@ -20,11 +21,13 @@
 # failed (its cell is "-").
 set -uo pipefail
 nodes_list="4 8"
+ppn_list=4
 iters=50
 rounds=3
 while [ $# -gt 0 ]; do
   case $1 in
     --nodes) nodes_list=$2; shift 2 ;;
+    --ppn) ppn_list=$2; shift 2 ;;
     --iters) iters=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     *) sed -n '2,2p' "$0" >&2; exit 2 ;;
@@ -89,16 +92,17 @@ rtt=$("$here/fence_bench.sh" --rtt-only 2>/dev/null | sed -n 's/^rtt_us //p')
 echo "| nodes x ranks | (a) mpirun, OpenPMIx (us) | (b) mpirun, ours (us) | b/a | (c) srun, OpenPMIx (us) | (c) srun, ours (us) | ours/OpenPMIx | (d) pmixrun + pmixd (us) | d/a |"
 echo "|---|---|---|---|---|---|---|---|---|"
 for nodes in $nodes_list; do
-  n=$((nodes * 4))
+for ppn in $ppn_list; do
+  n=$((nodes * ppn))
   tag=$(printf 'hb%x' $$)
   results=()
   # mpirun: its own namespaces
   netns_up "$tag" "$nodes" 10.75.0 || exit 1
-  netns_mpirun_kit "$work/mpi" "$tag" "$nodes" 10.75.0 4 || exit 1
+  netns_mpirun_kit "$work/mpi" "$tag" "$nodes" 10.75.0 "$ppn" || exit 1
   for r in $(seq "$rounds"); do
     run a "$work/a.out" timeout 300 "$work/mpi/bin/mpirun" --allow-run-as-root -np "$n" "$theirs" datafence "$iters"
     LD_LIBRARY_PATH=$lib run b "$work/b.out" timeout 300 "$work/mpi/bin/mpirun" --allow-run-as-root -np "$n" "$ours" datafence "$iters"
-    MULTINODE_SUBNET=10.74.0 PMIXRUN_ARGS="--quiet --timeout 200" run d "$work/d.out" timeout 300 "$here/demo.sh" "$nodes" 4 "$ours" datafence "$iters"
+    MULTINODE_SUBNET=10.74.0 PMIXRUN_ARGS="--quiet --timeout 200" run d "$work/d.out" timeout 300 "$here/demo.sh" "$nodes" "$ppn" "$ours" datafence "$iters"
   done
   netns_down
   # Slurm: a cluster on each library in turn, each round
@@ -119,7 +123,8 @@ for nodes in $nodes_list; do
   done
   a=$(med_of "${results[a]}") b=$(med_of "${results[b]}") d=$(med_of "${results[d]}")
   co=$(med_of "${results[copenpmix]}") cu=$(med_of "${results[cours]}")
-  echo "| $nodes x 4 | $a | $b | $(ratio "$b" "$a") | $co | $cu | $(ratio "$cu" "$co") | $d | $(ratio "$d" "$a") |"
+  echo "| $nodes x $ppn | $a | $b | $(ratio "$b" "$a") | $co | $cu | $(ratio "$cu" "$co") | $d | $(ratio "$d" "$a") |"
+done
 done
 echo
 echo "Network round trip between two of the namespaces (TCP, 64 bytes, median of 200): ${rtt:-?} us."
