@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <map>
 #include <set>
+#include <thread>
 #include <mutex>
 
 #include "api/server_runtime_abi.h"
@@ -78,15 +79,49 @@ namespace {
 // The node's state the up-calls reach (one server per process: one node).
 struct node_state {
   int ctl = -1;
-  std::mutex write_mutex;
   std::mutex mutex;
   std::uint32_t next_id = 1;
   std::map<std::uint32_t, std::pair<pmix_modex_cbfunc_t, void*>> pending;  // fences and direct modex
   std::atomic<std::int64_t> connected{0}, finalized{0}, fences{0}, dmodex{0};
 
+  // The frames for the driver (the server's up-calls come on its threads,
+  // answers on this loop's): a writer thread sends what gathered while it
+  // wrote the last, one write for a burst of direct-modex requests.
+  std::mutex out_mutex;
+  std::condition_variable out_ready;
+  std::string out;
+  bool out_closing = false;
+  std::thread out_writer;
   void send(std::string frame) {
-    std::lock_guard<std::mutex> guard{write_mutex};
-    write_all(ctl, frame);
+    std::lock_guard<std::mutex> guard{out_mutex};
+    const bool was_empty = out.empty();
+    out += frame;
+    if (was_empty) out_ready.notify_one();
+  }
+  void start_writer() {
+    out_closing = false;
+    out_writer = std::thread([this] {
+      std::string batch;
+      for (;;) {
+        {
+          std::unique_lock<std::mutex> guard{out_mutex};
+          out_ready.wait(guard, [this] { return !out.empty() || out_closing; });
+          if (out.empty()) return;
+          batch.swap(out);
+        }
+        write_all(ctl, batch);
+        batch.clear();
+      }
+    });
+  }
+  // Sends what is left, then ends the writer.
+  void stop_writer() {
+    {
+      std::lock_guard<std::mutex> guard{out_mutex};
+      out_closing = true;
+    }
+    out_ready.notify_one();
+    if (out_writer.joinable()) out_writer.join();
   }
   std::uint32_t remember(pmix_modex_cbfunc_t cb, void* cbdata) {
     std::lock_guard<std::mutex> guard{mutex};
@@ -337,6 +372,11 @@ int run_node(const plan& p, std::uint32_t node, int ctl_fd, const std::string& t
   state.connected = state.finalized = state.fences = state.dmodex = 0;
   gone.clear();
   the_node = &state;
+  state.start_writer();
+  struct writer_stop {
+    node_state& s;
+    ~writer_stop() { s.stop_writer(); }
+  } stop_at_return{state};
   pmix_server_module_t module{};
   module.client_connected = on_connected;
   module.client_finalized = on_finalized;
