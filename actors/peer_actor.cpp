@@ -2073,16 +2073,18 @@ caf::behavior peer_actor_impl::make_behavior() {
   // A peer that fails (ends abnormally) shuts its socket, so that its client
   // learns it at once instead of waiting forever (found by the fault plane,
   // kill:peer; docs/fault-injection.md).
-  attach_functor([conn = std::weak_ptr<transport::connection>(state.conn),
-                  faults = state.ctx->faults](const caf::error& reason) {
+  // Pushes it held for a stopped stdin go with it (actors/stdin_flow.hpp).
+  // (One functor for both: each attached functor is an allocation per
+  // connected client.)
+  attach_functor([conn = std::weak_ptr<transport::connection>(state.conn), ctx = state.ctx,
+                  me = address()](const caf::error& reason) {
+    ctx->stdin_control->drop(me);
     if (reason == caf::exit_reason::normal) return;
     auto c = conn.lock();
     if (!c) return;
-    if (faults) faults->closed(c->id());  // what it left unanswered, its client learns by the end of the stream
+    if (ctx->faults) ctx->faults->closed(c->id());  // what it left unanswered, its client learns by the end of the stream
     c->shutdown();
   });
-  // Pushes it held for a stopped stdin go with it (actors/stdin_flow.hpp).
-  attach_functor([flow = state.ctx->stdin_control, me = address()] { flow->drop(me); });
   // Its rank actor failed (found by the fault plane, seed 7,
   // kill:rank:at=fence:rank=1): what the rank knew of this process is gone,
   // so the connection ends and the client learns it (lost connection).
