@@ -771,13 +771,13 @@ node_link& driver::link_of(std::uint64_t tag) {
 }
 
 void driver::flush_links() {
-  std::vector<std::uint64_t> tags;
-  tags.swap(dirty_);
-  for (auto tag : tags) {
+  // link_flush sends nothing new: the list does not change under it.
+  for (auto tag : dirty_) {
     auto& l = link_of(tag);
     l.dirty = false;
     if (!l.waiting) link_flush(l, tag);
   }
+  dirty_.clear();
 }
 
 int driver::wait_events(std::vector<epoll_event>& events, int timeout_ms) {
@@ -835,13 +835,8 @@ bool driver::link_read(node_link& l, const std::function<void(std::string_view)>
     if (static_cast<std::size_t>(k) < sizeof buf) break;
   }
   std::size_t pos = 0;
-  while (l.in.size() - pos >= 4) {
-    std::uint32_t len = 0;
-    std::memcpy(&len, l.in.data() + pos, 4);
-    if (l.in.size() - pos - 4 < len) break;
-    on_message(std::string_view{l.in}.substr(pos + 4, len));
-    pos += 4 + len;
-  }
+  std::string_view payload;
+  while (take_frame(l.in, pos, payload)) on_message(payload);
   l.in.erase(0, pos);
   return open;
 }

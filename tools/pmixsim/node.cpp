@@ -55,6 +55,16 @@ bool read_frame(int fd, std::string& out) {
   return true;
 }
 
+bool take_frame(std::string_view buf, std::size_t& pos, std::string_view& payload) {
+  if (buf.size() - pos < 4) return false;
+  std::uint32_t n = 0;
+  std::memcpy(&n, buf.data() + pos, 4);
+  if (buf.size() - pos - 4 < n) return false;
+  payload = buf.substr(pos + 4, n);
+  pos += 4 + n;
+  return true;
+}
+
 node_stats own_stats() {
   node_stats s;
   const struct mallinfo2 m = mallinfo2();
@@ -297,17 +307,10 @@ pmix_status_t deregister(const plan& p, std::uint32_t node, const std::string& n
 class frame_source {
  public:
   explicit frame_source(int fd) : fd_(fd) {}
-  bool next(std::string& out) {
+  // The next frame's payload, valid until the next call.
+  bool next(std::string_view& out) {
     for (;;) {
-      if (buf_.size() - pos_ >= 4) {
-        std::uint32_t n = 0;
-        std::memcpy(&n, buf_.data() + pos_, 4);
-        if (buf_.size() - pos_ - 4 >= n) {
-          out.assign(buf_, pos_ + 4, n);
-          pos_ += 4 + n;
-          return true;
-        }
-      }
+      if (take_frame(buf_, pos_, out)) return true;
       buf_.erase(0, pos_);
       pos_ = 0;
       char chunk[65536];
@@ -427,7 +430,7 @@ int run_node(const plan& p, std::uint32_t node, int ctl_fd, const std::string& t
   state.send(writer{ctl::ready}.u32(static_cast<std::uint32_t>(rc)).str(uri).stats(stats_now()).done());
   if (rc != PMIX_SUCCESS) return 1;
 
-  std::string frame;
+  std::string_view frame;
   frame_source source{ctl_fd};
   while (source.next(frame)) {
     reader in{frame};

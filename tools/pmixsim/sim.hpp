@@ -228,6 +228,9 @@ class reader {
 bool write_all(int fd, std::string_view bytes);
 // Reads one whole frame's payload (blocking). False when the other end is gone.
 bool read_frame(int fd, std::string& out);
+// The whole frame at `pos` of `buf` (its payload), moving `pos` past it;
+// false when `buf` holds only part of one from `pos` on.
+bool take_frame(std::string_view buf, std::size_t& pos, std::string_view& payload);
 
 // The server of one simulated node (node.cpp): PMIx_server_init with a host
 // module whose fence_nb and direct_modex go to the driver over `ctl_fd`,
