@@ -250,21 +250,22 @@ pmix_status_t session::openpmix_fetch(const proc_id& target, const std::string& 
             if (p.rank == rank_wildcard) self->data_.merge_job(p.nspace, std::move(items));
             else self->data_.add_peer_values(p, std::move(items));
           }
-          const value* v = nullptr;
           if (key.empty()) {
             // A NULL key (no key on the wire): the server answered all it
             // holds of the process, which is now here with the rest.
             have = all_values(self->data_.all_of(target), found);
-          } else if (reserved_key(key)) {
-            if (target.rank < rank_valid_limit) v = self->data_.rank_value(target, key);
-            if (v == nullptr) v = self->data_.job_value(target.nspace, key);
-          }
-          if (v == nullptr && !key.empty()) v = self->data_.peer_value(target, key);
-          if (v == nullptr && !key.empty() && target.rank >= rank_valid_limit)
-            v = self->data_.job_value(target.nspace, key);
-          if (v != nullptr) {
-            found = *v;
-            have = true;
+          } else {
+            const value* v = nullptr;
+            if (reserved_key(key)) {
+              if (target.rank < rank_valid_limit) v = self->data_.rank_value(target, key);
+              if (v == nullptr) v = self->data_.job_value(target.nspace, key);
+            }
+            if (v == nullptr) v = self->data_.peer_value(target, key);
+            if (v == nullptr && target.rank >= rank_valid_limit) v = self->data_.job_value(target.nspace, key);
+            if (v != nullptr) {
+              found = *v;
+              have = true;
+            }
           }
         }
         done(have ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND, have ? &found : nullptr);
