@@ -53,6 +53,7 @@ void nspace_state::on_rank_failed(caf::stateful_actor<nspace_state>* self, rank_
   }
   finalized_ranks.erase(rank);
   ranks.erase(it);
+  auto& gets_in_flight = held->gets;
   for (auto g = gets_in_flight.begin(); g != gets_in_flight.end();) {
     if (g->second.first != rank) {
       ++g;
@@ -147,9 +148,14 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
   self->set_exit_handler([=](caf::exit_msg& em) {
     if (em.reason != caf::exit_reason::normal) self->quit(em.reason);
   });
-  self->attach_functor([ranks = st.ranks_held, me = self->address()](const caf::error& reason) {
-    if (reason == caf::exit_reason::normal) return;
-    for (auto& [rank, a] : *ranks) caf::anon_send(a, caf::exit_msg{me, reason});
+  // Also answers the requests it held for its rank actors (held_state).
+  self->attach_functor([held = st.held, me = self->address()](const caf::error& reason) {
+    if (reason != caf::exit_reason::normal)
+      for (auto& [rank, a] : held->ranks) caf::anon_send(a, caf::exit_msg{me, reason});
+    for (auto& [id, rp] : held->connects) rp.deliver(connect_result{PMIX_ERR_UNREACH, {}, {}, nullptr, {}});
+    for (auto& [id, g] : held->gets) g.second.deliver(get_result{PMIX_ERR_LOST_CONNECTION, {}});
+    held->connects.clear();
+    held->gets.clear();
   });
 
   return {
@@ -179,7 +185,8 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
           return connect_result{PMIX_ERR_NOT_FOUND, {}, {}, nullptr, {}};
         }
         st.lost.erase(r);
-        auto rp = self->make_response_promise();
+        const auto id = st.next_request++;
+        st.held->connects.emplace(id, self->make_response_promise());
         auto job = st.job;
         // Every client of the namespace gets the same job data: a large one
         // is written once, as shared data (docs/wire-format.md).
@@ -192,24 +199,28 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
         auto job_shared = st.job_shared;
         auto budget = st.budget;
         ++st.inflight;
+        auto answer = [self, id](connect_result res) {
+          auto& st = self->state;
+          auto it = st.held->connects.find(id);
+          if (it == st.held->connects.end()) return;
+          auto rp = std::move(it->second);
+          st.held->connects.erase(it);
+          --st.inflight;
+          st.report_if_idle(self);
+          rp.deliver(std::move(res));
+        };
         // The rank reports the process live (rank_state_msg) before it
         // answers, so `live` is current when the answer arrives.
         self->request(st.rank_actor_for(self, r), caf::infinite, std::move(msg))
             .then(
-                [=](connect_result& res) mutable {
+                [=](connect_result& res) {
                   res.job = job;
                   res.job_shared = job_shared;
                   res.budget = budget;
-                  --self->state.inflight;
-                  self->state.report_if_idle(self);
-                  rp.deliver(std::move(res));
+                  answer(std::move(res));
                 },
-                [=](caf::error&) mutable {
-                  --self->state.inflight;
-                  self->state.report_if_idle(self);
-                  rp.deliver(connect_result{PMIX_ERR_UNREACH, {}, {}, nullptr, {}});
-                });
-        return rp;
+                [=](caf::error&) { answer(connect_result{PMIX_ERR_UNREACH, {}, {}, nullptr, {}}); });
+        return caf::delegated<connect_result>{};
       },
       [=](const rank_state_msg& msg) {
         auto& st = self->state;
@@ -224,12 +235,12 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
         auto& st = self->state;
         if (msg.target.rank >= rank_valid_limit) return get_result{PMIX_ERR_BAD_PARAM, {}};
         if (st.is_lost(msg.target.rank)) return get_result{PMIX_ERR_LOST_CONNECTION, {}};
-        auto rp = self->make_response_promise();
-        const auto id = st.next_get++;
-        st.gets_in_flight.emplace(id, std::make_pair(msg.target.rank, rp));
-        // Answered once: by the rank, or by on_rank_failed if it fails first.
+        const auto id = st.next_request++;
+        st.held->gets.emplace(id, std::make_pair(msg.target.rank, self->make_response_promise()));
+        // Answered once: by the rank, or by on_rank_failed if it fails
+        // first, or by the functor if this actor fails.
         auto answer = [self, id](get_result r) {
-          auto& gets = self->state.gets_in_flight;
+          auto& gets = self->state.held->gets;
           auto it = gets.find(id);
           if (it == gets.end()) return;
           it->second.second.deliver(std::move(r));
@@ -238,7 +249,7 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
         self->request(st.rank_actor_for(self, msg.target.rank), caf::infinite, std::move(msg))
             .then([answer](get_result& r) { answer(std::move(r)); },
                   [answer](caf::error&) { answer(get_result{PMIX_ERR_NOT_FOUND, {}}); });
-        return rp;
+        return caf::delegated<get_result>{};
       },
       [=](const get_cancel_msg& msg) {
         // Only a rank actor that exists can hold the get.

@@ -47,25 +47,34 @@ struct nspace_state {
   // it was made from (the job data changes with pset and resource updates).
   std::shared_ptr<const transport::shared_data> job_shared;
   std::shared_ptr<const std::string> job_shared_of;
-  // The rank actors, monitored, not linked: CAF 0.17 keeps an actor's links
-  // and monitors in one list that it scans to remove one, so N links made
-  // unlinking them all O(N^2) (pmixsim's 10,000-rank teardown). A rank that
-  // fails is seen by its down message; the ranks go with a namespace that
-  // fails through the functor attached at start, which holds this map too.
-  std::shared_ptr<std::map<rank_t, caf::actor>> ranks_held = std::make_shared<std::map<rank_t, caf::actor>>();
-  std::map<rank_t, caf::actor>& ranks = *ranks_held;
+  // What must be settled when this actor fails, shared with the functor
+  // attached at start (CAF 0.17 runs it after the state is gone):
+  // - the rank actors, monitored, not linked: CAF 0.17 keeps an actor's
+  //   links and monitors in one list that it scans to remove one, so N links
+  //   made unlinking them all O(N^2) (pmixsim's 10,000-rank teardown). A rank
+  //   that fails is seen by its down message; the ranks go with a namespace
+  //   that fails, sent an exit by the functor;
+  // - the promises of requests handed to a rank actor and not answered yet,
+  //   by number: a rank actor that fails does not answer the promises it
+  //   holds and CAF 0.17 drops them, nor are this actor's answered when it
+  //   fails. on_rank_failed answers a failed rank's gets (tests/faults
+  //   matrix_test, kill:rank:at=get); the functor answers all of them when
+  //   the namespace fails (matrix_test kill:nspace:at=fence: a process still
+  //   in PMIx_Init was never answered).
+  struct held_state {
+    std::map<rank_t, caf::actor> ranks;
+    std::map<std::uint64_t, std::pair<rank_t, caf::response_promise>> gets;
+    std::map<std::uint64_t, caf::response_promise> connects;
+  };
+  std::shared_ptr<held_state> held = std::make_shared<held_state>();
+  std::map<rank_t, caf::actor>& ranks = held->ranks;
   // What each rank actor added to nfinalized: taken back if it fails.
   std::map<caf::actor_addr, int> finalized_by;
   // Ranks whose actor failed with a live process (and, after a restart,
   // every rank): a get for one is answered PMIX_ERR_LOST_CONNECTION instead
   // of waiting for a process, until a process of the rank connects again.
   std::set<rank_t> lost;
-  // Gets handed to a rank actor and not answered yet, by number: a rank
-  // actor that fails does not answer the promises it holds (CAF 0.17 drops
-  // them), so on_rank_failed answers these (tests/faults matrix_test,
-  // kill:rank:at=get).
-  std::map<std::uint64_t, std::pair<rank_t, caf::response_promise>> gets_in_flight;
-  std::uint64_t next_get = 0;
+  std::uint64_t next_request = 0;  // numbers the entries of held->gets and held->connects
   bool all_lost = false;
   bool is_lost(rank_t r) const { return ranks.count(r) == 0 && (all_lost || lost.count(r) != 0); }
   epilog cleanup;  // the namespace epilog: runs at deregistration

@@ -385,6 +385,45 @@ TEST_SUITE("server_actor") {
     CHECK(log0->fences[0].status == PMIX_ERR_PROC_TERM_WO_SYNC);
   }
 
+  // tests/faults matrix_test, kill:nspace:at=fence:rank=1: a process still
+  // in PMIx_Init when its namespace actor failed was never answered (its
+  // client's watchdog stopped it, "SILENT :0 init"). The namespace held the
+  // connect's promise while its rank actor answered, and CAF 0.17 drops the
+  // promises of an actor that ends. Here the kill (rank 1's, through its
+  // rank actor) reaches the namespace after it handed rank 0's connect to
+  // rank 0's actor and before that actor's answer.
+  TEST_CASE("a connect held by a namespace actor that fails is answered PMIX_ERR_UNREACH") {
+    fixture f;
+    std::shared_ptr<probe_log> log0, log1;
+    caf::actor p0, p1;
+    std::tie(log0, log1, p0, p1) = f.two_rank_job();
+    REQUIRE(f.call(register_client_msg{proc_id{"job", 0}, 0, 0, nullptr, nullptr}) == PMIX_SUCCESS);
+    REQUIRE(f.call(register_client_msg{proc_id{"job", 1}, 0, 0, nullptr, nullptr}) == PMIX_SUCCESS);
+    caf::anon_send(p1, connect_msg{proc_id{"job", 1}, {0, 0, 102}, peer_role::client, {}, 7}, f.server);
+    f.sched->run();
+    REQUIRE(log1->connects.size() == 1);
+    REQUIRE(log1->connects[0].status == PMIX_SUCCESS);
+    const auto rank1 = log1->connects[0].rank;
+
+    caf::anon_send(p0, connect_msg{proc_id{"job", 0}, {0, 0, 101}, peer_role::client, {}, 8}, f.server);
+    REQUIRE(f.sched->try_run_once());  // the peer asks the server
+    REQUIRE(f.sched->try_run_once());  // the server hands the connect to the namespace
+    caf::anon_send(rank1, fault_kill_nspace_atom::value);
+    REQUIRE(f.sched->try_run_once());  // the namespace asks rank 0's actor
+    REQUIRE(f.sched->try_run_once());  // rank 1's actor passes the kill on
+    REQUIRE(f.sched->try_run_once());  // rank 0's actor answers, behind the kill
+    f.sched->run();
+    REQUIRE(log0->connects.size() == 1);
+    CHECK(log0->connects[0].status == PMIX_ERR_UNREACH);
+    // The server restarted the namespace: a new process of rank 0 is served.
+    auto log2 = std::make_shared<probe_log>();
+    auto p2 = f.peer(log2);
+    caf::anon_send(p2, connect_msg{proc_id{"job", 0}, {0, 0, 103}, peer_role::client, {}, 9}, f.server);
+    f.sched->run();
+    REQUIRE(log2->connects.size() == 1);
+    CHECK(log2->connects[0].status == PMIX_SUCCESS);
+  }
+
   TEST_CASE("a fence over a namespace with ranks elsewhere and no host is not supported") {
     fixture f;
     REQUIRE(f.call(register_nspace_msg{"job", 1, two_node_job(), nullptr}) == PMIX_SUCCESS);
