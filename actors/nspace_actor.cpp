@@ -23,10 +23,10 @@ const char* nspace_state::name = "pmix.nspace";
 
 caf::actor nspace_state::rank_actor_for(caf::stateful_actor<nspace_state>* self, rank_t r) {
   auto it = ranks.find(r);
-  if (it != ranks.end()) return it->second;
+  if (it != ranks.end()) return it->second.actor;
   auto a = spawn_rank_actor(self, proc_id{nspace, r}, tool, caf::actor_cast<caf::actor>(self), server, ctx);
   self->monitor(a);
-  ranks.emplace(r, a);
+  ranks.emplace(r, rank_entry{a, false});
   return a;
 }
 
@@ -40,14 +40,26 @@ void nspace_state::check_all_finalized() {
 }
 
 void nspace_state::report_if_idle(caf::stateful_actor<nspace_state>* self) {
-  if (tool && live.empty() && inflight == 0) self->send(server, tool_nspace_idle_msg{nspace, epoch});
+  if (tool && nlive == 0 && inflight == 0) self->send(server, tool_nspace_idle_msg{nspace, epoch});
+}
+
+void nspace_state::set_live(rank_t rank, bool live) {
+  auto it = ranks.find(rank);
+  if (it == ranks.end() || it->second.live == live) return;
+  it->second.live = live;
+  if (live)
+    ++nlive;
+  else
+    --nlive;
 }
 
 void nspace_state::on_rank_failed(caf::stateful_actor<nspace_state>* self, rank_t rank) {
   log::error("nspace", nspace, ": the actor of rank ", rank, " failed");
   auto it = ranks.find(rank);
   if (it == ranks.end()) return;
-  if (auto f = finalized_by.find(it->second.address()); f != finalized_by.end()) {
+  const bool was_live = it->second.live;
+  set_live(rank, false);
+  if (auto f = finalized_by.find(it->second.actor.address()); f != finalized_by.end()) {
     nfinalized -= f->second;
     finalized_by.erase(f);
   }
@@ -62,7 +74,7 @@ void nspace_state::on_rank_failed(caf::stateful_actor<nspace_state>* self, rank_
     g->second.second.deliver(get_result{PMIX_ERR_LOST_CONNECTION, {}});
     g = gets_in_flight.erase(g);
   }
-  if (live.erase(rank) > 0) {
+  if (was_live) {
     lost.insert(rank);
     // Its processes lose their connections (their peers watch the rank).
     const rank_state_msg gone{proc_id{nspace, rank}, false, PMIX_ERR_LOST_CONNECTION};
@@ -87,8 +99,8 @@ void fan_out(self_ptr self, const caf::message& msg, Combine combine, Done done)
   auto remaining = std::make_shared<std::size_t>(st.ranks.size());
   auto finish = std::make_shared<Done>(std::move(done));
   if (*remaining == 0) return (*finish)();
-  for (auto& [rank, actor] : st.ranks)
-    self->request(actor, caf::infinite, msg)
+  for (auto& [rank, r] : st.ranks)
+    self->request(r.actor, caf::infinite, msg)
         .then(
             [=](Reply& r) {
               combine(r);
@@ -142,7 +154,7 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
     if (dm.reason == caf::exit_reason::normal) return;
     auto& st = self->state;
     auto it = std::find_if(st.ranks.begin(), st.ranks.end(),
-                           [&](const auto& r) { return r.second.address() == dm.source; });
+                           [&](const auto& r) { return r.second.actor.address() == dm.source; });
     if (it != st.ranks.end()) st.on_rank_failed(self, it->first);
   });
   self->set_exit_handler([=](caf::exit_msg& em) {
@@ -151,7 +163,7 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
   // Also answers the requests it held for its rank actors (held_state).
   self->attach_functor([held = st.held, me = self->address()](const caf::error& reason) {
     if (reason != caf::exit_reason::normal)
-      for (auto& [rank, a] : held->ranks) caf::anon_send(a, caf::exit_msg{me, reason});
+      for (auto& [rank, r] : held->ranks) caf::anon_send(r.actor, caf::exit_msg{me, reason});
     for (auto& [id, rp] : held->connects) rp.deliver(connect_result{PMIX_ERR_UNREACH, {}, {}, nullptr, {}});
     for (auto& [id, g] : held->gets) g.second.deliver(get_result{PMIX_ERR_LOST_CONNECTION, {}});
     held->connects.clear();
@@ -165,7 +177,8 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
         auto it = st.ranks.find(msg.proc.rank);
         if (it == st.ranks.end())
           return msg.done->deliver(msg.registered ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND);
-        auto a = it->second;
+        auto a = it->second.actor;
+        st.set_live(msg.proc.rank, false);
         st.ranks.erase(it);
         st.finalized_by.erase(a.address());
         auto done = msg.done;
@@ -224,12 +237,8 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
       },
       [=](const rank_state_msg& msg) {
         auto& st = self->state;
-        if (msg.live) {
-          st.live.insert(msg.proc.rank);
-        } else {
-          st.live.erase(msg.proc.rank);
-          st.report_if_idle(self);
-        }
+        st.set_live(msg.proc.rank, msg.live);
+        if (!msg.live) st.report_if_idle(self);
       },
       [=](get_msg& msg) -> caf::result<get_result> {
         auto& st = self->state;
@@ -254,7 +263,7 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
       [=](const get_cancel_msg& msg) {
         // Only a rank actor that exists can hold the get.
         auto it = self->state.ranks.find(msg.target.rank);
-        if (it != self->state.ranks.end()) self->send(it->second, msg);
+        if (it != self->state.ranks.end()) self->send(it->second.actor, msg);
       },
       [=](const register_epilog_msg& msg) -> pmix_status_t {
         std::string error;
@@ -351,11 +360,11 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
         // have nobody to tell.
         auto& st = self->state;
         if (msg.ranks.empty()) {
-          for (auto& [rank, a] : st.ranks) self->send(a, msg);
+          for (auto& [rank, r] : st.ranks) self->send(r.actor, msg);
           return;
         }
         for (auto r : msg.ranks)
-          if (auto it = st.ranks.find(r); it != st.ranks.end()) self->send(it->second, msg);
+          if (auto it = st.ranks.find(r); it != st.ranks.end()) self->send(it->second.actor, msg);
       },
       [=](const finalized_count_msg& msg) {
         auto& st = self->state;
@@ -391,7 +400,7 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
         auto& st = self->state;
         auto rp = self->make_response_promise();
         st.check_all_finalized();
-        for (auto& [rank, a] : st.ranks) self->demonitor(a);
+        for (auto& [rank, r] : st.ranks) self->demonitor(r.actor);
         fan_out<bool>(
             self, caf::make_message(deregister_msg{}), [](bool) {},
             [=]() mutable {

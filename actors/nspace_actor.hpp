@@ -61,13 +61,19 @@ struct nspace_state {
   //   matrix_test, kill:rank:at=get); the functor answers all of them when
   //   the namespace fails (matrix_test kill:nspace:at=fence: a process still
   //   in PMIx_Init was never answered).
+  // A rank actor, and whether it has a live process (rank_state_msg): in
+  // the map's node, not a set of its own (a node per connected client).
+  struct rank_entry {
+    caf::actor actor;
+    bool live = false;
+  };
   struct held_state {
-    std::map<rank_t, caf::actor> ranks;
+    std::map<rank_t, rank_entry> ranks;
     std::map<std::uint64_t, std::pair<rank_t, caf::response_promise>> gets;
     std::map<std::uint64_t, caf::response_promise> connects;
   };
   std::shared_ptr<held_state> held = std::make_shared<held_state>();
-  std::map<rank_t, caf::actor>& ranks = held->ranks;
+  std::map<rank_t, rank_entry>& ranks = held->ranks;
   // What each rank actor added to nfinalized: taken back if it fails.
   std::map<caf::actor_addr, int> finalized_by;
   // Ranks whose actor failed with a live process (and, after a restart,
@@ -91,7 +97,9 @@ struct nspace_state {
   bool tool = false;
   std::uint64_t epoch = 0;   // connects received
   int inflight = 0;          // connects received and not yet answered
-  std::set<rank_t> live;     // ranks with a live process
+  std::size_t nlive = 0;     // ranks with a live process (rank_entry::live)
+  // A rank's process is live or not (its actor's report).
+  void set_live(rank_t rank, bool live);
 
   // The rank's actor, created on first use when `create` is set.
   caf::actor rank_actor_for(caf::stateful_actor<nspace_state>* self, rank_t r);

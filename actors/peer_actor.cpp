@@ -54,6 +54,9 @@ enum class timed : std::uint8_t { get, lookup, query };
 const char* peer_state::name = "pmix.peer";
 
 peer_state::~peer_state() {
+  if (watching && rank)
+    caf::actor_cast<caf::abstract_actor*>(rank)->detach(
+        caf::default_attachable::observe_token{watching, caf::default_attachable::monitor});
   if (!budget) return;
   budget->give(job_budget::committed, committed_bytes);
   budget->give(job_budget::requests, requests_out());
@@ -172,14 +175,13 @@ void answer_gets_of_departed(self_ptr self) {
 
 // The peer watches its rank actor (a failed rank closes the connection).
 // The monitor is kept in the rank's list until removed, so the peer removes
-// it when it ends: a rank outlives thousands of peers of a cycling process
-// (lifecycle_test's cycling), each of whose memory it would keep.
+// it when it ends (its state's destructor, which CAF runs when the actor
+// ends, however: no functor to allocate per client): a rank outlives
+// thousands of peers of a cycling process (lifecycle_test's cycling), each
+// of whose memory it would keep.
 void watch_rank(self_ptr self) {
   self->monitor(self->state.rank);
-  self->attach_functor([rank = caf::actor_cast<caf::weak_actor_ptr>(self->state.rank), me = self->address()] {
-    if (auto r = caf::actor_cast<caf::strong_actor_ptr>(rank))
-      r->get()->detach(caf::default_attachable::observe_token{me, caf::default_attachable::monitor});
-  });
+  self->state.watching = self->address();
 }
 
 void on_connect(self_ptr self, std::uint64_t id, const wire::ConnectRequest& req) {

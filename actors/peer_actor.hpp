@@ -38,6 +38,9 @@ struct peer_state {
   context_ptr ctx;
   caf::actor server;
   caf::actor rank;  // the rank actor, after the handshake
+  // This actor's address once it monitors `rank` (watch_rank): the state's
+  // destructor removes the monitor from the rank's list.
+  caf::actor_addr watching;
   proc_id proc;
   peer_role role = peer_role::client;
   phase state = phase::handshake;
