@@ -22,11 +22,10 @@ namespace pmix::actors {
 const char* nspace_state::name = "pmix.nspace";
 
 caf::actor nspace_state::rank_actor_for(caf::stateful_actor<nspace_state>* self, rank_t r) {
-  auto it = ranks.find(r);
-  if (it != ranks.end()) return it->second.actor;
+  if (auto* e = ranks.find(r)) return e->actor;
   auto a = spawn_rank_actor(self, proc_id{nspace, r}, tool, caf::actor_cast<caf::actor>(self), server, ctx);
   self->monitor(a);
-  ranks.emplace(r, rank_entry{a, false});
+  ranks[r] = rank_entry{a, false};
   return a;
 }
 
@@ -44,9 +43,9 @@ void nspace_state::report_if_idle(caf::stateful_actor<nspace_state>* self) {
 }
 
 void nspace_state::set_live(rank_t rank, bool live) {
-  auto it = ranks.find(rank);
-  if (it == ranks.end() || it->second.live == live) return;
-  it->second.live = live;
+  auto* e = ranks.find(rank);
+  if (e == nullptr || e->live == live) return;
+  e->live = live;
   if (live)
     ++nlive;
   else
@@ -55,16 +54,16 @@ void nspace_state::set_live(rank_t rank, bool live) {
 
 void nspace_state::on_rank_failed(caf::stateful_actor<nspace_state>* self, rank_t rank) {
   log::error("nspace", nspace, ": the actor of rank ", rank, " failed");
-  auto it = ranks.find(rank);
-  if (it == ranks.end()) return;
-  const bool was_live = it->second.live;
+  auto* e = ranks.find(rank);
+  if (e == nullptr) return;
+  const bool was_live = e->live;
   set_live(rank, false);
-  if (auto f = finalized_by.find(it->second.actor.address()); f != finalized_by.end()) {
+  if (auto f = finalized_by.find(e->actor.address()); f != finalized_by.end()) {
     nfinalized -= f->second;
     finalized_by.erase(f);
   }
   finalized_ranks.erase(rank);
-  ranks.erase(it);
+  ranks.erase(rank);
   auto& gets_in_flight = held->gets;
   for (auto g = gets_in_flight.begin(); g != gets_in_flight.end();) {
     if (g->second.first != rank) {
@@ -99,8 +98,8 @@ void fan_out(self_ptr self, const caf::message& msg, Combine combine, Done done)
   auto remaining = std::make_shared<std::size_t>(st.ranks.size());
   auto finish = std::make_shared<Done>(std::move(done));
   if (*remaining == 0) return (*finish)();
-  for (auto& [rank, r] : st.ranks)
-    self->request(r.actor, caf::infinite, msg)
+  st.ranks.for_each([&](rank_t, auto& e) {
+    self->request(e.actor, caf::infinite, msg)
         .then(
             [=](Reply& r) {
               combine(r);
@@ -109,6 +108,7 @@ void fan_out(self_ptr self, const caf::message& msg, Combine combine, Done done)
             [=](caf::error&) {
               if (--*remaining == 0) (*finish)();
             });
+  });
 }
 
 }  // namespace
@@ -153,9 +153,11 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
   self->set_down_handler([=](caf::down_msg& dm) {
     if (dm.reason == caf::exit_reason::normal) return;
     auto& st = self->state;
-    auto it = std::find_if(st.ranks.begin(), st.ranks.end(),
-                           [&](const auto& r) { return r.second.actor.address() == dm.source; });
-    if (it != st.ranks.end()) st.on_rank_failed(self, it->first);
+    std::optional<rank_t> failed;
+    st.ranks.for_each([&](rank_t r, auto& e) {
+      if (e.actor.address() == dm.source) failed = r;
+    });
+    if (failed) st.on_rank_failed(self, *failed);
   });
   self->set_exit_handler([=](caf::exit_msg& em) {
     if (em.reason != caf::exit_reason::normal) self->quit(em.reason);
@@ -163,7 +165,7 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
   // Also answers the requests it held for its rank actors (held_state).
   self->attach_functor([held = st.held, me = self->address()](const caf::error& reason) {
     if (reason != caf::exit_reason::normal)
-      for (auto& [rank, r] : held->ranks) caf::anon_send(r.actor, caf::exit_msg{me, reason});
+      held->ranks.for_each([&](rank_t, auto& e) { caf::anon_send(e.actor, caf::exit_msg{me, reason}); });
     for (auto& [id, rp] : held->connects) rp.deliver(connect_result{PMIX_ERR_UNREACH, {}, {}, nullptr, {}});
     for (auto& [id, g] : held->gets) g.second.deliver(get_result{PMIX_ERR_LOST_CONNECTION, {}});
     held->connects.clear();
@@ -174,12 +176,11 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
       [=](fault_kill_nspace_atom) { self->quit(caf::exit_reason::unhandled_exception); },
       [=](deregister_client_msg& msg) {
         auto& st = self->state;
-        auto it = st.ranks.find(msg.proc.rank);
-        if (it == st.ranks.end())
-          return msg.done->deliver(msg.registered ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND);
-        auto a = it->second.actor;
+        auto* e = st.ranks.find(msg.proc.rank);
+        if (e == nullptr) return msg.done->deliver(msg.registered ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND);
+        auto a = e->actor;
         st.set_live(msg.proc.rank, false);
-        st.ranks.erase(it);
+        st.ranks.erase(msg.proc.rank);
         st.finalized_by.erase(a.address());
         auto done = msg.done;
         self->demonitor(a);
@@ -192,7 +193,7 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
         ++st.epoch;
         const auto r = msg.proc.rank;
         if (r >= rank_valid_limit || (st.layout.job_size && r >= *st.layout.job_size &&
-                                      st.ranks.count(r) == 0)) {
+                                      !st.ranks.contains(r))) {
           log::error("nspace", st.nspace, ": connection for rank ", r, " which this job does not have");
           st.report_if_idle(self);
           return connect_result{PMIX_ERR_NOT_FOUND, {}, {}, nullptr, {}};
@@ -262,8 +263,7 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
       },
       [=](const get_cancel_msg& msg) {
         // Only a rank actor that exists can hold the get.
-        auto it = self->state.ranks.find(msg.target.rank);
-        if (it != self->state.ranks.end()) self->send(it->second.actor, msg);
+        if (auto* e = self->state.ranks.find(msg.target.rank)) self->send(e->actor, msg);
       },
       [=](const register_epilog_msg& msg) -> pmix_status_t {
         std::string error;
@@ -360,11 +360,11 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
         // have nobody to tell.
         auto& st = self->state;
         if (msg.ranks.empty()) {
-          for (auto& [rank, r] : st.ranks) self->send(r.actor, msg);
+          st.ranks.for_each([&](rank_t, auto& e) { self->send(e.actor, msg); });
           return;
         }
         for (auto r : msg.ranks)
-          if (auto it = st.ranks.find(r); it != st.ranks.end()) self->send(it->second.actor, msg);
+          if (auto* e = st.ranks.find(r)) self->send(e->actor, msg);
       },
       [=](const finalized_count_msg& msg) {
         auto& st = self->state;
@@ -376,7 +376,7 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
       [=](const rank_finalized_msg& msg) {
         auto& st = self->state;
         if (msg.finalized)
-          st.finalized_ranks.insert(msg.rank);
+          st.finalized_ranks[msg.rank] = true;
         else
           st.finalized_ranks.erase(msg.rank);
         st.check_all_finalized();
@@ -400,7 +400,7 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
         auto& st = self->state;
         auto rp = self->make_response_promise();
         st.check_all_finalized();
-        for (auto& [rank, r] : st.ranks) self->demonitor(r.actor);
+        st.ranks.for_each([&](rank_t, auto& e) { self->demonitor(e.actor); });
         fan_out<bool>(
             self, caf::make_message(deregister_msg{}), [](bool) {},
             [=]() mutable {

@@ -14,6 +14,7 @@
 #include <set>
 #include <string>
 
+#include "common/rank_map.hpp"
 #include "actors/context.hpp"
 #include "actors/epilog.hpp"
 #include "actors/job_layout.hpp"
@@ -35,7 +36,7 @@ struct nspace_state {
   // finalized" is when there are nlocalprocs of them. nfinalized counts
   // finalized peers, so a clone that finalized while its parent lives would
   // make it equal nlocalprocs too early (docs/spec-map.md says this reading).
-  std::set<rank_t> finalized_ranks;
+  rank_map<bool> finalized_ranks;
   bool local_app_fini_fired = false;
   int local_app_fini_runs = 0;  // for introspection: how often the step ran
   job_layout layout;
@@ -68,12 +69,12 @@ struct nspace_state {
     bool live = false;
   };
   struct held_state {
-    std::map<rank_t, rank_entry> ranks;
+    rank_map<rank_entry> ranks;
     std::map<std::uint64_t, std::pair<rank_t, caf::response_promise>> gets;
     std::map<std::uint64_t, caf::response_promise> connects;
   };
   std::shared_ptr<held_state> held = std::make_shared<held_state>();
-  std::map<rank_t, rank_entry>& ranks = held->ranks;
+  rank_map<rank_entry>& ranks = held->ranks;
   // What each rank actor added to nfinalized: taken back if it fails.
   std::map<caf::actor_addr, int> finalized_by;
   // Ranks whose actor failed with a live process (and, after a restart,
@@ -82,7 +83,7 @@ struct nspace_state {
   std::set<rank_t> lost;
   std::uint64_t next_request = 0;  // numbers the entries of held->gets and held->connects
   bool all_lost = false;
-  bool is_lost(rank_t r) const { return ranks.count(r) == 0 && (all_lost || lost.count(r) != 0); }
+  bool is_lost(rank_t r) const { return !ranks.contains(r) && (all_lost || lost.count(r) != 0); }
   epilog cleanup;  // the namespace epilog: runs at deregistration
   // The deregistration waiting for the namespace epilog to finish.
   std::optional<caf::response_promise> deregistered;

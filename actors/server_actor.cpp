@@ -505,7 +505,7 @@ void on_rank_state(self_ptr self, const rank_state_msg& msg) {
   auto entry = st.nspaces.find(msg.proc.nspace);
   if (entry == st.nspaces.end()) return;
   if (msg.live)
-    entry->second.live.insert(msg.proc.rank);
+    entry->second.live[msg.proc.rank] = true;
   else
     entry->second.live.erase(msg.proc.rank);
   if (msg.live) {
@@ -609,7 +609,7 @@ void on_nspace_failed(self_ptr self, const caf::actor_addr& source) {
   }
   // Its processes lost their connections: collectives that name them later
   // fail too, until a process of the rank connects again.
-  for (auto rank : std::exchange(it->second.live, {})) {
+  for (auto rank : std::exchange(it->second.live, {}).ranks()) {
     const proc_id p{name, rank};
     if (!st.groups.invites.empty()) invitee_gone(self, p);
     st.departed[p] = PMIX_ERR_LOST_CONNECTION;

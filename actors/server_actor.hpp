@@ -52,7 +52,8 @@ struct server_state {
     std::shared_ptr<const std::string> job;
     std::vector<register_epilog_msg> epilogs;
     // Ranks with a live process (rank_state_msg): lost if the actor fails.
-    std::set<rank_t> live;
+    // (A rank_map: a job's ranks take a vector's bytes, not a set node each.)
+    rank_map<bool> live;
     // Its fence board, made when a client first asks for it
     // (transport::fence_board; null: none yet, or refused).
     std::shared_ptr<transport::fence_board> board;

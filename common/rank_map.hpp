@@ -42,6 +42,17 @@ class rank_map {
     auto it = sparse_.find(r);
     return it == sparse_.end() ? nullptr : &it->second;
   }
+  T* find(rank_t r) { return const_cast<T*>(static_cast<const rank_map&>(*this).find(r)); }
+  bool contains(rank_t r) const { return find(r) != nullptr; }
+  // f(rank, value&) for each entry: the vector's in rank order, then those
+  // kept apart, in no order. f must not add or remove entries.
+  template <class F>
+  void for_each(F&& f) {
+    for (std::size_t r = 0; r < slots_.size(); ++r)
+      if (slots_[r]) f(static_cast<rank_t>(r), *slots_[r]);
+    for (auto& [r, v] : sparse_) f(r, v);
+  }
+  void clear() { *this = rank_map{}; }
   // True if `r` was there.
   bool erase(rank_t r) {
     if (r < slots_.size()) {

@@ -53,6 +53,26 @@ TEST_SUITE("rank_map") {
       CHECK(*m.find(r) == v);
     }
     CHECK(m.ranks() == expected);  // in order, dense and sparse alike
+    // for_each visits each entry once, with its value (dense and sparse),
+    // and may change the values.
+    std::map<rank_t, int> seen;
+    m.for_each([&](rank_t r, int& v) {
+      CHECK(seen.emplace(r, v).second);
+      ++v;
+    });
+    CHECK(seen == model);
+    for (const auto& [r, v] : model) {
+      CHECK(m.contains(r));
+      CHECK(*m.find(r) == v + 1);
+    }
+    CHECK_FALSE(m.contains(3000));
+    m.clear();
+    CHECK(m.size() == 0);
+    CHECK_FALSE(m.contains(5));
+    CHECK_FALSE(m.contains(0xfffffffeu));
+    int visited = 0;
+    m.for_each([&](rank_t, int&) { ++visited; });
+    CHECK(visited == 0);
   }
 
   // Issue 40: one node of a large job registers its block of ranks, which
