@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <vector>
@@ -104,6 +105,85 @@ TEST_SUITE("rank_map") {
       CHECK(*m.find(first) == 1);
       CHECK(m.size() == 6250);
     }
+  }
+
+  // A node's block of ranks far from 0 (node 15 of 16 x 6,250: ranks
+  // 93,750-99,999) ends in the vector whatever order its ranks come in:
+  // before, every one of them was kept apart, a hash-map node each.
+  TEST_CASE("a block far from 0 in any order ends in the vector, at most about twice as long") {
+    const rank_t first = 93750, n = 6250;
+    std::vector<rank_t> order(n);
+    for (rank_t i = 0; i < n; ++i) order[i] = first + i;
+    std::mt19937 random{7};
+    for (int pass = 0; pass < 3; ++pass) {
+      CAPTURE(pass);
+      if (pass == 1) std::reverse(order.begin(), order.end());
+      if (pass == 2) std::shuffle(order.begin(), order.end(), random);
+      rank_map<int> m;
+      for (auto r : order) m[r] = static_cast<int>(r);
+      CHECK(m.size() == n);
+      CHECK(m.kept_apart() == 0);
+      CHECK(m.span() <= 2 * std::size_t{n} + 4096);
+      std::vector<rank_t> expected(order);
+      std::sort(expected.begin(), expected.end());
+      CHECK(m.ranks() == expected);
+      for (auto r : order) {
+        REQUIRE(m.find(r) != nullptr);
+        CHECK(*m.find(r) == static_cast<int>(r));
+      }
+      CHECK(m.find(first - 1) == nullptr);
+      CHECK(m.find(first + n) == nullptr);
+    }
+  }
+
+  // The vector moved (its base), widened both ways and gathered, under
+  // inserts and erasures: always what a std::map says.
+  TEST_CASE("a far block, ranks near 0 and special ranks at random agree with std::map") {
+    std::mt19937 random{11};
+    for (int run = 0; run < 4; ++run) {
+      rank_map<int> m;
+      std::map<rank_t, int> model;
+      for (int step = 0; step < 30000; ++step) {
+        const auto pick = random() % 20;
+        const rank_t r = pick == 0   ? 0xfffffffeu - random() % 3
+                         : pick < 3  ? static_cast<rank_t>(random() % 200)
+                         : pick < 5  ? static_cast<rank_t>(50000 + random() % 100000)
+                                     : static_cast<rank_t>(90000 + random() % 8000);
+        if (random() % 5 == 0) {
+          CHECK(m.erase(r) == (model.erase(r) > 0));
+        } else {
+          const int v = static_cast<int>(random());
+          m[r] = v;
+          model[r] = v;
+        }
+      }
+      REQUIRE(m.size() == model.size());
+      std::vector<rank_t> expected;
+      for (const auto& [r, v] : model) {
+        expected.push_back(r);
+        REQUIRE(m.find(r) != nullptr);
+        CHECK(*m.find(r) == v);
+      }
+      CHECK(m.ranks() == expected);
+      std::map<rank_t, int> seen;
+      m.for_each([&](rank_t r, int& v) { CHECK(seen.emplace(r, v).second); });
+      CHECK(seen == model);
+      for (rank_t r = 89990; r < 98010; ++r) CHECK(m.contains(r) == (model.count(r) != 0));
+    }
+  }
+
+  // A job's ranks after one far rank came first (a get of the last rank
+  // before the fence brings all): the far one does not anchor the vector
+  // and keep the rest apart; it may stay apart itself.
+  TEST_CASE("one far rank first, then 0..n-1: the rest in the vector") {
+    rank_map<int> m;
+    m[99999] = 1;
+    for (rank_t r = 0; r < 99999; ++r) m[r] = 0;
+    CHECK(m.size() == 100000);
+    CHECK(m.kept_apart() <= 1);
+    CHECK(m.span() <= 100000);
+    REQUIRE(m.find(99999) != nullptr);
+    CHECK(*m.find(99999) == 1);
   }
 
   TEST_CASE("ranks kept apart, then the vector grown past some of them by another rank") {
