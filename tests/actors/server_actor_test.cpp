@@ -27,6 +27,7 @@ struct probe_log {
   std::vector<pmix_status_t> finalizes;
   std::vector<fence_result> fences;  // the answers' results
   std::vector<fence_answer_msg> answers;  // fences' answers, with their ids
+  std::vector<pmix_status_t> gets;        // the gets' answers
   int boards = 0;                         // fence_board_msgs received
   int releases = 0;
 };
@@ -51,6 +52,11 @@ caf::behavior fake_peer(caf::event_based_actor* self, std::shared_ptr<probe_log>
         self->send(rank, std::move(msg));
       },
       [=](fence_msg msg, caf::actor server) { self->send(server, std::move(msg)); },
+      [=](get_msg msg, caf::actor server) {
+        msg.asker = self->address();
+        self->request(server, caf::infinite, std::move(msg))
+            .then([=](get_result& r) { log->gets.push_back(r.status); });
+      },
       [=](const fence_answer_msg& a) {
         log->answers.push_back(a);
         log->fences.push_back(a.result);
@@ -422,6 +428,34 @@ TEST_SUITE("server_actor") {
     f.sched->run();
     REQUIRE(log2->connects.size() == 1);
     CHECK(log2->connects[0].status == PMIX_SUCCESS);
+  }
+
+  // The same for a get the namespace handed to a rank actor: rank 0 has no
+  // process yet, so its actor keeps the get until one connects; the
+  // namespace fails meanwhile (and its ranks with it).
+  TEST_CASE("a get held for a rank when its namespace actor fails is answered PMIX_ERR_LOST_CONNECTION") {
+    fixture f;
+    std::shared_ptr<probe_log> log0, log1;
+    caf::actor p0, p1;
+    std::tie(log0, log1, p0, p1) = f.two_rank_job();
+    REQUIRE(f.call(register_client_msg{proc_id{"job", 0}, 0, 0, nullptr, nullptr}) == PMIX_SUCCESS);
+    REQUIRE(f.call(register_client_msg{proc_id{"job", 1}, 0, 0, nullptr, nullptr}) == PMIX_SUCCESS);
+    caf::anon_send(p1, connect_msg{proc_id{"job", 1}, {0, 0, 102}, peer_role::client, {}, 7}, f.server);
+    f.sched->run();
+    REQUIRE(log1->connects.size() == 1);
+    REQUIRE(log1->connects[0].status == PMIX_SUCCESS);
+    get_msg get;
+    get.from = proc_id{"job", 1};
+    get.target = proc_id{"job", 0};
+    get.key = "k";
+    get.request = 5;
+    caf::anon_send(p1, std::move(get), f.server);
+    f.sched->run();
+    CHECK(log1->gets.empty());  // waits for a process of rank 0
+    caf::anon_send(log1->connects[0].rank, fault_kill_nspace_atom::value);
+    f.sched->run();
+    REQUIRE(log1->gets.size() == 1);
+    CHECK(log1->gets[0] == PMIX_ERR_LOST_CONNECTION);
   }
 
   TEST_CASE("a fence over a namespace with ranks elsewhere and no host is not supported") {
