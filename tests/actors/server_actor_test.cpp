@@ -129,6 +129,21 @@ struct fixture {
     auto log1 = std::make_shared<probe_log>();
     return {log0, log1, peer(log0), peer(log1)};
   }
+
+  // The same with both ranks registered and rank 1's process connected
+  // through p1 (log1->connects[0].rank is its rank actor).
+  std::tuple<std::shared_ptr<probe_log>, std::shared_ptr<probe_log>, caf::actor, caf::actor>
+  two_rank_job_rank1_connected() {
+    auto job = two_rank_job();
+    REQUIRE(call(register_client_msg{proc_id{"job", 0}, 0, 0, nullptr, nullptr}) == PMIX_SUCCESS);
+    REQUIRE(call(register_client_msg{proc_id{"job", 1}, 0, 0, nullptr, nullptr}) == PMIX_SUCCESS);
+    caf::anon_send(std::get<3>(job), connect_msg{proc_id{"job", 1}, {0, 0, 102}, peer_role::client, {}, 7}, server);
+    sched->run();
+    const auto& log1 = std::get<1>(job);
+    REQUIRE(log1->connects.size() == 1);
+    REQUIRE(log1->connects[0].status == PMIX_SUCCESS);
+    return job;
+  }
 };
 
 
@@ -402,13 +417,7 @@ TEST_SUITE("server_actor") {
     fixture f;
     std::shared_ptr<probe_log> log0, log1;
     caf::actor p0, p1;
-    std::tie(log0, log1, p0, p1) = f.two_rank_job();
-    REQUIRE(f.call(register_client_msg{proc_id{"job", 0}, 0, 0, nullptr, nullptr}) == PMIX_SUCCESS);
-    REQUIRE(f.call(register_client_msg{proc_id{"job", 1}, 0, 0, nullptr, nullptr}) == PMIX_SUCCESS);
-    caf::anon_send(p1, connect_msg{proc_id{"job", 1}, {0, 0, 102}, peer_role::client, {}, 7}, f.server);
-    f.sched->run();
-    REQUIRE(log1->connects.size() == 1);
-    REQUIRE(log1->connects[0].status == PMIX_SUCCESS);
+    std::tie(log0, log1, p0, p1) = f.two_rank_job_rank1_connected();
     const auto rank1 = log1->connects[0].rank;
 
     caf::anon_send(p0, connect_msg{proc_id{"job", 0}, {0, 0, 101}, peer_role::client, {}, 8}, f.server);
@@ -437,13 +446,7 @@ TEST_SUITE("server_actor") {
     fixture f;
     std::shared_ptr<probe_log> log0, log1;
     caf::actor p0, p1;
-    std::tie(log0, log1, p0, p1) = f.two_rank_job();
-    REQUIRE(f.call(register_client_msg{proc_id{"job", 0}, 0, 0, nullptr, nullptr}) == PMIX_SUCCESS);
-    REQUIRE(f.call(register_client_msg{proc_id{"job", 1}, 0, 0, nullptr, nullptr}) == PMIX_SUCCESS);
-    caf::anon_send(p1, connect_msg{proc_id{"job", 1}, {0, 0, 102}, peer_role::client, {}, 7}, f.server);
-    f.sched->run();
-    REQUIRE(log1->connects.size() == 1);
-    REQUIRE(log1->connects[0].status == PMIX_SUCCESS);
+    std::tie(log0, log1, p0, p1) = f.two_rank_job_rank1_connected();
     get_msg get;
     get.from = proc_id{"job", 1};
     get.target = proc_id{"job", 0};

@@ -11,6 +11,40 @@
 using pmix::rank_t;
 using pmix::rank_map;
 
+namespace {
+
+// `steps` random inserts and erasures (one in `erase_one_in`) of the ranks
+// `draw` gives, on the map and on a std::map alike.
+template <class Draw>
+void mutate(rank_map<int>& m, std::map<rank_t, int>& model, int steps, unsigned erase_one_in, std::mt19937& random,
+            Draw draw) {
+  for (int step = 0; step < steps; ++step) {
+    const rank_t r = draw();
+    if (random() % erase_one_in == 0) {
+      CHECK(m.erase(r) == (model.erase(r) > 0));
+    } else {
+      const int v = static_cast<int>(random());
+      m[r] = v;
+      model[r] = v;
+    }
+  }
+}
+
+// The map holds what the model does: its size, each value, and its ranks in
+// order (dense and sparse alike).
+void check_same(const rank_map<int>& m, const std::map<rank_t, int>& model) {
+  REQUIRE(m.size() == model.size());
+  std::vector<rank_t> expected;
+  for (const auto& [r, v] : model) {
+    expected.push_back(r);
+    REQUIRE(m.find(r) != nullptr);
+    CHECK(*m.find(r) == v);
+  }
+  CHECK(m.ranks() == expected);
+}
+
+}  // namespace
+
 TEST_SUITE("rank_map") {
   TEST_CASE("dense ranks: insert, find, overwrite, erase") {
     rank_map<int> m;
@@ -35,25 +69,11 @@ TEST_SUITE("rank_map") {
     std::map<rank_t, int> model;
     std::mt19937 random{42};
     const rank_t specials[] = {0xfffffffeu, 0xfffffffdu, 4000000000u, 70000, 5};
-    for (int step = 0; step < 20000; ++step) {
+    mutate(m, model, 20000, 4, random, [&] {
       const auto pick = random() % 10;
-      const rank_t r = pick < 2 ? specials[random() % 5] : static_cast<rank_t>(random() % (pick < 9 ? 3000 : 500000));
-      if (random() % 4 == 0) {
-        CHECK(m.erase(r) == (model.erase(r) > 0));
-      } else {
-        const int v = static_cast<int>(random());
-        m[r] = v;
-        model[r] = v;
-      }
-    }
-    CHECK(m.size() == model.size());
-    std::vector<rank_t> expected;
-    for (const auto& [r, v] : model) {
-      expected.push_back(r);
-      REQUIRE(m.find(r) != nullptr);
-      CHECK(*m.find(r) == v);
-    }
-    CHECK(m.ranks() == expected);  // in order, dense and sparse alike
+      return pick < 2 ? specials[random() % 5] : static_cast<rank_t>(random() % (pick < 9 ? 3000 : 500000));
+    });
+    check_same(m, model);
     // for_each visits each entry once, with its value (dense and sparse),
     // and may change the values.
     std::map<rank_t, int> seen;
@@ -143,28 +163,14 @@ TEST_SUITE("rank_map") {
     for (int run = 0; run < 4; ++run) {
       rank_map<int> m;
       std::map<rank_t, int> model;
-      for (int step = 0; step < 30000; ++step) {
+      mutate(m, model, 30000, 5, random, [&] {
         const auto pick = random() % 20;
-        const rank_t r = pick == 0   ? 0xfffffffeu - random() % 3
-                         : pick < 3  ? static_cast<rank_t>(random() % 200)
-                         : pick < 5  ? static_cast<rank_t>(50000 + random() % 100000)
-                                     : static_cast<rank_t>(90000 + random() % 8000);
-        if (random() % 5 == 0) {
-          CHECK(m.erase(r) == (model.erase(r) > 0));
-        } else {
-          const int v = static_cast<int>(random());
-          m[r] = v;
-          model[r] = v;
-        }
-      }
-      REQUIRE(m.size() == model.size());
-      std::vector<rank_t> expected;
-      for (const auto& [r, v] : model) {
-        expected.push_back(r);
-        REQUIRE(m.find(r) != nullptr);
-        CHECK(*m.find(r) == v);
-      }
-      CHECK(m.ranks() == expected);
+        return pick == 0   ? 0xfffffffeu - static_cast<rank_t>(random() % 3)
+               : pick < 3  ? static_cast<rank_t>(random() % 200)
+               : pick < 5  ? static_cast<rank_t>(50000 + random() % 100000)
+                           : static_cast<rank_t>(90000 + random() % 8000);
+      });
+      check_same(m, model);
       std::map<rank_t, int> seen;
       m.for_each([&](rank_t r, int& v) { CHECK(seen.emplace(r, v).second); });
       CHECK(seen == model);
