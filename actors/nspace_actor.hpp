@@ -14,11 +14,11 @@
 #include <set>
 #include <string>
 
-#include "common/rank_map.hpp"
 #include "actors/context.hpp"
 #include "actors/epilog.hpp"
 #include "actors/job_layout.hpp"
 #include "actors/messages.hpp"
+#include "common/rank_map.hpp"
 
 namespace pmix::transport {
 class shared_data;
@@ -48,6 +48,13 @@ struct nspace_state {
   // it was made from (the job data changes with pset and resource updates).
   std::shared_ptr<const transport::shared_data> job_shared;
   std::shared_ptr<const std::string> job_shared_of;
+  // A rank actor, and whether it has a live process (rank_state_msg): in
+  // its slot of `ranks`, not in a set of its own (a node per connected
+  // client).
+  struct rank_entry {
+    caf::actor actor;
+    bool live = false;
+  };
   // What must be settled when this actor fails, shared with the functor
   // attached at start (CAF 0.17 runs it after the state is gone):
   // - the rank actors, monitored, not linked: CAF 0.17 keeps an actor's
@@ -62,12 +69,6 @@ struct nspace_state {
   //   matrix_test, kill:rank:at=get); the functor answers all of them when
   //   the namespace fails (matrix_test kill:nspace:at=fence: a process still
   //   in PMIx_Init was never answered).
-  // A rank actor, and whether it has a live process (rank_state_msg): in
-  // the map's node, not a set of its own (a node per connected client).
-  struct rank_entry {
-    caf::actor actor;
-    bool live = false;
-  };
   struct held_state {
     rank_map<rank_entry> ranks;
     std::map<std::uint64_t, std::pair<rank_t, caf::response_promise>> gets;
