@@ -23,6 +23,9 @@
  *   register-hosted <ranks>   the same namespace registered as Slurm and ORTE
  *                             do: job keys plus a PMIX_PROC_INFO_ARRAY per rank
  *                             holding PMIX_RANK, PMIX_LOCAL_RANK, PMIX_NODE_RANK
+ *   register-maps <ranks> <per-node>  the same by its node and proc maps
+ *                             alone, every rank's data derived from them (as
+ *                             pmixsim's nodes register a job)
  *   register-local <ranks>    the same with every rank on this node (one node
  *                             of <ranks> processes: PMIX_LOCAL_SIZE <ranks>,
  *                             the local peers string of all of them)
@@ -179,7 +182,8 @@ static void register_job(const char *nspace, uint32_t size, uint32_t per_node, u
 
 /* hosted: the per-rank arrays as hosts send them (3 items under
  * PMIX_PROC_INFO_ARRAY); else 5 items under PMIX_PROC_DATA, with the node id
- * and host name. */
+ * and host name; 2: no per-rank arrays, the server derives each rank's
+ * host, node id and local and node ranks from the two maps. */
 static void register_job_shaped(const char *nspace, uint32_t size, uint32_t per_node, uint32_t local,
                                 int hosted) {
     uint32_t nnodes = (size + per_node - 1) / per_node;
@@ -229,7 +233,7 @@ static void register_job_shaped(const char *nspace, uint32_t size, uint32_t per_
     }
     free(node_map);
     free(proc_map);
-    for (uint32_t r = 0; r < size; ++r) {
+    for (uint32_t r = 0; hosted != 2 && r < size; ++r) {
         pmix_data_array_t darray;
         pmix_info_t *items;
         size_t nitems = hosted ? 3 : 5;
@@ -570,6 +574,12 @@ int main(int argc, char **argv) {
         printf("sample register_hosted_ms %.3f\n", last_register_ms);
         printf("sample register_hosted_kb %ld\n", last_register_kb);
         deregister_job("bench.hosted", 0);
+    } else if (0 == strcmp(mode, "register-maps") && argc > 5) {
+        uint32_t n = (uint32_t) atoi(argv[4]), per = (uint32_t) atoi(argv[5]);
+        register_job_shaped("bench.maps", n, per, per < n ? per : n, 2);
+        printf("sample register_maps_ms %.3f\n", last_register_ms);
+        printf("sample register_maps_kb %ld\n", last_register_kb);
+        deregister_job("bench.maps", 0);
     } else if (0 == strcmp(mode, "register-local") && argc > 4) {
         uint32_t n = (uint32_t) atoi(argv[4]);
         register_job_shaped("bench.local", n, n, n, 1);
