@@ -14,6 +14,7 @@
 #include "common/supported.hpp"
 #include "common/log.hpp"
 #include "protocol/codec.hpp"
+#include "protocol/messages.hpp"
 #include "protocol/version.hpp"
 #include "transport/shared_data.hpp"
 
@@ -442,6 +443,52 @@ void on_fence(self_ptr self, fence_msg& msg) {
   advance_fence(self, *t);
 }
 
+// A collecting fence's data from across the nodes, kept for each namespace
+// the fence covered whole (a fence over some ranks carries only theirs).
+void keep_collected(server_state& st, const std::vector<proc_id>& procs,
+                    const std::shared_ptr<const std::string>& data) {
+  for (const auto& p : procs) {
+    if (p.rank != rank_wildcard) continue;
+    auto it = st.nspaces.find(p.nspace);
+    if (it == st.nspaces.end() || it->second.tool) continue;
+    it->second.collected = data;
+    it->second.collected_index.clear();
+    it->second.collected_indexed = false;
+  }
+}
+
+// The RankData of `rank` in the namespace's collected fence data when it
+// holds `key`; empty otherwise (not collected, not there, or not that key:
+// the caller asks the host).
+std::string_view collected_rank(server_state::nspace_entry& e, const std::string& nspace, rank_t rank,
+                                const std::string& key) {
+  if (!e.collected || key.empty()) return {};
+  if (!e.collected_indexed) {
+    e.collected_indexed = true;
+    std::size_t pos = 0;
+    std::string_view bytes, ns;
+    rank_t number = 0;
+    bool has_items = false;
+    while (protocol::detail::next_rank(*e.collected, pos, bytes) == 1)
+      if (protocol::detail::peek_rank(bytes, ns, number, has_items) && has_items && ns == nspace)
+        e.collected_index.emplace_back(number, bytes);
+    // Node after node, each in rank order, as a rule: sorted, the first of
+    // a rank listed twice is kept.
+    std::stable_sort(e.collected_index.begin(), e.collected_index.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+  }
+  auto at = std::lower_bound(e.collected_index.begin(), e.collected_index.end(), rank,
+                             [](const auto& a, rank_t r) { return a.first < r; });
+  if (at == e.collected_index.end() || at->first != rank) return {};
+  protocol::rank_data d;
+  if (!protocol::decode(at->second, d)) return {};
+  for (const auto& [scope, bytes] : d.items) {
+    pmix::info item;
+    if (protocol::decode_checked_info(bytes, item) && item.key == key) return at->second;
+  }
+  return {};
+}
+
 caf::result<get_result> on_get(self_ptr self, get_msg& msg) {
   auto& st = self->state;
   if (const auto* q = find(msg.info, PMIX_GROUP_CONTEXT_ID)) return get_group_info(self, msg, *q);
@@ -477,6 +524,15 @@ caf::result<get_result> on_get(self_ptr self, get_msg& msg) {
     if (local) {
       auto rp = self->make_response_promise();
       rp.delegate(it->second.actor, std::move(msg));
+      return rp;
+    }
+  }
+  // A remote rank's key that the last collecting fence brought here (unless
+  // the asker wants the host asked again).
+  if (it != st.nspaces.end() && find(msg.info, PMIX_GET_REFRESH_CACHE) == nullptr) {
+    if (const auto data = collected_rank(it->second, msg.target.nspace, msg.target.rank, msg.key); !data.empty()) {
+      auto rp = self->make_response_promise();
+      rp.deliver(get_result{PMIX_SUCCESS, std::string{data}});
       return rp;
     }
   }
@@ -901,8 +957,9 @@ void on_upcall_result(self_ptr self, upcall_result& r) {
       // one byte per node).
       const auto* t = st.fences.find(tracker);
       if (t != nullptr && !t->collect) r.data.clear();
-      st.fences.complete(tracker,
-                         fence_result{r.status, std::make_shared<const std::string>(std::move(r.data)), nullptr});
+      auto data = std::make_shared<const std::string>(std::move(r.data));
+      if (t != nullptr && r.status == PMIX_SUCCESS && !data->empty()) keep_collected(st, t->procs, data);
+      st.fences.complete(tracker, fence_result{r.status, std::move(data), nullptr});
     } else if (kind == collective::connect && r.status == PMIX_SUCCESS) {
       auto* t = st.connects.find(tracker);
       if (t != nullptr) complete_connect(self, tracker, t->procs);

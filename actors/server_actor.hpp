@@ -58,6 +58,15 @@ struct server_state {
     // (transport::fence_board; null: none yet, or refused).
     std::shared_ptr<transport::fence_board> board;
     bool board_refused = false;
+    // The data of the last collecting fence over the whole namespace that
+    // the host carried across nodes: a get of a remote rank's key is
+    // answered from it, as OpenPMIx's server does from its store, instead of
+    // a direct-modex up-call per get (processes linked with OpenPMIx ask
+    // their server for every peer's key). `index` (each rank's RankData in
+    // `collected`, by rank) is built at the first such get.
+    std::shared_ptr<const std::string> collected;
+    std::vector<std::pair<rank_t, std::string_view>> collected_index;
+    bool collected_indexed = false;
   };
 
   // A tool connect waiting for the host's tool_connected answer.

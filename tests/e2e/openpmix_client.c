@@ -20,6 +20,11 @@
  * "nocollect": as without arguments, but the fence collects nothing, so
  * each get of a peer's key is a direct modex.
  *
+ * "fence-get <rank>:<key>...": inits, puts "mykey" as above, commits, fences
+ * collecting data, then gets each <key> of <rank> of its namespace
+ * ("get:<rank>:<key> <status> <value>") and finalizes; "<rank>:<key>:refresh"
+ * gets it with PMIX_GET_REFRESH_CACHE.
+ *
  * "spawn": inits; rank 0 spawns 2 copies of this program ("child"),
  * prints "spawn <status> <nspace>" and the new job's size; all fence and
  * finalize. "child": inits, prints its parent ("parent <status>
@@ -402,6 +407,48 @@ static int extras(void)
     return 0;
 }
 
+static int fence_get(int n, char **wanted)
+{
+    pmix_proc_t me, peer;
+    pmix_value_t *v = NULL, put;
+    char text[512];
+    pmix_status_t rc = PMIx_Init(&me, NULL, 0);
+    say("init", rc, "");
+    if (rc != PMIX_SUCCESS)
+        return 0;
+    snprintf(text, sizeof text, "hello-from-%u", me.rank);
+    put.type = PMIX_STRING;
+    put.data.string = text;
+    say("put", PMIx_Put(PMIX_GLOBAL, "mykey", &put), "");
+    say("commit", PMIx_Commit(), "");
+    pmix_info_t collect;
+    bool yes = true;
+    PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+    say("fence", PMIx_Fence(NULL, 0, &collect, 1), "");
+    PMIX_INFO_DESTRUCT(&collect);
+    for (int k = 0; k < n; ++k) {
+        char label[300];
+        const char *colon = strchr(wanted[k], ':');
+        if (colon == NULL) continue;
+        char key[256];
+        snprintf(key, sizeof key, "%s", colon + 1);
+        char *second = strchr(key, ':');
+        pmix_info_t refresh;
+        bool yes = true;
+        PMIX_INFO_LOAD(&refresh, PMIX_GET_REFRESH_CACHE, &yes, PMIX_BOOL);
+        if (second != NULL) *second = '\0';
+        PMIX_LOAD_PROCID(&peer, me.nspace, (pmix_rank_t) atoi(wanted[k]));
+        rc = PMIx_Get(&peer, key, second != NULL ? &refresh : NULL, second != NULL ? 1 : 0, &v);
+        PMIX_INFO_DESTRUCT(&refresh);
+        snprintf(label, sizeof label, "get:%s", wanted[k]);
+        say(label, rc, rc == PMIX_SUCCESS && v->type == PMIX_STRING ? v->data.string : "");
+        if (v) PMIX_VALUE_RELEASE(v);
+        v = NULL;
+    }
+    say("finalize", PMIx_Finalize(NULL, 0), "");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "extras") == 0) return extras();
@@ -412,6 +459,7 @@ int main(int argc, char **argv)
     if (argc == 2 && strcmp(argv[1], "spawn") == 0) return spawn(argv[0]);
     if (argc == 2 && strcmp(argv[1], "child") == 0) return child();
     if (argc == 4 && strcmp(argv[1], "abort") == 0) return abort_job((unsigned) atoi(argv[2]), atoi(argv[3]));
+    if (argc >= 3 && strcmp(argv[1], "fence-get") == 0) return fence_get(argc - 2, argv + 2);
     const bool collect_data = !(argc == 2 && strcmp(argv[1], "nocollect") == 0);
     pmix_proc_t me, job, peer;
     pmix_value_t *v = NULL, put;

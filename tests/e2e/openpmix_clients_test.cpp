@@ -69,6 +69,43 @@ TEST_SUITE("clients linked with OpenPMIx") {
     CHECK(contains(ours, "finalize PMIX_SUCCESS"));
   }
 
+  TEST_CASE("[issue 40] a process linked with OpenPMIx gets a remote rank's key from the data the collecting fence "
+            "brought, without a direct modex; other keys still go to the host") {
+    // OpenPMIx's processes ask the server for every peer's key (our server
+    // writes no ds21 store). A remote rank's key that the fence across nodes
+    // already brought was a direct-modex up-call per get.
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    {
+      std::lock_guard<std::mutex> guard{record().mutex};
+      record().fence_reply_extra = remote_modex("cached", 2, {{"mykey", "hello-from-2"}});
+      record().dmodex_reply = remote_rank_data("cached", 2, {{"late", "from-dmodex"}});
+    }
+    REQUIRE(register_job("cached", 3, 2) == PMIX_SUCCESS);
+    std::vector<child> ranks;
+    ranks.emplace_back(std::vector<std::string>{runfile("tests/e2e/openpmix_client_bin"), "fence-get", "2:mykey",
+                                                "2:late", "1:mykey", "2:mykey:refresh"},
+                       environment_with(openpmix_env("cached", 0, "PMIX_BFROP_BUFFER_NON_DESC")), dir.path());
+    ranks.push_back(
+        launch_script("cached", 1, {"init", "put:mykey=hello-from-1", "commit", "fence:collect", "finalize"}, dir.path()));
+    for (auto& c : ranks) CHECK_MESSAGE(c.exited_with(0), c.errors());
+    const auto out = ranks[0].output();
+    CAPTURE(out);
+    CHECK(contains(out, "fence SUCCESS\n"));
+    CHECK(contains(out, "get:2:mykey SUCCESS hello-from-2\n"));
+    CHECK(contains(out, "get:2:late SUCCESS from-dmodex\n"));
+    CHECK(contains(out, "get:1:mykey SUCCESS hello-from-1\n"));
+    // PMIX_GET_REFRESH_CACHE: the host is asked again (below); OpenPMIx's
+    // client keeps the value it had.
+    CHECK(contains(out, "get:2:mykey:refresh SUCCESS hello-from-2\n"));
+    CHECK(contains(out, "finalize SUCCESS\n"));
+    std::lock_guard<std::mutex> guard{record().mutex};
+    CHECK(record().fence_calls == 1);
+    // The key the fence did not bring, and the refresh.
+    CHECK(record().dmodex_calls == 2);
+  }
+
   TEST_CASE("[issue 35] events both ways between an OpenPMIx 4.2.2 client and ours") {
     temp_dir dir;
     server srv(dir.path());
