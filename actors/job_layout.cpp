@@ -304,6 +304,25 @@ std::string serialize_job_info(const std::string& nspace, job_layout layout,
   std::string out;
   if (!nspace.empty()) protocol::append_length_delimited(out, wire::JobInfo::kNspaceFieldNumber, nspace);
   for (const auto& i : job) protocol::append_info(out, wire::JobInfo::kInfoFieldNumber, i);
+  // Items that many ranks share are encoded once: each node's host name
+  // and the application number (100,000 ranks: 6 items each, built twice).
+  const std::uint8_t host_bit = derived_bit(PMIX_HOSTNAME), nodeid_bit = derived_bit(PMIX_NODEID),
+                     lrank_bit = derived_bit(PMIX_LOCAL_RANK), nrank_bit = derived_bit(PMIX_NODE_RANK),
+                     grank_bit = derived_bit(PMIX_GLOBAL_RANK), appnum_bit = derived_bit(PMIX_APPNUM);
+  auto encoded = [](std::string_view key, const value& v) {
+    std::string bytes;
+    protocol::append_info(bytes, wire::RankInfo::kInfoFieldNumber, key, v, 0);
+    return bytes;
+  };
+  const std::string appnum_item = encoded(PMIX_APPNUM, value::unsigned_(PMIX_UINT32, 0));
+  // By node id; a rank with a host and no node id runs here (no proc map).
+  std::vector<std::string> host_items(layout.nodes.size());
+  std::string own_host_item;
+  auto host_item = [&](const derived& d) -> const std::string& {
+    auto& slot = d.nodeid && *d.nodeid < host_items.size() ? host_items[*d.nodeid] : own_host_item;
+    if (slot.empty()) slot = encoded(PMIX_HOSTNAME, value::string(*d.host));
+    return slot;
+  };
   std::string r;
   auto record = [&](std::size_t k, std::vector<rank_slice>::const_iterator& slice) -> const std::string& {
     const auto rank = ranks[k];
@@ -315,18 +334,17 @@ std::string serialize_job_info(const std::string& nspace, job_layout layout,
       r.append(layout.rank_bytes, slice->offset, slice->length);
       given |= slice->given;
     }
-    auto add = [&](const char* key, value v) {
-      if ((given & derived_bit(key)) != 0) return;
-      protocol::append_info(r, wire::RankInfo::kInfoFieldNumber, info{key, std::move(v), 0});
+    auto add = [&](std::uint8_t bit, std::string_view key, const value& v) {
+      if ((given & bit) == 0) protocol::append_info(r, wire::RankInfo::kInfoFieldNumber, key, v, 0);
     };
-    if (d.host != nullptr) add(PMIX_HOSTNAME, value::string(*d.host));
-    if (d.nodeid) add(PMIX_NODEID, value::unsigned_(PMIX_UINT32, *d.nodeid));
+    if (d.host != nullptr && (given & host_bit) == 0) r += host_item(d);
+    if (d.nodeid) add(nodeid_bit, PMIX_NODEID, value::unsigned_(PMIX_UINT32, *d.nodeid));
     if (d.index) {
-      add(PMIX_LOCAL_RANK, value::unsigned_(PMIX_UINT16, *d.index));
-      add(PMIX_NODE_RANK, value::unsigned_(PMIX_UINT16, *d.index));
+      add(lrank_bit, PMIX_LOCAL_RANK, value::unsigned_(PMIX_UINT16, *d.index));
+      add(nrank_bit, PMIX_NODE_RANK, value::unsigned_(PMIX_UINT16, *d.index));
     }
-    add(PMIX_GLOBAL_RANK, value::unsigned_(PMIX_PROC_RANK, rank));
-    add(PMIX_APPNUM, value::unsigned_(PMIX_UINT32, 0));
+    add(grank_bit, PMIX_GLOBAL_RANK, value::unsigned_(PMIX_PROC_RANK, rank));
+    if ((given & appnum_bit) == 0) r += appnum_item;
     return r;
   };
   std::size_t total = out.size();

@@ -372,6 +372,36 @@ TEST_SUITE("job_layout") {
     }
   }
 
+  TEST_CASE("serialize_job_info of 100,000 ranks on 16 nodes is canonical protobuf, fills its buffer exactly, and "
+            "gives every rank its node") {
+    // The blob is sized before it is written; later ranks' numbers and node
+    // names are longer than the first's (the estimate from rank 0 came short).
+    std::string nodes, procs;
+    for (int n = 0; n < 16; ++n) {
+      nodes += (n ? "," : "") + std::string{"simnode"} + std::to_string(n);
+      procs += (n ? ";" : "") + std::to_string(n * 6250) + "-" + std::to_string(n * 6250 + 6249);
+    }
+    const auto l = layout_of({entry(PMIX_NODE_MAP, value::string(compact_nodes(nodes))),
+                              entry(PMIX_PROC_MAP, value::string(compact_procs(procs)))},
+                             6250, "simnode15");
+    const auto blob = serialize_job_info("sim.main", l, "simnode15");
+    CHECK(blob.capacity() == blob.size());
+    pmix::wire::JobInfo parsed;
+    REQUIRE(parsed.ParseFromString(blob));
+    CHECK(parsed.SerializeAsString() == blob);
+    REQUIRE(parsed.ranks_size() == 100000);
+    const auto j = decode(blob);
+    for (rank_t r : {0u, 1u, 6249u, 6250u, 93749u, 93750u, 99999u}) {
+      CAPTURE(r);
+      const auto& list = j.ranks.at(r);
+      CHECK(*get(list, PMIX_HOSTNAME).as_string() == "simnode" + std::to_string(r / 6250));
+      CHECK(*get(list, PMIX_NODEID).as_uint() == r / 6250);
+      CHECK(*get(list, PMIX_LOCAL_RANK).as_uint() == r % 6250);
+      CHECK(*get(list, PMIX_GLOBAL_RANK).as_uint() == r);
+      CHECK(*get(list, PMIX_APPNUM).as_uint() == 0);
+    }
+  }
+
   TEST_CASE("serialize_job_info numbers ranks by their place in the node's list") {
     const auto l = layout_of({entry(PMIX_NODE_MAP, value::string("a,b")),
                               entry(PMIX_PROC_MAP, value::string(compact_procs("0,2,4;1,3")))},

@@ -31,6 +31,7 @@ CASES = {
     "dmodex16": ["dmodex", 16],
     "dmodex64": ["dmodex", 64],
     "hosted": ["register-hosted", 10000],
+    "maps": ["register-maps", 100000, 6250],
 }
 
 

@@ -181,7 +181,7 @@ def main():
                     "of the source tree this file is in)")
     ap.add_argument("--cases", default="all",
                     help="comma-separated subset: init, cycle, startup, fence, datafence, get, register, "
-                    "hosted, local, clients, rss, scale (default all); the real hosts are chosen by --hosts")
+                    "hosted, maps, local, clients, rss, scale (default all); the real hosts are chosen by --hosts")
     ap.add_argument("--scale", help="comma-separated N of the 'scale' case: N processes started at once, "
                     "each doing what MPI_Init does once (default 512,1024,2048; 8,16 with --short)")
     ap.add_argument("--dsizes", help="comma-separated N of the data-carrying fence "
@@ -268,6 +268,9 @@ def main():
     if want("hosted"):
         print("bench: register a namespace of %d ranks as hosts do" % big, flush=True)
         run.both(["register-hosted", big], rounds)
+    if want("maps"):
+        print("bench: register a namespace of %d ranks by its maps alone" % (big * 10), flush=True)
+        run.both(["register-maps", big * 10, max(1, big * 10 // 16)], rounds)
     if want("local"):
         print("bench: register a namespace of %d ranks all on this node" % big, flush=True)
         run.both(["register-local", big], rounds)
@@ -336,6 +339,9 @@ def main():
     stat_row("  its memory (server anonymous RSS growth)", "register_hosted_kb", "kB", "median", goal="memory")
     stat_row("the same, all %d ranks on this node (issue 40)" % big, "register_local_ms", "ms", "median", goal=0.3)
     stat_row("  its memory (server anonymous RSS growth)", "register_local_kb", "kB", "median", goal="memory")
+    stat_row("a job of %d ranks on 16 nodes by its node and proc maps alone (pmixsim's form)" % (big * 10),
+             "register_maps_ms", "ms", "median")
+    stat_row("  its memory (server anonymous RSS growth)", "register_maps_kb", "kB", "median", goal="memory")
     stat_row("register %d clients" % big, "register_clients_ms", "ms", "median")
     stat_row("  their memory (server anonymous RSS growth)", "register_clients_kb", "kB", "median", goal="memory")
     stat_row("server anonymous RSS, no client yet", "rss_kb_0", "kB", "median", goal="memory")
