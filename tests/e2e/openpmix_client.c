@@ -407,25 +407,33 @@ static int extras(void)
     return 0;
 }
 
-static int fence_get(int n, char **wanted)
+/* Puts "mykey" = "hello-from-<rank>", commits and fences (collecting data
+ * or not). */
+static void put_commit_fence(const pmix_proc_t *me, bool collect_data)
 {
-    pmix_proc_t me, peer;
-    pmix_value_t *v = NULL, put;
-    char text[512];
-    pmix_status_t rc = PMIx_Init(&me, NULL, 0);
-    say("init", rc, "");
-    if (rc != PMIX_SUCCESS)
-        return 0;
-    snprintf(text, sizeof text, "hello-from-%u", me.rank);
+    char text[64];
+    pmix_value_t put;
+    snprintf(text, sizeof text, "hello-from-%u", me->rank);
     put.type = PMIX_STRING;
     put.data.string = text;
     say("put", PMIx_Put(PMIX_GLOBAL, "mykey", &put), "");
     say("commit", PMIx_Commit(), "");
     pmix_info_t collect;
-    bool yes = true;
+    bool yes = collect_data;
     PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
     say("fence", PMIx_Fence(NULL, 0, &collect, 1), "");
     PMIX_INFO_DESTRUCT(&collect);
+}
+
+static int fence_get(int n, char **wanted)
+{
+    pmix_proc_t me, peer;
+    pmix_value_t *v = NULL;
+    pmix_status_t rc = PMIx_Init(&me, NULL, 0);
+    say("init", rc, "");
+    if (rc != PMIX_SUCCESS)
+        return 0;
+    put_commit_fence(&me, true);
     for (int k = 0; k < n; ++k) {
         char label[300];
         const char *colon = strchr(wanted[k], ':');
@@ -462,7 +470,7 @@ int main(int argc, char **argv)
     if (argc >= 3 && strcmp(argv[1], "fence-get") == 0) return fence_get(argc - 2, argv + 2);
     const bool collect_data = !(argc == 2 && strcmp(argv[1], "nocollect") == 0);
     pmix_proc_t me, job, peer;
-    pmix_value_t *v = NULL, put;
+    pmix_value_t *v = NULL;
     char text[512];
     pmix_status_t rc = PMIx_Init(&me, NULL, 0);
     snprintf(text, sizeof text, "%s %u", rc == PMIX_SUCCESS ? me.nspace : "-", rc == PMIX_SUCCESS ? me.rank : 0);
@@ -479,16 +487,7 @@ int main(int argc, char **argv)
     if (v) PMIX_VALUE_RELEASE(v);
     v = NULL;
 
-    snprintf(text, sizeof text, "hello-from-%u", me.rank);
-    put.type = PMIX_STRING;
-    put.data.string = text;
-    say("put", PMIx_Put(PMIX_GLOBAL, "mykey", &put), "");
-    say("commit", PMIx_Commit(), "");
-    pmix_info_t collect;
-    bool yes = collect_data;
-    PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
-    say("fence", PMIx_Fence(NULL, 0, &collect, 1), "");
-    PMIX_INFO_DESTRUCT(&collect);
+    put_commit_fence(&me, collect_data);
     for (unsigned r = 0; r < size && r < 64; ++r) {
         if (r == me.rank) continue;
         char label[32];
