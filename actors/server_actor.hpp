@@ -62,8 +62,8 @@ struct server_state {
     // the host carried across nodes: a get of a remote rank's key is
     // answered from it, as OpenPMIx's server does from its store, instead of
     // a direct-modex up-call per get (processes linked with OpenPMIx ask
-    // their server for every peer's key). `index` (each rank's RankData in
-    // `collected`, by rank) is built at the first such get.
+    // their server for every peer's key). `collected_index` (each rank's
+    // RankData in `collected`, by rank) is built at the first such get.
     std::shared_ptr<const std::string> collected;
     std::vector<std::pair<rank_t, std::string_view>> collected_index;
     bool collected_indexed = false;
