@@ -7,6 +7,7 @@
 #include "common/regex/regex.hpp"
 #include "protocol/codec.hpp"
 #include "protocol/direct.hpp"
+#include "protocol/messages.hpp"
 
 namespace pmix::actors {
 
@@ -215,6 +216,42 @@ pmix_status_t compute_layout(encoded_registration& reg, int nlocalprocs, const s
   return PMIX_SUCCESS;
 }
 
+void add_derived_ranks(wire::JobInfo& job) {
+  std::optional<std::string> node_map, proc_map;
+  for (const auto& wi : job.info()) {
+    if (wi.key() != PMIX_NODE_MAP && wi.key() != PMIX_PROC_MAP) continue;
+    value v;
+    if (!protocol::from_wire(wi.value(), v)) continue;
+    (wi.key() == PMIX_NODE_MAP ? node_map : proc_map) = map_text(v);
+  }
+  if (!proc_map) return;
+  auto lists = regex::parse_proc_map(*proc_map);
+  if (!lists.ok()) return;
+  regex::node_list nodes;
+  if (node_map) {
+    auto parsed = regex::parse_node_map(*node_map);
+    if (parsed.ok()) nodes = std::move(parsed).value();
+  }
+  std::vector<rank_t> present;
+  present.reserve(static_cast<std::size_t>(job.ranks_size()));
+  for (const auto& r : job.ranks()) present.push_back(r.rank());
+  std::sort(present.begin(), present.end());
+  const regex::rank_places places{lists.value()};
+  bool added = false;
+  for (const auto& [rank, place] : places.all()) {
+    if (std::binary_search(present.begin(), present.end(), rank)) continue;
+    auto* r = job.add_ranks();
+    r->set_rank(rank);
+    protocol::to_wire(protocol::derived_rank_items(rank, place.node < nodes.size() ? &nodes[place.node] : nullptr,
+                                                   place.node, place.index),
+                      r->mutable_info());
+    added = true;
+  }
+  if (added)
+    std::stable_sort(job.mutable_ranks()->begin(), job.mutable_ranks()->end(),
+                     [](const wire::RankInfo& a, const wire::RankInfo& b) { return a.rank() < b.rank(); });
+}
+
 std::string serialize_job_info(const std::string& nspace, job_layout layout,
                                const std::string& hostname) {
   info_list job = std::move(layout.job_info);
@@ -347,16 +384,31 @@ std::string serialize_job_info(const std::string& nspace, job_layout layout,
     if ((given & appnum_bit) == 0) r += appnum_item;
     return r;
   };
-  std::size_t total = out.size();
+  // A rank of the proc map that runs elsewhere and has nothing registered
+  // of its own gets no RankInfo: its readers derive its items from the maps
+  // (protocol::derived_rank_items). A job of 100,000 ranks registered by its
+  // maps alone wrote 14 MB here, which every local process mapped; OpenPMIx
+  // keeps the maps and derives as well.
   auto slice = layout.rank_data.cbegin();
+  auto derived_only = [&](std::size_t k) {
+    const auto rank = ranks[k];
+    while (slice != layout.rank_data.end() && slice->rank < rank) ++slice;
+    const bool registered = slice != layout.rank_data.end() && slice->rank == rank;
+    return !registered && info_of[k].nodeid && info_of[k].index && !layout.is_local(rank);
+  };
+  std::vector<bool> written(ranks.size());
+  for (std::size_t k = 0; k < ranks.size(); ++k) written[k] = !derived_only(k);
+  std::size_t total = out.size();
+  slice = layout.rank_data.cbegin();
   for (std::size_t k = 0; k < ranks.size(); ++k) {
+    if (!written[k]) continue;
     const auto& bytes = record(k, slice);
     total += protocol::header_size(wire::JobInfo::kRanksFieldNumber, bytes.size()) + bytes.size();
   }
   out.reserve(total);
   slice = layout.rank_data.cbegin();
   for (std::size_t k = 0; k < ranks.size(); ++k)
-    protocol::append_length_delimited(out, wire::JobInfo::kRanksFieldNumber, record(k, slice));
+    if (written[k]) protocol::append_length_delimited(out, wire::JobInfo::kRanksFieldNumber, record(k, slice));
   return out;
 }
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/value.hpp"
+#include "protocol/pmix.pb.h"
 
 namespace pmix::actors {
 
@@ -89,10 +90,20 @@ pmix_status_t compute_layout(encoded_registration& reg, int nlocalprocs, const s
 // PMIX_LOCAL_SIZE, PMIX_LOCALLDR, PMIX_NUM_NODES, PMIX_NODE_LIST, PMIX_JOB_SIZE,
 // PMIX_UNIV_SIZE, PMIX_HOSTNAME ...) unless the host gave them, and per rank
 // its registered data plus PMIX_HOSTNAME, PMIX_NODEID, PMIX_LOCAL_RANK,
-// PMIX_NODE_RANK, PMIX_GLOBAL_RANK.
+// PMIX_NODE_RANK, PMIX_GLOBAL_RANK. A rank of the proc map that runs on
+// another node and has nothing registered of its own gets no RankInfo: its
+// readers derive its items from the maps (protocol::derived_rank_items,
+// add_derived_ranks).
 // The layout is taken by value: its per-rank info is consumed (moved, then
 // freed rank by rank as it is serialized), so a large job is not held twice.
 std::string serialize_job_info(const std::string& nspace, job_layout layout,
                                const std::string& hostname);
+
+// Adds to `job` a RankInfo, with the items derived from its node and proc
+// maps, for each rank of the proc map it holds none for (what
+// serialize_job_info left to its readers), and sorts its ranks by rank: the
+// job data whole, for readers that take every rank's (processes linked with
+// OpenPMIx, PMIx_server_collect_job_info).
+void add_derived_ranks(wire::JobInfo& job);
 
 }  // namespace pmix::actors

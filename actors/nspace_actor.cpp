@@ -334,6 +334,7 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
           log::error("nspace", self->state.nspace, ": job data unreadable: ", error);
           return out;
         }
+        add_derived_ranks(job);
         out.reserve(out.size() + static_cast<std::size_t>(job.ranks_size()));
         for (const auto& r : job.ranks()) {
           info_list items;

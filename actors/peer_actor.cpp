@@ -19,6 +19,7 @@
 
 #include "common/log_sink.hpp"
 #include "actors/cleaner.hpp"
+#include "actors/job_layout.hpp"
 #include "actors/shared_behavior.hpp"
 #include "actors/upcall.hpp"
 #include "server/host_module.hpp"
@@ -1088,6 +1089,7 @@ void send_openpmix_job(self_ptr self, std::uint32_t tag) {
     log::error("peer", to_string(st.proc), ": no job data to give a process linked with OpenPMIx");
     return send_openpmix_status(self, tag, PMIX_ERR_NOT_FOUND);
   }
+  add_derived_ranks(job);
   st.rare().openpmix_job_level.clear();
   std::string error;
   for (const auto& wi : job.info()) {
@@ -1114,6 +1116,7 @@ void send_openpmix_connect_reply(self_ptr self, std::uint32_t tag, const std::st
     for (const auto& bytes : r.jobs()) {
       wire::JobInfo job;
       if (!job.ParseFromString(bytes) || job.nspace() == st.proc.nspace) continue;
+      add_derived_ranks(job);
       w.byte_object(encode_openpmix_job(job, buffer_of(st), skipped));
     }
   send_openpmix_message(self, tag, w.bytes());
@@ -1541,6 +1544,7 @@ void send_openpmix_get_reply(self_ptr self, std::uint32_t tag, const wire::GetRe
   if (!g.job().empty()) {
     wire::JobInfo job;
     if (job.ParseFromString(g.job())) {
+      add_derived_ranks(job);
       add(proc_id{job.nspace(), rank_wildcard}, job.info(), [](const wire::Info& i) -> const wire::Info& { return i; });
       for (const auto& r : job.ranks())
         add(proc_id{job.nspace(), r.rank()}, r.info(), [](const wire::Info& i) -> const wire::Info& { return i; });

@@ -122,6 +122,37 @@ const value* store::job_value(const std::string& nspace, const std::string& key)
   return it == jobs_.end() ? nullptr : lookup(it->second.info, key);
 }
 
+const store::job::maps& store::job::read_maps() const {
+  if (derivable) return *derivable;
+  derivable.emplace();
+  auto text = [&](const char* key) -> std::string {
+    const auto* v = lookup(info, key);
+    const auto* t = v == nullptr ? nullptr : v->as_string();
+    std::string out = t == nullptr ? std::string{} : *t;
+    while (!out.empty() && out.back() == '\0') out.pop_back();  // a PMIX_REGEX's NUL
+    return out;
+  };
+  const auto proc_map = text(PMIX_PROC_MAP);
+  if (proc_map.empty()) return *derivable;
+  // Bounded by the job's size: a compact map of a few bytes names millions.
+  regex::parse_limits limits;
+  const auto* size = lookup(info, PMIX_JOB_SIZE);
+  const auto job_size = size == nullptr ? std::nullopt : size->as_uint();
+  limits.max_ranks = job_size ? static_cast<std::size_t>(*job_size) : std::size_t{1} << 24;
+  limits.max_nodes = limits.max_ranks + 1;
+  auto lists = regex::parse_proc_map(proc_map, limits);
+  if (!lists.ok()) {
+    log::error("client", "unreadable PMIX_PROC_MAP in the job data: ", lists.error().what);
+    return *derivable;
+  }
+  if (const auto node_map = text(PMIX_NODE_MAP); !node_map.empty()) {
+    auto nodes = regex::parse_node_map(node_map, limits);
+    if (nodes.ok()) derivable->nodes = std::move(nodes).value();
+  }
+  derivable->places = regex::rank_places{lists.value()};
+  return *derivable;
+}
+
 const store::key_map* store::job::rank_keys(rank_t r) const {
   if (auto e = encoded.find(r); e != encoded.end()) {
     info_list items;
@@ -132,11 +163,21 @@ const store::key_map* store::job::rank_keys(rank_t r) const {
     load_infos(std::move(items), ranks[r]);
   }
   auto it = ranks.find(r);
-  return it == ranks.end() ? nullptr : &it->second;
+  if (it != ranks.end()) return &it->second;
+  const auto& m = read_maps();
+  const auto* place = m.places.find(r);
+  if (place == nullptr) return nullptr;
+  auto& keys = ranks[r];
+  load_infos(protocol::derived_rank_items(r, place->node < m.nodes.size() ? &m.nodes[place->node] : nullptr,
+                                          place->node, place->index),
+             keys);
+  return &keys;
 }
 
 void store::job::decode_all() const {
   while (!encoded.empty()) rank_keys(encoded.begin()->first);
+  for (const auto& [rank, place] : read_maps().places.all())
+    if (ranks.count(rank) == 0) rank_keys(rank);
 }
 
 const value* store::rank_value(const proc_id& p, const std::string& key) const {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/rank_map.hpp"
+#include "common/regex/regex.hpp"
 #include "common/value.hpp"
 #include "protocol/messages.hpp"
 
@@ -110,8 +111,19 @@ class store {
     mutable std::unordered_map<rank_t, std::string_view> encoded;
     std::shared_ptr<const std::string> raw;
     std::set<rank_t> local;
+    // The node and proc maps, read at the first lookup of a rank the job
+    // data holds no RankInfo for (one that runs elsewhere with nothing
+    // registered of its own: its items are derived, as the server would
+    // have written them).
+    struct maps {
+      std::vector<std::string> nodes;
+      regex::rank_places places;
+    };
+    mutable std::optional<maps> derivable;
     const key_map* rank_keys(rank_t r) const;
+    // Every rank's items decoded, and derived for each rank of the maps.
     void decode_all() const;
+    const maps& read_maps() const;
   };
   // The fence generation in which each rank's complete data arrived, by
   // rank position (common/rank_map.hpp: a collecting fence stamps every rank,

@@ -654,6 +654,18 @@ bool decode_rank_info(std::string_view in, info_list& out, std::string* error) {
   return rr.ok() || malformed(error);
 }
 
+info_list derived_rank_items(rank_t rank, const std::string* host, std::uint32_t node, std::uint32_t index) {
+  info_list out;
+  out.reserve(6);
+  if (host != nullptr) out.push_back(info{PMIX_HOSTNAME, value::string(*host), 0});
+  out.push_back(info{PMIX_NODEID, value::unsigned_(PMIX_UINT32, node), 0});
+  out.push_back(info{PMIX_LOCAL_RANK, value::unsigned_(PMIX_UINT16, static_cast<std::uint16_t>(index)), 0});
+  out.push_back(info{PMIX_NODE_RANK, value::unsigned_(PMIX_UINT16, static_cast<std::uint16_t>(index)), 0});
+  out.push_back(info{PMIX_GLOBAL_RANK, value::unsigned_(PMIX_PROC_RANK, rank), 0});
+  out.push_back(info{PMIX_APPNUM, value::unsigned_(PMIX_UINT32, 0), 0});
+  return out;
+}
+
 bool decode(std::string_view in, job_info& out, std::string* error) {
   std::vector<std::pair<rank_t, std::string_view>> ranks;
   if (!read_job_top(in, out, ranks, error)) return false;

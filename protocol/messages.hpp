@@ -193,6 +193,13 @@ bool decode(std::string_view in, job_info& out, std::string* error = nullptr);
 bool decode_lazy(std::string_view in, job_info& out, std::string* error = nullptr);
 // The items of one RankInfo that decode_lazy kept.
 bool decode_rank_info(std::string_view in, info_list& out, std::string* error = nullptr);
+// The items a job's data derives for a rank from the node and proc maps,
+// in the order the server writes them: PMIX_HOSTNAME (when the node map
+// names its node), PMIX_NODEID, PMIX_LOCAL_RANK and PMIX_NODE_RANK (its
+// place in its node's list), PMIX_GLOBAL_RANK, PMIX_APPNUM. A JobInfo holds
+// no RankInfo for a rank of the proc map with nothing registered of its own
+// that does not run on the server's node: its readers derive these.
+info_list derived_rank_items(rank_t rank, const std::string* host, std::uint32_t node, std::uint32_t index);
 
 // A status and an optional payload: StatusReply, FenceReply (`data`: a
 // ModexData, empty when nothing was collected), GetReply (`data`: a RankData

@@ -761,4 +761,24 @@ result<std::string> generate_proc_map(std::string_view text) noexcept {
   return encode_proc_map(ranks.value());
 }
 
+rank_places::rank_places(const rank_lists& lists) {
+  std::size_t total = 0;
+  for (const auto& l : lists) total += l.size();
+  by_rank_.reserve(total);
+  for (std::size_t n = 0; n < lists.size(); ++n)
+    for (std::size_t k = 0; k < lists[n].size(); ++k)
+      by_rank_.push_back({lists[n][k], rank_place{static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(k)}});
+  // Listed twice: the first node's place (stable, then the first of each rank).
+  std::stable_sort(by_rank_.begin(), by_rank_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  by_rank_.erase(std::unique(by_rank_.begin(), by_rank_.end(),
+                             [](const auto& a, const auto& b) { return a.first == b.first; }),
+                 by_rank_.end());
+}
+
+const rank_place* rank_places::find(std::uint32_t rank) const {
+  auto it = std::lower_bound(by_rank_.begin(), by_rank_.end(), rank,
+                             [](const auto& a, std::uint32_t r) { return a.first < r; });
+  return it == by_rank_.end() || it->first != rank ? nullptr : &it->second;
+}
+
 }  // namespace pmix::regex

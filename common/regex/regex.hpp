@@ -146,4 +146,24 @@ result<std::string> encode_proc_map(const rank_lists& ranks) noexcept;
 // encode_proc_map(parse_proc_map(text)): PMIx_generate_ppn.
 result<std::string> generate_proc_map(std::string_view text) noexcept;
 
+// Where each rank of a proc map runs: the first node whose list names it,
+// and its place in that list (what a job's data derives for a rank: its
+// node id, and its local and node rank).
+struct rank_place {
+  std::uint32_t node = 0;
+  std::uint32_t index = 0;
+};
+class rank_places {
+ public:
+  rank_places() = default;
+  explicit rank_places(const rank_lists& lists);
+  // Null when no node lists `rank`.
+  const rank_place* find(std::uint32_t rank) const;
+  // Every rank listed, in rank order, with its place.
+  const std::vector<std::pair<std::uint32_t, rank_place>>& all() const { return by_rank_; }
+
+ private:
+  std::vector<std::pair<std::uint32_t, rank_place>> by_rank_;  // sorted by rank
+};
+
 }  // namespace pmix::regex

@@ -324,6 +324,62 @@ TEST_SUITE("client store") {
     CHECK_FALSE(pmix::protocol::decode_lazy(bytes.substr(0, bytes.size() - 3), d));
   }
 
+  TEST_CASE("a rank the job data has no RankInfo for takes the items its node and proc maps give it") {
+    // The server writes no RankInfo for a rank that runs elsewhere with
+    // nothing registered of its own (actors/job_layout.hpp).
+    pmix::wire::JobInfo w;
+    w.set_nspace("mapped");
+    pmix::protocol::to_wire(info{PMIX_JOB_SIZE, value::unsigned_(PMIX_UINT32, 7), 0}, w.add_info());
+    pmix::protocol::to_wire(info{PMIX_NODE_MAP, value::string("n0,n1,n2"), 0}, w.add_info());
+    // A PMIX_REGEX as hosts pass it: its bytes count the terminating NUL.
+    pmix::protocol::to_wire(info{PMIX_PROC_MAP, value::bytes(PMIX_REGEX, std::string{"0,3,5;1,4;2,6", 14}), 0},
+                            w.add_info());
+    auto* mine = w.add_ranks();  // rank 1 on n1, with a key of its own
+    mine->set_rank(1);
+    pmix::protocol::to_wire(info{PMIX_HOSTNAME, value::string("n1"), 0}, mine->add_info());
+    pmix::protocol::to_wire(info{"own", value::string("y"), 0}, mine->add_info());
+    pmix::protocol::job_info job;
+    REQUIRE(pmix::protocol::decode_lazy(w.SerializeAsString(), job));
+    store s;
+    s.load_job(std::move(job));
+    auto text = [&](pmix::rank_t r, const char* key) {
+      const auto* v = s.rank_value({"mapped", r}, key);
+      return v == nullptr || v->as_string() == nullptr ? std::string{"-"} : *v->as_string();
+    };
+    auto number = [&](pmix::rank_t r, const char* key) {
+      const auto* v = s.rank_value({"mapped", r}, key);
+      return v == nullptr || !v->as_uint() ? -1L : static_cast<long>(*v->as_uint());
+    };
+    CHECK(text(5, PMIX_HOSTNAME) == "n0");
+    CHECK(number(5, PMIX_NODEID) == 0);
+    CHECK(number(5, PMIX_LOCAL_RANK) == 2);
+    CHECK(number(5, PMIX_NODE_RANK) == 2);
+    CHECK(number(5, PMIX_GLOBAL_RANK) == 5);
+    CHECK(number(5, PMIX_APPNUM) == 0);
+    CHECK(s.rank_value({"mapped", 5}, PMIX_LOCAL_RANK)->type == PMIX_UINT16);
+    CHECK(text(6, PMIX_HOSTNAME) == "n2");
+    CHECK(number(6, PMIX_LOCAL_RANK) == 1);
+    // A rank written keeps its own items only.
+    CHECK(text(1, "own") == "y");
+    CHECK(number(1, PMIX_LOCAL_RANK) == -1);
+    // Not in the maps: nothing.
+    CHECK(s.rank_value({"mapped", 7}, PMIX_HOSTNAME) == nullptr);
+    CHECK(s.ranks_on("mapped", "n1") == std::vector<pmix::rank_t>{1, 4});
+    CHECK(s.ranks_on("mapped", "n0") == std::vector<pmix::rank_t>{0, 3, 5});
+  }
+
+  TEST_CASE("a compact proc map in the job data is read within the job's size") {
+    pmix::wire::JobInfo w;
+    w.set_nspace("huge");
+    pmix::protocol::to_wire(info{PMIX_JOB_SIZE, value::unsigned_(PMIX_UINT32, 4), 0}, w.add_info());
+    pmix::protocol::to_wire(info{PMIX_PROC_MAP, value::string("pmix[0-99999999]"), 0}, w.add_info());
+    pmix::protocol::job_info job;
+    REQUIRE(pmix::protocol::decode_lazy(w.SerializeAsString(), job));
+    store s;
+    s.load_job(std::move(job));
+    CHECK(s.rank_value({"huge", 1}, PMIX_GLOBAL_RANK) == nullptr);  // refused, nothing allocated
+  }
+
   // Found by tests/fuzz client_reply: 16 bytes of compact proc map made the
   // client allocate over 2 GB.
   TEST_CASE("PMIX_LOCAL_PEERS is read within bounds its text sets") {

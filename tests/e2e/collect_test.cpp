@@ -230,6 +230,32 @@ TEST_SUITE("collect_job_info") {
     PMIx_Data_buffer_release(buf);
   }
 
+  TEST_CASE("[19.2.260.2] ranks on other nodes with nothing registered of their own (left out of the job data) are "
+            "collected with the keys their maps derive, in rank order") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("M", 4, 2) == PMIX_SUCCESS);  // by its maps alone: ranks 2 and 3 elsewhere
+    pmix_proc_t proc;
+    PMIX_LOAD_PROCID(&proc, "M", PMIX_RANK_WILDCARD);
+    pmix_data_buffer_t* buf = PMIx_Data_buffer_create();
+    REQUIRE(PMIx_server_collect_job_info(&proc, 1, buf) == PMIX_SUCCESS);
+    std::vector<entry> entries;
+    REQUIRE(read_entries(buf, entries) == PMIX_SUCCESS);
+    REQUIRE(entries.size() == 1);
+    REQUIRE(entries[0].ranks.size() == 4);
+    for (pmix_rank_t r = 0; r < 4; ++r) {
+      CAPTURE(r);
+      CHECK(entries[0].ranks[r].first == r);
+      const auto& keys = entries[0].ranks[r].second;
+      for (const char* key : {PMIX_HOSTNAME, PMIX_NODEID, PMIX_LOCAL_RANK, PMIX_NODE_RANK, PMIX_GLOBAL_RANK}) {
+        CAPTURE(key);
+        CHECK(std::find(keys.begin(), keys.end(), key) != keys.end());
+      }
+    }
+    PMIx_Data_buffer_release(buf);
+  }
+
   TEST_CASE("[19.2.260.4] a second server registers the namespaces from the buffer; its clients get the same job-level answers") {
     temp_dir dir;
     server srv(dir.path());

@@ -22,7 +22,8 @@
  *
  * "fence-get <rank>:<key>...": inits, puts "mykey" as above, commits, fences
  * collecting data, then gets each <key> of <rank> of its namespace
- * ("get:<rank>:<key> <status> <value>") and finalizes; "<rank>:<key>:refresh"
+ * ("get:<rank>:<key> <status> <value>", a string's or a uint16's or uint32's)
+ * and finalizes; "<rank>:<key>:refresh"
  * gets it with PMIX_GET_REFRESH_CACHE.
  *
  * "spawn": inits; rank 0 spawns 2 copies of this program ("child"),
@@ -449,7 +450,10 @@ static int fence_get(int n, char **wanted)
         rc = PMIx_Get(&peer, key, second != NULL ? &refresh : NULL, second != NULL ? 1 : 0, &v);
         PMIX_INFO_DESTRUCT(&refresh);
         snprintf(label, sizeof label, "get:%s", wanted[k]);
-        say(label, rc, rc == PMIX_SUCCESS && v->type == PMIX_STRING ? v->data.string : "");
+        char number[32] = "";
+        if (rc == PMIX_SUCCESS && v->type == PMIX_UINT16) snprintf(number, sizeof number, "%u", (unsigned) v->data.uint16);
+        if (rc == PMIX_SUCCESS && v->type == PMIX_UINT32) snprintf(number, sizeof number, "%u", v->data.uint32);
+        say(label, rc, rc == PMIX_SUCCESS && v->type == PMIX_STRING ? v->data.string : number);
         if (v) PMIX_VALUE_RELEASE(v);
         v = NULL;
     }

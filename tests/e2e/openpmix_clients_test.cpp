@@ -85,7 +85,8 @@ TEST_SUITE("clients linked with OpenPMIx") {
     REQUIRE(register_job("cached", 3, 2) == PMIX_SUCCESS);
     std::vector<child> ranks;
     ranks.emplace_back(std::vector<std::string>{runfile("tests/e2e/openpmix_client_bin"), "fence-get", "2:mykey",
-                                                "2:late", "1:mykey", "2:mykey:refresh"},
+                                                "2:late", "1:mykey", "2:mykey:refresh", "2:pmix.hname",
+                                                "2:pmix.lrank"},
                        environment_with(openpmix_env("cached", 0, "PMIX_BFROP_BUFFER_NON_DESC")), dir.path());
     ranks.push_back(
         launch_script("cached", 1, {"init", "put:mykey=hello-from-1", "commit", "fence:collect", "finalize"}, dir.path()));
@@ -99,6 +100,11 @@ TEST_SUITE("clients linked with OpenPMIx") {
     // PMIX_GET_REFRESH_CACHE: the host is asked again (below); OpenPMIx's
     // client keeps the value it had.
     CHECK(contains(out, "get:2:mykey:refresh SUCCESS hello-from-2\n"));
+    // Rank 2 runs elsewhere and registered nothing of its own (the job is
+    // registered by its maps alone): its items, derived from the maps, came
+    // with the job data (actors/job_layout.hpp, add_derived_ranks).
+    CHECK(contains(out, "get:2:pmix.hname SUCCESS othernode\n"));
+    CHECK(contains(out, "get:2:pmix.lrank SUCCESS 0\n"));
     CHECK(contains(out, "finalize SUCCESS\n"));
     std::lock_guard<std::mutex> guard{record().mutex};
     CHECK(record().fence_calls == 1);

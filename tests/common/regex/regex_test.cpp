@@ -631,4 +631,21 @@ TEST_SUITE("regex") {
       }
     }
   }
+
+  TEST_CASE("rank_places: each rank's first node and its place there, by rank") {
+    const rx::rank_places places{rx::rank_lists{{0, 3, 5}, {1, 4}, {2, 6, 4}}};
+    REQUIRE(places.all().size() == 7);
+    for (std::size_t k = 0; k < places.all().size(); ++k) CHECK(places.all()[k].first == k);
+    const auto* five = places.find(5);
+    REQUIRE(five != nullptr);
+    CHECK(five->node == 0);
+    CHECK(five->index == 2);
+    // Listed twice: the first node's place.
+    const auto* four = places.find(4);
+    REQUIRE(four != nullptr);
+    CHECK(four->node == 1);
+    CHECK(four->index == 1);
+    CHECK(places.find(7) == nullptr);
+    CHECK(rx::rank_places{}.find(0) == nullptr);
+  }
 }
