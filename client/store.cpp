@@ -81,12 +81,9 @@ std::vector<rank_t> store::ranks_on(const std::string& nspace, const std::string
   std::vector<rank_t> out;
   auto it = jobs_.find(nspace);
   if (it == jobs_.end()) return out;
-  it->second.decode_all();
-  for (const auto& [rank, keys] : it->second.ranks) {
-    const auto* host = lookup(keys, PMIX_HOSTNAME);
-    const auto* text = host == nullptr ? nullptr : host->as_string();
-    if (text != nullptr && *text == node) out.push_back(rank);
-  }
+  it->second.for_each_host([&](rank_t rank, const std::string& host) {
+    if (host == node) out.push_back(rank);
+  });
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -108,10 +105,7 @@ std::vector<std::string> store::nodes_of(const std::string& nspace) const {
     if (!out.empty()) return out;
   }
   std::map<rank_t, std::string> by_rank;
-  it->second.decode_all();
-  for (const auto& [rank, keys] : it->second.ranks)
-    if (const auto* host = lookup(keys, PMIX_HOSTNAME); host != nullptr && host->as_string() != nullptr)
-      by_rank.emplace(rank, *host->as_string());
+  it->second.for_each_host([&](rank_t rank, const std::string& host) { by_rank.emplace(rank, host); });
   for (const auto& [rank, host] : by_rank)
     if (std::find(out.begin(), out.end(), host) == out.end()) out.push_back(host);
   return out;
@@ -138,7 +132,9 @@ const store::job::maps& store::job::read_maps() const {
   regex::parse_limits limits;
   const auto* size = lookup(info, PMIX_JOB_SIZE);
   const auto job_size = size == nullptr ? std::nullopt : size->as_uint();
-  limits.max_ranks = job_size ? static_cast<std::size_t>(*job_size) : std::size_t{1} << 24;
+  // (At most 2^24 ranks without PMIX_JOB_SIZE or beyond it.)
+  limits.max_ranks = std::min<std::size_t>(job_size ? static_cast<std::size_t>(*job_size) : SIZE_MAX,
+                                           std::size_t{1} << 24);
   limits.max_nodes = limits.max_ranks + 1;
   auto lists = regex::parse_proc_map(proc_map, limits);
   if (!lists.ok()) {
@@ -176,8 +172,18 @@ const store::key_map* store::job::rank_keys(rank_t r) const {
 
 void store::job::decode_all() const {
   while (!encoded.empty()) rank_keys(encoded.begin()->first);
-  for (const auto& [rank, place] : read_maps().places.all())
-    if (ranks.count(rank) == 0) rank_keys(rank);
+}
+
+void store::job::for_each_host(const std::function<void(rank_t, const std::string&)>& each) const {
+  decode_all();
+  for (const auto& [rank, keys] : ranks) {
+    const auto* host = lookup(keys, PMIX_HOSTNAME);
+    if (host != nullptr && host->as_string() != nullptr) each(rank, *host->as_string());
+  }
+  // The ranks left to the maps, without making their items.
+  const auto& m = read_maps();
+  for (const auto& [rank, place] : m.places.all())
+    if (place.node < m.nodes.size() && ranks.count(rank) == 0) each(rank, m.nodes[place.node]);
 }
 
 const value* store::rank_value(const proc_id& p, const std::string& key) const {

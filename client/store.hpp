@@ -3,6 +3,7 @@
 // replies, and its own puts. Not thread-safe: the client guards it.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -121,8 +122,11 @@ class store {
     };
     mutable std::optional<maps> derivable;
     const key_map* rank_keys(rank_t r) const;
-    // Every rank's items decoded, and derived for each rank of the maps.
+    // Every RankInfo decoded.
     void decode_all() const;
+    // Each rank's PMIX_HOSTNAME: those of the ranks it has items for, and
+    // the node of each rank left to the maps (whose items are not made).
+    void for_each_host(const std::function<void(rank_t, const std::string&)>& each) const;
     const maps& read_maps() const;
   };
   // The fence generation in which each rank's complete data arrived, by
