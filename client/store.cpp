@@ -60,7 +60,9 @@ bool store::load_job(protocol::job_info&& in) {
 }
 
 void store::merge_job(const std::string& nspace, info_list&& items) {
-  load_infos(std::move(items), jobs_[nspace].info);
+  auto& j = jobs_[nspace];
+  load_infos(std::move(items), j.info);
+  j.derivable.reset();  // the maps may be among them: read again when needed
 }
 
 void store::add_peer_values(const proc_id& p, info_list&& items) {
