@@ -389,17 +389,16 @@ std::string serialize_job_info(const std::string& nspace, job_layout layout,
   // (protocol::derived_rank_items). A job of 100,000 ranks registered by its
   // maps alone wrote 14 MB here, which every local process mapped; OpenPMIx
   // keeps the maps and derives as well.
-  auto slice = layout.rank_data.cbegin();
-  auto derived_only = [&](std::size_t k) {
-    const auto rank = ranks[k];
-    while (slice != layout.rank_data.end() && slice->rank < rank) ++slice;
-    const bool registered = slice != layout.rank_data.end() && slice->rank == rank;
-    return !registered && info_of[k].nodeid && info_of[k].index && !layout.is_local(rank);
-  };
+  // (The items derived here are those protocol::derived_rank_items gives,
+  // in its order.)
   std::vector<bool> written(ranks.size());
-  for (std::size_t k = 0; k < ranks.size(); ++k) written[k] = !derived_only(k);
+  for (std::size_t k = 0, s = 0; k < ranks.size(); ++k) {
+    while (s < layout.rank_data.size() && layout.rank_data[s].rank < ranks[k]) ++s;
+    const bool registered = s < layout.rank_data.size() && layout.rank_data[s].rank == ranks[k];
+    written[k] = registered || !info_of[k].nodeid || !info_of[k].index || layout.is_local(ranks[k]);
+  }
   std::size_t total = out.size();
-  slice = layout.rank_data.cbegin();
+  auto slice = layout.rank_data.cbegin();
   for (std::size_t k = 0; k < ranks.size(); ++k) {
     if (!written[k]) continue;
     const auto& bytes = record(k, slice);
