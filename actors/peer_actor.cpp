@@ -1929,7 +1929,7 @@ class peer_actor_impl final : public shared_behavior_actor<peer_state> {
   caf::actor anchor_;  // until it is linked to
 };
 
-caf::stateful_actor<peer_state>* current() { return peer_actor_impl::current(); }
+caf::stateful_actor<peer_state, lean_actor>* current() { return peer_actor_impl::current(); }
 
 caf::behavior peer_behavior() {
   return caf::message_handler{

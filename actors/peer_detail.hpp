@@ -14,10 +14,11 @@
 #include "common/log.hpp"
 
 #include "actors/peer_actor.hpp"
+#include "actors/shared_behavior.hpp"
 
 namespace pmix::actors::peer {
 
-using self_ptr = caf::stateful_actor<peer_state>*;
+using self_ptr = caf::stateful_actor<peer_state, lean_actor>*;
 
 // Whether the connection is still there to write to (spec 004's
 // short-circuit: a reply for a closed peer is dropped and counted).

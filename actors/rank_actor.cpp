@@ -38,7 +38,7 @@ bool rank_state::finalized_rank() const {
 
 namespace {
 
-using self_ptr = caf::stateful_actor<rank_state>*;
+using self_ptr = caf::stateful_actor<rank_state, lean_actor>*;
 
 // Tells the namespace when the rank becomes finalized or stops being so.
 void sync_finalized(self_ptr self) {
@@ -300,7 +300,7 @@ class rank_actor_impl final : public shared_behavior_actor<rank_state> {
   caf::behavior make_behavior() override;
 };
 
-caf::stateful_actor<rank_state>* current() { return rank_actor_impl::current(); }
+caf::stateful_actor<rank_state, lean_actor>* current() { return rank_actor_impl::current(); }
 
 caf::behavior rank_behavior() {
   return {

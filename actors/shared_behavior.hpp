@@ -14,20 +14,65 @@
 // matching (its reference count is atomic).
 #pragma once
 
+#include <caf/actor_traits.hpp>
+#include <caf/event_based_actor.hpp>
+#include <caf/group.hpp>
 #include <caf/mailbox_element.hpp>
+#include <caf/mixin/behavior_changer.hpp>
+#include <caf/mixin/requester.hpp>
+#include <caf/mixin/sender.hpp>
+#include <caf/scheduled_actor.hpp>
 #include <caf/stateful_actor.hpp>
 #include <cstdlib>
+#include <unordered_set>
 #include <utility>
 
 #include "common/log.hpp"
 
 namespace pmix::actors {
+class lean_actor;
+}  // namespace pmix::actors
+
+template <>
+class caf::behavior_type_of<pmix::actors::lean_actor> {
+ public:
+  using type = caf::behavior;
+};
+
+namespace pmix::actors {
+
+// CAF 0.17's event_based_actor without its group subscriber mixin: an
+// unordered_set of joined groups, 56 bytes in every actor, which no peer or
+// rank actor uses (they never join a group). The rest is what
+// event_based_actor is: sending, requests, become/unbecome, a dynamically
+// typed handle, and a behavior from make_behavior() when it starts.
+class lean_actor : public caf::extend<caf::scheduled_actor, lean_actor>::with<caf::mixin::sender, caf::mixin::requester,
+                                                                             caf::mixin::behavior_changer>,
+                   public caf::dynamically_typed_actor_base {
+ public:
+  using signatures = caf::none_t;
+  using behavior_type = caf::behavior;
+
+  explicit lean_actor(caf::actor_config& cfg) : extended_base(cfg) {}
+
+  void initialize() override {
+    extended_base::initialize();
+    setf(is_initialized_flag);
+    if (auto bhvr = make_behavior()) become(std::move(bhvr));
+  }
+
+ protected:
+  virtual caf::behavior make_behavior() = 0;
+};
+
+static_assert(sizeof(lean_actor) + sizeof(std::unordered_set<caf::group>) <= sizeof(caf::event_based_actor),
+              "lean_actor is meant to be event_based_actor without its group subscriptions");
 
 template <class State>
-class shared_behavior_actor : public caf::stateful_actor<State> {
+class shared_behavior_actor : public caf::stateful_actor<State, lean_actor> {
  public:
-  using super = caf::stateful_actor<State>;
-  using pointer = caf::stateful_actor<State>*;
+  using super = caf::stateful_actor<State, lean_actor>;
+  using pointer = super*;
 
   explicit shared_behavior_actor(caf::actor_config& cfg) : super(cfg) {}
 
