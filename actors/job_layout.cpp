@@ -252,6 +252,54 @@ void add_derived_ranks(wire::JobInfo& job) {
                      [](const wire::RankInfo& a, const wire::RankInfo& b) { return a.rank() < b.rank(); });
 }
 
+info_list node_info_arrays(const wire::JobInfo& job) {
+  std::optional<std::string> node_map, proc_map, own;
+  std::vector<std::string> described;  // nodes the host gave an array for
+  for (const auto& wi : job.info()) {
+    const auto& key = wi.key();
+    if (key != PMIX_NODE_MAP && key != PMIX_PROC_MAP && key != PMIX_HOSTNAME && key != PMIX_NODE_INFO_ARRAY) continue;
+    value v;
+    if (!protocol::from_wire(wi.value(), v)) continue;
+    if (key == PMIX_NODE_INFO_ARRAY) {
+      const auto* a = v.as_array();
+      if (a == nullptr) continue;
+      for (const auto& e : a->elements)
+        if (const auto* i = e.as_info(); i != nullptr && i->key == PMIX_HOSTNAME && i->val.as_string() != nullptr)
+          described.push_back(*i->val.as_string());
+    } else if (key == PMIX_HOSTNAME) {
+      if (const auto* h = v.as_string()) own = *h;
+    } else {
+      (key == PMIX_NODE_MAP ? node_map : proc_map) = map_text(v);
+    }
+  }
+  info_list out;
+  if (!node_map || !proc_map) return out;
+  auto nodes = regex::parse_node_map(*node_map);
+  auto lists = regex::parse_proc_map(*proc_map);
+  if (!nodes.ok() || !lists.ok()) return out;
+  const auto& names = nodes.value();
+  const auto& ranks = lists.value();
+  for (std::size_t n = 0; n < names.size() && n < ranks.size(); ++n) {
+    if ((own && names[n] == *own) || ranks[n].empty() ||
+        std::find(described.begin(), described.end(), names[n]) != described.end())
+      continue;
+    // In rank order, as this node's own (compute_layout's local_ranks).
+    std::vector<rank_t> on(ranks[n].begin(), ranks[n].end());
+    sort_unique(on);
+    auto item = [](const char* key, value v) {
+      return value{PMIX_INFO, std::make_shared<const info>(info{key, std::move(v), 0})};
+    };
+    array_value a{PMIX_INFO, {}};
+    a.elements.push_back(item(PMIX_HOSTNAME, value::string(names[n])));
+    a.elements.push_back(item(PMIX_NODEID, value::unsigned_(PMIX_UINT32, n)));
+    a.elements.push_back(item(PMIX_LOCAL_PEERS, value::string(join_ranks(on))));
+    a.elements.push_back(item(PMIX_LOCALLDR, value::unsigned_(PMIX_PROC_RANK, on.front())));
+    a.elements.push_back(item(PMIX_LOCAL_SIZE, value::unsigned_(PMIX_UINT32, on.size())));
+    out.push_back(info{PMIX_NODE_INFO_ARRAY, value::array(std::move(a)), 0});
+  }
+  return out;
+}
+
 std::string serialize_job_info(const std::string& nspace, job_layout layout,
                                const std::string& hostname) {
   info_list job = std::move(layout.job_info);

@@ -106,4 +106,13 @@ std::string serialize_job_info(const std::string& nspace, job_layout layout,
 // OpenPMIx, PMIx_server_collect_job_info).
 void add_derived_ranks(wire::JobInfo& job);
 
+// A PMIX_NODE_INFO_ARRAY for each node of the job's node and proc maps
+// other than the reader's own (the job's PMIX_HOSTNAME) and those the host
+// described with an array of its own: the node's PMIX_HOSTNAME, PMIX_NODEID
+// (its index in the node map), PMIX_LOCAL_PEERS, PMIX_LOCALLDR and
+// PMIX_LOCAL_SIZE. A process linked with OpenPMIx looks a remote rank's
+// node-level keys up in such an array, found by the rank's host name; its
+// own server sends one per node.
+info_list node_info_arrays(const wire::JobInfo& job);
+
 }  // namespace pmix::actors

@@ -1062,6 +1062,11 @@ std::string encode_openpmix_job(const wire::JobInfo& job, openpmix::buffer_type 
     pmix::info i;
     if (!protocol::from_wire(wi, i, &error) || !w.try_kval(i.key, i.val)) ++skipped;
   }
+  // The other nodes' arrays, where it looks a remote rank's node-level keys
+  // up (PMIX_LOCAL_SIZE, PMIX_LOCAL_PEERS, PMIX_LOCALLDR), as OpenPMIx's
+  // server sends them.
+  for (const auto& i : node_info_arrays(job))
+    if (!w.try_kval(i.key, i.val)) ++skipped;
   for (const auto& r : job.ranks()) {
     openpmix::writer blob{type};
     blob.rank(r.rank());

@@ -315,8 +315,10 @@ session::lookup session::resolve_local(const proc_id& target, const std::string&
   std::lock_guard<std::mutex> guard{mutex_};
   const bool rank_level = target.rank < rank_valid_limit;
   if (is_reserved(key)) {
-    if (rank_level)
+    if (rank_level) {
       if (const auto* v = data_.rank_value(target, key)) return out = *v, lookup::found;
+      if (auto v = data_.other_node_value(target, key, own_host())) return out = std::move(*v), lookup::found;
+    }
     if (const auto* v = data_.job_value(target.nspace, key)) return out = *v, lookup::found;
     if (const auto* v = data_.peer_value(target, key)) return out = *v, lookup::found;
     // Another job's data (one this process spawned, say) that we do not
@@ -404,10 +406,14 @@ pmix_status_t session::fetch(const proc_id& target, const std::string& key, cons
         if (job.nspace != self->self_.nspace) self->data_.load_job(std::move(job));
       }
       const value* v = nullptr;
+      std::optional<value> elsewhere;
       if (key.empty()) {
         have = all_values(self->data_.all_of(of), found);
       } else if (is_reserved(key)) {
         if (of.rank < rank_valid_limit) v = self->data_.rank_value(of, key);
+        if (v == nullptr && of.rank < rank_valid_limit)
+          elsewhere = self->data_.other_node_value(of, key, self->own_host());
+        if (elsewhere) v = &*elsewhere;
         if (v == nullptr) v = self->data_.job_value(of.nspace, key);
       }
       if (v == nullptr && !key.empty()) v = self->data_.peer_value(of, key);
@@ -629,16 +635,17 @@ pmix_status_t session::log(const info_list& data, const info_list& directives, d
                         [done](pmix_status_t st, protocol::envelope* reply) { done(status_of(st, reply)); });
 }
 
+std::string session::own_host() const {
+  const auto* me = data_.rank_value(self_, PMIX_HOSTNAME);
+  if (me == nullptr) me = data_.job_value(self_.nspace, PMIX_HOSTNAME);
+  return me != nullptr && me->as_string() != nullptr ? *me->as_string() : std::string{};
+}
+
 pmix_status_t session::resolve_peers(const std::string& node, const std::string& nspace,
                                      std::vector<proc_id>& out) {
   out.clear();
   std::lock_guard<std::mutex> guard{mutex_};
-  std::string where = node;
-  if (where.empty()) {
-    const auto* me = data_.rank_value(self_, PMIX_HOSTNAME);
-    if (me == nullptr) me = data_.job_value(self_.nspace, PMIX_HOSTNAME);
-    if (me != nullptr && me->as_string() != nullptr) where = *me->as_string();
-  }
+  const std::string where = node.empty() ? own_host() : node;
   if (!nspace.empty() && !data_.has_job(nspace)) return PMIX_ERR_NOT_FOUND;
   const auto names = nspace.empty() ? data_.nspaces() : std::vector<std::string>{nspace};
   for (const auto& ns : names)

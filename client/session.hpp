@@ -89,6 +89,8 @@ class session : public std::enable_shared_from_this<session> {
   // What the local store can answer, with the PMIx_Get rules
   // (docs/architecture.md, "Get").
   lookup resolve_local(const proc_id& target, const std::string& key, bool optional, value& out);
+  // This process's host name (mutex_ held); empty if its job data has none.
+  std::string own_host() const;
   // PMIx_Get with a NULL key: every value known of one process, as a
   // PMIX_DATA_ARRAY of PMIX_INFO (OpenPMIx's answer, which ORTE's daemons
   // rely on); ask_server while its committed data has not come.

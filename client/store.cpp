@@ -90,6 +90,20 @@ std::vector<rank_t> store::ranks_on(const std::string& nspace, const std::string
   return out;
 }
 
+std::optional<value> store::other_node_value(const proc_id& p, const std::string& key,
+                                             const std::string& own_host) const {
+  if (key != PMIX_LOCAL_SIZE && key != PMIX_LOCAL_PEERS && key != PMIX_LOCALLDR) return std::nullopt;
+  const auto* host = rank_value(p, PMIX_HOSTNAME);
+  if (host == nullptr || host->as_string() == nullptr || *host->as_string() == own_host) return std::nullopt;
+  const auto ranks = ranks_on(p.nspace, *host->as_string());
+  if (ranks.empty()) return std::nullopt;
+  if (key == PMIX_LOCAL_SIZE) return value::unsigned_(PMIX_UINT32, ranks.size());
+  if (key == PMIX_LOCALLDR) return value::unsigned_(PMIX_PROC_RANK, ranks.front());
+  std::string peers;
+  for (auto r : ranks) peers += (peers.empty() ? "" : ",") + std::to_string(r);
+  return value::string(std::move(peers));
+}
+
 std::vector<std::string> store::nodes_of(const std::string& nspace) const {
   std::vector<std::string> out;
   auto it = jobs_.find(nspace);

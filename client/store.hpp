@@ -43,6 +43,13 @@ class store {
   std::vector<std::string> nspaces() const;
   // The ranks of `nspace` whose PMIX_HOSTNAME is `node`, in order.
   std::vector<rank_t> ranks_on(const std::string& nspace, const std::string& node) const;
+  // PMIX_LOCAL_SIZE, PMIX_LOCAL_PEERS or PMIX_LOCALLDR asked of rank `p`
+  // that runs on another node than `own_host`: the value of p's node, made
+  // from the ranks of p's job there (as OpenPMIx's client answers from that
+  // node's array), not this node's job-level one. Nothing for other keys,
+  // for a rank here, or of no known node.
+  std::optional<value> other_node_value(const proc_id& p, const std::string& key,
+                                        const std::string& own_host) const;
   // The nodes `nspace` runs on, in job order: its PMIX_NODE_LIST, else its
   // ranks' PMIX_HOSTNAMEs.
   std::vector<std::string> nodes_of(const std::string& nspace) const;

@@ -378,6 +378,44 @@ TEST_SUITE("job_layout") {
     }
   }
 
+  TEST_CASE("node_info_arrays describes each other node of the maps, not this one nor one the host described") {
+    // node03 described by the host with an array of its own.
+    array_value host_array{PMIX_INFO, {}};
+    for (auto e : {entry(PMIX_HOSTNAME, value::string("node03")), entry(PMIX_LOCAL_SIZE, value::unsigned_(PMIX_UINT32, 9))})
+      host_array.elements.push_back(value{PMIX_INFO, std::make_shared<const info>(std::move(e))});
+    const auto l = layout_of({entry(PMIX_NODE_MAP, value::string(compact_nodes(node_list))),
+                              entry(PMIX_PROC_MAP, value::string("2,0,1,3;4-7;8-11")),
+                              entry(PMIX_NODE_INFO_ARRAY, value::array(std::move(host_array)))},
+                             4, "node02");
+    pmix::wire::JobInfo j;
+    REQUIRE(j.ParseFromString(serialize_job_info("job.1", l, "node02")));
+    const auto arrays = pmix::actors::node_info_arrays(j);
+    REQUIRE(arrays.size() == 1);  // node01 only
+    CHECK(arrays[0].key == PMIX_NODE_INFO_ARRAY);
+    const auto* a = arrays[0].val.as_array();
+    REQUIRE(a != nullptr);
+    CHECK(a->type == PMIX_INFO);
+    info_list items;
+    for (const auto& e : a->elements) {
+      REQUIRE(e.as_info() != nullptr);
+      items.push_back(*e.as_info());
+    }
+    CHECK(*get(items, PMIX_HOSTNAME).as_string() == "node01");
+    CHECK(get(items, PMIX_NODEID).type == PMIX_UINT32);
+    CHECK(*get(items, PMIX_NODEID).as_uint() == 0);
+    // In rank order and led by the lowest, as this node's own.
+    CHECK(*get(items, PMIX_LOCAL_PEERS).as_string() == "0,1,2,3");
+    CHECK(get(items, PMIX_LOCALLDR).type == PMIX_PROC_RANK);
+    CHECK(*get(items, PMIX_LOCALLDR).as_uint() == 0);
+    CHECK(get(items, PMIX_LOCAL_SIZE).type == PMIX_UINT32);
+    CHECK(*get(items, PMIX_LOCAL_SIZE).as_uint() == 4);
+
+    // Without a proc map there is nothing to describe.
+    pmix::wire::JobInfo none;
+    REQUIRE(none.ParseFromString(serialize_job_info("job.2", layout_of({}, 2, "node01"), "node01")));
+    CHECK(pmix::actors::node_info_arrays(none).empty());
+  }
+
   TEST_CASE("serialize_job_info of 100,000 ranks on 16 nodes is canonical protobuf, fills its buffer exactly, "
             "writes this node's ranks, and its readers give every rank its node") {
     // The blob is sized before it is written; later ranks' numbers and node

@@ -366,6 +366,23 @@ TEST_SUITE("client store") {
     CHECK(s.rank_value({"mapped", 7}, PMIX_HOSTNAME) == nullptr);
     CHECK(s.ranks_on("mapped", "n1") == std::vector<pmix::rank_t>{1, 4});
     CHECK(s.ranks_on("mapped", "n0") == std::vector<pmix::rank_t>{0, 3, 5});
+    // The node-level keys of a rank elsewhere describe its node.
+    const auto size = s.other_node_value({"mapped", 5}, PMIX_LOCAL_SIZE, "n1");
+    REQUIRE(size);
+    CHECK(size->type == PMIX_UINT32);
+    CHECK(*size->as_uint() == 3);
+    const auto peers = s.other_node_value({"mapped", 6}, PMIX_LOCAL_PEERS, "n1");
+    REQUIRE(peers);
+    CHECK(*peers->as_string() == "2,6");
+    const auto leader = s.other_node_value({"mapped", 4}, PMIX_LOCALLDR, "n0");
+    REQUIRE(leader);
+    CHECK(leader->type == PMIX_PROC_RANK);
+    CHECK(*leader->as_uint() == 1);
+    // This node's ranks, other keys and ranks of no known node are left to
+    // the job-level values.
+    CHECK_FALSE(s.other_node_value({"mapped", 4}, PMIX_LOCAL_SIZE, "n1"));
+    CHECK_FALSE(s.other_node_value({"mapped", 5}, PMIX_JOB_SIZE, "n1"));
+    CHECK_FALSE(s.other_node_value({"mapped", 7}, PMIX_LOCAL_SIZE, "n1"));
   }
 
   TEST_CASE("a compact proc map in the job data is read within the job's size") {

@@ -22,9 +22,9 @@
  *
  * "fence-get <rank>:<key>...": inits, puts "mykey" as above, commits, fences
  * collecting data, then gets each <key> of <rank> of its namespace
- * ("get:<rank>:<key> <status> <value>", a string's or a uint16's or uint32's)
- * and finalizes; "<rank>:<key>:refresh"
- * gets it with PMIX_GET_REFRESH_CACHE.
+ * ("get:<rank>:<key> <status> <value>", a string's or a uint16's, uint32's
+ * or rank's) and finalizes; "<rank>:<key>:refresh" gets it with
+ * PMIX_GET_REFRESH_CACHE, "<rank>:<key>:job" with PMIX_JOB_INFO.
  *
  * "spawn": inits; rank 0 spawns 2 copies of this program ("child"),
  * prints "spawn <status> <nspace>" and the new job's size; all fence and
@@ -444,7 +444,11 @@ static int fence_get(int n, char **wanted)
         char *second = strchr(key, ':');
         pmix_info_t refresh;
         bool yes = true;
-        PMIX_INFO_LOAD(&refresh, PMIX_GET_REFRESH_CACHE, &yes, PMIX_BOOL);
+        /* ":job" asks with PMIX_JOB_INFO (OpenPMIx's client then reads a
+           node-level key such as PMIX_NODEID from the rank's own data),
+           any other suffix with PMIX_GET_REFRESH_CACHE */
+        PMIX_INFO_LOAD(&refresh, second != NULL && strcmp(second, ":job") == 0 ? PMIX_JOB_INFO : PMIX_GET_REFRESH_CACHE,
+                       &yes, PMIX_BOOL);
         if (second != NULL) *second = '\0';
         PMIX_LOAD_PROCID(&peer, me.nspace, (pmix_rank_t) atoi(wanted[k]));
         rc = PMIx_Get(&peer, key, second != NULL ? &refresh : NULL, second != NULL ? 1 : 0, &v);
@@ -453,6 +457,7 @@ static int fence_get(int n, char **wanted)
         char number[32] = "";
         if (rc == PMIX_SUCCESS && v->type == PMIX_UINT16) snprintf(number, sizeof number, "%u", (unsigned) v->data.uint16);
         if (rc == PMIX_SUCCESS && v->type == PMIX_UINT32) snprintf(number, sizeof number, "%u", v->data.uint32);
+        if (rc == PMIX_SUCCESS && v->type == PMIX_PROC_RANK) snprintf(number, sizeof number, "%u", v->data.rank);
         say(label, rc, rc == PMIX_SUCCESS && v->type == PMIX_STRING ? v->data.string : number);
         if (v) PMIX_VALUE_RELEASE(v);
         v = NULL;

@@ -86,13 +86,25 @@ TEST_SUITE("clients linked with OpenPMIx") {
     std::vector<child> ranks;
     ranks.emplace_back(std::vector<std::string>{runfile("tests/e2e/openpmix_client_bin"), "fence-get", "2:mykey",
                                                 "2:late", "1:mykey", "2:mykey:refresh", "2:pmix.hname",
-                                                "2:pmix.lrank"},
+                                                "2:pmix.lrank", "2:pmix.local.size", "2:pmix.lpeers", "2:pmix.lldr", "2:pmix.nodeid",
+                                                "2:pmix.nodeid:job"},
                        environment_with(openpmix_env("cached", 0, "PMIX_BFROP_BUFFER_NON_DESC")), dir.path());
     ranks.push_back(
-        launch_script("cached", 1, {"init", "put:mykey=hello-from-1", "commit", "fence:collect", "finalize"}, dir.path()));
+        launch_script("cached", 1,
+                      {"init", "put:mykey=hello-from-1", "commit", "fence:collect", "get:2:pmix.local.size",
+                       "get:2:pmix.lpeers", "get:2:pmix.lldr", "get:2:pmix.nodeid", "finalize"},
+                      dir.path()));
     for (auto& c : ranks) CHECK_MESSAGE(c.exited_with(0), c.errors());
-    const auto out = ranks[0].output();
+    const auto out = ranks[0].output(), ours = ranks[1].output();
     CAPTURE(out);
+    CAPTURE(ours);
+    // A remote rank's node-level keys describe its node, in both libraries
+    // (OpenPMIx's client reads them from that node's PMIX_NODE_INFO_ARRAY;
+    // ours from the maps), not this node: 2 ranks here, rank 2 alone there.
+    CHECK(contains(ours, "get:2:pmix.local.size PMIX_SUCCESS 1\n"));
+    CHECK(contains(ours, "get:2:pmix.lpeers PMIX_SUCCESS 2\n"));
+    CHECK(contains(ours, "get:2:pmix.lldr PMIX_SUCCESS 2\n"));
+    CHECK(contains(ours, "get:2:pmix.nodeid PMIX_SUCCESS 1\n"));
     CHECK(contains(out, "fence SUCCESS\n"));
     CHECK(contains(out, "get:2:mykey SUCCESS hello-from-2\n"));
     CHECK(contains(out, "get:2:late SUCCESS from-dmodex\n"));
@@ -105,6 +117,13 @@ TEST_SUITE("clients linked with OpenPMIx") {
     // with the job data (actors/job_layout.hpp, add_derived_ranks).
     CHECK(contains(out, "get:2:pmix.hname SUCCESS othernode\n"));
     CHECK(contains(out, "get:2:pmix.lrank SUCCESS 0\n"));
+    // OpenPMIx 4.2.2's client looks a remote rank's PMIX_NODEID up in the
+    // node's array, where it never keeps one (NOT-FOUND under its own server
+    // too); asked with PMIX_JOB_INFO, it reads the rank's own.
+    CHECK(contains(out, "get:2:pmix.local.size SUCCESS 1\n"));
+    CHECK(contains(out, "get:2:pmix.lpeers SUCCESS 2\n"));
+    CHECK(contains(out, "get:2:pmix.lldr SUCCESS 2\n"));
+    CHECK(contains(out, "get:2:pmix.nodeid:job SUCCESS 1\n"));
     CHECK(contains(out, "finalize SUCCESS\n"));
     std::lock_guard<std::mutex> guard{record().mutex};
     CHECK(record().fence_calls == 1);
