@@ -23,8 +23,9 @@ const char* nspace_state::name = "pmix.nspace";
 
 caf::actor nspace_state::rank_actor_for(caf::stateful_actor<nspace_state>* self, rank_t r) {
   if (auto* e = ranks.find(r)) return e->actor;
+  // A rank that fails tells us with a down message of its own
+  // (rank_state::~rank_state): no monitor.
   auto a = spawn_rank_actor(self, proc_id{nspace, r}, tool, caf::actor_cast<caf::actor>(self), server, ctx);
-  self->monitor(a);
   ranks[r] = rank_entry{a, false};
   return a;
 }
@@ -146,8 +147,8 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
   publish_job(self);
   if (ready) ready->deliver(PMIX_SUCCESS);
   self->set_default_handler(caf::drop);
-  // Rank actors are monitored: a rank that fails is dropped and the
-  // namespace lives on (found by the fault plane, seed 7,
+  // A rank actor that fails sends us a down message (rank_state's
+  // destructor): it is dropped and the namespace lives on (found by the fault plane, seed 7,
   // kill:rank:at=fence:rank=1). The server's exit (finalize) or any other
   // failure takes us down, and our ranks with us (the functor below).
   self->set_down_handler([=](caf::down_msg& dm) {
@@ -183,7 +184,6 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
         st.ranks.erase(msg.proc.rank);
         st.finalized_by.erase(a.address());
         auto done = msg.done;
-        self->demonitor(a);
         self->request(a, caf::infinite, deregister_msg{})
             .then([done](bool) { done->deliver(PMIX_SUCCESS); },
                   [done](caf::error&) { done->deliver(PMIX_SUCCESS); });
@@ -401,7 +401,6 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
         auto& st = self->state;
         auto rp = self->make_response_promise();
         st.check_all_finalized();
-        st.ranks.for_each([&](rank_t, auto& e) { self->demonitor(e.actor); });
         fan_out<bool>(
             self, caf::make_message(deregister_msg{}), [](bool) {},
             [=]() mutable {

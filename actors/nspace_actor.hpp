@@ -57,11 +57,12 @@ struct nspace_state {
   };
   // What must be settled when this actor fails, shared with the functor
   // attached at start (CAF 0.17 runs it after the state is gone):
-  // - the rank actors, monitored, not linked: CAF 0.17 keeps an actor's
-  //   links and monitors in one list that it scans to remove one, so N links
-  //   made unlinking them all O(N^2) (pmixsim's 10,000-rank teardown). A rank
-  //   that fails is seen by its down message; the ranks go with a namespace
-  //   that fails, sent an exit by the functor;
+  // - the rank actors, neither linked nor monitored: CAF 0.17 keeps an
+  //   actor's links and monitors in one list that it scans to remove one, so
+  //   N links made unlinking them all O(N^2) (pmixsim's 10,000-rank
+  //   teardown), and a monitor is an allocation per rank. A rank that fails
+  //   sends a down message of its own (rank_state's destructor); the ranks go
+  //   with a namespace that fails, sent an exit by the functor;
   // - the promises of requests handed to a rank actor and not answered yet,
   //   by number: a rank actor that fails does not answer the promises it
   //   holds and CAF 0.17 drops them, nor are this actor's answered when it

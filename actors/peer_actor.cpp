@@ -55,9 +55,21 @@ enum class timed : std::uint8_t { get, lookup, query };
 const char* peer_state::name = "pmix.peer";
 
 peer_state::~peer_state() {
-  if (watching && rank)
-    caf::actor_cast<caf::abstract_actor*>(rank)->detach(
-        caf::default_attachable::observe_token{watching, caf::default_attachable::monitor});
+  if (me != nullptr) {
+    if (watching && rank)
+      caf::actor_cast<caf::abstract_actor*>(rank)->detach(
+          caf::default_attachable::observe_token{me->address(), caf::default_attachable::monitor});
+    // What a functor attached at its start did (an allocation per client):
+    // the pushes it held for a stopped stdin go with it
+    // (actors/stdin_flow.hpp), and a peer that fails (ends abnormally) shuts
+    // its socket, so that its client learns it at once instead of waiting
+    // forever (found by the fault plane, kill:peer; docs/fault-injection.md).
+    if (ctx) ctx->stdin_control->drop(me->address());
+    if (conn && me->fail_state() != caf::exit_reason::normal) {
+      if (ctx && ctx->faults) ctx->faults->closed(conn->id());  // what it left unanswered, its client learns by the end of the stream
+      conn->shutdown();
+    }
+  }
   if (!budget) return;
   budget->give(job_budget::committed, committed_bytes);
   budget->give(job_budget::requests, requests_out());
@@ -182,7 +194,7 @@ void answer_gets_of_departed(self_ptr self) {
 // of whose memory it would keep.
 void watch_rank(self_ptr self) {
   self->monitor(self->state.rank);
-  self->state.watching = self->address();
+  self->state.watching = true;
 }
 
 void on_connect(self_ptr self, std::uint64_t id, const wire::ConnectRequest& req) {
@@ -2081,21 +2093,8 @@ caf::behavior peer_actor_impl::make_behavior() {
   // which still wait for something (an up-call's answer, a heartbeat check).
   link_to(anchor_ ? anchor_ : state.server);
   anchor_ = nullptr;
-  // A peer that fails (ends abnormally) shuts its socket, so that its client
-  // learns it at once instead of waiting forever (found by the fault plane,
-  // kill:peer; docs/fault-injection.md).
-  // Pushes it held for a stopped stdin go with it (actors/stdin_flow.hpp).
-  // (One functor for both: each attached functor is an allocation per
-  // connected client.)
-  attach_functor([conn = std::weak_ptr<transport::connection>(state.conn), ctx = state.ctx,
-                  me = address()](const caf::error& reason) {
-    ctx->stdin_control->drop(me);
-    if (reason == caf::exit_reason::normal) return;
-    auto c = conn.lock();
-    if (!c) return;
-    if (ctx->faults) ctx->faults->closed(c->id());  // what it left unanswered, its client learns by the end of the stream
-    c->shutdown();
-  });
+  // When it ends, its state's destructor shuts a failed peer's socket and
+  // drops its held stdin pushes (peer_state::~peer_state).
   // Its rank actor failed (found by the fault plane, seed 7,
   // kill:rank:at=fence:rank=1): what the rank knew of this process is gone,
   // so the connection ends and the client learns it (lost connection).

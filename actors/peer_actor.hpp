@@ -38,13 +38,17 @@ struct peer_state {
   context_ptr ctx;
   caf::actor server;
   caf::actor rank;  // the rank actor, after the handshake
-  // This actor's address once it monitors `rank` (watch_rank): the state's
-  // destructor removes the monitor from the rank's list.
-  caf::actor_addr watching;
+  // The actor whose state this is (CAF hands it to the constructor): the
+  // destructor, which CAF 0.17 runs when the actor ends however it ends,
+  // reads its address and its exit reason.
+  caf::local_actor* me = nullptr;
   proc_id proc;
   peer_role role = peer_role::client;
   phase state = phase::handshake;
   bool finalized = false;  // the spec's peer->finalized
+  // It monitors `rank` (watch_rank): the destructor removes the monitor
+  // from the rank's list.
+  bool watching = false;
   void* server_object = nullptr;
 
   // Committed data (PMIx_Commit), by key: each item's serialized canonical
@@ -92,6 +96,7 @@ struct peer_state {
   std::shared_ptr<job_budget> budget;
 
   peer_state() = default;
+  explicit peer_state(caf::local_actor* self) : me(self) {}
   peer_state(const peer_state&) = delete;
   peer_state& operator=(const peer_state&) = delete;
   ~peer_state();

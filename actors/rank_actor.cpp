@@ -30,6 +30,11 @@ int rank_state::live_unfinalized() const {
   return n;
 }
 
+rank_state::~rank_state() {
+  if (me != nullptr && nspace && me->fail_state() != caf::exit_reason::normal)
+    caf::anon_send(nspace, caf::down_msg{me->address(), me->fail_state()});
+}
+
 bool rank_state::finalized_rank() const {
   bool any = peerid && peerid->finalized;
   for (const auto& p : displaced) any = any || p.finalized;

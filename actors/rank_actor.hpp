@@ -42,6 +42,17 @@ struct rank_state {
   caf::actor nspace;
   caf::actor server;
   context_ptr ctx;
+  // The actor whose state this is (CAF hands it to the constructor): when
+  // it fails, the destructor (which CAF 0.17 runs when the actor ends,
+  // however) sends the namespace the down message a monitor would have,
+  // without a monitor on every rank (an allocation each).
+  caf::local_actor* me = nullptr;
+
+  rank_state() = default;
+  explicit rank_state(caf::local_actor* self) : me(self) {}
+  rank_state(const rank_state&) = delete;
+  rank_state& operator=(const rank_state&) = delete;
+  ~rank_state();
 
   std::optional<peer_ref> peerid;  // the peer serving the rank (maybe a tombstone)
   std::vector<peer_ref> displaced;  // older peers of the rank still alive (clones, racing finalize)
