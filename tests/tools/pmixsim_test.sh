@@ -45,6 +45,8 @@ done
 if sim 0 --scenario startup,fence --clients 64 --nodes 4 --seed 1; then
   grep -q "^  fence " "$tmp/out" || fail "no fence figures in the summary"
   grep -q "bytes per connected client" "$tmp/out" || fail "no memory figure in the summary"
+  # Each node's figure counts its 16 clients, not the probes that connect at the end.
+  [ "$(grep -c "once connected (16 clients," "$tmp/out")" = 4 ] || fail "the nodes' client counts are not 16 each"
 fi
 
 # At scale (docs/simulator.md): 2,000 clients of one 2,000-rank job. Its job data and each

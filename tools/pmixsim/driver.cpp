@@ -312,7 +312,11 @@ void driver::prepare() {
   r_.seed = p_.opt.seed;
   r_.spread = role_ != role::all;
   r_.per_node.assign(p_.opt.nodes, 0);
-  for (const auto& c : p_.clients) ++r_.per_node[c.node];
+  r_.counted_per_node.assign(p_.opt.nodes, 0);
+  for (const auto& c : p_.clients) {
+    ++r_.per_node[c.node];
+    if (c.counted) ++r_.counted_per_node[c.node];
+  }
   const auto count = p_.clients.size();
   arrived_.assign(p_.gates.size(), 0);
   open_.assign(p_.gates.size(), false);

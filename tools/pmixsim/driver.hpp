@@ -26,6 +26,7 @@ struct result {
   double memory_per_client = 0;  // server heap bytes per connected client
   std::vector<node_stats> baseline, connected, end;  // per node
   std::vector<std::uint32_t> per_node;  // clients of each node (tools and probes too)
+  std::vector<std::uint32_t> counted_per_node;  // of them, the N clients (connected when memory is measured)
   bool spread = false;  // each node's clients ran in its server's process (--spread)
   std::uint64_t trace = 0;
   // Under --faults: the nodes' fault plane reports (plan, hashes, each

@@ -90,9 +90,10 @@ void summary(const result& r) {
   for (std::uint32_t n = 0; n < r.connected.size() && n < r.baseline.size(); ++n)
     std::printf("    node %u: heap %+.1f MB, RssAnon %+.1f MB once connected (%u clients, %.0f bytes each)\n", n,
                 (r.connected[n].heap - r.baseline[n].heap) / 1e6,
-                (r.connected[n].rss_kb - r.baseline[n].rss_kb) / 1e3, n < r.per_node.size() ? r.per_node[n] : 0,
-                n < r.per_node.size() && r.per_node[n] > 0
-                    ? static_cast<double>(r.connected[n].heap - r.baseline[n].heap) / r.per_node[n]
+                (r.connected[n].rss_kb - r.baseline[n].rss_kb) / 1e3,
+                n < r.counted_per_node.size() ? r.counted_per_node[n] : 0,
+                n < r.counted_per_node.size() && r.counted_per_node[n] > 0
+                    ? static_cast<double>(r.connected[n].heap - r.baseline[n].heap) / r.counted_per_node[n]
                     : 0.0);
   if (!r.fault_report.empty()) {
     std::printf("  faults           %" PRIu64 " injected, %" PRIu64 " clients gave up (an error or a closed connection)\n",
