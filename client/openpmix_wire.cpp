@@ -339,6 +339,14 @@ bool read_job(openpmix::reader& r, const std::string& nspace, const proc_id& sel
       app = &a;
       break;
     }
+  // The other nodes' arrays stay whole: the store answers a remote rank's
+  // node-level keys (its PMIX_NODEID among them) from its node's.
+  for (auto& n : nodes) {
+    if (&n == node || find_value(n, PMIX_HOSTNAME) == nullptr) continue;
+    array_value a{PMIX_INFO, {}};
+    for (auto& i : n) a.elements.push_back(value{PMIX_INFO, std::make_shared<const info>(std::move(i))});
+    out.info.push_back(info{PMIX_NODE_INFO_ARRAY, value::array(std::move(a)), 0});
+  }
   if (node != nullptr) add_missing(out.info, std::move(*node));
   if (app != nullptr) add_missing(out.info, std::move(*app));
   return true;

@@ -23,9 +23,26 @@ const value* lookup(const store::key_map& m, const std::string& key) {
 
 }  // namespace
 
+void store::job::load_info(info_list&& items) {
+  for (auto& i : items) {
+    if (i.key != PMIX_NODE_INFO_ARRAY) continue;
+    const auto* a = i.val.as_array();
+    if (a == nullptr) continue;
+    info_list node;
+    const std::string* host = nullptr;
+    for (const auto& e : a->elements)
+      if (const auto* item = e.as_info()) {
+        node.push_back(*item);
+        if (item->key == PMIX_HOSTNAME && item->val.as_string() != nullptr) host = item->val.as_string();
+      }
+    if (host != nullptr) load_infos(std::move(node), nodes[*host]);
+  }
+  load_infos(std::move(items), info);
+}
+
 bool store::load_job(protocol::job_info&& in) {
   job j;
-  load_infos(std::move(in.info), j.info);
+  j.load_info(std::move(in.info));
   for (auto& [rank, infos] : in.ranks) load_infos(std::move(infos), j.ranks[rank]);
   if (in.raw) {
     j.raw = std::move(in.raw);
@@ -61,7 +78,7 @@ bool store::load_job(protocol::job_info&& in) {
 
 void store::merge_job(const std::string& nspace, info_list&& items) {
   auto& j = jobs_[nspace];
-  load_infos(std::move(items), j.info);
+  j.load_info(std::move(items));
   j.derivable.reset();  // the maps may be among them: read again when needed
 }
 
@@ -92,9 +109,12 @@ std::vector<rank_t> store::ranks_on(const std::string& nspace, const std::string
 
 std::optional<value> store::other_node_value(const proc_id& p, const std::string& key,
                                              const std::string& own_host) const {
-  if (key != PMIX_LOCAL_SIZE && key != PMIX_LOCAL_PEERS && key != PMIX_LOCALLDR) return std::nullopt;
   const auto* host = rank_value(p, PMIX_HOSTNAME);
   if (host == nullptr || host->as_string() == nullptr || *host->as_string() == own_host) return std::nullopt;
+  const auto& j = jobs_.at(p.nspace);  // rank_value found it
+  if (auto node = j.nodes.find(*host->as_string()); node != j.nodes.end())
+    if (const auto* v = lookup(node->second, key)) return *v;
+  if (key != PMIX_LOCAL_SIZE && key != PMIX_LOCAL_PEERS && key != PMIX_LOCALLDR) return std::nullopt;
   const auto ranks = ranks_on(p.nspace, *host->as_string());
   if (ranks.empty()) return std::nullopt;
   if (key == PMIX_LOCAL_SIZE) return value::unsigned_(PMIX_UINT32, ranks.size());

@@ -43,11 +43,12 @@ class store {
   std::vector<std::string> nspaces() const;
   // The ranks of `nspace` whose PMIX_HOSTNAME is `node`, in order.
   std::vector<rank_t> ranks_on(const std::string& nspace, const std::string& node) const;
-  // PMIX_LOCAL_SIZE, PMIX_LOCAL_PEERS or PMIX_LOCALLDR asked of rank `p`
-  // that runs on another node than `own_host`: the value of p's node, made
-  // from the ranks of p's job there (as OpenPMIx's client answers from that
-  // node's array), not this node's job-level one. Nothing for other keys,
-  // for a rank here, or of no known node.
+  // A node-level key asked of rank `p` that runs on another node than
+  // `own_host`: the value of p's node, not this node's job-level one. From
+  // the node's PMIX_NODE_INFO_ARRAY if the job data has one (any key);
+  // else, for PMIX_LOCAL_SIZE, PMIX_LOCAL_PEERS and PMIX_LOCALLDR, made from
+  // the ranks of p's job there (as OpenPMIx's client answers). Nothing
+  // otherwise, nor for a rank here or of no known node.
   std::optional<value> other_node_value(const proc_id& p, const std::string& key,
                                         const std::string& own_host) const;
   // The nodes `nspace` runs on, in job order: its PMIX_NODE_LIST, else its
@@ -113,6 +114,10 @@ class store {
  private:
   struct job {
     key_map info;
+    // The PMIX_NODE_INFO_ARRAYs of the job data (OpenPMIx's server sends one
+    // per node), by their PMIX_HOSTNAME: a node's items, its PMIX_NODEID too.
+    std::unordered_map<std::string, key_map> nodes;
+    void load_info(info_list&& items);
     // Each rank's items, decoded at the first lookup of the rank (or of
     // every rank: ranks_on, nodes_of) from `encoded` (views into `raw`).
     mutable std::unordered_map<rank_t, key_map> ranks;

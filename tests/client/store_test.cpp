@@ -385,6 +385,33 @@ TEST_SUITE("client store") {
     CHECK_FALSE(s.other_node_value({"mapped", 7}, PMIX_LOCAL_SIZE, "n1"));
   }
 
+  TEST_CASE("a remote rank's node-level keys come from its node's PMIX_NODE_INFO_ARRAY when the job data has one") {
+    // As OpenPMIx's server sends them: one array per node, led by its name.
+    auto node_array = [](const char* host, std::uint32_t id, std::uint32_t size) {
+      pmix::array_value a{PMIX_INFO, {}};
+      for (auto i : {info{PMIX_HOSTNAME, value::string(host), 0}, info{PMIX_NODEID, value::unsigned_(PMIX_UINT32, id), 0},
+                     info{PMIX_LOCAL_SIZE, value::unsigned_(PMIX_UINT32, size), 0}})
+        a.elements.push_back(value{PMIX_INFO, std::make_shared<const info>(std::move(i))});
+      return info{PMIX_NODE_INFO_ARRAY, value::array(std::move(a)), 0};
+    };
+    pmix::protocol::job_info job;
+    job.nspace = "arrays";
+    job.info = {node_array("here", 0, 2), node_array("there", 1, 5),
+                info{PMIX_LOCAL_SIZE, value::unsigned_(PMIX_UINT32, 2), 0}};
+    job.ranks.emplace_back(0, pmix::info_list{info{PMIX_HOSTNAME, value::string("here"), 0}});
+    job.ranks.emplace_back(3, pmix::info_list{info{PMIX_HOSTNAME, value::string("there"), 0}});
+    store s;
+    s.load_job(std::move(job));
+    const auto id = s.other_node_value({"arrays", 3}, PMIX_NODEID, "here");
+    REQUIRE(id);
+    CHECK(*id->as_uint() == 1);
+    const auto size = s.other_node_value({"arrays", 3}, PMIX_LOCAL_SIZE, "here");
+    REQUIRE(size);
+    CHECK(*size->as_uint() == 5);  // the array's, not made from the one rank known there
+    CHECK_FALSE(s.other_node_value({"arrays", 0}, PMIX_NODEID, "here"));  // this node: the job-level values
+    CHECK_FALSE(s.other_node_value({"arrays", 3}, PMIX_APPNUM, "here"));  // not in the node's array
+  }
+
   TEST_CASE("a compact proc map in the job data is read within the job's size") {
     pmix::wire::JobInfo w;
     w.set_nspace("huge");

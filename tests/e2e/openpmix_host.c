@@ -88,34 +88,43 @@ static pmix_status_t start_job(const char *ns, int n, char *const argv[])
 {
     char host[256];
     gethostname(host, sizeof host);
-    char peers[1024] = "";
+    /* OPENPMIX_HOST_REMOTE=k: the first job has k more ranks on a node
+       named "othernode", which this host does not start. */
+    const char *remote_env = getenv("OPENPMIX_HOST_REMOTE");
+    const int remote = remote_env != NULL && strcmp(ns, "openpmix-host") == 0 ? atoi(remote_env) : 0;
+    const int total = n + remote;
+    char peers[1024] = "", ppn[2048] = "", nodes[512] = "";
     for (int r = 0; r < n; r++) snprintf(peers + strlen(peers), sizeof peers - strlen(peers), "%s%d", r ? "," : "", r);
+    snprintf(ppn, sizeof ppn, "%s", peers);
+    snprintf(nodes, sizeof nodes, "%s%s", host, remote > 0 ? ",othernode" : "");
+    for (int r = n; r < total; r++)
+        snprintf(ppn + strlen(ppn), sizeof ppn - strlen(ppn), "%s%d", r == n ? ";" : ",", r);
     char *node_map = NULL, *proc_map = NULL;
-    PMIx_generate_regex(host, &node_map);
-    PMIx_generate_ppn(peers, &proc_map);
-    uint32_t size = (uint32_t)n, zero = 0;
-    size_t ninfo = 9 + (size_t)n;
+    PMIx_generate_regex(nodes, &node_map);
+    PMIx_generate_ppn(ppn, &proc_map);
+    uint32_t size = (uint32_t)total, here = (uint32_t)n, zero = 0;
+    size_t ninfo = 9 + (size_t)total;
     pmix_info_t *info;
     PMIX_INFO_CREATE(info, ninfo);
     PMIX_INFO_LOAD(&info[0], PMIX_UNIV_SIZE, &size, PMIX_UINT32);
     PMIX_INFO_LOAD(&info[1], PMIX_JOB_SIZE, &size, PMIX_UINT32);
-    PMIX_INFO_LOAD(&info[2], PMIX_LOCAL_SIZE, &size, PMIX_UINT32);
-    PMIX_INFO_LOAD(&info[3], PMIX_NODE_SIZE, &size, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[2], PMIX_LOCAL_SIZE, &here, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[3], PMIX_NODE_SIZE, &here, PMIX_UINT32);
     PMIX_INFO_LOAD(&info[4], PMIX_MAX_PROCS, &size, PMIX_UINT32);
     PMIX_INFO_LOAD(&info[5], PMIX_LOCAL_PEERS, peers, PMIX_STRING);
     PMIX_INFO_LOAD(&info[6], PMIX_NODE_MAP, node_map, PMIX_REGEX);
     PMIX_INFO_LOAD(&info[7], PMIX_PROC_MAP, proc_map, PMIX_REGEX);
     PMIX_INFO_LOAD(&info[8], PMIX_APPNUM, &zero, PMIX_UINT32);
-    for (int r = 0; r < n; r++) {
+    for (int r = 0; r < total; r++) {
         pmix_data_array_t *d;
         PMIX_DATA_ARRAY_CREATE(d, 4, PMIX_INFO);
         pmix_info_t *p = d->array;
         pmix_rank_t rank = (pmix_rank_t)r;
-        uint16_t local = (uint16_t)r;
+        uint16_t local = (uint16_t)(r < n ? r : r - n);
         PMIX_INFO_LOAD(&p[0], PMIX_RANK, &rank, PMIX_PROC_RANK);
         PMIX_INFO_LOAD(&p[1], PMIX_LOCAL_RANK, &local, PMIX_UINT16);
         PMIX_INFO_LOAD(&p[2], PMIX_NODE_RANK, &local, PMIX_UINT16);
-        PMIX_INFO_LOAD(&p[3], PMIX_HOSTNAME, host, PMIX_STRING);
+        PMIX_INFO_LOAD(&p[3], PMIX_HOSTNAME, r < n ? host : "othernode", PMIX_STRING);
         PMIX_INFO_LOAD(&info[9 + r], PMIX_PROC_DATA, d, PMIX_DATA_ARRAY);
         PMIX_DATA_ARRAY_FREE(d);
     }

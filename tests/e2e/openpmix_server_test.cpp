@@ -121,6 +121,25 @@ TEST_SUITE("our clients under OpenPMIx's server") {
     CHECK(count(err, "host: finalized openpmix-host:") == 3);
   }
 
+  TEST_CASE("a rank on another node: its node-level keys under OpenPMIx's server describe its node, as under ours") {
+    // The host registers rank 2 on "othernode" and starts ranks 0 and 1 here.
+    temp_dir dir;
+    auto h = host(dir, 2,
+                  {script(), "init", "get:2:pmix.hname", "get:2:pmix.local.size", "get:2:pmix.lpeers",
+                   "get:2:pmix.lldr", "get:2:pmix.nodeid", "get:1:pmix.local.size", "finalize"},
+                  {"OPENPMIX_HOST_REMOTE=1"});
+    CHECK_MESSAGE(h.exited_with(0), h.errors());
+    const auto out = h.output();
+    CAPTURE(out);
+    CHECK(count(out, "get:2:pmix.hname PMIX_SUCCESS othernode\n") == 2);
+    CHECK(count(out, "get:2:pmix.local.size PMIX_SUCCESS 1\n") == 2);
+    CHECK(count(out, "get:2:pmix.lpeers PMIX_SUCCESS 2\n") == 2);
+    CHECK(count(out, "get:2:pmix.lldr PMIX_SUCCESS 2\n") == 2);
+    CHECK(count(out, "get:2:pmix.nodeid PMIX_SUCCESS 1\n") == 2);
+    CHECK(count(out, "get:1:pmix.local.size PMIX_SUCCESS 2\n") == 2);
+    CHECK(count(out, "finalize PMIX_SUCCESS") == 2);
+  }
+
   TEST_CASE("[issue 36] init / finalize cycles, unlimited, as over our protocol") {
     temp_dir dir;
     auto h = ranks(dir, 1, {"cycles:client:200"});
