@@ -1503,7 +1503,7 @@ TEST_SUITE("messages") {
   TEST_CASE("[read] IofData") {
     for (const auto& infos : info_lists())
       for (std::uint64_t ref : {std::uint64_t{0}, std::uint64_t{7}, ~std::uint64_t{0}})
-        for (const std::string data : {std::string{}, std::string{"out\0put", 7}, std::string(70000, 'x')}) {
+        for (const std::string& data : {std::string{}, std::string{"out\0put", 7}, std::string(70000, 'x')}) {
           wire::IofData w;
           w.set_ref(ref);
           proto::to_wire(proc_id{"job", 3}, w.mutable_source());
