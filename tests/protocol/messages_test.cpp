@@ -1484,7 +1484,7 @@ TEST_SUITE("messages") {
   TEST_CASE("[read] InfoReply") {
     for (auto status : statuses)
       for (const auto& infos : info_lists())
-        for (const std::string data : {std::string{}, std::string{"cred\0ential", 11}}) {
+        for (const std::string& data : {std::string{}, std::string{"cred\0ential", 11}}) {
           wire::InfoReply w;
           w.set_status(status);
           proto::to_wire(infos, w.mutable_info());
