@@ -677,7 +677,7 @@ bool decode(std::string_view in, job_info& out, std::string* error) {
 
 std::uint64_t shared_size(body kind, std::string_view message) {
   // FenceReply.shared, ConnectReply.job_shared, FenceBoard.size.
-  const int id = kind == body::fence_reply ? 3 : kind == body::connect_reply ? 5 : kind == body::fence_board ? 1 : 0;
+  const std::uint32_t id = kind == body::fence_reply ? 3 : kind == body::connect_reply ? 5 : kind == body::fence_board ? 1 : 0;
   if (id == 0) return 0;
   std::uint64_t size = 0;
   reader r{message};
