@@ -17,6 +17,7 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <utility>
 
 #include "common/fork_park.hpp"
 #include "common/log.hpp"
@@ -315,7 +316,12 @@ pmix_status_t connection::start() {
   ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev);
   ev.data.fd = fd_;
   ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd_, &ev);
-  thread_ = std::thread([this] { run(); });
+  // What the handshake's read took behind its reply (the server's
+  // commit_hold_end or an event, sent right after it) is in the reader, not
+  // on the socket: epoll would not say so, and the progress thread's first
+  // round reads it without waiting.
+  const bool behind = reader_.buffered() > 0;
+  thread_ = std::thread([this, behind] { run(behind); });
   return PMIX_SUCCESS;
 }
 
@@ -496,6 +502,9 @@ bool connection::take_shared(protocol::envelope& e) {
 bool connection::read_frames(std::vector<protocol::envelope>& out, bool& lost) {
   char buf[65536];
   std::string payload;
+  // Frames that came in the handshake's read, behind its reply, wait in the
+  // reader: taken first, in order.
+  if (reader_.buffered() > 0 && !split_frames({}, payload, out, lost)) return false;
   for (;;) {
     const auto got = receive(buf, sizeof buf);
     if (got < 0 && errno == EINTR) continue;
@@ -512,26 +521,30 @@ bool connection::read_frames(std::vector<protocol::envelope>& out, bool& lost) {
       const int one = 1;
       ::setsockopt(fd_, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof one);
     }
-    std::string_view data{buf, static_cast<std::size_t>(got)};
-    for (;;) {
-      const auto st = reader_.next_from(data, payload);
-      if (st == protocol::frame_reader::status::need_more) break;
-      if (openpmix_ && st == protocol::frame_reader::status::complete) {
-        out.emplace_back();
-        if (!openpmix_envelope(std::move(payload), out.back())) out.pop_back();
-        continue;
-      }
-      out.emplace_back();
-      if (st == protocol::frame_reader::status::too_large ||
-          !protocol::parse_envelope(std::move(payload), out.back()) || !take_shared(out.back())) {
-        out.pop_back();
-        log::error("client", "malformed frame from the server: closing the connection");
-        ::shutdown(fd_, SHUT_RDWR);
-        lost = true;
-        return false;
-      }
-    }
+    if (!split_frames({buf, static_cast<std::size_t>(got)}, payload, out, lost)) return false;
     if (static_cast<std::size_t>(got) < sizeof buf) return true;  // drained
+  }
+}
+
+bool connection::split_frames(std::string_view data, std::string& payload, std::vector<protocol::envelope>& out,
+                              bool& lost) {
+  for (;;) {
+    const auto st = reader_.next_from(data, payload);
+    if (st == protocol::frame_reader::status::need_more) return true;
+    if (openpmix_ && st == protocol::frame_reader::status::complete) {
+      out.emplace_back();
+      if (!openpmix_envelope(std::move(payload), out.back())) out.pop_back();
+      continue;
+    }
+    out.emplace_back();
+    if (st == protocol::frame_reader::status::too_large ||
+        !protocol::parse_envelope(std::move(payload), out.back()) || !take_shared(out.back())) {
+      out.pop_back();
+      log::error("client", "malformed frame from the server: closing the connection");
+      ::shutdown(fd_, SHUT_RDWR);
+      lost = true;
+      return false;
+    }
   }
 }
 
@@ -714,15 +727,15 @@ void connection::drive(const std::function<bool()>& done) {
   }
 }
 
-void connection::run() {
+void connection::run(bool behind) {
   progress::scope in_library;
   std::vector<protocol::envelope> frames;
   std::vector<protocol::envelope*> later;  // frames dispatched after the socket is let go
   for (;;) {
     epoll_event events[2];
-    const int n = ::epoll_wait(epoll_fd_, events, 2, -1);
+    const int n = std::exchange(behind, false) ? 0 : ::epoll_wait(epoll_fd_, events, 2, -1);
     if (n < 0) continue;  // EINTR
-    bool socket_ready = false;
+    bool socket_ready = n == 0;
     bool woken = false;
     for (int k = 0; k < n; ++k) {
       if (events[k].data.fd == wake_fd_) woken = true;

@@ -162,7 +162,8 @@ class connection {
   };
 
   connection(int fd, bool unix_socket) : fd_(fd), unix_(unix_socket) {}
-  void run();
+  // `behind`: frames already wait in the reader (start()).
+  void run(bool behind);
   // drive() of the thread whose fence waits on the board.
   void drive_board(const std::function<bool()>& done);
   // The pending request `id` is gone (answered, failed or unsent): a fence
@@ -175,6 +176,9 @@ class connection {
   // With read_mutex_ held: reads what the socket has and splits it into
   // frames. False when the connection is lost or a frame is malformed.
   bool read_frames(std::vector<protocol::envelope>& out, bool& lost);
+  // Splits `data`, after what the reader holds, into frames (read_frames).
+  bool split_frames(std::string_view data, std::string& payload, std::vector<protocol::envelope>& out,
+                    bool& lost);
   // Runs one frame's completion (or the unprompted handler).
   void dispatch(protocol::envelope& e, bool on_progress_thread);
   void watch_socket(bool on);
