@@ -12,6 +12,7 @@
 #include "actors/cleaner.hpp"
 #include "actors/rank_actor.hpp"
 #include "common/log.hpp"
+#include "faults/plane.hpp"
 #include "protocol/codec.hpp"
 #include "transport/shared_data.hpp"
 #include "protocol/direct.hpp"
@@ -76,7 +77,7 @@ void nspace_state::on_rank_failed(caf::stateful_actor<nspace_state>* self, rank_
   }
   if (was_live) {
     lost.insert(rank);
-    // Its processes lose their connections (their peers watch the rank).
+    // Its processes lose their connections (its destructor told their peers).
     const rank_state_msg gone{proc_id{nspace, rank}, false, PMIX_ERR_LOST_CONNECTION};
     self->send(server, gone);
   }
@@ -159,6 +160,15 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
       if (e.actor.address() == dm.source) failed = r;
     });
     if (failed) st.on_rank_failed(self, *failed);
+    for (auto it = st.after_down.begin(); it != st.after_down.end();) {
+      if (it->first != dm.source) {
+        ++it;
+        continue;
+      }
+      auto run = std::move(it->second);
+      it = st.after_down.erase(it);
+      run();
+    }
   });
   self->set_exit_handler([=](caf::exit_msg& em) {
     if (em.reason != caf::exit_reason::normal) self->quit(em.reason);
@@ -231,6 +241,26 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
                   res.job = job;
                   res.job_shared = job_shared;
                   res.budget = budget;
+                  // The fault plane's point between a rank's answer to a
+                  // connect and its peer's (kill:rank:at=connect_answer):
+                  // the rank is killed, and its answer goes on once its
+                  // down message is here, after the ones its destructor
+                  // sent its peers (the peer learns of the failure before
+                  // the answer that names the rank).
+                  auto& st = self->state;
+                  if (st.ctx->faults && res.status == PMIX_SUCCESS && res.rank) {
+                    const auto d = st.ctx->faults->at(faults::point_kind::message, "connect_answer", st.nspace,
+                                                      r, faults::bit(faults::action::kill));
+                    if (d.what == faults::action::kill && d.who == faults::victim::rank) {
+                      log::info("nspace", st.nspace, ": fault plane: killing the rank actor of ", r,
+                                " after its answer to a connect");
+                      auto rank = res.rank;
+                      st.after_down.emplace_back(rank.address(),
+                                                 [answer, res = std::move(res)]() mutable { answer(std::move(res)); });
+                      self->send_exit(rank, caf::exit_reason::unhandled_exception);
+                      return;
+                    }
+                  }
                   answer(std::move(res));
                 },
                 [=](caf::error&) { answer(connect_result{PMIX_ERR_UNREACH, {}, {}, nullptr, {}}); });

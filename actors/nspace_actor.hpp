@@ -8,11 +8,14 @@
 
 #include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
+#include <functional>
 #include <map>
 #include <optional>
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "actors/context.hpp"
 #include "actors/epilog.hpp"
@@ -84,6 +87,9 @@ struct nspace_state {
   // of waiting for a process, until a process of the rank connects again.
   std::set<rank_t> lost;
   std::uint64_t next_request = 0;  // numbers the entries of held->gets and held->connects
+  // What waits for a rank actor's down message (the fault plane's
+  // connect_answer point: the answer to a connect of a rank it killed).
+  std::vector<std::pair<caf::actor_addr, std::function<void()>>> after_down;
   bool all_lost = false;
   bool is_lost(rank_t r) const { return !ranks.contains(r) && (all_lost || lost.count(r) != 0); }
   epilog cleanup;  // the namespace epilog: runs at deregistration

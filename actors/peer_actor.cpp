@@ -56,9 +56,6 @@ const char* peer_state::name = "pmix.peer";
 
 peer_state::~peer_state() {
   if (me != nullptr) {
-    if (watching && rank)
-      caf::actor_cast<caf::abstract_actor*>(rank)->detach(
-          caf::default_attachable::observe_token{me->address(), caf::default_attachable::monitor});
     // What a functor attached at its start did (an allocation per client):
     // the pushes it held for a stopped stdin go with it
     // (actors/stdin_flow.hpp), and a peer that fails (ends abnormally) shuts
@@ -169,6 +166,7 @@ using peer::send_status;
 
 void strike(self_ptr self, const faults::decision& d);
 void drop_requests(self_ptr self);
+bool release(self_ptr self);
 
 void answer_waiting_gets(self_ptr self, pmix_status_t status) {
   auto& st = self->state;
@@ -186,15 +184,15 @@ void answer_gets_of_departed(self_ptr self) {
                                              : PMIX_ERR_PROC_TERM_WO_SYNC);
 }
 
-// The peer watches its rank actor (a failed rank closes the connection).
-// The monitor is kept in the rank's list until removed, so the peer removes
-// it when it ends (its state's destructor, which CAF runs when the actor
-// ends, however: no functor to allocate per client): a rank outlives
-// thousands of peers of a cycling process (lifecycle_test's cycling), each
-// of whose memory it would keep.
-void watch_rank(self_ptr self) {
-  self->monitor(self->state.rank);
-  self->state.watching = true;
+// Its rank failed and said so (its state's destructor sends its peers the
+// down message a monitor would have, without the 48 bytes a monitor costs
+// in the rank's list for each client) before the answer to the connect
+// named it: the peer goes now, after that answer, as the monitor it would
+// have set on a dead actor made it go.
+void check_rank_failed(self_ptr self) {
+  if (!self->state.rank_failed) return;
+  log::warning("peer", to_string(self->state.proc), ": its rank actor failed, closing the connection");
+  release(self);
 }
 
 void on_connect(self_ptr self, std::uint64_t id, const wire::ConnectRequest& req) {
@@ -251,8 +249,8 @@ void on_connect(self_ptr self, std::uint64_t id, const wire::ConnectRequest& req
               // The socket went away while the handshake was in flight.
               if (r.status == PMIX_SUCCESS) {
                 st.rank = r.rank;
-                watch_rank(self);
                 self->send(st.rank, peer_lost_msg{caf::actor_cast<caf::actor>(self), false});
+                check_rank_failed(self);
               } else {
                 self->quit();
               }
@@ -272,7 +270,6 @@ void on_connect(self_ptr self, std::uint64_t id, const wire::ConnectRequest& req
               return;
             }
             st.rank = r.rank;
-            watch_rank(self);
             if (st.cred.socket_inode != 0 && st.cred.pid == 0) st.cred.gid = r.registered_gid;
             st.server_object = r.server_object;
             st.proc = r.assigned;
@@ -295,6 +292,7 @@ void on_connect(self_ptr self, std::uint64_t id, const wire::ConnectRequest& req
             if (st.ctx->faults)
               strike(self, st.ctx->faults->at(faults::point_kind::message, "init_ack", st.proc.nspace,
                                               st.proc.rank, faults::after_step));
+            check_rank_failed(self);
           },
           [=](caf::error&) {
             wire::Envelope e;
@@ -2098,9 +2096,17 @@ caf::behavior peer_actor_impl::make_behavior() {
   // Its rank actor failed (found by the fault plane, seed 7,
   // kill:rank:at=fence:rank=1): what the rank knew of this process is gone,
   // so the connection ends and the client learns it (lost connection).
+  // Only its rank sends it one, from the rank state's destructor (the peer
+  // monitors nothing): before the connect's answer named the rank, it is
+  // noted for that answer (check_rank_failed).
   set_down_handler([this](caf::down_msg& dm) {
     auto& st = state;
-    if (!st.rank || dm.source != st.rank.address() || dm.reason == caf::exit_reason::normal) return;
+    if (dm.reason == caf::exit_reason::normal) return;
+    if (!st.rank) {
+      st.rank_failed = true;
+      return;
+    }
+    if (dm.source != st.rank.address()) return;
     log::warning("peer", to_string(st.proc), ": its rank actor failed, closing the connection");
     release(this);
   });

@@ -46,9 +46,9 @@ struct peer_state {
   peer_role role = peer_role::client;
   phase state = phase::handshake;
   bool finalized = false;  // the spec's peer->finalized
-  // It monitors `rank` (watch_rank): the destructor removes the monitor
-  // from the rank's list.
-  bool watching = false;
+  // Its rank failed before the answer to its connect named the rank (the
+  // rank's down message came first: peer_actor.cpp, the down handler).
+  bool rank_failed = false;
   void* server_object = nullptr;
 
   // Committed data (PMIx_Commit), by key: each item's serialized canonical

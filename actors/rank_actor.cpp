@@ -31,8 +31,19 @@ int rank_state::live_unfinalized() const {
 }
 
 rank_state::~rank_state() {
-  if (me != nullptr && nspace && me->fail_state() != caf::exit_reason::normal)
-    caf::anon_send(nspace, caf::down_msg{me->address(), me->fail_state()});
+  if (me == nullptr || me->fail_state() == caf::exit_reason::normal) return;
+  // What monitors would have sent, without one per peer and one for the
+  // namespace in this actor's list: the namespace and every peer of the
+  // rank learn of the failure (a peer closes its connection; one whose
+  // connect this rank answered learns it even before that answer reaches
+  // it: peer_actor.cpp, check_rank_failed).
+  // The peers first: the namespace may hold an answer for one until it has
+  // its own (the fault plane's connect_answer point).
+  const caf::down_msg down{me->address(), me->fail_state()};
+  if (peerid && peerid->actor) caf::anon_send(peerid->actor, down);
+  for (const auto& p : displaced)
+    if (p.actor) caf::anon_send(p.actor, down);
+  if (nspace) caf::anon_send(nspace, down);
 }
 
 bool rank_state::finalized_rank() const {

@@ -30,7 +30,7 @@ bool is_upcall_action(action a) {
 
 // The steps a client's messages name (the peer actor's delivery point).
 constexpr const char* message_steps[] = {
-    "init", "init_ack", "commit", "fence", "get", "finalize", "abort", "job_control", "notify",
+    "init", "init_ack", "connect_answer", "commit", "fence", "get", "finalize", "abort", "job_control", "notify",
     "query", "publish", "lookup", "unpublish", "spawn", "connect_procs", "log", "host", "group"};
 // The host up-calls (pmix_server_module_t names).
 constexpr const char* upcall_steps[] = {

@@ -54,6 +54,9 @@ for seed in 1 2 3; do
   run "cut:init_ack" $seed "cut:init_ack:rank=$rank"
   run "kill:peer:init_ack" $seed "kill:peer:at=init_ack:rank=$rank"
   run "kill:rank:init_ack" $seed "kill:rank:at=init_ack:rank=$rank"
+  # The rank fails once it has answered a connect, before its peer has the
+  # answer (no peer monitors its rank: the rank's destructor tells it).
+  run "kill:rank:connect_answer" $seed "kill:rank:at=connect_answer:rank=$rank"
   run "kill:nspace:init_ack" $seed "kill:nspace:at=init_ack:rank=$rank"
   for upcall in client_connected client_finalized direct_modex; do
     run "fail:$upcall" $seed "fail:$upcall:rank=$rank"
