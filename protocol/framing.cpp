@@ -14,20 +14,22 @@ void append_frame(std::string& out, std::string_view payload) {
 }
 
 void frame_reader::feed(const char* data, std::size_t size) {
+  if (!buffer_) buffer_ = std::make_unique<std::string>();
+  auto& buffer = *buffer_;
   // Drop what was already handed out before growing the buffer.
-  if (consumed_ > 0 && consumed_ == buffer_.size()) {
-    buffer_.clear();
+  if (consumed_ > 0 && consumed_ == buffer.size()) {
+    buffer.clear();
     consumed_ = 0;
-  } else if (consumed_ > (1u << 16) && consumed_ > buffer_.size() / 2) {
-    buffer_.erase(0, consumed_);
+  } else if (consumed_ > (1u << 16) && consumed_ > buffer.size() / 2) {
+    buffer.erase(0, consumed_);
     consumed_ = 0;
   }
-  buffer_.append(data, size);
+  buffer.append(data, size);
 }
 
 void frame_reader::release_if_drained() {
   if (buffered() != 0) return;
-  std::string{}.swap(buffer_);
+  buffer_.reset();
   consumed_ = 0;
 }
 
@@ -87,9 +89,10 @@ frame_reader::status frame_reader::next_from(std::string_view& data, std::string
 
 frame_reader::status frame_reader::next(std::string& payload) {
   if (rejected_length_ != 0) return status::too_large;
+  if (!buffer_) return status::need_more;
   std::size_t used = 0;
-  const auto st = take(std::string_view{buffer_}.substr(consumed_), payload, used);
-  if (st == status::complete) consumed_ += used;
+  const auto st = take(std::string_view{*buffer_}.substr(consumed_), payload, used);
+  if (st == status::complete) consumed_ += static_cast<std::uint32_t>(used);
   return st;
 }
 

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -63,7 +64,7 @@ class frame_reader {
   // authenticated).
   void set_max(std::uint32_t max_frame_size) { max_frame_size_ = max_frame_size; }
   // Bytes received but not yet returned as a frame.
-  std::size_t buffered() const { return buffer_.size() - consumed_; }
+  std::size_t buffered() const { return buffer_ ? buffer_->size() - consumed_ : 0; }
   // Frees the buffer once every byte in it was returned as a frame: for a
   // reader that is idle most of the time (one per client in a server), its
   // capacity would otherwise stay at the largest read (about 0.6 kB a
@@ -77,8 +78,11 @@ class frame_reader {
   // `used` bytes taken), need_more, or too_large.
   status take(std::string_view in, std::string& payload, std::size_t& used);
 
-  std::string buffer_;
-  std::size_t consumed_ = 0;
+  // Made when bytes wait for the rest of their frame, freed once drained
+  // (release_if_drained): an idle reader (one per client in a server) is
+  // 24 bytes, not 56.
+  std::unique_ptr<std::string> buffer_;
+  std::uint32_t consumed_ = 0;
   std::uint32_t max_frame_size_;
   std::uint32_t rejected_length_ = 0;
   bool openpmix_ = false;

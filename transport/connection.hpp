@@ -55,6 +55,7 @@ class connection {
   connection& operator=(const connection&) = delete;
 
   std::uint64_t id() const { return id_; }
+  int fd() const { return fd_; }
   const peer_credentials& credentials() const { return cred_; }
 
   // Called only by the owning peer actor. Writes what the socket takes now and

@@ -182,7 +182,7 @@ bool io_thread::handle(const epoll_event* events, int n) {
         epoll_event ev{};
         ev.events = EPOLLIN | EPOLLRDHUP;
         ev.data.u64 = tag;
-        ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, it->second.fd, &ev);
+        ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, it->second.conn->fd(), &ev);
         caf::anon_send(it->second.peer, writable_atom::value);
       }
       if ((events[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0) read_from(tag);
@@ -203,7 +203,7 @@ void io_thread::drain_commands() {
     epoll_event ev{};
     ev.events = EPOLLIN | EPOLLRDHUP | EPOLLOUT;
     ev.data.u64 = id;
-    ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, it->second.fd, &ev);
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, it->second.conn->fd(), &ev);
   }
 }
 
@@ -291,14 +291,15 @@ int io_thread::throttle_check() {
 
 std::optional<std::uint64_t> io_thread::evictable(std::chrono::steady_clock::time_point now) const {
   const auto grace = std::chrono::milliseconds(limits_.handshake_grace_ms);
+  const auto timeout = std::chrono::milliseconds(limits_.handshake_timeout_ms);
   for (const auto& h : handshakes_) {  // oldest first
     auto it = entries_.find(h.second);
     if (it == entries_.end() || !it->second.counted_unauthenticated || it->second.heard ||
         it->second.conn->authenticated())
       continue;
-    if (now - it->second.accepted < grace) return std::nullopt;  // the rest are younger
+    if (now - (h.first - timeout) < grace) return std::nullopt;  // the rest are younger
     int unread = 0;
-    if (::ioctl(it->second.fd, FIONREAD, &unread) == 0 && unread > 0) continue;  // its frame is coming
+    if (::ioctl(it->second.conn->fd(), FIONREAD, &unread) == 0 && unread > 0) continue;  // its frame is coming
     return h.second;
   }
   return std::nullopt;
@@ -306,10 +307,11 @@ std::optional<std::uint64_t> io_thread::evictable(std::chrono::steady_clock::tim
 
 int io_thread::until_evictable(std::chrono::steady_clock::time_point now) const {
   const auto grace = std::chrono::milliseconds(limits_.handshake_grace_ms);
+  const auto timeout = std::chrono::milliseconds(limits_.handshake_timeout_ms);
   for (const auto& h : handshakes_) {
     auto it = entries_.find(h.second);
     if (it == entries_.end() || !it->second.counted_unauthenticated || it->second.heard) continue;
-    const auto left = it->second.accepted + grace - now;
+    const auto left = h.first - timeout + grace - now;
     return left.count() <= 0 ? 0
                              : static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(left).count() + 1);
   }
@@ -330,7 +332,7 @@ void io_thread::evict(std::uint64_t id) {
     evicted_logged_ = now;
   }
   if (!busy_frame_.empty() && !it->second.conn->openpmix())
-    [[maybe_unused]] auto sent = ::send(it->second.fd, busy_frame_.data(), busy_frame_.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    [[maybe_unused]] auto sent = ::send(it->second.conn->fd(), busy_frame_.data(), busy_frame_.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
   it->second.conn->shutdown();
   drop(id, true);
 }
@@ -389,10 +391,11 @@ void io_thread::accept_from(int listener) {
       caf::anon_send(peer, closed_atom::value);
       continue;
     }
-    auto placed = entries_.emplace(id, entry{std::move(conn), std::move(peer), protocol::frame_reader{limits_.handshake_frame},
-                                             fd, true, false, std::chrono::steady_clock::now()});
+    auto placed =
+        entries_.emplace(id, entry{std::move(conn), std::move(peer), protocol::frame_reader{limits_.handshake_frame}});
     if (either) placed.first->second.reader.use_either_framing();
     ++unauthenticated_;
+    // Its deadline also says when it was taken (evictable).
     handshakes_.emplace_back(std::chrono::steady_clock::now() +
                                  std::chrono::milliseconds(limits_.handshake_timeout_ms),
                              id);
@@ -431,7 +434,7 @@ int io_thread::expire_handshakes() {
     // Either keeps its handshake place (the cap bounds them; a handshake the
     // server refuses closes it) and is looked at again a timeout later.
     int unread = 0;
-    if (it->second.heard || (::ioctl(it->second.fd, FIONREAD, &unread) == 0 && unread > 0)) {
+    if (it->second.heard || (::ioctl(it->second.conn->fd(), FIONREAD, &unread) == 0 && unread > 0)) {
       handshakes_.pop_front();
       handshakes_.emplace_back(now + std::chrono::milliseconds(limits_.handshake_timeout_ms), id);
       continue;
@@ -452,12 +455,18 @@ void io_thread::read_from(std::uint64_t id) {
   auto& e = it->second;
   note_authenticated(e);
   char buf[read_chunk];
+  std::string payload;
   bool eof = false;
-  // Read until EAGAIN so a level-triggered wakeup is not wasted.
+  // Read until EAGAIN so a level-triggered wakeup is not wasted. Whole
+  // frames are taken from each read directly; only a partial one is kept
+  // by the reader.
   for (int round = 0; round < 16; ++round) {
-    const auto n = ::recv(e.fd, buf, sizeof buf, 0);
+    const auto n = ::recv(e.conn->fd(), buf, sizeof buf, 0);
     if (n > 0) {
-      e.reader.feed(buf, static_cast<std::size_t>(n));
+      if (!split(e, id, std::string_view{buf, static_cast<std::size_t>(n)}, payload)) {
+        eof = true;
+        break;
+      }
       if (static_cast<std::size_t>(n) < sizeof buf) break;
       continue;
     }
@@ -469,9 +478,14 @@ void io_thread::read_from(std::uint64_t id) {
     if (errno != EAGAIN && errno != EWOULDBLOCK) eof = true;
     break;
   }
-  std::string payload;
+  e.reader.release_if_drained();
+  if (eof) drop(id, true);
+}
+
+bool io_thread::split(entry& e, std::uint64_t id, std::string_view data, std::string& payload) {
   for (;;) {
-    const auto st = e.reader.next(payload);
+    const auto st = e.reader.next_from(data, payload);
+    if (st == protocol::frame_reader::status::need_more) return true;
     if (st == protocol::frame_reader::status::complete) {
       if (e.reader.openpmix() && !e.conn->openpmix()) e.conn->set_openpmix();
       e.heard = true;
@@ -479,25 +493,20 @@ void io_thread::read_from(std::uint64_t id) {
       payload = std::string{};
       continue;
     }
-    if (st == protocol::frame_reader::status::too_large) {
-      log::error("io", "connection ", id, " (pid ", e.conn->credentials().pid,
-                 ") sent a frame of ", e.reader.rejected_length(), " bytes, over the limit of ",
-                 e.counted_unauthenticated ? limits_.handshake_frame : limits_.max_frame,
-                 e.counted_unauthenticated ? " before its handshake (PMIX_CXX_MAX_HANDSHAKE_FRAME)" : "",
-                 ": closing that connection");
-      e.conn->shutdown();
-      eof = true;
-    }
-    break;
+    log::error("io", "connection ", id, " (pid ", e.conn->credentials().pid, ") sent a frame of ",
+               e.reader.rejected_length(), " bytes, over the limit of ",
+               e.counted_unauthenticated ? limits_.handshake_frame : limits_.max_frame,
+               e.counted_unauthenticated ? " before its handshake (PMIX_CXX_MAX_HANDSHAKE_FRAME)" : "",
+               ": closing that connection");
+    e.conn->shutdown();
+    return false;
   }
-  e.reader.release_if_drained();
-  if (eof) drop(id, true);
 }
 
 void io_thread::drop(std::uint64_t id, bool notify) {
   auto it = entries_.find(id);
   if (it == entries_.end()) return;
-  ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, it->second.fd, nullptr);
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, it->second.conn->fd(), nullptr);
   if (notify) caf::anon_send(it->second.peer, closed_atom::value);
   if (it->second.counted_unauthenticated) --unauthenticated_;
   entries_.erase(it);

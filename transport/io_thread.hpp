@@ -79,20 +79,24 @@ class io_thread {
   std::size_t connection_count() const;
 
  private:
+  // One per connection, in a hash map's node (72 bytes): its descriptor is
+  // the connection's, and when it was taken is its handshake deadline's
+  // (handshakes_) less the timeout.
   struct entry {
     std::shared_ptr<connection> conn;
     caf::actor peer;
     protocol::frame_reader reader;
-    int fd;
     bool counted_unauthenticated = true;  // in unauthenticated_ still
     bool heard = false;  // a whole frame came (its handshake is under way)
-    std::chrono::steady_clock::time_point accepted;
   };
 
   void run();
   void shut_all();
   void accept_from(int listener);
   void read_from(std::uint64_t id);
+  // Hands the whole frames of `data` (after what the reader holds) to the
+  // peer; false when one is over the limit (the connection is shut).
+  bool split(entry& e, std::uint64_t id, std::string_view data, std::string& payload);
   void drop(std::uint64_t id, bool notify);
   void drain_commands();
   // Connections still in their handshake past their time are closed;
