@@ -23,6 +23,7 @@
 #include "actors/context.hpp"
 #include "actors/epilog.hpp"
 #include "actors/messages.hpp"
+#include "common/lazy.hpp"
 #include "common/job_budget.hpp"
 #include "protocol/pmix.pb.h"
 #include "transport/connection.hpp"
@@ -32,7 +33,11 @@ namespace pmix::actors {
 struct peer_state {
   static const char* name;
 
-  enum class phase { handshake, connecting, refused, active, finalizing, tombstone };
+  // The enums are bytes and the small fields sit together: no padding
+  // between them (24 bytes of every peer were).
+  enum class phase : std::uint8_t { handshake, connecting, refused, active, finalizing, tombstone };
+  enum class hold_phase : std::uint8_t { none, allowed, ending };      // see `hold`
+  enum class cleanup_phase : std::uint8_t { idle, running, done };     // see `cleanup_state`
 
   std::shared_ptr<transport::connection> conn;  // null once the socket is gone
   context_ptr ctx;
@@ -49,19 +54,23 @@ struct peer_state {
   // Its rank failed before the answer to its connect named the rank (the
   // rank's down message came first: peer_actor.cpp, the down handler).
   bool rank_failed = false;
+  bool has_committed = false;  // see `committed`
+  bool board_asked = false;    // see `board_sent`
+  bool board_sent = false;
+  bool offers_hold = false;    // see `hold`
+  hold_phase hold = hold_phase::none;
+  cleanup_phase cleanup_state = cleanup_phase::idle;
+  uid_t owner = 0;  // the client's uid (SO_PEERCRED, or the kernel's owner of its TCP socket)
   void* server_object = nullptr;
 
   // Committed data (PMIx_Commit), by key: each item's serialized canonical
   // wire::ScopedInfo (its scope and info).
   std::map<std::string, std::string> committed;
-  bool has_committed = false;
   std::shared_ptr<const std::string> committed_blob;  // serialized wire::RankData cache
 
   // The namespace's fence board (FenceRequest.board_request, board_wait):
-  // asked for once per connection; a fence may be answered there only once
-  // the board went to the client.
-  bool board_asked = false;
-  bool board_sent = false;
+  // asked for once per connection (board_asked); a fence may be answered
+  // there only once the board went to the client (board_sent).
 
   // Direct-modex requests waiting for this peer's first commit, or for the
   // end of its commit hold: who asked (a get its asker cancels is answered
@@ -71,7 +80,7 @@ struct peer_state {
     std::uint64_t request = 0;
     caf::response_promise promise;
   };
-  std::vector<waiting_get> waiting_gets;
+  lazy_vector<waiting_get> waiting_gets;  // 8 bytes while empty (common/lazy.hpp)
 
   // What this peer asked for on its client's behalf and waits for, by the
   // client's request id: gets (their target), lookups and queries (the
@@ -84,7 +93,7 @@ struct peer_state {
     std::size_t bytes = 0;
   };
   // (Lookups and queries: in rare_state.)
-  std::map<std::uint64_t, pending_get> gets_out;
+  lazy_map<std::uint64_t, pending_get> gets_out;  // made at the first get
   std::size_t request_bytes = 0;
   std::size_t requests_out() const;
 
@@ -107,17 +116,13 @@ struct peer_state {
   // whatever the client held.
   // Only a client that offered it (ConnectRequest.commit_hold) holds: a
   // client speaking the wire itself (pmixsim, tests) would never answer.
-  enum class hold_phase { none, allowed, ending };
-  hold_phase hold = hold_phase::none;
-  bool offers_hold = false;
+  // (hold, offers_hold: with the small fields above.)
 
   // Its epilog (rare_state::cleanup) runs off the actors' threads
   // (actors/cleaner.hpp) once the process is gone: not yet, running, or
   // done. A release (deregistration) waits for it.
   // (The epilog and the release requests waiting for it: in rare_state.)
-  enum class cleanup_phase { idle, running, done };
-  cleanup_phase cleanup_state = cleanup_phase::idle;
-  uid_t owner = 0;  // the client's uid (SO_PEERCRED, or the kernel's owner of its TCP socket)
+  // (cleanup_state: with the small fields above.)
   // Its credentials (those of the connection, with the gid and pid of a
   // TCP peer of this host filled in at the handshake).
   transport::peer_credentials cred;

@@ -364,7 +364,6 @@ caf::behavior rank_behavior() {
         if (it == st.upcalls.end()) return;
         auto pending = std::move(*it);
         st.upcalls.erase(it);
-        if (st.upcalls.empty()) std::vector<rank_state::pending_upcall>().swap(st.upcalls);  // its capacity too
         if (pending.connect) {
           if (r.status != PMIX_SUCCESS) {
             log::warning("rank", to_string(st.pname), ": the host refused the connection: ",

@@ -15,6 +15,7 @@
 
 #include "actors/context.hpp"
 #include "actors/messages.hpp"
+#include "common/lazy.hpp"
 
 namespace pmix::actors {
 
@@ -32,12 +33,15 @@ struct rank_state {
   // Its last peer actor failed (on_peer_down) and is not kept: what a get
   // for the rank is answered until a process of it connects again.
   std::optional<pmix_status_t> gone;
-
-  proc_id pname;
+  // The small fields together (no padding between them).
   bool registered = false;  // by PMIx_server_register_client (known from the first connect)
   bool tool = false;        // a rank of a tool namespace: its peers are pure tools
+  bool reported_finalized = false;  // see finalized_rank()
+  int proc_cnt = 0;                 // live processes of the rank
   uid_t uid = 0;
   gid_t gid = 0;
+
+  proc_id pname;
   void* server_object = nullptr;
   caf::actor nspace;
   caf::actor server;
@@ -55,23 +59,25 @@ struct rank_state {
   ~rank_state();
 
   std::optional<peer_ref> peerid;  // the peer serving the rank (maybe a tombstone)
-  std::vector<peer_ref> displaced;  // older peers of the rank still alive (clones, racing finalize)
-  int proc_cnt = 0;                 // live processes of the rank
+  // Older peers of the rank still alive (clones, racing finalize). This and
+  // the two below are rarely filled: 8 bytes each until they are
+  // (common/lazy.hpp).
+  lazy_vector<peer_ref> displaced;
 
   // Direct-modex requests that arrived before any process connected (a
   // cancelled one is answered PMIX_ERR_TIMEOUT and dropped).
-  std::vector<std::pair<get_msg, caf::response_promise>> waiting_gets;
+  lazy_vector<std::pair<get_msg, caf::response_promise>> waiting_gets;
 
   // Host up-calls in flight (client_connected, client_finalized), in the
-  // order asked: a few at most, so a vector (a map is 48 bytes empty, and
-  // every rank has one).
+  // order asked: a few at most, so a vector, freed when empty (a map is 48
+  // bytes empty, and every rank has one).
   struct pending_upcall {
     std::uint64_t id = 0;
     caf::response_promise promise;  // the connect's or the finalize's reply
     caf::actor peer;                // a connect's peer
     bool connect = false;
   };
-  std::vector<pending_upcall> upcalls;
+  lazy_vector<pending_upcall> upcalls;
   std::uint64_t next_upcall = 1;
 
   peer_ref* find_peer(const caf::actor& a);
@@ -80,7 +86,6 @@ struct rank_state {
   // A process of the rank finalized and every live one has (what the
   // namespace's "all local processes finalized" counts); last told value.
   bool finalized_rank() const;
-  bool reported_finalized = false;
 };
 
 // `tool` marks a rank of a namespace the server made for a tool (spec 004:
