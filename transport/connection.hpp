@@ -100,8 +100,12 @@ class connection {
  private:
   std::uint64_t id_;
   int fd_;
-  peer_credentials cred_;
+  // The flags beside the descriptor: no padding (one per client).
+  bool broken_ = false;
+  std::atomic<bool> shut_{false};
+  std::atomic<bool> authenticated_{false};
   std::atomic<bool> openpmix_{false};
+  peer_credentials cred_;
   io_thread* io_;
   // Output the socket did not take yet, in order: whole frames (the first
   // possibly partly sent, `pending_offset_` bytes of it). Appending never
@@ -120,9 +124,6 @@ class connection {
   std::size_t max_send_backlog_;
   std::shared_ptr<job_budget> budget_;  // holds pending_bytes_ of the job's backlog
   std::uint64_t bytes_queued_ = 0;
-  bool broken_ = false;
-  std::atomic<bool> shut_{false};
-  std::atomic<bool> authenticated_{false};
 
   bool send_rest(std::string_view head, std::string_view body, std::size_t done,
                  std::shared_ptr<const shared_data> attach);
