@@ -2080,7 +2080,11 @@ caf::behavior peer_actor_impl::make_behavior() {
   // user_shutdown), including peers whose socket is gone but which still
   // wait for something (an up-call's answer, a heartbeat check); a peer in
   // its handshake ends when the I/O thread closes its socket, one whose
-  // connect is in flight when the server's answer fails.
+  // connect is in flight when the server's answer fails or, when the answer
+  // waits for the host (a tool's tool_connected), once nothing refers to it
+  // (CAF 0.17 ends an actor nothing refers to: lifecycle_test, "finalize
+  // ends a tool's connection whose tool_connected the host never
+  // answered").
   // When it ends, its state's destructor shuts a failed peer's socket and
   // drops its held stdin pushes (peer_state::~peer_state).
   // Its rank actor failed (found by the fault plane, seed 7,

@@ -33,6 +33,9 @@ void host_record::reset() {
   upcall_probe = nullptr;
   tool_calls = 0;
   tool_info_keys.clear();
+  hold_tools = false;
+  held_tool_cbfunc = nullptr;
+  held_tool_cbdata = nullptr;
   job_control_calls = 0;
   job_control_keys.clear();
   notifications.clear();
@@ -174,9 +177,13 @@ void on_tool(pmix_info_t* info, size_t ninfo, pmix_tool_connection_cbfunc_t cbfu
     std::lock_guard<std::mutex> guard{r.mutex};
     for (size_t k = 0; k < ninfo; ++k) r.tool_info_keys += std::string{info[k].key} + " ";
     proc = r.tool_identity;
+    if (r.hold_tools) {
+      r.held_tool_cbfunc = cbfunc;
+      r.held_tool_cbdata = cbdata;
+    }
   }
   ++r.tool_calls;
-  cbfunc(PMIX_SUCCESS, &proc, cbdata);
+  if (r.held_tool_cbfunc == nullptr) cbfunc(PMIX_SUCCESS, &proc, cbdata);
 }
 
 struct answer {

@@ -56,6 +56,10 @@ struct host_record {
   std::function<void()> upcall_probe;
   pmix_proc_t tool_identity{};
   std::atomic<int> tool_calls{0};
+  // tool_connected keeps its callback (held_tool_*) instead of answering.
+  bool hold_tools = false;
+  pmix_tool_connection_cbfunc_t held_tool_cbfunc = nullptr;
+  void* held_tool_cbdata = nullptr;
   std::atomic<int> job_control_calls{0};
   std::string job_control_keys;
   std::string tool_info_keys;  // the keys the host was given, space separated

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -147,6 +148,47 @@ TEST_SUITE("lifecycle: tools") {
     CHECK(contains(record().tool_info_keys, PMIX_USERID));
     CHECK(contains(record().tool_info_keys, PMIX_PROC_PID));
     CHECK(no_orphans(0));
+  }
+
+  TEST_CASE("[20.2.247 tool_connected] finalize ends a tool's connection whose tool_connected the host never answered") {
+    // Such a tool's peer has no rank yet, and a peer is linked to nothing
+    // (no anchor since 2026-12-06): at finalize it ends because nothing
+    // refers to it any more once the server actor (which keeps the promise
+    // for the host's answer) and the I/O thread let it go, and CAF 0.17
+    // ends an actor nothing refers to. A peer kept alive would hang
+    // finalize here.
+    temp_dir dir;
+    std::optional<child> t;
+    {
+      host_slots slots;
+      slots.tool = true;
+      server srv(dir.path(), slots, with_tools());
+      REQUIRE(srv.status() == PMIX_SUCCESS);
+      {
+        std::lock_guard<std::mutex> guard{record().mutex};
+        PMIX_LOAD_PROCID(&record().tool_identity, "never-named", 0);
+        record().hold_tools = true;
+      }
+      t.emplace(launch_tool({"tool_init", "tool_finalize"}, dir.path()));
+      REQUIRE(eventually([] { return record().tool_calls == 1; }));
+    }  // PMIx_server_finalize: returns
+    // The tool is told (its connection ends) rather than kept waiting.
+    t->wait();
+    CHECK_FALSE(contains(t->output(), "tool_init PMIX_SUCCESS"));
+    // The host's late answer goes nowhere.
+    pmix_tool_connection_cbfunc_t cbfunc;
+    void* cbdata;
+    {
+      std::lock_guard<std::mutex> guard{record().mutex};
+      cbfunc = record().held_tool_cbfunc;
+      cbdata = record().held_tool_cbdata;
+      record().hold_tools = false;
+      record().held_tool_cbfunc = nullptr;
+    }
+    REQUIRE(static_cast<bool>(cbfunc));
+    pmix_proc_t proc;
+    PMIX_LOAD_PROCID(&proc, "never-named", 0);
+    cbfunc(PMIX_SUCCESS, &proc, cbdata);
   }
 
   TEST_CASE("[Reclaim on reconnect] a tool registered as a client keeps client tombstones and reconnects through the tool path") {
