@@ -54,13 +54,26 @@ class upcall_gate {
   // address given as an rvalue moves to that thread, which releases it.
   template <class... Ts>
   void send_if_open(caf::actor_addr addr, Ts&&... xs) {
-    if (post_) return post_(std::move(addr), caf::make_message(std::forward<Ts>(xs)...));
+    {
+      // Its own lock, not the gate's (which the loop holds while it makes
+      // up-calls): the poster only queues the message for the loop.
+      std::lock_guard<std::mutex> guard{post_mutex_};
+      if (post_) return post_(std::move(addr), caf::make_message(std::forward<Ts>(xs)...));
+    }
     run_if_open([&] {
       if (auto target = caf::actor_cast<caf::actor>(addr)) caf::anon_send(target, std::forward<Ts>(xs)...);
     });
   }
   using poster = std::function<void(caf::actor_addr, caf::message)>;
-  void on_send(poster p) { post_ = std::move(p); }
+  // Set at init; emptied when the runtime it posts to is gone (the gate
+  // outlives it in the host's callbacks): a host answer after that finds
+  // the gate closed and is dropped (lifecycle_test, "finalize ends a tool's
+  // connection whose tool_connected the host never answered", which
+  // answers late: a use of the freed runtime under ASan before).
+  void on_send(poster p) {
+    std::lock_guard<std::mutex> guard{post_mutex_};
+    post_ = std::move(p);
+  }
   void close() {
     std::lock_guard<std::recursive_mutex> guard{mutex_};
     open_ = false;
@@ -74,6 +87,7 @@ class upcall_gate {
  private:
   std::recursive_mutex mutex_;
   bool open_ = true;
+  std::mutex post_mutex_;
   poster post_;
 };
 

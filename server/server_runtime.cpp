@@ -726,6 +726,8 @@ runtime::~runtime() {
   for (int fd : listeners_) ::close(fd);
   if (openpmix_listener_ >= 0) ::close(std::exchange(openpmix_listener_, -1));
   remove_files();  // unless stop() did
+  // The gate lives on in the host's callbacks: it no longer posts to us.
+  if (ctx_) ctx_->gate->on_send({});
 }
 
 }  // namespace pmix::server
