@@ -25,7 +25,7 @@ struct scratch {
     REQUIRE(::mkdtemp(pattern) != nullptr);
     root = pattern;
   }
-  ~scratch() { std::system(("rm -rf " + root).c_str()); }
+  ~scratch() { [[maybe_unused]] const int rc = std::system(("rm -rf " + root).c_str()); }
   std::string file(const std::string& rel) {
     const auto p = root + "/" + rel;
     std::ofstream(p) << "x";
@@ -194,7 +194,7 @@ TEST_SUITE("epilog") {
         const std::string real = d + ".real";
         while (::access(stop.c_str(), F_OK) != 0) {
           if (::rename(d.c_str(), real.c_str()) != 0) continue;
-          ::symlink(victim.c_str(), d.c_str());
+          [[maybe_unused]] const int linked = ::symlink(victim.c_str(), d.c_str());
           ::unlink(d.c_str());
           ::rename(real.c_str(), d.c_str());
         }

@@ -96,7 +96,7 @@ struct distance {
   }
 };
 
-std::ostream& operator<<(std::ostream& os, const distance& d) {
+[[maybe_unused]] std::ostream& operator<<(std::ostream& os, const distance& d) {
   return os << d.osname << " " << d.uuid << " type " << d.type << " " << d.min << "-" << d.max;
 }
 

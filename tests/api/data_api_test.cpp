@@ -273,7 +273,7 @@ TEST_SUITE("copy") {
     for (auto type : {PMIX_BYTE_OBJECT, PMIX_COMPRESSED_STRING, PMIX_REGEX, PMIX_COMPRESSED_BYTE_OBJECT}) {
       char* b = bytes[which];
       bo[which] = pmix_byte_object_t{b, sizeof bytes[which]};
-      samples.push_back({type, &bo[which], [b] { std::memset(b, 'Z', 8); },
+      samples.push_back({static_cast<pmix_data_type_t>(type), &bo[which], [b] { std::memset(b, 'Z', 8); },
                          [](void* c) {
                            auto* p = static_cast<pmix_byte_object_t*>(c);
                            PMIX_BYTE_OBJECT_FREE(p, 1);

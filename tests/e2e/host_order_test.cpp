@@ -199,7 +199,7 @@ TEST_SUITE("hosts' calling orders") {
       const std::string other = std::to_string(1 - r);
       const std::string theirs = "color=c" + other + ",shape=s" + other + "]";
       const std::string mine = "color=c" + std::to_string(r) + ",shape=s" + std::to_string(r) + "]";
-      for (const std::string step : {"get:" + other + ":- PMIX_SUCCESS [", "get_nb:" + other + ":- PMIX_SUCCESS ["})
+      for (const std::string& step : {"get:" + other + ":- PMIX_SUCCESS [", "get_nb:" + other + ":- PMIX_SUCCESS ["})
         CHECK_MESSAGE(contains(out, step), out);
       // The registered rank-level values come first, the committed data last.
       CHECK_MESSAGE(contains(out, "[pmix.appnum=0,pmix.grank=" + other + ","), out);

@@ -64,7 +64,7 @@ static void watchdog(int sig)
     (void) sig;
     char line[160];
     int n = snprintf(line, sizeof line, "SILENT %s:%u %s\n", me.nspace, me.rank, current);
-    if (n > 0) write(1, line, (size_t) n);
+    if (n > 0 && write(1, line, (size_t) n) < 0) _exit(4);
     _exit(4);
 }
 

@@ -73,7 +73,7 @@ int main(int argc, char **argv) {
     }
 
     for (int round = 0; round < rounds; ++round) {
-        char key[64], text[128];
+        char key[64], text[400];  /* a namespace is up to 255 characters */
         snprintf(key, sizeof key, "demo.value.%d", round);
         snprintf(text, sizeof text, "rank %u of %s says hello in round %d", me.rank, me.nspace,
                  round);
@@ -97,7 +97,7 @@ int main(int argc, char **argv) {
             pmix_value_t *got = NULL;
             rc = PMIx_Get(&peer, key, NULL, 0, &got);
             if (PMIX_SUCCESS != rc) return fail(&me, "PMIx_Get(peer value)", rc);
-            char expect[128];
+            char expect[400];
             snprintf(expect, sizeof expect, "rank %u of %s says hello in round %d", r, me.nspace,
                      round);
             if (PMIX_STRING != got->type || 0 != strcmp(got->data.string, expect)) {
