@@ -23,6 +23,8 @@ CASES = {
     "init": ["init"],
     "cycle": ["cycle", 50],
     "startup": ["startup", 64],
+    "gated64": ["gated", 64],
+    "ready256": ["ready", 256],
     "fence8": ["fence", 8, 250, 0],
     "fence8c": ["fence", 8, 250, 1],
     "datafence8": ["datafence", 8, 250],

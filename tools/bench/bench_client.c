@@ -236,6 +236,15 @@ int main(int argc, char **argv) {
     }
 
     pmix_proc_t me, job;
+    if (0 == strcmp(mode, "gated")) {
+        /* Every client of the job is started before any calls PMIx_Init:
+         * the host closes the gate's other end once it has forked them all. */
+        const char *gate = getenv("BENCH_GATE_FD");
+        char byte;
+        if (NULL == gate) return fail("BENCH_GATE_FD", PMIX_ERR_BAD_PARAM);
+        while (0 != read(atoi(gate), &byte, 1)) {
+        }
+    }
     double t0 = now_us();
     pmix_status_t rc = PMIx_Init(&me, NULL, 0);
     double t_init = now_us() - t0;
@@ -244,6 +253,8 @@ int main(int argc, char **argv) {
 
     if (0 == strcmp(mode, "startup")) {
         printf("sample startup_init_us %.1f\n", t_init);
+    } else if (0 == strcmp(mode, "gated")) {
+        printf("sample gated_init_us %.1f\n", t_init);
     } else if (0 == strcmp(mode, "ready")) {
         /* What MPI_Init does once: Put, Commit, a collecting fence; then
          * this process is ready. Its ready time (CLOCK_MONOTONIC, µs) goes

@@ -10,6 +10,9 @@
  *   init                      one PMIx_server_init and one PMIx_server_finalize
  *   cycle <n>                 one client: n PMIx_Init/PMIx_Finalize cycles
  *   startup <n>               n clients started at once: each times PMIx_Init
+ *   gated <n>                 n clients started, then all released at once:
+ *                             each times PMIx_Init (no fork meanwhile: the
+ *                             server's own answer to n inits at once)
  *   ready <n>                 n clients started at once, each doing what
  *                             MPI_Init does once (init, Put, Commit, collecting
  *                             fence): the time until every one is ready, the
@@ -511,6 +514,25 @@ int main(int argc, char **argv) {
         printf("sample startup_job_ms %.3f\n", (now_us() - s0) / 1e3);
         free(pids);
         deregister_job("bench.startup", n);
+    } else if (0 == strcmp(mode, "gated") && argc > 4) {
+        uint32_t n = (uint32_t) atoi(argv[4]);
+        char *args[] = {"gated", NULL};
+        int gate[2];
+        if (0 != pipe(gate)) die("pipe", PMIX_ERROR);
+        fcntl(gate[1], F_SETFD, FD_CLOEXEC);
+        char fd_text[16];
+        snprintf(fd_text, sizeof fd_text, "%d", gate[0]);
+        setenv("BENCH_GATE_FD", fd_text, 1);
+        register_job("bench.gated", n, n, n);
+        register_clients("bench.gated", n);
+        pid_t *pids = calloc(n, sizeof(pid_t));
+        for (uint32_t r = 0; r < n; ++r) pids[r] = launch("bench.gated", r, args);
+        close(gate[0]);
+        close(gate[1]); /* every client reads its end: released */
+        unsetenv("BENCH_GATE_FD");
+        failed = wait_all(pids, n);
+        free(pids);
+        deregister_job("bench.gated", n);
     } else if (0 == strcmp(mode, "ready") && argc > 4) {
         uint32_t n = (uint32_t) atoi(argv[4]);
         char *args[] = {"ready", NULL};
