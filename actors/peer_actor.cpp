@@ -300,6 +300,9 @@ void on_connect(self_ptr self, std::uint64_t id, const wire::ConnectRequest& req
             e.mutable_connect_reply()->set_status(PMIX_ERR_UNREACH);
             send_envelope(self, e);
             if (self->state.conn) self->state.conn->shutdown();
+            // No rank holds it, nor will: it ends here (the server is
+            // going, or the connect's route failed).
+            self->quit();
           });
 }
 
@@ -1907,18 +1910,6 @@ bool release(self_ptr self) {
 
 }  // namespace
 
-caf::behavior peer_anchor(caf::event_based_actor* self, caf::actor server) {
-  self->link_to(server);
-  self->set_default_handler(caf::drop);
-  // A peer's end, normal or failed, is not the anchor's (the server actor
-  // traps its children's exits the same way); the server actor's exit, or a
-  // shutdown, is.
-  self->set_exit_handler([=](caf::exit_msg& em) {
-    if (!em.source || em.source == server.address() || em.reason == caf::exit_reason::user_shutdown)
-      self->quit(em.reason);
-  });
-  return {[](transport::closed_atom) {}};  // never sent: an anchor only carries links
-}
 
 namespace {
 
@@ -1928,8 +1919,8 @@ namespace {
 class peer_actor_impl final : public shared_behavior_actor<peer_state> {
  public:
   peer_actor_impl(caf::actor_config& cfg, std::shared_ptr<transport::connection> conn, caf::actor server,
-                  context_ptr ctx, caf::actor anchor)
-      : shared_behavior_actor<peer_state>(cfg), anchor_(std::move(anchor)) {
+                  context_ptr ctx)
+      : shared_behavior_actor<peer_state>(cfg) {
     state.owner = conn->credentials().uid;
     state.cred = conn->credentials();
     state.openpmix = conn->openpmix();
@@ -1939,9 +1930,6 @@ class peer_actor_impl final : public shared_behavior_actor<peer_state> {
   }
 
   caf::behavior make_behavior() override;
-
- private:
-  caf::actor anchor_;  // until it is linked to
 };
 
 caf::stateful_actor<peer_state, lean_actor>* current() { return peer_actor_impl::current(); }
@@ -2086,11 +2074,17 @@ caf::behavior peer_behavior() {
 
 caf::behavior peer_actor_impl::make_behavior() {
   set_default_handler(caf::drop);
-  // Linked to the server actor through an anchor (peer_anchor): its exit at
-  // finalize ends every connection, including peers whose socket is gone but
-  // which still wait for something (an up-call's answer, a heartbeat check).
-  link_to(anchor_ ? anchor_ : state.server);
-  anchor_ = nullptr;
+  // No link (a link is 80 bytes a client, in both actors' lists): at
+  // finalize the server's exit takes its namespaces, whose ranks end with
+  // it and tell their peers (the down message below, reason
+  // user_shutdown), including peers whose socket is gone but which still
+  // wait for something (an up-call's answer, a heartbeat check); a peer in
+  // its handshake ends when the I/O thread closes its socket, one whose
+  // connect is in flight when the server's answer fails or, when the answer
+  // waits for the host (a tool's tool_connected), once nothing refers to it
+  // (CAF 0.17 ends an actor nothing refers to: lifecycle_test, "finalize
+  // ends a tool's connection whose tool_connected the host never
+  // answered").
   // When it ends, its state's destructor shuts a failed peer's socket and
   // drops its held stdin pushes (peer_state::~peer_state).
   // Its rank actor failed (found by the fault plane, seed 7,
@@ -2102,6 +2096,7 @@ caf::behavior peer_actor_impl::make_behavior() {
   set_down_handler([this](caf::down_msg& dm) {
     auto& st = state;
     if (dm.reason == caf::exit_reason::normal) return;
+    if (dm.reason == caf::exit_reason::user_shutdown) return quit(dm.reason);  // finalize
     if (!st.rank) {
       st.rank_failed = true;
       return;
@@ -2117,8 +2112,8 @@ caf::behavior peer_actor_impl::make_behavior() {
 }  // namespace
 
 caf::actor spawn_peer_actor(caf::actor_system& system, std::shared_ptr<transport::connection> conn,
-                            caf::actor server, context_ptr ctx, caf::actor anchor) {
-  return system.spawn<peer_actor_impl>(std::move(conn), std::move(server), std::move(ctx), std::move(anchor));
+                            caf::actor server, context_ptr ctx) {
+  return system.spawn<peer_actor_impl>(std::move(conn), std::move(server), std::move(ctx));
 }
 
 }  // namespace pmix::actors

@@ -194,19 +194,10 @@ struct peer_state {
   const std::string& rank_data() { return *rank_blob(); }
 };
 
-// `anchor`: the peer anchor it links to (peer_anchor), whose exit, with
-// the server actor's at finalize, ends the peer. Every peer actor shares one
-// behavior (actors/shared_behavior.hpp).
+// Linked to nothing: at finalize its rank's end ends it (peer_actor.cpp,
+// make_behavior). Every peer actor shares one behavior
+// (actors/shared_behavior.hpp).
 caf::actor spawn_peer_actor(caf::actor_system& system, std::shared_ptr<transport::connection> conn,
-                            caf::actor server, context_ptr ctx, caf::actor anchor);
-
-// Links itself to the server actor and does nothing else: each peer links to
-// one of a few anchors (the runtime spawns peer_anchor_count of them), not
-// to the server actor, so no actor holds a link to every peer. CAF 0.17
-// scans an actor's links linearly at each unlink, so the end of each of N
-// connections linked to the server actor cost O(N) (57% of pmixsim's
-// 10,000-client startup, in caf::monitorable_actor::detach_impl).
-caf::behavior peer_anchor(caf::event_based_actor* self, caf::actor server);
-constexpr std::size_t peer_anchor_count = 64;
+                            caf::actor server, context_ptr ctx);
 
 }  // namespace pmix::actors

@@ -368,19 +368,14 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
   auto root = rt->root_;
   actors::context_ptr actor_ctx = ctx;
   auto binding = rt->binding_;
-  auto anchors = std::make_shared<std::vector<caf::actor>>();
-  for (std::size_t k = 0; k < actors::peer_anchor_count; ++k)
-    anchors->push_back(rt->system_->spawn(actors::peer_anchor, root));
-  rt->anchors_ = anchors->size();
   // Drop this thread's reference to CAF's logger, which every spawn on it
   // takes, after the last one: ~actor_system waits for that reference, so a
   // finalize on another thread hung while this (the host's) thread lived
   // (notes/caf-0.17.md 5.2; collect_test, "a call still queued ...").
   caf::logger::set_current_actor_system(nullptr);
   rt->io_ = std::make_unique<transport::io_thread>(
-      [system, root, actor_ctx, anchors](std::shared_ptr<transport::connection> conn) {
-        const auto& anchor = (*anchors)[conn->id() % anchors->size()];
-        return actors::spawn_peer_actor(*system, std::move(conn), root, actor_ctx, anchor);
+      [system, root, actor_ctx](std::shared_ptr<transport::connection> conn) {
+        return actors::spawn_peer_actor(*system, std::move(conn), root, actor_ctx);
       },
       [binding] {
         if (binding) binding->bind_this_thread();
@@ -656,10 +651,7 @@ pmix_status_t install_faults(actors::server_context& ctx, host::module& host, co
 
 std::size_t runtime::actors_running() const {
   if (!system_) return 0;
-  // Less the peer anchors, which live as long as the server actor and hold
-  // no state: the count is the actors that snapshots account for.
-  const auto running = system_->registry().running();
-  return running >= anchors_ ? running - anchors_ : 0;
+  return system_->registry().running();
 }
 
 void runtime::remove_files() {

@@ -97,7 +97,6 @@ class runtime {
   std::size_t actors_running() const;
 
  private:
-  std::size_t anchors_ = 0;  // peer anchors spawned (actors::peer_anchor)
   runtime() = default;
   pmix_status_t open_sockets(const settings& s, std::string& error);
   void open_openpmix_listener(const settings& s);

@@ -151,11 +151,12 @@ TEST_SUITE("lifecycle: tools") {
   }
 
   TEST_CASE("[20.2.247 tool_connected] finalize ends a tool's connection whose tool_connected the host never answered") {
-    // Such a tool's peer has no rank yet: at finalize it ends with its
-    // anchor's exit (and, without the anchor link, because nothing refers
-    // to it any more: CAF 0.17 ends such an actor). A peer kept alive would
-    // hang finalize here; the host's late answer used the freed runtime
-    // (ASan, TSan) before the gate stopped posting to it.
+    // Such a tool's peer has no rank yet, and a peer is linked to nothing
+    // (no anchor since 2026-12-06): at finalize it ends because nothing
+    // refers to it any more once the server actor (which keeps the promise
+    // for the host's answer) and the I/O thread let it go, and CAF 0.17
+    // ends an actor nothing refers to. A peer kept alive would hang
+    // finalize here.
     temp_dir dir;
     std::optional<child> t;
     {
