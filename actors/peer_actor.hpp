@@ -60,7 +60,9 @@ struct peer_state {
   bool offers_hold = false;    // see `hold`
   hold_phase hold = hold_phase::none;
   cleanup_phase cleanup_state = cleanup_phase::idle;
+  bool holding = false;  // the fault plane holds a frame (rare_state::held_frame)
   uid_t owner = 0;  // the client's uid (SO_PEERCRED, or the kernel's owner of its TCP socket)
+  int iof_pulls = 0;  // PMIx_IOF_pull registrations the server keeps for us
   void* server_object = nullptr;
 
   // Committed data (PMIx_Commit), by key: each item's serialized canonical
@@ -141,7 +143,6 @@ struct peer_state {
     std::uint64_t generation = 0;  // a stale timer finds another generation
     std::shared_ptr<void> sensor;  // counted in the context's `sensors` while it lives
   };
-  int iof_pulls = 0;  // PMIx_IOF_pull registrations the server keeps for us
   // A process linked with OpenPMIx (issue 35): its frames are translated
   // into ours on the way in, and our replies into its on the way out
   // (actors/peer_actor.cpp, "OpenPMIx's protocol").
@@ -150,7 +151,6 @@ struct peer_state {
   std::uint8_t openpmix_kind = 0;    // its handshake's process type: 0 a client, else a tool or launcher
   std::uint32_t openpmix_major = 4;  // its OpenPMIx version's major number (5.x's group messages differ)
   // (Its job and forms: in rare_state.)
-  bool holding = false;  // the fault plane holds a frame (rare_state::held_frame)
   std::uint64_t next_upcall = 1;
 
   // What few peers use, made at its first use so that a plain client's

@@ -94,7 +94,7 @@ caf::result<connect_result> on_connect(self_ptr self, connect_msg& msg) {
   // A peer that ends without being released (it failed) is seen as a
   // process gone (on_peer_down).
   if (msg.peer) self->monitor(msg.peer);
-  st.gone.reset();
+  st.gone = PMIX_SUCCESS;
   // The registration lives with the server actor (a registered rank costs
   // no actor until a process connects); the current one comes with every
   // connect. A rank of a job the host registered is served only while the
@@ -141,7 +141,7 @@ caf::result<connect_result> on_connect(self_ptr self, connect_msg& msg) {
       st.displaced.push_back(*st.peerid);
     st.peerid.reset();
   }
-  st.peerid = peer_ref{msg.peer, msg.peer_index, false, false};
+  st.peerid = peer_ref{msg.peer, false, false};
   if (++st.proc_cnt == 1) report_state(self, true, PMIX_SUCCESS);
   sync_finalized(self);
   // Requests that waited for a process of this rank go to the new peer.
@@ -334,8 +334,8 @@ caf::behavior rank_behavior() {
         auto rp = self->make_response_promise();
         if (st.peerid)
           forward_get(self, st.peerid->actor, std::move(msg), rp);
-        else if (st.gone)
-          rp.deliver(get_result{*st.gone, {}});
+        else if (st.gone != PMIX_SUCCESS)
+          rp.deliver(get_result{st.gone, {}});
         else
           st.waiting_gets.emplace_back(std::move(msg), rp);
         return rp;

@@ -20,26 +20,30 @@
 namespace pmix::actors {
 
 // A peer actor as its rank sees it.
+// The actor is the spec's client-array slot (its connection id, which no
+// one read, is no longer kept: 16 bytes, and the rank's state 8 less).
 struct peer_ref {
   caf::actor actor;
-  std::uint64_t index = 0;  // the connection id
-  bool finalized = false;   // FINALIZE received
-  bool closed = false;      // socket gone
+  bool finalized = false;  // FINALIZE received
+  bool closed = false;     // socket gone
 };
 
 struct rank_state {
   static const char* name;
 
   // Its last peer actor failed (on_peer_down) and is not kept: what a get
-  // for the rank is answered until a process of it connects again.
-  std::optional<pmix_status_t> gone;
-  // The small fields together (no padding between them).
+  // for the rank is answered until a process of it connects again
+  // (PMIX_SUCCESS: none).
+  pmix_status_t gone = PMIX_SUCCESS;
+  // The small fields together, in 24 bytes: the state is 160 bytes, and
+  // its actor's allocation 16 bytes less than at 176 (malloc's steps).
+  int proc_cnt = 0;  // live processes of the rank
+  uid_t uid = 0;
+  gid_t gid = 0;
   bool registered = false;  // by PMIx_server_register_client (known from the first connect)
   bool tool = false;        // a rank of a tool namespace: its peers are pure tools
   bool reported_finalized = false;  // see finalized_rank()
-  int proc_cnt = 0;                 // live processes of the rank
-  uid_t uid = 0;
-  gid_t gid = 0;
+  std::uint32_t next_upcall = 1;    // ids of its host up-calls (pending_upcall::id)
 
   proc_id pname;
   void* server_object = nullptr;
@@ -78,7 +82,6 @@ struct rank_state {
     bool connect = false;
   };
   lazy_vector<pending_upcall> upcalls;
-  std::uint64_t next_upcall = 1;
 
   peer_ref* find_peer(const caf::actor& a);
   // Processes connected and not finalized.
