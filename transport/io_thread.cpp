@@ -127,11 +127,8 @@ void io_thread::run() {
 
 void io_thread::shut_all() {
   // Shut every connection down: clients see EOF, actors get closed_atom.
-  std::vector<std::uint64_t> ids;
-  ids.reserve(entries_.size());
-  for (auto& kv : entries_) ids.push_back(kv.first);
-  for (auto id : ids) {
-    entries_[id].conn->shutdown();
+  for (auto id : entries_.ids()) {
+    entries_.find(id)->conn->shutdown();
     drop(id, true);
   }
 }
@@ -176,14 +173,14 @@ bool io_thread::handle(const epoll_event* events, int n) {
     } else if ((tag & listener_tag) != 0) {
       accept_from(static_cast<int>(tag & 0xffffffffu));
     } else {
-      auto it = entries_.find(tag);
-      if (it == entries_.end()) continue;
+      auto* it = entries_.find(tag);
+      if (it == nullptr) continue;
       if ((events[i].events & EPOLLOUT) != 0) {
         epoll_event ev{};
         ev.events = EPOLLIN | EPOLLRDHUP;
         ev.data.u64 = tag;
-        ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, it->second.conn->fd(), &ev);
-        caf::anon_send(it->second.peer, writable_atom::value);
+        ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, it->conn->fd(), &ev);
+        caf::anon_send(it->peer, writable_atom::value);
       }
       if ((events[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0) read_from(tag);
     }
@@ -198,12 +195,12 @@ void io_thread::drain_commands() {
     requests.swap(write_requests_);
   }
   for (auto id : requests) {
-    auto it = entries_.find(id);
-    if (it == entries_.end()) continue;
+    auto* it = entries_.find(id);
+    if (it == nullptr) continue;
     epoll_event ev{};
     ev.events = EPOLLIN | EPOLLRDHUP | EPOLLOUT;
     ev.data.u64 = id;
-    ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, it->second.conn->fd(), &ev);
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, it->conn->fd(), &ev);
   }
 }
 
@@ -271,7 +268,7 @@ void io_thread::throttle() {
 int io_thread::throttle_check() {
   if (!throttled_) return -1;
   for (const auto& h : handshakes_)
-    if (auto it = entries_.find(h.second); it != entries_.end()) note_authenticated(it->second);
+    if (auto* it = entries_.find(h.second); it != nullptr) note_authenticated(*it);
   if (unauthenticated_ >= limits_.max_unauthenticated) {
     // A peer's handshake ends on another thread: look again soon, or when
     // a silent connection may give its place (then listen again).
@@ -293,13 +290,13 @@ std::optional<std::uint64_t> io_thread::evictable(std::chrono::steady_clock::tim
   const auto grace = std::chrono::milliseconds(limits_.handshake_grace_ms);
   const auto timeout = std::chrono::milliseconds(limits_.handshake_timeout_ms);
   for (const auto& h : handshakes_) {  // oldest first
-    auto it = entries_.find(h.second);
-    if (it == entries_.end() || !it->second.counted_unauthenticated || it->second.heard ||
-        it->second.conn->authenticated())
+    auto* it = entries_.find(h.second);
+    if (it == nullptr || !it->counted_unauthenticated || it->heard ||
+        it->conn->authenticated())
       continue;
     if (now - (h.first - timeout) < grace) return std::nullopt;  // the rest are younger
     int unread = 0;
-    if (::ioctl(it->second.conn->fd(), FIONREAD, &unread) == 0 && unread > 0) continue;  // its frame is coming
+    if (::ioctl(it->conn->fd(), FIONREAD, &unread) == 0 && unread > 0) continue;  // its frame is coming
     return h.second;
   }
   return std::nullopt;
@@ -309,8 +306,8 @@ int io_thread::until_evictable(std::chrono::steady_clock::time_point now) const 
   const auto grace = std::chrono::milliseconds(limits_.handshake_grace_ms);
   const auto timeout = std::chrono::milliseconds(limits_.handshake_timeout_ms);
   for (const auto& h : handshakes_) {
-    auto it = entries_.find(h.second);
-    if (it == entries_.end() || !it->second.counted_unauthenticated || it->second.heard) continue;
+    auto* it = entries_.find(h.second);
+    if (it == nullptr || !it->counted_unauthenticated || it->heard) continue;
     const auto left = h.first - timeout + grace - now;
     return left.count() <= 0 ? 0
                              : static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(left).count() + 1);
@@ -319,21 +316,21 @@ int io_thread::until_evictable(std::chrono::steady_clock::time_point now) const 
 }
 
 void io_thread::evict(std::uint64_t id) {
-  auto it = entries_.find(id);
-  if (it == entries_.end()) return;
+  auto* it = entries_.find(id);
+  if (it == nullptr) return;
   ++evicted_;
   const auto now = std::chrono::steady_clock::now();
   if (now - evicted_logged_ >= std::chrono::seconds(1)) {
     log::warning("io", limits_.max_unauthenticated, " connections in their handshake (PMIX_CXX_MAX_UNAUTHENTICATED): ",
                  evicted_, evicted_ == 1 ? " connection" : " connections", " silent for ", limits_.handshake_grace_ms,
                  " ms or more (PMIX_CXX_HANDSHAKE_GRACE_MS) closed for newer ones; the last from pid ",
-                 it->second.conn->credentials().pid, ", uid ", it->second.conn->credentials().uid);
+                 it->conn->credentials().pid, ", uid ", it->conn->credentials().uid);
     evicted_ = 0;
     evicted_logged_ = now;
   }
-  if (!busy_frame_.empty() && !it->second.conn->openpmix())
-    [[maybe_unused]] auto sent = ::send(it->second.conn->fd(), busy_frame_.data(), busy_frame_.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-  it->second.conn->shutdown();
+  if (!busy_frame_.empty() && !it->conn->openpmix())
+    [[maybe_unused]] auto sent = ::send(it->conn->fd(), busy_frame_.data(), busy_frame_.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+  it->conn->shutdown();
   drop(id, true);
 }
 
@@ -373,12 +370,13 @@ void io_thread::accept_from(int listener) {
       cred.uid = tcp->uid;
       cred.socket_inode = tcp->inode;
     }
-    const auto id = next_id_++;
+    const auto id = entries_.reserve();
     auto conn = std::make_shared<connection>(id, fd, cred, this, limits_.max_send_backlog);
     const bool either =
         std::find(either_listeners_.begin(), either_listeners_.end(), listener) != either_listeners_.end();
     auto peer = accept_(conn);
     if (!peer) {
+      entries_.erase(id);
       conn->shutdown();
       continue;  // conn's destructor closes fd
     }
@@ -387,13 +385,13 @@ void io_thread::accept_from(int listener) {
     ev.data.u64 = id;
     if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) {
       log::error("io", "epoll_ctl failed: ", std::strerror(errno));
+      entries_.erase(id);
       conn->shutdown();
       caf::anon_send(peer, closed_atom::value);
       continue;
     }
-    auto placed =
-        entries_.emplace(id, entry{std::move(conn), std::move(peer), protocol::frame_reader{limits_.handshake_frame}});
-    if (either) placed.first->second.reader.use_either_framing();
+    entries_.place(id, entry{std::move(conn), std::move(peer), protocol::frame_reader{limits_.handshake_frame}});
+    if (either) entries_.find(id)->reader.use_either_framing();
     ++unauthenticated_;
     // Its deadline also says when it was taken (evictable).
     handshakes_.emplace_back(std::chrono::steady_clock::now() +
@@ -416,9 +414,9 @@ int io_thread::expire_handshakes() {
   const auto now = std::chrono::steady_clock::now();
   while (!handshakes_.empty()) {
     const auto [deadline, id] = handshakes_.front();
-    auto it = entries_.find(id);
-    if (it != entries_.end()) note_authenticated(it->second);
-    const bool pending = it != entries_.end() && it->second.counted_unauthenticated;
+    auto* it = entries_.find(id);
+    if (it != nullptr) note_authenticated(*it);
+    const bool pending = it != nullptr && it->counted_unauthenticated;
     if (!pending) {
       handshakes_.pop_front();
       continue;
@@ -434,25 +432,25 @@ int io_thread::expire_handshakes() {
     // Either keeps its handshake place (the cap bounds them; a handshake the
     // server refuses closes it) and is looked at again a timeout later.
     int unread = 0;
-    if (it->second.heard || (::ioctl(it->second.conn->fd(), FIONREAD, &unread) == 0 && unread > 0)) {
+    if (it->heard || (::ioctl(it->conn->fd(), FIONREAD, &unread) == 0 && unread > 0)) {
       handshakes_.pop_front();
       handshakes_.emplace_back(now + std::chrono::milliseconds(limits_.handshake_timeout_ms), id);
       continue;
     }
-    log::warning("io", "connection ", id, " (pid ", it->second.conn->credentials().pid, ", uid ",
-                 it->second.conn->credentials().uid, ") did not complete its handshake within ",
+    log::warning("io", "connection ", id, " (pid ", it->conn->credentials().pid, ", uid ",
+                 it->conn->credentials().uid, ") did not complete its handshake within ",
                  limits_.handshake_timeout_ms, " ms (PMIX_CXX_HANDSHAKE_TIMEOUT_MS): closing it");
     handshakes_.pop_front();
-    it->second.conn->shutdown();
+    it->conn->shutdown();
     drop(id, true);
   }
   return -1;
 }
 
 void io_thread::read_from(std::uint64_t id) {
-  auto it = entries_.find(id);
-  if (it == entries_.end()) return;
-  auto& e = it->second;
+  auto* it = entries_.find(id);
+  if (it == nullptr) return;
+  auto& e = *it;
   note_authenticated(e);
   char buf[read_chunk];
   std::string payload;
@@ -504,12 +502,12 @@ bool io_thread::split(entry& e, std::uint64_t id, std::string_view data, std::st
 }
 
 void io_thread::drop(std::uint64_t id, bool notify) {
-  auto it = entries_.find(id);
-  if (it == entries_.end()) return;
-  ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, it->second.conn->fd(), nullptr);
-  if (notify) caf::anon_send(it->second.peer, closed_atom::value);
-  if (it->second.counted_unauthenticated) --unauthenticated_;
-  entries_.erase(it);
+  auto* it = entries_.find(id);
+  if (it == nullptr) return;
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, it->conn->fd(), nullptr);
+  if (notify) caf::anon_send(it->peer, closed_atom::value);
+  if (it->counted_unauthenticated) --unauthenticated_;
+  entries_.erase(id);
   std::lock_guard<std::mutex> guard{mutex_};
   --connection_count_;
 }

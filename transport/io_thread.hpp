@@ -15,7 +15,6 @@
 #include <mutex>
 #include <string>
 #include <thread>
-#include <unordered_map>
 #include <vector>
 
 #include <caf/actor.hpp>
@@ -24,6 +23,7 @@ struct epoll_event;
 
 #include "protocol/framing.hpp"
 #include "transport/connection.hpp"
+#include "transport/slot_table.hpp"
 
 namespace pmix::transport {
 
@@ -79,16 +79,19 @@ class io_thread {
   std::size_t connection_count() const;
 
  private:
-  // One per connection, in a hash map's node (72 bytes): its descriptor is
-  // the connection's, and when it was taken is its handshake deadline's
+  // One per connection (56 bytes, in slot_table): its descriptor is the
+  // connection's, and when it was taken is its handshake deadline's
   // (handshakes_) less the timeout.
   struct entry {
-    std::shared_ptr<connection> conn;
+    std::shared_ptr<connection> conn;  // null: a free or reserved slot
     caf::actor peer;
     protocol::frame_reader reader;
     bool counted_unauthenticated = true;  // in unauthenticated_ still
     bool heard = false;  // a whole frame came (its handshake is under way)
+    std::uint32_t use = 0;  // the slot's use its id names (slot_table)
+    bool live() const { return conn != nullptr; }
   };
+
 
   void run();
   void shut_all();
@@ -160,8 +163,7 @@ class io_thread {
   int wake_fd_ = -1;
   std::vector<int> listeners_;
   std::vector<int> either_listeners_;  // also in listeners_
-  std::unordered_map<std::uint64_t, entry> entries_;  // I/O thread only
-  std::uint64_t next_id_ = 1;
+  slot_table<entry> entries_;  // by connection id; I/O thread only
   std::thread thread_;
 
   mutable std::mutex mutex_;  // guards the fields below
