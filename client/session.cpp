@@ -145,8 +145,19 @@ pmix_status_t session::connect(const std::string& uri, role r, const proc_id& pr
   s->self_ = cr.assigned ? *cr.assigned : proposed;
   protocol::job_info job;
   // A large job's data comes as the server's shared copy (mapped by the
-  // connection), read here.
-  if (!protocol::decode_lazy(cr.job_shared > 0 ? reply.shared : cr.job, job, &error)) {
+  // connection), read in place: the job data keeps the mapping. A small
+  // one (under transport::shared_data_threshold) is copied from the reply.
+  std::shared_ptr<const void> owner;
+  std::string_view bytes;
+  if (cr.job_shared > 0) {
+    owner = reply.shared_owner;
+    bytes = reply.shared;
+  } else {
+    auto held = std::make_shared<const std::string>(cr.job);
+    bytes = *held;
+    owner = std::move(held);
+  }
+  if (!protocol::decode_lazy(bytes, std::move(owner), job, &error)) {
     log::error("client", "unreadable job data from the server: ", error);
     return PMIX_ERR_UNPACK_FAILURE;
   }

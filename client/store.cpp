@@ -46,17 +46,31 @@ bool store::load_job(protocol::job_info&& in) {
   for (auto& [rank, infos] : in.ranks) load_infos(std::move(infos), j.ranks[rank]);
   if (in.raw) {
     j.raw = std::move(in.raw);
-    j.encoded.reserve(in.encoded.size());
-    // Several RankInfos of one rank: their items in order (decode_all and
-    // rank_keys decode them one after the other).
-    for (const auto& [rank, bytes] : in.encoded) {
-      auto [it, fresh] = j.encoded.emplace(rank, bytes);
-      if (!fresh) {
-        info_list items;
-        if (protocol::decode_rank_info(it->second, items)) load_infos(std::move(items), j.ranks[rank]);
-        it->second = bytes;
+    // The server writes the ranks in order, each once: kept as they come.
+    // Otherwise sorted (stably), and of several RankInfos of one rank all
+    // but the last are decoded now, in order, the last at its lookup (its
+    // items then override theirs, as when decoded one after the other).
+    auto& v = in.encoded;
+    const auto by_rank = [](const auto& a, const auto& b) { return a.first < b.first; };
+    const bool ascending =
+        std::adjacent_find(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first >= b.first; }) ==
+        v.end();
+    if (!ascending) {
+      std::stable_sort(v.begin(), v.end(), by_rank);
+      std::vector<std::pair<rank_t, std::string_view>> kept;
+      kept.reserve(v.size());
+      for (std::size_t k = 0; k < v.size(); ++k) {
+        if (k + 1 < v.size() && v[k + 1].first == v[k].first) {
+          info_list items;
+          if (protocol::decode_rank_info(v[k].second, items)) load_infos(std::move(items), j.ranks[v[k].first]);
+          continue;
+        }
+        kept.push_back(v[k]);
       }
+      v = std::move(kept);
     }
+    j.encoded = std::move(v);
+    j.encoded_left = j.encoded.size();
   }
   if (const auto* peers = lookup(j.info, PMIX_LOCAL_PEERS)) {
     if (const auto* text = peers->as_string()) {
@@ -186,12 +200,18 @@ const store::job::maps& store::job::read_maps() const {
 }
 
 const store::key_map* store::job::rank_keys(rank_t r) const {
-  if (auto e = encoded.find(r); e != encoded.end()) {
+  auto e = std::lower_bound(encoded.begin(), encoded.end(), r,
+                            [](const std::pair<rank_t, std::string_view>& a, rank_t b) { return a.first < b; });
+  if (e != encoded.end() && e->first == r && e->second.data() != nullptr) {
     info_list items;
     std::string error;
     if (!protocol::decode_rank_info(e->second, items, &error))
       log::error("client", "unreadable job data of rank ", r, ": ", error);
-    encoded.erase(e);
+    e->second = std::string_view{};
+    if (--encoded_left == 0) {
+      encoded.clear();
+      encoded.shrink_to_fit();
+    }
     load_infos(std::move(items), ranks[r]);
   }
   auto it = ranks.find(r);
@@ -207,7 +227,17 @@ const store::key_map* store::job::rank_keys(rank_t r) const {
 }
 
 void store::job::decode_all() const {
-  while (!encoded.empty()) rank_keys(encoded.begin()->first);
+  for (std::size_t k = 0; k < encoded.size();) {
+    const auto& [rank, bytes] = encoded[k];
+    if (bytes.data() == nullptr) {
+      ++k;
+      continue;
+    }
+    const auto left = encoded_left;
+    rank_keys(rank);  // may clear `encoded` (the last one)
+    if (left == 1) break;
+    ++k;
+  }
 }
 
 void store::job::for_each_host(const std::function<void(rank_t, const std::string&)>& each) const {

@@ -121,8 +121,11 @@ class store {
     // Each rank's items, decoded at the first lookup of the rank (or of
     // every rank: ranks_on, nodes_of) from `encoded` (views into `raw`).
     mutable std::unordered_map<rank_t, key_map> ranks;
-    mutable std::unordered_map<rank_t, std::string_view> encoded;
-    std::shared_ptr<const std::string> raw;
+    // By rank, ascending, one per rank; a view emptied once decoded (a
+    // vector, not a hash map: no allocation per rank, 24 bytes each).
+    mutable std::vector<std::pair<rank_t, std::string_view>> encoded;
+    mutable std::size_t encoded_left = 0;  // views not decoded yet
+    std::shared_ptr<const void> raw;
     std::set<rank_t> local;
     // The node and proc maps, read at the first lookup of a rank the job
     // data holds no RankInfo for (one that runs elsewhere with nothing

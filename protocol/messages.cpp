@@ -610,11 +610,43 @@ bool decode(std::string_view in, connect_reply& out, std::string* error) {
 }
 
 namespace {
+// As well_formed(msg::job_info, in), but of each RankInfo only its own
+// fields' framing (read_job_top reads them): its items are checked when the
+// rank is read (decode_rank_info). `ranks`: how many RankInfos there are.
+bool well_formed_job_top(std::string_view in, std::size_t& ranks) {
+  ranks = 0;
+  reader r{in};
+  field f;
+  while (r.next(f)) {
+    if (f.type != pb::delimited) continue;
+    if (f.id == 3) {
+      ++ranks;
+      continue;
+    }
+    const auto c = child(msg::job_info, f.id);
+    if (c != msg::none && !well_formed(c, f.bytes, 1)) return false;
+  }
+  return r.ok();
+}
+
+bool read_rank_items(std::string_view in, info_list& out, std::string* error) {
+  reader rr{in};
+  field g;
+  while (rr.next(g))
+    if (g.id == 2 && g.type == pb::delimited && !read_infos_field(g, out, error)) return false;
+  return rr.ok() || malformed(error);
+}
+
 // A JobInfo's own fields and each RankInfo's rank and bytes (views into
 // `in`), which decode reads at once and decode_lazy at each rank's lookup.
+// `lazy`: the RankInfos' items are not checked here (decode_rank_info
+// does, at the lookup): a process of an N-rank job checked every rank's
+// items at PMIx_Init, O(N) in each process (issue 40).
 bool read_job_top(std::string_view in, job_info& out, std::vector<std::pair<rank_t, std::string_view>>& ranks,
-                  std::string* error) {
-  if (!well_formed(msg::job_info, in)) return malformed(error);
+                  std::string* error, bool lazy) {
+  std::size_t count = 0;
+  if (!(lazy ? well_formed_job_top(in, count) : well_formed(msg::job_info, in))) return malformed(error);
+  ranks.reserve(count);
   out = job_info{};
   reader r{in};
   field f;
@@ -638,20 +670,22 @@ bool read_job_top(std::string_view in, job_info& out, std::vector<std::pair<rank
 }  // namespace
 
 bool decode_lazy(std::string_view in, job_info& out, std::string* error) {
-  auto raw = std::make_shared<const std::string>(in);
+  auto copy = std::make_shared<const std::string>(in);
+  const std::string_view bytes{*copy};
+  return decode_lazy(bytes, std::move(copy), out, error);
+}
+
+bool decode_lazy(std::string_view in, std::shared_ptr<const void> owner, job_info& out, std::string* error) {
   std::vector<std::pair<rank_t, std::string_view>> ranks;
-  if (!read_job_top(*raw, out, ranks, error)) return false;
+  if (!read_job_top(in, out, ranks, error, true)) return false;
   out.encoded = std::move(ranks);
-  out.raw = std::move(raw);
+  out.raw = std::move(owner);
   return true;
 }
 
 bool decode_rank_info(std::string_view in, info_list& out, std::string* error) {
-  reader rr{in};
-  field g;
-  while (rr.next(g))
-    if (g.id == 2 && g.type == pb::delimited && !read_infos_field(g, out, error)) return false;
-  return rr.ok() || malformed(error);
+  if (!well_formed(msg::rank_info, in)) return malformed(error);
+  return read_rank_items(in, out, error);
 }
 
 info_list derived_rank_items(rank_t rank, const std::string* host, std::uint32_t node, std::uint32_t index) {
@@ -668,10 +702,10 @@ info_list derived_rank_items(rank_t rank, const std::string* host, std::uint32_t
 
 bool decode(std::string_view in, job_info& out, std::string* error) {
   std::vector<std::pair<rank_t, std::string_view>> ranks;
-  if (!read_job_top(in, out, ranks, error)) return false;
+  if (!read_job_top(in, out, ranks, error, false)) return false;
   out.ranks.reserve(ranks.size());
   for (const auto& [rank, bytes] : ranks)
-    if (!decode_rank_info(bytes, out.ranks.emplace_back(rank, info_list{}).second, error)) return false;
+    if (!read_rank_items(bytes, out.ranks.emplace_back(rank, info_list{}).second, error)) return false;
   return true;
 }
 

@@ -324,6 +324,63 @@ TEST_SUITE("client store") {
     CHECK_FALSE(pmix::protocol::decode_lazy(bytes.substr(0, bytes.size() - 3), d));
   }
 
+  TEST_CASE("a job's data is read in place, and a rank's items are checked when the rank is read") {
+    // The message by hand (protobuf writes only well-formed ones): rank 0
+    // with a hostname, rank 1 whose one Info is not a message, rank 2 with
+    // a hostname.
+    auto varint = [](std::string& out, std::uint64_t v) {
+      do {
+        out.push_back(static_cast<char>((v & 0x7f) | (v > 0x7f ? 0x80 : 0)));
+        v >>= 7;
+      } while (v != 0);
+    };
+    auto delimited = [&](std::string& out, int id, const std::string& bytes) {
+      varint(out, static_cast<std::uint64_t>(id) << 3 | 2);
+      varint(out, bytes.size());
+      out += bytes;
+    };
+    auto rank_info = [&](std::uint32_t rank, const std::string& item) {
+      std::string ri;
+      varint(ri, 1 << 3 | 0);
+      varint(ri, rank);
+      delimited(ri, 2, item);
+      return ri;
+    };
+    auto host = [](const char* h) {
+      pmix::wire::Info i;
+      pmix::protocol::to_wire(info{PMIX_HOSTNAME, value::string(h), 0}, &i);
+      return i.SerializeAsString();
+    };
+    std::string bytes;
+    delimited(bytes, 1, "inplace");
+    delimited(bytes, 3, rank_info(0, host("n0")));
+    delimited(bytes, 3, rank_info(1, std::string{"\x0a\x7f", 2}));  // a key field of 127 bytes, 0 there
+    delimited(bytes, 3, rank_info(2, host("n2")));
+    auto owner = std::make_shared<const std::string>(bytes);
+
+    pmix::protocol::job_info eager;
+    CHECK_FALSE(pmix::protocol::decode(*owner, eager));  // all at once: refused whole
+    pmix::protocol::job_info job;
+    REQUIRE(pmix::protocol::decode_lazy(*owner, owner, job));
+    REQUIRE(job.encoded.size() == 3);
+    for (const auto& [rank, view] : job.encoded) {  // views into the owner's bytes, not a copy
+      CHECK(view.data() >= owner->data());
+      CHECK(view.data() + view.size() <= owner->data() + owner->size());
+    }
+    pmix::info_list items;
+    CHECK_FALSE(pmix::protocol::decode_rank_info(job.encoded[1].second, items));
+    store s;
+    s.load_job(std::move(job));
+    auto text = [&](pmix::rank_t r) {
+      const auto* v = s.rank_value({"inplace", r}, PMIX_HOSTNAME);
+      return v == nullptr || v->as_string() == nullptr ? std::string{"-"} : *v->as_string();
+    };
+    CHECK(text(2) == "n2");
+    CHECK(text(1) == "-");  // refused at its lookup (logged), nothing of it kept
+    CHECK(text(0) == "n0");
+    CHECK(s.ranks_on("inplace", "n2") == std::vector<pmix::rank_t>{2});
+  }
+
   TEST_CASE("a rank the job data has no RankInfo for takes the items its node and proc maps give it") {
     // The server writes no RankInfo for a rank that runs elsewhere with
     // nothing registered of its own (actors/job_layout.hpp).
