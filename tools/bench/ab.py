@@ -25,6 +25,8 @@ CASES = {
     "startup": ["startup", 64],
     "gated64": ["gated", 64],
     "ready256": ["ready", 256],
+    "ready1024": ["ready", 1024],
+    "ready2048": ["ready", 2048],
     "fence8": ["fence", 8, 250, 0],
     "fence8c": ["fence", 8, 250, 1],
     "datafence8": ["datafence", 8, 250],
