@@ -343,6 +343,24 @@ static pid_t launch(const char *nspace, uint32_t rank, char *const args[]) {
     return pid;
 }
 
+/* A pipe whose end `child_end` (0: read, 1: write) the clients inherit,
+ * named to them by the environment variable `name`; the other end is
+ * close-on-exec. */
+static void pipe_for_clients(int fds[2], int child_end, const char *name) {
+    if (0 != pipe(fds)) die("pipe", PMIX_ERROR);
+    fcntl(fds[1 - child_end], F_SETFD, FD_CLOEXEC);
+    char fd_text[16];
+    snprintf(fd_text, sizeof fd_text, "%d", fds[child_end]);
+    setenv(name, fd_text, 1);
+}
+
+/* Registers an n-rank job of n local clients: room for their pids. */
+static pid_t *prepare_job(const char *nspace, uint32_t n) {
+    register_job(nspace, n, n, n);
+    register_clients(nspace, n);
+    return calloc(n, sizeof(pid_t));
+}
+
 static int wait_all(pid_t *pids, uint32_t n) {
     int failed = 0;
     for (uint32_t r = 0; r < n; ++r) {
@@ -505,9 +523,7 @@ int main(int argc, char **argv) {
     } else if (0 == strcmp(mode, "startup") && argc > 4) {
         uint32_t n = (uint32_t) atoi(argv[4]);
         char *args[] = {"startup", NULL};
-        register_job("bench.startup", n, n, n);
-        register_clients("bench.startup", n);
-        pid_t *pids = calloc(n, sizeof(pid_t));
+        pid_t *pids = prepare_job("bench.startup", n);
         double s0 = now_us();
         for (uint32_t r = 0; r < n; ++r) pids[r] = launch("bench.startup", r, args);
         failed = wait_all(pids, n);
@@ -518,14 +534,8 @@ int main(int argc, char **argv) {
         uint32_t n = (uint32_t) atoi(argv[4]);
         char *args[] = {"gated", NULL};
         int gate[2];
-        if (0 != pipe(gate)) die("pipe", PMIX_ERROR);
-        fcntl(gate[1], F_SETFD, FD_CLOEXEC);
-        char fd_text[16];
-        snprintf(fd_text, sizeof fd_text, "%d", gate[0]);
-        setenv("BENCH_GATE_FD", fd_text, 1);
-        register_job("bench.gated", n, n, n);
-        register_clients("bench.gated", n);
-        pid_t *pids = calloc(n, sizeof(pid_t));
+        pipe_for_clients(gate, 0, "BENCH_GATE_FD");
+        pid_t *pids = prepare_job("bench.gated", n);
         for (uint32_t r = 0; r < n; ++r) pids[r] = launch("bench.gated", r, args);
         close(gate[0]);
         close(gate[1]); /* every client reads its end: released */
@@ -537,14 +547,8 @@ int main(int argc, char **argv) {
         uint32_t n = (uint32_t) atoi(argv[4]);
         char *args[] = {"ready", NULL};
         int ready_pipe[2];
-        if (0 != pipe(ready_pipe)) die("pipe", PMIX_ERROR);
-        fcntl(ready_pipe[0], F_SETFD, FD_CLOEXEC);
-        char fd_text[16];
-        snprintf(fd_text, sizeof fd_text, "%d", ready_pipe[1]);
-        setenv("BENCH_READY_FD", fd_text, 1);
-        register_job("bench.ready", n, n, n);
-        register_clients("bench.ready", n);
-        pid_t *pids = calloc(n, sizeof(pid_t));
+        pipe_for_clients(ready_pipe, 1, "BENCH_READY_FD");
+        pid_t *pids = prepare_job("bench.ready", n);
         struct rusage self0, children0, self1, children1;
         getrusage(RUSAGE_SELF, &self0);
         getrusage(RUSAGE_CHILDREN, &children0);
