@@ -15,6 +15,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <unordered_map>
@@ -123,7 +124,12 @@ class rank_map {
       // times.
       const std::size_t extra =
           std::min<std::size_t>(base_, std::max<std::size_t>(base_ - r, slots_.size()));
-      slots_.insert(slots_.begin(), extra, std::nullopt);
+      // A new vector with the old slots moved to its end (what inserting
+      // `extra` empty slots at the front does; GCC 12 warned of a
+      // maybe-uninitialized copy in vector::insert's temporary there).
+      std::vector<std::optional<T>> grown(extra + slots_.size());
+      std::move(slots_.begin(), slots_.end(), grown.begin() + static_cast<std::ptrdiff_t>(extra));
+      slots_.swap(grown);
       base_ -= static_cast<rank_t>(extra);
     }
     absorb();
