@@ -61,6 +61,21 @@ for n in 1100 300; do
   grep -qE "^closed $n of $n\$" "$tmp/flood.$n" || fail "the daemon left idle connections open" "$tmp/flood.$n"
 done
 
+# SIGPIPE is blocked in every thread of the daemon (CAF's OpenSSL guard then
+# makes no system call: tools/pmixd/sigpipe_calls.hpp), and in none of its
+# job's processes.
+threads=0
+for status in /proc/"$daemon"/task/*/status; do
+  blk=$(awk '/^SigBlk:/ {print $2}' "$status" 2>/dev/null) || continue
+  [ -n "$blk" ] || continue
+  threads=$((threads + 1))
+  (( (16#$blk >> 12) & 1 )) || fail "a thread of pmixd has SIGPIPE unblocked (SigBlk $blk, $status)"
+done
+[ "$threads" -ge 4 ] || fail "pmixd's threads not found ($threads)"
+timeout 120 "$PMIXRUN" --daemons "127.0.0.1:$port" --credentials "$tmp/key" -n 1 /bin/sh -c 'grep SigBlk /proc/self/status' \
+  >"$tmp/run.mask" 2>&1
+grep -qE '^SigBlk:[[:space:]]+0+$' "$tmp/run.mask" || fail "the job's process started with signals blocked" "$tmp/run.mask"
+
 grep -qE 'terminate called|cannot load certificate' "$tmp/pmixd.out" && fail "pmixd reported an abort" "$tmp/pmixd.out"
 grep -qE '^pmixd: TLS port: .* not complete within 3000 ms' "$tmp/pmixd.out" ||
   fail "pmixd did not report the handshakes it closed" "$tmp/pmixd.out"

@@ -71,6 +71,7 @@
 #include "daemon.hpp"
 #include "launcher.hpp"
 #include "protocol.hpp"
+#include "sigpipe_calls.hpp"
 #include "tls_guard.hpp"
 #include "tools/pmixrun/host_thread.hpp"
 #include "tools/pmixrun/info.hpp"
@@ -282,6 +283,11 @@ int run_daemon(int argc, char** argv) {
   // in every thread (CAF's and the server's inherit the mask).
   const int sigfd = take_host_signals("pmixd");
   if (sigfd < 0) return 1;
+  // With SIGPIPE blocked in every thread, CAF's OpenSSL module's SIGPIPE
+  // guard costs no system call (sigpipe_calls.hpp).
+  if (!pmixd::sigpipe_calls::take_over() && verbose)
+    std::fprintf(stderr, "pmixd %s: CAF's SIGPIPE guard makes its system calls (a thread started early)\n",
+                 name.c_str());
 
   // The PMIx server of this node, named after it.
   pmix_server_module_t module = pmixd::daemon_module();
