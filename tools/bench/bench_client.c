@@ -13,7 +13,11 @@
  *                                          (untimed), then all enter a
  *                                          collecting fence; every rank times
  *                                          every fence; at the end each rank
- *                                          Gets and checks two peers' keys
+ *                                          Gets and checks two peers' keys;
+ *                                          BENCH_FENCE_GAP_US=N: each rank
+ *                                          sleeps N µs before each Put (a
+ *                                          fence that starts on an idle
+ *                                          machine, as MPI_Init's does)
  *   bench_client dmodex                    every rank Puts a 64-byte key and
  *                                          Commits, all enter a fence without
  *                                          data, then every rank times a
@@ -137,7 +141,13 @@ static int data_fences(const pmix_proc_t *me, const pmix_proc_t *job, int iters)
      * ns) go to DIR/client.RANK, for tools/multinode/fence_trace.py. */
     const char *trace_dir = getenv("BENCH_FENCE_TRACE");
     long long *marks = trace_dir ? calloc(2 * (size_t) (warmup + iters), sizeof(long long)) : NULL;
+    const char *gap_env = getenv("BENCH_FENCE_GAP_US");
+    const long gap_us = gap_env ? atol(gap_env) : 0;
     for (int i = 0; i < warmup + iters; ++i) {
+        if (gap_us > 0) {
+            struct timespec gap = {gap_us / 1000000, (gap_us % 1000000) * 1000};
+            nanosleep(&gap, NULL);
+        }
         if (0 != put_endpoint(me->rank, i)) return 1;
         double f0 = now_us();
         rc = PMIx_Fence(job, 1, &info, 1);

@@ -1,0 +1,175 @@
+// caf_rtt: the round trip between two actors of two processes through CAF's
+// middleman, configured as pmixd's daemons are (the sharing scheduler with 2
+// threads, one BASP worker) and, with a session key, through CAF's OpenSSL
+// module as they talk: the floor of each leg of a fence across nodes
+// (docs/multinode.md, "Where a fence's time goes").
+//
+//   caf_rtt serve PORT [tls]            echoes each ping to its sender; with
+//                                       `tls` makes a session key first;
+//                                       prints "port P" (and "key DIR"), then
+//                                       serves until its stdin closes
+//   caf_rtt ping HOST PORT N [KEYDIR]   N round trips, one at a time, each
+//                                       timed (CLOCK_MONOTONIC); prints
+//                                       "caf_rtt_us MEDIAN P10 P90"
+//
+// tools/multinode/caf_rtt.sh runs both across two network namespaces beside
+// the TCP round trip of the same pair.
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+#include <caf/openssl/all.hpp>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <future>
+#include <string>
+#include <vector>
+
+#include "tools/pmixd/credentials.hpp"
+#include "tools/pmixd/sigpipe_calls.hpp"
+
+namespace {
+
+using ping_atom = caf::atom_constant<caf::atom("rttping")>;
+using pong_atom = caf::atom_constant<caf::atom("rttpong")>;
+
+void configure(caf::actor_system_config& cfg) {
+  cfg.set("scheduler.policy", caf::atom("sharing"));
+  cfg.set("scheduler.max-threads", 2);
+  cfg.set("logger.verbosity", caf::atom("quiet"));
+  // Other settings to compare (not pmixd's): CAF_RTT_WORKERS (the BASP
+  // workers), CAF_RTT_POLICY (sharing or stealing), CAF_RTT_THREADS.
+  if (const char* w = std::getenv("CAF_RTT_WORKERS")) cfg.set("middleman.workers", std::atoi(w));
+  if (const char* p = std::getenv("CAF_RTT_POLICY")) cfg.set("scheduler.policy", caf::atom_from_string(p));
+  if (const char* t = std::getenv("CAF_RTT_THREADS")) cfg.set("scheduler.max-threads", std::atoi(t));
+  cfg.load<caf::io::middleman>();
+}
+
+caf::behavior echo(caf::event_based_actor* self) {
+  return {[self](ping_atom, uint64_t seq) {
+    self->send(caf::actor_cast<caf::actor>(self->current_sender()), pong_atom::value, seq);
+  }};
+}
+
+struct pinger_state {
+  uint64_t left = 0;
+  uint64_t seq = 0;
+  std::chrono::steady_clock::time_point sent;
+  std::vector<double> us;
+  std::promise<std::vector<double>>* done = nullptr;
+};
+
+caf::behavior pinger(caf::stateful_actor<pinger_state>* self, caf::actor peer, uint64_t n,
+                     std::promise<std::vector<double>>* done) {
+  self->state.left = n;
+  self->state.done = done;
+  self->state.us.reserve(n);
+  self->state.sent = std::chrono::steady_clock::now();
+  self->send(peer, ping_atom::value, self->state.seq);
+  return {[self, peer](pong_atom, uint64_t seq) {
+    auto& st = self->state;
+    if (seq != st.seq) return;
+    st.us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - st.sent).count());
+    if (--st.left == 0) {
+      st.done->set_value(std::move(st.us));
+      self->quit();
+      return;
+    }
+    st.sent = std::chrono::steady_clock::now();
+    self->send(peer, ping_atom::value, ++st.seq);
+  }};
+}
+
+int serve(int port, bool tls) {
+  pmixd::credentials creds;
+  caf::actor_system_config cfg;
+  configure(cfg);
+  if (tls) {
+    std::string error;
+    creds.dir = pmixd::make_private_dir("caf_rtt");
+    if (creds.dir.empty() || !pmixd::make_credentials(creds.dir, creds, error)) {
+      std::fprintf(stderr, "caf_rtt: cannot make a session key: %s\n", error.c_str());
+      return 1;
+    }
+    pmixd::use_credentials(cfg, creds);
+  }
+  int rc = 0;
+  {
+    caf::actor_system sys{cfg};
+    auto e = sys.spawn(echo);
+    auto p = tls ? caf::openssl::publish(e, static_cast<uint16_t>(port), nullptr, true)
+                 : sys.middleman().publish(e, static_cast<uint16_t>(port), nullptr, true);
+    if (!p) {
+      std::fprintf(stderr, "caf_rtt: publish: %s\n", sys.render(p.error()).c_str());
+      rc = 1;
+    } else {
+      if (tls) std::printf("key %s\n", creds.dir.c_str());
+      std::printf("port %u\n", static_cast<unsigned>(*p));
+      std::fflush(stdout);
+      char buf[64];
+      while (::read(0, buf, sizeof buf) > 0) {
+      }
+    }
+    caf::anon_send_exit(e, caf::exit_reason::user_shutdown);
+  }
+  pmixd::remove_credentials(creds);
+  return rc;
+}
+
+int ping(const std::string& host, int port, uint64_t n, const std::string& keydir) {
+  caf::actor_system_config cfg;
+  configure(cfg);
+  pmixd::credentials creds;
+  if (!keydir.empty()) {
+    std::string error;
+    if (!pmixd::check_credentials(keydir, creds, error)) {
+      std::fprintf(stderr, "caf_rtt: %s\n", error.c_str());
+      return 1;
+    }
+    pmixd::use_credentials(cfg, creds);
+  }
+  caf::actor_system sys{cfg};
+  auto peer = keydir.empty() ? sys.middleman().remote_actor(host, static_cast<uint16_t>(port))
+                             : caf::openssl::remote_actor(sys, host, static_cast<uint16_t>(port));
+  if (!peer) {
+    std::fprintf(stderr, "caf_rtt: connect: %s\n", sys.render(peer.error()).c_str());
+    return 1;
+  }
+  std::promise<std::vector<double>> done;
+  auto result = done.get_future();
+  // 20 untimed round trips first: the connection's first messages set up
+  // proxies and buffers.
+  {
+    std::promise<std::vector<double>> warm;
+    auto w = warm.get_future();
+    sys.spawn(pinger, *peer, uint64_t{20}, &warm);
+    w.get();
+  }
+  sys.spawn(pinger, *peer, n, &done);
+  auto us = result.get();
+  std::sort(us.begin(), us.end());
+  auto at = [&](double q) { return us[static_cast<size_t>(q * static_cast<double>(us.size() - 1))]; };
+  std::printf("caf_rtt_us %.1f %.1f %.1f\n", at(0.5), at(0.1), at(0.9));
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // As pmixd does: SIGPIPE blocked in every thread, CAF's OpenSSL guard
+  // without system calls (tools/pmixd/sigpipe_calls.hpp); CAF_RTT_GUARD=libc
+  // leaves it to the C library, to compare.
+  const char* guard = std::getenv("CAF_RTT_GUARD");
+  if ((guard == nullptr || std::string(guard) != "libc") && !pmixd::sigpipe_calls::take_over())
+    std::fprintf(stderr, "caf_rtt: SIGPIPE guard: not taken over\n");
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "serve" && (argc == 3 || (argc == 4 && std::string(argv[3]) == "tls")))
+    return serve(std::atoi(argv[2]), argc == 4);
+  if (mode == "ping" && (argc == 5 || argc == 6) && std::atoll(argv[4]) > 0)
+    return ping(argv[2], std::atoi(argv[3]), static_cast<uint64_t>(std::atoll(argv[4])), argc == 6 ? argv[5] : "");
+  std::fprintf(stderr, "usage: caf_rtt serve PORT [tls] | caf_rtt ping HOST PORT N [KEYDIR]\n");
+  return 2;
+}
