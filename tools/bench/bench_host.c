@@ -18,6 +18,10 @@
  *                             fence): the time until every one is ready, the
  *                             whole job's, and the CPU time of this process
  *                             (the server, and forking) and of the clients
+ *   ready-bare <n>            the same figures for n processes of bench_bare
+ *                             (beside the client program), which link no
+ *                             PMIx and only say they are ready: what starting
+ *                             and ending the processes costs by itself
  *   fence <n> <iters> <0|1>   n clients fence iters times (1: PMIX_COLLECT_DATA)
  *   get <iters>               two clients: PMIx_Get of a peer's 64-byte key and
  *                             of a job-level key
@@ -343,6 +347,27 @@ static pid_t launch(const char *nspace, uint32_t rank, char *const args[]) {
     return pid;
 }
 
+/* bench_bare, beside the client program: no PMIx at all (ready-bare). */
+static void bare_path_of(char *out, size_t size) {
+    const char *slash = strrchr(client_path, '/');
+    int dir = NULL == slash ? 0 : (int) (slash - client_path + 1);
+    snprintf(out, size, "%.*sbench_bare", dir, client_path);
+}
+
+/* A process of bench_bare with this process's environment: no PMIx call,
+ * here or there. */
+static pid_t launch_bare(const char *path) {
+    char *argv[] = {(char *) path, NULL};
+    fflush(NULL);
+    pid_t pid = fork();
+    if (0 == pid) {
+        execve(path, argv, environ);
+        fprintf(stderr, "bench_host: cannot run %s: %s\n", path, strerror(errno));
+        _exit(127);
+    }
+    return pid;
+}
+
 /* A pipe whose end `child_end` (0: read, 1: write) the clients inherit,
  * named to them by the environment variable `name`; the other end is
  * close-on-exec. */
@@ -543,17 +568,20 @@ int main(int argc, char **argv) {
         failed = wait_all(pids, n);
         free(pids);
         deregister_job("bench.gated", n);
-    } else if (0 == strcmp(mode, "ready") && argc > 4) {
+    } else if ((0 == strcmp(mode, "ready") || 0 == strcmp(mode, "ready-bare")) && argc > 4) {
         uint32_t n = (uint32_t) atoi(argv[4]);
+        const bool bare = 0 == strcmp(mode, "ready-bare");
         char *args[] = {"ready", NULL};
         int ready_pipe[2];
         pipe_for_clients(ready_pipe, 1, "BENCH_READY_FD");
-        pid_t *pids = prepare_job("bench.ready", n);
+        pid_t *pids = bare ? calloc(n, sizeof(pid_t)) : prepare_job("bench.ready", n);
+        char bare_path[4096];
+        if (bare) bare_path_of(bare_path, sizeof bare_path);
         struct rusage self0, children0, self1, children1;
         getrusage(RUSAGE_SELF, &self0);
         getrusage(RUSAGE_CHILDREN, &children0);
         double s0 = now_us();
-        for (uint32_t r = 0; r < n; ++r) pids[r] = launch("bench.ready", r, args);
+        for (uint32_t r = 0; r < n; ++r) pids[r] = bare ? launch_bare(bare_path) : launch("bench.ready", r, args);
         close(ready_pipe[1]);
         failed = wait_all(pids, n);
         double job_ms = (now_us() - s0) / 1e3;
@@ -579,7 +607,7 @@ int main(int argc, char **argv) {
         printf("sample ready_host_cpu_per_proc_ms %.3f\n", (cpu_us(&self1) - cpu_us(&self0)) / 1e3 / n);
         printf("sample ready_clients_cpu_per_proc_ms %.3f\n", (cpu_us(&children1) - cpu_us(&children0)) / 1e3 / n);
         free(pids);
-        deregister_job("bench.ready", n);
+        if (!bare) deregister_job("bench.ready", n);
     } else if (0 == strcmp(mode, "fence") && argc > 6) {
         uint32_t n = (uint32_t) atoi(argv[4]);
         char *args[] = {"fence", argv[5], argv[6], NULL};

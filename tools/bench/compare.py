@@ -283,6 +283,11 @@ def main():
     for n in scale if want("scale") else []:
         print("bench: %d processes at once: init, Put, Commit, collecting fence (issue 40)" % n, flush=True)
         run.both(["ready", n], 1 if short else 2, key="s%d" % n)
+        # The same processes without PMIx (bench_bare: no library, no
+        # call), under each library's host, which then makes no PMIx call
+        # either: what starting and ending them costs by itself.
+        print("bench: %d processes at once without PMIx (the baseline)" % n, flush=True)
+        run.both(["ready-bare", n], 1 if short else 2, key="b%d" % n)
 
     run.run("ours", ["cpu-gaps", gap_ms], key="after")
 
@@ -355,6 +360,16 @@ def main():
                  "ms", "median", goal=None)
         stat_row("  CPU of the processes themselves, per process", "s%d.ready_clients_cpu_per_proc_ms" % n,
                  "ms", "median", goal=None)
+        # Both hosts run the same program then: one baseline, from all of
+        # its runs.
+        bare = run.values("ours", "b%d.ready_ms" % n) + run.values("openpmix", "b%d.ready_ms" % n)
+        base = statistics.median(bare) if bare else float("nan")
+        rows.append(("  the same processes without PMIx (bench_bare), all ready", "ms", base, base, None))
+        def added(lib):
+            v = run.values(lib, "s%d.ready_ms" % n)
+            return statistics.median(v) - base if v else float("nan")
+        rows.append(("  what PMIx adds to that (all ready minus the baseline)", "ms", added("ours"),
+                     added("openpmix"), "time"))
     if len(scale) > 1:
         # Cost per process flat (issue 40): the largest N at most 2.2x the
         # one before it (for 2,048 against 1,024).
