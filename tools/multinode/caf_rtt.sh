@@ -1,8 +1,8 @@
 #!/bin/bash
 # tools/multinode/caf_rtt.sh [ROUNDS] [N]: the round trip between two network
 # namespaces (tools/multinode/netns.sh), measured three ways, round by round:
-#   tcp    64 bytes echoed on a TCP connection (TCP_NODELAY; Python, as
-#          fence_bench.sh measures its limit)
+#   tcp    64 bytes echoed on a TCP connection (TCP_NODELAY; tcp_rtt.py,
+#          as fence_bench.sh measures its limit)
 #   plain  an actor's message to an actor of the other process and its
 #          answer, through CAF's middleman (caf_rtt, pmixd's CAF settings)
 #   tls    the same through CAF's OpenSSL module with a session key, as
@@ -26,36 +26,10 @@ tag=${tag:0:8}
 trap netns_down EXIT
 netns_up "$tag" 2 10.78.0 || exit 1
 
-tcp_script='
-import socket, sys, time
-host, n = sys.argv[1], int(sys.argv[2])
-for _ in range(100):
-    try:
-        c = socket.create_connection((host, 9978)); break
-    except OSError: time.sleep(0.05)
-c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-t = []
-for i in range(20 + n):
-    a = time.perf_counter(); c.sendall(b"x" * 64); k = 0
-    while k < 64: k += len(c.recv(64 - k))
-    if i >= 20: t.append((time.perf_counter() - a) * 1e6)
-t.sort(); print("%.1f" % t[len(t) // 2]); c.close()
-'
-echo_script='
-import socket
-s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("10.78.0.1", 9978)); s.listen(1); c, _ = s.accept()
-c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-while True:
-    d = c.recv(64)
-    if not d: break
-    c.sendall(d)
-'
-
 tcp_rtt() {
-  ip netns exec "$tag-0" python3 -c "$echo_script" &
+  ip netns exec "$tag-0" python3 "$here/tcp_rtt.py" echo 10.78.0.1 9978 &
   local echo_pid=$!
-  ip netns exec "$tag-1" python3 -c "$tcp_script" 10.78.0.1 "$n"
+  ip netns exec "$tag-1" python3 "$here/tcp_rtt.py" time 10.78.0.1 9978 "$n"
   wait "$echo_pid"
 }
 

@@ -16,32 +16,9 @@ bytes=${2:-64}
 here=$(cd "$(dirname "$0")" && pwd)
 client=${MULTINODE_CLIENT:-$(pwd)/bazel-bin/tests/tools/multinode_client}
 # The round trip: rank 3 (node 3) echoes on TCP, rank 0 (node 0) times 200
-# exchanges of 64 bytes (TCP_NODELAY), as the daemons' messages travel.
-rtt_script='
-import socket, sys, time, os
-rank = os.environ["PMIX_RANK"]
-if rank == "3":
-    s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    s.bind(("10.77.0.4", 9977)); s.listen(1); c, _ = s.accept()
-    c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    while True:
-        d = c.recv(64)
-        if not d: break
-        c.sendall(d)
-elif rank == "0":
-    for _ in range(100):
-        try:
-            c = socket.create_connection(("10.77.0.4", 9977)); break
-        except OSError: time.sleep(0.05)
-    c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    t = []
-    for _ in range(200):
-        a = time.perf_counter(); c.sendall(b"x" * 64); n = 0
-        while n < 64: n += len(c.recv(64 - n))
-        t.append((time.perf_counter() - a) * 1e6)
-    t.sort(); print("rtt_us %.1f" % t[len(t) // 2]); c.close()
-'
-rtt=$("$here/demo.sh" 4 1 /usr/bin/python3 -c "$rtt_script" 2>/dev/null | sed -n 's/^rtt_us //p')
+# exchanges of 64 bytes (tcp_rtt.py).
+rtt=$("$here/demo.sh" 4 1 /usr/bin/python3 "$here/tcp_rtt.py" ranks 10.77.0.4 9977 200 2>/dev/null |
+  sed -n 's/^rtt_us //p')
 if [ "$iters" = --rtt-only ]; then
   echo "rtt_us $rtt"
   exit 0
