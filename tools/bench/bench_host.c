@@ -9,6 +9,9 @@
  * measurement as "sample <name> <value>"; clients print theirs too):
  *   init                      one PMIx_server_init and one PMIx_server_finalize
  *   cycle <n>                 one client: n PMIx_Init/PMIx_Finalize cycles
+ *   cycle-in <ranks> <n>      the same cycles by rank 0 of a job of <ranks>
+ *                             ranks, all on this node, the others never
+ *                             started: a process's own cost as its job grows
  *   startup <n>               n clients started at once: each times PMIx_Init
  *   gated <n>                 n clients started, then all released at once:
  *                             each times PMIx_Init (no fork meanwhile: the
@@ -545,6 +548,16 @@ int main(int argc, char **argv) {
     } else if (0 == strcmp(mode, "cycle") && argc > 4) {
         char *args[] = {"cycle", argv[4], NULL};
         failed = run_job("bench.cycle", 1, args);
+    } else if (0 == strcmp(mode, "cycle-in") && argc > 5) {
+        /* One process's own cost as its job grows: rank 0 of a job of
+         * <ranks> ranks, all on this node, cycles init/finalize alone. */
+        uint32_t n = (uint32_t) atoi(argv[4]);
+        char *args[] = {"cycle", argv[5], NULL};
+        pid_t *pids = prepare_job("bench.cyclein", n);
+        pids[0] = launch("bench.cyclein", 0, args);
+        failed = wait_all(pids, 1);
+        free(pids);
+        deregister_job("bench.cyclein", n);
     } else if (0 == strcmp(mode, "startup") && argc > 4) {
         uint32_t n = (uint32_t) atoi(argv[4]);
         char *args[] = {"startup", NULL};

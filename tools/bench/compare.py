@@ -288,6 +288,11 @@ def main():
         # either: what starting and ending them costs by itself.
         print("bench: %d processes at once without PMIx (the baseline)" % n, flush=True)
         run.both(["ready-bare", n], 1 if short else 2, key="b%d" % n)
+    # One process's own cost as its job grows: rank 0 of a job of N local
+    # ranks cycles init/finalize alone (what per process grows with N).
+    for n in ([64, 128] if short else [1024, 2048, 8192]) if want("scale") else []:
+        print("bench: init/finalize cycles of one process in a job of %d local ranks" % n, flush=True)
+        run.both(["cycle-in", n, 20 if short else 100], rounds, key="c%d" % n)
 
     run.run("ours", ["cpu-gaps", gap_ms], key="after")
 
@@ -370,6 +375,9 @@ def main():
             return statistics.median(v) - base if v else float("nan")
         rows.append(("  what PMIx adds to that (all ready minus the baseline)", "ms", added("ours"),
                      added("openpmix"), "time"))
+    for n in [64, 128] if short else [1024, 2048, 8192]:
+        stat_row("one process's init+finalize cycle in a job of %d local ranks, median" % n, "c%d.cycle_us" % n,
+                 "µs", "median")
     if len(scale) > 1:
         # Cost per process flat (issue 40): the largest N at most 2.2x the
         # one before it (for 2,048 against 1,024).
