@@ -1,6 +1,7 @@
 #include "actors/job_layout.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <iterator>
 #include <set>
 
@@ -445,14 +446,52 @@ std::string serialize_job_info(const std::string& nspace, job_layout layout,
     const bool registered = s < layout.rank_data.size() && layout.rank_data[s].rank == ranks[k];
     written[k] = registered || !info_of[k].nodeid || !info_of[k].index || layout.is_local(ranks[k]);
   }
-  std::size_t total = out.size();
+  // Each written rank's record size first (the blob is allocated once), and
+  // with them the rank index (JobInfo.rank_index): where each RankInfo's
+  // payload will be, so that a process reads the ranks it looks up and not
+  // every one (a process of an 8,192-rank job spent 60% of its PMIx_Init
+  // finding its ranks in the blob).
+  std::vector<std::pair<rank_t, std::uint32_t>> sizes;  // (rank, payload length), in writing order
+  std::size_t ranks_bytes = 0;
   auto slice = layout.rank_data.cbegin();
   for (std::size_t k = 0; k < ranks.size(); ++k) {
     if (!written[k]) continue;
     const auto& bytes = record(k, slice);
-    total += protocol::header_size(wire::JobInfo::kRanksFieldNumber, bytes.size()) + bytes.size();
+    sizes.emplace_back(ranks[k], static_cast<std::uint32_t>(bytes.size()));
+    ranks_bytes += protocol::header_size(wire::JobInfo::kRanksFieldNumber, bytes.size()) + bytes.size();
   }
-  out.reserve(total);
+  const std::size_t index_bytes = 12 * sizes.size();
+  const std::size_t index_field =
+      sizes.empty() ? 0 : protocol::header_size(wire::JobInfo::kRankIndexFieldNumber, index_bytes) + index_bytes;
+  // Offsets are 32-bit: a blob past 4 GB goes without an index.
+  const bool indexed = !sizes.empty() && out.size() + index_field + ranks_bytes <= UINT32_MAX;
+  out.reserve(out.size() + (indexed ? index_field : 0) + ranks_bytes);
+  if (indexed) {
+    struct entry {
+      rank_t rank;
+      std::uint32_t offset, length;
+    };
+    std::vector<entry> entries;
+    entries.reserve(sizes.size());
+    std::size_t at = out.size() + index_field;
+    for (const auto& [rank, length] : sizes) {
+      at += protocol::header_size(wire::JobInfo::kRanksFieldNumber, length);
+      entries.push_back(entry{rank, static_cast<std::uint32_t>(at), length});
+      at += length;
+    }
+    std::stable_sort(entries.begin(), entries.end(), [](const entry& a, const entry& b) { return a.rank < b.rank; });
+    std::string index(index_bytes, '\0');
+    char* p = index.data();
+    auto put = [&p](std::uint32_t v) {
+      for (int b = 0; b < 4; ++b) *p++ = static_cast<char>((v >> (8 * b)) & 0xff);
+    };
+    for (const auto& e : entries) {
+      put(e.rank);
+      put(e.offset);
+      put(e.length);
+    }
+    protocol::append_length_delimited(out, wire::JobInfo::kRankIndexFieldNumber, index);
+  }
   slice = layout.rank_data.cbegin();
   for (std::size_t k = 0; k < ranks.size(); ++k)
     if (written[k]) protocol::append_length_delimited(out, wire::JobInfo::kRanksFieldNumber, record(k, slice));

@@ -348,6 +348,10 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
                                     }),
                      items->end());
         if (items->size() == before) return;
+        // Protobuf writes the fields in number order, the rank index last,
+        // its offsets no longer right: without it, readers find the ranks
+        // by reading them all.
+        job.clear_rank_index();
         st.job = std::make_shared<const std::string>(job.SerializeAsString());
         publish_job(self);
       },

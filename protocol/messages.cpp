@@ -642,8 +642,76 @@ bool read_rank_items(std::string_view in, info_list& out, std::string* error) {
 // `lazy`: the RankInfos' items are not checked here (decode_rank_info
 // does, at the lookup): a process of an N-rank job checked every rank's
 // items at PMIx_Init, O(N) in each process (issue 40).
+// The lazy read of a JobInfo that has a rank index (JobInfo.rank_index,
+// written before its RankInfos): the fields before the index, the index,
+// then the fields after the RankInfos it names; the RankInfos themselves
+// are not read (their pages not even touched) until a rank is looked up.
+// False if `in` has no index before its first RankInfo (`has_index` false:
+// read it all), or if the index or a field is malformed (`has_index` true).
+bool read_indexed_job(std::string_view in, job_info& out, std::vector<std::pair<rank_t, std::string_view>>& ranks,
+                      bool& has_index) {
+  has_index = false;
+  out = job_info{};
+  reader r{in};
+  field f;
+  auto take_field = [&](const field& g) {
+    if (g.type != pb::delimited) return true;
+    if (g.id == 1) {
+      out.nspace.assign(g.bytes.data(), g.bytes.size());
+    } else if (g.id == 2) {
+      if (!well_formed(msg::info, g.bytes, 1) || !read_infos_field(g, out.info, nullptr)) return false;
+    } else if (g.id == 3) {
+      // A RankInfo the index does not name (after the indexed ones).
+      rank_t rank = 0;
+      reader rr{g.bytes};
+      field h;
+      while (rr.next(h))
+        if (h.id == 1 && h.type == pb::varint) rank = static_cast<rank_t>(h.number);
+      if (!rr.ok()) return false;
+      ranks.emplace_back(rank, g.bytes);
+    }
+    return true;
+  };
+  while (r.next(f)) {
+    if (f.id == 3) return false;  // a RankInfo before any index: none to use
+    if (f.id == 4 && f.type == pb::delimited) break;
+    if (!take_field(f)) return false;
+  }
+  if (!r.ok() || f.id != 4) return false;
+  has_index = true;
+  if (f.bytes.size() % 12 != 0) return false;
+  const std::size_t from = static_cast<std::size_t>(r.position() - in.data());
+  std::size_t end = from;
+  const auto* p = reinterpret_cast<const unsigned char*>(f.bytes.data());
+  auto get = [&p] {
+    std::uint32_t v = 0;
+    for (int b = 0; b < 4; ++b) v |= static_cast<std::uint32_t>(*p++) << (8 * b);
+    return v;
+  };
+  const std::size_t count = f.bytes.size() / 12;
+  ranks.reserve(count);
+  for (std::size_t k = 0; k < count; ++k) {
+    const rank_t rank = get();
+    const std::size_t offset = get(), length = get();
+    if (offset < from || offset > in.size() || length > in.size() - offset) return false;
+    ranks.emplace_back(rank, in.substr(offset, length));
+    end = std::max(end, offset + length);
+  }
+  // The fields after the indexed RankInfos (info a host added later).
+  reader rest{in.substr(end)};
+  while (rest.next(f))
+    if (!take_field(f)) return false;
+  return rest.ok();
+}
+
 bool read_job_top(std::string_view in, job_info& out, std::vector<std::pair<rank_t, std::string_view>>& ranks,
                   std::string* error, bool lazy) {
+  if (lazy) {
+    bool has_index = false;
+    if (read_indexed_job(in, out, ranks, has_index)) return true;
+    if (has_index) return malformed(error);
+    ranks.clear();
+  }
   std::size_t count = 0;
   if (!(lazy ? well_formed_job_top(in, count) : well_formed(msg::job_info, in))) return malformed(error);
   ranks.reserve(count);

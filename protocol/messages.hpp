@@ -193,6 +193,8 @@ bool decode(std::string_view in, job_info& out, std::string* error = nullptr);
 // message is checked for form here as decode does, but for the items of
 // each rank, which decode_rank_info checks when the rank is read.
 bool decode_lazy(std::string_view in, job_info& out, std::string* error = nullptr);
+// With a rank index (JobInfo.rank_index, docs/wire-format.md) the
+// RankInfos are not read here at all, only the index and the other fields.
 // The same without a copy: `owner` keeps the bytes of `in` (the mapping of
 // the server's shared copy, or the string itself) as long as the job data
 // is held. A copy of an N-rank job's data in each process was O(N) per

@@ -5,6 +5,10 @@
 #include <doctest/doctest.h>
 #include <pmix_common.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
 #include <map>
 #include <memory>
 #include <string>
@@ -13,6 +17,8 @@
 #include "common/regex/regex.hpp"
 #include "common/value.hpp"
 #include "protocol/codec.hpp"
+#include "protocol/direct.hpp"
+#include "protocol/messages.hpp"
 #include "protocol/pmix.pb.h"
 
 using pmix::array_value;
@@ -432,7 +438,11 @@ TEST_SUITE("job_layout") {
     CHECK(blob.capacity() == blob.size());
     pmix::wire::JobInfo parsed;
     REQUIRE(parsed.ParseFromString(blob));
-    CHECK(parsed.SerializeAsString() == blob);
+    // The same fields protobuf would write, the rank index before the ranks
+    // (protobuf puts it last).
+    CHECK(parsed.SerializeAsString().size() == blob.size());
+    CHECK(parsed.rank_index().size() == 12 * 6250);
+    CHECK(blob.find(parsed.rank_index()) < blob.find(parsed.ranks(0).SerializeAsString()));
     // Only this node's ranks are written (they registered nothing else);
     // the others' items are derived from the maps where they are read.
     REQUIRE(parsed.ranks_size() == 6250);
@@ -448,6 +458,99 @@ TEST_SUITE("job_layout") {
       CHECK(*get(list, PMIX_LOCAL_RANK).as_uint() == r % 6250);
       CHECK(*get(list, PMIX_GLOBAL_RANK).as_uint() == r);
       CHECK(*get(list, PMIX_APPNUM).as_uint() == 0);
+    }
+  }
+
+  TEST_CASE("the rank index: a lazy read finds every rank without touching the ranks' pages") {
+    // 4,096 local ranks, each with its own registered item: the RankInfos
+    // span many pages.
+    info_list in;
+    for (rank_t r = 0; r < 4096; ++r)
+      in.push_back(proc_data({rank_entry(r), entry("app.endpoint", value::string("endpoint-of-rank-" + std::to_string(r)))}));
+    const auto blob = serialize_job_info("big.job", layout_of(in, 4096, "solo"), "solo");
+    pmix::wire::JobInfo parsed;
+    REQUIRE(parsed.ParseFromString(blob));
+    REQUIRE(parsed.ranks_size() == 4096);
+    REQUIRE(parsed.rank_index().size() == 12 * 4096);
+
+    // The blob in pages of its own; every page wholly inside the RankInfos
+    // is made unreadable: the lazy read must not touch one.
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    const std::size_t size = (blob.size() + page - 1) / page * page;
+    void* map = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    REQUIRE(map != MAP_FAILED);
+    std::memcpy(map, blob.data(), blob.size());
+    const std::string_view view{static_cast<const char*>(map), blob.size()};
+    const std::size_t first = blob.find(parsed.ranks(0).SerializeAsString());
+    const std::size_t last = blob.rfind(parsed.ranks(4095).SerializeAsString());
+    REQUIRE(first != std::string::npos);
+    const std::size_t lo = (first + page - 1) / page * page, hi = last / page * page;
+    REQUIRE(hi > lo + 4 * page);
+    REQUIRE(::mprotect(static_cast<char*>(map) + lo, hi - lo, PROT_NONE) == 0);
+    pmix::protocol::job_info lazy;
+    std::string error;
+    const bool read = pmix::protocol::decode_lazy(view, nullptr, lazy, &error);
+    REQUIRE(::mprotect(static_cast<char*>(map) + lo, hi - lo, PROT_READ) == 0);
+    REQUIRE_MESSAGE(read, error);
+    CHECK(lazy.nspace == "big.job");
+    CHECK(*get(lazy.info, PMIX_LOCAL_SIZE).as_uint() == 4096);
+
+    // Every rank found, in order, with its own items (as the eager read
+    // gives them).
+    REQUIRE(lazy.encoded.size() == 4096);
+    pmix::protocol::job_info eager;
+    REQUIRE(pmix::protocol::decode(blob, eager, &error));
+    REQUIRE(eager.ranks.size() == 4096);
+    for (rank_t r : {0u, 1u, 2047u, 4095u}) {
+      CAPTURE(r);
+      CHECK(lazy.encoded[r].first == r);
+      info_list items;
+      REQUIRE(pmix::protocol::decode_rank_info(lazy.encoded[r].second, items, &error));
+      CHECK(*get(items, "app.endpoint").as_string() == "endpoint-of-rank-" + std::to_string(r));
+      CHECK(items.size() == eager.ranks[r].second.size());
+    }
+    ::munmap(map, size);
+  }
+
+  TEST_CASE("the rank index: info appended after the ranks is read; a bad index is refused; none, all read") {
+    const auto l = layout_of({entry("custom.key", value::string("x"))}, 64, "solo");
+    const auto blob = serialize_job_info("small.job", l, "solo");
+    std::string error;
+
+    // PMIx_server_setup_local_support appends job info after the ranks.
+    std::string extended = blob;
+    pmix::protocol::append_info(extended, pmix::wire::JobInfo::kInfoFieldNumber,
+                                info{"added.later", value::string("yes"), 0});
+    pmix::protocol::job_info job;
+    REQUIRE_MESSAGE(pmix::protocol::decode_lazy(extended, job, &error), error);
+    CHECK(*get(job.info, "added.later").as_string() == "yes");
+    CHECK(*get(job.info, "custom.key").as_string() == "x");
+    CHECK(job.encoded.size() == 64);
+
+    // An entry that points past the end, or a length past it: refused.
+    pmix::wire::JobInfo parsed;
+    REQUIRE(parsed.ParseFromString(blob));
+    const std::size_t at = blob.find(parsed.rank_index());
+    REQUIRE(at != std::string::npos);
+    for (int field : {1, 2}) {
+      CAPTURE(field);
+      std::string bad = blob;
+      const std::uint32_t huge = static_cast<std::uint32_t>(blob.size() + 1);
+      for (int b = 0; b < 4; ++b)
+        bad[at + 12 * 10 + 4 * field + b] = static_cast<char>((huge >> (8 * b)) & 0xff);
+      pmix::protocol::job_info refused;
+      CHECK_FALSE(pmix::protocol::decode_lazy(bad, refused, &error));
+    }
+
+    // Without the index (a writer that reordered the message dropped it):
+    // every RankInfo read, the same ranks found.
+    parsed.clear_rank_index();
+    pmix::protocol::job_info scanned;
+    REQUIRE_MESSAGE(pmix::protocol::decode_lazy(parsed.SerializeAsString(), scanned, &error), error);
+    REQUIRE(scanned.encoded.size() == 64);
+    for (std::size_t k = 0; k < 64; ++k) {
+      CHECK(scanned.encoded[k].first == job.encoded[k].first);
+      CHECK(scanned.encoded[k].second == job.encoded[k].second);
     }
   }
 
