@@ -637,11 +637,6 @@ bool read_rank_items(std::string_view in, info_list& out, std::string* error) {
   return rr.ok() || malformed(error);
 }
 
-// A JobInfo's own fields and each RankInfo's rank and bytes (views into
-// `in`), which decode reads at once and decode_lazy at each rank's lookup.
-// `lazy`: the RankInfos' items are not checked here (decode_rank_info
-// does, at the lookup): a process of an N-rank job checked every rank's
-// items at PMIx_Init, O(N) in each process (issue 40).
 // The lazy read of a JobInfo that has a rank index (JobInfo.rank_index,
 // written before its RankInfos): the fields before the index, the index,
 // then the fields after the RankInfos it names; the RankInfos themselves
@@ -704,6 +699,11 @@ bool read_indexed_job(std::string_view in, job_info& out, std::vector<std::pair<
   return rest.ok();
 }
 
+// A JobInfo's own fields and each RankInfo's rank and bytes (views into
+// `in`), which decode reads at once and decode_lazy at each rank's lookup.
+// `lazy`: the RankInfos' items are not checked here (decode_rank_info
+// does, at the lookup): a process of an N-rank job checked every rank's
+// items at PMIx_Init, O(N) in each process (issue 40).
 bool read_job_top(std::string_view in, job_info& out, std::vector<std::pair<rank_t, std::string_view>>& ranks,
                   std::string* error, bool lazy) {
   if (lazy) {
