@@ -450,36 +450,34 @@ std::string serialize_job_info(const std::string& nspace, job_layout layout,
   // with them the rank index (JobInfo.rank_index): where each RankInfo's
   // payload will be, so that a process reads the ranks it looks up and not
   // every one (a process of an 8,192-rank job spent 60% of its PMIx_Init
-  // finding its ranks in the blob).
-  std::vector<std::pair<rank_t, std::uint32_t>> sizes;  // (rank, payload length), in writing order
-  std::size_t ranks_bytes = 0;
+  // finding its ranks in the blob). The index's own size is known from the
+  // number of ranks written, so the offsets are too.
+  struct entry {
+    rank_t rank;
+    std::uint32_t offset, length;
+  };
+  const auto count = static_cast<std::size_t>(std::count(written.begin(), written.end(), true));
+  const std::size_t index_bytes = 12 * count;
+  const std::size_t index_field =
+      count == 0 ? 0 : protocol::header_size(wire::JobInfo::kRankIndexFieldNumber, index_bytes) + index_bytes;
+  std::vector<entry> entries;
+  entries.reserve(count);
+  std::size_t at = out.size() + index_field;  // where the next RankInfo field starts
   auto slice = layout.rank_data.cbegin();
   for (std::size_t k = 0; k < ranks.size(); ++k) {
     if (!written[k]) continue;
-    const auto& bytes = record(k, slice);
-    sizes.emplace_back(ranks[k], static_cast<std::uint32_t>(bytes.size()));
-    ranks_bytes += protocol::header_size(wire::JobInfo::kRanksFieldNumber, bytes.size()) + bytes.size();
+    const auto length = record(k, slice).size();
+    at += protocol::header_size(wire::JobInfo::kRanksFieldNumber, length);
+    entries.push_back(entry{ranks[k], static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(length)});
+    at += length;
   }
-  const std::size_t index_bytes = 12 * sizes.size();
-  const std::size_t index_field =
-      sizes.empty() ? 0 : protocol::header_size(wire::JobInfo::kRankIndexFieldNumber, index_bytes) + index_bytes;
   // Offsets are 32-bit: a blob past 4 GB goes without an index.
-  const bool indexed = !sizes.empty() && out.size() + index_field + ranks_bytes <= UINT32_MAX;
-  out.reserve(out.size() + (indexed ? index_field : 0) + ranks_bytes);
+  const bool indexed = count > 0 && at <= UINT32_MAX;
+  out.reserve(at - (indexed ? 0 : index_field));
   if (indexed) {
-    struct entry {
-      rank_t rank;
-      std::uint32_t offset, length;
-    };
-    std::vector<entry> entries;
-    entries.reserve(sizes.size());
-    std::size_t at = out.size() + index_field;
-    for (const auto& [rank, length] : sizes) {
-      at += protocol::header_size(wire::JobInfo::kRanksFieldNumber, length);
-      entries.push_back(entry{rank, static_cast<std::uint32_t>(at), length});
-      at += length;
-    }
-    std::stable_sort(entries.begin(), entries.end(), [](const entry& a, const entry& b) { return a.rank < b.rank; });
+    const auto by_rank = [](const entry& a, const entry& b) { return a.rank < b.rank; };
+    if (!std::is_sorted(entries.begin(), entries.end(), by_rank))
+      std::stable_sort(entries.begin(), entries.end(), by_rank);
     std::string index(index_bytes, '\0');
     char* p = index.data();
     auto put = [&p](std::uint32_t v) {

@@ -667,13 +667,20 @@ bool read_indexed_job(std::string_view in, job_info& out, std::vector<std::pair<
     }
     return true;
   };
-  while (r.next(f)) {
-    if (f.id == 3) return false;  // a RankInfo before any index: none to use
-    if (f.id == 4 && f.type == pb::delimited) break;
-    if (!take_field(f)) return false;
+  // Found first, the fields before it only stepped over: without an index
+  // the caller reads the whole message, and decodes them there.
+  bool found = false;
+  const char* index_at = in.data();
+  while (!found) {
+    index_at = r.position();
+    if (!r.next(f) || f.id == 3) return false;  // no index before the RankInfos: none to use
+    found = f.id == 4 && f.type == pb::delimited;
   }
-  if (!r.ok() || f.id != 4) return false;
   has_index = true;
+  reader before{in.substr(0, static_cast<std::size_t>(index_at - in.data()))};
+  field g;
+  while (before.next(g))
+    if (!take_field(g)) return false;
   if (f.bytes.size() % 12 != 0) return false;
   const std::size_t from = static_cast<std::size_t>(r.position() - in.data());
   std::size_t end = from;
