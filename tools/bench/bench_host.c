@@ -322,6 +322,18 @@ static double cpu_us(const struct rusage *u) {
            (double) u->ru_stime.tv_usec;
 }
 
+/* A child running `program`; the child says why if it cannot. */
+static pid_t fork_exec(const char *program, char *const argv[], char *const env[]) {
+    fflush(NULL);
+    pid_t pid = fork();
+    if (0 == pid) {
+        execve(program, argv, env);
+        fprintf(stderr, "bench_host: cannot run %s: %s\n", program, strerror(errno));
+        _exit(127);
+    }
+    return pid;
+}
+
 static pid_t launch(const char *nspace, uint32_t rank, char *const args[]) {
     pmix_proc_t p;
     PMIX_LOAD_PROCID(&p, nspace, rank);
@@ -339,13 +351,7 @@ static pid_t launch(const char *nspace, uint32_t rank, char *const args[]) {
     argv[n++] = (char *) program;
     for (int k = 0; NULL != args[k] && n < 15; ++k) argv[n++] = args[k];
     argv[n] = NULL;
-    fflush(NULL);
-    pid_t pid = fork();
-    if (0 == pid) {
-        execve(program, argv, env);
-        fprintf(stderr, "bench_host: cannot run %s: %s\n", program, strerror(errno));
-        _exit(127);
-    }
+    pid_t pid = fork_exec(program, argv, env);
     PMIX_ARGV_FREE(env);
     return pid;
 }
@@ -361,14 +367,7 @@ static void bare_path_of(char *out, size_t size) {
  * here or there. */
 static pid_t launch_bare(const char *path) {
     char *argv[] = {(char *) path, NULL};
-    fflush(NULL);
-    pid_t pid = fork();
-    if (0 == pid) {
-        execve(path, argv, environ);
-        fprintf(stderr, "bench_host: cannot run %s: %s\n", path, strerror(errno));
-        _exit(127);
-    }
-    return pid;
+    return fork_exec(path, argv, environ);
 }
 
 /* A pipe whose end `child_end` (0: read, 1: write) the clients inherit,

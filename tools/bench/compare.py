@@ -216,6 +216,7 @@ def main():
     big = 1000 if short else 10000
     rss_a, rss_b = (20, 100) if short else (200, 1000)
     scale = [8, 16] if short else [512, 1024, 2048]
+    cycle_in = [64, 128] if short else [1024, 2048, 8192]  # one process in a job of N local ranks
     if a.scale:
         scale = [int(n) for n in a.scale.split(",")]
 
@@ -290,7 +291,7 @@ def main():
         run.both(["ready-bare", n], 1 if short else 2, key="b%d" % n)
     # One process's own cost as its job grows: rank 0 of a job of N local
     # ranks cycles init/finalize alone (what per process grows with N).
-    for n in ([64, 128] if short else [1024, 2048, 8192]) if want("scale") else []:
+    for n in cycle_in if want("scale") else []:
         print("bench: init/finalize cycles of one process in a job of %d local ranks" % n, flush=True)
         run.both(["cycle-in", n, 20 if short else 100], rounds, key="c%d" % n)
 
@@ -375,7 +376,7 @@ def main():
             return statistics.median(v) - base if v else float("nan")
         rows.append(("  what PMIx adds to that (all ready minus the baseline)", "ms", added("ours"),
                      added("openpmix"), "time"))
-    for n in [64, 128] if short else [1024, 2048, 8192]:
+    for n in cycle_in:
         stat_row("one process's init+finalize cycle in a job of %d local ranks, median" % n, "c%d.cycle_us" % n,
                  "µs", "median")
     if len(scale) > 1:
