@@ -1,8 +1,9 @@
 // caf_rtt: the round trip between two actors of two processes through CAF's
 // middleman, configured as pmixd's daemons are (the sharing scheduler with 2
-// threads, one BASP worker) and, with a session key, through CAF's OpenSSL
-// module as they talk: the floor of each leg of a fence across nodes
-// (docs/multinode.md, "Where a fence's time goes").
+// threads, no BASP worker, each actor a broker on the multiplexer thread)
+// and, with a session key, through CAF's OpenSSL module as they talk: the
+// floor of each leg of a fence across nodes (docs/multinode.md, "Where a
+// fence's time goes").
 //
 //   caf_rtt serve PORT [tls]            echoes each ping to its sender; with
 //                                       `tls` makes a session key first;
@@ -40,15 +41,26 @@ void configure(caf::actor_system_config& cfg) {
   cfg.set("scheduler.policy", caf::atom("sharing"));
   cfg.set("scheduler.max-threads", 2);
   cfg.set("logger.verbosity", caf::atom("quiet"));
+  cfg.set("middleman.workers", 0);
   // Other settings to compare (not pmixd's): CAF_RTT_WORKERS (the BASP
-  // workers), CAF_RTT_POLICY (sharing or stealing), CAF_RTT_THREADS.
+  // workers), CAF_RTT_POLICY (sharing or stealing), CAF_RTT_THREADS, and
+  // CAF_RTT_BROKER=0 (the actors on the scheduler's threads).
   if (const char* w = std::getenv("CAF_RTT_WORKERS")) cfg.set("middleman.workers", std::atoi(w));
   if (const char* p = std::getenv("CAF_RTT_POLICY")) cfg.set("scheduler.policy", caf::atom_from_string(p));
   if (const char* t = std::getenv("CAF_RTT_THREADS")) cfg.set("scheduler.max-threads", std::atoi(t));
   cfg.load<caf::io::middleman>();
 }
 
-caf::behavior echo(caf::event_based_actor* self) {
+// As pmixd's daemon actor, both actors are brokers: they run on the
+// middleman's multiplexer thread. CAF_RTT_BROKER=0 puts them on the
+// scheduler's threads instead.
+bool as_broker() {
+  const char* b = std::getenv("CAF_RTT_BROKER");
+  return b == nullptr || std::string(b) != "0";
+}
+
+template <class Self>
+caf::behavior echo(Self* self) {
   return {[self](ping_atom, uint64_t seq) {
     self->send(caf::actor_cast<caf::actor>(self->current_sender()), pong_atom::value, seq);
   }};
@@ -62,8 +74,8 @@ struct pinger_state {
   std::promise<std::vector<double>>* done = nullptr;
 };
 
-caf::behavior pinger(caf::stateful_actor<pinger_state>* self, caf::actor peer, uint64_t n,
-                     std::promise<std::vector<double>>* done) {
+template <class Self>
+caf::behavior pinger(Self* self, caf::actor peer, uint64_t n, std::promise<std::vector<double>>* done) {
   self->state.left = n;
   self->state.done = done;
   self->state.us.reserve(n);
@@ -99,7 +111,7 @@ int serve(int port, bool tls) {
   int rc = 0;
   {
     caf::actor_system sys{cfg};
-    auto e = sys.spawn(echo);
+    auto e = as_broker() ? sys.middleman().spawn_broker(echo<caf::io::broker>) : sys.spawn(echo<caf::event_based_actor>);
     auto p = tls ? caf::openssl::publish(e, static_cast<uint16_t>(port), nullptr, true)
                  : sys.middleman().publish(e, static_cast<uint16_t>(port), nullptr, true);
     if (!p) {
@@ -117,6 +129,13 @@ int serve(int port, bool tls) {
   }
   pmixd::remove_credentials(creds);
   return rc;
+}
+
+void spawn_pinger(caf::actor_system& sys, caf::actor peer, uint64_t n, std::promise<std::vector<double>>* done) {
+  if (as_broker())
+    sys.middleman().spawn_broker(pinger<caf::stateful_actor<pinger_state, caf::io::broker>>, peer, n, done);
+  else
+    sys.spawn(pinger<caf::stateful_actor<pinger_state>>, peer, n, done);
 }
 
 int ping(const std::string& host, int port, uint64_t n, const std::string& keydir) {
@@ -145,10 +164,10 @@ int ping(const std::string& host, int port, uint64_t n, const std::string& keydi
   {
     std::promise<std::vector<double>> warm;
     auto w = warm.get_future();
-    sys.spawn(pinger, *peer, uint64_t{20}, &warm);
+    spawn_pinger(sys, *peer, uint64_t{20}, &warm);
     w.get();
   }
-  sys.spawn(pinger, *peer, n, &done);
+  spawn_pinger(sys, *peer, n, &done);
   auto us = result.get();
   std::sort(us.begin(), us.end());
   auto at = [&](double q) { return us[static_cast<size_t>(q * static_cast<double>(us.size() - 1))]; };

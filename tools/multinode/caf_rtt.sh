@@ -9,8 +9,11 @@
 #          pmixd's daemons talk (SIGPIPE blocked everywhere, so that CAF's
 #          guard around each OpenSSL call makes no system call:
 #          tools/pmixd/sigpipe_calls.hpp)
-#   libc   tls with that guard's calls left to the C library (3 system
-#          calls each), as before pmixd took them over
+#   sched  tls with both actors on CAF's scheduler threads and one BASP
+#          worker (CAF's default), as pmixd's daemon actor ran before it
+#          became a broker on the multiplexer thread
+#   libc   sched with the SIGPIPE guard's calls left to the C library (3
+#          system calls each), as before pmixd took them over
 # N round trips each (default 1000), one at a time; prints each round's
 # medians and then the median of the rounds' medians. Root; build first:
 #   bazel build //tools/multinode:caf_rtt
@@ -33,9 +36,10 @@ tcp_rtt() {
   wait "$echo_pid"
 }
 
-caf_rtt() {  # plain|tls [GUARD]
+caf_rtt() {  # plain|tls [sched [libc]]
   local port="" key="" res
-  export CAF_RTT_GUARD=${2:-}
+  if [ -n "${2:-}" ]; then export CAF_RTT_BROKER=0 CAF_RTT_WORKERS=1; else unset CAF_RTT_BROKER CAF_RTT_WORKERS; fi
+  export CAF_RTT_GUARD=${3:-}
   coproc SERVE { ip netns exec "$tag-0" "$bin" serve 0 ${1/plain/}; }
   while read -r -t 30 k v <&"${SERVE[0]}"; do
     case $k in key) key=$v ;; port) port=$v; break ;; esac
@@ -49,10 +53,10 @@ caf_rtt() {  # plain|tls [GUARD]
 
 declare -A all
 for r in $(seq 1 "$rounds"); do
-  t=$(tcp_rtt); p=$(caf_rtt plain); s=$(caf_rtt tls); l=$(caf_rtt tls libc)
-  echo "round $r: tcp $t us, caf plain $p us, caf tls $s us, caf tls with libc's guard $l us"
-  all[tcp]+="$t "; all[plain]+="$p "; all[tls]+="$s "; all[libc]+="$l "
+  t=$(tcp_rtt); p=$(caf_rtt plain); s=$(caf_rtt tls); c=$(caf_rtt tls sched); l=$(caf_rtt tls sched libc)
+  echo "round $r: tcp $t us, caf plain $p us, caf tls $s us, on the scheduler $c us, with libc's guard $l us"
+  all[tcp]+="$t "; all[plain]+="$p "; all[tls]+="$s "; all[sched]+="$c "; all[libc]+="$l "
 done
-for k in tcp plain tls libc; do
+for k in tcp plain tls sched libc; do
   printf '%s median of rounds: %s us\n' "$k" "$(echo ${all[$k]} | tr ' ' '\n' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')"
 done

@@ -5,6 +5,7 @@
 #include <caf/actor_system.hpp>
 #include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
+#include <caf/io/broker.hpp>
 #include <caf/io/middleman.hpp>
 #include <caf/io/middleman_actor.hpp>
 #include <caf/openssl/manager.hpp>
@@ -230,7 +231,7 @@ struct daemon_state {
 };
 const char* daemon_state::name = "pmixd";
 
-using self_ptr = caf::stateful_actor<daemon_state>*;
+using self_ptr = caf::stateful_actor<daemon_state, caf::io::broker>*;
 
 void note(self_ptr self, const std::string& what) {
   if (self->state.cfg.verbose) std::fprintf(stderr, "pmixd %s: %s\n", self->state.cfg.name.c_str(), what.c_str());
@@ -1255,7 +1256,15 @@ pmix_status_t on_iof_pull(const pmix_proc_t procs[], size_t nprocs, const pmix_i
 
 }  // namespace
 
-caf::actor spawn_daemon(caf::actor_system& sys, daemon_config cfg) { return sys.spawn(daemon_actor, std::move(cfg)); }
+// A broker: the daemon actor runs on the middleman's multiplexer thread,
+// where (with middleman.workers = 0, pmixd.cpp's configure) the messages of
+// other daemons are delivered and its own are written, with no thread
+// wake-up between (docs/multinode.md, "Where a fence's time goes"). It
+// never blocks: what must wait goes to the main thread (the hooks) or to
+// the server library (its calls here only queue).
+caf::actor spawn_daemon(caf::actor_system& sys, daemon_config cfg) {
+  return sys.middleman().spawn_broker(daemon_actor, std::move(cfg));
+}
 
 pmix_server_module_t daemon_module() {
   pmix_server_module_t m;

@@ -116,12 +116,12 @@ void configure(caf::actor_system_config& cfg) {
   cfg.set("scheduler.max-threads", 2);
   cfg.set("middleman.heartbeat-interval", caf::timespan{std::chrono::seconds(1)});
   cfg.set("middleman.connection-timeout", caf::timespan{std::chrono::seconds(10)});
-  // middleman.workers stays CAF's default (one BASP worker here): with 0,
-  // messages from other daemons are delivered by the multiplexer thread
-  // itself, one wake-up fewer per message (a 4 x 1 fence: 70 context
-  // switches instead of 79); not kept, as multinode16_test's lost node
-  // failed with it (a race in the launcher, fixed since, that the default
-  // showed too): docs/multinode.md, "Where a fence's time goes".
+  // No BASP worker: messages from other daemons are deserialized and
+  // delivered by the multiplexer thread itself, where the daemon actor (a
+  // broker, daemon.cpp) runs: a message between two daemon actors wakes no
+  // thread but the receiving multiplexer (docs/multinode.md, "Where a
+  // fence's time goes").
+  cfg.set("middleman.workers", 0);
   cfg.load<caf::io::middleman>();
   pmixd::add_types(cfg);
 }
