@@ -82,8 +82,12 @@ bool store::load_job(protocol::job_info&& in) {
       limits.max_ranks = text->size() + 1;
       limits.max_nodes = text->size() + 1;
       auto parsed = regex::parse_proc_map(*text, limits);
-      if (parsed.ok() && !parsed.value().empty())
-        j.local.insert(parsed.value()[0].begin(), parsed.value()[0].end());
+      if (parsed.ok() && !parsed.value().empty()) {
+        // The server's list is ascending; anything else is put in order.
+        j.local = std::move(std::move(parsed).value()[0]);
+        if (!std::is_sorted(j.local.begin(), j.local.end())) std::sort(j.local.begin(), j.local.end());
+        j.local.erase(std::unique(j.local.begin(), j.local.end()), j.local.end());
+      }
     }
   }
   jobs_[in.nspace] = std::move(j);
@@ -259,8 +263,8 @@ const value* store::rank_value(const proc_id& p, const std::string& key) const {
   return keys == nullptr ? nullptr : lookup(*keys, key);
 }
 
-const std::set<rank_t>& store::local_ranks(const std::string& nspace) const {
-  static const std::set<rank_t> none;
+const std::vector<rank_t>& store::local_ranks(const std::string& nspace) const {
+  static const std::vector<rank_t> none;
   auto it = jobs_.find(nspace);
   return it == jobs_.end() ? none : it->second.local;
 }
@@ -371,7 +375,8 @@ bool store::add_rank(const protocol::rank_data& data, const proc_id& self, nspac
   }
   if (stamp) (*t.complete)[rank] = generation_;
   if (data.items.empty()) return true;
-  const bool source_local = t.local != nullptr ? t.local->count(rank) > 0 : nspace == self.nspace;
+  const bool source_local =
+      t.local != nullptr ? std::binary_search(t.local->begin(), t.local->end(), rank) : nspace == self.nspace;
   auto& dest = (*t.peers)[rank];
   info i;
   for (const auto& [scope_number, item] : data.items) {

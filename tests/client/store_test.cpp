@@ -494,7 +494,35 @@ TEST_SUITE("client store") {
       return std::vector<pmix::rank_t>(r.begin(), r.end());
     };
     CHECK(local("0,1,5") == std::vector<pmix::rank_t>{0, 1, 5});
+    CHECK(local("5,1,0,1") == std::vector<pmix::rank_t>{0, 1, 5});  // put in order, each once
     CHECK(local("pmix[0-3]") == std::vector<pmix::rank_t>{0, 1, 2, 3});
     CHECK(local("pmix[0-99999999]").empty());  // refused, nothing allocated
+  }
+
+  TEST_CASE("a peer's PMIX_LOCAL and PMIX_REMOTE data follow PMIX_LOCAL_PEERS, in whatever order it lists them") {
+    store s;
+    pmix::protocol::job_info job;
+    job.nspace = "job";
+    job.info.push_back(info{PMIX_LOCAL_PEERS, value::string("9,5,1"), 0});
+    REQUIRE(s.load_job(std::move(job)));
+    for (pmix::rank_t rank : {1u, 3u, 5u, 7u}) {
+      pmix::wire::RankData r;
+      pmix::protocol::to_wire(proc_id{"job", rank}, r.mutable_proc());
+      auto* l = r.add_data();
+      l->set_scope(PMIX_LOCAL);
+      pmix::protocol::to_wire(info{"kl", value::string("local"), 0}, l->mutable_info());
+      auto* g = r.add_data();
+      g->set_scope(PMIX_REMOTE);
+      pmix::protocol::to_wire(info{"kr", value::string("remote"), 0}, g->mutable_info());
+      const std::string bytes = r.SerializeAsString();
+      pmix::protocol::rank_data data;
+      std::string error;
+      REQUIRE(pmix::protocol::decode(bytes, data, &error));
+      REQUIRE(s.add_peer_data(data, self, &error));
+      const bool here = rank == 1 || rank == 5;
+      CAPTURE(rank);
+      CHECK((s.peer_value({"job", rank}, "kl") != nullptr) == here);
+      CHECK((s.peer_value({"job", rank}, "kr") != nullptr) == !here);
+    }
   }
 }
