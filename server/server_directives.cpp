@@ -256,6 +256,13 @@ pmix_status_t read_settings(const info_list& directives, const pmix_topology_t* 
       }
     } else if (k == PMIX_EXTERNAL_PROGRESS) {
       s.external_progress = flag(d);
+    } else if (k == PMIX_CXX_PROGRESS_FD) {
+      const auto where = d.val.as_uint();
+      if (d.val.type != PMIX_POINTER || !where || *where == 0) {
+        error = std::string{PMIX_CXX_PROGRESS_FD} + " must point to an int (PMIX_POINTER)";
+        return PMIX_ERR_BAD_PARAM;
+      }
+      s.progress_fd = reinterpret_cast<int*>(static_cast<std::uintptr_t>(*where));
     } else if (k == PMIX_CXX_FAULTS_ATTR) {
       if (!text(d, s.faults)) return PMIX_ERR_BAD_PARAM;
     } else if (k == PMIX_CXX_FAULTS_SEED_ATTR) {

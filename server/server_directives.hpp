@@ -57,6 +57,9 @@ struct settings {
   bool bind_required = false;
   bool aux_event_base = false;  // given: we need no auxiliary event base
   bool external_progress = false;  // PMIX_EXTERNAL_PROGRESS: no threads of ours
+  // PMIX_CXX_PROGRESS_FD: no threads of ours either; the host's loop runs
+  // the server's when this descriptor (stored here at init) is readable.
+  int* progress_fd = nullptr;
 
   // The fault plane (docs/fault-injection.md): a plan and its seed, from
   // PMIX_CXX_FAULTS_ATTR / PMIX_CXX_FAULTS_SEED_ATTR or the environment

@@ -2,6 +2,7 @@
 
 #include <pmix.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
@@ -340,8 +341,9 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
   rt->ctx_ = ctx;
 
   rt->external_ = s.external_progress;
+  rt->hosted_ = s.progress_fd != nullptr;
   const char* loop_env = std::getenv("PMIX_CXX_LOOP");
-  if (!rt->external_ && !(loop_env != nullptr && std::string{loop_env} == "0")) {
+  if (rt->hosted_ || (!rt->external_ && !(loop_env != nullptr && std::string{loop_env} == "0"))) {
     rt->loop_ = true;
     // The queue's storage is made here, for the few requests a loop turn
     // usually takes; a burst grows it, and gives it back once sent.
@@ -410,7 +412,19 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
     runtime* self = rt.get();
     host::set_release_runner([self](std::function<void()> task) { return self->defer(task); });
   }
-  if (rt->loop_) {
+  if (rt->hosted_) {
+    // The host watches a descriptor of its own for the epoll set.
+    const int fd = ::fcntl(rt->io_->epoll_fd(), F_DUPFD_CLOEXEC, 3);
+    if (fd < 0) {
+      error = std::string{"PMIX_CXX_PROGRESS_FD: cannot duplicate the epoll descriptor: "} + std::strerror(errno);
+      return PMIX_ERR_INIT;
+    }
+    *s.progress_fd = fd;
+    runtime* self = rt.get();
+    ctx->gate->on_send([self](caf::actor_addr to, caf::message m) { self->post(std::move(to), std::move(m)); });
+    std::lock_guard<std::mutex> guard{rt->inbox_mutex_};
+    rt->sleeping_ = true;  // until the host's first turn: a post makes the descriptor readable
+  } else if (rt->loop_) {
     runtime* self = rt.get();
     ctx->gate->on_send([self](caf::actor_addr to, caf::message m) { self->post(std::move(to), std::move(m)); });
     // The loop binds itself first; init waits for that, so a refused
@@ -528,6 +542,46 @@ void runtime::loop() {
   }
 }
 
+// One turn of the loop on the host's thread (PMIX_CXX_PROGRESS_FD): what
+// the sockets have, what was posted, every actor with work; then what was
+// posted meanwhile makes the descriptor readable again, and the next
+// timeout is set on the timerfd.
+void runtime::turn() {
+  std::lock_guard<std::recursive_mutex> guard{ctx_->gate->mutex()};
+  if (stopped_) return;
+  progress::scope in_library;
+  epoll_event events[64];
+  io_->handle(events, io_->wait(events, 64, 0));
+  {
+    std::lock_guard<std::mutex> inbox_guard{inbox_mutex_};
+    sleeping_ = false;
+    inbox_ready_.store(false, std::memory_order_relaxed);
+    posted_.swap(inbox_);
+    posted_nspaces_.swap(inbox_nspaces_);
+  }
+  if (!posted_.empty()) {
+    if (ctx_->gate->is_open()) send_posted();
+    else drop_posted(posted_, posted_nspaces_);
+  }
+  posted_.clear();
+  posted_nspaces_.clear();
+  if (posted_.capacity() > 8192) {
+    posted_ = std::vector<posted>();
+    posted_.reserve(64);
+  }
+  next_timeout_ms_ = actors_->settle();
+  bool again;
+  {
+    std::lock_guard<std::mutex> inbox_guard{inbox_mutex_};
+    again = !inbox_.empty();
+    sleeping_ = !again;  // from now on a post makes the descriptor readable
+  }
+  if (again) io_->wake();
+  int due = io_->due_ms();
+  if (next_timeout_ms_ >= 0 && (due < 0 || next_timeout_ms_ < due)) due = next_timeout_ms_;
+  if (!io_->arm_timer(due)) log::error("server", "cannot set the progress timer: ", std::strerror(errno));
+}
+
 // Sends what host threads posted, in order; a run of registrations of one
 // namespace goes as one message.
 void runtime::send_posted() {
@@ -628,6 +682,13 @@ bool runtime::post_registration(const char* nspace, const actors::registration_b
 }
 
 void runtime::progress(int timeout_ms) {
+  if (hosted_ && !stopped_) {
+    if (timeout_ms > 0) {
+      pollfd ready{io_->epoll_fd(), POLLIN, 0};
+      ::poll(&ready, 1, timeout_ms);
+    }
+    return turn();
+  }
   if (!external_ || loop_ || stopped_) return;
   std::lock_guard<std::recursive_mutex> guard{ctx_->gate->mutex()};
   progress::scope in_library;
@@ -678,6 +739,14 @@ void runtime::stop() {
     // docs/performance-history.md, "Server init and finalize".)
     remove_files();
     loop_thread_.join();
+  } else if (hosted_) {
+    remove_files();
+  }
+  if (loop_ && ctx_) {
+    // Hosted: no turn runs from here on (a host's turn that started has
+    // ended; a later one sees stopped_).
+    std::unique_lock<std::recursive_mutex> no_turn{ctx_->gate->mutex(), std::defer_lock};
+    if (hosted_) no_turn.lock();
     // What was posted and not sent is dropped: its callers get
     // PMIX_ERR_NOT_AVAILABLE from the messages' reply channels.
     std::vector<posted> unsent;

@@ -88,9 +88,11 @@ class runtime {
   void progress(int timeout_ms = 0);
   // Waits until `ready()` holds: by progressing (external progress) or by
   // `wait()` (the actors' own threads progress).
+  // With PMIX_CXX_PROGRESS_FD a waiting host thread runs turns itself, as
+  // the host's loop does (one at a time, under the gate's lock).
   template <class Ready, class Wait>
   void wait_until(Ready ready, Wait wait) {
-    if (!external_ || loop_) return wait();
+    if (!external_ || (loop_ && !hosted_)) return wait();
     while (!ready()) progress(1);
   }
   std::size_t connection_count() const { return io_ ? io_->connection_count() : 0; }
@@ -107,6 +109,12 @@ class runtime {
   std::unique_ptr<caf::actor_system> system_;
   bool external_ = false;
   bool loop_ = false;        // PMIX_CXX_LOOP: sockets and actors on one thread of ours
+  // PMIX_CXX_PROGRESS_FD: loop mode with no thread of ours: the host's loop
+  // calls PMIx_Progress (turn()) when the epoll descriptor is readable; what
+  // is posted meanwhile writes the wake-up eventfd, the next timeout a
+  // timerfd, both in that epoll set.
+  bool hosted_ = false;
+  void turn();
   // Loop mode: how long the loop thread polls (yielding its CPU) before it
   // sleeps: settings::loop_spin (see loop()).
   std::chrono::microseconds spin_{0};

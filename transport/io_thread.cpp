@@ -7,6 +7,7 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include <caf/send.hpp>
@@ -23,6 +24,7 @@ namespace {
 
 constexpr std::uint64_t wake_tag = 0;
 constexpr std::uint64_t listener_tag = std::uint64_t{1} << 63;
+constexpr std::uint64_t timer_tag = listener_tag | 0xffffffffu;  // no listener has descriptor -1
 constexpr std::size_t read_chunk = 64 * 1024;
 
 }  // namespace
@@ -97,7 +99,8 @@ void io_thread::stop() {
   }
   ::close(wake_fd_);
   ::close(epoll_fd_);
-  wake_fd_ = epoll_fd_ = -1;
+  if (timer_fd_ >= 0) ::close(timer_fd_);
+  wake_fd_ = epoll_fd_ = timer_fd_ = -1;
   for (int fd : listeners_) ::close(fd);
   listeners_.clear();
   std::lock_guard<std::mutex> guard{mutex_};
@@ -156,6 +159,39 @@ void io_thread::wake() {
   [[maybe_unused]] auto n = ::write(wake_fd_, &one, sizeof one);
 }
 
+int io_thread::due_ms() {
+  int due = -1;
+  for (const int d : {expire_handshakes(), resume_listeners(), throttle_check()})
+    if (d >= 0 && (due < 0 || d < due)) due = d;
+  return due;
+}
+
+bool io_thread::arm_timer(int ms) {
+  if (ms == timer_ms_ && ms != 0) return true;  // the same deadline, within a millisecond
+  if (timer_fd_ < 0) {
+    if (ms < 0) return true;
+    timer_fd_ = ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (timer_fd_ < 0) return false;
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u64 = timer_tag;
+    if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, timer_fd_, &ev) != 0) {
+      ::close(timer_fd_);
+      timer_fd_ = -1;
+      return false;
+    }
+  }
+  itimerspec when{};
+  if (ms == 0) {
+    when.it_value.tv_nsec = 1;  // at once (an all-zero value disarms)
+  } else if (ms > 0) {
+    when.it_value.tv_sec = ms / 1000;
+    when.it_value.tv_nsec = static_cast<long>(ms % 1000) * 1000000L;
+  }
+  timer_ms_ = ms;
+  return ::timerfd_settime(timer_fd_, 0, &when, nullptr) == 0;
+}
+
 bool io_thread::handle(const epoll_event* events, int n) {
   if (n < 0) return false;
   expire_handshakes();
@@ -170,6 +206,10 @@ bool io_thread::handle(const epoll_event* events, int n) {
         stop_now = stopping_;
       }
       drain_commands();
+    } else if (tag == timer_tag) {
+      std::uint64_t count;
+      [[maybe_unused]] auto r = ::read(timer_fd_, &count, sizeof count);
+      timer_ms_ = -2;  // fired: the next arm_timer sets it again
     } else if ((tag & listener_tag) != 0) {
       accept_from(static_cast<int>(tag & 0xffffffffu));
     } else {

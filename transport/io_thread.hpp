@@ -64,6 +64,15 @@ class io_thread {
   bool handle(const struct epoll_event* events, int n);
   // Thread-safe: makes the current or next wait() return.
   void wake();
+  // The host's loop drives the server (PMIX_CXX_PROGRESS_FD): it watches
+  // the epoll descriptor, so what the server must do later has to make
+  // that descriptor readable. arm_timer(ms) sets a timerfd in the epoll set
+  // to fire in `ms` (0: at once; -1: never); due_ms() is how soon the I/O
+  // side's own deadlines (handshakes, resting listeners, the throttle) come
+  // (-1: none), as wait() reckons before it sleeps.
+  bool arm_timer(int ms);
+  int due_ms();
+  int epoll_fd() const { return epoll_fd_; }
   // Stops the thread, closes the listeners and shuts every connection down.
   // Afterwards want_write() is a no-op. Safe to call twice.
   void stop();
@@ -161,6 +170,8 @@ class io_thread {
   std::chrono::steady_clock::time_point refused_logged_{};
   int epoll_fd_ = -1;
   int wake_fd_ = -1;
+  int timer_fd_ = -1;  // arm_timer's, made at its first call
+  int timer_ms_ = -2;  // what it was last armed to (-2: never)
   std::vector<int> listeners_;
   std::vector<int> either_listeners_;  // also in listeners_
   slot_table<entry> entries_;  // by connection id; I/O thread only

@@ -245,6 +245,14 @@ typedef pmix_status_t (*pmix_server_resource_block_fn_t)(const pmix_proc_t *requ
 /* bool: the host frees the data its fence_nb is given (see
  * pmix_server_fencenb_fn_t). */
 #define PMIX_CXX_HOST_FREES_FENCE_DATA "pmix.cxx.srv.fencefree"
+/* pointer to an int (PMIX_POINTER): the server starts no thread of its own;
+ * the host's event loop runs the server's work. PMIx_server_init stores a
+ * descriptor there, which the host watches for reading (epoll or poll,
+ * level-triggered) and calls PMIx_Progress() whenever it is readable; a
+ * blocking call from another host thread progresses the server itself
+ * while it waits. The descriptor is the host's: it closes it once it
+ * watches it no more, before or after PMIx_server_finalize. */
+#define PMIX_CXX_PROGRESS_FD "pmix.cxx.srv.progfd"
 typedef struct pmix_server_module_4_0_0_t {
     /* since v1 */
     pmix_server_client_connected_fn_t client_connected;

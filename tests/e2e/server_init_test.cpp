@@ -9,6 +9,7 @@
 #include <netinet/in.h>
 #include <pmix.h>
 #include <pmix_server.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -20,10 +21,12 @@
 #include <fstream>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "server/rendezvous.hpp"
 #include "tests/e2e/host.hpp"
+#include "tests/e2e/hostile.hpp"
 
 using namespace pmix::test;
 
@@ -59,6 +62,11 @@ struct directives {
   directives& integer(const char* key, int n) {
     v.emplace_back();
     PMIX_INFO_LOAD(&v.back(), key, &n, PMIX_INT);
+    return *this;
+  }
+  directives& pointer(const char* key, void* p) {
+    v.emplace_back();
+    PMIX_INFO_LOAD(&v.back(), key, p, PMIX_POINTER);
     return *this;
   }
 };
@@ -1031,5 +1039,74 @@ TEST_SUITE("server init: topology and behaviour") {
     CHECK(no_new_threads(before));
     CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
     CHECK(no_new_threads(before));
+  }
+
+  TEST_CASE("[PMIX_CXX_PROGRESS_FD] no threads of the library; the host's loop serves a job when the descriptor is "
+            "readable, timeouts included") {
+    temp_dir dir;
+    scoped_env timeout{"PMIX_CXX_HANDSHAKE_TIMEOUT_MS", "300"};
+    const auto before = threads();
+    int fd = -1;
+    directives d;
+    d.text(PMIX_SERVER_TMPDIR, dir.path()).pointer(PMIX_CXX_PROGRESS_FD, &fd);
+    REQUIRE(init(d) == PMIX_SUCCESS);
+    REQUIRE(fd >= 0);
+    CHECK(no_new_threads(before));
+    auto readable = [fd](int ms) {
+      pollfd p{fd, POLLIN, 0};
+      return ::poll(&p, 1, ms) == 1;
+    };
+    // A non-blocking call makes the descriptor readable; it completes in
+    // the host's turn.
+    std::atomic<int> answered{0};
+    REQUIRE(PMIx_server_register_nspace(
+                "later", 1, nullptr, 0,
+                [](pmix_status_t st, void* cb) { static_cast<std::atomic<int>*>(cb)->store(st == PMIX_SUCCESS ? 1 : 2); },
+                &answered) == PMIX_SUCCESS);
+    CHECK(readable(10000));
+    CHECK(answered == 0);
+    PMIx_Progress();
+    CHECK(answered == 1);
+    // Idle, it stays unreadable (a host's loop does not spin).
+    CHECK(eventually([&] {
+      if (readable(0)) PMIx_Progress();
+      return !readable(0);
+    }));
+    // A blocking call progresses by itself while it waits.
+    REQUIRE(register_job("hosted", 2, 2) == PMIX_SUCCESS);
+    // The host's loop on a thread of its own: a turn whenever the
+    // descriptor is readable, and only then.
+    std::atomic<bool> stop{false};
+    std::thread loop([&] {
+      while (!stop)
+        if (readable(50)) PMIx_Progress();
+    });
+    std::vector<child> ranks;
+    for (pmix_rank_t r = 0; r < 2; ++r)
+      ranks.push_back(launch("hosted", r, {runfile("tools/demo/pmix_demo"), "--rounds", "2"}, dir.path()));
+    for (auto& c : ranks) {
+      CHECK_MESSAGE(c.exited_with(0), c.errors());
+      CHECK(contains(c.output(), "checked 2 peers' values over 2 round(s)"));
+    }
+    // A silent connection is closed when its handshake's time is up: the
+    // timeout makes the descriptor readable, nothing else happening.
+    const int idle = connect_raw(server_uri());
+    REQUIRE(idle >= 0);
+    CHECK(closed_by_server(idle));
+    ::close(idle);
+    stop = true;
+    loop.join();
+    CHECK(no_new_threads(before));
+    CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+    CHECK(no_new_threads(before));
+    ::close(fd);
+  }
+
+  TEST_CASE("[PMIX_CXX_PROGRESS_FD] anything but a pointer is refused with PMIX_ERR_BAD_PARAM") {
+    temp_dir dir;
+    directives d;
+    d.text(PMIX_SERVER_TMPDIR, dir.path()).integer(PMIX_CXX_PROGRESS_FD, 5);
+    CHECK(init(d) == PMIX_ERR_BAD_PARAM);
+    CHECK(PMIx_server_finalize() == PMIX_ERR_INIT);
   }
 }
