@@ -5,6 +5,8 @@
 #   - put / collecting fence / get across the 4 nodes, with both fence algorithms
 #     and both mappings
 #   - direct modex: a fence without data, then gets of every other node's ranks
+#   - the same two and a node lost mid-fence with each node's server run by pmixd's CAF
+#     multiplexer thread (PMIXD_SERVER_ON_MULTIPLEXER=1, PMIX_CXX_PROGRESS_FD)
 #   - Open MPI's allreduce over the 4 nodes (ranks on our client library)
 #   - a node killed while the others wait in a fence: their fence fails with
 #     PMIX_ERR_UNREACH, pmixrun names the lost node and ends with status 1 in bounded time
@@ -64,6 +66,20 @@ expect "put/fence/get, 4 nodes x 3, doubling fence, by node" $st 0 "$tmp/out" '^
 
 PMIXRUN_ARGS="--timeout 60" run 4 2 "$client" dmodex; st=$?
 expect "direct modex across nodes" $st 0 "$tmp/out" '^OK dmodex rank=[0-7] node=[0-3]$' 8 "$tmp/out" '^FAIL' 0
+
+# Each node's server run by CAF's multiplexer thread (PMIX_CXX_PROGRESS_FD):
+# fences with data, direct modex, and a node lost mid-fence.
+export PMIXD_SERVER_ON_MULTIPLEXER=1
+MULTINODE_VERBOSE=1 PMIXRUN_ARGS="--timeout 60" run 4 2 "$client" putget; st=$?
+expect "put/fence/get, 4 nodes x 2, servers on the multiplexer" $st 0 "$tmp/out" '^OK putget rank=[0-7] node=[0-3]$' 8 \
+  "$tmp/out" '^FAIL' 0 "$tmp/out" "^pmixd node[0-3]: the PMIx server runs on CAF's multiplexer thread$" 4
+PMIXRUN_ARGS="--timeout 60" run 4 2 "$client" dmodex; st=$?
+expect "direct modex across nodes, servers on the multiplexer" $st 0 "$tmp/out" '^OK dmodex rank=[0-7] node=[0-3]$' 8 \
+  "$tmp/out" '^FAIL' 0
+MULTINODE_KILL=3:2 PMIXRUN_ARGS="--timeout 100" run 4 2 "$client" stall; st=$?
+expect "a node killed mid-fence, servers on the multiplexer" $st 1 "$tmp/out" '^entering fence rank [0-5]$' 6 \
+  "$tmp/out" '^fence failed: PMIX_ERR_UNREACH after [0-9.]+ s rank [0-5]$' 6 "$tmp/out" 'exit status 1$' 1
+unset PMIXD_SERVER_ON_MULTIPLEXER
 
 if [ -x tests/hosts/mpi/allreduce ]; then
   export LD_LIBRARY_PATH=$PWD/api${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}

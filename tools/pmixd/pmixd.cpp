@@ -57,6 +57,7 @@
 #include <caf/openssl/publish.hpp>
 #include <caf/send.hpp>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <climits>
@@ -65,12 +66,14 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "credentials.hpp"
 #include "daemon.hpp"
 #include "launcher.hpp"
 #include "protocol.hpp"
+#include "server_progress.hpp"
 #include "sigpipe_calls.hpp"
 #include "tls_guard.hpp"
 #include "tools/pmixrun/host_thread.hpp"
@@ -193,6 +196,37 @@ std::string cluster_address(const std::string& name, std::string& how) {
   return outward_address();
 }
 
+// Runs the server (PMIX_CXX_PROGRESS_FD) on a thread of its own once CAF's
+// multiplexer no longer does: while the jobs are finished and the server
+// finalized at the end. Owns the descriptor.
+class server_pump {
+ public:
+  explicit server_pump(int fd) : fd_(fd) {}
+  ~server_pump() {
+    stop();
+    if (fd_ >= 0) ::close(fd_);
+  }
+  void start() {
+    if (fd_ < 0 || thread_.joinable()) return;
+    running_ = true;
+    thread_ = std::thread([this] {
+      while (running_) {
+        pollfd p{fd_, POLLIN, 0};
+        if (::poll(&p, 1, 20) > 0) PMIx_Progress();
+      }
+    });
+  }
+  void stop() {
+    running_ = false;
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  int fd_;
+  std::atomic<bool> running_{false};
+  std::thread thread_;
+};
+
 int run_daemon(int argc, char** argv) {
   using namespace pmixrun;
   std::string listen = "auto:0";
@@ -295,6 +329,14 @@ int run_daemon(int argc, char** argv) {
   dirs.add_string(PMIX_SERVER_NSPACE, "pmixd." + name);
   dirs.add_bool(PMIX_SERVER_TOOL_SUPPORT, true);
   dirs.add_bool(PMIX_IOF_LOCAL_OUTPUT, false);
+  // PMIXD_SERVER_ON_MULTIPLEXER=1: the server's work runs on CAF's
+  // multiplexer thread (server_progress.hpp), not on the library's own loop
+  // thread. Fewer wake-ups per fence, but on a machine whose simulated nodes
+  // share few CPUs it was slower (docs/multinode.md): not the default.
+  int progress_fd = -1;
+  const char* on_multiplexer = std::getenv("PMIXD_SERVER_ON_MULTIPLEXER");
+  if (on_multiplexer != nullptr && std::string{on_multiplexer} == "1")
+    dirs.add(PMIX_CXX_PROGRESS_FD, &progress_fd, PMIX_POINTER);
   auto rc = PMIx_server_init(&module, dirs.data(), dirs.size());
   if (rc != PMIX_SUCCESS) {
     std::fprintf(stderr, "pmixd: PMIx_server_init failed: %s\n", PMIx_Error_string(rc));
@@ -306,6 +348,18 @@ int run_daemon(int argc, char** argv) {
   configure(*cfg);
   pmixd::use_credentials(*cfg, creds);
   auto sys = std::make_unique<caf::actor_system>(*cfg);
+  if (progress_fd >= 0 && !pmixd::drive_server(*sys, ::fcntl(progress_fd, F_DUPFD_CLOEXEC, 3))) {
+    std::fprintf(stderr, "pmixd: CAF's multiplexer cannot run the PMIx server\n");
+    sys.reset();
+    PMIx_server_finalize();
+    ::close(progress_fd);
+    return 1;
+  }
+  if (progress_fd >= 0 && verbose)
+    std::fprintf(stderr, "pmixd %s: the PMIx server runs on CAF's multiplexer thread\n", name.c_str());
+  // After the actor system (its multiplexer) is gone: a thread of ours runs
+  // the server until it is finalized.
+  server_pump pump(progress_fd);
   caf::actor daemon;
 
   launcher::settings settings;
@@ -421,7 +475,10 @@ int run_daemon(int argc, char** argv) {
     std::fprintf(stderr, "pmixd: cannot listen on %s: %s\n", listen.c_str(), sys->render(port.error()).c_str());
     caf::anon_send_exit(daemon, caf::exit_reason::user_shutdown);
     daemon = caf::actor{};
+    pmixd::undrive_server(*sys);
     sys.reset();
+    pump.start();
+    pump.stop();
     PMIx_server_finalize();
     return 1;
   }
@@ -494,11 +551,14 @@ int run_daemon(int argc, char** argv) {
   pmixd::clear_module_target();
   caf::anon_send_exit(daemon, caf::exit_reason::user_shutdown);
   daemon = caf::actor{};
+  pmixd::undrive_server(*sys);
   sys.reset();
+  pump.start();
   run_posted();
   pmixd::drop_stores();
   jobs.finish_all();
   stop_posting();
+  pump.stop();
   PMIx_server_finalize();
   ::close(sigfd);
   if (!session_dir.empty()) ::rmdir(session_dir.c_str());
