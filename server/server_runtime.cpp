@@ -516,43 +516,18 @@ void runtime::loop() {
     std::lock_guard<std::recursive_mutex> guard{ctx_->gate->mutex()};
     if (stopped_) break;
     io_->handle(events, n);
-    {
-      // The two vectors trade places and keep their capacity: a host that
-      // posts thousands of calls in a burst does not grow a fresh one each
-      // time (freeing those large blocks showed in the profiles).
-      std::lock_guard<std::mutex> inbox_guard{inbox_mutex_};
-      sleeping_ = false;
-      inbox_ready_.store(false, std::memory_order_relaxed);
-      posted_.swap(inbox_);
-      posted_nspaces_.swap(inbox_nspaces_);
-    }
-    if (!posted_.empty()) {
-      if (ctx_->gate->is_open()) send_posted();
-      else drop_posted(posted_, posted_nspaces_);
-    }
-    posted_.clear();
-    posted_nspaces_.clear();
-    if (posted_.capacity() > 8192) {
-      // After a burst of thousands of calls: the memory goes back, the
-      // queue keeps its usual size.
-      posted_ = std::vector<posted>();
-      posted_.reserve(64);
-    }
-    next_timeout_ms_ = actors_->settle();
+    run_posted_and_actors();
   }
 }
 
-// One turn of the loop on the host's thread (PMIX_CXX_PROGRESS_FD): what
-// the sockets have, what was posted, every actor with work; then what was
-// posted meanwhile makes the descriptor readable again, and the next
-// timeout is set on the timerfd.
-void runtime::turn() {
-  std::lock_guard<std::recursive_mutex> guard{ctx_->gate->mutex()};
-  if (stopped_) return;
-  progress::scope in_library;
-  epoll_event events[64];
-  io_->handle(events, io_->wait(events, 64, 0));
+// The rest of a turn, after the sockets: what host threads posted, then
+// every actor with work. On the thread running the turn, under the gate's
+// lock.
+void runtime::run_posted_and_actors() {
   {
+    // The two vectors trade places and keep their capacity: a host that
+    // posts thousands of calls in a burst does not grow a fresh one each
+    // time (freeing those large blocks showed in the profiles).
     std::lock_guard<std::mutex> inbox_guard{inbox_mutex_};
     sleeping_ = false;
     inbox_ready_.store(false, std::memory_order_relaxed);
@@ -566,10 +541,25 @@ void runtime::turn() {
   posted_.clear();
   posted_nspaces_.clear();
   if (posted_.capacity() > 8192) {
+    // After a burst of thousands of calls: the memory goes back, the
+    // queue keeps its usual size.
     posted_ = std::vector<posted>();
     posted_.reserve(64);
   }
   next_timeout_ms_ = actors_->settle();
+}
+
+// One turn of the loop on the host's thread (PMIX_CXX_PROGRESS_FD): what
+// the sockets have, what was posted, every actor with work; then what was
+// posted meanwhile makes the descriptor readable again, and the next
+// timeout is set on the timerfd.
+void runtime::turn() {
+  std::lock_guard<std::recursive_mutex> guard{ctx_->gate->mutex()};
+  if (stopped_) return;
+  progress::scope in_library;
+  epoll_event events[64];
+  io_->handle(events, io_->wait(events, 64, 0));
+  run_posted_and_actors();
   bool again;
   {
     std::lock_guard<std::mutex> inbox_guard{inbox_mutex_};

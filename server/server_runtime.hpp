@@ -138,6 +138,7 @@ class runtime {
   bool sleeping_ = false;   // under inbox_mutex_: the loop blocks in epoll_wait; post() wakes it
   std::atomic<bool> inbox_ready_{false};  // inbox_ has messages: a spinning loop stops spinning
   void loop();
+  void run_posted_and_actors();  // a turn's work after the sockets (loop(), turn())
   // Loop mode: queues a message for the loop thread to send, waking it only
   // when it sleeps (a spinning loop sees inbox_ready_).
   // False when the loop has stopped (the message is dropped).
