@@ -40,6 +40,7 @@
 #include "actors/server_actor.hpp"
 #include "common/log.hpp"
 #include "common/progress.hpp"
+#include "common/unique_fd.hpp"
 #include "faults/check.hpp"
 #include "faults/plane.hpp"
 #include "protocol/codec.hpp"
@@ -275,6 +276,7 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
                              host::attribute_answer_fn attributes, std::unique_ptr<runtime>& out,
                              std::string& error) {
   std::unique_ptr<runtime> rt{new runtime};
+  unique_fd host_fd;  // PMIX_CXX_PROGRESS_FD's, the host's once init succeeds
   auto rc = rt->open_sockets(s, error);
   if (rc != PMIX_SUCCESS) return rc;
 
@@ -414,12 +416,11 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
   }
   if (rt->hosted_) {
     // The host watches a descriptor of its own for the epoll set.
-    const int fd = ::fcntl(rt->io_->epoll_fd(), F_DUPFD_CLOEXEC, 3);
-    if (fd < 0) {
+    host_fd = unique_fd{::fcntl(rt->io_->epoll_fd(), F_DUPFD_CLOEXEC, 3)};
+    if (host_fd.get() < 0) {
       error = std::string{"PMIX_CXX_PROGRESS_FD: cannot duplicate the epoll descriptor: "} + std::strerror(errno);
       return PMIX_ERR_INIT;
     }
-    *s.progress_fd = fd;
     runtime* self = rt.get();
     ctx->gate->on_send([self](caf::actor_addr to, caf::message m) { self->post(std::move(to), std::move(m)); });
     std::lock_guard<std::mutex> guard{rt->inbox_mutex_};
@@ -477,6 +478,9 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
   rc = rt->report_uri(s, error);
   if (rc != PMIX_SUCCESS) return rc;
   log::info("server", "listening at ", ctx->uri);
+  // The host's descriptor only once nothing can fail: a failed init leaves
+  // the host nothing to close.
+  if (rt->hosted_) *s.progress_fd = host_fd.release();
   out = std::move(rt);
   return PMIX_SUCCESS;
 }

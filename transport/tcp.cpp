@@ -1,5 +1,7 @@
 #include "transport/tcp.hpp"
 
+#include "common/unique_fd.hpp"
+
 #include <arpa/inet.h>
 #include <ifaddrs.h>
 #include <net/if.h>
@@ -236,33 +238,6 @@ bool any_matches(const interface_address& a, const std::vector<interface_entry>&
 bool family_enabled(int family, const tcp_options& o) {
   return (family == AF_INET && !o.disable_ipv4) || (family == AF_INET6 && !o.disable_ipv6);
 }
-
-// Owns one descriptor until released.
-class unique_fd {
- public:
-  explicit unique_fd(int fd = -1) : fd_(fd) {}
-  ~unique_fd() { reset(); }
-  unique_fd(unique_fd&& other) noexcept : fd_(other.release()) {}
-  unique_fd& operator=(unique_fd&& other) noexcept {
-    if (this != &other) {
-      reset();
-      fd_ = other.release();
-    }
-    return *this;
-  }
-  unique_fd(const unique_fd&) = delete;
-  unique_fd& operator=(const unique_fd&) = delete;
-
-  int get() const { return fd_; }
-  int release() { return std::exchange(fd_, -1); }
-  void reset() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_;
-};
 
 std::string errno_text(const char* call, int err) { return std::string(call) + ": " + std::strerror(err); }
 

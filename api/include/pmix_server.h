@@ -251,7 +251,8 @@ typedef pmix_status_t (*pmix_server_resource_block_fn_t)(const pmix_proc_t *requ
  * level-triggered) and calls PMIx_Progress() whenever it is readable; a
  * blocking call from another host thread progresses the server itself
  * while it waits. The descriptor is the host's: it closes it once it
- * watches it no more, before or after PMIx_server_finalize. */
+ * watches it no more, before or after PMIx_server_finalize. A failed
+ * PMIx_server_init leaves the int as it was and no descriptor open. */
 #define PMIX_CXX_PROGRESS_FD "pmix.cxx.srv.progfd"
 typedef struct pmix_server_module_4_0_0_t {
     /* since v1 */

@@ -824,17 +824,26 @@ TEST_SUITE("server init: failures leave nothing behind") {
          [&](directives& d) { d.flag(PMIX_SERVER_SYSTEM_SUPPORT).text(PMIX_SYSTEM_TMPDIR, sys.path()); }},
     };
     for (const auto& f : failures) {
-      const std::string failure_name = f.name;
-      CAPTURE(failure_name);
-      const auto tmp = dir.path() + "/tmpdir-not-there-yet";
-      baseline before({dir.path(), sys.path()});
-      directives d;
-      d.text(PMIX_SERVER_TMPDIR, tmp).flag(PMIX_SERVER_TOOL_SUPPORT)
-          .text(PMIX_LAUNCHER_RENDEZVOUS_FILE, dir.path() + "/launch/rv");
-      f.add(d);
-      CHECK(init(d) == f.expected);
-      CHECK(before.unchanged());  // not even the tmpdir it would have created
-      CHECK(PMIx_server_finalize() == PMIX_ERR_INIT);
+      // Each also with PMIX_CXX_PROGRESS_FD: the live rendezvous file fails
+      // init after the host's descriptor is made, which must not be left
+      // open, nor handed to the host.
+      for (const bool hosted : {false, true}) {
+        const std::string failure_name = f.name;
+        CAPTURE(failure_name);
+        CAPTURE(hosted);
+        const auto tmp = dir.path() + "/tmpdir-not-there-yet";
+        baseline before({dir.path(), sys.path()});
+        int progress_fd = -1;
+        directives d;
+        d.text(PMIX_SERVER_TMPDIR, tmp).flag(PMIX_SERVER_TOOL_SUPPORT)
+            .text(PMIX_LAUNCHER_RENDEZVOUS_FILE, dir.path() + "/launch/rv");
+        if (hosted) d.pointer(PMIX_CXX_PROGRESS_FD, &progress_fd);
+        f.add(d);
+        CHECK(init(d) == f.expected);
+        CHECK(before.unchanged());  // not even the tmpdir it would have created
+        CHECK(progress_fd == -1);
+        CHECK(PMIx_server_finalize() == PMIX_ERR_INIT);
+      }
     }
     ::kill(sleeper, SIGKILL);
     ::waitpid(sleeper, nullptr, 0);
