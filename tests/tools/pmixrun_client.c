@@ -7,7 +7,8 @@
  *   pmixrun_client persist         (-n 2) PERSIST_PROC data goes when its publisher ends,
  *                                  PERSIST_APP and SESSION data stay
  *   pmixrun_client spawn CODE      (-n 2) rank 0 spawns two apps of this program (2 + 1
- *                                  processes) as one job; parents and children connect,
+ *                                  processes) as one job, app 1 in the working directory
+ *                                  "/"; parents and children connect,
  *                                  read each other's job data, disconnect; the children check
  *                                  their job data, ranges across jobs and PERSIST_APP; the last
  *                                  child exits with CODE
@@ -26,6 +27,7 @@
  * Output: "FAIL <mode>: rank R: ..." per failed check, "OK <mode> rank=R" per passing
  * process; exit status 1 on any failure (spawn children: CODE for the last one). */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pmix.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -314,6 +316,13 @@ static int spawn_child(int argc, char **argv)
     CHECK((appnum == 0 && me.rank < CHILDREN_APP0) || (appnum == 1 && me.rank >= CHILDREN_APP0),
           "rank %u in app %ld: the apps' ranks are not consecutive", me.rank, appnum);
     expect_uint(me.nspace, me.rank, PMIX_LOCAL_RANK, PMIX_UINT16, me.rank);
+    /* app 1 was given "/" as its working directory, app 0 none (the launcher's) */
+    char cwd[4096] = "";
+    CHECK(getcwd(cwd, sizeof cwd) != NULL, "getcwd: %s", strerror(errno));
+    if (appnum == 1)
+        CHECK(strcmp(cwd, "/") == 0, "app 1 runs in %s, not in its wdir /", cwd);
+    else
+        CHECK(strcmp(cwd, "/") != 0, "app 0 runs in /, not in the launcher's directory");
     pmix_value_t *v = get(me.nspace, PMIX_RANK_WILDCARD, PMIX_SPAWNED);
     if (v != NULL) {
         CHECK(v->type == PMIX_BOOL && v->data.flag, "PMIX_SPAWNED is not true");
@@ -396,6 +405,7 @@ static void spawn_parent(int code)
             PMIX_ARGV_APPEND(rc, apps[a].env, "PMIXRUN_CLIENT_MODE=spawn");
             apps[a].maxprocs = a == 0 ? CHILDREN_APP0 : CHILDREN_APP1;
         }
+        apps[1].cwd = strdup("/");
         pmix_nspace_t ns;
         rc = PMIx_Spawn(NULL, 0, apps, 2, ns);
         CHECK(rc == PMIX_SUCCESS, "PMIx_Spawn: %s", PMIx_Error_string(rc));

@@ -5,6 +5,7 @@
 #include <pmix.h>
 #include <pmix_server.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -118,7 +119,7 @@ void remove_tree(const std::string& dir) {
   if (!dir.empty()) ::nftw(dir.c_str(), remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-// Why an exec did not happen, sent by the child over a close-on-exec pipe.
+// Why a process could not be started.
 struct exec_failure {
   int stage;  // 0: chdir, 1: exec
   int err;
@@ -162,58 +163,46 @@ struct child_pipes {
   }
 };
 
-// Forks and execs. Returns the pid once the exec succeeded; on failure the
-// child has exited (status 127, still to be reaped), the pid is returned and
-// `failure` is set. The child's stdout, stderr and stdin are its ends of
-// those `pipes` that are open (pmixrun keeps 0, 1 and 2 open, so pipes never
-// take those numbers).
+// Starts `file` with posix_spawn: the child shares this process's memory
+// until it execs (glibc clones with CLONE_VM | CLONE_VFORK), so none of the
+// launcher's page tables are copied and none of its pages become
+// copy-on-write, a cost that a fork paid per process and that grew with
+// the launcher's own memory (its server, CAF; docs/performance.md). Returns
+// the pid once the exec succeeded; on failure -1, with `failure` set (the
+// child, if one was made, is reaped already). The child's stdout, stderr and
+// stdin are its ends of those `pipes` that are open (pmixrun keeps 0, 1 and
+// 2 open, so pipes never take those numbers); its signal mask is empty.
 pid_t fork_exec(const std::string& file, const std::vector<std::string>& argv, char** env,
                 const std::string& cwd, const child_pipes& pipes,
                 std::optional<exec_failure>& failure) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) {
-    failure = exec_failure{1, errno};
-    return -1;
-  }
-  std::fflush(nullptr);
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    failure = exec_failure{1, errno};
-    ::close(fds[0]);
-    ::close(fds[1]);
-    return -1;
-  }
-  if (pid == 0) {
-    // Only async-signal-safe calls from here on: the parent has threads.
-    sigset_t none;
-    sigemptyset(&none);
-    ::pthread_sigmask(SIG_SETMASK, &none, nullptr);
-    // dup2 clears close-on-exec on the copies; the originals close at exec.
-    const int standard[3] = {STDOUT_FILENO, STDERR_FILENO, STDIN_FILENO};
-    for (int k = 0; k < 3; ++k)
-      if (pipes.child_end(k) >= 0 && ::dup2(pipes.child_end(k), standard[k]) < 0) ::_exit(127);
-    exec_failure f{0, 0};
-    if (cwd.empty() || ::chdir(cwd.c_str()) == 0) {
-      ::execve(file.c_str(), args.data(), env);
-      f.stage = 1;
-    }
-    f.err = errno;
-    ssize_t w = ::write(fds[1], &f, sizeof f);
-    (void)w;
-    ::_exit(127);
-  }
-  ::close(fds[1]);
-  exec_failure f{};
-  ssize_t got;
-  do {
-    got = ::read(fds[0], &f, sizeof f);
-  } while (got < 0 && errno == EINTR);
-  ::close(fds[0]);
-  if (got == static_cast<ssize_t>(sizeof f)) failure = f;
-  return pid;
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attr;
+  ::posix_spawn_file_actions_init(&actions);
+  ::posix_spawnattr_init(&attr);
+  sigset_t none;
+  sigemptyset(&none);
+  ::posix_spawnattr_setsigmask(&attr, &none);
+  ::posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+  // dup2 clears close-on-exec on the copies; the originals close at exec.
+  const int standard[3] = {STDOUT_FILENO, STDERR_FILENO, STDIN_FILENO};
+  for (int k = 0; k < 3; ++k)
+    if (pipes.child_end(k) >= 0) ::posix_spawn_file_actions_adddup2(&actions, pipes.child_end(k), standard[k]);
+  if (!cwd.empty()) ::posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
+  pid_t pid = -1;
+  const int err = ::posix_spawn(&pid, file.c_str(), &actions, &attr, args.data(), env);
+  ::posix_spawn_file_actions_destroy(&actions);
+  ::posix_spawnattr_destroy(&attr);
+  if (err == 0) return pid;
+  // posix_spawn does not say which step failed: a directory the child
+  // could not enter is named in the message.
+  struct stat st{};
+  const bool dir_ok = cwd.empty() || (::stat(cwd.c_str(), &st) == 0 && S_ISDIR(st.st_mode) &&
+                                      ::access(cwd.c_str(), X_OK) == 0);
+  failure = exec_failure{dir_ok ? 1 : 0, err};
+  return -1;
 }
 
 }  // namespace
