@@ -16,16 +16,9 @@ export PYTHONDONTWRITEBYTECODE=1
 # Leaks are not checked here: the interpreter frees little at exit, and a
 # suppression naming it would match every stack of the process, ours too.
 # The same C programs and library run with leak checking in tests/e2e.
-needed=$(readelf -d "$root/python/pmix.so" | grep NEEDED || true)
-runtime=()
-case "$needed" in
-  *libasan*)
-    runtime=("$(gcc -print-file-name=libasan.so)" "$(gcc -print-file-name=libstdc++.so)")
-    export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" ;;
-  *libtsan*) runtime=("$(gcc -print-file-name=libtsan.so)") ;;
-esac
-if [ ${#runtime[@]} -gt 0 ]; then
-  preload=$(readlink -f "${runtime[@]}" | paste -sd:)
+preload=$(tests/support/sanitizer_runtime.sh "$root/python/pmix.so")
+if [ -n "$preload" ]; then
   export LD_PRELOAD="$preload${LD_PRELOAD:+:$LD_PRELOAD}"
+  export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
 fi
 exec /usr/bin/python3 -m pytest -p no:cacheprovider -q -rfE "$root/tests/python" "$@"
