@@ -172,7 +172,7 @@ struct child_pipes {
 // child, if one was made, is reaped already). The child's stdout, stderr and
 // stdin are its ends of those `pipes` that are open (pmixrun keeps 0, 1 and
 // 2 open, so pipes never take those numbers); its signal mask is empty.
-pid_t fork_exec(const std::string& file, const std::vector<std::string>& argv, char** env,
+pid_t spawn_process(const std::string& file, const std::vector<std::string>& argv, char** env,
                 const std::string& cwd, const child_pipes& pipes,
                 std::optional<exec_failure>& failure) {
   std::vector<char*> args;
@@ -467,7 +467,7 @@ job* launcher::start(const std::string& nspace, job_spec spec, bool spawned, pmi
       break;
     }
     std::optional<exec_failure> failure;
-    const pid_t pid = fork_exec(files[a], app.argv, env, app.cwd, pipes, failure);
+    const pid_t pid = spawn_process(files[a], app.argv, env, app.cwd, pipes, failure);
     PMIX_ARGV_FREE(env);
     pipes.close_child_ends();
     if (pid > 0) {
