@@ -1,8 +1,8 @@
 // Jobs: a namespace registered with the PMIx server and its processes.
 //
 // The launcher registers a job the way a resource manager does (namespace
-// with full job data, then each client), forks its processes with the
-// environment PMIx_server_setup_fork gives, reaps them, and, once every
+// with full job data, then each client), starts its processes (posix_spawn)
+// with the environment PMIx_server_setup_fork gives, reaps them, and, once every
 // process of a job has ended and its output too (when it is forwarded),
 // deregisters its clients and its namespace and removes its session
 // directory.
