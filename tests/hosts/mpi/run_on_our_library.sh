@@ -30,22 +30,18 @@ export TMPDIR=$tmp
 # named mpirun: bash itself crashes with libtsan preloaded (a segmentation
 # fault before its first line), so the suite's scripts must run without it.
 if [ "$launcher" = mpirun ] && [ "$ranks_on" != openpmix-launcher ]; then
-  needed=$(readelf -d api/libpmix.so.2 | grep NEEDED || true)
-  runtime=()
-  case "$needed" in
+  preload=$(tests/support/sanitizer_runtime.sh api/libpmix.so.2)
+  case "$preload" in
     *libasan*)
-      runtime=("$(gcc -print-file-name=libasan.so)" "$(gcc -print-file-name=libstdc++.so)")
       export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0:suppressions=$PWD/tests/hosts/mpi/openmpi.asan.supp" ;;
     *libtsan*)
-      runtime=("$(gcc -print-file-name=libtsan.so)")
       # TSan reads one suppressions file: one given already is kept, with
       # openmpi.tsan.supp (a bug of mpirun's own) added.
       given=$(sed -n 's/.*suppressions=\([^:]*\).*/\1/p' <<<"${TSAN_OPTIONS:-}")
       { [ -z "$given" ] || cat "$given"; cat tests/hosts/mpi/openmpi.tsan.supp; } >"$lib/tsan.supp"
       export TSAN_OPTIONS="${TSAN_OPTIONS:-}:suppressions=$lib/tsan.supp" ;;
   esac
-  if [ ${#runtime[@]} -gt 0 ]; then
-    preload=$(readlink -f "${runtime[@]}" | paste -sd:)
+  if [ -n "$preload" ]; then
     mkdir "$lib/bin"
     printf '#!/bin/sh\nLD_PRELOAD=%s exec /usr/bin/mpirun "$@"\n' "$preload${LD_PRELOAD:+:$LD_PRELOAD}" >"$lib/bin/mpirun"
     chmod +x "$lib/bin/mpirun"
