@@ -346,35 +346,51 @@ std::string serialize_job_info(const std::string& nspace, job_layout layout,
     std::optional<std::uint32_t> nodeid;
     std::optional<std::uint16_t> index;  // PMIX_LOCAL_RANK and PMIX_NODE_RANK
   };
-  // Every rank the blob describes, sorted, with its derived data alongside
-  // (vectors, not a map: 10,000 ranks are 2 allocations, not 10,000).
+  // The ranks the blob can describe, sorted, with their derived data
+  // alongside: those registered and those of this node. A rank of the proc
+  // map that runs elsewhere with nothing registered gets no RankInfo (below),
+  // so the map's other ranks are only walked, not stored: a job of 100,000
+  // ranks on 16 nodes kept a vector of derived data for every rank and found
+  // each by binary search (half of a registration's 8-18 ms).
   std::vector<rank_t> ranks;
-  std::size_t listed = layout.rank_data.size() + layout.local_ranks.size();
-  for (const auto& on_node : layout.node_ranks) listed += on_node.size();
-  ranks.reserve(listed);
+  ranks.reserve(layout.rank_data.size() + layout.local_ranks.size());
   for (const auto& s : layout.rank_data) ranks.push_back(s.rank);
-  for (const auto& on_node : layout.node_ranks) ranks.insert(ranks.end(), on_node.begin(), on_node.end());
-  if (layout.node_ranks.empty()) ranks.insert(ranks.end(), layout.local_ranks.begin(), layout.local_ranks.end());
+  ranks.insert(ranks.end(), layout.local_ranks.begin(), layout.local_ranks.end());
   sort_unique(ranks);
   std::vector<derived> info_of(ranks.size());
-  auto of = [&](rank_t r) -> derived& {
-    return info_of[static_cast<std::size_t>(std::lower_bound(ranks.begin(), ranks.end(), r) - ranks.begin())];
+  // A rank's entry, or none: by offset when the ranks are one run, else
+  // through a bitmap of the span (most of the map's ranks are not here) and
+  // a binary search for those that are.
+  const rank_t low = ranks.empty() ? 0 : ranks.front();
+  const std::size_t span = ranks.empty() ? 0 : static_cast<std::size_t>(ranks.back() - low) + 1;
+  const bool dense = span == ranks.size();
+  std::vector<bool> present;
+  if (!dense) {
+    present.assign(span, false);
+    for (auto r : ranks) present[r - low] = true;
+  }
+  auto of = [&](rank_t r) -> derived* {
+    if (r < low || static_cast<std::size_t>(r - low) >= span) return nullptr;
+    if (dense) return &info_of[r - low];
+    if (!present[r - low]) return nullptr;
+    return &info_of[static_cast<std::size_t>(std::lower_bound(ranks.begin(), ranks.end(), r) - ranks.begin())];
   };
   for (std::size_t n = 0; n < layout.node_ranks.size(); ++n) {
     const auto& on_node = layout.node_ranks[n];
     for (std::size_t k = 0; k < on_node.size(); ++k) {
-      auto& d = of(on_node[k]);
-      if (n < layout.nodes.size() && d.host == nullptr) d.host = &layout.nodes[n];
-      if (!d.nodeid) d.nodeid = static_cast<std::uint32_t>(n);
-      if (!d.index) d.index = static_cast<std::uint16_t>(k);
+      auto* d = of(on_node[k]);
+      if (d == nullptr) continue;
+      if (n < layout.nodes.size() && d->host == nullptr) d->host = &layout.nodes[n];
+      if (!d->nodeid) d->nodeid = static_cast<std::uint32_t>(n);
+      if (!d->index) d->index = static_cast<std::uint16_t>(k);
     }
   }
   if (layout.node_ranks.empty()) {
     // No proc map: the local ranks are numbered on this node in rank order.
     for (std::size_t k = 0; k < layout.local_ranks.size(); ++k) {
-      auto& d = of(layout.local_ranks[k]);
-      if (d.host == nullptr) d.host = &hostname;
-      if (!d.index) d.index = static_cast<std::uint16_t>(k);
+      auto* d = of(layout.local_ranks[k]);
+      if (d->host == nullptr) d->host = &hostname;
+      if (!d->index) d->index = static_cast<std::uint16_t>(k);
     }
   }
 
@@ -440,11 +456,13 @@ std::string serialize_job_info(const std::string& nspace, job_layout layout,
   // keeps the maps and derives as well.
   // (The items derived here are those protocol::derived_rank_items gives,
   // in its order.)
+  // Written: every registered rank, and every rank of this node; with a
+  // proc map, only those it places (the map is what the job's readers go by).
   std::vector<bool> written(ranks.size());
   for (std::size_t k = 0, s = 0; k < ranks.size(); ++k) {
     while (s < layout.rank_data.size() && layout.rank_data[s].rank < ranks[k]) ++s;
     const bool registered = s < layout.rank_data.size() && layout.rank_data[s].rank == ranks[k];
-    written[k] = registered || !info_of[k].nodeid || !info_of[k].index || layout.is_local(ranks[k]);
+    written[k] = registered || layout.node_ranks.empty() || info_of[k].nodeid.has_value();
   }
   // Each written rank's record size first (the blob is allocated once), and
   // with them the rank index (JobInfo.rank_index): where each RankInfo's

@@ -566,6 +566,41 @@ TEST_SUITE("job_layout") {
     CHECK(*get(j.job, PMIX_LOCALLDR).as_uint() == 0);
   }
 
+  TEST_CASE("serialize_job_info writes the registered ranks and the placed local ones, sparse or dense") {
+    // Cyclic over three nodes, this node "b": its ranks 1, 4, 7 are not one
+    // run. The host's peers list adds 9, which the proc map places nowhere;
+    // ranks 5 (on c) and 11 (in no map) have registered data of their own.
+    const info_list in{entry(PMIX_NODE_MAP, value::string("a,b,c")),
+                       entry(PMIX_PROC_MAP, value::string(compact_procs("0,3,6;1,4,7;2,5,8"))),
+                       entry(PMIX_LOCAL_PEERS, value::string("1,4,7,9")),
+                       entry(PMIX_JOB_SIZE, value::unsigned_(PMIX_UINT32, 12)),
+                       proc_data({rank_entry(11), entry("app.key", value::string("eleven"))}),
+                       proc_data({rank_entry(5), entry("app.key", value::string("five"))})};
+    const auto j = decode(serialize_job_info("sparse", layout_of(in, 4, "b"), "b"));
+    CHECK(j.rank_order == std::vector<rank_t>{1, 4, 5, 7, 11});
+    CHECK(*get(j.ranks.at(4), PMIX_LOCAL_RANK).as_uint() == 1);
+    CHECK(*get(j.ranks.at(4), PMIX_HOSTNAME).as_string() == "b");
+    CHECK(*get(j.ranks.at(5), PMIX_HOSTNAME).as_string() == "c");
+    CHECK(*get(j.ranks.at(5), PMIX_NODEID).as_uint() == 2);
+    CHECK(*get(j.ranks.at(5), PMIX_LOCAL_RANK).as_uint() == 1);
+    CHECK(*get(j.ranks.at(5), "app.key").as_string() == "five");
+    CHECK(*get(j.ranks.at(11), "app.key").as_string() == "eleven");
+    CHECK(pmix::find(j.ranks.at(11), PMIX_NODEID) == nullptr);  // placed by no map
+    CHECK(j.ranks.count(9) == 0);
+    // The other ranks of the map are derived by the readers.
+    CHECK(*get(j.ranks.at(6), PMIX_HOSTNAME).as_string() == "a");
+    CHECK(*get(j.ranks.at(6), PMIX_LOCAL_RANK).as_uint() == 2);
+
+    // The same job in blocks: this node's ranks are one run.
+    const info_list blocks{entry(PMIX_NODE_MAP, value::string("a,b,c")),
+                           entry(PMIX_PROC_MAP, value::string(compact_procs("0-3;4-7;8-11"))),
+                           proc_data({rank_entry(9), entry("app.key", value::string("nine"))})};
+    const auto k = decode(serialize_job_info("dense", layout_of(blocks, 4, "b"), "b"));
+    CHECK(k.rank_order == std::vector<rank_t>{4, 5, 6, 7, 9});
+    CHECK(*get(k.ranks.at(9), PMIX_LOCAL_RANK).as_uint() == 1);
+    CHECK(*get(k.ranks.at(9), PMIX_HOSTNAME).as_string() == "c");
+  }
+
   TEST_CASE("serialize_job_info does not override keys the host gave") {
     const info_list in{
         entry(PMIX_NODE_MAP, value::string(node_list)),
