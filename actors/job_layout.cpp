@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
-#include <set>
 
 #include "common/regex/regex.hpp"
 #include "protocol/codec.hpp"
@@ -170,22 +169,23 @@ pmix_status_t compute_layout(const info_list& info, int nlocalprocs, const std::
       out.local_node = static_cast<int>(n);
       break;
     }
-  std::set<rank_t> locals;
+  // A vector sorted once (a set was one allocation per local rank).
+  std::vector<rank_t> locals;
   if (local_peers != nullptr) {
     auto parsed = regex::parse_proc_map(*local_peers);
     if (!parsed.ok() || parsed.value().size() > 1) {
       error = "PMIX_LOCAL_PEERS must be a comma-separated list of ranks";
       return PMIX_ERR_BAD_PARAM;
     }
-    if (!parsed.value().empty()) locals.insert(parsed.value()[0].begin(), parsed.value()[0].end());
+    if (!parsed.value().empty()) locals = std::move(parsed.value()[0]);
   } else if (out.local_node >= 0 && static_cast<std::size_t>(out.local_node) < out.node_ranks.size()) {
-    const auto& mine = out.node_ranks[static_cast<std::size_t>(out.local_node)];
-    locals.insert(mine.begin(), mine.end());
+    locals = out.node_ranks[static_cast<std::size_t>(out.local_node)];
   } else if (out.nodes.empty() && out.node_ranks.size() == 1) {
     // A proc map without a node map describes this node alone.
-    locals.insert(out.node_ranks[0].begin(), out.node_ranks[0].end());
+    locals = out.node_ranks[0];
   }
-  out.local_ranks.assign(locals.begin(), locals.end());
+  sort_unique(locals);
+  out.local_ranks = std::move(locals);
   if (!out.job_size && !out.node_ranks.empty()) {
     std::size_t total = 0;
     for (const auto& n : out.node_ranks) total += n.size();
@@ -456,13 +456,37 @@ std::string serialize_job_info(const std::string& nspace, job_layout layout,
   // keeps the maps and derives as well.
   // (The items derived here are those protocol::derived_rank_items gives,
   // in its order.)
-  // Written: every registered rank, and every rank of this node; with a
-  // proc map, only those it places (the map is what the job's readers go by).
+  // This node's ranks with nothing registered of their own are left to the
+  // readers as well when the job's own items give theirs
+  // (JobInfo.local_ranks_by_peers): this node's list in the proc map is
+  // PMIX_LOCAL_PEERS in order, and the job's PMIX_HOSTNAME and PMIX_NODEID
+  // (the last of each, as a reader keeps) are this node's name in the node
+  // map and its place. A job of 100,000 ranks by its maps alone wrote
+  // 6,250 such entries of about 150 bytes per node, most of its
+  // registration's time, where OpenPMIx derives them.
+  bool by_peers = false;
+  if (layout.local_node >= 0 && static_cast<std::size_t>(layout.local_node) < layout.node_ranks.size() &&
+      static_cast<std::size_t>(layout.local_node) < layout.nodes.size() &&
+      layout.node_ranks[static_cast<std::size_t>(layout.local_node)] == layout.local_ranks) {
+    const value* host = nullptr;
+    const value* node = nullptr;
+    for (const auto& i : job) {
+      if (i.key == PMIX_HOSTNAME) host = &i.val;
+      if (i.key == PMIX_NODEID) node = &i.val;
+    }
+    by_peers = host != nullptr && host->as_string() != nullptr &&
+               *host->as_string() == layout.nodes[static_cast<std::size_t>(layout.local_node)] &&
+               node != nullptr && node->as_uint() == static_cast<std::uint64_t>(layout.local_node);
+  }
+  if (by_peers) protocol::append_uint(out, wire::JobInfo::kLocalRanksByPeersFieldNumber, 1);
+  // Written: every registered rank; with a proc map, this node's ranks it
+  // places unless they are left to PMIX_LOCAL_PEERS (the map is what the
+  // job's readers go by); without one, every rank of this node.
   std::vector<bool> written(ranks.size());
   for (std::size_t k = 0, s = 0; k < ranks.size(); ++k) {
     while (s < layout.rank_data.size() && layout.rank_data[s].rank < ranks[k]) ++s;
     const bool registered = s < layout.rank_data.size() && layout.rank_data[s].rank == ranks[k];
-    written[k] = registered || layout.node_ranks.empty() || info_of[k].nodeid.has_value();
+    written[k] = registered || layout.node_ranks.empty() || (!by_peers && info_of[k].nodeid.has_value());
   }
   // Each written rank's record size first (the blob is allocated once), and
   // with them the rank index (JobInfo.rank_index): where each RankInfo's
@@ -511,6 +535,9 @@ std::string serialize_job_info(const std::string& nspace, job_layout layout,
   slice = layout.rank_data.cbegin();
   for (std::size_t k = 0; k < ranks.size(); ++k)
     if (written[k]) protocol::append_length_delimited(out, wire::JobInfo::kRanksFieldNumber, record(k, slice));
+  // With no rank written the buffer is what the job's items grew to: it is
+  // held as long as the job, so at its size.
+  if (out.capacity() != out.size()) out.shrink_to_fit();
   return out;
 }
 

@@ -88,6 +88,24 @@ namespace {
 
 using self_ptr = caf::stateful_actor<nspace_state>*;
 
+// The job-level keys a reader derives this node's ranks' items from when
+// JobInfo.local_ranks_by_peers is set (actors/job_layout.hpp).
+bool affects_local_ranks(const std::string& key) {
+  return key == PMIX_LOCAL_PEERS || key == PMIX_HOSTNAME || key == PMIX_NODEID;
+}
+
+// Clears JobInfo.local_ranks_by_peers in `job` (its readers then derive the
+// local ranks from the maps, as every other rank). Protobuf rewrites the
+// fields in number order, the rank index after the ranks: it goes, as when
+// the job data is trimmed.
+void drop_local_ranks_by_peers(std::string& job) {
+  wire::JobInfo parsed;
+  if (!parsed.ParseFromString(job) || !parsed.local_ranks_by_peers()) return;
+  parsed.clear_local_ranks_by_peers();
+  parsed.clear_rank_index();
+  job = parsed.SerializeAsString();
+}
+
 void publish_job(self_ptr self) {
   auto& st = self->state;
   if (!st.tool && st.server) self->send(st.server, nspace_job_msg{st.nspace, st.job});
@@ -319,8 +337,13 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
             for (const auto& i : parsed.info()) present.insert(i.key());
         }
         auto job = std::make_shared<std::string>(*st.job);
-        for (const auto& i : msg.info)
-          if (present.count(i.key) == 0) protocol::append_info(*job, wire::JobInfo::kInfoFieldNumber, i);
+        bool by_peers_items = false;  // what local_ranks_by_peers was checked against
+        for (const auto& i : msg.info) {
+          if (present.count(i.key) != 0) continue;
+          protocol::append_info(*job, wire::JobInfo::kInfoFieldNumber, i);
+          by_peers_items = by_peers_items || affects_local_ranks(i.key);
+        }
+        if (by_peers_items) drop_local_ranks_by_peers(*job);
         st.job = std::move(job);
         publish_job(self);
         msg.done->deliver(PMIX_SUCCESS);
@@ -352,6 +375,8 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
         // its offsets no longer right: without it, readers find the ranks
         // by reading them all.
         job.clear_rank_index();
+        for (const auto& i : msg.info)
+          if (affects_local_ranks(i.key)) job.clear_local_ranks_by_peers();
         st.job = std::make_shared<const std::string>(job.SerializeAsString());
         publish_job(self);
       },

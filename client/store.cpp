@@ -42,6 +42,7 @@ void store::job::load_info(info_list&& items) {
 
 bool store::load_job(protocol::job_info&& in) {
   job j;
+  j.local_by_peers = in.local_ranks_by_peers;
   j.load_info(std::move(in.info));
   for (auto& [rank, infos] : in.ranks) load_infos(std::move(infos), j.ranks[rank]);
   if (in.raw) {
@@ -96,6 +97,9 @@ bool store::load_job(protocol::job_info&& in) {
 
 void store::merge_job(const std::string& nspace, info_list&& items) {
   auto& j = jobs_[nspace];
+  // What the server checked the local ranks' items against may change.
+  for (const auto& i : items)
+    if (i.key == PMIX_LOCAL_PEERS || i.key == PMIX_HOSTNAME || i.key == PMIX_NODEID) j.local_by_peers = false;
   j.load_info(std::move(items));
   j.derivable.reset();  // the maps may be among them: read again when needed
 }
@@ -220,6 +224,20 @@ const store::key_map* store::job::rank_keys(rank_t r) const {
   }
   auto it = ranks.find(r);
   if (it != ranks.end()) return &it->second;
+  if (local_by_peers) {
+    const auto mine = std::lower_bound(local.begin(), local.end(), r);
+    const auto* host = lookup(info, PMIX_HOSTNAME);
+    const auto* node = lookup(info, PMIX_NODEID);
+    const auto node_id = node == nullptr ? std::nullopt : node->as_uint();
+    if (mine != local.end() && *mine == r && node_id && host != nullptr && host->as_string() != nullptr) {
+      auto& keys = ranks[r];
+      load_infos(protocol::derived_rank_items(r, host->as_string(),
+                                              static_cast<std::uint32_t>(*node_id),
+                                              static_cast<std::uint32_t>(mine - local.begin())),
+                 keys);
+      return &keys;
+    }
+  }
   const auto& m = read_maps();
   const auto* place = m.places.find(r);
   if (place == nullptr) return nullptr;

@@ -137,6 +137,11 @@ class store {
       regex::rank_places places;
     };
     mutable std::optional<maps> derivable;
+    // JobInfo.local_ranks_by_peers: a rank of `local` without a RankInfo
+    // takes the items derived from its place in `local` and the job's
+    // PMIX_HOSTNAME and PMIX_NODEID, without reading the maps (at 100,000
+    // ranks a parse of the proc map in every process).
+    bool local_by_peers = false;
     const key_map* rank_keys(rank_t r) const;
     // Every RankInfo decoded.
     void decode_all() const;

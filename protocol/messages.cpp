@@ -650,6 +650,7 @@ bool read_indexed_job(std::string_view in, job_info& out, std::vector<std::pair<
   reader r{in};
   field f;
   auto take_field = [&](const field& g) {
+    if (g.id == 5 && g.type == pb::varint) out.local_ranks_by_peers = g.number != 0;
     if (g.type != pb::delimited) return true;
     if (g.id == 1) {
       out.nspace.assign(g.bytes.data(), g.bytes.size());
@@ -738,6 +739,8 @@ bool read_job_top(std::string_view in, job_info& out, std::vector<std::pair<rank
         if (g.id == 1 && g.type == pb::varint) rank = static_cast<rank_t>(g.number);
       if (!rr.ok()) return malformed(error);
       ranks.emplace_back(rank, f.bytes);
+    } else if (f.id == 5 && f.type == pb::varint) {
+      out.local_ranks_by_peers = f.number != 0;
     }
   }
   return r.ok() || malformed(error);

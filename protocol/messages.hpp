@@ -184,6 +184,9 @@ struct job_info {
   // instead of `ranks`.
   std::shared_ptr<const void> raw;
   std::vector<std::pair<rank_t, std::string_view>> encoded;
+  // JobInfo.local_ranks_by_peers: a local rank without a RankInfo takes its
+  // items from PMIX_LOCAL_PEERS and the job's PMIX_HOSTNAME and PMIX_NODEID.
+  bool local_ranks_by_peers = false;
 };
 bool decode(std::string_view in, job_info& out, std::string* error = nullptr);
 // As decode, but the ranks' items stay encoded (job_info::encoded): a process

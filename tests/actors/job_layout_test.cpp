@@ -87,6 +87,7 @@ struct decoded_job {
   info_list job;
   std::map<rank_t, info_list> ranks;
   std::vector<rank_t> rank_order;
+  bool local_ranks_by_peers = false;
 };
 
 decoded_job decode(const std::string& bytes) {
@@ -95,6 +96,7 @@ decoded_job decode(const std::string& bytes) {
   decoded_job out;
   out.nspace = j.nspace();
   for (const auto& r : j.ranks()) out.rank_order.push_back(r.rank());
+  out.local_ranks_by_peers = j.local_ranks_by_peers();
   pmix::actors::add_derived_ranks(j);
   std::string error;
   REQUIRE_MESSAGE(pmix::protocol::from_wire(j.info(), out.job, &error), error);
@@ -365,11 +367,13 @@ TEST_SUITE("job_layout") {
       CHECK(count(j.job, i.key) == 1);
     }
 
-    // Every rank, local or not, learns where it runs: the local ones from
-    // the job data, the others (nothing registered of their own) from the
-    // maps, by the readers.
+    // Every rank, local or not, learns where it runs from its readers: with
+    // nothing registered of their own, the local ones from their place in
+    // PMIX_LOCAL_PEERS (the same as in the proc map), the others from the
+    // maps.
     REQUIRE(j.ranks.size() == 12);
-    CHECK(j.rank_order == std::vector<rank_t>{4, 5, 6, 7});
+    CHECK(j.rank_order.empty());
+    CHECK(j.local_ranks_by_peers);
     for (rank_t r = 0; r < 12; ++r) {
       CAPTURE(r);
       const auto& list = j.ranks.at(r);
@@ -423,7 +427,7 @@ TEST_SUITE("job_layout") {
   }
 
   TEST_CASE("serialize_job_info of 100,000 ranks on 16 nodes is canonical protobuf, fills its buffer exactly, "
-            "writes this node's ranks, and its readers give every rank its node") {
+            "writes no rank, and its readers give every rank its node") {
     // The blob is sized before it is written; later ranks' numbers and node
     // names are longer than the first's (the estimate from rank 0 came short).
     std::string nodes, procs;
@@ -440,14 +444,14 @@ TEST_SUITE("job_layout") {
     REQUIRE(parsed.ParseFromString(blob));
     // The same fields protobuf would write, the rank index before the ranks
     // (protobuf puts it last).
-    CHECK(parsed.SerializeAsString().size() == blob.size());
-    CHECK(parsed.rank_index().size() == 12 * 6250);
-    CHECK(blob.find(parsed.rank_index()) < blob.find(parsed.ranks(0).SerializeAsString()));
-    // Only this node's ranks are written (they registered nothing else);
-    // the others' items are derived from the maps where they are read.
-    REQUIRE(parsed.ranks_size() == 6250);
-    CHECK(parsed.ranks(0).rank() == 93750);
-    CHECK(blob.size() < 2'000'000);
+    CHECK(parsed.SerializeAsString() == blob);
+    // No rank is written (none registered anything): this node's ranks are
+    // derived from PMIX_LOCAL_PEERS, the others' from the maps, where they
+    // are read. (It wrote this node's 6,250, 0.96 MB, before.)
+    CHECK(parsed.local_ranks_by_peers());
+    CHECK(parsed.ranks_size() == 0);
+    CHECK(parsed.rank_index().empty());
+    CHECK(blob.size() < 40'000);
     const auto j = decode(blob);
     REQUIRE(j.ranks.size() == 100000);
     for (rank_t r : {0u, 1u, 6249u, 6250u, 93749u, 93750u, 99999u}) {
@@ -596,9 +600,44 @@ TEST_SUITE("job_layout") {
                            entry(PMIX_PROC_MAP, value::string(compact_procs("0-3;4-7;8-11"))),
                            proc_data({rank_entry(9), entry("app.key", value::string("nine"))})};
     const auto k = decode(serialize_job_info("dense", layout_of(blocks, 4, "b"), "b"));
-    CHECK(k.rank_order == std::vector<rank_t>{4, 5, 6, 7, 9});
+    CHECK(k.rank_order == std::vector<rank_t>{9});  // this node's are left to PMIX_LOCAL_PEERS
+    CHECK(k.local_ranks_by_peers);
     CHECK(*get(k.ranks.at(9), PMIX_LOCAL_RANK).as_uint() == 1);
     CHECK(*get(k.ranks.at(9), PMIX_HOSTNAME).as_string() == "c");
+    CHECK(*get(k.ranks.at(6), PMIX_LOCAL_RANK).as_uint() == 2);
+    CHECK(*get(k.ranks.at(6), PMIX_HOSTNAME).as_string() == "b");
+    CHECK_FALSE(j.local_ranks_by_peers);  // the cyclic job's peers are not its node's list
+  }
+
+  TEST_CASE("this node's ranks are written when the job's own items would not give theirs") {
+    // Each of these breaks one thing a reader derives a local rank's items
+    // from: its place in PMIX_LOCAL_PEERS, the job's PMIX_HOSTNAME and
+    // PMIX_NODEID.
+    const auto maps = [](info_list extra) {
+      info_list in{entry(PMIX_NODE_MAP, value::string("a,b,c")),
+                   entry(PMIX_PROC_MAP, value::string(compact_procs("0,1,2;5,3,4;6,7,8")))};
+      for (auto& e : extra) in.push_back(std::move(e));
+      return in;
+    };
+    struct variant {
+      const char* what;
+      info_list extra;
+      const char* host;
+      std::vector<rank_t> written;
+    };
+    const std::vector<variant> cases{
+        {"node b lists its ranks out of order", {}, "b", {3, 4, 5}},
+        {"the host's peers list is not the map's", {entry(PMIX_LOCAL_PEERS, value::string("0,1"))}, "a", {0, 1}},
+        {"the host names this node otherwise", {entry(PMIX_HOSTNAME, value::string("a.example"))}, "a", {0, 1, 2}},
+        {"the host numbers this node otherwise", {entry(PMIX_NODEID, value::unsigned_(PMIX_UINT32, 7))}, "a", {0, 1, 2}},
+        {"all as the maps say", {}, "a", {}},
+    };
+    for (const auto& c : cases) {
+      CAPTURE(c.what);
+      const auto j = decode(serialize_job_info("x", layout_of(maps(c.extra), 3, c.host), c.host));
+      CHECK(j.rank_order == c.written);
+      CHECK(j.local_ranks_by_peers == c.written.empty());
+    }
   }
 
   TEST_CASE("serialize_job_info does not override keys the host gave") {

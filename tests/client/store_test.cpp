@@ -469,6 +469,53 @@ TEST_SUITE("client store") {
     CHECK_FALSE(s.other_node_value({"arrays", 3}, PMIX_APPNUM, "here"));  // not in the node's array
   }
 
+  TEST_CASE("with local_ranks_by_peers a local rank without a RankInfo takes its place in PMIX_LOCAL_PEERS") {
+    // The server sets it when this node's list in the proc map is
+    // PMIX_LOCAL_PEERS and the job's host name and node id are this node's
+    // (actors/job_layout.hpp). No proc map here: the items must come from
+    // the peers list, not from the maps.
+    auto job_of = [](bool by_peers) {
+      pmix::wire::JobInfo w;
+      w.set_nspace("peers");
+      pmix::protocol::to_wire(info{PMIX_LOCAL_PEERS, value::string("4,5,6"), 0}, w.add_info());
+      pmix::protocol::to_wire(info{PMIX_HOSTNAME, value::string("n1"), 0}, w.add_info());
+      pmix::protocol::to_wire(info{PMIX_NODEID, value::unsigned_(PMIX_UINT32, 1), 0}, w.add_info());
+      auto* own = w.add_ranks();  // rank 6 registered a key of its own
+      own->set_rank(6);
+      pmix::protocol::to_wire(info{"own", value::string("y"), 0}, own->add_info());
+      w.set_local_ranks_by_peers(by_peers);
+      pmix::protocol::job_info job;
+      REQUIRE(pmix::protocol::decode_lazy(w.SerializeAsString(), job));
+      CHECK(job.local_ranks_by_peers == by_peers);
+      return job;
+    };
+    store s;
+    s.load_job(job_of(true));
+    const auto* lrank = s.rank_value({"peers", 5}, PMIX_LOCAL_RANK);
+    REQUIRE(lrank != nullptr);
+    CHECK(lrank->type == PMIX_UINT16);
+    CHECK(*lrank->as_uint() == 1);
+    CHECK(*s.rank_value({"peers", 5}, PMIX_NODE_RANK)->as_uint() == 1);
+    CHECK(*s.rank_value({"peers", 4}, PMIX_LOCAL_RANK)->as_uint() == 0);
+    CHECK(*s.rank_value({"peers", 5}, PMIX_HOSTNAME)->as_string() == "n1");
+    CHECK(*s.rank_value({"peers", 5}, PMIX_NODEID)->as_uint() == 1);
+    CHECK(*s.rank_value({"peers", 5}, PMIX_GLOBAL_RANK)->as_uint() == 5);
+    CHECK(*s.rank_value({"peers", 5}, PMIX_APPNUM)->as_uint() == 0);
+    // A rank written keeps its own items; a rank not local gets nothing here.
+    CHECK(*s.rank_value({"peers", 6}, "own")->as_string() == "y");
+    CHECK(s.rank_value({"peers", 6}, PMIX_LOCAL_RANK) == nullptr);
+    CHECK(s.rank_value({"peers", 7}, PMIX_HOSTNAME) == nullptr);
+    // Without the flag a local rank is left to the maps (none here).
+    store plain;
+    plain.load_job(job_of(false));
+    CHECK(plain.rank_value({"peers", 5}, PMIX_LOCAL_RANK) == nullptr);
+    // A later PMIX_LOCAL_PEERS (merged job data) ends it for the ranks not read yet.
+    store merged;
+    merged.load_job(job_of(true));
+    merged.merge_job("peers", {info{PMIX_LOCAL_PEERS, value::string("3,4,5"), 0}});
+    CHECK(merged.rank_value({"peers", 4}, PMIX_LOCAL_RANK) == nullptr);
+  }
+
   TEST_CASE("a compact proc map in the job data is read within the job's size") {
     pmix::wire::JobInfo w;
     w.set_nspace("huge");

@@ -434,6 +434,30 @@ TEST_SUITE("server calls for other nodes and launches") {
     ::unsetenv("PMIX_CXX_TEST_SETTING");
   }
 
+  TEST_CASE("a PMIX_LOCAL_PEERS that setup_local_support adds later does not renumber this node's ranks") {
+    // Registered by its maps alone, this node's ranks 0-2 get no entries in
+    // the job data: a process derives them from their place in
+    // PMIX_LOCAL_PEERS (JobInfo.local_ranks_by_peers). A peers list the host
+    // adds after the registration is not the map's: the job data then
+    // leaves them to the maps, where rank 2 is this node's third.
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("peers", 4, 3) == PMIX_SUCCESS);
+    auto before = launch("peers", 1, {script, "init", "get:2:pmix.lrank", "finalize"}, dir.path());
+    REQUIRE_MESSAGE(before.exited_with(0), before.errors());
+    CHECK_MESSAGE(contains(before.output(), "get:2:pmix.lrank PMIX_SUCCESS 2"), before.output());
+    pmix_info_t peers;
+    PMIX_INFO_LOAD(&peers, PMIX_LOCAL_PEERS, "1,2", PMIX_STRING);
+    REQUIRE(PMIx_server_setup_local_support("peers", &peers, 1, nullptr, nullptr) == PMIX_SUCCESS);
+    PMIX_INFO_DESTRUCT(&peers);
+    auto after = launch("peers", 1, {script, "init", "get:*:pmix.lpeers", "get:2:pmix.lrank", "finalize"}, dir.path());
+    REQUIRE_MESSAGE(after.exited_with(0), after.errors());
+    CHECK_MESSAGE(contains(after.output(), "get:*:pmix.lpeers PMIX_SUCCESS 1,2"), after.output());
+    CHECK_MESSAGE(contains(after.output(), "get:2:pmix.lrank PMIX_SUCCESS 2"), after.output());
+    CHECK(deregister_job("peers") == PMIX_SUCCESS);
+  }
+
   TEST_CASE("IOF_deliver checks its arguments, answers through its callback, and writes locally when asked") {
     temp_dir dir;
     const std::string captured = dir.path() + "/server.stdout";
