@@ -48,6 +48,8 @@ constexpr uid_t unknown_user = static_cast<uid_t>(-1);
 
 // ---- from the C facade to the server actor -------------------------------
 
+struct openpmix_job_form;  // actors/openpmix_job.hpp
+
 struct register_nspace_msg {
   std::string nspace;
   int nlocalprocs = 0;
@@ -203,6 +205,9 @@ struct connect_msg {
   std::uint64_t peer_index = 0;  // the connection id: the spec's peer index
   info_list info;                // the tool's init directives
   std::optional<registration> reg;  // the rank's registration (added by the server actor)
+  // A client linked with OpenPMIx: the form of its job data
+  // (openpmix::buffer_type); 0 for ours.
+  std::uint8_t openpmix_buffer = 0;
 };
 
 struct connect_result {
@@ -218,6 +223,9 @@ struct connect_result {
   // The group the rank was registered with (for a process the kernel named
   // only by its user: a TCP peer whose holder was not looked up).
   gid_t registered_gid = static_cast<gid_t>(-1);
+  // For connect_msg::openpmix_buffer: the job data in that form, shared by
+  // the namespace's processes linked with OpenPMIx (actors/openpmix_job.hpp).
+  std::shared_ptr<const openpmix_job_form> openpmix_job;
 };
 
 // From a tool namespace to the server: none of its ranks has a live process

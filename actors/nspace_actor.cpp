@@ -239,6 +239,19 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
                               : nullptr;
         }
         auto job_shared = st.job_shared;
+        std::shared_ptr<const openpmix_job_form> openpmix_job;
+        if (msg.openpmix_buffer == 1 || msg.openpmix_buffer == 2) {
+          if (st.openpmix_of != st.job) {
+            st.openpmix_of = st.job;
+            for (auto& f : st.openpmix_forms) f.reset();
+          }
+          auto& form = st.openpmix_forms[msg.openpmix_buffer - 1];
+          if (!form) {
+            form = make_openpmix_job_form(*st.job, static_cast<openpmix::buffer_type>(msg.openpmix_buffer));
+            if (!form) log::error("nspace", st.nspace, ": job data unreadable: no form for OpenPMIx's processes");
+          }
+          openpmix_job = form;
+        }
         auto budget = st.budget;
         ++st.inflight;
         auto answer = [self, id](connect_result res) {
@@ -258,6 +271,7 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
                 [=](connect_result& res) {
                   res.job = job;
                   res.job_shared = job_shared;
+                  res.openpmix_job = openpmix_job;
                   res.budget = budget;
                   // The fault plane's point between a rank's answer to a
                   // connect and its peer's (kill:rank:at=connect_answer):

@@ -21,6 +21,7 @@
 #include "actors/epilog.hpp"
 #include "actors/job_layout.hpp"
 #include "actors/messages.hpp"
+#include "actors/openpmix_job.hpp"
 #include "common/rank_map.hpp"
 
 namespace pmix::transport {
@@ -51,6 +52,11 @@ struct nspace_state {
   // it was made from (the job data changes with pset and resource updates).
   std::shared_ptr<const transport::shared_data> job_shared;
   std::shared_ptr<const std::string> job_shared_of;
+  // The job data in the form processes linked with OpenPMIx read, by
+  // openpmix::buffer_type (1, 2), made at the first such connect of `job`
+  // (`openpmix_of`) and shared by every one after it.
+  std::shared_ptr<const openpmix_job_form> openpmix_forms[2];
+  std::shared_ptr<const std::string> openpmix_of;
   // A rank actor, and whether it has a live process (rank_state_msg): in
   // its slot of `ranks`, not in a set of its own (a node per connected
   // client).

@@ -20,6 +20,7 @@
 #include "common/log_sink.hpp"
 #include "actors/cleaner.hpp"
 #include "actors/job_layout.hpp"
+#include "actors/openpmix_job.hpp"
 #include "actors/shared_behavior.hpp"
 #include "actors/upcall.hpp"
 #include "server/host_module.hpp"
@@ -239,6 +240,7 @@ void on_connect(self_ptr self, std::uint64_t id, const wire::ConnectRequest& req
   }
   connect_msg msg{st.proc, st.cred, st.role, caf::actor_cast<caf::actor>(self),
                   st.conn->id(), {}};
+  if (st.openpmix && st.openpmix_kind == 0) msg.openpmix_buffer = st.openpmix_buffer;
   std::string error;
   if (!protocol::from_wire(req.info(), msg.info, &error)) return protocol_error(self, error);
   self->request(st.server, caf::infinite, std::move(msg))
@@ -280,8 +282,11 @@ void on_connect(self_ptr self, std::uint64_t id, const wire::ConnectRequest& req
             protocol::to_wire(r.assigned, reply->mutable_assigned());
             if (st.state == peer_state::phase::connecting) st.state = peer_state::phase::active;
             const bool shared = r.job_shared && st.conn->passes_descriptors();
+            // A process linked with OpenPMIx reads its namespace's shared
+            // form of the job data (actors/openpmix_job.hpp), not a copy.
+            if (r.openpmix_job) st.rare().openpmix_form = r.openpmix_job;
             if (shared) reply->set_job_shared(r.job_shared->size());
-            else if (r.job) reply->set_job(*r.job);
+            else if (r.job && !r.openpmix_job) reply->set_job(*r.job);
             // Not when a request for its data already waits (it came before
             // the process connected): nothing would end that hold.
             if (st.offers_hold && st.waiting_gets.empty()) {
@@ -1063,38 +1068,15 @@ void send_openpmix_status(self_ptr self, std::uint32_t tag, pmix_status_t status
   send_openpmix_message(self, tag, w.bytes());
 }
 
-// A job's data in the form OpenPMIx's "hash" store reads: the namespace,
-// the job-level key/values, then each rank's in a byte object of its own
-// ("pmix.pblob": the rank, then its key/values). Values its format cannot
-// carry are left out (counted in `skipped`).
-std::string encode_openpmix_job(const wire::JobInfo& job, openpmix::buffer_type type, std::size_t& skipped) {
-  openpmix::writer w{type};
-  w.string(job.nspace());
-  std::string error;
-  for (const auto& wi : job.info()) {
-    pmix::info i;
-    if (!protocol::from_wire(wi, i, &error) || !w.try_kval(i.key, i.val)) ++skipped;
-  }
-  // The other nodes' arrays, where it looks a remote rank's node-level keys
-  // up (PMIX_LOCAL_SIZE, PMIX_LOCAL_PEERS, PMIX_LOCALLDR), as OpenPMIx's
-  // server sends them.
-  for (const auto& i : node_info_arrays(job))
-    if (!w.try_kval(i.key, i.val)) ++skipped;
-  for (const auto& r : job.ranks()) {
-    openpmix::writer blob{type};
-    blob.rank(r.rank());
-    for (const auto& wi : r.info()) {
-      pmix::info i;
-      if (!protocol::from_wire(wi, i, &error) || !blob.try_kval(i.key, i.val)) ++skipped;
-    }
-    w.kval("pmix.pblob", value::bytes(PMIX_BYTE_OBJECT, blob.take()));
-  }
-  return w.take();
-}
-
 // PMIX_REQ_CMD: the process's job data.
 void send_openpmix_job(self_ptr self, std::uint32_t tag) {
   auto& st = self->state;
+  if (const auto& form = st.rare().openpmix_form) {
+    if (form->skipped > 0)
+      log::debug("peer", to_string(st.proc), ": ", form->skipped,
+                 " job keys have no form in OpenPMIx's protocol (left out)");
+    return send_openpmix_message(self, tag, form->payload);
+  }
   wire::JobInfo job;
   const auto& job_blob = st.rare().openpmix_job;
   if (st.openpmix_kind != 0 && (!job_blob || job_blob->empty())) {
@@ -1311,7 +1293,7 @@ void on_openpmix_frame(self_ptr self, const std::string& frame) {
       if (!r.string(nspace) || !r.rank(rank) || !r.size(ninfo) || (ninfo > 0 && !r.infos(info))) return bad("get");
       if (!r.at_end() && !r.string(key)) return bad("get");
       if (nspace == st.proc.nspace && rank != rank_wildcard && key.rfind("pmix.", 0) == 0)
-        if (const auto* known = st.rare_if() ? find(st.rare_if()->openpmix_job_level, key) : nullptr) {
+        if (const auto* known = st.rare_if() ? find(st.rare_if()->job_level(), key) : nullptr) {
           openpmix::writer one{buffer_of(st)};
           if (one.proc(proc_id{nspace, rank}).try_kval(key, known->val)) {
             openpmix::writer w{buffer_of(st)};
@@ -1741,7 +1723,7 @@ void send_openpmix_reply(self_ptr self, const wire::Envelope& e) {
         st.conn->shutdown();
         return;
       }
-      st.rare().openpmix_job = std::make_shared<const std::string>(r.job());
+      if (!st.rare().openpmix_form) st.rare().openpmix_job = std::make_shared<const std::string>(r.job());
       std::string ack;
       put_be32(ack, 0);
       if (st.openpmix_kind == 0) {

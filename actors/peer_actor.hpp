@@ -22,6 +22,7 @@
 
 #include "actors/context.hpp"
 #include "actors/epilog.hpp"
+#include "actors/openpmix_job.hpp"
 #include "actors/messages.hpp"
 #include "common/lazy.hpp"
 #include "common/job_budget.hpp"
@@ -179,6 +180,11 @@ struct peer_state {
     // tag -> (command, the IOF pull's handler id), taken out when answered.
     std::shared_ptr<const std::string> openpmix_job;
     info_list openpmix_job_level;
+    // A client's: its namespace's form of the job data (payload and job
+    // level), shared with the namespace's other such clients; then the two
+    // above stay empty.
+    std::shared_ptr<const openpmix_job_form> openpmix_form;
+    const info_list& job_level() const { return openpmix_form ? openpmix_form->job_level : openpmix_job_level; }
     std::map<std::uint32_t, std::pair<std::uint8_t, std::uint64_t>> openpmix_forms;
   };
   rare_state& rare() {
