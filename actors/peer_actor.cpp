@@ -1071,36 +1071,25 @@ void send_openpmix_status(self_ptr self, std::uint32_t tag, pmix_status_t status
 // PMIX_REQ_CMD: the process's job data.
 void send_openpmix_job(self_ptr self, std::uint32_t tag) {
   auto& st = self->state;
-  if (const auto& form = st.rare().openpmix_form) {
-    if (form->skipped > 0)
-      log::debug("peer", to_string(st.proc), ": ", form->skipped,
-                 " job keys have no form in OpenPMIx's protocol (left out)");
-    return send_openpmix_message(self, tag, form->payload);
+  auto& form = st.rare().openpmix_form;
+  if (!form) {
+    // Not made by the namespace at connect (a tool's): made here.
+    const auto& job_blob = st.rare().openpmix_job;
+    if (st.openpmix_kind != 0 && (!job_blob || job_blob->empty())) {
+      // A tool's: its namespace, with no data of its own.
+      openpmix::writer w{buffer_of(st)};
+      w.string(st.proc.nspace);
+      return send_openpmix_message(self, tag, w.bytes());
+    }
+    if (job_blob) form = make_openpmix_job_form(*job_blob, buffer_of(st));
+    if (!form) {
+      log::error("peer", to_string(st.proc), ": no job data to give a process linked with OpenPMIx");
+      return send_openpmix_status(self, tag, PMIX_ERR_NOT_FOUND);
+    }
   }
-  wire::JobInfo job;
-  const auto& job_blob = st.rare().openpmix_job;
-  if (st.openpmix_kind != 0 && (!job_blob || job_blob->empty())) {
-    // A tool's: its namespace, with no data of its own.
-    openpmix::writer w{buffer_of(st)};
-    w.string(st.proc.nspace);
-    return send_openpmix_message(self, tag, w.bytes());
-  }
-  if (!job_blob || !job.ParseFromString(*job_blob)) {
-    log::error("peer", to_string(st.proc), ": no job data to give a process linked with OpenPMIx");
-    return send_openpmix_status(self, tag, PMIX_ERR_NOT_FOUND);
-  }
-  add_derived_ranks(job);
-  st.rare().openpmix_job_level.clear();
-  std::string error;
-  for (const auto& wi : job.info()) {
-    pmix::info i;
-    if (protocol::from_wire(wi, i, &error)) st.rare().openpmix_job_level.push_back(std::move(i));
-  }
-  std::size_t skipped = 0;
-  const auto bytes = encode_openpmix_job(job, buffer_of(st), skipped);
-  if (skipped > 0)
-    log::debug("peer", to_string(st.proc), ": ", skipped, " job keys have no form in OpenPMIx's protocol (left out)");
-  send_openpmix_message(self, tag, bytes);
+  if (form->skipped > 0)
+    log::debug("peer", to_string(st.proc), ": ", form->skipped, " job keys have no form in OpenPMIx's protocol (left out)");
+  send_openpmix_message(self, tag, form->payload);
 }
 
 // A connect's answer: the status, then a byte object with the job data of

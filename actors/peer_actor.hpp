@@ -179,12 +179,14 @@ struct peer_state {
     // reads in a form of its own (credentials, IOF pulls, groups): request
     // tag -> (command, the IOF pull's handler id), taken out when answered.
     std::shared_ptr<const std::string> openpmix_job;
-    info_list openpmix_job_level;
-    // A client's: its namespace's form of the job data (payload and job
-    // level), shared with the namespace's other such clients; then the two
-    // above stay empty.
+    // Its job data in OpenPMIx's form (payload and job level): a client's
+    // is its namespace's, shared with the namespace's other such clients
+    // (then `openpmix_job` stays empty); a tool's is made at PMIX_REQ_CMD.
     std::shared_ptr<const openpmix_job_form> openpmix_form;
-    const info_list& job_level() const { return openpmix_form ? openpmix_form->job_level : openpmix_job_level; }
+    const info_list& job_level() const {
+      static const info_list none;
+      return openpmix_form ? openpmix_form->job_level : none;
+    }
     std::map<std::uint32_t, std::pair<std::uint8_t, std::uint64_t>> openpmix_forms;
   };
   rare_state& rare() {
