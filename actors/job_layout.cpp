@@ -54,6 +54,17 @@ std::string join_ranks(const std::vector<rank_t>& ranks) {
   return out;
 }
 
+// Whether a node's runs are `ranks`, in the same order.
+bool same_ranks(const regex::run_list& runs, const std::vector<rank_t>& ranks) {
+  std::size_t at = 0;
+  for (const auto& run : runs) {
+    if (run.count > ranks.size() - at) return false;
+    for (std::uint32_t j = 0; j < run.count; ++j)
+      if (ranks[at++] != run.at(j)) return false;
+  }
+  return at == ranks.size();
+}
+
 }  // namespace
 
 std::uint8_t derived_bit(std::string_view key) {
@@ -152,7 +163,7 @@ pmix_status_t compute_layout(const info_list& info, int nlocalprocs, const std::
     out.nodes = std::move(nodes).value();
   }
   if (proc_map) {
-    auto ranks = regex::parse_proc_map(*proc_map);
+    auto ranks = regex::parse_proc_map_runs(*proc_map);
     if (!ranks.ok()) {
       error = "PMIX_PROC_MAP: " + ranks.error().what;
       return PMIX_ERR_BAD_PARAM;
@@ -179,16 +190,16 @@ pmix_status_t compute_layout(const info_list& info, int nlocalprocs, const std::
     }
     if (!parsed.value().empty()) locals = std::move(parsed.value()[0]);
   } else if (out.local_node >= 0 && static_cast<std::size_t>(out.local_node) < out.node_ranks.size()) {
-    locals = out.node_ranks[static_cast<std::size_t>(out.local_node)];
+    locals = regex::expand(out.node_ranks[static_cast<std::size_t>(out.local_node)]);
   } else if (out.nodes.empty() && out.node_ranks.size() == 1) {
     // A proc map without a node map describes this node alone.
-    locals = out.node_ranks[0];
+    locals = regex::expand(out.node_ranks[0]);
   }
   sort_unique(locals);
   out.local_ranks = std::move(locals);
   if (!out.job_size && !out.node_ranks.empty()) {
     std::size_t total = 0;
-    for (const auto& n : out.node_ranks) total += n.size();
+    for (const auto& n : out.node_ranks) total += regex::rank_count(n);
     out.job_size = static_cast<std::uint32_t>(total);
   }
   if (out.nodes.empty() && out.node_ranks.empty() && local_peers == nullptr && nlocalprocs > 0 &&
@@ -226,7 +237,7 @@ void add_derived_ranks(wire::JobInfo& job) {
     (wi.key() == PMIX_NODE_MAP ? node_map : proc_map) = map_text(v);
   }
   if (!proc_map) return;
-  auto lists = regex::parse_proc_map(*proc_map);
+  auto lists = regex::parse_proc_map_runs(*proc_map);
   if (!lists.ok()) return;
   regex::node_list nodes;
   if (node_map) {
@@ -239,7 +250,7 @@ void add_derived_ranks(wire::JobInfo& job) {
   std::sort(present.begin(), present.end());
   const regex::rank_places places{lists.value()};
   bool added = false;
-  for (const auto& [rank, place] : places.all()) {
+  for (const auto& [rank, place] : places.by_rank()) {
     if (std::binary_search(present.begin(), present.end(), rank)) continue;
     auto* r = job.add_ranks();
     r->set_rank(rank);
@@ -375,14 +386,23 @@ std::string serialize_job_info(const std::string& nspace, job_layout layout,
     if (!present[r - low]) return nullptr;
     return &info_of[static_cast<std::size_t>(std::lower_bound(ranks.begin(), ranks.end(), r) - ranks.begin())];
   };
+  // The map's runs, a run that holds none of those ranks skipped whole (a
+  // node's block of ranks elsewhere is one run).
   for (std::size_t n = 0; n < layout.node_ranks.size(); ++n) {
-    const auto& on_node = layout.node_ranks[n];
-    for (std::size_t k = 0; k < on_node.size(); ++k) {
-      auto* d = of(on_node[k]);
-      if (d == nullptr) continue;
-      if (n < layout.nodes.size() && d->host == nullptr) d->host = &layout.nodes[n];
-      if (!d->nodeid) d->nodeid = static_cast<std::uint32_t>(n);
-      if (!d->index) d->index = static_cast<std::uint16_t>(k);
+    std::size_t k = 0;  // the place of the run's first rank on its node
+    for (const auto& run : layout.node_ranks[n]) {
+      const auto lo = std::min(run.first, run.last()), hi = std::max(run.first, run.last());
+      if (span == 0 || hi < low || std::uint64_t{lo} >= std::uint64_t{low} + span) {
+        k += run.count;
+        continue;
+      }
+      for (std::uint32_t j = 0; j < run.count; ++j, ++k) {
+        auto* d = of(run.at(j));
+        if (d == nullptr) continue;
+        if (n < layout.nodes.size() && d->host == nullptr) d->host = &layout.nodes[n];
+        if (!d->nodeid) d->nodeid = static_cast<std::uint32_t>(n);
+        if (!d->index) d->index = static_cast<std::uint16_t>(k);
+      }
     }
   }
   if (layout.node_ranks.empty()) {
@@ -467,7 +487,7 @@ std::string serialize_job_info(const std::string& nspace, job_layout layout,
   bool by_peers = false;
   if (layout.local_node >= 0 && static_cast<std::size_t>(layout.local_node) < layout.node_ranks.size() &&
       static_cast<std::size_t>(layout.local_node) < layout.nodes.size() &&
-      layout.node_ranks[static_cast<std::size_t>(layout.local_node)] == layout.local_ranks) {
+      same_ranks(layout.node_ranks[static_cast<std::size_t>(layout.local_node)], layout.local_ranks)) {
     const value* host = nullptr;
     const value* node = nullptr;
     for (const auto& i : job) {

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/regex/regex.hpp"
 #include "common/value.hpp"
 #include "protocol/pmix.pb.h"
 
@@ -57,7 +58,7 @@ struct encoded_registration {
 struct job_layout {
   std::optional<std::uint32_t> job_size;
   std::vector<std::string> nodes;                 // PMIX_NODE_MAP, in job order
-  std::vector<std::vector<rank_t>> node_ranks;    // PMIX_PROC_MAP, per node
+  regex::rank_runs node_ranks;                    // PMIX_PROC_MAP, per node, as runs
   int local_node = -1;                            // index of this host in `nodes`
   std::vector<rank_t> local_ranks;                // sorted
   // The registered PMIX_PROC_DATA entries, in wire form (rank_slice):

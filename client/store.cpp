@@ -194,7 +194,7 @@ const store::job::maps& store::job::read_maps() const {
   limits.max_ranks = std::min<std::size_t>(job_size ? static_cast<std::size_t>(*job_size) : SIZE_MAX,
                                            std::size_t{1} << 24);
   limits.max_nodes = limits.max_ranks + 1;
-  auto lists = regex::parse_proc_map(proc_map, limits);
+  auto lists = regex::parse_proc_map_runs(proc_map, limits);
   if (!lists.ok()) {
     log::error("client", "unreadable PMIX_PROC_MAP in the job data: ", lists.error().what);
     return *derivable;
@@ -239,8 +239,8 @@ const store::key_map* store::job::rank_keys(rank_t r) const {
     }
   }
   const auto& m = read_maps();
-  const auto* place = m.places.find(r);
-  if (place == nullptr) return nullptr;
+  const auto place = m.places.find(r);
+  if (!place) return nullptr;
   auto& keys = ranks[r];
   load_infos(protocol::derived_rank_items(r, place->node < m.nodes.size() ? &m.nodes[place->node] : nullptr,
                                           place->node, place->index),
@@ -270,7 +270,7 @@ void store::job::for_each_host(const std::function<void(rank_t, const std::strin
   }
   // The ranks left to the maps, without making their items.
   const auto& m = read_maps();
-  for (const auto& [rank, place] : m.places.all())
+  for (const auto& [rank, place] : m.places.by_rank())
     if (place.node < m.nodes.size() && ranks.count(rank) == 0) each(rank, m.nodes[place.node]);
 }
 

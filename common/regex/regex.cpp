@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <exception>
 #include <limits>
+#include <queue>
 
 namespace pmix::regex {
 namespace {
@@ -485,6 +486,53 @@ void grow_for(std::vector<T>& v, std::uint64_t more) {
   v.reserve(std::max<std::size_t>(v.size() + static_cast<std::size_t>(more), 2 * v.capacity()));
 }
 
+// A node's ranks as the parser builds them: expanded (a vector of ranks) or
+// as runs. A term adds `count` ranks from `first` by `step`.
+void add_term(std::vector<std::uint32_t>& ranks, std::uint32_t first, std::uint64_t count, std::int64_t step) {
+  grow_for(ranks, count);
+  for (std::uint64_t i = 0; i < count; ++i)
+    ranks.push_back(static_cast<std::uint32_t>(std::int64_t{first} + step * static_cast<std::int64_t>(i)));
+}
+void add_term(run_list& runs, std::uint32_t first, std::uint64_t count, std::int64_t step) {
+  if (count == 1) step = 0;
+  if (!runs.empty()) {
+    // A term that continues the last run's progression extends it ("0,1,2"
+    // is one run, as "0-2").
+    auto& back = runs.back();
+    const std::int64_t gap = std::int64_t{first} - std::int64_t{back.last()};
+    const std::int64_t s = back.count == 1 ? (count == 1 ? gap : step) : back.step;
+    if (gap != 0 && gap == s && (count == 1 || step == s)) {
+      back.step = s;
+      back.count += static_cast<std::uint32_t>(count);
+      return;
+    }
+  }
+  grow_for(runs, 1);
+  runs.push_back(rank_run{first, static_cast<std::uint32_t>(count), step});
+}
+void bounds(const std::vector<std::uint32_t>& ranks, std::uint32_t& low, std::uint32_t& high) {
+  low = high = ranks[0];
+  for (std::uint32_t rank : ranks) {
+    if (rank < low) low = rank;
+    if (rank > high) high = rank;
+  }
+}
+void bounds(const run_list& runs, std::uint32_t& low, std::uint32_t& high) {
+  low = high = runs[0].first;
+  for (const auto& r : runs)
+    for (std::uint32_t end : {r.first, r.last()}) {
+      if (end < low) low = end;
+      if (end > high) high = end;
+    }
+}
+void shift_by(std::vector<std::uint32_t>& ranks, std::int64_t offset) {
+  for (std::uint32_t& rank : ranks) rank = static_cast<std::uint32_t>(rank + offset);
+}
+void shift_by(run_list& runs, std::int64_t offset) {
+  for (auto& r : runs) r.first = static_cast<std::uint32_t>(r.first + offset);
+}
+
+template <class Group>
 class proc_map_parser {
  public:
   proc_map_parser(std::string_view text, const parse_limits& limits)
@@ -501,7 +549,7 @@ class proc_map_parser {
     }
   }
 
-  rank_lists& nodes() { return nodes_; }
+  std::vector<Group>& nodes() { return nodes_; }
   parse_error error() const { return in_.error(); }
 
  private:
@@ -511,10 +559,11 @@ class proc_map_parser {
 
   bool parse_group() {
     std::size_t start = in_.pos();
-    std::vector<std::uint32_t> ranks;
+    Group ranks;
+    std::uint64_t size = 0;  // ranks in the group
     if (!at_group_end()) {
       while (true) {
-        if (!parse_term(ranks)) return false;
+        if (!parse_term(ranks, size)) return false;
         if (at_group_end()) break;
         if (!in_.eat(',')) {
           return in_.fail_here(compact_ ? "',', ';', '*' or ']'" : "',' or ';'");
@@ -536,11 +585,11 @@ class proc_map_parser {
         shift = up ? static_cast<std::int64_t>(amount) : -static_cast<std::int64_t>(amount);
       }
     }
-    return replicate(std::move(ranks), count, shift, start);
+    return replicate(std::move(ranks), size, count, shift, start);
   }
 
-  // Appends the ranks of "a", "a-b" or (compact) "a-b/s".
-  bool parse_term(std::vector<std::uint32_t>& ranks) {
+  // Adds the ranks of "a", "a-b" or (compact) "a-b/s".
+  bool parse_term(Group& ranks, std::uint64_t& size) {
     std::size_t start = in_.pos();
     std::uint64_t first = 0;
     if (!in_.read_number(max_rank, first, "a rank")) return false;
@@ -557,45 +606,39 @@ class proc_map_parser {
     std::uint64_t span = first <= last ? last - first : first - last;
     if (span % step != 0) return in_.fail(start, "step does not divide the range");
     std::uint64_t count = span / step + 1;
-    if (count > limits_.max_ranks - rank_total_ - ranks.size()) return too_many_ranks(start);
-    grow_for(ranks, count);
-    for (std::uint64_t i = 0; i < count; ++i) {
-      ranks.push_back(static_cast<std::uint32_t>(first <= last ? first + i * step
-                                                               : first - i * step));
-    }
+    if (count > limits_.max_ranks - rank_total_ - size) return too_many_ranks(start);
+    add_term(ranks, static_cast<std::uint32_t>(first), count,
+             first <= last ? static_cast<std::int64_t>(step) : -static_cast<std::int64_t>(step));
+    size += count;
     return true;
   }
 
   // Adds count nodes: ranks, then ranks + shift, ranks + 2 * shift, ...
-  bool replicate(std::vector<std::uint32_t> ranks, std::uint64_t count, std::int64_t shift,
+  bool replicate(Group ranks, std::uint64_t size, std::uint64_t count, std::int64_t shift,
                  std::size_t offset) {
     if (count > limits_.max_nodes - nodes_.size()) {
       return in_.fail(offset, "more than " + std::to_string(limits_.max_nodes) + " nodes");
     }
-    if (!ranks.empty() && count > (limits_.max_ranks - rank_total_) / ranks.size()) {
+    if (size != 0 && count > (limits_.max_ranks - rank_total_) / size) {
       return too_many_ranks(offset);
     }
-    if (!ranks.empty() && shift != 0) {
-      std::uint32_t low = ranks[0];
-      std::uint32_t high = ranks[0];
-      for (std::uint32_t rank : ranks) {
-        if (rank < low) low = rank;
-        if (rank > high) high = rank;
-      }
+    if (size != 0 && shift != 0) {
+      std::uint32_t low = 0;
+      std::uint32_t high = 0;
+      bounds(ranks, low, high);
       auto amount = static_cast<std::uint64_t>(shift > 0 ? shift : -shift);
       std::uint64_t room = shift > 0 ? max_rank - high : low;
       if (count - 1 > room / amount) {
         return in_.fail(offset, "shifted ranks leave 0 to " + std::to_string(max_rank));
       }
     }
-    rank_total_ += ranks.size() * count;
+    rank_total_ += size * count;
     grow_for(nodes_, count);
     std::size_t first = nodes_.size();
     nodes_.push_back(std::move(ranks));
     for (std::uint64_t i = 1; i < count; ++i) {
-      std::vector<std::uint32_t> next = nodes_[first];
-      auto offset_by = shift * static_cast<std::int64_t>(i);
-      for (std::uint32_t& rank : next) rank = static_cast<std::uint32_t>(rank + offset_by);
+      Group next = nodes_[first];
+      shift_by(next, shift * static_cast<std::int64_t>(i));
       nodes_.push_back(std::move(next));
     }
     return true;
@@ -609,7 +652,7 @@ class proc_map_parser {
   parse_limits limits_;
   scanner in_;
   bool compact_ = false;
-  rank_lists nodes_;
+  std::vector<Group> nodes_;
   std::size_t rank_total_ = 0;
 };
 
@@ -741,12 +784,49 @@ result<std::string> generate_node_map(std::string_view text) noexcept {
 
 result<rank_lists> parse_proc_map(std::string_view text, const parse_limits& limits) noexcept {
   try {
-    proc_map_parser parser(text, limits);
+    proc_map_parser<std::vector<std::uint32_t>> parser(text, limits);
     if (!parser.parse()) return parser.error();
     return std::move(parser.nodes());
   } catch (const std::exception&) {
     return out_of_memory();
   }
+}
+
+result<rank_runs> parse_proc_map_runs(std::string_view text, const parse_limits& limits) noexcept {
+  try {
+    proc_map_parser<run_list> parser(text, limits);
+    if (!parser.parse()) return parser.error();
+    return std::move(parser.nodes());
+  } catch (const std::exception&) {
+    return out_of_memory();
+  }
+}
+
+std::vector<std::uint32_t> expand(const run_list& runs) {
+  std::vector<std::uint32_t> out;
+  out.reserve(rank_count(runs));
+  for (const auto& r : runs)
+    for (std::uint32_t k = 0; k < r.count; ++k) out.push_back(r.at(k));
+  return out;
+}
+
+rank_lists expand(const rank_runs& nodes) {
+  rank_lists out;
+  out.reserve(nodes.size());
+  for (const auto& n : nodes) out.push_back(expand(n));
+  return out;
+}
+
+std::size_t rank_count(const run_list& runs) {
+  std::size_t n = 0;
+  for (const auto& r : runs) n += r.count;
+  return n;
+}
+
+run_list runs_of(const std::vector<std::uint32_t>& ranks) {
+  run_list out;
+  for (std::uint32_t r : ranks) add_term(out, r, 1, 0);
+  return out;
 }
 
 result<std::string> encode_proc_map(const rank_lists& ranks) noexcept {
@@ -772,23 +852,106 @@ result<std::string> generate_proc_map(std::string_view text) noexcept {
 }
 
 rank_places::rank_places(const rank_lists& lists) {
-  std::size_t total = 0;
-  for (const auto& l : lists) total += l.size();
-  by_rank_.reserve(total);
-  for (std::size_t n = 0; n < lists.size(); ++n)
-    for (std::size_t k = 0; k < lists[n].size(); ++k)
-      by_rank_.push_back({lists[n][k], rank_place{static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(k)}});
-  // Listed twice: the first node's place (stable, then the first of each rank).
-  std::stable_sort(by_rank_.begin(), by_rank_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  by_rank_.erase(std::unique(by_rank_.begin(), by_rank_.end(),
-                             [](const auto& a, const auto& b) { return a.first == b.first; }),
-                 by_rank_.end());
+  rank_runs nodes;
+  nodes.reserve(lists.size());
+  for (const auto& l : lists) nodes.push_back(runs_of(l));
+  *this = rank_places{nodes};
 }
 
-const rank_place* rank_places::find(std::uint32_t rank) const {
-  auto it = std::lower_bound(by_rank_.begin(), by_rank_.end(), rank,
-                             [](const auto& a, std::uint32_t r) { return a.first < r; });
-  return it == by_rank_.end() || it->first != rank ? nullptr : &it->second;
+rank_places::rank_places(const rank_runs& nodes) {
+  std::vector<span> spans;
+  for (std::size_t n = 0; n < nodes.size(); ++n) {
+    std::uint32_t index = 0;
+    for (const auto& r : nodes[n]) {
+      if (r.count == 0) continue;
+      const auto a = r.first, b = r.last();
+      spans.push_back(span{std::min(a, b), std::max(a, b), r, rank_place{static_cast<std::uint32_t>(n), index}});
+      index += r.count;
+    }
+  }
+  std::stable_sort(spans.begin(), spans.end(), [](const span& x, const span& y) { return x.low < y.low; });
+  // Greedy layers: each span goes to a layer whose last span ends before it
+  // starts (the one that ended first), else to a new one; as many layers as
+  // the spans overlap deep at most.
+  constexpr std::size_t max_layers = 64;
+  using end_at = std::pair<std::uint32_t, std::size_t>;  // a layer's high, the layer
+  std::priority_queue<end_at, std::vector<end_at>, std::greater<end_at>> ends;
+  for (const auto& s : spans) {
+    if (!ends.empty() && ends.top().first < s.low) {
+      const auto layer = ends.top().second;
+      ends.pop();
+      layers_[layer].push_back(s);
+      ends.push({s.high, layer});
+      continue;
+    }
+    if (layers_.size() == max_layers) {
+      layers_.clear();
+      break;
+    }
+    layers_.push_back({s});
+    ends.push({s.high, layers_.size() - 1});
+  }
+  if (!layers_.empty() || spans.empty()) return;
+  // Too deep: a table of every rank, the first node's place for a rank
+  // listed twice (stable, then the first of each rank).
+  for (const auto& s : spans)
+    for (std::uint32_t k = 0; k < s.run.count; ++k)
+      table_.push_back({s.run.at(k), rank_place{s.start.node, s.start.index + k}});
+  std::stable_sort(table_.begin(), table_.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first < b.first
+                              : std::make_pair(a.second.node, a.second.index) <
+                                    std::make_pair(b.second.node, b.second.index);
+  });
+  table_.erase(std::unique(table_.begin(), table_.end(),
+                           [](const auto& a, const auto& b) { return a.first == b.first; }),
+               table_.end());
+}
+
+std::optional<std::uint32_t> rank_places::index_in(const span& s, std::uint32_t rank) {
+  if (rank < s.low || rank > s.high) return std::nullopt;
+  const std::int64_t d = std::int64_t{rank} - std::int64_t{s.run.first};
+  if (s.run.step == 0) return d == 0 ? std::optional<std::uint32_t>{0} : std::nullopt;
+  if (d % s.run.step != 0) return std::nullopt;
+  return static_cast<std::uint32_t>(d / s.run.step);
+}
+
+std::optional<rank_place> rank_places::find(std::uint32_t rank) const {
+  if (!table_.empty()) {
+    auto it = std::lower_bound(table_.begin(), table_.end(), rank,
+                               [](const auto& a, std::uint32_t r) { return a.first < r; });
+    if (it == table_.end() || it->first != rank) return std::nullopt;
+    return it->second;
+  }
+  // Listed twice: the first node's place, the first in its list.
+  std::optional<rank_place> best;
+  for (const auto& layer : layers_) {
+    auto it = std::upper_bound(layer.begin(), layer.end(), rank,
+                               [](std::uint32_t r, const span& s) { return r < s.low; });
+    if (it == layer.begin()) continue;
+    const auto& s = *std::prev(it);
+    const auto k = index_in(s, rank);
+    if (!k) continue;
+    const rank_place p{s.start.node, s.start.index + *k};
+    if (!best || std::make_pair(p.node, p.index) < std::make_pair(best->node, best->index)) best = p;
+  }
+  return best;
+}
+
+std::vector<std::pair<std::uint32_t, rank_place>> rank_places::by_rank() const {
+  if (!table_.empty()) return table_;
+  std::vector<std::pair<std::uint32_t, rank_place>> out;
+  for (const auto& layer : layers_)
+    for (const auto& s : layer)
+      for (std::uint32_t k = 0; k < s.run.count; ++k)
+        out.push_back({s.run.at(k), rank_place{s.start.node, s.start.index + k}});
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first < b.first
+                              : std::make_pair(a.second.node, a.second.index) <
+                                    std::make_pair(b.second.node, b.second.index);
+  });
+  out.erase(std::unique(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first == b.first; }),
+            out.end());
+  return out;
 }
 
 }  // namespace pmix::regex

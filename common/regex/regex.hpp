@@ -81,6 +81,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -124,6 +125,30 @@ struct parse_limits {
 using node_list = std::vector<std::string>;
 using rank_lists = std::vector<std::vector<std::uint32_t>>;
 
+// An arithmetic run of ranks: first, first + step, ... (count of them; step
+// may be negative, and is 0 for a run of one). A proc map's terms ("a-b",
+// "a-b/s", and single ranks that continue a progression) as runs: a node of
+// 6,250 ranks given as "0-6249" is one run of 16 bytes, not 25 kB of ranks.
+struct rank_run {
+  std::uint32_t first = 0;
+  std::uint32_t count = 0;
+  std::int64_t step = 0;
+  std::uint32_t at(std::uint64_t k) const {
+    return static_cast<std::uint32_t>(static_cast<std::int64_t>(first) + step * static_cast<std::int64_t>(k));
+  }
+  std::uint32_t last() const { return count == 0 ? first : at(count - 1); }
+  bool operator==(const rank_run& o) const { return first == o.first && count == o.count && step == o.step; }
+};
+using run_list = std::vector<rank_run>;   // one node's ranks, in their order
+using rank_runs = std::vector<run_list>;  // per node
+
+// The ranks of a run list, in order; how many there are.
+std::vector<std::uint32_t> expand(const run_list& runs);
+rank_lists expand(const rank_runs& nodes);
+std::size_t rank_count(const run_list& runs);
+// The runs of a list of ranks (consecutive terms of one progression merged).
+run_list runs_of(const std::vector<std::uint32_t>& ranks);
+
 // Node names of a node map in either form. Errors: malformed text, an empty
 // name, a name with ',' or NUL, a limit exceeded.
 result<node_list> parse_node_map(std::string_view text,
@@ -140,6 +165,11 @@ result<std::string> generate_node_map(std::string_view text) noexcept;
 result<rank_lists> parse_proc_map(std::string_view text,
                                   const parse_limits& limits = {}) noexcept;
 
+// The same, each node's ranks as runs, never expanded (same errors and
+// limits: expand(parse_proc_map_runs(t)) is parse_proc_map(t)).
+result<rank_runs> parse_proc_map_runs(std::string_view text,
+                                      const parse_limits& limits = {}) noexcept;
+
 // Compact form of ranks per node. Errors: a rank above max_rank.
 result<std::string> encode_proc_map(const rank_lists& ranks) noexcept;
 
@@ -153,17 +183,32 @@ struct rank_place {
   std::uint32_t node = 0;
   std::uint32_t index = 0;
 };
+// Kept as the map's runs, which a lookup searches: a job of 100,000 ranks
+// in 16 blocks is 16 runs, where a table of every rank was 1.2 MB in each
+// process that looked one rank up. Runs that overlap (a cyclic mapping's
+// nodes interleave) are split into layers of disjoint runs, one binary
+// search each; a map whose runs overlap more than 64 deep (many nodes
+// cyclic, or ranks listed out of any order) is kept as that table instead.
 class rank_places {
  public:
   rank_places() = default;
+  explicit rank_places(const rank_runs& nodes);
   explicit rank_places(const rank_lists& lists);
-  // Null when no node lists `rank`.
-  const rank_place* find(std::uint32_t rank) const;
-  // Every rank listed, in rank order, with its place.
-  const std::vector<std::pair<std::uint32_t, rank_place>>& all() const { return by_rank_; }
+  // None when no node lists `rank`.
+  std::optional<rank_place> find(std::uint32_t rank) const;
+  // Every rank listed, in rank order, with its place (made when asked).
+  std::vector<std::pair<std::uint32_t, rank_place>> by_rank() const;
+  // Whether the places are kept as runs (else as a table of every rank).
+  bool as_runs() const { return table_.empty() && !layers_.empty(); }
 
  private:
-  std::vector<std::pair<std::uint32_t, rank_place>> by_rank_;  // sorted by rank
+  struct span {
+    std::uint32_t low, high;  // the run's least and greatest rank
+    rank_run run;
+    rank_place start;  // the place of run.first
+  };
+  static std::optional<std::uint32_t> index_in(const span& s, std::uint32_t rank);
+  std::vector<std::vector<span>> layers_;  // each sorted by low, disjoint
+  std::vector<std::pair<std::uint32_t, rank_place>> table_;  // sorted by rank
 };
-
 }  // namespace pmix::regex

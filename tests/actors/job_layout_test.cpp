@@ -128,7 +128,7 @@ TEST_SUITE("job_layout") {
                        entry(PMIX_PROC_MAP, value::string(compact_procs(proc_list)))};
     const auto l = layout_of(in, 4, "node02");
     CHECK(l.nodes == std::vector<std::string>{"node01", "node02", "node03"});
-    CHECK(l.node_ranks == block_ranks);
+    CHECK(pmix::regex::expand(l.node_ranks) == block_ranks);
     CHECK(l.local_node == 1);
     CHECK(l.local_ranks == std::vector<rank_t>{4, 5, 6, 7});
     REQUIRE(l.job_size.has_value());
@@ -156,7 +156,7 @@ TEST_SUITE("job_layout") {
                                  4, "node03");
     for (const auto* l : {&compact, &plain, &regex}) {
       CHECK(l->nodes == compact.nodes);
-      CHECK(l->node_ranks == block_ranks);
+      CHECK(pmix::regex::expand(l->node_ranks) == block_ranks);
       CHECK(l->local_node == 2);
       CHECK(l->local_ranks == std::vector<rank_t>{8, 9, 10, 11});
       CHECK(*l->job_size == 12);
@@ -169,7 +169,7 @@ TEST_SUITE("job_layout") {
     const auto l = layout_of({entry(PMIX_NODE_MAP, value::string(compact_nodes("c1,c2,c3"))),
                               entry(PMIX_PROC_MAP, value::string(procs))},
                              3, "c2");
-    CHECK(l.node_ranks == std::vector<std::vector<rank_t>>{{0, 3, 6}, {1, 4, 7}, {2, 5, 8}});
+    CHECK(pmix::regex::expand(l.node_ranks) == std::vector<std::vector<rank_t>>{{0, 3, 6}, {1, 4, 7}, {2, 5, 8}});
     CHECK(l.local_ranks == std::vector<rank_t>{1, 4, 7});
     CHECK(*l.job_size == 9);
   }
@@ -438,6 +438,12 @@ TEST_SUITE("job_layout") {
     const auto l = layout_of({entry(PMIX_NODE_MAP, value::string(compact_nodes(nodes))),
                               entry(PMIX_PROC_MAP, value::string(compact_procs(procs)))},
                              6250, "simnode15");
+    // The proc map is held as one run per node (16 x 16 bytes), not as
+    // 100,000 ranks (400 kB, the registration's largest allocation before).
+    REQUIRE(l.node_ranks.size() == 16);
+    for (const auto& on_node : l.node_ranks) CHECK(on_node.size() == 1);
+    CHECK(l.local_ranks.size() == 6250);
+    CHECK(l.local_ranks.front() == 93750);
     const auto blob = serialize_job_info("sim.main", l, "simnode15");
     CHECK(blob.capacity() == blob.size());
     pmix::wire::JobInfo parsed;

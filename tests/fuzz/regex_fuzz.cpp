@@ -87,9 +87,28 @@ std::size_t total_ranks(const regex::rank_lists& nodes) {
 
 bool check_proc_map(std::string_view text, regex::rank_lists* out) {
   auto parsed = regex::parse_proc_map(text, fuzz_limits());
+  // The runs form: the same error, or the same ranks, and each rank's place
+  // found as the table of every rank gives it.
+  auto runs = regex::parse_proc_map_runs(text, fuzz_limits());
+  FUZZ_CHECK(runs.ok() == parsed.ok());
   if (!parsed.ok()) {
+    FUZZ_CHECK(runs.error().what == parsed.error().what);
     check_error(parsed.error(), text);
     return false;
+  }
+  FUZZ_CHECK(regex::expand(runs.value()) == parsed.value());
+  {
+    const regex::rank_places places{runs.value()};
+    std::vector<std::pair<std::uint32_t, regex::rank_place>> table;
+    for (std::uint32_t n = 0; n < parsed.value().size(); ++n)
+      for (std::uint32_t k = 0; k < parsed.value()[n].size(); ++k)
+        table.push_back({parsed.value()[n][k], regex::rank_place{n, k}});
+    std::stable_sort(table.begin(), table.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (std::size_t k = 0; k < table.size(); ++k) {
+      if (k > 0 && table[k].first == table[k - 1].first) continue;  // the first node's place
+      const auto got = places.find(table[k].first);
+      FUZZ_CHECK(got && got->node == table[k].second.node && got->index == table[k].second.index);
+    }
   }
   const auto& nodes = parsed.value();
   for (const auto& on_node : nodes)

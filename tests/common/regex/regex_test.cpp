@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -634,18 +635,151 @@ TEST_SUITE("regex") {
 
   TEST_CASE("rank_places: each rank's first node and its place there, by rank") {
     const rx::rank_places places{rx::rank_lists{{0, 3, 5}, {1, 4}, {2, 6, 4}}};
-    REQUIRE(places.all().size() == 7);
-    for (std::size_t k = 0; k < places.all().size(); ++k) CHECK(places.all()[k].first == k);
-    const auto* five = places.find(5);
-    REQUIRE(five != nullptr);
+    const auto all = places.by_rank();
+    REQUIRE(all.size() == 7);
+    for (std::size_t k = 0; k < all.size(); ++k) CHECK(all[k].first == k);
+    const auto five = places.find(5);
+    REQUIRE(five.has_value());
     CHECK(five->node == 0);
     CHECK(five->index == 2);
     // Listed twice: the first node's place.
-    const auto* four = places.find(4);
-    REQUIRE(four != nullptr);
+    const auto four = places.find(4);
+    REQUIRE(four.has_value());
     CHECK(four->node == 1);
     CHECK(four->index == 1);
-    CHECK(places.find(7) == nullptr);
-    CHECK(rx::rank_places{}.find(0) == nullptr);
+    CHECK(!places.find(7));
+    CHECK(!rx::rank_places{}.find(0));
+  }
+
+  // The runs form: same ranks, same errors, and places found as a table of
+  // every rank finds them.
+  TEST_CASE("proc map as runs: expands to parse_proc_map's lists, with its errors") {
+    const char* texts[] = {"", "pmix[]", "0;;1", "0,1,2,3;4-7;8,10,12", "pmix[0-3;4-7;8-12/2]",
+                           "pmix[0-3*2+4;8-12/2]", "pmix[0-12/4*4+1]", "pmix[9-0]", "5,3,1,2,2,2,7",
+                           "pmix[0-4294967294/4294967294]", "pmix[4294967294-0/2147483647]",
+                           // errors
+                           "0-4294967294", "pmix[0-99*10000000+100]", "0,,1", "pmix[0-4*3+5", "1-",
+                           "pmix[0-10/3]", "pmix[4294967290-4294967294*2+5]", "pmix[0-1000000*1000]"};
+    for (const char* t : texts) {
+      CAPTURE(t);
+      const auto lists = rx::parse_proc_map(t);
+      const auto runs = rx::parse_proc_map_runs(t);
+      REQUIRE(lists.ok() == runs.ok());
+      if (!lists.ok()) {
+        CHECK(runs.error().what == lists.error().what);
+        continue;
+      }
+      CHECK(rx::expand(runs.value()) == lists.value());
+    }
+    rx::parse_limits limits;
+    limits.max_ranks = 10;
+    CHECK(rx::parse_proc_map_runs("pmix[0-4*2+5]", limits).ok());
+    CHECK(rx::parse_proc_map_runs("pmix[0-4*3+5]", limits).error().what ==
+          rx::parse_proc_map("pmix[0-4*3+5]", limits).error().what);
+    CHECK(rx::parse_proc_map_runs("0,1,2,3,4,5,6,7,8,9,10", limits).error().what ==
+          rx::parse_proc_map("0,1,2,3,4,5,6,7,8,9,10", limits).error().what);
+  }
+
+  TEST_CASE("proc map as runs: a block or cyclic node is one run, whatever its form") {
+    // 100,000 ranks, 16 nodes of 6,250, as hosts give them.
+    const auto block = rx::parse_proc_map_runs("pmix[0-6249*16+6250]").value();
+    REQUIRE(block.size() == 16);
+    for (std::size_t n = 0; n < 16; ++n) {
+      REQUIRE(block[n].size() == 1);
+      CHECK(block[n][0] == rx::rank_run{static_cast<std::uint32_t>(6250 * n), 6250, 1});
+    }
+    std::string plain;
+    for (int r = 0; r < 6250; ++r) plain += (r ? "," : "") + std::to_string(r * 16 + 3);
+    const auto cyclic = rx::parse_proc_map_runs(plain).value();
+    REQUIRE(cyclic.size() == 1);
+    CHECK(cyclic[0] == rx::run_list{{3, 6250, 16}});
+    CHECK(rx::rank_count(cyclic[0]) == 6250);
+    CHECK(rx::runs_of({7, 6, 5, 9, 9, 11}) == rx::run_list{{7, 3, -1}, {9, 1, 0}, {9, 2, 2}});
+  }
+
+  TEST_CASE("rank_places as runs finds what a table of every rank finds (seed 77)") {
+    std::mt19937 random(77);
+    auto pick = [&](std::uint32_t n) { return static_cast<std::uint32_t>(random() % n); };
+    // The first node's place for every rank, the first in its list: the
+    // table rank_places kept before.
+    auto reference = [](const rx::rank_lists& nodes, std::uint32_t rank) -> std::optional<rx::rank_place> {
+      for (std::uint32_t n = 0; n < nodes.size(); ++n)
+        for (std::uint32_t k = 0; k < nodes[n].size(); ++k)
+          if (nodes[n][k] == rank) return rx::rank_place{n, k};
+      return std::nullopt;
+    };
+    int as_runs = 0, as_table = 0;
+    for (int trial = 0; trial < 300; ++trial) {
+      rx::rank_lists nodes(1 + pick(trial < 200 ? 20 : 150));
+      const std::uint32_t size = 1 + pick(600);
+      switch (trial % 4) {
+        case 0:  // blocks
+          for (std::uint32_t r = 0; r < size; ++r) nodes[r * nodes.size() / size].push_back(r);
+          break;
+        case 1:  // cyclic
+          for (std::uint32_t r = 0; r < size; ++r) nodes[r % nodes.size()].push_back(r);
+          break;
+        case 2:  // runs up and down, some repeated on other nodes
+          for (auto& n : nodes)
+            for (std::uint32_t t = pick(4); t > 0; --t) {
+              std::uint32_t start = pick(size), step = 1 + pick(4);
+              for (std::uint32_t k = pick(12); k > 0 && start < size; --k) {
+                n.push_back(start);
+                if (pick(2) == 0 && start < step) break;
+                start = pick(3) == 0 && start >= step ? start - step : start + step;
+              }
+            }
+          break;
+        default:  // anything, ranks listed twice included
+          for (std::uint32_t r = 0; r < size; ++r) nodes[pick(static_cast<std::uint32_t>(nodes.size()))].push_back(pick(size));
+          break;
+      }
+      rx::rank_runs runs;
+      for (const auto& n : nodes) runs.push_back(rx::runs_of(n));
+      CHECK(rx::expand(runs) == nodes);
+      const rx::rank_places places{runs};
+      (places.as_runs() ? as_runs : as_table)++;
+      std::vector<std::pair<std::uint32_t, rx::rank_place>> all;
+      for (std::uint32_t r = 0; r <= size + 1; ++r) {
+        const auto want = reference(nodes, r);
+        const auto got = places.find(r);
+        CAPTURE(trial);
+        CAPTURE(r);
+        REQUIRE(want.has_value() == got.has_value());
+        if (!want) continue;
+        CHECK(got->node == want->node);
+        CHECK(got->index == want->index);
+        all.push_back({r, *want});
+      }
+      const auto by_rank = places.by_rank();
+      REQUIRE(by_rank.size() == all.size());
+      for (std::size_t k = 0; k < all.size(); ++k) {
+        CHECK(by_rank[k].first == all[k].first);
+        CHECK(by_rank[k].second.node == all[k].second.node);
+        CHECK(by_rank[k].second.index == all[k].second.index);
+      }
+    }
+    // Both forms were exercised.
+    CHECK(as_runs > 100);
+    CHECK(as_table > 10);
+  }
+
+  TEST_CASE("rank_places: blocks and a 16-node cyclic map are kept as runs, 100 cyclic nodes as a table") {
+    const rx::rank_places block{rx::parse_proc_map_runs("pmix[0-6249*16+6250]").value()};
+    CHECK(block.as_runs());
+    REQUIRE(block.find(99999).has_value());
+    CHECK(block.find(99999)->node == 15);
+    CHECK(block.find(99999)->index == 6249);
+    CHECK(!block.find(100000));
+    const rx::rank_places cyclic{rx::parse_proc_map_runs("pmix[0-99984/16*16+1]").value()};
+    CHECK(cyclic.as_runs());
+    REQUIRE(cyclic.find(99999).has_value());
+    CHECK(cyclic.find(99999)->node == 15);
+    CHECK(cyclic.find(99999)->index == 6249);
+    const rx::rank_places deep{rx::parse_proc_map_runs("pmix[0-9900/100*100+1]").value()};
+    CHECK(!deep.as_runs());
+    REQUIRE(deep.find(9999).has_value());
+    CHECK(deep.find(9999)->node == 99);
+    CHECK(deep.find(9999)->index == 99);
   }
 }
