@@ -305,6 +305,31 @@ int main(int argc, char **argv) {
         if (0 != data_fences(&me, &job, atoi(argv[2]))) return 1;
     } else if (0 == strcmp(mode, "dmodex")) {
         if (0 != dmodex(&me, &job)) return 1;
+    } else if (0 == strcmp(mode, "remote-host")) {
+        /* The first lookup of a rank on another node (bench_host maps-get):
+         * the job's last rank, on node "benchnode<last>". */
+        pmix_value_t *got = NULL;
+        if (PMIX_SUCCESS != (rc = PMIx_Get(&job, PMIX_JOB_SIZE, NULL, 0, &got))) return fail("PMIx_Get (job size)", rc);
+        uint32_t size = got->data.uint32;
+        PMIX_VALUE_RELEASE(got);
+        if (PMIX_SUCCESS != (rc = PMIx_Get(&job, PMIX_NUM_NODES, NULL, 0, &got))) return fail("PMIx_Get (nodes)", rc);
+        uint32_t nodes = got->data.uint32;
+        PMIX_VALUE_RELEASE(got);
+        pmix_proc_t last;
+        PMIX_LOAD_PROCID(&last, me.nspace, size - 1);
+        long rss0 = rss_kb();
+        double g0 = now_us();
+        rc = PMIx_Get(&last, PMIX_HOSTNAME, NULL, 0, &got);
+        double dt = now_us() - g0;
+        long rss1 = rss_kb();
+        if (PMIX_SUCCESS != rc) return fail("PMIx_Get (a remote rank's host)", rc);
+        char want[64];
+        snprintf(want, sizeof want, "benchnode%u", nodes - 1);
+        if (PMIX_STRING != got->type || 0 != strcmp(got->data.string, want))
+            return fail("PMIx_Get (a remote rank's host): wrong value", PMIX_ERR_BAD_PARAM);
+        PMIX_VALUE_RELEASE(got);
+        printf("sample remote_host_us %.1f\n", dt);
+        printf("sample remote_host_kb %ld\n", rss1 - rss0);
     } else if (0 == strcmp(mode, "get") && argc > 2) {
         int iters = atoi(argv[2]);
         char payload[65];

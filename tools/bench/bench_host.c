@@ -39,6 +39,10 @@
  *   register-maps <ranks> <per-node>  the same by its node and proc maps
  *                             alone, every rank's data derived from them (as
  *                             pmixsim's nodes register a job)
+ *   maps-get <ranks> <per-node>  the job of register-maps, with rank 0 of this
+ *                             node started: its first PMIx_Get of a rank's
+ *                             PMIX_HOSTNAME on the last node (which the job
+ *                             data leaves to the maps): time and memory
  *   register-local <ranks>    the same with every rank on this node (one node
  *                             of <ranks> processes: PMIX_LOCAL_SIZE <ranks>,
  *                             the local peers string of all of them)
@@ -668,6 +672,14 @@ int main(int argc, char **argv) {
         printf("sample register_maps_ms %.3f\n", last_register_ms);
         printf("sample register_maps_kb %ld\n", last_register_kb);
         deregister_job("bench.maps", 0);
+    } else if (0 == strcmp(mode, "maps-get") && argc > 5) {
+        uint32_t n = (uint32_t) atoi(argv[4]), per = (uint32_t) atoi(argv[5]);
+        register_job_shaped("bench.mapsget", n, per, per < n ? per : n, 2);
+        register_clients("bench.mapsget", 1);
+        char *args[] = {"remote-host", NULL};
+        pid_t pid = launch("bench.mapsget", 0, args);
+        failed = wait_all(&pid, 1);
+        deregister_job("bench.mapsget", 1);
     } else if (0 == strcmp(mode, "register-local") && argc > 4) {
         uint32_t n = (uint32_t) atoi(argv[4]);
         register_job_shaped("bench.local", n, n, n, 1);
