@@ -892,19 +892,24 @@ rank_places::rank_places(const rank_runs& nodes) {
     ends.push({s.high, layers_.size() - 1});
   }
   if (!layers_.empty() || spans.empty()) return;
-  // Too deep: a table of every rank, the first node's place for a rank
-  // listed twice (stable, then the first of each rank).
+  // Too deep: a table of every rank.
+  table_ = table_of(spans);
+}
+
+std::vector<std::pair<std::uint32_t, rank_place>> rank_places::table_of(const std::vector<span>& spans) {
+  std::vector<std::pair<std::uint32_t, rank_place>> out;
   for (const auto& s : spans)
     for (std::uint32_t k = 0; k < s.run.count; ++k)
-      table_.push_back({s.run.at(k), rank_place{s.start.node, s.start.index + k}});
-  std::stable_sort(table_.begin(), table_.end(), [](const auto& a, const auto& b) {
+      out.push_back({s.run.at(k), rank_place{s.start.node, s.start.index + k}});
+  // A rank listed twice: the first node's place, the first in its list.
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
     return a.first != b.first ? a.first < b.first
                               : std::make_pair(a.second.node, a.second.index) <
                                     std::make_pair(b.second.node, b.second.index);
   });
-  table_.erase(std::unique(table_.begin(), table_.end(),
-                           [](const auto& a, const auto& b) { return a.first == b.first; }),
-               table_.end());
+  out.erase(std::unique(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first == b.first; }),
+            out.end());
+  return out;
 }
 
 std::optional<std::uint32_t> rank_places::index_in(const span& s, std::uint32_t rank) {
@@ -939,19 +944,9 @@ std::optional<rank_place> rank_places::find(std::uint32_t rank) const {
 
 std::vector<std::pair<std::uint32_t, rank_place>> rank_places::by_rank() const {
   if (!table_.empty()) return table_;
-  std::vector<std::pair<std::uint32_t, rank_place>> out;
-  for (const auto& layer : layers_)
-    for (const auto& s : layer)
-      for (std::uint32_t k = 0; k < s.run.count; ++k)
-        out.push_back({s.run.at(k), rank_place{s.start.node, s.start.index + k}});
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
-    return a.first != b.first ? a.first < b.first
-                              : std::make_pair(a.second.node, a.second.index) <
-                                    std::make_pair(b.second.node, b.second.index);
-  });
-  out.erase(std::unique(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first == b.first; }),
-            out.end());
-  return out;
+  std::vector<span> spans;
+  for (const auto& layer : layers_) spans.insert(spans.end(), layer.begin(), layer.end());
+  return table_of(spans);
 }
 
 }  // namespace pmix::regex

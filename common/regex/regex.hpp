@@ -208,6 +208,7 @@ class rank_places {
     rank_place start;  // the place of run.first
   };
   static std::optional<std::uint32_t> index_in(const span& s, std::uint32_t rank);
+  static std::vector<std::pair<std::uint32_t, rank_place>> table_of(const std::vector<span>& spans);
   std::vector<std::vector<span>> layers_;  // each sorted by low, disjoint
   std::vector<std::pair<std::uint32_t, rank_place>> table_;  // sorted by rank
 };
