@@ -851,13 +851,6 @@ result<std::string> generate_proc_map(std::string_view text) noexcept {
   return encode_proc_map(ranks.value());
 }
 
-rank_places::rank_places(const rank_lists& lists) {
-  rank_runs nodes;
-  nodes.reserve(lists.size());
-  for (const auto& l : lists) nodes.push_back(runs_of(l));
-  *this = rank_places{nodes};
-}
-
 rank_places::rank_places(const rank_runs& nodes) {
   std::vector<span> spans;
   for (std::size_t n = 0; n < nodes.size(); ++n) {

@@ -193,7 +193,6 @@ class rank_places {
  public:
   rank_places() = default;
   explicit rank_places(const rank_runs& nodes);
-  explicit rank_places(const rank_lists& lists);
   // None when no node lists `rank`.
   std::optional<rank_place> find(std::uint32_t rank) const;
   // Every rank listed, in rank order, with its place (made when asked).

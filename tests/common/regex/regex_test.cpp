@@ -634,7 +634,7 @@ TEST_SUITE("regex") {
   }
 
   TEST_CASE("rank_places: each rank's first node and its place there, by rank") {
-    const rx::rank_places places{rx::rank_lists{{0, 3, 5}, {1, 4}, {2, 6, 4}}};
+    const rx::rank_places places{rx::rank_runs{rx::runs_of({0, 3, 5}), rx::runs_of({1, 4}), rx::runs_of({2, 6, 4})}};
     const auto all = places.by_rank();
     REQUIRE(all.size() == 7);
     for (std::size_t k = 0; k < all.size(); ++k) CHECK(all[k].first == k);
