@@ -25,6 +25,10 @@
 #   MULTINODE_AGENT=1    pmixrun starts the daemons itself: pmixrun --hosts TAG-0,... --launch-agent
 #                        'ip netns exec {host}' (the nodes are then named after their namespaces;
 #                        the daemons write to pmixrun's stderr; no MULTINODE_KILL)
+#   MULTINODE_PIN=1      each node on a CPU of its own where the machine has enough: node K's pmixd,
+#                        and so the processes it starts, run on the (K mod C)th of the C CPUs this
+#                        script may use (taskset), as on nodes that do not share their CPUs; not
+#                        with MULTINODE_AGENT
 #   MULTINODE_BEFORE=CMD run in node 0's namespace (sh -c) once the daemons listen, before
 #                        pmixrun, with MULTINODE_DAEMONS (ADDR:PORT,...), MULTINODE_KEY (the
 #                        session key's directory) and MULTINODE_NAMESPACES (one per node) set;
@@ -99,7 +103,23 @@ trap 'exit 143' TERM
 
 netns_up "$tag" "$nodes" "$subnet"
 
+pin=${MULTINODE_PIN:-}
+case "$pin" in "" | 1) ;; *) echo "$0: MULTINODE_PIN is 1 or unset" >&2; exit 2 ;; esac
+cpus=()
+if [ -n "$pin" ]; then
+  # The CPUs this process may use ("0-3,8,10-11"), one by one.
+  allowed=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)
+  for part in ${allowed//,/ }; do
+    for c in $(seq "${part%-*}" "${part#*-}"); do cpus+=("$c"); done
+  done
+  if [ ${#cpus[@]} -eq 0 ]; then echo "$0: MULTINODE_PIN: no CPU in '$allowed'" >&2; exit 1; fi
+fi
+
 if [ -n "${MULTINODE_AGENT:-}" ]; then
+  if [ -n "$pin" ]; then
+    echo "$0: MULTINODE_PIN needs the daemons started here, not MULTINODE_AGENT" >&2
+    exit 2
+  fi
   if [ -n "${MULTINODE_KILL:-}" ]; then
     echo "$0: MULTINODE_KILL needs the daemons started here, not MULTINODE_AGENT" >&2
     exit 2
@@ -124,8 +144,10 @@ daemons=""
 "$pmixd" credentials "$work/key" >/dev/null
 for k in $(seq 0 $((nodes - 1))); do
   ns="$tag-$k"
+  on_cpu=()
+  if [ -n "$pin" ]; then on_cpu=(taskset -c "${cpus[$((k % ${#cpus[@]}))]}"); fi
   ip netns exec "$ns" unshare --uts -- sh -c 'hostname "$1"; shift; exec "$@"' sh "node$k" \
-    "$pmixd" --credentials "$work/key" --name "node$k" --port-file "$work/port$k" ${verbose:+--verbose} \
+    "${on_cpu[@]}" "$pmixd" --credentials "$work/key" --name "node$k" --port-file "$work/port$k" ${verbose:+--verbose} \
     >"$work/node$k.out" 2>"$work/node$k.log" &
   daemon_pids+=($!)
 done
