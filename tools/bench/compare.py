@@ -558,7 +558,7 @@ def main():
                 f.write("- `%s`: skipped: %s\n" % (part, why))
             for note in hosts.notes:
                 f.write("- %s\n" % note)
-        f.write("\n## Across nodes: the data fence on 4 nodes (PMIx-CXX)\n\n")
+        f.write("\n## Across nodes: the data fence (PMIx-CXX)\n\n")
         f.write(multinode.markdown())
         if run.failures:
             f.write("\n## Failed runs\n\n" + "\n".join("- " + x for x in run.failures) + "\n")
@@ -586,10 +586,12 @@ class Multinode:
     (tools/multinode/demo.sh: 4 network namespaces, one pmixd each), ours
     only (OpenPMIx has no multi-node host here): bench_client datafence with
     every rank timing every fence, for each number of ranks per node, and
-    the nodes' TCP round trip of the same run as the limit."""
+    the nodes' TCP round trip of the same run as the limit. With one rank
+    per node, also 2 nodes x 1 with each node on a CPU of its own
+    (MULTINODE_PIN=1), as on nodes that do not share their CPUs."""
 
     def __init__(self):
-        self.rows = []  # (ppn, samples)
+        self.rows = []  # (nodes, ppn, CPUs: "shared" or "one each", samples)
         self.rtt = float("nan")
         self.skipped = ""
         self.failures = []
@@ -601,15 +603,18 @@ class Multinode:
                "as in the one-node data fence; every rank times every fence and all samples count. "
                "The 4 nodes are network namespaces joined by a bridge, each with a `pmixd` "
                "(`tools/multinode/demo.sh`), sharing this machine's CPUs, so the figures include the "
-               "scheduling of 4 daemons and their ranks on them. Limit: the TCP round trip between "
+               "scheduling of 4 daemons and their ranks on them; the 2-node row runs each node (its "
+               "`pmixd` and its rank) on a CPU of its own (`MULTINODE_PIN=1`), as on nodes that do not "
+               "share their CPUs. Limit: the TCP round trip between "
                "node 0 and node 3 in the same run (%s); distance = median / limit.\n\n"
                % ("ranks", fmt(self.rtt, "µs")),
-               "| ranks per node | ranks | median | p99 | limit | distance |",
-               "|---|---|---|---|---|---|"]
-        for ppn, v in self.rows:
+               "| nodes | CPUs | ranks per node | ranks | median | p99 | limit | distance |",
+               "|---|---|---|---|---|---|---|---|"]
+        for nodes, ppn, cpus, v in self.rows:
             m = statistics.median(v) if v else float("nan")
-            out.append("| %d | %d | %s | %s | %s | %s |" % (
-                ppn, 4 * ppn, fmt(m, "µs"), fmt(percentile(v, 99), "µs"), fmt(self.rtt, "µs"),
+            out.append("| %d | %s | %d | %d | %s | %s | %s | %s |" % (
+                nodes, cpus, ppn, nodes * ppn, fmt(m, "µs"),
+                fmt(percentile(v, 99), "µs"), fmt(self.rtt, "µs"),
                 "n/a" if (m != m or self.rtt != self.rtt) else "%.0f" % (m / self.rtt)))
         return "\n".join(out) + "\n"
 
@@ -640,18 +645,24 @@ def multinode_fences(a, short, tree, fence_iters):
     for line in p.stdout.splitlines():
         if line.startswith("rtt_us "):
             mn.rtt = float(line.split()[1])
-    for ppn in [int(x) for x in spec.split(",")]:
-        print("bench: 4-node data fence, %d rank(s) per node" % ppn, flush=True)
+    per_node = [int(x) for x in spec.split(",")]
+    # The pinned row only where 2 CPUs make "a CPU of its own" true.
+    own = len(os.sched_getaffinity(0)) >= 2
+    setups = [(4, ppn, False) for ppn in per_node] + ([(2, 1, True)] if 1 in per_node and own else [])
+    for nodes, ppn, pinned in setups:
+        what = "%d-node data fence, %d rank(s) per node%s" % (
+            nodes, ppn, ", each node on a CPU of its own" if pinned else "")
+        print("bench: " + what, flush=True)
         env["PMIXRUN_ARGS"] = "--quiet --timeout 600"
-        p = subprocess.run([demo, "4", str(ppn), client, "datafence", str(max(20, fence_iters // 2))],
+        env["MULTINODE_PIN"] = "1" if pinned else ""
+        p = subprocess.run([demo, str(nodes), str(ppn), client, "datafence", str(max(20, fence_iters // 2))],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, timeout=900)
         v = [float(l.split()[2]) for l in p.stdout.splitlines()
              if l.startswith("sample dfence_us ") and len(l.split()) == 3]
         if p.returncode != 0 or not v:
-            mn.failures.append("4-node data fence, %d per node: exit %d: %s" % (
-                ppn, p.returncode, p.stderr.strip()[-500:]))
+            mn.failures.append("%s: exit %d: %s" % (what, p.returncode, p.stderr.strip()[-500:]))
             continue
-        mn.rows.append((ppn, v))
+        mn.rows.append((nodes, ppn, "one each" if pinned else "shared", v))
     return mn
 
 
