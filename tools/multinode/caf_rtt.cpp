@@ -13,6 +13,10 @@
 //                                       timed (CLOCK_MONOTONIC); prints
 //                                       "caf_rtt_us MEDIAN P10 P90"
 //
+// With CAF_RTT_PAYLOAD set, each ping and pong carries what a fence's part
+// between pmixd's daemons carries (a job's name, the fence's key, its round
+// and a map of one node's 150 bytes) instead of a number alone.
+//
 // tools/multinode/caf_rtt.sh runs both across two network namespaces beside
 // the TCP round trip of the same pair.
 #include <caf/all.hpp>
@@ -26,6 +30,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <future>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -59,10 +64,20 @@ bool as_broker() {
   return b == nullptr || std::string(b) != "0";
 }
 
+// A fence's part, as pmixd's daemons send it (tools/pmixd/protocol.hpp).
+using blocks_t = std::map<std::string, std::string>;
+bool with_payload() { return std::getenv("CAF_RTT_PAYLOAD") != nullptr; }
+blocks_t payload() { return {{"node1", std::string(150, 'x')}}; }
+const std::string job_name = "pmixrun.13887.2930";
+const std::string fence_key = "pmixrun.13887.2930:*,#0";
+
 template <class Self>
 caf::behavior echo(Self* self) {
   return {[self](ping_atom, uint64_t seq) {
     self->send(caf::actor_cast<caf::actor>(self->current_sender()), pong_atom::value, seq);
+  },
+  [self](ping_atom, const std::string& a, const std::string& b, uint64_t seq, blocks_t& m) {
+    self->send(caf::actor_cast<caf::actor>(self->current_sender()), pong_atom::value, a, b, seq, std::move(m));
   }};
 }
 
@@ -80,8 +95,14 @@ caf::behavior pinger(Self* self, caf::actor peer, uint64_t n, std::promise<std::
   self->state.done = done;
   self->state.us.reserve(n);
   self->state.sent = std::chrono::steady_clock::now();
-  self->send(peer, ping_atom::value, self->state.seq);
-  return {[self, peer](pong_atom, uint64_t seq) {
+  auto go = [self, peer](uint64_t seq) {
+    if (with_payload())
+      self->send(peer, ping_atom::value, job_name, fence_key, seq, payload());
+    else
+      self->send(peer, ping_atom::value, seq);
+  };
+  go(self->state.seq);
+  auto on_pong = [self, go](uint64_t seq) {
     auto& st = self->state;
     if (seq != st.seq) return;
     st.us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - st.sent).count());
@@ -91,8 +112,10 @@ caf::behavior pinger(Self* self, caf::actor peer, uint64_t n, std::promise<std::
       return;
     }
     st.sent = std::chrono::steady_clock::now();
-    self->send(peer, ping_atom::value, ++st.seq);
-  }};
+    go(++st.seq);
+  };
+  return {[on_pong](pong_atom, uint64_t seq) { on_pong(seq); },
+          [on_pong](pong_atom, const std::string&, const std::string&, uint64_t seq, blocks_t&) { on_pong(seq); }};
 }
 
 int serve(int port, bool tls) {
