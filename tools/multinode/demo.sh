@@ -71,6 +71,18 @@ if [ "${program#/}" = "$program" ] && [ -x "$program" ]; then program="$PWD/$pro
 subnet=${MULTINODE_SUBNET:-10.77.0}
 verbose=${MULTINODE_VERBOSE:-}
 
+pin=${MULTINODE_PIN:-}
+case "$pin" in "" | 1) ;; *) echo "$0: MULTINODE_PIN is 1 or unset" >&2; exit 2 ;; esac
+cpus=()
+if [ -n "$pin" ]; then
+  # The CPUs this process may use ("0-3,8,10-11"), one by one.
+  allowed=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)
+  for part in ${allowed//,/ }; do
+    for c in $(seq "${part%-*}" "${part#*-}"); do cpus+=("$c"); done
+  done
+  if [ ${#cpus[@]} -eq 0 ]; then echo "$0: MULTINODE_PIN: no CPU in '$allowed'" >&2; exit 1; fi
+fi
+
 tag=${MULTINODE_TAG:-pmn$$}
 case "$tag" in *[!a-z0-9]* | "" | ?????????*) echo "$0: MULTINODE_TAG: 1 to 8 of [a-z0-9]" >&2; exit 2 ;; esac
 work=$(mktemp -d "/tmp/$tag.XXXXXX")
@@ -102,18 +114,6 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 netns_up "$tag" "$nodes" "$subnet"
-
-pin=${MULTINODE_PIN:-}
-case "$pin" in "" | 1) ;; *) echo "$0: MULTINODE_PIN is 1 or unset" >&2; exit 2 ;; esac
-cpus=()
-if [ -n "$pin" ]; then
-  # The CPUs this process may use ("0-3,8,10-11"), one by one.
-  allowed=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)
-  for part in ${allowed//,/ }; do
-    for c in $(seq "${part%-*}" "${part#*-}"); do cpus+=("$c"); done
-  done
-  if [ ${#cpus[@]} -eq 0 ]; then echo "$0: MULTINODE_PIN: no CPU in '$allowed'" >&2; exit 1; fi
-fi
 
 if [ -n "${MULTINODE_AGENT:-}" ]; then
   if [ -n "$pin" ]; then
