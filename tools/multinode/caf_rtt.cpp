@@ -95,8 +95,8 @@ caf::behavior pinger(Self* self, caf::actor peer, uint64_t n, std::promise<std::
   self->state.done = done;
   self->state.us.reserve(n);
   self->state.sent = std::chrono::steady_clock::now();
-  auto go = [self, peer](uint64_t seq) {
-    if (with_payload())
+  auto go = [self, peer, carry = with_payload()](uint64_t seq) {
+    if (carry)
       self->send(peer, ping_atom::value, job_name, fence_key, seq, payload());
     else
       self->send(peer, ping_atom::value, seq);
