@@ -320,9 +320,33 @@ pmix_status_t connection::start() {
   // commit_hold_end or an event, sent right after it) is in the reader, not
   // on the socket: epoll would not say so, and the progress thread's first
   // round reads it without waiting.
-  const bool behind = reader_.buffered() > 0;
-  thread_ = std::thread([this, behind] { run(behind); });
+  behind_ = reader_.buffered() > 0;
+  has_thread_ = true;
+  if (const int rc = ::pthread_create(&thread_, nullptr, &connection::thread_main, this); rc != 0) {
+    has_thread_ = false;
+    log::error("client", "cannot start the progress thread: ", std::strerror(rc));
+    return PMIX_ERR_OUT_OF_RESOURCE;
+  }
   return PMIX_SUCCESS;
+}
+
+void connection::join_thread() {
+  if (::pthread_equal(thread_, ::pthread_self()) != 0) {
+    // As std::thread::join would refuse it (callers keep this from the
+    // progress thread: session::~session hands itself to another thread).
+    log::error("client", "the progress thread cannot wait for itself to end");
+    return;
+  }
+  ::pthread_join(thread_, nullptr);
+  has_thread_ = false;
+  thread_id_.store(pthread_t{}, std::memory_order_relaxed);
+}
+
+void* connection::thread_main(void* self) {
+  auto* c = static_cast<connection*>(self);
+  c->thread_id_.store(::pthread_self(), std::memory_order_release);
+  c->run(c->behind_);
+  return nullptr;
 }
 
 // Turns the progress thread's interest in the socket on or off. The socket
@@ -744,7 +768,7 @@ void connection::run(bool behind) {
     if (woken) {
       std::uint64_t count;
       [[maybe_unused]] auto r = ::read(wake_fd_, &count, sizeof count);
-      std::deque<std::function<void()>> tasks;
+      std::vector<std::function<void()>> tasks;
       bool stop;
       {
         std::lock_guard<std::mutex> guard{mutex_};
@@ -810,14 +834,14 @@ void connection::wake_drivers() {
 
 void connection::close() {
   if (fd_ < 0) return;
-  if (thread_.joinable()) {
+  if (has_thread_) {
     {
       std::lock_guard<std::mutex> guard{mutex_};
       stopping_ = true;
     }
     const std::uint64_t one = 1;
     [[maybe_unused]] auto n = ::write(wake_fd_, &one, sizeof one);
-    thread_.join();
+    join_thread();
   }
   ::close(fd_);
   fd_ = -1;
@@ -834,7 +858,7 @@ void connection::close() {
 
 bool connection::stop_progress(bool flush) {
   if (on_own_thread()) return false;
-  if (thread_.joinable()) {
+  if (has_thread_) {
     {
       std::lock_guard<std::mutex> guard{mutex_};
       stopping_ = true;
@@ -842,7 +866,7 @@ bool connection::stop_progress(bool flush) {
     }
     const std::uint64_t one = 1;
     [[maybe_unused]] auto n = ::write(wake_fd_, &one, sizeof one);
-    thread_.join();
+    join_thread();
   }
   fail_all(PMIX_ERR_NOT_AVAILABLE);
   return true;
@@ -857,7 +881,8 @@ void connection::abandon() {
   fd_ = wake_fd_ = driver_wake_fd_ = epoll_fd_ = -1;
   // The thread object names a thread of the parent process: never join or
   // destroy it here.
-  new (&thread_) std::thread();
+  has_thread_ = false;
+  thread_id_.store(pthread_t{}, std::memory_order_relaxed);
   // A parent thread may have held these at fork time.
   new (&mutex_) std::mutex();
   new (&write_mutex_) std::mutex();
@@ -875,7 +900,7 @@ void connection::abandon() {
   board_asked_ = board_busy_ = false;
   board_id_ = 0;
   new (&pending_) std::vector<std::pair<std::uint64_t, pending_request>>();
-  new (&tasks_) std::deque<std::function<void()>>();
+  new (&tasks_) std::vector<std::function<void()>>();
   new (&unprompted_) std::function<void(protocol::envelope&)>();
   new (&lost_hook_) std::function<void()>();
 }

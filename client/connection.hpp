@@ -29,6 +29,8 @@
 #include <mutex>
 #include <string>
 #include <thread>
+
+#include <pthread.h>
 #include <unordered_map>
 #include <vector>
 
@@ -147,7 +149,9 @@ class connection {
   // progress thread itself.
   bool stop_progress(bool flush);
   // Whether this is the connection's own progress thread.
-  bool on_own_thread() const { return thread_.joinable() && thread_.get_id() == std::this_thread::get_id(); }
+  bool on_own_thread() const {
+    return has_thread_ && ::pthread_equal(thread_id_.load(std::memory_order_acquire), ::pthread_self()) != 0;
+  }
 
   // In a forked child: forget the parent's socket and thread without touching
   // them (the child has no such thread; the socket stays the parent's).
@@ -206,7 +210,22 @@ class connection {
   std::atomic<int> drivers_{0};
   void wake_drivers();
   int epoll_fd_ = -1;
-  std::thread thread_;
+  // The progress thread, started with pthread_create, not std::thread:
+  // std::thread hands the new thread a heap object that the thread itself
+  // frees, and glibc gives a thread its own malloc arena at its first
+  // malloc or free (a 128 MiB reservation, trimmed and protected: mmap,
+  // two munmaps and an mprotect, each page-table work with TLB shootdowns
+  // in a process of two threads). With nothing allocated or freed on it,
+  // the thread has none in most processes' lives.
+  pthread_t thread_{};
+  bool has_thread_ = false;  // thread_ is running or not joined yet
+  // pthread_self() of the progress thread, stored by the thread itself
+  // before it runs anything (on_own_thread).
+  std::atomic<pthread_t> thread_id_{};
+  bool behind_ = false;  // start(): frames already wait in the reader
+  static void* thread_main(void* self);
+  // Waits for the progress thread to end (it was told to).
+  void join_thread();
   std::mutex write_mutex_;
   // Under write_mutex_: the frames held for the next write, and whether
   // the server still lets this connection hold any.
@@ -238,7 +257,13 @@ class connection {
   std::vector<std::pair<std::uint64_t, pending_request>> pending_;
   // The entry for `id`, or pending_.end().
   std::vector<std::pair<std::uint64_t, pending_request>>::iterator find_pending(std::uint64_t id);
-  std::deque<std::function<void()>> tasks_;
+  // A vector, not a deque: the progress thread takes them all at once, and
+  // an empty vector allocates nothing where libstdc++'s empty deque does.
+  // The thread then allocates nothing in most processes' lives, so glibc
+  // never makes it a malloc arena of its own (a 128 MiB reservation,
+  // trimmed and protected: page-table work, with TLB shootdowns in a
+  // process of two threads, at every process's PMIx_Finalize).
+  std::vector<std::function<void()>> tasks_;
   std::function<void(protocol::envelope&)> unprompted_;
   std::function<void()> lost_hook_;
   std::uint64_t next_id_ = 1;

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <string>
 #include <thread>
 #include <vector>
@@ -23,6 +24,28 @@
 
 namespace proto = pmix::protocol;
 using pmix::client::connection;
+
+namespace {
+// The connection whose progress thread's allocations are counted (the
+// replaced operator new and delete below), and the count.
+std::atomic<const connection*> watched{nullptr};
+std::atomic<int> watched_allocations{0};
+void count_if_watched() {
+  const auto* c = watched.load(std::memory_order_acquire);
+  if (c != nullptr && c->on_own_thread()) watched_allocations.fetch_add(1, std::memory_order_relaxed);
+}
+}  // namespace
+
+void* operator new(std::size_t size) {
+  count_if_watched();
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc{};
+}
+void operator delete(void* p) noexcept {
+  if (p != nullptr) count_if_watched();
+  std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept { operator delete(p); }
 
 namespace {
 
@@ -128,6 +151,65 @@ TEST_CASE("frames that come in the same read as the handshake's reply are acted 
   proto::envelope commit;
   REQUIRE(next_frame(peer, reader, commit, 30));
   CHECK(commit.kind == proto::body::commit);
+  conn.reset();
+  ::close(peer);
+}
+
+TEST_CASE("a progress thread that only starts and stops allocates and frees nothing") {
+  // glibc gives a thread its own malloc arena at its first malloc or free:
+  // a 128 MiB reservation, trimmed and protected, with TLB shootdowns in a
+  // process of two threads. The progress thread of a process that makes
+  // only blocking calls (which read their own replies) wakes once, to stop:
+  // a std::thread's state freed there and an empty std::deque made there
+  // cost every such process that arena at its PMIx_Finalize (issue 40).
+  listener srv;
+  std::unique_ptr<connection> conn;
+  REQUIRE(connection::open("uds://" + srv.path, conn) == PMIX_SUCCESS);
+  const int peer = ::accept4(srv.fd, nullptr, nullptr, SOCK_CLOEXEC);
+  REQUIRE(peer >= 0);
+  pmix_status_t rc = PMIX_ERROR;
+  proto::envelope reply;
+  std::thread client([&] { rc = conn->handshake(proto::body::connect, "", reply); });
+  struct joiner {
+    std::thread& t;
+    int fd;
+    ~joiner() {
+      if (!t.joinable()) return;
+      ::shutdown(fd, SHUT_RDWR);
+      t.join();
+    }
+  } join_client{client, peer};
+  proto::frame_reader reader;
+  proto::envelope request;
+  REQUIRE(next_frame(peer, reader, request, 60));
+  const std::string answer = proto::to_frame(request.id, proto::body::connect_reply, "");
+  REQUIRE(::send(peer, answer.data(), answer.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(answer.size()));
+  client.join();
+  REQUIRE(rc == PMIX_SUCCESS);
+
+  watched_allocations = 0;
+  watched = conn.get();
+  REQUIRE(conn->start() == PMIX_SUCCESS);
+  // A blocking call: its reply is read by this thread (drive()).
+  {
+    connection::answered_here blocking;
+    std::atomic<bool> done{false};
+    pmix_status_t status = PMIX_ERROR;
+    REQUIRE(conn->request(proto::body::commit, "", [&](pmix_status_t st, proto::envelope*) {
+      status = st;
+      done = true;
+    }) == PMIX_SUCCESS);
+    proto::envelope sent;
+    REQUIRE(next_frame(peer, reader, sent, 60));
+    const std::string back = proto::to_frame(sent.id, proto::body::status_reply, "");
+    REQUIRE(::send(peer, back.data(), back.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(back.size()));
+    conn->drive([&] { return done.load(); });
+    CHECK(done.load());
+    CHECK(status == PMIX_SUCCESS);
+  }
+  conn->close();
+  watched = nullptr;
+  CHECK(watched_allocations.load() == 0);
   conn.reset();
   ::close(peer);
 }
