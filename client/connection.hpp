@@ -105,7 +105,8 @@ class connection {
   // `wait` when the board is here and no other fence of this client waits
   // on it (the caller then sets FenceRequest.board_wait and passes
   // on_board to request(); this thread's drive() then waits on the board),
-  // `request` when the board should be asked for (once per connection).
+  // `request` when the board should be asked for (once per connection, at
+  // the second such fence).
   struct board_plan {
     bool wait = false;
     bool request = false;
@@ -274,6 +275,7 @@ class connection {
   std::shared_ptr<const void> board_owner_;
   const transport::board_header* board_ = nullptr;
   bool board_asked_ = false;
+  unsigned whole_fences_ = 0;  // blocking fences planned before the board was asked for
   bool board_busy_ = false;
   std::uint64_t board_id_ = 0;
   std::thread::id board_thread_;

@@ -345,7 +345,7 @@ TEST_SUITE("events") {
   }
 
   TEST_CASE("a client waiting on the fence board when its server goes away fails the fence and learns of the loss") {
-    // The first fence brings the namespace's fence board; the second waits
+    // The second fence brings the namespace's fence board; the third waits
     // on it (rank 1 never enters it) and not on the socket, which stays with
     // the progress thread: the hang-up must reach the waiting thread there.
     temp_dir dir;
@@ -356,11 +356,11 @@ TEST_SUITE("events") {
     pmix_proc_t me;
     REQUIRE(runtime_table()->running(&me) == 1);
     const std::string server_name = std::string{me.nspace} + "." + std::to_string(me.rank);
-    auto waiting = run("evB", 0, {"init", "on:lost:-61", "fence", "board_mappings", "fence", "wait_events:1"},
+    auto waiting = run("evB", 0, {"init", "on:lost:-61", "fence", "fence", "board_mappings", "fence", "wait_events:1"},
                        dir.path());
-    auto other = run("evB", 1, {"init", "fence", "wait_file:" + dir.path() + "/never"}, dir.path());
+    auto other = run("evB", 1, {"init", "fence", "fence", "wait_file:" + dir.path() + "/never"}, dir.path());
     REQUIRE(wait_for_output(waiting, "board_mappings PMIX_SUCCESS mapped 1"));
-    REQUIRE(eventually([] { return take_snapshot().fences == 1; }));  // rank 0's half of the second fence
+    REQUIRE(eventually([] { return take_snapshot().fences == 1; }));  // rank 0's half of the third fence
     srv.reset();
     CHECK_MESSAGE(waiting.exited_with(0), waiting.errors());
     const auto out = waiting.output();
