@@ -45,7 +45,12 @@ bool store::load_job(protocol::job_info&& in) {
   j.local_by_peers = in.local_ranks_by_peers;
   j.load_info(std::move(in.info));
   for (auto& [rank, infos] : in.ranks) load_infos(std::move(infos), j.ranks[rank]);
-  if (in.raw) {
+  if (in.raw && !in.rank_index.empty()) {
+    // Views into the bytes `raw` keeps (the same object after the move).
+    j.raw = std::move(in.raw);
+    j.index = in.rank_index;
+    j.indexed = in.indexed;
+  } else if (in.raw) {
     j.raw = std::move(in.raw);
     // The server writes the ranks in order, each once: kept as they come.
     // Otherwise sorted (stably), and of several RankInfos of one rank all
@@ -207,20 +212,35 @@ const store::job::maps& store::job::read_maps() const {
   return *derivable;
 }
 
+void store::job::decode_rank(rank_t r, std::string_view bytes) const {
+  info_list items;
+  std::string error;
+  if (!protocol::decode_rank_info(bytes, items, &error))
+    log::error("client", "unreadable job data of rank ", r, ": ", error);
+  load_infos(std::move(items), ranks[r]);
+}
+
 const store::key_map* store::job::rank_keys(rank_t r) const {
-  auto e = std::lower_bound(encoded.begin(), encoded.end(), r,
-                            [](const std::pair<rank_t, std::string_view>& a, rank_t b) { return a.first < b; });
-  if (e != encoded.end() && e->first == r && e->second.data() != nullptr) {
-    info_list items;
-    std::string error;
-    if (!protocol::decode_rank_info(e->second, items, &error))
-      log::error("client", "unreadable job data of rank ", r, ": ", error);
-    e->second = std::string_view{};
-    if (--encoded_left == 0) {
-      encoded.clear();
-      encoded.shrink_to_fit();
+  if (!index.empty()) {
+    const auto size = protocol::index_size(index);
+    const auto k = protocol::index_find(index, r);
+    if (k < size && (index_done.empty() || !index_done[k])) {
+      if (index_done.empty()) index_done.resize(size);
+      index_done[k] = true;
+      decode_rank(r, protocol::index_entry(index, indexed, k).second);
     }
-    load_infos(std::move(items), ranks[r]);
+  } else {
+    auto e = std::lower_bound(encoded.begin(), encoded.end(), r,
+                              [](const std::pair<rank_t, std::string_view>& a, rank_t b) { return a.first < b; });
+    if (e != encoded.end() && e->first == r && e->second.data() != nullptr) {
+      const auto bytes = e->second;
+      e->second = std::string_view{};
+      if (--encoded_left == 0) {
+        encoded.clear();
+        encoded.shrink_to_fit();
+      }
+      decode_rank(r, bytes);
+    }
   }
   auto it = ranks.find(r);
   if (it != ranks.end()) return &it->second;
@@ -249,6 +269,11 @@ const store::key_map* store::job::rank_keys(rank_t r) const {
 }
 
 void store::job::decode_all() const {
+  if (!index.empty()) {
+    for (std::size_t k = 0; k < protocol::index_size(index); ++k)
+      if (index_done.empty() || !index_done[k]) rank_keys(protocol::index_entry(index, indexed, k).first);
+    return;
+  }
   for (std::size_t k = 0; k < encoded.size();) {
     const auto& [rank, bytes] = encoded[k];
     if (bytes.data() == nullptr) {

@@ -124,6 +124,14 @@ class store {
     // vector, not a hash map: no allocation per rank, 24 bytes each).
     mutable std::vector<std::pair<rank_t, std::string_view>> encoded;
     mutable std::size_t encoded_left = 0;  // views not decoded yet
+    // Instead of `encoded`, from a rank index in rank order
+    // (protocol::job_info::rank_index): the index and the message it
+    // indexes, read in place, and which of its entries were decoded (sized
+    // at the first lookup: a bit per rank).
+    std::string_view index, indexed;
+    mutable std::vector<bool> index_done;
+    // Decodes one RankInfo into `ranks`.
+    void decode_rank(rank_t r, std::string_view bytes) const;
     std::shared_ptr<const void> raw;
     // PMIX_LOCAL_PEERS, ascending, each once (a vector: at thousands of
     // local ranks a set's node per rank was a measurable part of init).

@@ -23,6 +23,13 @@ bool fail(std::string* error, const char* why) {
 }
 bool malformed(std::string* error) { return fail(error, "malformed message"); }
 
+// A little-endian 32-bit number (a rank index's fields: JobInfo.rank_index).
+std::uint32_t load_le32(const char* at) {
+  const auto* p = reinterpret_cast<const unsigned char*>(at);
+  return static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 |
+         static_cast<std::uint32_t>(p[2]) << 16 | static_cast<std::uint32_t>(p[3]) << 24;
+}
+
 // ---- writing ----------------------------------------------------------------
 
 void append_infos(std::string& out, int field_number, const info_list& list) {
@@ -685,20 +692,23 @@ bool read_indexed_job(std::string_view in, job_info& out, std::vector<std::pair<
   if (f.bytes.size() % 12 != 0) return false;
   const std::size_t from = static_cast<std::size_t>(r.position() - in.data());
   std::size_t end = from;
-  const auto* p = reinterpret_cast<const unsigned char*>(f.bytes.data());
-  auto get = [&p] {
-    std::uint32_t v = 0;
-    for (int b = 0; b < 4; ++b) v |= static_cast<std::uint32_t>(*p++) << (8 * b);
-    return v;
-  };
   const std::size_t count = f.bytes.size() / 12;
-  ranks.reserve(count);
+  // Checked whole (bounds, order), then read in place.
+  bool ascending = true;
   for (std::size_t k = 0; k < count; ++k) {
-    const rank_t rank = get();
-    const std::size_t offset = get(), length = get();
+    const char* e = f.bytes.data() + 12 * k;
+    const rank_t rank = load_le32(e);
+    const std::size_t offset = load_le32(e + 4), length = load_le32(e + 8);
     if (offset < from || offset > in.size() || length > in.size() - offset) return false;
-    ranks.emplace_back(rank, in.substr(offset, length));
+    if (k > 0 && rank <= load_le32(e - 12)) ascending = false;
     end = std::max(end, offset + length);
+  }
+  if (ascending) {
+    out.rank_index = f.bytes;
+    out.indexed = in;
+  } else {
+    ranks.reserve(count);
+    for (std::size_t k = 0; k < count; ++k) ranks.push_back(index_entry(f.bytes, in, k));
   }
   // The fields after the indexed RankInfos (info a host added later).
   reader rest{in.substr(end)};
@@ -707,6 +717,34 @@ bool read_indexed_job(std::string_view in, job_info& out, std::vector<std::pair<
   return rest.ok();
 }
 
+}  // namespace
+
+std::size_t index_size(std::string_view index) { return index.size() / 12; }
+
+std::pair<rank_t, std::string_view> index_entry(std::string_view index, std::string_view indexed, std::size_t k) {
+  const char* e = index.data() + 12 * k;
+  return {static_cast<rank_t>(load_le32(e)), indexed.substr(load_le32(e + 4), load_le32(e + 8))};
+}
+
+std::size_t index_find(std::string_view index, rank_t rank) {
+  std::size_t lo = 0, hi = index_size(index);
+  while (lo < hi) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    if (load_le32(index.data() + 12 * mid) < rank) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < index_size(index) && load_le32(index.data() + 12 * lo) == rank ? lo : index_size(index);
+}
+
+std::vector<std::pair<rank_t, std::string_view>> encoded_ranks(const job_info& job) {
+  if (job.rank_index.empty()) return job.encoded;
+  std::vector<std::pair<rank_t, std::string_view>> out;
+  out.reserve(index_size(job.rank_index));
+  for (std::size_t k = 0; k < index_size(job.rank_index); ++k) out.push_back(index_entry(job.rank_index, job.indexed, k));
+  return out;
+}
+
+namespace {
 // A JobInfo's own fields and each RankInfo's rank and bytes (views into
 // `in`), which decode reads at once and decode_lazy at each rank's lookup.
 // `lazy`: the RankInfos' items are not checked here (decode_rank_info

@@ -184,10 +184,27 @@ struct job_info {
   // instead of `ranks`.
   std::shared_ptr<const void> raw;
   std::vector<std::pair<rank_t, std::string_view>> encoded;
+  // decode_lazy of a JobInfo whose rank index (JobInfo.rank_index) is in
+  // rank order, each rank once (as the server writes it): the index itself
+  // (index_entry) and the message its offsets count in, views into the
+  // bytes `raw` keeps, instead of `encoded` (left empty). A process of an
+  // N-rank job made an N-entry vector of the index at PMIx_Init (issue 40:
+  // 48 kB written, and its pages faulted in, in each of 2,048 processes);
+  // a lookup now searches the index where it is (index_find).
+  std::string_view rank_index;
+  std::string_view indexed;
   // JobInfo.local_ranks_by_peers: a local rank without a RankInfo takes its
   // items from PMIX_LOCAL_PEERS and the job's PMIX_HOSTNAME and PMIX_NODEID.
   bool local_ranks_by_peers = false;
 };
+// A rank index's entries (job_info::rank_index; decode_lazy checked each
+// entry's bounds against `indexed`): how many, the k-th (its rank and its
+// RankInfo's bytes), and the place of `rank` (index_size if it has none).
+std::size_t index_size(std::string_view index);
+std::pair<rank_t, std::string_view> index_entry(std::string_view index, std::string_view indexed, std::size_t k);
+std::size_t index_find(std::string_view index, rank_t rank);
+// Every rank's RankInfo that decode_lazy kept, in either form, in order.
+std::vector<std::pair<rank_t, std::string_view>> encoded_ranks(const job_info& job);
 bool decode(std::string_view in, job_info& out, std::string* error = nullptr);
 // As decode, but the ranks' items stay encoded (job_info::encoded): a process
 // of a job of N ranks reads at its start only the job's own items, and a

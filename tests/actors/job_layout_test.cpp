@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -505,17 +506,23 @@ TEST_SUITE("job_layout") {
     CHECK(lazy.nspace == "big.job");
     CHECK(*get(lazy.info, PMIX_LOCAL_SIZE).as_uint() == 4096);
 
+    // The index is read where it is: no per-rank vector is made (each of
+    // N processes made one of N entries at PMIx_Init).
+    CHECK(lazy.encoded.empty());
+    REQUIRE(pmix::protocol::index_size(lazy.rank_index) == 4096);
     // Every rank found, in order, with its own items (as the eager read
     // gives them).
-    REQUIRE(lazy.encoded.size() == 4096);
+    const auto encoded = pmix::protocol::encoded_ranks(lazy);
+    REQUIRE(encoded.size() == 4096);
     pmix::protocol::job_info eager;
     REQUIRE(pmix::protocol::decode(blob, eager, &error));
     REQUIRE(eager.ranks.size() == 4096);
     for (rank_t r : {0u, 1u, 2047u, 4095u}) {
       CAPTURE(r);
-      CHECK(lazy.encoded[r].first == r);
+      CHECK(encoded[r].first == r);
+      CHECK(pmix::protocol::index_find(lazy.rank_index, r) == r);
       info_list items;
-      REQUIRE(pmix::protocol::decode_rank_info(lazy.encoded[r].second, items, &error));
+      REQUIRE(pmix::protocol::decode_rank_info(encoded[r].second, items, &error));
       CHECK(*get(items, "app.endpoint").as_string() == "endpoint-of-rank-" + std::to_string(r));
       CHECK(items.size() == eager.ranks[r].second.size());
     }
@@ -535,7 +542,8 @@ TEST_SUITE("job_layout") {
     REQUIRE_MESSAGE(pmix::protocol::decode_lazy(extended, job, &error), error);
     CHECK(*get(job.info, "added.later").as_string() == "yes");
     CHECK(*get(job.info, "custom.key").as_string() == "x");
-    CHECK(job.encoded.size() == 64);
+    CHECK(pmix::protocol::encoded_ranks(job).size() == 64);
+    CHECK(pmix::protocol::index_find(job.rank_index, 64) == 64);  // no such rank
 
     // An entry that points past the end, or a length past it: refused.
     pmix::wire::JobInfo parsed;
@@ -558,9 +566,27 @@ TEST_SUITE("job_layout") {
     pmix::protocol::job_info scanned;
     REQUIRE_MESSAGE(pmix::protocol::decode_lazy(parsed.SerializeAsString(), scanned, &error), error);
     REQUIRE(scanned.encoded.size() == 64);
+    const auto indexed = pmix::protocol::encoded_ranks(job);
     for (std::size_t k = 0; k < 64; ++k) {
-      CHECK(scanned.encoded[k].first == job.encoded[k].first);
-      CHECK(scanned.encoded[k].second == job.encoded[k].second);
+      CHECK(scanned.encoded[k].first == indexed[k].first);
+      CHECK(scanned.encoded[k].second == indexed[k].second);
+    }
+
+    // An index out of rank order (two entries swapped): still read, into
+    // the list the readers sort, every rank with its own bytes.
+    std::string swapped = blob;
+    std::swap_ranges(swapped.begin() + static_cast<std::ptrdiff_t>(at + 12 * 3),
+                     swapped.begin() + static_cast<std::ptrdiff_t>(at + 12 * 4),
+                     swapped.begin() + static_cast<std::ptrdiff_t>(at + 12 * 7));
+    pmix::protocol::job_info unordered;
+    REQUIRE_MESSAGE(pmix::protocol::decode_lazy(swapped, unordered, &error), error);
+    CHECK(unordered.rank_index.empty());
+    REQUIRE(unordered.encoded.size() == 64);
+    CHECK(unordered.encoded[3].first == 7);
+    CHECK(unordered.encoded[7].first == 3);
+    for (const auto& [rank, bytes] : unordered.encoded) {
+      CAPTURE(rank);
+      CHECK(bytes.size() == indexed[rank].second.size());
     }
   }
 
