@@ -12,9 +12,15 @@
 namespace pmix::api {
 namespace {
 
+// The strings are in the entries, not pointed to: a table of pointers is
+// relocated by the loader in every process that links the library (1,076
+// relocations, four pages written and so copied, each a write fault and a
+// TLB flush on this project's VM: issue 40), where this one is read-only
+// data, read only by a process that asks for an attribute's name. Too short
+// an array for a new attribute is a compile error.
 struct attribute {
-  const char* name;
-  const char* key;
+  char name[48];
+  char key[40];
   pmix_data_type_t type;  // what the header's comment says the value holds
 };
 

@@ -12,10 +12,12 @@
 
 namespace {
 
+// The name in the entry, not pointed to: read-only data that the loader
+// does not relocate in every process (as api/attributes.cpp's table).
 template <typename Code>
 struct named {
   Code code;
-  const char* name;
+  char name[48];
 };
 
 template <typename Code, std::size_t N>
