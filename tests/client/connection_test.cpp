@@ -13,6 +13,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <new>
 #include <string>
@@ -91,6 +92,39 @@ bool next_frame(int fd, proto::frame_reader& reader, proto::envelope& out, int s
   return proto::parse_envelope(std::move(payload), out);
 }
 
+// Opens `conn` to `srv` and plays the server's side of its handshake: the
+// connect request (checked) is answered with answer(its id). Returns the
+// server's end of the socket; `reader` keeps what came after the request.
+int handshake_with(listener& srv, std::unique_ptr<connection>& conn, proto::frame_reader& reader,
+                   const std::function<std::string(std::uint64_t)>& answer) {
+  REQUIRE(connection::open("uds://" + srv.path, conn) == PMIX_SUCCESS);
+  const int peer = ::accept4(srv.fd, nullptr, nullptr, SOCK_CLOEXEC);
+  REQUIRE(peer >= 0);
+  pmix_status_t rc = PMIX_ERROR;
+  proto::envelope reply;
+  std::thread client([&] { rc = conn->handshake(proto::body::connect, "", reply); });
+  // However this ends, the handshake returns (its socket is shut) and its
+  // thread is joined.
+  struct joiner {
+    std::thread& t;
+    int fd;
+    ~joiner() {
+      if (!t.joinable()) return;
+      ::shutdown(fd, SHUT_RDWR);
+      t.join();
+    }
+  } join_client{client, peer};
+  proto::envelope request;
+  REQUIRE(next_frame(peer, reader, request, 60));
+  CHECK(request.kind == proto::body::connect);
+  const std::string bytes = answer(request.id);
+  REQUIRE(::send(peer, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size()));
+  client.join();
+  REQUIRE(rc == PMIX_SUCCESS);
+  CHECK(reply.kind == proto::body::connect_reply);
+  return peer;
+}
+
 }  // namespace
 
 TEST_CASE("frames that come in the same read as the handshake's reply are acted on, with nothing more sent") {
@@ -104,35 +138,11 @@ TEST_CASE("frames that come in the same read as the handshake's reply are acted 
   // no further call" hung once in CI).
   listener srv;
   std::unique_ptr<connection> conn;
-  REQUIRE(connection::open("uds://" + srv.path, conn) == PMIX_SUCCESS);
-  const int peer = ::accept4(srv.fd, nullptr, nullptr, SOCK_CLOEXEC);
-  REQUIRE(peer >= 0);
-
-  pmix_status_t rc = PMIX_ERROR;
-  proto::envelope reply;
-  std::thread client([&] { rc = conn->handshake(proto::body::connect, "", reply); });
-  // However the test ends, the handshake returns (its socket is shut) and
-  // its thread is joined.
-  struct joiner {
-    std::thread& t;
-    int fd;
-    ~joiner() {
-      if (!t.joinable()) return;
-      ::shutdown(fd, SHUT_RDWR);
-      t.join();
-    }
-  } join_client{client, peer};
   proto::frame_reader reader;
-  proto::envelope request;
-  REQUIRE(next_frame(peer, reader, request, 60));
-  CHECK(request.kind == proto::body::connect);
-  const std::string bytes = proto::to_frame(request.id, proto::body::connect_reply, "") +
-                            proto::to_frame(0, proto::body::commit_hold_end, "") +
-                            proto::to_frame(0, proto::body::event, "");
-  REQUIRE(::send(peer, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size()));
-  client.join();
-  REQUIRE(rc == PMIX_SUCCESS);
-  CHECK(reply.kind == proto::body::connect_reply);
+  const int peer = handshake_with(srv, conn, reader, [](std::uint64_t id) {
+    return proto::to_frame(id, proto::body::connect_reply, "") + proto::to_frame(0, proto::body::commit_hold_end, "") +
+           proto::to_frame(0, proto::body::event, "");
+  });
 
   std::atomic<int> events{0};
   conn->on_unprompted([&](proto::envelope& e) {
@@ -164,28 +174,10 @@ TEST_CASE("a progress thread that only starts and stops allocates and frees noth
   // cost every such process that arena at its PMIx_Finalize (issue 40).
   listener srv;
   std::unique_ptr<connection> conn;
-  REQUIRE(connection::open("uds://" + srv.path, conn) == PMIX_SUCCESS);
-  const int peer = ::accept4(srv.fd, nullptr, nullptr, SOCK_CLOEXEC);
-  REQUIRE(peer >= 0);
-  pmix_status_t rc = PMIX_ERROR;
-  proto::envelope reply;
-  std::thread client([&] { rc = conn->handshake(proto::body::connect, "", reply); });
-  struct joiner {
-    std::thread& t;
-    int fd;
-    ~joiner() {
-      if (!t.joinable()) return;
-      ::shutdown(fd, SHUT_RDWR);
-      t.join();
-    }
-  } join_client{client, peer};
   proto::frame_reader reader;
-  proto::envelope request;
-  REQUIRE(next_frame(peer, reader, request, 60));
-  const std::string answer = proto::to_frame(request.id, proto::body::connect_reply, "");
-  REQUIRE(::send(peer, answer.data(), answer.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(answer.size()));
-  client.join();
-  REQUIRE(rc == PMIX_SUCCESS);
+  const int peer = handshake_with(srv, conn, reader, [](std::uint64_t id) {
+    return proto::to_frame(id, proto::body::connect_reply, "");
+  });
 
   watched_allocations = 0;
   watched = conn.get();
