@@ -18,6 +18,7 @@
 #pragma once
 
 #include <pmix_common.h>
+#include <pthread.h>
 
 #include <atomic>
 #include <chrono>
@@ -29,8 +30,6 @@
 #include <mutex>
 #include <string>
 #include <thread>
-
-#include <pthread.h>
 #include <unordered_map>
 #include <vector>
 
@@ -151,7 +150,8 @@ class connection {
   bool stop_progress(bool flush);
   // Whether this is the connection's own progress thread.
   bool on_own_thread() const {
-    return has_thread_ && ::pthread_equal(thread_id_.load(std::memory_order_acquire), ::pthread_self()) != 0;
+    return has_thread_.load(std::memory_order_relaxed) &&
+           ::pthread_equal(thread_id_.load(std::memory_order_acquire), ::pthread_self()) != 0;
   }
 
   // In a forked child: forget the parent's socket and thread without touching
@@ -219,7 +219,9 @@ class connection {
   // in a process of two threads). With nothing allocated or freed on it,
   // the thread has none in most processes' lives.
   pthread_t thread_{};
-  bool has_thread_ = false;  // thread_ is running or not joined yet
+  // thread_ is running or not joined yet (read by on_own_thread on any
+  // thread, written by the thread that starts and joins it).
+  std::atomic<bool> has_thread_{false};
   // pthread_self() of the progress thread, stored by the thread itself
   // before it runs anything (on_own_thread).
   std::atomic<pthread_t> thread_id_{};
