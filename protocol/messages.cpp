@@ -714,6 +714,16 @@ bool read_indexed_job(std::string_view in, job_info& out, std::vector<std::pair<
   reader rest{in.substr(end)};
   while (rest.next(f))
     if (!take_field(f)) return false;
+  if (!out.rank_index.empty() && !ranks.empty()) {
+    // RankInfos the index does not name came after it: all of them go to
+    // the list (the readers sort it), the indexed ones first, in order.
+    std::vector<std::pair<rank_t, std::string_view>> all;
+    all.reserve(count + ranks.size());
+    for (std::size_t k = 0; k < count; ++k) all.push_back(index_entry(out.rank_index, in, k));
+    all.insert(all.end(), ranks.begin(), ranks.end());
+    ranks = std::move(all);
+    out.rank_index = out.indexed = {};
+  }
   return rest.ok();
 }
 

@@ -545,6 +545,18 @@ TEST_SUITE("job_layout") {
     CHECK(pmix::protocol::encoded_ranks(job).size() == 64);
     CHECK(pmix::protocol::index_find(job.rank_index, 64) == 64);  // no such rank
 
+    // A RankInfo the index does not name, after the indexed ones: every
+    // rank goes to the list, that one too.
+    pmix::wire::JobInfo more;
+    more.add_ranks()->set_rank(64);
+    pmix::protocol::job_info longer;
+    REQUIRE_MESSAGE(pmix::protocol::decode_lazy(blob + more.SerializeAsString(), longer, &error), error);
+    CHECK(longer.rank_index.empty());
+    REQUIRE(longer.encoded.size() == 65);
+    CHECK(longer.encoded[0].first == 0);
+    CHECK(longer.encoded[63].first == 63);
+    CHECK(longer.encoded[64].first == 64);
+
     // An entry that points past the end, or a length past it: refused.
     pmix::wire::JobInfo parsed;
     REQUIRE(parsed.ParseFromString(blob));
