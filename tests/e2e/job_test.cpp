@@ -184,6 +184,32 @@ TEST_SUITE("end to end") {
     }
   }
 
+  TEST_CASE("a client waiting on the fence board through a long fence sleeps, and is not woken for nothing") {
+    // Rank 1 enters the third fence (the first on the board) 3 s after
+    // rank 0. Rank 0's thread sleeps on the board with a timeout that only
+    // guards against a missed wake-up: it was 100 ms, and 1,024 processes
+    // in a 0.3 s fence each woke three times for nothing (issue 40). A
+    // second now: a few sleeps in 3 s, where 100 ms made about 30.
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    auto ranks = run_job("longboard", 2,
+                         {script, "init", "fence", "fence", "board_mappings", "@0:sleeps", "@1:sleep:3000", "fence",
+                          "@0:sleeps", "finalize"},
+                         dir);
+    for (auto& c : ranks) CHECK_MESSAGE(c.exited_with(0), c.errors());
+    const auto out = ranks.at(0).output();
+    CAPTURE(out);
+    CHECK(count(out, "fence PMIX_SUCCESS") == 3);
+    CHECK(contains(out, "board_mappings PMIX_SUCCESS mapped 1"));
+    const auto at = out.rfind("sleeps PMIX_SUCCESS slept ");
+    REQUIRE(at != std::string::npos);
+    const long slept = std::atol(out.c_str() + at + std::strlen("sleeps PMIX_SUCCESS slept "));
+    CHECK(slept >= 1);
+    CHECK(slept < 10);
+    CHECK(deregister_job("longboard") == PMIX_SUCCESS);
+  }
+
   TEST_CASE("a fence the board cannot carry, or one a client waits for by socket, is answered by socket") {
     // A 4 kB board, asked for by the second round. In the third round rank 0
     // waits through a callback (PMIx_Fence_nb), so the others, waiting on

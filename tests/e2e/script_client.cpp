@@ -5,6 +5,9 @@
 //   shared_mappings               prints how many mappings of the server's
 //                                 shared data this process has ("mapped N")
 //   board_mappings                the same for its namespace's fence board
+//   sleeps                        how many times this thread slept (voluntary
+//                                 context switches) since the last `sleeps`
+//                                 ("slept N"; the first counts from the start)
 //   put:<key>=<text>[:local|remote|global]
 //   fence[:collect][:ranks=<r,r,...>][:timeout=<s>]   (timeout: PMIX_TIMEOUT, as in
 //                                 get_ns, connect, lookup, query_ns and group_construct)
@@ -120,6 +123,7 @@
 #include "tests/support/memory.hpp"
 #include <signal.h>
 #include <dirent.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -333,6 +337,12 @@ int run(const std::vector<std::string>& steps) {
       while (std::getline(maps, line))
         if (line.find(name) != std::string::npos) ++n;
       say(step, PMIX_SUCCESS, "mapped " + std::to_string(n));
+    } else if (cmd == "sleeps") {
+      static long before = 0;
+      rusage r{};
+      ::getrusage(RUSAGE_THREAD, &r);
+      say(step, PMIX_SUCCESS, "slept " + std::to_string(r.ru_nvcsw - before));
+      before = r.ru_nvcsw;
     } else if (cmd == "crash") {
       ::raise(SIGKILL);
     } else if (cmd == "exit") {
