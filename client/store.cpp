@@ -220,15 +220,18 @@ void store::job::decode_rank(rank_t r, std::string_view bytes) const {
   load_infos(std::move(items), ranks[r]);
 }
 
+void store::job::decode_indexed(std::size_t k) const {
+  if (!index_done.empty() && index_done[k]) return;
+  if (index_done.empty()) index_done.resize(protocol::index_size(index));
+  index_done[k] = true;
+  const auto [r, bytes] = protocol::index_entry(index, indexed, k);
+  decode_rank(r, bytes);
+}
+
 const store::key_map* store::job::rank_keys(rank_t r) const {
   if (!index.empty()) {
-    const auto size = protocol::index_size(index);
     const auto k = protocol::index_find(index, r);
-    if (k < size && (index_done.empty() || !index_done[k])) {
-      if (index_done.empty()) index_done.resize(size);
-      index_done[k] = true;
-      decode_rank(r, protocol::index_entry(index, indexed, k).second);
-    }
+    if (k < protocol::index_size(index)) decode_indexed(k);
   } else {
     auto e = std::lower_bound(encoded.begin(), encoded.end(), r,
                               [](const std::pair<rank_t, std::string_view>& a, rank_t b) { return a.first < b; });
@@ -270,8 +273,7 @@ const store::key_map* store::job::rank_keys(rank_t r) const {
 
 void store::job::decode_all() const {
   if (!index.empty()) {
-    for (std::size_t k = 0; k < protocol::index_size(index); ++k)
-      if (index_done.empty() || !index_done[k]) rank_keys(protocol::index_entry(index, indexed, k).first);
+    for (std::size_t k = 0; k < protocol::index_size(index); ++k) decode_indexed(k);
     return;
   }
   for (std::size_t k = 0; k < encoded.size();) {

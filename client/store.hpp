@@ -130,8 +130,9 @@ class store {
     // at the first lookup: a bit per rank).
     std::string_view index, indexed;
     mutable std::vector<bool> index_done;
-    // Decodes one RankInfo into `ranks`.
+    // Decodes one RankInfo into `ranks`; the index's k-th entry, once.
     void decode_rank(rank_t r, std::string_view bytes) const;
+    void decode_indexed(std::size_t k) const;
     std::shared_ptr<const void> raw;
     // PMIX_LOCAL_PEERS, ascending, each once (a vector: at thousands of
     // local ranks a set's node per rank was a measurable part of init).

@@ -703,26 +703,23 @@ bool read_indexed_job(std::string_view in, job_info& out, std::vector<std::pair<
     if (k > 0 && rank <= load_le32(e - 12)) ascending = false;
     end = std::max(end, offset + length);
   }
-  if (ascending) {
-    out.rank_index = f.bytes;
-    out.indexed = in;
-  } else {
-    ranks.reserve(count);
-    for (std::size_t k = 0; k < count; ++k) ranks.push_back(index_entry(f.bytes, in, k));
-  }
+  const std::string_view index = f.bytes;
   // The fields after the indexed RankInfos (info a host added later).
   reader rest{in.substr(end)};
   while (rest.next(f))
     if (!take_field(f)) return false;
-  if (!out.rank_index.empty() && !ranks.empty()) {
-    // RankInfos the index does not name came after it: all of them go to
-    // the list (the readers sort it), the indexed ones first, in order.
+  if (ascending && ranks.empty()) {
+    out.rank_index = index;
+    out.indexed = in;
+  } else {
+    // An index out of rank order, or RankInfos it does not name after it:
+    // all of them go to the list (the readers sort it), the indexed ones
+    // first, in their order.
     std::vector<std::pair<rank_t, std::string_view>> all;
     all.reserve(count + ranks.size());
-    for (std::size_t k = 0; k < count; ++k) all.push_back(index_entry(out.rank_index, in, k));
+    for (std::size_t k = 0; k < count; ++k) all.push_back(index_entry(index, in, k));
     all.insert(all.end(), ranks.begin(), ranks.end());
     ranks = std::move(all);
-    out.rank_index = out.indexed = {};
   }
   return rest.ok();
 }
