@@ -41,6 +41,26 @@ const char* name(level l) {
 
 }  // namespace
 
+namespace detail {
+
+void append_double(std::string& out, double value) {
+  char text[32];
+  const int n = std::snprintf(text, sizeof text, "%g", value);
+  if (n > 0) out.append(text, static_cast<std::size_t>(n) < sizeof text ? n : sizeof text - 1);
+}
+
+void append_pointer(std::string& out, const void* value) {
+  if (value == nullptr) {
+    out.push_back('0');
+    return;
+  }
+  char text[24];
+  const int n = std::snprintf(text, sizeof text, "%p", value);
+  if (n > 0) out.append(text, static_cast<std::size_t>(n));
+}
+
+}  // namespace detail
+
 bool enabled(level l) { return static_cast<int>(l) <= threshold(); }
 
 std::string escaped(const std::string& text) {

@@ -149,10 +149,16 @@ bool well_formed(msg m, std::string_view in, int depth = 0) {
 }
 
 // An absent Proc reads as protobuf's default one: rank 0, not rank_undef.
-const proc_id wire_default_proc{"", 0};
+// (A function, not a static proc_id: that one's string would be a
+// destructor every process linking the client library runs at exit.)
+constexpr rank_t wire_default_rank = 0;
+void to_wire_default(proc_id& proc) {
+  proc.nspace.clear();
+  proc.rank = wire_default_rank;
+}
 
 bool read_proc(std::string_view in, proc_id& out) {
-  out = wire_default_proc;
+  to_wire_default(out);
   reader r{in};
   field f;
   while (r.next(f)) {
@@ -289,7 +295,7 @@ bool read_value(std::string_view in, value& out, std::string* error, int depth) 
     case value::kind::proc_info: {
       if (!expect(11)) return mismatch();
       proc_info_value v;
-      v.proc = wire_default_proc;
+      to_wire_default(v.proc);
       reader pr{data.bytes};
       while (pr.next(f)) {
         if (f.id == 1 && f.type == pb::delimited) {
@@ -594,7 +600,7 @@ std::string encode(const group_request& r) {
 bool decode(std::string_view in, connect_reply& out, std::string* error) {
   if (!well_formed(msg::connect_reply, in)) return malformed(error);
   out = connect_reply{};
-  out.server = wire_default_proc;
+  to_wire_default(out.server);
   reader r{in};
   field f;
   while (r.next(f)) {
@@ -870,7 +876,7 @@ bool decode(std::string_view in, body kind, status_reply& out, std::string* erro
 }
 
 bool decode(std::string_view in, rank_data& out, std::string* error) {
-  out.proc = wire_default_proc;
+  to_wire_default(out.proc);
   out.items.clear();
   reader r{in};
   field f;
@@ -915,14 +921,14 @@ int next_rank(std::string_view modex, std::size_t& pos, std::string_view& rank) 
 
 bool peek_rank(std::string_view rank, std::string_view& nspace, rank_t& number, bool& has_items) {
   nspace = {};
-  number = wire_default_proc.rank;
+  number = wire_default_rank;
   has_items = false;
   reader r{rank};
   field f;
   while (r.next(f)) {
     if (f.id == 1 && f.type == pb::delimited) {
       nspace = {};
-      number = wire_default_proc.rank;
+      number = wire_default_rank;
       reader pr{f.bytes};
       field g;
       while (pr.next(g)) {
@@ -963,7 +969,7 @@ bool decode(std::string_view in, info_reply& out, std::string* error) {
 bool decode(std::string_view in, iof_data& out, std::string* error) {
   if (!well_formed(msg::iof_data, in)) return malformed(error);
   out = iof_data{};
-  out.source = wire_default_proc;
+  to_wire_default(out.source);
   reader r{in};
   field f;
   while (r.next(f)) {
@@ -985,7 +991,7 @@ bool decode(std::string_view in, iof_data& out, std::string* error) {
 bool decode(std::string_view in, event& out, std::string* error) {
   if (!well_formed(msg::event, in)) return malformed(error);
   out = event{};
-  out.source = wire_default_proc;
+  to_wire_default(out.source);
   reader r{in};
   field f;
   while (r.next(f)) {
@@ -1012,7 +1018,7 @@ bool decode(std::string_view in, lookup_reply& out, std::string* error) {
       out.status = status_field(f);
     } else if (f.id == 2 && f.type == pb::delimited) {
       auto& d = out.data.emplace_back();
-      d.proc = wire_default_proc;
+      to_wire_default(d.proc);
       reader dr{f.bytes};
       field g;
       while (dr.next(g)) {

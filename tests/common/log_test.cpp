@@ -5,14 +5,58 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
+#include <string_view>
 
 using pmix::log::escaped;
 
+namespace {
+
+// What an ostream with its default flags makes of the same parts: the log
+// printed them so until it stopped using streams (common/log.hpp).
+template <class... Ts>
+std::string streamed(const Ts&... parts) {
+  std::ostringstream out;
+  (out << ... << parts);
+  return out.str();
+}
+
+enum plain_enum { first_value = 3, second_value = -7 };
+
+}  // namespace
+
 TEST_SUITE("log") {
+  TEST_CASE("a line's parts read as an ostream printed them") {
+    using pmix::log::format;
+    const std::string text = "ns.1";
+    const std::string_view view = "view";
+    char buffer[] = "mutable";
+    char* mutable_text = buffer;
+    const char* c_text = "c text";
+    int number = 42;
+    const int* pointer = &number;
+    CHECK(format("literal ", text, ' ', view, ' ', c_text, ' ', mutable_text, ' ', buffer) ==
+          streamed("literal ", text, ' ', view, ' ', c_text, ' ', mutable_text, ' ', buffer));
+    CHECK(format(0, -1, std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::uint64_t>::max(),
+                 std::uint32_t{4294967294u}, short{-12}, std::size_t{7}) ==
+          streamed(0, -1, std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::uint64_t>::max(),
+                   std::uint32_t{4294967294u}, short{-12}, std::size_t{7}));
+    CHECK(format(true, false, 'x', static_cast<unsigned char>('y'), static_cast<signed char>('z')) ==
+          streamed(true, false, 'x', static_cast<unsigned char>('y'), static_cast<signed char>('z')));
+    for (double d : {0.0, 1.5, -2.25, 0.1, 1e-7, 123456789.0, 3.14159265, 1e300})
+      CHECK(format(d) == streamed(d));
+    CHECK(format(2.5f) == streamed(2.5f));
+    CHECK(format(first_value, second_value) == streamed(first_value, second_value));
+    CHECK(format(pointer) == streamed(pointer));
+    CHECK(format(static_cast<const void*>(nullptr)) == streamed(static_cast<const void*>(nullptr)));
+    CHECK(format() == "");
+  }
+
   TEST_CASE("control characters and backslashes are escaped, the rest is kept") {
     CHECK(escaped("plain text: ns.1 (uid 0)") == "plain text: ns.1 (uid 0)");
     CHECK(escaped("a\nb") == "a\\x0ab");

@@ -31,6 +31,15 @@ if readelf -d "$lib" | grep NEEDED | grep -E 'caf|hwloc|libprotobuf\.so'; then
 fi
 readelf -d "$srv" | grep -q 'NEEDED.*libcaf_core' || fail "server runtime does not link CAF"
 
+# Nor C++ streams and locales: the C++ runtime linked into libpmix.so.2
+# brings them only if the library uses them, and then every process that
+# links it relocates their tables and runs their constructors at start-up
+# (docs/performance.md, "Client start-up cost"). The log formats without
+# them (common/log.hpp).
+symbols=$(nm "$lib")
+streams=$(grep -E 'basic_ostringstream|basic_stringstream|_ZNSt6locale7classicEv|ios_base4Init' <<<"$symbols" | head -5)
+[ -z "$streams" ] || fail "libpmix.so.2 carries C++ streams or locales: $streams"
+
 # Every function the headers of this project declare is defined
 # (PMIx_Heartbeat too: a macro by default, as in OpenPMIx 4.2, and a
 # function since 6.0; pmix_common.h holds the value helpers and the
