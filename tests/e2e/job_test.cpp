@@ -38,19 +38,6 @@ std::vector<child> run_job(const std::string& nspace, std::uint32_t n,
   return ranks;
 }
 
-std::string uri_path(const std::string& nspace) {
-  pmix_proc_t p;
-  PMIX_LOAD_PROCID(&p, nspace.c_str(), 0);
-  char** env = nullptr;
-  PMIx_server_setup_fork(&p, &env);
-  std::string uri;
-  for (char** e = env; e != nullptr && *e != nullptr; ++e)
-    if (std::strncmp(*e, "PMIX_CXX_SERVER_URI=", 20) == 0) uri = *e + 20;
-  PMIX_ARGV_FREE(env);
-  const auto pos = uri.find("uds://");
-  return pos == std::string::npos ? std::string{} : uri.substr(pos + 6);
-}
-
 }  // namespace
 
 TEST_SUITE("end to end") {
@@ -634,13 +621,13 @@ TEST_SUITE("end to end") {
     server srv(dir.path());
     REQUIRE(srv.status() == PMIX_SUCCESS);
     REQUIRE(register_job("sturdy", 2, 2) == PMIX_SUCCESS);
-    const auto path = uri_path("sturdy");
-    REQUIRE_FALSE(path.empty());
+    const auto uri = server_uri();
+    REQUIRE(uri.find("uds://") != std::string::npos);
 
-    const int garbage = connect_raw(path);
-    const int oversized = connect_raw(path);
-    const int truncated = connect_raw(path);
-    const int wrong_first = connect_raw(path);
+    const int garbage = connect_raw(uri);
+    const int oversized = connect_raw(uri);
+    const int truncated = connect_raw(uri);
+    const int wrong_first = connect_raw(uri);
     REQUIRE(garbage >= 0);
     REQUIRE(oversized >= 0);
     REQUIRE(truncated >= 0);
