@@ -1,6 +1,7 @@
 #include "actors/job_layout.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <iterator>
 
@@ -45,11 +46,17 @@ void add_if_absent(info_list& list, const char* key, value v) {
   if (find(list, key) == nullptr) list.push_back(info{key, std::move(v), 0});
 }
 
+// "0,1,2,...": written into a buffer sized first (6,250 ranks are 34 kB,
+// and grown by doubling the buffer left its earlier sizes to the allocator).
 std::string join_ranks(const std::vector<rank_t>& ranks) {
+  std::size_t size = 0;
+  char digits[16];
+  for (auto r : ranks) size += static_cast<std::size_t>(std::to_chars(digits, digits + sizeof digits, r).ptr - digits) + 1;
   std::string out;
+  out.reserve(size);
   for (auto r : ranks) {
     if (!out.empty()) out += ',';
-    out += std::to_string(r);
+    out.append(digits, std::to_chars(digits, digits + sizeof digits, r).ptr);
   }
   return out;
 }
@@ -328,19 +335,26 @@ std::string serialize_job_info(const std::string& nspace, job_layout layout,
   // gets and dereferences the first element: an empty one crashed
   // MPI_Comm_spawn's connect across nodes on the parents' nodes).
   if (!layout.local_ranks.empty()) {
-    add_if_absent(job, PMIX_LOCAL_PEERS, value::string(join_ranks(layout.local_ranks)));
+    // Built only when the host did not give it (it was built and dropped).
+    if (find(job, PMIX_LOCAL_PEERS) == nullptr)
+      job.push_back(info{PMIX_LOCAL_PEERS, value::string(join_ranks(layout.local_ranks)), 0});
     add_if_absent(job, PMIX_LOCALLDR, value::unsigned_(PMIX_PROC_RANK, layout.local_ranks.front()));
   }
   add_if_absent(job, PMIX_HOSTNAME, value::string(hostname));
   if (!layout.nodes.empty()) {
     add_if_absent(job, PMIX_NUM_NODES,
                   value::unsigned_(PMIX_UINT32, static_cast<std::uint32_t>(layout.nodes.size())));
-    std::string list;
-    for (const auto& n : layout.nodes) {
-      if (!list.empty()) list += ',';
-      list += n;
+    if (find(job, PMIX_NODE_LIST) == nullptr) {
+      std::size_t size = 0;
+      for (const auto& n : layout.nodes) size += n.size() + 1;
+      std::string list;
+      list.reserve(size);
+      for (const auto& n : layout.nodes) {
+        if (!list.empty()) list += ',';
+        list += n;
+      }
+      job.push_back(info{PMIX_NODE_LIST, value::string(std::move(list)), 0});
     }
-    add_if_absent(job, PMIX_NODE_LIST, value::string(std::move(list)));
   } else {
     add_if_absent(job, PMIX_NUM_NODES, value::unsigned_(PMIX_UINT32, 1));
   }
@@ -349,6 +363,28 @@ std::string serialize_job_info(const std::string& nspace, job_layout layout,
                   value::unsigned_(PMIX_UINT32, static_cast<std::uint32_t>(layout.local_node)));
   add_if_absent(job, PMIX_APPNUM, value::unsigned_(PMIX_UINT32, 0));
 
+  // This node's ranks with nothing registered of their own are left to the
+  // readers (as are the ranks that run elsewhere, below) when the job's own
+  // items give theirs (JobInfo.local_ranks_by_peers): this node's list in the proc map is
+  // PMIX_LOCAL_PEERS in order, and the job's PMIX_HOSTNAME and PMIX_NODEID
+  // (the last of each, as a reader keeps) are this node's name in the node
+  // map and its place. A job of 100,000 ranks by its maps alone wrote
+  // 6,250 such entries of about 150 bytes per node, most of its
+  // registration's time, where OpenPMIx derives them.
+  bool by_peers = false;
+  if (layout.local_node >= 0 && static_cast<std::size_t>(layout.local_node) < layout.node_ranks.size() &&
+      static_cast<std::size_t>(layout.local_node) < layout.nodes.size() &&
+      same_ranks(layout.node_ranks[static_cast<std::size_t>(layout.local_node)], layout.local_ranks)) {
+    const value* host = nullptr;
+    const value* node = nullptr;
+    for (const auto& i : job) {
+      if (i.key == PMIX_HOSTNAME) host = &i.val;
+      if (i.key == PMIX_NODEID) node = &i.val;
+    }
+    by_peers = host != nullptr && host->as_string() != nullptr &&
+               *host->as_string() == layout.nodes[static_cast<std::size_t>(layout.local_node)] &&
+               node != nullptr && node->as_uint() == static_cast<std::uint64_t>(layout.local_node);
+  }
   // Per-rank derived data: where each rank runs and its index on that node.
   // Only the derived values are built here; each rank's registered items
   // are written straight from the registration's arrays below.
@@ -363,10 +399,13 @@ std::string serialize_job_info(const std::string& nspace, job_layout layout,
   // so the map's other ranks are only walked, not stored: a job of 100,000
   // ranks on 16 nodes kept a vector of derived data for every rank and found
   // each by binary search (half of a registration's 8-18 ms).
+  // This node's ranks are left out too when left to PMIX_LOCAL_PEERS
+  // (by_peers, above): their derived data, 24 bytes a rank (150 kB for
+  // 6,250), was built and not written, and the allocator kept its pages.
   std::vector<rank_t> ranks;
-  ranks.reserve(layout.rank_data.size() + layout.local_ranks.size());
+  ranks.reserve(layout.rank_data.size() + (by_peers ? 0 : layout.local_ranks.size()));
   for (const auto& s : layout.rank_data) ranks.push_back(s.rank);
-  ranks.insert(ranks.end(), layout.local_ranks.begin(), layout.local_ranks.end());
+  if (!by_peers) ranks.insert(ranks.end(), layout.local_ranks.begin(), layout.local_ranks.end());
   sort_unique(ranks);
   std::vector<derived> info_of(ranks.size());
   // A rank's entry, or none: by offset when the ranks are one run, else
@@ -423,7 +462,20 @@ std::string serialize_job_info(const std::string& nspace, job_layout layout,
   // string grown by doubling and then shrunk to its size copied itself
   // twice (16 nodes registering 100,000 ranks each in pmixsim: a third of
   // the registration's time).
+  // The job's own items are sized before they are written too: grown by
+  // doubling, the buffer left its earlier sizes to the allocator (PMIX_LOCAL_PEERS
+  // of 6,250 ranks alone is 34 kB).
   std::string out;
+  {
+    std::size_t head = nspace.empty() ? 0
+                                      : protocol::header_size(wire::JobInfo::kNspaceFieldNumber, nspace.size()) +
+                                            nspace.size();
+    for (const auto& i : job) {
+      const auto body = protocol::info_size(i);
+      head += protocol::header_size(wire::JobInfo::kInfoFieldNumber, body) + body;
+    }
+    out.reserve(head + protocol::uint_size(wire::JobInfo::kLocalRanksByPeersFieldNumber, 1));
+  }
   if (!nspace.empty()) protocol::append_length_delimited(out, wire::JobInfo::kNspaceFieldNumber, nspace);
   for (const auto& i : job) protocol::append_info(out, wire::JobInfo::kInfoFieldNumber, i);
   // Items that many ranks share are encoded once: each node's host name
@@ -476,28 +528,6 @@ std::string serialize_job_info(const std::string& nspace, job_layout layout,
   // keeps the maps and derives as well.
   // (The items derived here are those protocol::derived_rank_items gives,
   // in its order.)
-  // This node's ranks with nothing registered of their own are left to the
-  // readers as well when the job's own items give theirs
-  // (JobInfo.local_ranks_by_peers): this node's list in the proc map is
-  // PMIX_LOCAL_PEERS in order, and the job's PMIX_HOSTNAME and PMIX_NODEID
-  // (the last of each, as a reader keeps) are this node's name in the node
-  // map and its place. A job of 100,000 ranks by its maps alone wrote
-  // 6,250 such entries of about 150 bytes per node, most of its
-  // registration's time, where OpenPMIx derives them.
-  bool by_peers = false;
-  if (layout.local_node >= 0 && static_cast<std::size_t>(layout.local_node) < layout.node_ranks.size() &&
-      static_cast<std::size_t>(layout.local_node) < layout.nodes.size() &&
-      same_ranks(layout.node_ranks[static_cast<std::size_t>(layout.local_node)], layout.local_ranks)) {
-    const value* host = nullptr;
-    const value* node = nullptr;
-    for (const auto& i : job) {
-      if (i.key == PMIX_HOSTNAME) host = &i.val;
-      if (i.key == PMIX_NODEID) node = &i.val;
-    }
-    by_peers = host != nullptr && host->as_string() != nullptr &&
-               *host->as_string() == layout.nodes[static_cast<std::size_t>(layout.local_node)] &&
-               node != nullptr && node->as_uint() == static_cast<std::uint64_t>(layout.local_node);
-  }
   if (by_peers) protocol::append_uint(out, wire::JobInfo::kLocalRanksByPeersFieldNumber, 1);
   // Written: every registered rank; with a proc map, this node's ranks it
   // places unless they are left to PMIX_LOCAL_PEERS (the map is what the
