@@ -49,14 +49,15 @@ void add_if_absent(info_list& list, const char* key, value v) {
 // "0,1,2,...": written into a buffer sized first (6,250 ranks are 34 kB,
 // and grown by doubling the buffer left its earlier sizes to the allocator).
 std::string join_ranks(const std::vector<rank_t>& ranks) {
-  std::size_t size = 0;
   char digits[16];
-  for (auto r : ranks) size += static_cast<std::size_t>(std::to_chars(digits, digits + sizeof digits, r).ptr - digits) + 1;
+  auto digits_of = [&digits](rank_t r) { return std::to_chars(digits, digits + sizeof digits, r).ptr; };
+  std::size_t size = 0;
+  for (auto r : ranks) size += static_cast<std::size_t>(digits_of(r) - digits) + 1;
   std::string out;
   out.reserve(size);
   for (auto r : ranks) {
     if (!out.empty()) out += ',';
-    out.append(digits, std::to_chars(digits, digits + sizeof digits, r).ptr);
+    out.append(digits, digits_of(r));
   }
   return out;
 }
@@ -365,11 +366,11 @@ std::string serialize_job_info(const std::string& nspace, job_layout layout,
 
   // This node's ranks with nothing registered of their own are left to the
   // readers (as are the ranks that run elsewhere, below) when the job's own
-  // items give theirs (JobInfo.local_ranks_by_peers): this node's list in the proc map is
-  // PMIX_LOCAL_PEERS in order, and the job's PMIX_HOSTNAME and PMIX_NODEID
-  // (the last of each, as a reader keeps) are this node's name in the node
-  // map and its place. A job of 100,000 ranks by its maps alone wrote
-  // 6,250 such entries of about 150 bytes per node, most of its
+  // items give theirs (JobInfo.local_ranks_by_peers): this node's list in
+  // the proc map is PMIX_LOCAL_PEERS in order, and the job's PMIX_HOSTNAME
+  // and PMIX_NODEID (the last of each, as a reader keeps) are this node's
+  // name in the node map and its place. A job of 100,000 ranks by its maps
+  // alone wrote 6,250 such entries of about 150 bytes per node, most of its
   // registration's time, where OpenPMIx derives them.
   bool by_peers = false;
   if (layout.local_node >= 0 && static_cast<std::size_t>(layout.local_node) < layout.node_ranks.size() &&
@@ -463,8 +464,8 @@ std::string serialize_job_info(const std::string& nspace, job_layout layout,
   // twice (16 nodes registering 100,000 ranks each in pmixsim: a third of
   // the registration's time).
   // The job's own items are sized before they are written too: grown by
-  // doubling, the buffer left its earlier sizes to the allocator (PMIX_LOCAL_PEERS
-  // of 6,250 ranks alone is 34 kB).
+  // doubling, the buffer left its earlier sizes to the allocator
+  // (PMIX_LOCAL_PEERS of 6,250 ranks alone is 34 kB).
   std::string out;
   {
     std::size_t head = nspace.empty() ? 0
