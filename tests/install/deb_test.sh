@@ -30,6 +30,14 @@ if [ "${1:-}" = --inside ]; then
     mkdir -p "$scratch/upper/$d" "$scratch/work/$d"
     mount -t overlay overlay -o "lowerdir=/$d,upperdir=$scratch/upper/$d,workdir=$scratch/work/$d" "/$d"
   done
+  # Changes to the machine's /usr still show through the overlay: a .pth
+  # file that install_test, running beside this test, puts in python3's
+  # local site directory made `import pmix` find its scratch install. That
+  # directory is empty here (the packages install nothing under /usr/local).
+  local_site=$(/usr/bin/python3 -c 'import site; print(site.getsitepackages()[0])')
+  case $local_site in
+    /usr/local/*) mkdir -p "$local_site" && mount -t tmpfs -o mode=0755 tmpfs "$local_site" ;;
+  esac
   export DEBIAN_FRONTEND=noninteractive
   dpkg -i "$scratch"/debs/*.deb > "$scratch/dpkg-install.log" 2>&1 || { cat "$scratch/dpkg-install.log"; fail "dpkg -i"; }
   echo "ok   installed: $(cd "$scratch/debs" && echo *.deb)"
