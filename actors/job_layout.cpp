@@ -46,6 +46,13 @@ void add_if_absent(info_list& list, const char* key, value v) {
   if (find(list, key) == nullptr) list.push_back(info{key, std::move(v), 0});
 }
 
+// The same, with a value that is built only when the key is absent (a
+// list of every local rank or node, which a host usually gives itself).
+template <class Make>
+void add_if_absent_made(info_list& list, const char* key, Make make) {
+  if (find(list, key) == nullptr) list.push_back(info{key, make(), 0});
+}
+
 // "0,1,2,...": written into a buffer sized first (6,250 ranks are 34 kB,
 // and grown by doubling the buffer left its earlier sizes to the allocator).
 std::string join_ranks(const std::vector<rank_t>& ranks) {
@@ -336,16 +343,14 @@ std::string serialize_job_info(const std::string& nspace, job_layout layout,
   // gets and dereferences the first element: an empty one crashed
   // MPI_Comm_spawn's connect across nodes on the parents' nodes).
   if (!layout.local_ranks.empty()) {
-    // Built only when the host did not give it (it was built and dropped).
-    if (find(job, PMIX_LOCAL_PEERS) == nullptr)
-      job.push_back(info{PMIX_LOCAL_PEERS, value::string(join_ranks(layout.local_ranks)), 0});
+    add_if_absent_made(job, PMIX_LOCAL_PEERS, [&] { return value::string(join_ranks(layout.local_ranks)); });
     add_if_absent(job, PMIX_LOCALLDR, value::unsigned_(PMIX_PROC_RANK, layout.local_ranks.front()));
   }
   add_if_absent(job, PMIX_HOSTNAME, value::string(hostname));
   if (!layout.nodes.empty()) {
     add_if_absent(job, PMIX_NUM_NODES,
                   value::unsigned_(PMIX_UINT32, static_cast<std::uint32_t>(layout.nodes.size())));
-    if (find(job, PMIX_NODE_LIST) == nullptr) {
+    add_if_absent_made(job, PMIX_NODE_LIST, [&] {
       std::size_t size = 0;
       for (const auto& n : layout.nodes) size += n.size() + 1;
       std::string list;
@@ -354,8 +359,8 @@ std::string serialize_job_info(const std::string& nspace, job_layout layout,
         if (!list.empty()) list += ',';
         list += n;
       }
-      job.push_back(info{PMIX_NODE_LIST, value::string(std::move(list)), 0});
-    }
+      return value::string(std::move(list));
+    });
   } else {
     add_if_absent(job, PMIX_NUM_NODES, value::unsigned_(PMIX_UINT32, 1));
   }
