@@ -45,13 +45,13 @@ bool store::load_job(protocol::job_info&& in) {
   j.local_by_peers = in.local_ranks_by_peers;
   j.load_info(std::move(in.info));
   for (auto& [rank, infos] : in.ranks) load_infos(std::move(infos), j.ranks[rank]);
-  if (in.raw && !in.rank_index.empty()) {
-    // Views into the bytes `raw` keeps (the same object after the move).
-    j.raw = std::move(in.raw);
+  // The index and the encoded ranks are views into the bytes `raw` keeps
+  // (the same object after the move).
+  if (in.raw) j.raw = std::move(in.raw);
+  if (j.raw && !in.rank_index.empty()) {
     j.index = in.rank_index;
     j.indexed = in.indexed;
-  } else if (in.raw) {
-    j.raw = std::move(in.raw);
+  } else if (j.raw) {
     // The server writes the ranks in order, each once: kept as they come.
     // Otherwise sorted (stably), and of several RankInfos of one rank all
     // but the last are decoded now, in order, the last at its lookup (its
