@@ -765,12 +765,14 @@ namespace {
 // items at PMIx_Init, O(N) in each process (issue 40).
 bool read_job_top(std::string_view in, job_info& out, std::vector<std::pair<rank_t, std::string_view>>& ranks,
                   std::string* error, bool lazy) {
-  if (lazy) {
-    bool has_index = false;
-    if (read_indexed_job(in, out, ranks, has_index)) return true;
-    if (has_index) return malformed(error);
-    ranks.clear();
-  }
+  // A rank index that does not index the message makes it malformed, read
+  // lazily or not (the fuzzer found a message the eager read took and the
+  // lazy one refused).
+  bool has_index = false;
+  const bool indexed = read_indexed_job(in, out, ranks, has_index);
+  if (lazy && indexed) return true;
+  if (has_index && !indexed) return malformed(error);
+  ranks.clear();
   std::size_t count = 0;
   if (!(lazy ? well_formed_job_top(in, count) : well_formed(msg::job_info, in))) return malformed(error);
   ranks.reserve(count);

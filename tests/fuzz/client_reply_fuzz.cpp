@@ -73,6 +73,10 @@ void copy_out(const value& v) {
 void check_job_against_codec(std::string_view bytes, const protocol::job_info& job) {
   wire::JobInfo parsed;
   FUZZ_CHECK(parsed.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())));
+  // The rank index counts bytes of the message as it came, which protobuf
+  // re-serializes in another order: its offsets would point elsewhere, and
+  // the hand reader refuses an index that does not index its message.
+  parsed.clear_rank_index();
   // On the canonical bytes the two readers agree exactly.
   const std::string canonical = parsed.SerializeAsString();
   protocol::job_info hand;
