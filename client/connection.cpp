@@ -698,8 +698,26 @@ void connection::drive(const std::function<bool()>& done) {
     explicit driving(std::atomic<int>& c) : count(c) { count.fetch_add(1, std::memory_order_acq_rel); }
     ~driving() { count.fetch_sub(1, std::memory_order_acq_rel); }
   } counted{drivers_};
+  // Letting the socket go wakes the threads that wait for it (handoff()).
+  struct reading_turn {
+    connection& c;
+    ~reading_turn() {
+      c.read_mutex_.unlock();
+      c.handoff();
+    }
+  };
   while (!done()) {
-    std::unique_lock<std::mutex> reading{read_mutex_};
+    // Read before trying the socket: a reader that lets it go after this
+    // counts past `seen`, so the wait below cannot miss it.
+    const std::uint64_t seen = handoffs();
+    if (!read_mutex_.try_lock()) {
+      // Another thread reads: it completes this call if the reply comes.
+      if (done()) return;
+      std::unique_lock<std::mutex> waiting{handoff_mutex_};
+      handoff_cv_.wait(waiting, [&] { return handoffs_ != seen; });
+      continue;
+    }
+    reading_turn turn{*this};
     if (done()) return;
     {
       std::lock_guard<std::mutex> guard{mutex_};
@@ -746,6 +764,8 @@ void connection::drive(const std::function<bool()>& done) {
       frames.clear();
       read_frames(frames, lost);
       for (auto& f : frames) dispatch(f, false);
+      // Other threads' blocking calls among them: their threads return.
+      if (!frames.empty()) handoff();
     }
     // The socket goes back to the progress thread; a loss is reported by it
     // (it sees the end of the stream too) with the usual completions.
@@ -786,10 +806,11 @@ void connection::run(bool behind) {
     bool lost = false;
     frames.clear();
     later.clear();
+    bool gone = false;
     {
       std::lock_guard<std::mutex> reading{read_mutex_};
-      if (lost_) continue;
-      read_frames(frames, lost);
+      gone = lost_;
+      if (!gone) read_frames(frames, lost);
       if (lost) {
         // Never again: the stream has ended, and a hang-up would be
         // reported for as long as the socket is in the set.
@@ -804,6 +825,8 @@ void connection::run(bool behind) {
         else later.push_back(&f);
       }
     }
+    handoff();  // the socket was let go, and blocking calls may have completed
+    if (gone) continue;
     for (auto* f : later) dispatch(*f, true);
     if (lost) {
       log::error("client", "lost the connection to the server");
@@ -833,6 +856,15 @@ void connection::wake_drivers() {
   if (driver_wake_fd_ < 0 || drivers_.load(std::memory_order_acquire) == 0) return;
   const std::uint64_t one = 1;
   [[maybe_unused]] auto n = ::write(driver_wake_fd_, &one, sizeof one);
+  handoff();
+}
+
+void connection::handoff() {
+  {
+    std::lock_guard<std::mutex> guard{handoff_mutex_};
+    ++handoffs_;
+  }
+  handoff_cv_.notify_all();
 }
 
 void connection::close() {
@@ -890,6 +922,8 @@ void connection::abandon() {
   new (&mutex_) std::mutex();
   new (&write_mutex_) std::mutex();
   new (&read_mutex_) std::mutex();
+  new (&handoff_mutex_) std::mutex();
+  new (&handoff_cv_) std::condition_variable();
   // The parent's pending completions are left alone (leaked, parked so that
   // they stay reachable: common/fork_park.hpp): running their destructors
   // could touch the parent's waiters.

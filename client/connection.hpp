@@ -242,6 +242,21 @@ class connection {
   void end_hold();
   std::chrono::microseconds spin_{0};
   std::mutex read_mutex_;  // held by whoever reads the socket (and owns reader_)
+  // A thread whose blocking call finds another thread reading the socket
+  // (that thread's own call, or the progress thread for a moment) sleeps
+  // here rather than on read_mutex_: the reader may read and complete this
+  // call long before its own ends (a fence that waits for other
+  // processes). Whoever reads counts `handoffs_` up (handoff()) after it
+  // ran completions and after it let the socket go, and wakes them; so does
+  // wake_drivers().
+  std::mutex handoff_mutex_;
+  std::condition_variable handoff_cv_;
+  std::uint64_t handoffs_ = 0;  // under handoff_mutex_
+  std::uint64_t handoffs() {
+    std::lock_guard<std::mutex> guard{handoff_mutex_};
+    return handoffs_;
+  }
+  void handoff();
   // Under read_mutex_: a spin that ran out before the reply came makes the
   // next waits sleep at once, 1, 2, 4, ... up to 64 of them, and one that
   // catches its reply spins again every time (see drive()).

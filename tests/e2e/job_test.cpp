@@ -328,6 +328,34 @@ TEST_SUITE("end to end") {
     CHECK_MESSAGE(contains(out, "," + std::string{PMIX_QUERY_NAMESPACES} + " PMIX_ERR_PARTIAL_SUCCESS 2 "), out);
   }
 
+  TEST_CASE("a blocking call from a second thread returns while the first waits in a fence for other processes") {
+    // Rank 0's main thread waits in a fence, reading the socket; its second
+    // thread then asks the server something. Rank 1 enters the fence only
+    // once that answer came: a client whose second thread waited for the
+    // reading thread's own call to end would never let it come (rank 1 gives
+    // up after 120 s).
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("twothreads", 2, 2) == PMIX_SUCCESS);
+    const std::string answered = dir.path() + "/answered";
+    auto r0 = launch("twothreads", 0,
+                     {script, "init", "thread:wait_main_blocked|query:" + std::string{PMIX_QUERY_NAMESPACES} +
+                                          "|touch:" + answered,
+                      "fence", "join", "finalize"},
+                     dir.path());
+    auto r1 = launch("twothreads", 1, {script, "init", "wait_file:" + answered, "fence", "finalize"}, dir.path());
+    CHECK_MESSAGE(r1.exited_with(0), r1.errors());
+    CHECK_MESSAGE(r0.exited_with(0), r0.errors());
+    CHECK_MESSAGE(contains(r0.output(), "wait_main_blocked PMIX_SUCCESS"), r0.output());
+    // This host has no query up-call: the server's answer is an error, but an answer.
+    CHECK_MESSAGE(contains(r0.output(), "query:" + std::string{PMIX_QUERY_NAMESPACES} + " PMIX_ERR_NOT_SUPPORTED"),
+                  r0.output());
+    CHECK_MESSAGE(contains(r1.output(), "wait_file:" + answered + " PMIX_SUCCESS"), r1.output());
+    CHECK_MESSAGE(contains(r0.output(), "fence PMIX_SUCCESS"), r0.output());
+    CHECK_MESSAGE(contains(r1.output(), "fence PMIX_SUCCESS"), r1.output());
+  }
+
   TEST_CASE("a client that dies without finalizing makes the fence fail instead of hang") {
     temp_dir dir;
     server srv(dir.path());

@@ -98,6 +98,11 @@
 //   fork                          forks; later lines say [parent] or [child];
 //                                 steps written c:<step> / p:<step> run in the
 //                                 child / parent only; p:wait_child waits for it
+//   thread:<step>|<step>|...      runs those steps on a second thread, which
+//                                 starts now; join waits for it
+//   wait_main_blocked             waits (up to 120 s) until the main thread
+//                                 sleeps in poll(2), as a blocking call waiting
+//                                 for its reply does; prints the wait's status
 //
 // Functions computed in the client itself (docs/local-functions.md,
 // tests/e2e/local_functions_test.cpp):
@@ -125,6 +130,7 @@
 #include <dirent.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -158,6 +164,17 @@ std::string nspace_named(const std::string& token) {
 }
 std::string who;  // "" before a fork, "[parent] " or "[child] " after
 pid_t child_pid = 0;
+const pid_t main_tid = ::gettid();  // set before main() runs, on the main thread
+std::thread side;                   // thread:, join
+
+// The system call the main thread sleeps in (/proc/self/task/<tid>/syscall:
+// its number first, "running" when it runs), -1 if it runs or is unknown.
+long main_thread_syscall() {
+  std::ifstream in("/proc/self/task/" + std::to_string(main_tid) + "/syscall");
+  std::string first;
+  if (!(in >> first) || first.empty() || first.find_first_not_of("0123456789") != std::string::npos) return -1;
+  return std::atol(first.c_str());
+}
 
 // put_pattern's text for `rank`: printable, different for every rank and
 // position modulo 26 * 7.
@@ -527,6 +544,16 @@ int run(const std::vector<std::string>& steps) {
       std::fflush(nullptr);
       child_pid = ::fork();
       who = child_pid == 0 ? "[child] " : "[parent] ";
+    } else if (cmd == "thread") {
+      side = std::thread([sub = split(step.substr(step.find(':') + 1), '|')] { run(sub); });
+    } else if (cmd == "join") {
+      if (side.joinable()) side.join();
+      say(step, PMIX_SUCCESS);
+    } else if (cmd == "wait_main_blocked") {
+      int waited = 0;
+      while (main_thread_syscall() != SYS_poll && main_thread_syscall() != SYS_ppoll && waited++ < 120000)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      say(step, waited <= 120000 ? PMIX_SUCCESS : PMIX_ERR_TIMEOUT);
     } else if (cmd == "wait_child") {
       int status = 0;
       ::waitpid(child_pid, &status, 0);
