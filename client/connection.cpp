@@ -52,13 +52,14 @@ bool can_wait_on_board() {
 }
 
 // Sleeps until `*shared` is not `expected`, or `*own` is not `seen`, or for
-// at most a second (a wake that came before the sleep is not lost: the
+// at most `guard` (a wake that came before the sleep is not lost: the
 // kernel compares both words first; the timeout only guards against a wake
-// missed, as drive()'s poll does). It was 100 ms: a fence of 1,024 local
-// processes, 0.3 s on 2 vCPUs, woke every waiter three times for nothing
-// (20-40% more CPU than answering each by socket, and slower).
-void sleep_on_board(const std::uint32_t* shared, std::uint32_t expected, const std::atomic<std::uint32_t>* own,
-                    std::uint32_t seen) {
+// missed, as drive()'s poll does: see wake_guard). It was 100 ms: a fence of
+// 1,024 local processes, 0.3 s on 2 vCPUs, woke every waiter three times for
+// nothing (20-40% more CPU than answering each by socket, and slower).
+// False when the guard ran out.
+bool sleep_on_board(const std::uint32_t* shared, std::uint32_t expected, const std::atomic<std::uint32_t>* own,
+                    std::uint32_t seen, std::chrono::milliseconds guard) {
   futex_waitv w[2]{};
   w[0].val = expected;
   w[0].uaddr = reinterpret_cast<std::uintptr_t>(shared);
@@ -68,15 +69,39 @@ void sleep_on_board(const std::uint32_t* shared, std::uint32_t expected, const s
   w[1].flags = FUTEX_32 | FUTEX_PRIVATE_FLAG;
   timespec until{};
   ::clock_gettime(CLOCK_MONOTONIC, &until);
-  ++until.tv_sec;
-  if (::syscall(SYS_futex_waitv, w, 2, 0, &until, CLOCK_MONOTONIC) < 0 && errno != EAGAIN &&
-      errno != ETIMEDOUT && errno != EINTR) {
-    // Never a busy loop, whatever the kernel says.
-    log::debug("client", "futex_waitv: ", std::strerror(errno));
-    const timespec pause{0, 1000 * 1000};
-    ::nanosleep(&pause, nullptr);
+  until.tv_sec += guard.count() / 1000;
+  until.tv_nsec += (guard.count() % 1000) * 1000000;
+  if (until.tv_nsec >= 1000000000) {
+    ++until.tv_sec;
+    until.tv_nsec -= 1000000000;
   }
+  if (::syscall(SYS_futex_waitv, w, 2, 0, &until, CLOCK_MONOTONIC) < 0) {
+    if (errno == ETIMEDOUT) return false;
+    if (errno != EAGAIN && errno != EINTR) {
+      // Never a busy loop, whatever the kernel says.
+      log::debug("client", "futex_waitv: ", std::strerror(errno));
+      const timespec pause{0, 1000 * 1000};
+      ::nanosleep(&pause, nullptr);
+    }
+  }
+  return true;
 }
+
+// How long a blocked call sleeps before it looks again although nothing
+// woke it: the socket and the wake-ups it sleeps on are level-triggered, so
+// this only guards against a wake-up missed. It starts at 1 s and doubles
+// with each expiry up to 32 s: a fence that waits seconds for thousands of
+// processes to start woke every waiter every second, and at 2,048 processes
+// started at once on 2 vCPUs those wake-ups were a tenth of the processes'
+// CPU (docs/performance.md, "Waking a blocked call").
+struct wake_guard {
+  std::chrono::milliseconds next{1000};
+  bool expired = false;  // once it ran out, the wait does not poll again
+  void ran_out() {
+    expired = true;
+    next = std::min(2 * next, std::chrono::milliseconds{32000});
+  }
+};
 }  // namespace
 
 bool steps_aside(int my_cpu, int server_cpu, bool cpu_to_spare) {
@@ -632,6 +657,7 @@ void connection::drive_board(const std::function<bool()>& done) {
   // The socket stays with the progress thread: anything else that comes
   // (events, or this fence's answer if the server gives it there, or the end
   // of the stream) is its, and it wakes this thread through board_wake_.
+  wake_guard guard;
   for (;;) {
     const auto seen = board_wake_.load(std::memory_order_acquire);
     if (done()) return;
@@ -655,7 +681,7 @@ void connection::drive_board(const std::function<bool()>& done) {
     // As drive(): poll first (yielding), then sleep, with the same back-off;
     // but not on the server's CPU when another is free.
     bool changed = false;
-    const bool polls = spin_.count() > 0;  // a client that never polls has nothing to move for
+    const bool polls = spin_.count() > 0 && !guard.expired;  // a client that never polls has nothing to move for
     if (polls && aside_skip_ > 0) {
       --aside_skip_;
     } else if (polls) {
@@ -681,7 +707,7 @@ void connection::drive_board(const std::function<bool()>& done) {
         board_backoff_ = 0;
       }
     }
-    if (!changed) sleep_on_board(word, generation, &board_wake_, seen);
+    if (!changed && !sleep_on_board(word, generation, &board_wake_, seen, guard.next)) guard.ran_out();
   }
 }
 
@@ -726,6 +752,7 @@ void connection::drive(const std::function<bool()>& done) {
     watch_socket(false);
     std::vector<protocol::envelope> frames;
     bool lost = false;
+    wake_guard guard;
     while (!done() && !lost) {
       pollfd p{fd_, POLLIN, 0};
       int r = 0;
@@ -735,7 +762,9 @@ void connection::drive(const std::function<bool()>& done) {
       // needed (64-process data fences 1.4-1.7x slower, their p90 2-4x).
       // After a spin that ran out, the next waits sleep at once, for 1, 2,
       // 4, ... up to 64 waits, and then one tries again.
-      if (spin_.count() > 0 && spin_skip_ > 0) {
+      if (guard.expired) {
+        // A long wait: it sleeps again at once.
+      } else if (spin_.count() > 0 && spin_skip_ > 0) {
         --spin_skip_;
       } else if (spin_.count() > 0) {
         const auto until = std::chrono::steady_clock::now() + spin_;
@@ -750,9 +779,10 @@ void connection::drive(const std::function<bool()>& done) {
       if (r == 0) {
         // Until the reply comes, or the call may have completed elsewhere
         // (driver_wake_fd_); the timeout only guards against a wake-up
-        // missed.
+        // missed (wake_guard).
         pollfd both[2] = {{fd_, POLLIN, 0}, {driver_wake_fd_, POLLIN, 0}};
-        r = ::poll(both, driver_wake_fd_ >= 0 ? 2 : 1, 1000);
+        r = ::poll(both, driver_wake_fd_ >= 0 ? 2 : 1, static_cast<int>(guard.next.count()));
+        if (r == 0) guard.ran_out();
         if (r > 0 && (both[1].revents & POLLIN) != 0) {
           std::uint64_t count;
           [[maybe_unused]] auto n = ::read(driver_wake_fd_, &count, sizeof count);

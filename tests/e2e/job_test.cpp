@@ -356,6 +356,28 @@ TEST_SUITE("end to end") {
     CHECK_MESSAGE(contains(r1.output(), "fence PMIX_SUCCESS"), r1.output());
   }
 
+  TEST_CASE("a call blocked for seconds wakes a few times, not once a second") {
+    // Rank 0 waits in a fence for 7 s or more while rank 1 sleeps. Nothing
+    // wakes it but its reply; the guard against a missed wake-up, which
+    // doubles from 1 s, expires at 1, 3 and 7 s. Waking every second (as the
+    // guard did) made 7 or more sleeps; a node of thousands of processes
+    // waiting at start-up paid a tenth of their CPU for them.
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("longwait", 2, 2) == PMIX_SUCCESS);
+    auto r1 = launch("longwait", 1, {script, "init", "sleep:7000", "fence", "finalize"}, dir.path());
+    auto r0 = launch("longwait", 0, {script, "init", "sleeps", "fence", "sleeps", "finalize"}, dir.path());
+    CHECK_MESSAGE(r0.exited_with(0), r0.errors());
+    CHECK_MESSAGE(r1.exited_with(0), r1.errors());
+    const auto out = r0.output();
+    const auto at = out.find("fence PMIX_SUCCESS\nsleeps PMIX_SUCCESS slept ");
+    REQUIRE_MESSAGE(at != std::string::npos, out);
+    const int slept = std::atoi(out.c_str() + at + std::strlen("fence PMIX_SUCCESS\nsleeps PMIX_SUCCESS slept "));
+    CHECK_MESSAGE(slept >= 1, out);
+    CHECK_MESSAGE(slept <= 5, out);
+  }
+
   TEST_CASE("a client that dies without finalizing makes the fence fail instead of hang") {
     temp_dir dir;
     server srv(dir.path());
