@@ -334,26 +334,42 @@ TEST_SUITE("end to end") {
     // once that answer came: a client whose second thread waited for the
     // reading thread's own call to end would never let it come (rank 1 gives
     // up after 120 s).
-    temp_dir dir;
-    server srv(dir.path());
-    REQUIRE(srv.status() == PMIX_SUCCESS);
-    REQUIRE(register_job("twothreads", 2, 2) == PMIX_SUCCESS);
-    const std::string answered = dir.path() + "/answered";
-    auto r0 = launch("twothreads", 0,
-                     {script, "init", "thread:wait_main_blocked|query:" + std::string{PMIX_QUERY_NAMESPACES} +
-                                          "|touch:" + answered,
-                      "fence", "join", "finalize"},
-                     dir.path());
-    auto r1 = launch("twothreads", 1, {script, "init", "wait_file:" + answered, "fence", "finalize"}, dir.path());
-    CHECK_MESSAGE(r1.exited_with(0), r1.errors());
-    CHECK_MESSAGE(r0.exited_with(0), r0.errors());
-    CHECK_MESSAGE(contains(r0.output(), "wait_main_blocked PMIX_SUCCESS"), r0.output());
-    // This host has no query up-call: the server's answer is an error, but an answer.
-    CHECK_MESSAGE(contains(r0.output(), "query:" + std::string{PMIX_QUERY_NAMESPACES} + " PMIX_ERR_NOT_SUPPORTED"),
-                  r0.output());
-    CHECK_MESSAGE(contains(r1.output(), "wait_file:" + answered + " PMIX_SUCCESS"), r1.output());
-    CHECK_MESSAGE(contains(r0.output(), "fence PMIX_SUCCESS"), r0.output());
-    CHECK_MESSAGE(contains(r1.output(), "fence PMIX_SUCCESS"), r1.output());
+    // The same with the main thread's fence on the fence board (the third
+    // fence over the namespace on: docs/wire-format.md, "Fence board"),
+    // where the progress thread keeps the socket.
+    for (const bool on_board : {false, true}) {
+      CAPTURE(on_board);
+      temp_dir dir;
+      server srv(dir.path());
+      REQUIRE(srv.status() == PMIX_SUCCESS);
+      const std::string nspace = on_board ? "twothreadsb" : "twothreads";
+      REQUIRE(register_job(nspace, 2, 2) == PMIX_SUCCESS);
+      const std::string answered = dir.path() + "/answered";
+      std::vector<std::string> before;
+      if (on_board) before = {"fence", "fence"};
+      std::vector<std::string> s0{script, "init"}, s1{script, "init"};
+      s0.insert(s0.end(), before.begin(), before.end());
+      s1.insert(s1.end(), before.begin(), before.end());
+      for (const auto& step : {"thread:wait_main_blocked|query:" + std::string{PMIX_QUERY_NAMESPACES} + "|touch:" + answered,
+                               std::string{"fence"}, std::string{"join"}, std::string{"board_mappings"},
+                               std::string{"finalize"}})
+        s0.push_back(step);
+      for (const auto& step : {"wait_file:" + answered, std::string{"fence"}, std::string{"finalize"}}) s1.push_back(step);
+      auto r0 = launch(nspace, 0, s0, dir.path());
+      auto r1 = launch(nspace, 1, s1, dir.path());
+      CHECK_MESSAGE(r1.exited_with(0), r1.errors());
+      CHECK_MESSAGE(r0.exited_with(0), r0.errors());
+      CHECK_MESSAGE(contains(r0.output(), "wait_main_blocked PMIX_SUCCESS"), r0.output());
+      // This host has no query up-call: the server's answer is an error, but an answer.
+      CHECK_MESSAGE(contains(r0.output(), "query:" + std::string{PMIX_QUERY_NAMESPACES} + " PMIX_ERR_NOT_SUPPORTED"),
+                    r0.output());
+      CHECK_MESSAGE(contains(r1.output(), "wait_file:" + answered + " PMIX_SUCCESS"), r1.output());
+      CHECK_MESSAGE(contains(r0.output(), "fence PMIX_SUCCESS"), r0.output());
+      CHECK_MESSAGE(contains(r1.output(), "fence PMIX_SUCCESS"), r1.output());
+      // The board is mapped only when it is used.
+      CHECK_MESSAGE(contains(r0.output(), on_board ? "board_mappings PMIX_SUCCESS mapped 1" : "board_mappings PMIX_SUCCESS mapped 0"),
+                    r0.output());
+    }
   }
 
   TEST_CASE("a call blocked for seconds wakes a few times, not once a second") {

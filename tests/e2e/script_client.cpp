@@ -101,8 +101,10 @@
 //   thread:<step>|<step>|...      runs those steps on a second thread, which
 //                                 starts now; join waits for it
 //   wait_main_blocked             waits (up to 120 s) until the main thread
-//                                 sleeps in poll(2), as a blocking call waiting
-//                                 for its reply does; prints the wait's status
+//                                 sleeps in poll(2) or futex_waitv(2), as a
+//                                 blocking call waiting for its reply (or a
+//                                 fence on its fence board) does; prints the
+//                                 wait's status
 //
 // Functions computed in the client itself (docs/local-functions.md,
 // tests/e2e/local_functions_test.cpp):
@@ -551,8 +553,11 @@ int run(const std::vector<std::string>& steps) {
       say(step, PMIX_SUCCESS);
     } else if (cmd == "wait_main_blocked") {
       int waited = 0;
-      while (main_thread_syscall() != SYS_poll && main_thread_syscall() != SYS_ppoll && waited++ < 120000)
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      auto blocked = [] {
+        const long call = main_thread_syscall();
+        return call == SYS_poll || call == SYS_ppoll || call == SYS_futex_waitv;
+      };
+      while (!blocked() && waited++ < 120000) std::this_thread::sleep_for(std::chrono::milliseconds(1));
       say(step, waited <= 120000 ? PMIX_SUCCESS : PMIX_ERR_TIMEOUT);
     } else if (cmd == "wait_child") {
       int status = 0;
