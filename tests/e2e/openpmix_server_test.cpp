@@ -202,6 +202,24 @@ TEST_SUITE("our clients under OpenPMIx's server") {
     CHECK(contains(out, "allocate:1 PMIX_SUCCESS pmix.alloc.id=host-alloc-1"));  // rank 1 pulled rank 0's (OpenPMIx 4.2.2's server crashes delivering a rank's own output to it)
   }
 
+  TEST_CASE("a second thread's blocking call returns while the first waits in a fence, as under our server") {
+    // Rank 1 fences only once rank 0's second thread got the host's answer
+    // while rank 0's main thread waited in the fence (job_test has the same
+    // under our server).
+    temp_dir dir;
+    const auto answered = dir.path() + "/answered";
+    auto h = ranks(dir, 2,
+                   {"init", "@0:thread:wait_main_blocked|query:pmix.qry.ns|touch:" + answered,
+                    "@1:wait_file:" + answered, "fence", "@0:join", "finalize"});
+    CHECK_MESSAGE(h.exited_with(0), h.errors());
+    const auto out = h.output();
+    CAPTURE(out);
+    CHECK(contains(out, "wait_main_blocked PMIX_SUCCESS"));
+    CHECK(contains(out, "query:pmix.qry.ns PMIX_SUCCESS 1 pmix.qry.ns=openpmix-host\n"));
+    CHECK(contains(out, "wait_file:" + answered + " PMIX_SUCCESS"));
+    CHECK(count(out, "fence PMIX_SUCCESS") == 2);
+  }
+
   TEST_CASE("[issue 36] events both ways: a rank's event reaches the other's handler through the server, and a "
             "tool's (pevent) reaches a rank") {
     temp_dir dir;
