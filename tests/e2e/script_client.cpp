@@ -319,7 +319,9 @@ int run(const std::vector<std::string>& steps);
 
 int main(int argc, char** argv) {
   std::vector<std::string> steps(argv + 1, argv + argc);
-  return run(steps);
+  const int code = run(steps);
+  if (side.joinable()) side.join();  // a thread: without its join
+  return code;
 }
 
 int run(const std::vector<std::string>& steps) {
