@@ -11,7 +11,9 @@
 // the progress thread's epoll set, which needs no wake-up), so the reply
 // costs one thread wake-up instead of two. Only completions of blocking
 // calls run on that thread; everything else is handed to the progress
-// thread. One mutex (read_mutex_) says who reads. A fence over the whole
+// thread. One mutex (read_mutex_) says who reads; a thread whose blocking
+// call finds another reading waits for that reader to hand over (it may
+// read and complete this call too), not for the socket. A fence over the whole
 // namespace is the exception: its reply comes on the namespace's fence
 // board (docs/wire-format.md), so its caller waits there (drive_board())
 // and leaves the socket to the progress thread.
