@@ -91,9 +91,9 @@ bool sleep_on_board(const std::uint32_t* shared, std::uint32_t expected, const s
 // woke it: the socket and the wake-ups it sleeps on are level-triggered, so
 // this only guards against a wake-up missed. It starts at 1 s and doubles
 // with each expiry up to 32 s: a fence that waits seconds for thousands of
-// processes to start woke every waiter every second, and at 2,048 processes
-// started at once on 2 vCPUs those wake-ups were a tenth of the processes'
-// CPU (docs/performance.md, "Waking a blocked call").
+// processes to start woke every waiter every second, and at 1,024 and 2,048
+// processes started at once on 2 vCPUs those wake-ups were 12% and 6% of
+// the processes' CPU (docs/performance.md, "Waking a blocked call").
 struct wake_guard {
   std::chrono::milliseconds next{1000};
   bool expired = false;  // once it ran out, the wait does not poll again
