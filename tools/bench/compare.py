@@ -593,6 +593,7 @@ class Multinode:
     def __init__(self):
         self.rows = []  # (nodes, ppn, CPUs: "shared" or "one each", samples)
         self.rtt = float("nan")
+        self.rtt_same_cpu = float("nan")
         self.skipped = ""
         self.failures = []
 
@@ -606,8 +607,11 @@ class Multinode:
                "scheduling of 4 daemons and their ranks on them; the 2-node row runs each node (its "
                "`pmixd` and its rank) on a CPU of its own (`MULTINODE_PIN=1`), as on nodes that do not "
                "share their CPUs. Limit: the TCP round trip between "
-               "node 0 and node 3 in the same run (%s); distance = median / limit.\n\n"
-               % ("ranks", fmt(self.rtt, "µs")),
+               "node 0 and node 3 in the same run (%s), each end on a CPU of its own as on two "
+               "machines; distance = median / limit. With both ends on one CPU the round trip is "
+               "%s, two context switches rather than a network's round trip "
+               "(tools/multinode/tcp_rtt.py).\n\n"
+               % ("ranks", fmt(self.rtt, "µs"), fmt(self.rtt_same_cpu, "µs")),
                "| nodes | CPUs | ranks per node | ranks | median | p99 | limit | distance |",
                "|---|---|---|---|---|---|---|---|"]
         for nodes, ppn, cpus, v in self.rows:
@@ -645,6 +649,8 @@ def multinode_fences(a, short, tree, fence_iters):
     for line in p.stdout.splitlines():
         if line.startswith("rtt_us "):
             mn.rtt = float(line.split()[1])
+        elif line.startswith("rtt_same_cpu_us "):
+            mn.rtt_same_cpu = float(line.split()[1])
     per_node = [int(x) for x in spec.split(",")]
     # The pinned row only where 2 CPUs make "a CPU of its own" true.
     own = len(os.sched_getaffinity(0)) >= 2
