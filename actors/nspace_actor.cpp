@@ -95,13 +95,18 @@ bool affects_local_ranks(const std::string& key) {
 }
 
 // Clears JobInfo.local_ranks_by_peers in `job` (its readers then derive the
-// local ranks from the maps, as every other rank). Protobuf rewrites the
-// fields in number order, the rank index after the ranks: it goes, as when
-// the job data is trimmed.
-void drop_local_ranks_by_peers(std::string& job) {
+// local ranks from the maps, as every other rank), and with `runs`
+// JobInfo.local_runs (its readers then parse the PMIX_LOCAL_PEERS they
+// find). Protobuf rewrites the fields in number order, the rank index after
+// the ranks: it goes, as when the job data is trimmed.
+void drop_local_fields(std::string& job, bool by_peers, bool runs) {
   wire::JobInfo parsed;
-  if (!parsed.ParseFromString(job) || !parsed.local_ranks_by_peers()) return;
-  parsed.clear_local_ranks_by_peers();
+  if (!parsed.ParseFromString(job)) return;
+  by_peers = by_peers && parsed.local_ranks_by_peers();
+  runs = runs && !parsed.local_runs().empty();
+  if (!by_peers && !runs) return;
+  if (by_peers) parsed.clear_local_ranks_by_peers();
+  if (runs) parsed.clear_local_runs();
   parsed.clear_rank_index();
   job = parsed.SerializeAsString();
 }
@@ -352,12 +357,14 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
         }
         auto job = std::make_shared<std::string>(*st.job);
         bool by_peers_items = false;  // what local_ranks_by_peers was checked against
+        bool peers = false;           // what local_runs gives
         for (const auto& i : msg.info) {
           if (present.count(i.key) != 0) continue;
           protocol::append_info(*job, wire::JobInfo::kInfoFieldNumber, i);
           by_peers_items = by_peers_items || affects_local_ranks(i.key);
+          peers = peers || i.key == PMIX_LOCAL_PEERS;
         }
-        if (by_peers_items) drop_local_ranks_by_peers(*job);
+        if (by_peers_items || peers) drop_local_fields(*job, by_peers_items, peers);
         st.job = std::move(job);
         publish_job(self);
         msg.done->deliver(PMIX_SUCCESS);
@@ -389,8 +396,10 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
         // its offsets no longer right: without it, readers find the ranks
         // by reading them all.
         job.clear_rank_index();
-        for (const auto& i : msg.info)
+        for (const auto& i : msg.info) {
           if (affects_local_ranks(i.key)) job.clear_local_ranks_by_peers();
+          if (i.key == PMIX_LOCAL_PEERS) job.clear_local_runs();
+        }
         st.job = std::make_shared<const std::string>(job.SerializeAsString());
         publish_job(self);
       },

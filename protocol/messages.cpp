@@ -667,6 +667,8 @@ bool read_indexed_job(std::string_view in, job_info& out, std::vector<std::pair<
     if (g.type != pb::delimited) return true;
     if (g.id == 1) {
       out.nspace.assign(g.bytes.data(), g.bytes.size());
+    } else if (g.id == 6) {
+      out.local_runs.assign(g.bytes.data(), g.bytes.size());
     } else if (g.id == 2) {
       if (!well_formed(msg::info, g.bytes, 1) || !read_infos_field(g, out.info, nullptr)) return false;
     } else if (g.id == 3) {
@@ -794,11 +796,34 @@ bool read_job_top(std::string_view in, job_info& out, std::vector<std::pair<rank
       ranks.emplace_back(rank, f.bytes);
     } else if (f.id == 5 && f.type == pb::varint) {
       out.local_ranks_by_peers = f.number != 0;
+    } else if (f.id == 6 && f.type == pb::delimited) {
+      out.local_runs.assign(f.bytes.data(), f.bytes.size());
     }
   }
   return r.ok() || malformed(error);
 }
 }  // namespace
+
+bool expand_local_runs(std::string_view runs, std::size_t max_count, std::vector<rank_t>& out) {
+  out.clear();
+  if (runs.size() % 8 != 0) return false;
+  // Checked whole before anything is allocated.
+  std::size_t total = 0;
+  std::uint64_t next = 0;  // the lowest rank the next run may start at
+  for (std::size_t k = 0; k < runs.size(); k += 8) {
+    const std::uint64_t first = load_le32(runs.data() + k), count = load_le32(runs.data() + k + 4);
+    if (count == 0 || first < next || first + count > rank_valid_limit || count > max_count - total) return false;
+    total += static_cast<std::size_t>(count);
+    next = first + count + 1;
+  }
+  out.reserve(total);
+  for (std::size_t k = 0; k < runs.size(); k += 8) {
+    const rank_t first = load_le32(runs.data() + k);
+    const std::uint32_t count = load_le32(runs.data() + k + 4);
+    for (std::uint32_t j = 0; j < count; ++j) out.push_back(first + j);
+  }
+  return true;
+}
 
 bool decode_lazy(std::string_view in, job_info& out, std::string* error) {
   auto copy = std::make_shared<const std::string>(in);

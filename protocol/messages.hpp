@@ -196,7 +196,13 @@ struct job_info {
   // JobInfo.local_ranks_by_peers: a local rank without a RankInfo takes its
   // items from PMIX_LOCAL_PEERS and the job's PMIX_HOSTNAME and PMIX_NODEID.
   bool local_ranks_by_peers = false;
+  // JobInfo.local_runs: PMIX_LOCAL_PEERS as runs (expand_local_runs).
+  std::string local_runs;
 };
+// JobInfo.local_runs into the ranks they hold, ascending: false (and `out`
+// empty) unless each run is 8 bytes, has ranks, comes after the one before
+// and stays within valid ranks, and all of them hold at most `max_count`.
+bool expand_local_runs(std::string_view runs, std::size_t max_count, std::vector<rank_t>& out);
 // A rank index's entries (job_info::rank_index; decode_lazy checked each
 // entry's bounds against `indexed`): how many, the k-th (its rank and its
 // RankInfo's bytes), and the place of `rank` (index_size if it has none).

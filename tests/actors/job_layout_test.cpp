@@ -836,4 +836,96 @@ TEST_SUITE("job_layout") {
     sort_unique(sparse);
     CHECK(sparse == std::vector<rank_t>{12, 70000000u, 4000000000u});
   }
+
+  TEST_CASE("JobInfo.local_runs gives PMIX_LOCAL_PEERS as runs where they are shorter than the list") {
+    // What a process reads at PMIx_Init instead of parsing the list (issue
+    // 40): the same ranks, from the list the server writes.
+    auto written = [](const info_list& in, int nlocalprocs, const std::string& host) {
+      const auto blob = serialize_job_info("job.r", layout_of(in, nlocalprocs, host), host);
+      pmix::protocol::job_info lazy;
+      std::string error;
+      REQUIRE_MESSAGE(pmix::protocol::decode_lazy(blob, lazy, &error), error);
+      pmix::wire::JobInfo j;
+      REQUIRE(j.ParseFromString(blob));
+      CHECK(j.local_runs() == lazy.local_runs);  // the lazy read finds it where it is written
+      return lazy;
+    };
+    auto peers_of = [](const pmix::protocol::job_info& j) {
+      const auto* v = pmix::find(j.info, PMIX_LOCAL_PEERS);
+      REQUIRE(v != nullptr);
+      auto parsed = pmix::regex::parse_proc_map(*v->val.as_string());
+      REQUIRE(parsed.ok());
+      return parsed.value().at(0);
+    };
+    auto runs_of = [](const pmix::protocol::job_info& j) {
+      std::vector<rank_t> ranks;
+      REQUIRE(pmix::protocol::expand_local_runs(j.local_runs, 1u << 20, ranks));
+      return ranks;
+    };
+
+    // A node of 4,096 ranks in one block: one run of 8 bytes.
+    const auto dense = written({entry(PMIX_NODE_MAP, value::string("n0,n1")),
+                                entry(PMIX_PROC_MAP, value::string("0-4095;4096-8191"))},
+                               4096, "n1");
+    CHECK(dense.local_runs.size() == 8);
+    const auto dense_ranks = runs_of(dense);
+    CHECK(dense_ranks.size() == 4096);
+    CHECK(dense_ranks.front() == 4096);
+    CHECK(dense_ranks == peers_of(dense));
+
+    // Two blocks, and the host's own PMIX_LOCAL_PEERS out of order: the
+    // server writes its sorted list, and the runs of it.
+    const auto blocks = written({entry(PMIX_LOCAL_PEERS, value::string("300-399,0-99,50"))}, 200, "h");
+    CHECK(blocks.local_runs.size() == 16);
+    CHECK(runs_of(blocks) == peers_of(blocks));
+    CHECK(peers_of(blocks).size() == 200);
+
+    // Round robin over 4 nodes: a run per rank would be 8 bytes against the
+    // list's 2 to 5; none is written, and readers parse the list.
+    std::string cyclic;
+    for (int n = 0; n < 4; ++n) {
+      cyclic += n ? ";" : "";
+      for (int k = 0; k < 64; ++k) cyclic += (k ? "," : "") + std::to_string(4 * k + n);
+    }
+    const auto scattered = written({entry(PMIX_NODE_MAP, value::string("a,b,c,d")),
+                                    entry(PMIX_PROC_MAP, value::string(cyclic))},
+                                   64, "b");
+    CHECK(scattered.local_runs.empty());
+    CHECK(peers_of(scattered).size() == 64);
+
+    // No local ranks: no list, no runs.
+    const auto none = written({entry(PMIX_NODE_MAP, value::string("a,b")),
+                               entry(PMIX_PROC_MAP, value::string("0-1;2-3"))},
+                              0, "z");
+    CHECK(pmix::find(none.info, PMIX_LOCAL_PEERS) == nullptr);
+    CHECK(none.local_runs.empty());
+  }
+
+  TEST_CASE("expand_local_runs takes only runs in order, apart, within valid ranks and the bound") {
+    auto runs = [](std::vector<std::pair<std::uint32_t, std::uint32_t>> list) {
+      std::string out;
+      for (const auto& [first, count] : list)
+        for (std::uint32_t v : {first, count})
+          for (int k = 0; k < 4; ++k) out += static_cast<char>((v >> (8 * k)) & 0xff);
+      return out;
+    };
+    std::vector<rank_t> out{42};
+    CHECK(pmix::protocol::expand_local_runs(runs({{0, 3}, {10, 2}}), 5, out));
+    CHECK(out == std::vector<rank_t>{0, 1, 2, 10, 11});
+    CHECK(pmix::protocol::expand_local_runs("", 5, out));
+    CHECK(out.empty());
+    for (const auto& bad : {runs({{0, 3}, {10, 2}}).substr(1),        // not 8 bytes a run
+                            runs({{10, 2}, {0, 3}}),                   // out of order
+                            runs({{0, 3}, {3, 2}}),                    // touching: one run
+                            runs({{0, 3}, {2, 2}}),                    // overlapping
+                            runs({{0, 0}}),                            // empty
+                            runs({{0xffffffffu - 60, 20}}),            // past the valid ranks
+                            runs({{0, 0xffffffffu}, {0, 1}})}) {       // wraps
+      out = {42};
+      CHECK_FALSE(pmix::protocol::expand_local_runs(bad, 1u << 20, out));
+      CHECK(out.empty());
+    }
+    CHECK_FALSE(pmix::protocol::expand_local_runs(runs({{0, 3}, {10, 3}}), 5, out));  // over the bound
+    CHECK_FALSE(pmix::protocol::expand_local_runs(runs({{0, 4000000}}), 1000, out));  // allocates nothing
+  }
 }

@@ -546,6 +546,38 @@ TEST_SUITE("client store") {
     CHECK(local("pmix[0-99999999]").empty());  // refused, nothing allocated
   }
 
+  TEST_CASE("PMIX_LOCAL_PEERS comes from JobInfo.local_runs when they fit the list, else from the list") {
+    // The runs are read instead of the list (a process of a node of 4,096
+    // ranks parsed it at PMIx_Init: issue 40); runs the list could not hold,
+    // or malformed ones, are not taken, and the list is parsed as before.
+    auto run = [](std::uint32_t first, std::uint32_t count) {
+      std::string out;
+      for (std::uint32_t v : {first, count})
+        for (int k = 0; k < 4; ++k) out += static_cast<char>((v >> (8 * k)) & 0xff);
+      return out;
+    };
+    auto local = [](const std::string& text, const std::string& runs) {
+      store s;
+      pmix::protocol::job_info job;
+      job.nspace = "job";
+      job.info.push_back(info{PMIX_LOCAL_PEERS, value::string(text), 0});
+      job.local_runs = runs;
+      s.load_job(std::move(job));
+      const auto& r = s.local_ranks("job");
+      return std::vector<pmix::rank_t>(r.begin(), r.end());
+    };
+    // Runs that say otherwise than the list show which was read.
+    CHECK(local("7,8,9,10,11,12", run(0, 2) + run(4, 1)) == std::vector<pmix::rank_t>{0, 1, 4});
+    CHECK(local("7,8,9,10,11,12", "") == std::vector<pmix::rank_t>{7, 8, 9, 10, 11, 12});
+    // More ranks than a list of that length can hold (5 bytes: 3 ranks at
+    // most): the list.
+    CHECK(local("0,1,2", run(100, 4)) == std::vector<pmix::rank_t>{0, 1, 2});
+    CHECK(local("0,1,2", run(100, 2)) == std::vector<pmix::rank_t>{100, 101});
+    CHECK(local("0,1,2", run(5, 1) + run(0, 1)) == std::vector<pmix::rank_t>{0, 1, 2});  // out of order
+    CHECK(local("0,1,2", run(0, 1).substr(2)) == std::vector<pmix::rank_t>{0, 1, 2});  // not 8 bytes a run
+    CHECK(local("pmix[0-99999999]", run(0, 99999999)).empty());  // neither taken, nothing allocated
+  }
+
   TEST_CASE("a peer's PMIX_LOCAL and PMIX_REMOTE data follow PMIX_LOCAL_PEERS, in whatever order it lists them") {
     store s;
     pmix::protocol::job_info job;

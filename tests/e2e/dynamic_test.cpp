@@ -458,6 +458,41 @@ TEST_SUITE("server calls for other nodes and launches") {
     CHECK(deregister_job("peers") == PMIX_SUCCESS);
   }
 
+  TEST_CASE("a PMIX_LOCAL_PEERS that setup_local_support adds later decides which peers' PMIX_LOCAL data a process takes") {
+    // The job data gives this node's 10 ranks as runs beside the list
+    // (JobInfo.local_runs, read instead of parsing the list); a later list
+    // drops them, else a process would go by the first list's ranks.
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("runs", 20, 10) == PMIX_SUCCESS);
+    auto pair = [&](const char* tag) {
+      const std::vector<std::string> steps{script, "init", std::string{"put:kl="} + tag + ":local",
+                                           std::string{"put:kr="} + tag + ":remote", "commit",
+                                           "fence:collect:ranks=0,1"};
+      auto zero_steps = steps, one_steps = steps;
+      zero_steps.push_back("finalize");
+      for (const char* step : {"get:0:kl", "get:0:kr", "finalize"}) one_steps.push_back(step);
+      auto r0 = launch("runs", 0, zero_steps, dir.path());
+      auto r1 = launch("runs", 1, one_steps, dir.path());
+      REQUIRE_MESSAGE(r0.exited_with(0), r0.errors());
+      REQUIRE_MESSAGE(r1.exited_with(0), r1.errors());
+      return r1.output();
+    };
+    const auto before = pair("a");  // rank 0 is local: its PMIX_LOCAL data, not its PMIX_REMOTE data
+    CHECK_MESSAGE(contains(before, "get:0:kl PMIX_SUCCESS a"), before);
+    CHECK_MESSAGE(contains(before, "get:0:kr PMIX_ERR_NOT_FOUND"), before);
+    pmix_info_t peers;
+    // As long as the first list, so that the first list's runs would fit it.
+    PMIX_INFO_LOAD(&peers, PMIX_LOCAL_PEERS, "1,2,3,4,5,6,7,8,9,10", PMIX_STRING);
+    REQUIRE(PMIx_server_setup_local_support("runs", &peers, 1, nullptr, nullptr) == PMIX_SUCCESS);
+    PMIX_INFO_DESTRUCT(&peers);
+    const auto after = pair("b");  // rank 0 is not in the new list: the other way round
+    CHECK_MESSAGE(contains(after, "get:0:kl PMIX_ERR_NOT_FOUND"), after);
+    CHECK_MESSAGE(contains(after, "get:0:kr PMIX_SUCCESS b"), after);
+    CHECK(deregister_job("runs") == PMIX_SUCCESS);
+  }
+
   TEST_CASE("IOF_deliver checks its arguments, answers through its callback, and writes locally when asked") {
     temp_dir dir;
     const std::string captured = dir.path() + "/server.stdout";
