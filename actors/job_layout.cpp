@@ -53,18 +53,20 @@ void add_if_absent_made(info_list& list, const char* key, Make make) {
   if (find(list, key) == nullptr) list.push_back(info{key, make(), 0});
 }
 
+// A little-endian 32-bit number (JobInfo.rank_index's and local_runs' fields).
+void append_le32(std::string& out, std::uint32_t v) {
+  for (int k = 0; k < 4; ++k) out += static_cast<char>((v >> (8 * k)) & 0xff);
+}
+
 // JobInfo.local_runs of sorted, unique ranks: 8 bytes per run of
 // consecutive ranks, little-endian uint32 first rank and count.
 std::string rank_runs_bytes(const std::vector<rank_t>& ranks) {
   std::string out;
-  auto put32 = [&out](std::uint32_t v) {
-    for (int k = 0; k < 4; ++k) out += static_cast<char>((v >> (8 * k)) & 0xff);
-  };
   for (std::size_t k = 0; k < ranks.size();) {
     std::size_t end = k + 1;
     while (end < ranks.size() && ranks[end] == ranks[end - 1] + 1) ++end;
-    put32(ranks[k]);
-    put32(static_cast<std::uint32_t>(end - k));
+    append_le32(out, ranks[k]);
+    append_le32(out, static_cast<std::uint32_t>(end - k));
     k = end;
   }
   return out;
@@ -605,15 +607,12 @@ std::string serialize_job_info(const std::string& nspace, job_layout layout,
     const auto by_rank = [](const entry& a, const entry& b) { return a.rank < b.rank; };
     if (!std::is_sorted(entries.begin(), entries.end(), by_rank))
       std::stable_sort(entries.begin(), entries.end(), by_rank);
-    std::string index(index_bytes, '\0');
-    char* p = index.data();
-    auto put = [&p](std::uint32_t v) {
-      for (int b = 0; b < 4; ++b) *p++ = static_cast<char>((v >> (8 * b)) & 0xff);
-    };
+    std::string index;
+    index.reserve(index_bytes);
     for (const auto& e : entries) {
-      put(e.rank);
-      put(e.offset);
-      put(e.length);
+      append_le32(index, e.rank);
+      append_le32(index, e.offset);
+      append_le32(index, e.length);
     }
     protocol::append_length_delimited(out, wire::JobInfo::kRankIndexFieldNumber, index);
   }
