@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# tools/multinode/fence_cpu.py (issue 40, point 4; docs/multinode.md, "Where
+# a fence's time goes"): one fence's CPU and wall time, from two runs of
+# different lengths, across 2 nodes and on one node alone:
+#   - one line with every figure, CPU and wall time above zero, CPU the sum
+#     of user and system time, "busy" CPU over wall and at most the CPUs
+#     the test may use (a little over for rounding), every rank's fence
+#     times' median above zero
+#   - the processes of the runs are counted, not only the script: a fence
+#     of 8 ranks on one node costs more CPU than a fence of 1
+#   - bad arguments are refused with status 2
+# Needs root and iproute2 (network namespaces) for the 2-node part.
+set -uo pipefail
+# shellcheck source=tests/tools/multinode_expect.sh
+. tests/tools/multinode_expect.sh
+multinode_setup fence_cpu_test fcpu
+export PMIXRUN_ARGS="--quiet --timeout 120"
+export MULTINODE_TAG=fc$(($$ % 100000))
+export MULTINODE_CLIENT=$PWD/tools/bench/bench_client
+export BENCH_HOST=$PWD/tools/bench/bench_host
+tool=tools/multinode/fence_cpu.py
+
+# check NAME: the line in $tmp/out; its cpu_us in $tmp/cpu.NAME
+check() {
+  local name=$1
+  if ! python3 - "$tmp/out" "$tmp/cpu.$name" <<'PY'; then
+import os, sys
+line = open(sys.argv[1]).read().split("\n")[0].split()
+f = dict(zip(line[0::2], line[1::2]))
+want = ["cpu_us", "user_us", "sys_us", "wall_us", "busy", "cpus", "median_us"]
+if sorted(f) != sorted(want):
+    sys.exit("fields %s, want %s" % (sorted(f), sorted(want)))
+cpu, user, system, wall = (float(f[k]) for k in want[:4])
+busy, cpus, median = float(f["busy"]), int(f["cpus"]), float(f["median_us"])
+if not (cpu > 0 and wall > 0 and median > 0):
+    sys.exit("a figure is not above zero: %s" % f)
+if abs(cpu - (user + system)) > 1.5:
+    sys.exit("cpu_us is not user_us + sys_us: %s" % f)
+if abs(busy - cpu / wall) > 0.05 * busy + 0.02 or busy > cpus * 1.25:
+    sys.exit("busy is not CPU over wall, or over the CPUs: %s" % f)
+if cpus != len(os.sched_getaffinity(0)):
+    sys.exit("cpus is not the CPUs this process may use: %s" % f)
+open(sys.argv[2], "w").write("%s\n" % cpu)
+PY
+    fail "$name: the line is wrong" "$tmp/out"
+    return
+  fi
+  echo "ok: $name: $(cat "$tmp/out")"
+}
+
+timeout 300 "$tool" 2 1 2000 >"$tmp/out" 2>&1
+status=$?
+if [ $status -ne 0 ]; then fail "2 x 1: exit status $status" "$tmp/out"; else check two_nodes; fi
+
+timeout 300 "$tool" --one-node 1 2000 >"$tmp/out" 2>&1
+status=$?
+if [ $status -ne 0 ]; then fail "one node, 1 rank: exit status $status" "$tmp/out"; else check one; fi
+timeout 300 "$tool" --one-node 8 2000 >"$tmp/out" 2>&1
+status=$?
+if [ $status -ne 0 ]; then fail "one node, 8 ranks: exit status $status" "$tmp/out"; else check eight; fi
+if [ -s "$tmp/cpu.one" ] && [ -s "$tmp/cpu.eight" ]; then
+  if python3 -c "import sys; sys.exit(0 if float('$(cat "$tmp/cpu.eight")') > float('$(cat "$tmp/cpu.one")') else 1)"; then
+    echo "ok: 8 ranks' fence costs more CPU than 1 rank's"
+  else
+    fail "8 ranks' fence ($(cat "$tmp/cpu.eight") us) not dearer than 1 rank's ($(cat "$tmp/cpu.one") us)"
+  fi
+fi
+
+for bad in "" "4" "x 1" "4 0" "4 1 0" "--one-node" "4 1 10 10"; do
+  # shellcheck disable=SC2086
+  "$tool" $bad >"$tmp/out" 2>&1
+  status=$?
+  if [ $status -ne 2 ] || ! grep -q "^usage:\|must be at least 1\|are numbers\|^fence_cpu.py:" "$tmp/out"; then
+    fail "arguments '$bad': exit status $status, want 2 and a message" "$tmp/out"
+  fi
+done
+echo "ok: bad arguments refused"
+
+echo "$failures failed checks"
+[ "$failures" -eq 0 ]
