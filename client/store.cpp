@@ -84,9 +84,12 @@ bool store::load_job(protocol::job_info&& in) {
     // its runs (JobInfo.local_runs: no parse, which took 50 us at 4,096
     // ranks in every process); runs that do not fit the list's size are
     // not taken.
+    std::vector<protocol::local_run> runs;
     if (text != nullptr && !in.local_runs.empty() &&
-        protocol::expand_local_runs(in.local_runs, text->size() / 2 + 1, j.local))
+        protocol::read_local_runs(in.local_runs, text->size() / 2 + 1, runs)) {
+      j.local.assign(runs);
       text = nullptr;
+    }
     if (text != nullptr) {
       // At most one rank, and one node, per byte. Bounds from the text keep
       // a short compact map from the wire ("pmix[0-99999999]", 16 bytes)
@@ -98,9 +101,10 @@ bool store::load_job(protocol::job_info&& in) {
       auto parsed = regex::parse_proc_map(*text, limits);
       if (parsed.ok() && !parsed.value().empty()) {
         // The server's list is ascending; anything else is put in order.
-        j.local = std::move(std::move(parsed).value()[0]);
-        if (!std::is_sorted(j.local.begin(), j.local.end())) std::sort(j.local.begin(), j.local.end());
-        j.local.erase(std::unique(j.local.begin(), j.local.end()), j.local.end());
+        auto list = std::move(std::move(parsed).value()[0]);
+        if (!std::is_sorted(list.begin(), list.end())) std::sort(list.begin(), list.end());
+        list.erase(std::unique(list.begin(), list.end()), list.end());
+        j.local.assign(std::move(list));
       }
     }
   }
@@ -256,15 +260,13 @@ const store::key_map* store::job::rank_keys(rank_t r) const {
   auto it = ranks.find(r);
   if (it != ranks.end()) return &it->second;
   if (local_by_peers) {
-    const auto mine = std::lower_bound(local.begin(), local.end(), r);
+    const auto mine = local.position(r);
     const auto* host = lookup(info, PMIX_HOSTNAME);
     const auto* node = lookup(info, PMIX_NODEID);
     const auto node_id = node == nullptr ? std::nullopt : node->as_uint();
-    if (mine != local.end() && *mine == r && node_id && host != nullptr && host->as_string() != nullptr) {
+    if (mine && node_id && host != nullptr && host->as_string() != nullptr) {
       auto& keys = ranks[r];
-      load_infos(protocol::derived_rank_items(r, host->as_string(),
-                                              static_cast<std::uint32_t>(*node_id),
-                                              static_cast<std::uint32_t>(mine - local.begin())),
+      load_infos(protocol::derived_rank_items(r, host->as_string(), static_cast<std::uint32_t>(*node_id), *mine),
                  keys);
       return &keys;
     }
@@ -316,10 +318,48 @@ const value* store::rank_value(const proc_id& p, const std::string& key) const {
   return keys == nullptr ? nullptr : lookup(*keys, key);
 }
 
-const std::vector<rank_t>& store::local_ranks(const std::string& nspace) const {
-  static const std::vector<rank_t> none;
+std::vector<rank_t> store::local_ranks(const std::string& nspace) const {
   auto it = jobs_.find(nspace);
-  return it == jobs_.end() ? none : it->second.local;
+  return it == jobs_.end() ? std::vector<rank_t>{} : it->second.local.ranks();
+}
+
+void store::local_set::assign(std::vector<rank_t> list) {
+  runs_.clear();
+  list_ = std::move(list);
+}
+
+void store::local_set::assign(const std::vector<protocol::local_run>& runs) {
+  list_.clear();
+  runs_.clear();
+  runs_.reserve(runs.size());
+  std::uint32_t before = 0;
+  for (const auto& r : runs) {
+    runs_.push_back({r.first, r.count, before});
+    before += r.count;
+  }
+}
+
+std::optional<std::uint32_t> store::local_set::position(rank_t r) const {
+  if (!runs_.empty()) {
+    // The last run that starts at or before r.
+    auto it = std::upper_bound(runs_.begin(), runs_.end(), r, [](rank_t a, const run& b) { return a < b.first; });
+    if (it == runs_.begin()) return std::nullopt;
+    --it;
+    if (r - it->first >= it->count) return std::nullopt;
+    return it->before + (r - it->first);
+  }
+  const auto it = std::lower_bound(list_.begin(), list_.end(), r);
+  if (it == list_.end() || *it != r) return std::nullopt;
+  return static_cast<std::uint32_t>(it - list_.begin());
+}
+
+std::vector<rank_t> store::local_set::ranks() const {
+  if (runs_.empty()) return list_;
+  std::vector<rank_t> out;
+  out.reserve(runs_.back().before + runs_.back().count);
+  for (const auto& r : runs_)
+    for (std::uint32_t k = 0; k < r.count; ++k) out.push_back(r.first + k);
+  return out;
 }
 
 bool store::add_peer_data(const protocol::rank_data& data, const proc_id& self, std::string* error) {
@@ -428,8 +468,7 @@ bool store::add_rank(const protocol::rank_data& data, const proc_id& self, nspac
   }
   if (stamp) (*t.complete)[rank] = generation_;
   if (data.items.empty()) return true;
-  const bool source_local =
-      t.local != nullptr ? std::binary_search(t.local->begin(), t.local->end(), rank) : nspace == self.nspace;
+  const bool source_local = t.local != nullptr ? t.local->contains(rank) : nspace == self.nspace;
   auto& dest = (*t.peers)[rank];
   info i;
   for (const auto& [scope_number, item] : data.items) {

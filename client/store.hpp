@@ -53,7 +53,7 @@ class store {
   // The nodes `nspace` runs on, in job order: its PMIX_NODE_LIST, else its
   // ranks' PMIX_HOSTNAMEs.
   std::vector<std::string> nodes_of(const std::string& nspace) const;
-  const std::vector<rank_t>& local_ranks(const std::string& nspace) const;
+  std::vector<rank_t> local_ranks(const std::string& nspace) const;
 
   // A peer's committed data, as delivered by a fence or direct modex. Data
   // whose scope hides it from this process (PMIX_LOCAL from a remote peer,
@@ -111,6 +111,31 @@ class store {
   void clear();
 
  private:
+  // The ranks of PMIX_LOCAL_PEERS: the server's runs of consecutive ranks
+  // where it wrote them (JobInfo.local_runs: nothing per rank at PMIx_Init,
+  // where a vector of 8,192 ranks was a measurable part of it), else the
+  // parsed list (a vector, not a set: at thousands of local ranks a set's
+  // node per rank was).
+  class local_set {
+   public:
+    // Ascending, each once.
+    void assign(std::vector<rank_t> list);
+    // Checked by protocol::read_local_runs.
+    void assign(const std::vector<protocol::local_run>& runs);
+    // r's place among them, ascending, if it is one of them.
+    std::optional<std::uint32_t> position(rank_t r) const;
+    bool contains(rank_t r) const { return position(r).has_value(); }
+    std::vector<rank_t> ranks() const;
+
+   private:
+    std::vector<rank_t> list_;
+    struct run {
+      rank_t first;
+      std::uint32_t count;
+      std::uint32_t before;  // ranks in the runs before it
+    };
+    std::vector<run> runs_;
+  };
   struct job {
     key_map info;
     // The PMIX_NODE_INFO_ARRAYs of the job data (OpenPMIx's server sends one
@@ -134,9 +159,8 @@ class store {
     void decode_rank(rank_t r, std::string_view bytes) const;
     void decode_indexed(std::size_t k) const;
     std::shared_ptr<const void> raw;
-    // PMIX_LOCAL_PEERS, ascending, each once (a vector: at thousands of
-    // local ranks a set's node per rank was a measurable part of init).
-    std::vector<rank_t> local;
+    // PMIX_LOCAL_PEERS, ascending, each once.
+    local_set local;
     // The node and proc maps, read at the first lookup of a rank the job
     // data holds no RankInfo for (one that runs elsewhere with nothing
     // registered of its own: its items are derived, as the server would
@@ -171,7 +195,7 @@ class store {
   struct nspace_tables {
     bool looked_up = false;
     std::string name;
-    const std::vector<rank_t>* local = nullptr;  // null: no job data for it
+    const local_set* local = nullptr;  // null: no job data for it
     rank_stamps* complete = nullptr;
     std::unordered_map<rank_t, key_map>* peers = nullptr;
   };

@@ -804,7 +804,7 @@ bool read_job_top(std::string_view in, job_info& out, std::vector<std::pair<rank
 }
 }  // namespace
 
-bool expand_local_runs(std::string_view runs, std::size_t max_count, std::vector<rank_t>& out) {
+bool read_local_runs(std::string_view runs, std::size_t max_count, std::vector<local_run>& out) {
   out.clear();
   if (runs.size() % 8 != 0) return false;
   // Checked whole before anything is allocated.
@@ -816,12 +816,21 @@ bool expand_local_runs(std::string_view runs, std::size_t max_count, std::vector
     total += static_cast<std::size_t>(count);
     next = first + count + 1;
   }
+  out.reserve(runs.size() / 8);
+  for (std::size_t k = 0; k < runs.size(); k += 8)
+    out.push_back({static_cast<rank_t>(load_le32(runs.data() + k)), load_le32(runs.data() + k + 4)});
+  return true;
+}
+
+bool expand_local_runs(std::string_view runs, std::size_t max_count, std::vector<rank_t>& out) {
+  out.clear();
+  std::vector<local_run> read;
+  if (!read_local_runs(runs, max_count, read)) return false;
+  std::size_t total = 0;
+  for (const auto& r : read) total += r.count;
   out.reserve(total);
-  for (std::size_t k = 0; k < runs.size(); k += 8) {
-    const rank_t first = load_le32(runs.data() + k);
-    const std::uint32_t count = load_le32(runs.data() + k + 4);
-    for (std::uint32_t j = 0; j < count; ++j) out.push_back(first + j);
-  }
+  for (const auto& r : read)
+    for (std::uint32_t j = 0; j < r.count; ++j) out.push_back(r.first + j);
   return true;
 }
 

@@ -199,9 +199,15 @@ struct job_info {
   // JobInfo.local_runs: PMIX_LOCAL_PEERS as runs (expand_local_runs).
   std::string local_runs;
 };
-// JobInfo.local_runs into the ranks they hold, ascending: false (and `out`
-// empty) unless each run is 8 bytes, has ranks, comes after the one before
-// and stays within valid ranks, and all of them hold at most `max_count`.
+// JobInfo.local_runs, read: false (and `out` empty) unless each run is 8
+// bytes, has ranks, comes after the one before with a gap and stays within
+// valid ranks, and all of them hold at most `max_count`.
+struct local_run {
+  rank_t first = 0;
+  std::uint32_t count = 0;
+};
+bool read_local_runs(std::string_view runs, std::size_t max_count, std::vector<local_run>& out);
+// The same runs as the ranks they hold, ascending.
 bool expand_local_runs(std::string_view runs, std::size_t max_count, std::vector<rank_t>& out);
 // A rank index's entries (job_info::rank_index; decode_lazy checked each
 // entry's bounds against `indexed`): how many, the k-th (its rank and its

@@ -530,6 +530,44 @@ TEST_SUITE("client store") {
 
   // Found by tests/fuzz client_reply: 16 bytes of compact proc map made the
   // client allocate over 2 GB.
+  TEST_CASE("with local_ranks_by_peers a local rank's place counts the runs before its own") {
+    // The node's ranks as runs (JobInfo.local_runs: kept as runs, not
+    // expanded into a vector at PMIx_Init): 0-1, 10-12, 20. A rank's place
+    // among the node's ranks is its PMIX_LOCAL_RANK, as with the list; the
+    // ranks between the runs and after them are not local.
+    auto run = [](std::uint32_t first, std::uint32_t count) {
+      std::string out;
+      for (std::uint32_t v : {first, count})
+        for (int k = 0; k < 4; ++k) out += static_cast<char>((v >> (8 * k)) & 0xff);
+      return out;
+    };
+    for (const bool runs : {true, false}) {
+      CAPTURE(runs);
+      pmix::protocol::job_info job;
+      job.nspace = "runs";
+      job.info.push_back(info{PMIX_LOCAL_PEERS, value::string("0,1,10,11,12,20"), 0});
+      job.info.push_back(info{PMIX_HOSTNAME, value::string("n1"), 0});
+      job.info.push_back(info{PMIX_NODEID, value::unsigned_(PMIX_UINT32, 1), 0});
+      job.local_ranks_by_peers = true;
+      if (runs) job.local_runs = run(0, 2) + run(10, 3) + run(20, 1);
+      store s;
+      s.load_job(std::move(job));
+      const std::vector<std::pair<pmix::rank_t, std::uint64_t>> want = {{0, 0}, {1, 1}, {10, 2}, {11, 3}, {12, 4},
+                                                                        {20, 5}};
+      for (const auto& [rank, place] : want) {
+        CAPTURE(rank);
+        const auto* l = s.rank_value({"runs", rank}, PMIX_LOCAL_RANK);
+        REQUIRE(l != nullptr);
+        CHECK(*l->as_uint() == place);
+      }
+      for (pmix::rank_t other : {2u, 9u, 13u, 19u, 21u, 1000u}) {
+        CAPTURE(other);
+        CHECK(s.rank_value({"runs", other}, PMIX_LOCAL_RANK) == nullptr);
+      }
+      CHECK(s.local_ranks("runs") == std::vector<pmix::rank_t>{0, 1, 10, 11, 12, 20});
+    }
+  }
+
   TEST_CASE("PMIX_LOCAL_PEERS is read within bounds its text sets") {
     auto local = [](const std::string& text) {
       store s;
