@@ -702,13 +702,17 @@ bool read_indexed_job(std::string_view in, job_info& out, std::vector<std::pair<
   std::size_t end = from;
   const std::size_t count = f.bytes.size() / 12;
   // Checked whole (bounds, order), then read in place.
+  rank_t previous = 0;
   bool ascending = true;
   for (std::size_t k = 0; k < count; ++k) {
     const char* e = f.bytes.data() + 12 * k;
     const rank_t rank = load_le32(e);
     const std::size_t offset = load_le32(e + 4), length = load_le32(e + 8);
     if (offset < from || offset > in.size() || length > in.size() - offset) return false;
-    if (k > 0 && rank <= load_le32(e - 12)) ascending = false;
+    // Against the rank before, kept rather than read again (a loop over
+    // every rank of the job at PMIx_Init).
+    if (k > 0 && rank <= previous) ascending = false;
+    previous = rank;
     end = std::max(end, offset + length);
   }
   const std::string_view index = f.bytes;
