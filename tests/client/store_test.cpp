@@ -75,6 +75,14 @@ void wildcard_fence(store& s) {
   s.participants_complete({{"job", rank_wildcard}});
 }
 
+// One run of JobInfo.local_runs: little-endian first rank and count.
+std::string run(std::uint32_t first, std::uint32_t count) {
+  std::string out;
+  for (std::uint32_t v : {first, count})
+    for (int k = 0; k < 4; ++k) out += static_cast<char>((v >> (8 * k)) & 0xff);
+  return out;
+}
+
 }  // namespace
 
 TEST_SUITE("client store") {
@@ -528,19 +536,11 @@ TEST_SUITE("client store") {
     CHECK(s.rank_value({"huge", 1}, PMIX_GLOBAL_RANK) == nullptr);  // refused, nothing allocated
   }
 
-  // Found by tests/fuzz client_reply: 16 bytes of compact proc map made the
-  // client allocate over 2 GB.
   TEST_CASE("with local_ranks_by_peers a local rank's place counts the runs before its own") {
     // The node's ranks as runs (JobInfo.local_runs: kept as runs, not
     // expanded into a vector at PMIx_Init): 0-1, 10-12, 20. A rank's place
     // among the node's ranks is its PMIX_LOCAL_RANK, as with the list; the
     // ranks between the runs and after them are not local.
-    auto run = [](std::uint32_t first, std::uint32_t count) {
-      std::string out;
-      for (std::uint32_t v : {first, count})
-        for (int k = 0; k < 4; ++k) out += static_cast<char>((v >> (8 * k)) & 0xff);
-      return out;
-    };
     for (const bool runs : {true, false}) {
       CAPTURE(runs);
       pmix::protocol::job_info job;
@@ -568,6 +568,8 @@ TEST_SUITE("client store") {
     }
   }
 
+  // Found by tests/fuzz client_reply: 16 bytes of compact proc map made the
+  // client allocate over 2 GB.
   TEST_CASE("PMIX_LOCAL_PEERS is read within bounds its text sets") {
     auto local = [](const std::string& text) {
       store s;
@@ -588,12 +590,6 @@ TEST_SUITE("client store") {
     // The runs are read instead of the list (a process of a node of 4,096
     // ranks parsed it at PMIx_Init: issue 40); runs the list could not hold,
     // or malformed ones, are not taken, and the list is parsed as before.
-    auto run = [](std::uint32_t first, std::uint32_t count) {
-      std::string out;
-      for (std::uint32_t v : {first, count})
-        for (int k = 0; k < 4; ++k) out += static_cast<char>((v >> (8 * k)) & 0xff);
-      return out;
-    };
     auto local = [](const std::string& text, const std::string& runs) {
       store s;
       pmix::protocol::job_info job;
