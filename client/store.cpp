@@ -87,7 +87,7 @@ bool store::load_job(protocol::job_info&& in) {
     std::vector<protocol::local_run> runs;
     if (text != nullptr && !in.local_runs.empty() &&
         protocol::read_local_runs(in.local_runs, text->size() / 2 + 1, runs)) {
-      j.local.assign(runs);
+      j.local.assign(std::move(runs));
       text = nullptr;
     }
     if (text != nullptr) {
@@ -328,13 +328,14 @@ void store::local_set::assign(std::vector<rank_t> list) {
   list_ = std::move(list);
 }
 
-void store::local_set::assign(const std::vector<protocol::local_run>& runs) {
+void store::local_set::assign(std::vector<protocol::local_run> runs) {
   list_.clear();
-  runs_.clear();
-  runs_.reserve(runs.size());
+  runs_ = std::move(runs);
+  before_.clear();
+  before_.reserve(runs_.size());
   std::uint32_t before = 0;
-  for (const auto& r : runs) {
-    runs_.push_back({r.first, r.count, before});
+  for (const auto& r : runs_) {
+    before_.push_back(before);
     before += r.count;
   }
 }
@@ -342,11 +343,12 @@ void store::local_set::assign(const std::vector<protocol::local_run>& runs) {
 std::optional<std::uint32_t> store::local_set::position(rank_t r) const {
   if (!runs_.empty()) {
     // The last run that starts at or before r.
-    auto it = std::upper_bound(runs_.begin(), runs_.end(), r, [](rank_t a, const run& b) { return a < b.first; });
+    auto it = std::upper_bound(runs_.begin(), runs_.end(), r,
+                               [](rank_t a, const protocol::local_run& b) { return a < b.first; });
     if (it == runs_.begin()) return std::nullopt;
     --it;
     if (r - it->first >= it->count) return std::nullopt;
-    return it->before + (r - it->first);
+    return before_[static_cast<std::size_t>(it - runs_.begin())] + (r - it->first);
   }
   const auto it = std::lower_bound(list_.begin(), list_.end(), r);
   if (it == list_.end() || *it != r) return std::nullopt;
@@ -354,12 +356,7 @@ std::optional<std::uint32_t> store::local_set::position(rank_t r) const {
 }
 
 std::vector<rank_t> store::local_set::ranks() const {
-  if (runs_.empty()) return list_;
-  std::vector<rank_t> out;
-  out.reserve(runs_.back().before + runs_.back().count);
-  for (const auto& r : runs_)
-    for (std::uint32_t k = 0; k < r.count; ++k) out.push_back(r.first + k);
-  return out;
+  return runs_.empty() ? list_ : protocol::expand_runs(runs_);
 }
 
 bool store::add_peer_data(const protocol::rank_data& data, const proc_id& self, std::string* error) {

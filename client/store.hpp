@@ -121,7 +121,7 @@ class store {
     // Ascending, each once.
     void assign(std::vector<rank_t> list);
     // Checked by protocol::read_local_runs.
-    void assign(const std::vector<protocol::local_run>& runs);
+    void assign(std::vector<protocol::local_run> runs);
     // r's place among them, ascending, if it is one of them.
     std::optional<std::uint32_t> position(rank_t r) const;
     bool contains(rank_t r) const { return position(r).has_value(); }
@@ -129,12 +129,8 @@ class store {
 
    private:
     std::vector<rank_t> list_;
-    struct run {
-      rank_t first;
-      std::uint32_t count;
-      std::uint32_t before;  // ranks in the runs before it
-    };
-    std::vector<run> runs_;
+    std::vector<protocol::local_run> runs_;
+    std::vector<std::uint32_t> before_;  // by run: the ranks in the runs before it
   };
   struct job {
     key_map info;

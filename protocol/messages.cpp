@@ -826,15 +826,21 @@ bool read_local_runs(std::string_view runs, std::size_t max_count, std::vector<l
   return true;
 }
 
+std::vector<rank_t> expand_runs(const std::vector<local_run>& runs) {
+  std::size_t total = 0;
+  for (const auto& r : runs) total += r.count;
+  std::vector<rank_t> out;
+  out.reserve(total);
+  for (const auto& r : runs)
+    for (std::uint32_t j = 0; j < r.count; ++j) out.push_back(r.first + j);
+  return out;
+}
+
 bool expand_local_runs(std::string_view runs, std::size_t max_count, std::vector<rank_t>& out) {
   out.clear();
   std::vector<local_run> read;
   if (!read_local_runs(runs, max_count, read)) return false;
-  std::size_t total = 0;
-  for (const auto& r : read) total += r.count;
-  out.reserve(total);
-  for (const auto& r : read)
-    for (std::uint32_t j = 0; j < r.count; ++j) out.push_back(r.first + j);
+  out = expand_runs(read);
   return true;
 }
 

@@ -207,7 +207,9 @@ struct local_run {
   std::uint32_t count = 0;
 };
 bool read_local_runs(std::string_view runs, std::size_t max_count, std::vector<local_run>& out);
-// The same runs as the ranks they hold, ascending.
+// The ranks runs hold, ascending.
+std::vector<rank_t> expand_runs(const std::vector<local_run>& runs);
+// read_local_runs, then expand_runs.
 bool expand_local_runs(std::string_view runs, std::size_t max_count, std::vector<rank_t>& out);
 // A rank index's entries (job_info::rank_index; decode_lazy checked each
 // entry's bounds against `indexed`): how many, the k-th (its rank and its
