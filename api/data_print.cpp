@@ -415,30 +415,10 @@ struct printer {
     // Where the datum lives: in the union, or behind its pointer for the
     // types a value holds boxed; a string is its characters.
     const void* at = &v.data;
-    switch (v.type) {
-      case PMIX_STRING: at = v.data.string; break;
-      case PMIX_PROC_NSPACE: at = v.data.nspace; break;
-      case PMIX_PROC:
-      case PMIX_PROC_INFO:
-      case PMIX_DATA_ARRAY:
-      case PMIX_COORD:
-      case PMIX_REGATTR:
-      case PMIX_TOPO:
-      case PMIX_PROC_CPUSET:
-      case PMIX_GEOMETRY:
-      case PMIX_DEVICE_DIST:
-      case PMIX_ENDPOINT:
-      case PMIX_DATA_BUFFER:
-      case PMIX_PROC_STATS:
-      case PMIX_DISK_STATS:
-      case PMIX_NET_STATS:
-      case PMIX_NODE_STATS:
-      case PMIX_DEVICE:
-      case PMIX_RESOURCE_UNIT:
-      case PMIX_NODE_PID:
-      case PMIX_REGEX2: at = v.data.ptr; break;
-      default: break;
-    }
+    if (v.type == PMIX_STRING)
+      at = v.data.string;
+    else if (values::held_by_pointer(v.type))
+      at = v.data.ptr;
     if (at == nullptr) return head + typed(" ", v.type, "Value: NULL");
     printer inner;
     std::string body = inner.print(" ", at, v.type);

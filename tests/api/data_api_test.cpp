@@ -641,6 +641,11 @@ TEST_SUITE("print") {
     PMIX_VALUE_LOAD(&v, &p, PMIX_PROC);
     CHECK(has(taken(PMIx_Value_string(&v)), "PROC: nsx:2"));
     PMIX_VALUE_DESTRUCT(&v);
+    pmix_nspace_t ns;
+    PMIX_LOAD_NSPACE(ns, "nsy");
+    PMIX_VALUE_LOAD(&v, ns, PMIX_PROC_NSPACE);  // boxed too: printed through its pointer
+    CHECK(has(taken(PMIx_Value_string(&v)), "nsy"));
+    PMIX_VALUE_DESTRUCT(&v);
     PMIX_VALUE_CONSTRUCT(&v);
     CHECK(has(taken(PMIx_Value_string(&v)), "PMIX_UNDEF"));
     v.type = 200;  // a type no one knows
