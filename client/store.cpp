@@ -237,6 +237,12 @@ void store::job::decode_indexed(std::size_t k) const {
   if (index_done.empty()) index_done.resize(protocol::index_size(index));
   index_done[k] = true;
   const auto [r, bytes] = protocol::index_entry(index, indexed, k);
+  if (bytes.data() == nullptr) {
+    // Taken on trust at PMIx_Init (protocol::decode_lazy): an entry that
+    // points outside the RankInfos loses its rank's data, not the job's.
+    log::error("client", "unreadable job data of rank ", r, ": its index entry lies outside the job data");
+    return;
+  }
   decode_rank(r, bytes);
 }
 

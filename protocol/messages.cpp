@@ -656,8 +656,7 @@ bool read_rank_items(std::string_view in, info_list& out, std::string* error) {
 // are not read (their pages not even touched) until a rank is looked up.
 // False if `in` has no index before its first RankInfo (`has_index` false:
 // read it all), or if the index or a field is malformed (`has_index` true).
-bool read_indexed_job(std::string_view in, job_info& out, std::vector<std::pair<rank_t, std::string_view>>& ranks,
-                      bool& has_index) {
+bool read_indexed_job(std::string_view in, job_info& out, bool& has_index) {
   has_index = false;
   out = job_info{};
   reader r{in};
@@ -671,15 +670,6 @@ bool read_indexed_job(std::string_view in, job_info& out, std::vector<std::pair<
       out.local_runs.assign(g.bytes.data(), g.bytes.size());
     } else if (g.id == 2) {
       if (!well_formed(msg::info, g.bytes, 1) || !read_infos_field(g, out.info, nullptr)) return false;
-    } else if (g.id == 3) {
-      // A RankInfo the index does not name (after the indexed ones).
-      rank_t rank = 0;
-      reader rr{g.bytes};
-      field h;
-      while (rr.next(h))
-        if (h.id == 1 && h.type == pb::varint) rank = static_cast<rank_t>(h.number);
-      if (!rr.ok()) return false;
-      ranks.emplace_back(rank, g.bytes);
     }
     return true;
   };
@@ -699,41 +689,31 @@ bool read_indexed_job(std::string_view in, job_info& out, std::vector<std::pair<
     if (!take_field(g)) return false;
   if (f.bytes.size() % 12 != 0) return false;
   const std::size_t from = static_cast<std::size_t>(r.position() - in.data());
-  std::size_t end = from;
   const std::size_t count = f.bytes.size() / 12;
-  // Checked whole (bounds, order), then read in place.
-  rank_t previous = 0;
-  bool ascending = true;
-  for (std::size_t k = 0; k < count; ++k) {
-    const char* e = f.bytes.data() + 12 * k;
-    const rank_t rank = load_le32(e);
+  // The RankInfos it names come one after the other from here, in rank
+  // order (as the server writes them), so the last entry says where they
+  // end: only it is read here, not every entry (a loop over every rank of
+  // the job in every process at PMIx_Init: a third of a process's CPU
+  // there in a job of 100,000 ranks). The others are checked against these
+  // bounds when their rank is looked up (index_entry); the whole read
+  // (decode) checks that the index names each RankInfo, in order.
+  const std::string_view index = f.bytes;
+  std::size_t end = from;
+  if (count > 0) {
+    const char* e = f.bytes.data() + 12 * (count - 1);
     const std::size_t offset = load_le32(e + 4), length = load_le32(e + 8);
     if (offset < from || offset > in.size() || length > in.size() - offset) return false;
-    // Against the rank before, kept rather than read again (a loop over
-    // every rank of the job at PMIx_Init).
-    if (k > 0 && rank <= previous) ascending = false;
-    previous = rank;
-    end = std::max(end, offset + length);
+    end = offset + length;
   }
-  const std::string_view index = f.bytes;
-  // The fields after the indexed RankInfos (info a host added later).
+  // The fields after the indexed RankInfos (info a host added later); a
+  // RankInfo there is one the index does not name.
   reader rest{in.substr(end)};
   while (rest.next(f))
-    if (!take_field(f)) return false;
-  if (ascending && ranks.empty()) {
-    out.rank_index = index;
-    out.indexed = in;
-  } else {
-    // An index out of rank order, or RankInfos it does not name after it:
-    // all of them go to the list (the readers sort it), the indexed ones
-    // first, in their order.
-    std::vector<std::pair<rank_t, std::string_view>> all;
-    all.reserve(count + ranks.size());
-    for (std::size_t k = 0; k < count; ++k) all.push_back(index_entry(index, in, k));
-    all.insert(all.end(), ranks.begin(), ranks.end());
-    ranks = std::move(all);
-  }
-  return rest.ok();
+    if (f.id == 3 || !take_field(f)) return false;
+  if (!rest.ok()) return false;
+  out.rank_index = index;
+  out.indexed = in.substr(0, end);
+  return true;
 }
 
 }  // namespace
@@ -742,7 +722,12 @@ std::size_t index_size(std::string_view index) { return index.size() / 12; }
 
 std::pair<rank_t, std::string_view> index_entry(std::string_view index, std::string_view indexed, std::size_t k) {
   const char* e = index.data() + 12 * k;
-  return {static_cast<rank_t>(load_le32(e)), indexed.substr(load_le32(e + 4), load_le32(e + 8))};
+  const std::size_t offset = load_le32(e + 4), length = load_le32(e + 8);
+  // The RankInfos lie between the index and the end of `indexed`.
+  const auto from = static_cast<std::size_t>(index.data() + index.size() - indexed.data());
+  if (offset < from || offset > indexed.size() || length > indexed.size() - offset)
+    return {static_cast<rank_t>(load_le32(e)), std::string_view{}};
+  return {static_cast<rank_t>(load_le32(e)), indexed.substr(offset, length)};
 }
 
 std::size_t index_find(std::string_view index, rank_t rank) {
@@ -775,9 +760,10 @@ bool read_job_top(std::string_view in, job_info& out, std::vector<std::pair<rank
   // lazily or not (the fuzzer found a message the eager read took and the
   // lazy one refused).
   bool has_index = false;
-  const bool indexed = read_indexed_job(in, out, ranks, has_index);
+  const bool indexed = read_indexed_job(in, out, has_index);
   if (lazy && indexed) return true;
   if (has_index && !indexed) return malformed(error);
+  const std::string_view index = out.rank_index;
   ranks.clear();
   std::size_t count = 0;
   if (!(lazy ? well_formed_job_top(in, count) : well_formed(msg::job_info, in))) return malformed(error);
@@ -804,7 +790,21 @@ bool read_job_top(std::string_view in, job_info& out, std::vector<std::pair<rank
       out.local_runs.assign(f.bytes.data(), f.bytes.size());
     }
   }
-  return r.ok() || malformed(error);
+  if (!r.ok()) return malformed(error);
+  // Read whole, the index must name every RankInfo, in order, ranks
+  // ascending: what the lazy read took on trust from its last entry.
+  if (indexed) {
+    if (index_size(index) != ranks.size()) return malformed(error);
+    for (std::size_t k = 0; k < ranks.size(); ++k) {
+      const char* e = index.data() + 12 * k;
+      const auto rank = static_cast<rank_t>(load_le32(e));
+      if (rank != ranks[k].first || (k > 0 && rank <= ranks[k - 1].first) ||
+          load_le32(e + 4) != static_cast<std::size_t>(ranks[k].second.data() - in.data()) ||
+          load_le32(e + 8) != ranks[k].second.size())
+        return malformed(error);
+    }
+  }
+  return true;
 }
 }  // namespace
 

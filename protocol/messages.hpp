@@ -184,10 +184,11 @@ struct job_info {
   // instead of `ranks`.
   std::shared_ptr<const void> raw;
   std::vector<std::pair<rank_t, std::string_view>> encoded;
-  // decode_lazy of a JobInfo whose rank index (JobInfo.rank_index) is in
-  // rank order, each rank once (as the server writes it): the index itself
-  // (index_entry) and the message its offsets count in, views into the
-  // bytes `raw` keeps, instead of `encoded` (left empty). A process of an
+  // decode_lazy of a JobInfo with a rank index (JobInfo.rank_index; the
+  // server writes it in rank order, each rank once): the index itself
+  // (index_entry) and the message its offsets count in up to the end of
+  // the indexed RankInfos, views into the bytes `raw` keeps, instead of
+  // `encoded` (left empty). A process of an
   // N-rank job made an N-entry vector of the index at PMIx_Init (issue 40:
   // 48 kB written, and its pages faulted in, in each of 2,048 processes);
   // a lookup now searches the index where it is (index_find).
@@ -211,9 +212,12 @@ bool read_local_runs(std::string_view runs, std::size_t max_count, std::vector<l
 std::vector<rank_t> expand_runs(const std::vector<local_run>& runs);
 // read_local_runs, then expand_runs.
 bool expand_local_runs(std::string_view runs, std::size_t max_count, std::vector<rank_t>& out);
-// A rank index's entries (job_info::rank_index; decode_lazy checked each
-// entry's bounds against `indexed`): how many, the k-th (its rank and its
-// RankInfo's bytes), and the place of `rank` (index_size if it has none).
+// A rank index's entries (job_info::rank_index; decode_lazy checked only
+// the last one, which ends `indexed`): how many, the k-th (its rank and its
+// RankInfo's bytes, or a null view if they are not between the index and
+// the end of `indexed`), and the place of `rank` (index_size if it has
+// none; found by a binary search, as the server writes the index in rank
+// order).
 std::size_t index_size(std::string_view index);
 std::pair<rank_t, std::string_view> index_entry(std::string_view index, std::string_view indexed, std::size_t k);
 std::size_t index_find(std::string_view index, rank_t rank);

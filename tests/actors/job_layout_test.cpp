@@ -556,7 +556,7 @@ TEST_SUITE("job_layout") {
     ::munmap(map, size);
   }
 
-  TEST_CASE("the rank index: info appended after the ranks is read; a bad index is refused; none, all read") {
+  TEST_CASE("the rank index: info appended after the ranks is read; a bad index is refused, or its bad entry; none, all read") {
     const auto l = layout_of({entry("custom.key", value::string("x"))}, 64, "solo");
     const auto blob = serialize_job_info("small.job", l, "solo");
     std::string error;
@@ -571,32 +571,55 @@ TEST_SUITE("job_layout") {
     CHECK(*get(job.info, "custom.key").as_string() == "x");
     CHECK(pmix::protocol::encoded_ranks(job).size() == 64);
     CHECK(pmix::protocol::index_find(job.rank_index, 64) == 64);  // no such rank
+    pmix::protocol::job_info whole;
+    REQUIRE_MESSAGE(pmix::protocol::decode(extended, whole, &error), error);
+    CHECK(whole.ranks.size() == 64);
 
-    // A RankInfo the index does not name, after the indexed ones: every
-    // rank goes to the list, that one too.
+    // A RankInfo the index does not name, after the indexed ones: refused,
+    // read lazily or whole (the index names them all).
     pmix::wire::JobInfo more;
     more.add_ranks()->set_rank(64);
     pmix::protocol::job_info longer;
-    REQUIRE_MESSAGE(pmix::protocol::decode_lazy(blob + more.SerializeAsString(), longer, &error), error);
-    CHECK(longer.rank_index.empty());
-    REQUIRE(longer.encoded.size() == 65);
-    CHECK(longer.encoded[0].first == 0);
-    CHECK(longer.encoded[63].first == 63);
-    CHECK(longer.encoded[64].first == 64);
+    CHECK_FALSE(pmix::protocol::decode_lazy(blob + more.SerializeAsString(), longer, &error));
+    CHECK_FALSE(pmix::protocol::decode(blob + more.SerializeAsString(), longer, &error));
 
-    // An entry that points past the end, or a length past it: refused.
     pmix::wire::JobInfo parsed;
     REQUIRE(parsed.ParseFromString(blob));
     const std::size_t at = blob.find(parsed.rank_index());
     REQUIRE(at != std::string::npos);
+    const auto with_entry_field = [&](std::size_t k, int field, std::uint32_t v) {
+      std::string bad = blob;
+      for (int b = 0; b < 4; ++b) bad[at + 12 * k + 4 * field + b] = static_cast<char>((v >> (8 * b)) & 0xff);
+      return bad;
+    };
+    const std::uint32_t huge = static_cast<std::uint32_t>(blob.size() + 1);
+    // The last entry, which says where the RankInfos end, pointing past the
+    // message's end, or with a length past it: refused at once.
     for (int field : {1, 2}) {
       CAPTURE(field);
-      std::string bad = blob;
-      const std::uint32_t huge = static_cast<std::uint32_t>(blob.size() + 1);
-      for (int b = 0; b < 4; ++b)
-        bad[at + 12 * 10 + 4 * field + b] = static_cast<char>((huge >> (8 * b)) & 0xff);
       pmix::protocol::job_info refused;
-      CHECK_FALSE(pmix::protocol::decode_lazy(bad, refused, &error));
+      CHECK_FALSE(pmix::protocol::decode_lazy(with_entry_field(63, field, huge), refused, &error));
+    }
+    // Another entry is not read until its rank is: the lazy read takes the
+    // job, and that entry gives no bytes (the client logs it and its rank
+    // has no registered data); every other rank keeps its own. The whole
+    // read refuses the job.
+    const auto ok = pmix::protocol::encoded_ranks(job);
+    for (auto [field, v] : {std::pair<int, std::uint32_t>{1, huge}, {2, huge}, {1, 3}}) {
+      CAPTURE(field);
+      CAPTURE(v);
+      const auto bad = with_entry_field(10, field, v);
+      pmix::protocol::job_info lazy, eager;
+      REQUIRE_MESSAGE(pmix::protocol::decode_lazy(bad, lazy, &error), error);
+      REQUIRE(pmix::protocol::index_size(lazy.rank_index) == 64);
+      const auto entries = pmix::protocol::encoded_ranks(lazy);
+      CHECK(entries[10].first == 10);
+      CHECK(entries[10].second.data() == nullptr);
+      for (std::size_t k : {0u, 9u, 11u, 63u}) {
+        CAPTURE(k);
+        CHECK(entries[k].second == ok[k].second);
+      }
+      CHECK_FALSE(pmix::protocol::decode(bad, eager, &error));
     }
 
     // Without the index (a writer that reordered the message dropped it):
@@ -605,28 +628,21 @@ TEST_SUITE("job_layout") {
     pmix::protocol::job_info scanned;
     REQUIRE_MESSAGE(pmix::protocol::decode_lazy(parsed.SerializeAsString(), scanned, &error), error);
     REQUIRE(scanned.encoded.size() == 64);
-    const auto indexed = pmix::protocol::encoded_ranks(job);
     for (std::size_t k = 0; k < 64; ++k) {
-      CHECK(scanned.encoded[k].first == indexed[k].first);
-      CHECK(scanned.encoded[k].second == indexed[k].second);
+      CHECK(scanned.encoded[k].first == ok[k].first);
+      CHECK(scanned.encoded[k].second == ok[k].second);
     }
 
-    // An index out of rank order (two entries swapped): still read, into
-    // the list the readers sort, every rank with its own bytes.
+    // An index out of rank order (two entries swapped): the lazy read takes
+    // it on trust (a rank it then misses has no registered data); the whole
+    // read, which checks every entry, refuses it.
     std::string swapped = blob;
     std::swap_ranges(swapped.begin() + static_cast<std::ptrdiff_t>(at + 12 * 3),
                      swapped.begin() + static_cast<std::ptrdiff_t>(at + 12 * 4),
                      swapped.begin() + static_cast<std::ptrdiff_t>(at + 12 * 7));
     pmix::protocol::job_info unordered;
-    REQUIRE_MESSAGE(pmix::protocol::decode_lazy(swapped, unordered, &error), error);
-    CHECK(unordered.rank_index.empty());
-    REQUIRE(unordered.encoded.size() == 64);
-    CHECK(unordered.encoded[3].first == 7);
-    CHECK(unordered.encoded[7].first == 3);
-    for (const auto& [rank, bytes] : unordered.encoded) {
-      CAPTURE(rank);
-      CHECK(bytes.size() == indexed[rank].second.size());
-    }
+    CHECK(pmix::protocol::decode_lazy(swapped, unordered, &error));
+    CHECK_FALSE(pmix::protocol::decode(swapped, unordered, &error));
   }
 
   TEST_CASE("serialize_job_info numbers ranks by their place in the node's list") {

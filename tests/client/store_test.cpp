@@ -277,6 +277,67 @@ TEST_SUITE("client store") {
     CHECK(s.has_complete_data(self));
   }
 
+  // A JobInfo as the server writes it with a rank index: the index first,
+  // then ranks 0..n-1's RankInfos one after the other, each with PMIX_HOSTNAME
+  // "host-R"; `bad_offset` (if below n): that entry's offset made 1.
+  std::string indexed_job(pmix::rank_t n, pmix::rank_t bad_offset) {
+    std::vector<std::string> payloads;
+    for (pmix::rank_t r = 0; r < n; ++r) {
+      pmix::wire::RankInfo ri;
+      ri.set_rank(r);
+      pmix::protocol::to_wire(info{PMIX_HOSTNAME, value::string("host-" + std::to_string(r)), 0}, ri.add_info());
+      payloads.push_back(ri.SerializeAsString());
+    }
+    std::string out;
+    pmix::protocol::append_length_delimited(out, pmix::wire::JobInfo::kNspaceFieldNumber, "ix");
+    std::string field;  // one RankInfo's field, to measure its header
+    std::size_t at = out.size() + 2 + (12 * n >= 128 ? 1 : 0) + 12 * n;  // past the index field (n < 1,365)
+    std::string index;
+    auto le32 = [&](std::uint32_t v) {
+      for (int b = 0; b < 4; ++b) index.push_back(static_cast<char>((v >> (8 * b)) & 0xff));
+    };
+    for (pmix::rank_t r = 0; r < n; ++r) {
+      field.clear();
+      pmix::protocol::append_length_delimited(field, pmix::wire::JobInfo::kRanksFieldNumber, payloads[r]);
+      at += field.size() - payloads[r].size();
+      le32(r);
+      le32(static_cast<std::uint32_t>(r == bad_offset ? 1 : at));
+      le32(static_cast<std::uint32_t>(payloads[r].size()));
+      at += payloads[r].size();
+    }
+    pmix::protocol::append_length_delimited(out, pmix::wire::JobInfo::kRankIndexFieldNumber, index);
+    for (const auto& p : payloads) pmix::protocol::append_length_delimited(out, pmix::wire::JobInfo::kRanksFieldNumber, p);
+    REQUIRE(out.size() == at);
+    return out;
+  }
+
+  // The index is taken on trust at PMIx_Init, checked only where it ends:
+  // an entry that points elsewhere costs its own rank's data (logged), not
+  // the job's, and no other rank's.
+  TEST_CASE("a job's rank index: each rank found by it; a bad entry loses only its rank's data") {
+    for (pmix::rank_t bad : {100u, 5u}) {
+      CAPTURE(bad);
+      const auto bytes = indexed_job(20, bad);
+      pmix::protocol::job_info j;
+      REQUIRE(pmix::protocol::decode_lazy(bytes, j));
+      REQUIRE(pmix::protocol::index_size(j.rank_index) == 20);
+      store s;
+      s.load_job(std::move(j));
+      for (pmix::rank_t r = 0; r < 20; ++r) {
+        CAPTURE(r);
+        const auto* host = s.rank_value({"ix", r}, PMIX_HOSTNAME);
+        if (r == bad) {
+          CHECK(host == nullptr);
+        } else {
+          REQUIRE(host != nullptr);
+          CHECK(*host->as_string() == "host-" + std::to_string(r));
+        }
+      }
+      pmix::protocol::job_info whole;
+      CHECK(pmix::protocol::decode(bytes, whole) == (bad >= 20));
+    }
+  }
+
   // Issue 40: a process reads only the job's own items at its start, and a
   // rank's when asked for; every answer is the one of reading them all.
   TEST_CASE("the job's per-rank items decoded at their first lookup answer as when decoded at once") {

@@ -15,6 +15,11 @@
  *   cycle-in <ranks> <n>      the same cycles by rank 0 of a job of <ranks>
  *                             ranks, all on this node, the others never
  *                             started: a process's own cost as its job grows
+ *   cycle-hosted <ranks> <n>  the same cycles by rank 0 of a job of <ranks>
+ *                             ranks, 100 a node (this node the first), every
+ *                             rank's data registered as Slurm does
+ *                             (register-hosted): a process's cost as the
+ *                             whole job grows
  *   startup <n>               n clients started at once: each times PMIx_Init
  *   gated <n>                 n clients started, then all released at once:
  *                             each times PMIx_Init (no fork meanwhile: the
@@ -583,6 +588,14 @@ int main(int argc, char **argv) {
         failed = wait_all(pids, 1);
         free(pids);
         deregister_job("bench.cyclein", n);
+    } else if (0 == strcmp(mode, "cycle-hosted") && argc > 5) {
+        uint32_t n = (uint32_t) atoi(argv[4]);
+        char *args[] = {"cycle", argv[5], NULL};
+        register_job_shaped("bench.cyclehosted", n, 100, n < 100 ? n : 100, 1);
+        register_clients("bench.cyclehosted", 1);
+        pid_t pid = launch("bench.cyclehosted", 0, args);
+        failed = wait_all(&pid, 1);
+        deregister_job("bench.cyclehosted", 1);
     } else if (0 == strcmp(mode, "startup") && argc > 4) {
         uint32_t n = (uint32_t) atoi(argv[4]);
         char *args[] = {"startup", NULL};

@@ -217,6 +217,7 @@ def main():
     rss_a, rss_b = (20, 100) if short else (200, 1000)
     scale = [8, 16] if short else [512, 1024, 2048]
     cycle_in = [64, 128] if short else [1024, 2048, 8192]  # one process in a job of N local ranks
+    cycle_hosted = [1000] if short else [100000]  # one process in a job of N ranks, 100 a node, Slurm's form
     if a.scale:
         scale = [int(n) for n in a.scale.split(",")]
 
@@ -294,6 +295,13 @@ def main():
     for n in cycle_in if want("scale") else []:
         print("bench: init/finalize cycles of one process in a job of %d local ranks" % n, flush=True)
         run.both(["cycle-in", n, 20 if short else 100], rounds, key="c%d" % n)
+    # The same in a large job across nodes, registered as Slurm does (every
+    # rank's data), of which this node holds 100 ranks: what a process's
+    # start costs as the whole job grows.
+    for n in cycle_hosted if want("scale") else []:
+        print("bench: init/finalize cycles of one process in a job of %d ranks on %d nodes" % (n, (n + 99) // 100),
+              flush=True)
+        run.both(["cycle-hosted", n, 20 if short else 50], rounds, key="h%d" % n)
 
     run.run("ours", ["cpu-gaps", gap_ms], key="after")
 
@@ -379,6 +387,9 @@ def main():
     for n in cycle_in:
         stat_row("one process's init+finalize cycle in a job of %d local ranks, median" % n, "c%d.cycle_us" % n,
                  "µs", "median")
+    for n in cycle_hosted:
+        stat_row("one process's init+finalize cycle in a job of %d ranks, 100 a node, registered as Slurm does, "
+                 "median" % n, "h%d.cycle_us" % n, "µs", "median")
     if len(scale) > 1:
         # Cost per process flat (issue 40): the largest N at most 2.2x the
         # one before it (for 2,048 against 1,024).
