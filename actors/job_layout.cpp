@@ -72,6 +72,23 @@ std::string rank_runs_bytes(const std::vector<rank_t>& ranks) {
   return out;
 }
 
+// JobInfo.local_strided_runs of sorted, unique ranks: 12 bytes per run of
+// ranks a stride apart, little-endian uint32 first rank, count and stride;
+// each run as long as the step from its first rank to the next holds.
+std::string strided_runs_bytes(const std::vector<rank_t>& ranks) {
+  std::string out;
+  for (std::size_t k = 0; k < ranks.size();) {
+    const rank_t stride = k + 1 < ranks.size() ? ranks[k + 1] - ranks[k] : 1;
+    std::size_t end = k + 1;
+    while (end < ranks.size() && ranks[end] - ranks[end - 1] == stride) ++end;
+    append_le32(out, ranks[k]);
+    append_le32(out, static_cast<std::uint32_t>(end - k));
+    append_le32(out, stride);
+    k = end;
+  }
+  return out;
+}
+
 // "0,1,2,...": written into a buffer sized first (6,250 ranks are 34 kB,
 // and grown by doubling the buffer left its earlier sizes to the allocator).
 std::string join_ranks(const std::vector<rank_t>& ranks) {
@@ -363,15 +380,22 @@ std::string serialize_job_info(const std::string& nspace, job_layout layout,
   // MPI_Comm_spawn's connect across nodes on the parents' nodes).
   // Beside the list, its runs (JobInfo.local_runs) when they are at most
   // half its size: every process of the node parsed the list at PMIx_Init,
-  // 50 us at 4,096 ranks (issue 40).
+  // 50 us at 4,096 ranks (issue 40); else, as often, its runs of ranks a
+  // stride apart (JobInfo.local_strided_runs: a round-robin placement).
   std::string local_runs;
+  int runs_field = wire::JobInfo::kLocalRunsFieldNumber;
   if (!layout.local_ranks.empty()) {
     const bool made = find(job, PMIX_LOCAL_PEERS) == nullptr;
     add_if_absent_made(job, PMIX_LOCAL_PEERS, [&] { return value::string(join_ranks(layout.local_ranks)); });
     add_if_absent(job, PMIX_LOCALLDR, value::unsigned_(PMIX_PROC_RANK, layout.local_ranks.front()));
     if (made) {
+      const auto list_size = find(job, PMIX_LOCAL_PEERS)->val.as_string()->size();
       local_runs = rank_runs_bytes(layout.local_ranks);
-      if (2 * local_runs.size() > find(job, PMIX_LOCAL_PEERS)->val.as_string()->size()) local_runs.clear();
+      if (2 * local_runs.size() > list_size) {
+        local_runs = strided_runs_bytes(layout.local_ranks);
+        runs_field = wire::JobInfo::kLocalStridedRunsFieldNumber;
+        if (2 * local_runs.size() > list_size) local_runs.clear();
+      }
     }
   }
   add_if_absent(job, PMIX_HOSTNAME, value::string(hostname));
@@ -509,7 +533,7 @@ std::string serialize_job_info(const std::string& nspace, job_layout layout,
       head += protocol::header_size(wire::JobInfo::kInfoFieldNumber, body) + body;
     }
     if (!local_runs.empty())
-      head += protocol::header_size(wire::JobInfo::kLocalRunsFieldNumber, local_runs.size()) + local_runs.size();
+      head += protocol::header_size(runs_field, local_runs.size()) + local_runs.size();
     out.reserve(head + protocol::uint_size(wire::JobInfo::kLocalRanksByPeersFieldNumber, 1));
   }
   if (!nspace.empty()) protocol::append_length_delimited(out, wire::JobInfo::kNspaceFieldNumber, nspace);
@@ -565,7 +589,7 @@ std::string serialize_job_info(const std::string& nspace, job_layout layout,
   // (The items derived here are those protocol::derived_rank_items gives,
   // in its order.)
   if (by_peers) protocol::append_uint(out, wire::JobInfo::kLocalRanksByPeersFieldNumber, 1);
-  if (!local_runs.empty()) protocol::append_length_delimited(out, wire::JobInfo::kLocalRunsFieldNumber, local_runs);
+  if (!local_runs.empty()) protocol::append_length_delimited(out, runs_field, local_runs);
   // Written: every registered rank; with a proc map, this node's ranks it
   // places unless they are left to PMIX_LOCAL_PEERS (the map is what the
   // job's readers go by); without one, every rank of this node.

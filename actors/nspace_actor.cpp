@@ -96,17 +96,20 @@ bool affects_local_ranks(const std::string& key) {
 
 // Clears JobInfo.local_ranks_by_peers in `job` (its readers then derive the
 // local ranks from the maps, as every other rank), and with `runs`
-// JobInfo.local_runs (its readers then parse the PMIX_LOCAL_PEERS they
+// JobInfo.local_runs and local_strided_runs (its readers then parse the PMIX_LOCAL_PEERS they
 // find). Protobuf rewrites the fields in number order, the rank index after
 // the ranks: it goes, as when the job data is trimmed.
 void drop_local_fields(std::string& job, bool by_peers, bool runs) {
   wire::JobInfo parsed;
   if (!parsed.ParseFromString(job)) return;
   by_peers = by_peers && parsed.local_ranks_by_peers();
-  runs = runs && !parsed.local_runs().empty();
+  runs = runs && (!parsed.local_runs().empty() || !parsed.local_strided_runs().empty());
   if (!by_peers && !runs) return;
   if (by_peers) parsed.clear_local_ranks_by_peers();
-  if (runs) parsed.clear_local_runs();
+  if (runs) {
+    parsed.clear_local_runs();
+    parsed.clear_local_strided_runs();
+  }
   parsed.clear_rank_index();
   job = parsed.SerializeAsString();
 }
@@ -398,7 +401,10 @@ caf::behavior nspace_actor(caf::stateful_actor<nspace_state>* self, std::string 
         job.clear_rank_index();
         for (const auto& i : msg.info) {
           if (affects_local_ranks(i.key)) job.clear_local_ranks_by_peers();
-          if (i.key == PMIX_LOCAL_PEERS) job.clear_local_runs();
+          if (i.key == PMIX_LOCAL_PEERS) {
+            job.clear_local_runs();
+            job.clear_local_strided_runs();
+          }
         }
         st.job = std::make_shared<const std::string>(job.SerializeAsString());
         publish_job(self);

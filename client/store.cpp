@@ -84,9 +84,13 @@ bool store::load_job(protocol::job_info&& in) {
     // its runs (JobInfo.local_runs: no parse, which took 50 us at 4,096
     // ranks in every process); runs that do not fit the list's size are
     // not taken.
+    // Round-robin placements (0,16,32,...) come as runs a stride apart
+    // (JobInfo.local_strided_runs), which would be one run per rank here.
     std::vector<protocol::local_run> runs;
-    if (text != nullptr && !in.local_runs.empty() &&
-        protocol::read_local_runs(in.local_runs, text->size() / 2 + 1, runs)) {
+    if (text != nullptr && ((!in.local_runs.empty() &&
+                             protocol::read_local_runs(in.local_runs, text->size() / 2 + 1, runs)) ||
+                            (!in.local_strided_runs.empty() &&
+                             protocol::read_local_strided_runs(in.local_strided_runs, text->size() / 2 + 1, runs)))) {
       j.local.assign(std::move(runs));
       text = nullptr;
     }
@@ -353,8 +357,9 @@ std::optional<std::uint32_t> store::local_set::position(rank_t r) const {
                                [](rank_t a, const protocol::local_run& b) { return a < b.first; });
     if (it == runs_.begin()) return std::nullopt;
     --it;
-    if (r - it->first >= it->count) return std::nullopt;
-    return before_[static_cast<std::size_t>(it - runs_.begin())] + (r - it->first);
+    const rank_t d = r - it->first;
+    if (d % it->stride != 0 || d / it->stride >= it->count) return std::nullopt;
+    return before_[static_cast<std::size_t>(it - runs_.begin())] + d / it->stride;
   }
   const auto it = std::lower_bound(list_.begin(), list_.end(), r);
   if (it == list_.end() || *it != r) return std::nullopt;

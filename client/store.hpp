@@ -111,8 +111,9 @@ class store {
   void clear();
 
  private:
-  // The ranks of PMIX_LOCAL_PEERS: the server's runs of consecutive ranks
-  // where it wrote them (JobInfo.local_runs: nothing per rank at PMIx_Init,
+  // The ranks of PMIX_LOCAL_PEERS: the server's runs of consecutive ranks,
+  // or of ranks a stride apart, where it wrote them (JobInfo.local_runs,
+  // local_strided_runs: nothing per rank at PMIx_Init,
   // where a vector of 8,192 ranks was a measurable part of it), else the
   // parsed list (a vector, not a set: at thousands of local ranks a set's
   // node per rank was).
@@ -120,7 +121,7 @@ class store {
    public:
     // Ascending, each once.
     void assign(std::vector<rank_t> list);
-    // Checked by protocol::read_local_runs.
+    // Checked by protocol::read_local_runs or read_local_strided_runs.
     void assign(std::vector<protocol::local_run> runs);
     // r's place among them, ascending, if it is one of them.
     std::optional<std::uint32_t> position(rank_t r) const;

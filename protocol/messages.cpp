@@ -668,6 +668,8 @@ bool read_indexed_job(std::string_view in, job_info& out, bool& has_index) {
       out.nspace.assign(g.bytes.data(), g.bytes.size());
     } else if (g.id == 6) {
       out.local_runs.assign(g.bytes.data(), g.bytes.size());
+    } else if (g.id == 7) {
+      out.local_strided_runs.assign(g.bytes.data(), g.bytes.size());
     } else if (g.id == 2) {
       if (!well_formed(msg::info, g.bytes, 1) || !read_infos_field(g, out.info, nullptr)) return false;
     }
@@ -788,6 +790,8 @@ bool read_job_top(std::string_view in, job_info& out, std::vector<std::pair<rank
       out.local_ranks_by_peers = f.number != 0;
     } else if (f.id == 6 && f.type == pb::delimited) {
       out.local_runs.assign(f.bytes.data(), f.bytes.size());
+    } else if (f.id == 7 && f.type == pb::delimited) {
+      out.local_strided_runs.assign(f.bytes.data(), f.bytes.size());
     }
   }
   if (!r.ok()) return malformed(error);
@@ -826,13 +830,36 @@ bool read_local_runs(std::string_view runs, std::size_t max_count, std::vector<l
   return true;
 }
 
+bool read_local_strided_runs(std::string_view runs, std::size_t max_count, std::vector<local_run>& out) {
+  out.clear();
+  if (runs.size() % 12 != 0) return false;
+  // Checked whole before anything is allocated.
+  std::size_t total = 0;
+  std::uint64_t next = 0;  // the lowest rank the next run may start at
+  for (std::size_t k = 0; k < runs.size(); k += 12) {
+    const std::uint64_t first = load_le32(runs.data() + k), count = load_le32(runs.data() + k + 4),
+                        stride = load_le32(runs.data() + k + 8);
+    if (count == 0 || stride == 0 || first < next || count > max_count - total) return false;
+    // Below 2^64: (2^32 - 1)^2 + 2^32.
+    const std::uint64_t last = first + (count - 1) * stride;
+    if (last >= rank_valid_limit) return false;
+    total += static_cast<std::size_t>(count);
+    next = last + 1;
+  }
+  out.reserve(runs.size() / 12);
+  for (std::size_t k = 0; k < runs.size(); k += 12)
+    out.push_back({static_cast<rank_t>(load_le32(runs.data() + k)), load_le32(runs.data() + k + 4),
+                   load_le32(runs.data() + k + 8)});
+  return true;
+}
+
 std::vector<rank_t> expand_runs(const std::vector<local_run>& runs) {
   std::size_t total = 0;
   for (const auto& r : runs) total += r.count;
   std::vector<rank_t> out;
   out.reserve(total);
   for (const auto& r : runs)
-    for (std::uint32_t j = 0; j < r.count; ++j) out.push_back(r.first + j);
+    for (std::uint32_t j = 0; j < r.count; ++j) out.push_back(r.first + j * r.stride);
   return out;
 }
 

@@ -199,6 +199,9 @@ struct job_info {
   bool local_ranks_by_peers = false;
   // JobInfo.local_runs: PMIX_LOCAL_PEERS as runs (expand_local_runs).
   std::string local_runs;
+  // JobInfo.local_strided_runs: the same as runs of ranks a stride apart
+  // (read_local_strided_runs).
+  std::string local_strided_runs;
 };
 // JobInfo.local_runs, read: false (and `out` empty) unless each run is 8
 // bytes, has ranks, comes after the one before with a gap and stays within
@@ -206,8 +209,14 @@ struct job_info {
 struct local_run {
   rank_t first = 0;
   std::uint32_t count = 0;
+  std::uint32_t stride = 1;  // first, first + stride, ...
 };
 bool read_local_runs(std::string_view runs, std::size_t max_count, std::vector<local_run>& out);
+// JobInfo.local_strided_runs, read: false (and `out` empty) unless each run
+// is 12 bytes, has ranks and a stride of at least 1, starts after the last
+// rank of the run before and stays within valid ranks, and all of them hold
+// at most `max_count`.
+bool read_local_strided_runs(std::string_view runs, std::size_t max_count, std::vector<local_run>& out);
 // The ranks runs hold, ascending.
 std::vector<rank_t> expand_runs(const std::vector<local_run>& runs);
 // read_local_runs, then expand_runs.

@@ -2,6 +2,7 @@
 // JobInfo a client receives at connect.
 #include "actors/job_layout.hpp"
 
+#include <array>
 #include <doctest/doctest.h>
 #include <pmix_common.h>
 
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -897,7 +899,8 @@ TEST_SUITE("job_layout") {
     CHECK(peers_of(blocks).size() == 200);
 
     // Round robin over 4 nodes: a run per rank would be 8 bytes against the
-    // list's 2 to 5; none is written, and readers parse the list.
+    // list's 2 to 5; instead one run of ranks 4 apart (12 bytes,
+    // JobInfo.local_strided_runs), the same ranks as the list.
     std::string cyclic;
     for (int n = 0; n < 4; ++n) {
       cyclic += n ? ";" : "";
@@ -907,7 +910,17 @@ TEST_SUITE("job_layout") {
                                     entry(PMIX_PROC_MAP, value::string(cyclic))},
                                    64, "b");
     CHECK(scattered.local_runs.empty());
+    CHECK(scattered.local_strided_runs.size() == 12);
+    std::vector<pmix::protocol::local_run> strided;
+    REQUIRE(pmix::protocol::read_local_strided_runs(scattered.local_strided_runs, 1u << 20, strided));
+    CHECK(pmix::protocol::expand_runs(strided) == peers_of(scattered));
     CHECK(peers_of(scattered).size() == 64);
+    CHECK(peers_of(scattered).front() == 1);
+
+    // Scattered with no pattern: neither is shorter than the list; none.
+    const auto random = written({entry(PMIX_LOCAL_PEERS, value::string("3,10,12,40,41,77,90,91,95,130"))}, 10, "h");
+    CHECK(random.local_runs.empty());
+    CHECK(random.local_strided_runs.empty());
 
     // No local ranks: no list, no runs.
     const auto none = written({entry(PMIX_NODE_MAP, value::string("a,b")),
@@ -915,6 +928,37 @@ TEST_SUITE("job_layout") {
                               0, "z");
     CHECK(pmix::find(none.info, PMIX_LOCAL_PEERS) == nullptr);
     CHECK(none.local_runs.empty());
+    CHECK(none.local_strided_runs.empty());
+  }
+
+  TEST_CASE("read_local_strided_runs takes only runs in order, after each other, within valid ranks and the bound") {
+    auto runs = [](std::vector<std::array<std::uint32_t, 3>> list) {
+      std::string out;
+      for (const auto& run : list)
+        for (std::uint32_t v : run)
+          for (int k = 0; k < 4; ++k) out += static_cast<char>((v >> (8 * k)) & 0xff);
+      return out;
+    };
+    std::vector<pmix::protocol::local_run> out;
+    REQUIRE(pmix::protocol::read_local_strided_runs(runs({{1, 3, 16}, {40, 2, 1}, {42, 2, 5}}), 7, out));
+    CHECK(pmix::protocol::expand_runs(out) == std::vector<rank_t>{1, 17, 33, 40, 41, 42, 47});
+    CHECK(pmix::protocol::read_local_strided_runs("", 5, out));
+    CHECK(out.empty());
+    for (const auto& bad : {runs({{0, 3, 2}}).substr(1),                  // not 12 bytes a run
+                            runs({{10, 2, 1}, {0, 3, 1}}),                // out of order
+                            runs({{0, 3, 16}, {32, 1, 1}}),               // its first is the last before
+                            runs({{0, 3, 16}, {20, 1, 1}}),               // within the run before
+                            runs({{0, 0, 1}}),                            // empty
+                            runs({{0, 2, 0}}),                            // no stride
+                            runs({{0xffffffffu - 60, 20, 1}}),            // past the valid ranks
+                            runs({{5, 3, 0x7fffffffu}}),                  // strides past them
+                            runs({{0, 0xffffffffu, 0xffffffffu}})}) {     // as far as 64 bits go
+      out = {{7, 1, 1}};
+      CHECK_FALSE(pmix::protocol::read_local_strided_runs(bad, 1u << 20, out));
+      CHECK(out.empty());
+    }
+    CHECK_FALSE(pmix::protocol::read_local_strided_runs(runs({{0, 3, 2}, {10, 3, 2}}), 5, out));  // over the bound
+    CHECK_FALSE(pmix::protocol::read_local_strided_runs(runs({{0, 4000000, 1}}), 1000, out));
   }
 
   TEST_CASE("expand_local_runs takes only runs in order, apart, within valid ranks and the bound") {

@@ -83,6 +83,12 @@ std::string run(std::uint32_t first, std::uint32_t count) {
   return out;
 }
 
+// One run of JobInfo.local_strided_runs: little-endian first rank, count
+// and stride.
+std::string strided(std::uint32_t first, std::uint32_t count, std::uint32_t stride) {
+  return run(first, count) + run(stride, 0).substr(0, 4);
+}
+
 }  // namespace
 
 TEST_SUITE("client store") {
@@ -626,6 +632,41 @@ TEST_SUITE("client store") {
         CHECK(s.rank_value({"runs", other}, PMIX_LOCAL_RANK) == nullptr);
       }
       CHECK(s.local_ranks("runs") == std::vector<pmix::rank_t>{0, 1, 10, 11, 12, 20});
+    }
+  }
+
+  TEST_CASE("with local_ranks_by_peers a local rank's place counts strided runs as the list") {
+    // A node's ranks placed round-robin over 16 nodes, then a block, then
+    // one alone (JobInfo.local_strided_runs): each rank's place, and only
+    // theirs, as when the list is parsed.
+    std::string text;
+    std::vector<pmix::rank_t> ranks;
+    for (pmix::rank_t r = 3; r < 3 + 16 * 40; r += 16) ranks.push_back(r);
+    for (pmix::rank_t r = 700; r < 705; ++r) ranks.push_back(r);
+    ranks.push_back(900);
+    for (auto r : ranks) text += (text.empty() ? "" : ",") + std::to_string(r);
+    for (const bool runs : {true, false}) {
+      CAPTURE(runs);
+      pmix::protocol::job_info job;
+      job.nspace = "rr";
+      job.info.push_back(info{PMIX_LOCAL_PEERS, value::string(text), 0});
+      job.info.push_back(info{PMIX_HOSTNAME, value::string("n3"), 0});
+      job.info.push_back(info{PMIX_NODEID, value::unsigned_(PMIX_UINT32, 3), 0});
+      job.local_ranks_by_peers = true;
+      if (runs) job.local_strided_runs = strided(3, 40, 16) + strided(700, 5, 1) + strided(900, 1, 1);
+      store s;
+      s.load_job(std::move(job));
+      for (std::size_t k = 0; k < ranks.size(); ++k) {
+        CAPTURE(ranks[k]);
+        const auto* l = s.rank_value({"rr", ranks[k]}, PMIX_LOCAL_RANK);
+        REQUIRE(l != nullptr);
+        CHECK(*l->as_uint() == k);
+      }
+      for (pmix::rank_t other : {0u, 4u, 18u, 20u, 629u, 643u, 699u, 705u, 899u, 901u}) {
+        CAPTURE(other);
+        CHECK(s.rank_value({"rr", other}, PMIX_LOCAL_RANK) == nullptr);
+      }
+      CHECK(s.local_ranks("rr") == ranks);
     }
   }
 

@@ -20,6 +20,12 @@
  *                             rank's data registered as Slurm does
  *                             (register-hosted): a process's cost as the
  *                             whole job grows
+ *   cycle-cyclic <ranks> <nodes> <n>  the same cycles by rank 0 of a job of
+ *                             <ranks> ranks placed round-robin on <nodes>
+ *                             nodes (by the maps alone): this node's local
+ *                             peers are 0, nodes, 2 x nodes, ...
+ *   cycle-blocked <ranks> <nodes> <n>  the same job with its ranks placed in
+ *                             blocks: this node's are 0, 1, 2, ...
  *   startup <n>               n clients started at once: each times PMIx_Init
  *   gated <n>                 n clients started, then all released at once:
  *                             each times PMIx_Init (no fork meanwhile: the
@@ -194,6 +200,9 @@ static char hostname[256];
  * host's own info arrays are built before and freed after). */
 static double last_register_ms;
 static long last_register_kb;
+/* Set: register_job_shaped places rank r on node r % nodes (round-robin,
+ * as srun -m cyclic or mpirun --map-by node), not in blocks. */
+static int cyclic_layout;
 
 /* A namespace of `size` ranks, `per_node` per node; this node holds the
  * first `local` ranks. Per-rank data as a resource manager registers it. */
@@ -222,6 +231,10 @@ static void register_job_shaped(const char *nspace, uint32_t size, uint32_t per_
         uint32_t first = n * per_node, last = first + per_node - 1;
         if (last >= size) last = size - 1;
         if (n > 0) ppn[len++] = ';';
+        if (cyclic_layout) {
+            for (uint32_t r = n; r < size; r += nnodes) len += (size_t) sprintf(ppn + len, r == n ? "%u" : ",%u", r);
+            continue;
+        }
         len += (size_t) (first == last ? sprintf(ppn + len, "%u", first)
                                        : sprintf(ppn + len, "%u-%u", first, last));
     }
@@ -250,7 +263,8 @@ static void register_job_shaped(const char *nspace, uint32_t size, uint32_t per_
         /* PMIX_LOCAL_PEERS: "0,1,...,local-1" */
         char *peers = calloc(1, (size_t) local * 12 + 1);
         size_t at = 0;
-        for (uint32_t r = 0; r < local; ++r) at += (size_t) sprintf(peers + at, r ? ",%u" : "%u", r);
+        for (uint32_t r = 0; r < local; ++r)
+            at += (size_t) sprintf(peers + at, r ? ",%u" : "%u", cyclic_layout ? r * nnodes : r);
         PMIX_INFO_LOAD(&info[k++], PMIX_LOCAL_PEERS, peers, PMIX_STRING);
         free(peers);
     }
@@ -596,6 +610,17 @@ int main(int argc, char **argv) {
         pid_t pid = launch("bench.cyclehosted", 0, args);
         failed = wait_all(&pid, 1);
         deregister_job("bench.cyclehosted", 1);
+    } else if ((0 == strcmp(mode, "cycle-cyclic") || 0 == strcmp(mode, "cycle-blocked")) && argc > 6) {
+        uint32_t n = (uint32_t) atoi(argv[4]), nodes = (uint32_t) atoi(argv[5]);
+        uint32_t per = (n + nodes - 1) / nodes;
+        char *args[] = {"cycle", argv[6], NULL};
+        cyclic_layout = 0 == strcmp(mode, "cycle-cyclic");
+        register_job_shaped("bench.cyclic", n, per, per, 2);
+        cyclic_layout = 0;
+        register_clients("bench.cyclic", 1);
+        pid_t pid = launch("bench.cyclic", 0, args);
+        failed = wait_all(&pid, 1);
+        deregister_job("bench.cyclic", 1);
     } else if (0 == strcmp(mode, "startup") && argc > 4) {
         uint32_t n = (uint32_t) atoi(argv[4]);
         char *args[] = {"startup", NULL};

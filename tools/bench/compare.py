@@ -218,6 +218,7 @@ def main():
     scale = [8, 16] if short else [512, 1024, 2048]
     cycle_in = [64, 128] if short else [1024, 2048, 8192]  # one process in a job of N local ranks
     cycle_hosted = [1000] if short else [100000]  # one process in a job of N ranks, 100 a node, Slurm's form
+    cycle_cyclic = (1000, 4) if short else (100000, 16)  # ... N ranks round-robin over M nodes
     if a.scale:
         scale = [int(n) for n in a.scale.split(",")]
 
@@ -302,6 +303,13 @@ def main():
         print("bench: init/finalize cycles of one process in a job of %d ranks on %d nodes" % (n, (n + 99) // 100),
               flush=True)
         run.both(["cycle-hosted", n, 20 if short else 50], rounds, key="h%d" % n)
+    # And with the ranks placed round-robin over the nodes (srun -m cyclic,
+    # mpirun --map-by node): this node's ranks are not one block.
+    if want("scale"):
+        n, nodes = cycle_cyclic
+        print("bench: init/finalize cycles of one process in a job of %d ranks round-robin over %d nodes"
+              % (n, nodes), flush=True)
+        run.both(["cycle-cyclic", n, nodes, 20 if short else 50], rounds, key="rr%d" % n)
 
     run.run("ours", ["cpu-gaps", gap_ms], key="after")
 
@@ -390,6 +398,8 @@ def main():
     for n in cycle_hosted:
         stat_row("one process's init+finalize cycle in a job of %d ranks, 100 a node, registered as Slurm does, "
                  "median" % n, "h%d.cycle_us" % n, "µs", "median")
+    stat_row("one process's init+finalize cycle in a job of %d ranks placed round-robin over %d nodes, median"
+             % cycle_cyclic, "rr%d.cycle_us" % cycle_cyclic[0], "µs", "median")
     if len(scale) > 1:
         # Cost per process flat (issue 40): the largest N at most 2.2x the
         # one before it (for 2,048 against 1,024).
