@@ -812,45 +812,44 @@ bool read_job_top(std::string_view in, job_info& out, std::vector<std::pair<rank
 }
 }  // namespace
 
-bool read_local_runs(std::string_view runs, std::size_t max_count, std::vector<local_run>& out) {
+namespace {
+// Runs of `width` bytes each: little-endian uint32 first rank and count,
+// and with 12 bytes the stride (else 1). Checked whole before anything is
+// allocated; `apart`: how many ranks must lie between one run's last and
+// the next one's first.
+bool read_runs(std::string_view runs, std::size_t width, std::uint64_t apart, std::size_t max_count,
+               std::vector<local_run>& out) {
   out.clear();
-  if (runs.size() % 8 != 0) return false;
-  // Checked whole before anything is allocated.
+  if (runs.size() % width != 0) return false;
+  const auto run_at = [&](std::size_t k) {
+    return local_run{static_cast<rank_t>(load_le32(runs.data() + k)), load_le32(runs.data() + k + 4),
+                     width == 12 ? load_le32(runs.data() + k + 8) : 1u};
+  };
   std::size_t total = 0;
   std::uint64_t next = 0;  // the lowest rank the next run may start at
-  for (std::size_t k = 0; k < runs.size(); k += 8) {
-    const std::uint64_t first = load_le32(runs.data() + k), count = load_le32(runs.data() + k + 4);
-    if (count == 0 || first < next || first + count > rank_valid_limit || count > max_count - total) return false;
-    total += static_cast<std::size_t>(count);
-    next = first + count + 1;
+  for (std::size_t k = 0; k < runs.size(); k += width) {
+    const auto r = run_at(k);
+    if (r.count == 0 || r.stride == 0 || r.first < next || r.count > max_count - total) return false;
+    // Below 2^64: (2^32 - 1)^2 + 2^32.
+    const std::uint64_t last = std::uint64_t{r.first} + std::uint64_t{r.count - 1} * r.stride;
+    if (last >= rank_valid_limit) return false;
+    total += r.count;
+    next = last + 1 + apart;
   }
-  out.reserve(runs.size() / 8);
-  for (std::size_t k = 0; k < runs.size(); k += 8)
-    out.push_back({static_cast<rank_t>(load_le32(runs.data() + k)), load_le32(runs.data() + k + 4)});
+  out.reserve(runs.size() / width);
+  for (std::size_t k = 0; k < runs.size(); k += width) out.push_back(run_at(k));
   return true;
+}
+}  // namespace
+
+// Runs of consecutive ranks leave a rank out between them (else they
+// would be one run).
+bool read_local_runs(std::string_view runs, std::size_t max_count, std::vector<local_run>& out) {
+  return read_runs(runs, 8, 1, max_count, out);
 }
 
 bool read_local_strided_runs(std::string_view runs, std::size_t max_count, std::vector<local_run>& out) {
-  out.clear();
-  if (runs.size() % 12 != 0) return false;
-  // Checked whole before anything is allocated.
-  std::size_t total = 0;
-  std::uint64_t next = 0;  // the lowest rank the next run may start at
-  for (std::size_t k = 0; k < runs.size(); k += 12) {
-    const std::uint64_t first = load_le32(runs.data() + k), count = load_le32(runs.data() + k + 4),
-                        stride = load_le32(runs.data() + k + 8);
-    if (count == 0 || stride == 0 || first < next || count > max_count - total) return false;
-    // Below 2^64: (2^32 - 1)^2 + 2^32.
-    const std::uint64_t last = first + (count - 1) * stride;
-    if (last >= rank_valid_limit) return false;
-    total += static_cast<std::size_t>(count);
-    next = last + 1;
-  }
-  out.reserve(runs.size() / 12);
-  for (std::size_t k = 0; k < runs.size(); k += 12)
-    out.push_back({static_cast<rank_t>(load_le32(runs.data() + k)), load_le32(runs.data() + k + 4),
-                   load_le32(runs.data() + k + 8)});
-  return true;
+  return read_runs(runs, 12, 0, max_count, out);
 }
 
 std::vector<rank_t> expand_runs(const std::vector<local_run>& runs) {
