@@ -1041,6 +1041,62 @@ TEST_SUITE("end to end") {
     CHECK(contains(out, "initialized PMIX_SUCCESS 1\nfinalize PMIX_SUCCESS\ninitialized PMIX_SUCCESS 0"));
   }
 
+  TEST_CASE("clients of a job placed round-robin find their node's ranks, places and scopes (strided runs)") {
+    // 48 ranks over 3 nodes, round-robin: this node holds 0, 3, ..., 45,
+    // whose list the server writes as one run of ranks 3 apart
+    // (JobInfo.local_strided_runs); each process answers from it which
+    // peers are local, their places, and whose PMIX_LOCAL data it takes.
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    std::string ppn;
+    for (int n = 0; n < 3; ++n) {
+      ppn += n ? ";" : "";
+      for (int r = n; r < 48; r += 3) ppn += (r == n ? "" : ",") + std::to_string(r);
+    }
+    char *node_map = nullptr, *proc_map = nullptr;
+    REQUIRE(PMIx_generate_regex((this_host() + ",othernode,thirdnode").c_str(), &node_map) == PMIX_SUCCESS);
+    REQUIRE(PMIx_generate_ppn(ppn.c_str(), &proc_map) == PMIX_SUCCESS);
+    std::uint32_t size = 48;
+    pmix_info_t info[3];
+    PMIX_INFO_LOAD(&info[0], PMIX_JOB_SIZE, &size, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[1], PMIX_NODE_MAP, node_map, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[2], PMIX_PROC_MAP, proc_map, PMIX_STRING);
+    std::free(node_map);
+    std::free(proc_map);
+    REQUIRE(PMIx_server_register_nspace("cyclic", 16, info, 3, nullptr, nullptr) == PMIX_SUCCESS);
+    for (auto& i : info) PMIX_INFO_DESTRUCT(&i);
+    for (pmix_rank_t r : {3u, 45u}) {
+      pmix_proc_t p;
+      PMIX_LOAD_PROCID(&p, "cyclic", r);
+      REQUIRE(PMIx_server_register_client(&p, getuid(), getgid(), nullptr, nullptr, nullptr) == PMIX_SUCCESS);
+    }
+    auto asker = launch("cyclic", 3,
+                        {script, "init", "get:*:pmix.lpeers", "get:3:pmix.lrank", "get:9:pmix.lrank",
+                         "get:45:pmix.lrank", "get:4:pmix.lrank", "get:4:pmix.hname", "get:44:pmix.nodeid",
+                         "fence:collect:ranks=3,45", "get:45:app.near", "get:45:app.far", "finalize"},
+                        dir.path());
+    auto putter = launch("cyclic", 45,
+                         {script, "init", "put:app.near=here:local", "put:app.far=away:remote", "commit",
+                          "fence:collect:ranks=3,45", "finalize"},
+                         dir.path());
+    REQUIRE_MESSAGE(putter.exited_with(0), putter.errors());
+    REQUIRE_MESSAGE(asker.exited_with(0), asker.errors());
+    const auto out = asker.output();
+    CAPTURE(out);
+    CHECK(contains(out, "get:*:pmix.lpeers PMIX_SUCCESS 0,3,6,9,12,15,18,21,24,27,30,33,36,39,42,45\n"));
+    CHECK(contains(out, "get:3:pmix.lrank PMIX_SUCCESS 1\n"));
+    CHECK(contains(out, "get:9:pmix.lrank PMIX_SUCCESS 3\n"));
+    CHECK(contains(out, "get:45:pmix.lrank PMIX_SUCCESS 15\n"));
+    CHECK(contains(out, "get:4:pmix.lrank PMIX_SUCCESS 1\n"));  // othernode's 1, 4, 7, ...
+    CHECK(contains(out, "get:4:pmix.hname PMIX_SUCCESS othernode"));
+    CHECK(contains(out, "get:44:pmix.nodeid PMIX_SUCCESS 2"));
+    CHECK(contains(out, "fence:collect:ranks=3,45 PMIX_SUCCESS"));
+    // Rank 45 is local: its PMIX_LOCAL item is taken, its PMIX_REMOTE one not.
+    CHECK(contains(out, "get:45:app.near PMIX_SUCCESS here"));
+    CHECK_FALSE(contains(out, "get:45:app.far PMIX_SUCCESS"));
+  }
+
   TEST_CASE("Fence_nb and Get_nb complete through their callbacks, where blocking calls are refused") {
     temp_dir dir;
     server srv(dir.path());
