@@ -822,16 +822,9 @@ std::string this_host() {
   return buf;
 }
 
-pmix_status_t register_job(const std::string& nspace, std::uint32_t size, std::uint32_t local, uid_t user) {
-  const uid_t uid = user == static_cast<uid_t>(-1) ? ::getuid() : user;
-  const gid_t gid = user == static_cast<uid_t>(-1) ? ::getgid() : static_cast<gid_t>(user);
-  std::string nodes = this_host();
-  std::string ppn = local == 1 ? "0" : "0-" + std::to_string(local - 1);
-  if (local < size) {
-    nodes += ",othernode";
-    ppn += ";" + (size - local == 1 ? std::to_string(local)
-                                    : std::to_string(local) + "-" + std::to_string(size - 1));
-  }
+pmix_status_t register_by_maps(const std::string& nspace, std::uint32_t size, const std::string& nodes,
+                               const std::string& ppn, std::uint32_t local, const std::vector<pmix_rank_t>& clients,
+                               uid_t uid, gid_t gid) {
   char* node_map = nullptr;
   char* proc_map = nullptr;
   PMIx_generate_regex(nodes.c_str(), &node_map);
@@ -846,13 +839,28 @@ pmix_status_t register_job(const std::string& nspace, std::uint32_t size, std::u
                                         nullptr);
   for (auto& i : info) PMIX_INFO_DESTRUCT(&i);
   if (rc != PMIX_SUCCESS) return rc;
-  for (pmix_rank_t r = 0; r < local; ++r) {
+  for (pmix_rank_t r : clients) {
     pmix_proc_t p;
     PMIX_LOAD_PROCID(&p, nspace.c_str(), r);
     rc = PMIx_server_register_client(&p, uid, gid, nullptr, nullptr, nullptr);
     if (rc != PMIX_SUCCESS) return rc;
   }
   return PMIX_SUCCESS;
+}
+
+pmix_status_t register_job(const std::string& nspace, std::uint32_t size, std::uint32_t local, uid_t user) {
+  const uid_t uid = user == static_cast<uid_t>(-1) ? ::getuid() : user;
+  const gid_t gid = user == static_cast<uid_t>(-1) ? ::getgid() : static_cast<gid_t>(user);
+  std::string nodes = this_host();
+  std::string ppn = local == 1 ? "0" : "0-" + std::to_string(local - 1);
+  if (local < size) {
+    nodes += ",othernode";
+    ppn += ";" + (size - local == 1 ? std::to_string(local)
+                                    : std::to_string(local) + "-" + std::to_string(size - 1));
+  }
+  std::vector<pmix_rank_t> clients(local);
+  for (pmix_rank_t r = 0; r < local; ++r) clients[r] = r;
+  return register_by_maps(nspace, size, nodes, ppn, local, clients, uid, gid);
 }
 
 std::string server_uri() {

@@ -209,6 +209,12 @@ std::string this_host();
 // this process's user, or for `user` (its gid the same number).
 pmix_status_t register_job(const std::string& nspace, std::uint32_t size, std::uint32_t local,
                            uid_t user = static_cast<uid_t>(-1));
+// Registers `nspace` of `size` ranks by its maps alone: `nodes` the host
+// names, this one first, `ppn` each node's ranks as PMIx_generate_ppn takes
+// them, `local` ranks here; and the local ranks `clients` for uid/gid.
+pmix_status_t register_by_maps(const std::string& nspace, std::uint32_t size, const std::string& nodes,
+                               const std::string& ppn, std::uint32_t local, const std::vector<pmix_rank_t>& clients,
+                               uid_t uid, gid_t gid);
 
 // The server's URI (what a tool passes as PMIX_SERVER_URI).
 std::string server_uri();

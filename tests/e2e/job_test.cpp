@@ -1054,23 +1054,8 @@ TEST_SUITE("end to end") {
       ppn += n ? ";" : "";
       for (int r = n; r < 48; r += 3) ppn += (r == n ? "" : ",") + std::to_string(r);
     }
-    char *node_map = nullptr, *proc_map = nullptr;
-    REQUIRE(PMIx_generate_regex((this_host() + ",othernode,thirdnode").c_str(), &node_map) == PMIX_SUCCESS);
-    REQUIRE(PMIx_generate_ppn(ppn.c_str(), &proc_map) == PMIX_SUCCESS);
-    std::uint32_t size = 48;
-    pmix_info_t info[3];
-    PMIX_INFO_LOAD(&info[0], PMIX_JOB_SIZE, &size, PMIX_UINT32);
-    PMIX_INFO_LOAD(&info[1], PMIX_NODE_MAP, node_map, PMIX_STRING);
-    PMIX_INFO_LOAD(&info[2], PMIX_PROC_MAP, proc_map, PMIX_STRING);
-    std::free(node_map);
-    std::free(proc_map);
-    REQUIRE(PMIx_server_register_nspace("cyclic", 16, info, 3, nullptr, nullptr) == PMIX_SUCCESS);
-    for (auto& i : info) PMIX_INFO_DESTRUCT(&i);
-    for (pmix_rank_t r : {3u, 45u}) {
-      pmix_proc_t p;
-      PMIX_LOAD_PROCID(&p, "cyclic", r);
-      REQUIRE(PMIx_server_register_client(&p, getuid(), getgid(), nullptr, nullptr, nullptr) == PMIX_SUCCESS);
-    }
+    REQUIRE(register_by_maps("cyclic", 48, this_host() + ",othernode,thirdnode", ppn, 16, {3, 45}, getuid(),
+                             getgid()) == PMIX_SUCCESS);
     auto asker = launch("cyclic", 3,
                         {script, "init", "get:*:pmix.lpeers", "get:3:pmix.lrank", "get:9:pmix.lrank",
                          "get:45:pmix.lrank", "get:4:pmix.lrank", "get:4:pmix.hname", "get:44:pmix.nodeid",
