@@ -58,32 +58,19 @@ void append_le32(std::string& out, std::uint32_t v) {
   for (int k = 0; k < 4; ++k) out += static_cast<char>((v >> (8 * k)) & 0xff);
 }
 
-// JobInfo.local_runs of sorted, unique ranks: 8 bytes per run of
-// consecutive ranks, little-endian uint32 first rank and count.
-std::string rank_runs_bytes(const std::vector<rank_t>& ranks) {
+// The runs of sorted, unique ranks: JobInfo.local_runs (`strided` false:
+// runs of consecutive ranks, 8 bytes each, little-endian uint32 first rank
+// and count) or local_strided_runs (12 bytes, the stride after them; each
+// run as long as the step from its first rank to the next holds).
+std::string runs_bytes(const std::vector<rank_t>& ranks, bool strided) {
   std::string out;
   for (std::size_t k = 0; k < ranks.size();) {
-    std::size_t end = k + 1;
-    while (end < ranks.size() && ranks[end] == ranks[end - 1] + 1) ++end;
-    append_le32(out, ranks[k]);
-    append_le32(out, static_cast<std::uint32_t>(end - k));
-    k = end;
-  }
-  return out;
-}
-
-// JobInfo.local_strided_runs of sorted, unique ranks: 12 bytes per run of
-// ranks a stride apart, little-endian uint32 first rank, count and stride;
-// each run as long as the step from its first rank to the next holds.
-std::string strided_runs_bytes(const std::vector<rank_t>& ranks) {
-  std::string out;
-  for (std::size_t k = 0; k < ranks.size();) {
-    const rank_t stride = k + 1 < ranks.size() ? ranks[k + 1] - ranks[k] : 1;
+    const rank_t stride = strided && k + 1 < ranks.size() ? ranks[k + 1] - ranks[k] : 1;
     std::size_t end = k + 1;
     while (end < ranks.size() && ranks[end] - ranks[end - 1] == stride) ++end;
     append_le32(out, ranks[k]);
     append_le32(out, static_cast<std::uint32_t>(end - k));
-    append_le32(out, stride);
+    if (strided) append_le32(out, stride);
     k = end;
   }
   return out;
@@ -390,9 +377,9 @@ std::string serialize_job_info(const std::string& nspace, job_layout layout,
     add_if_absent(job, PMIX_LOCALLDR, value::unsigned_(PMIX_PROC_RANK, layout.local_ranks.front()));
     if (made) {
       const auto list_size = find(job, PMIX_LOCAL_PEERS)->val.as_string()->size();
-      local_runs = rank_runs_bytes(layout.local_ranks);
+      local_runs = runs_bytes(layout.local_ranks, false);
       if (2 * local_runs.size() > list_size) {
-        local_runs = strided_runs_bytes(layout.local_ranks);
+        local_runs = runs_bytes(layout.local_ranks, true);
         runs_field = wire::JobInfo::kLocalStridedRunsFieldNumber;
         if (2 * local_runs.size() > list_size) local_runs.clear();
       }

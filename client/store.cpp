@@ -82,10 +82,9 @@ bool store::load_job(protocol::job_info&& in) {
     const auto* text = peers->as_string();
     // The server writes a plain list ("0,1,5") and, where they are shorter,
     // its runs (JobInfo.local_runs: no parse, which took 50 us at 4,096
-    // ranks in every process); runs that do not fit the list's size are
-    // not taken.
-    // Round-robin placements (0,16,32,...) come as runs a stride apart
-    // (JobInfo.local_strided_runs), which would be one run per rank here.
+    // ranks in every process), or for a round-robin placement (0,16,32,...)
+    // its runs of ranks a stride apart (JobInfo.local_strided_runs); runs
+    // that do not fit the list's size are not taken.
     std::vector<protocol::local_run> runs;
     if (text != nullptr && ((!in.local_runs.empty() &&
                              protocol::read_local_runs(in.local_runs, text->size() / 2 + 1, runs)) ||
