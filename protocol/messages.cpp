@@ -195,7 +195,13 @@ pmix_status_t status_field(const field& f) { return pb::unzigzag32(static_cast<s
 
 bool read_infos_field(const field& f, info_list& out, std::string* error) {
   out.emplace_back();
-  return read_info(f.bytes, out.back(), error, 0);
+  if (read_info(f.bytes, out.back(), error, 0)) return true;
+  // Only whole items stay: one read halfway has its type and not the payload
+  // that type needs (a value of type PMIX_ENVAR holding nothing: the client
+  // kept it, with the items before it, and converting it for a get threw;
+  // tests/fuzz client_reply).
+  out.pop_back();
+  return false;
 }
 
 // The wire type each of Value's payload fields (2..12) must have.

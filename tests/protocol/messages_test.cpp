@@ -2064,4 +2064,27 @@ TEST_SUITE("messages") {
       CHECK_MESSAGE(o == outcome::refused, "ours: ", std::string{name(o)});
     }
   }
+
+  // Found by tests/fuzz client_reply: a RankInfo whose second item has a
+  // type its payload does not match kept that item half read (type
+  // PMIX_ENVAR, no envar), and a get of it threw bad_variant_access.
+  TEST_CASE("a RankInfo item that does not read is left out; the items before it are kept whole") {
+    pmix::wire::RankInfo ri;
+    ri.set_rank(3);
+    auto* good = ri.add_info();
+    good->set_key("good");
+    good->mutable_value()->set_type(PMIX_STRING);
+    good->mutable_value()->set_bytes("text");
+    auto* bad = ri.add_info();
+    bad->set_key("bad");
+    bad->mutable_value()->set_type(PMIX_ENVAR);
+    bad->mutable_value()->set_bytes("not an envar");
+    pmix::info_list items;
+    std::string error;
+    CHECK_FALSE(pmix::protocol::decode_rank_info(ri.SerializeAsString(), items, &error));
+    CHECK(error.find("payload does not match") != std::string::npos);
+    REQUIRE(items.size() == 1);
+    CHECK(items[0].key == "good");
+    CHECK(*items[0].val.as_string() == "text");
+  }
 }
