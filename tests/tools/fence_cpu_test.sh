@@ -8,6 +8,8 @@
 #     times' median above zero
 #   - the processes of the runs are counted, not only the script: a fence
 #     of 8 ranks on one node costs more CPU than a fence of 1
+#   - --floor (tools/bench/fence_floor, no PMIx) gives the same line, and
+#     its 8 processes cost more CPU than 1 as well
 #   - bad arguments are refused with status 2
 # Needs root and iproute2 (network namespaces) for the 2-node part.
 set -uo pipefail
@@ -18,6 +20,7 @@ export PMIXRUN_ARGS="--quiet --timeout 120"
 export MULTINODE_TAG=fc$(($$ % 100000))
 export MULTINODE_CLIENT=$PWD/tools/bench/bench_client
 export BENCH_HOST=$PWD/tools/bench/bench_host
+export FENCE_FLOOR=$PWD/tools/bench/fence_floor
 tool=tools/multinode/fence_cpu.py
 
 # check NAME: the line in $tmp/out; its cpu_us in $tmp/cpu.NAME
@@ -48,6 +51,17 @@ PY
   echo "ok: $name: $(cat "$tmp/out")"
 }
 
+# more_cpu A B WHAT: the run A's CPU above B's
+more_cpu() {
+  if [ -s "$tmp/cpu.$1" ] && [ -s "$tmp/cpu.$2" ]; then
+    if python3 -c "import sys; sys.exit(0 if float('$(cat "$tmp/cpu.$1")') > float('$(cat "$tmp/cpu.$2")') else 1)"; then
+      echo "ok: $3"
+    else
+      fail "not so: $3 ($(cat "$tmp/cpu.$1") us against $(cat "$tmp/cpu.$2") us)"
+    fi
+  fi
+}
+
 timeout 300 "$tool" 2 1 2000 >"$tmp/out" 2>&1
 status=$?
 if [ $status -ne 0 ]; then fail "2 x 1: exit status $status" "$tmp/out"; else check two_nodes; fi
@@ -58,15 +72,38 @@ if [ $status -ne 0 ]; then fail "one node, 1 rank: exit status $status" "$tmp/ou
 timeout 300 "$tool" --one-node 8 2000 >"$tmp/out" 2>&1
 status=$?
 if [ $status -ne 0 ]; then fail "one node, 8 ranks: exit status $status" "$tmp/out"; else check eight; fi
-if [ -s "$tmp/cpu.one" ] && [ -s "$tmp/cpu.eight" ]; then
-  if python3 -c "import sys; sys.exit(0 if float('$(cat "$tmp/cpu.eight")') > float('$(cat "$tmp/cpu.one")') else 1)"; then
-    echo "ok: 8 ranks' fence costs more CPU than 1 rank's"
-  else
-    fail "8 ranks' fence ($(cat "$tmp/cpu.eight") us) not dearer than 1 rank's ($(cat "$tmp/cpu.one") us)"
+more_cpu eight one "8 ranks' fence costs more CPU than 1 rank's"
+
+timeout 300 "$tool" --floor 1 2000 >"$tmp/out" 2>&1
+status=$?
+if [ $status -ne 0 ]; then fail "floor, 1 rank: exit status $status" "$tmp/out"; else check floor_one; fi
+timeout 300 "$tool" --floor 8 2000 >"$tmp/out" 2>&1
+status=$?
+if [ $status -ne 0 ]; then fail "floor, 8 ranks: exit status $status" "$tmp/out"; else check floor_eight; fi
+more_cpu floor_eight floor_one "the floor of 8 ranks' fence costs more CPU than 1 rank's"
+
+# fence_floor itself: refuses what it cannot run, and a run's lines are
+# every rank's timed rounds and each rank's loop, whole: 16 ranks of 400
+# rounds each write more than a pipe takes at once (PIPE_BUF).
+for bad in "" "0 1" "1 0" "x 1" "5000 1" "1 1 1"; do
+  # shellcheck disable=SC2086
+  tools/bench/fence_floor $bad >"$tmp/out" 2>&1
+  status=$?
+  if [ $status -ne 2 ] || ! grep -q "^usage: fence_floor" "$tmp/out"; then
+    fail "fence_floor '$bad': exit status $status, want 2 and its usage" "$tmp/out"
   fi
+done
+# Through a pipe, as fence_cpu.py reads it (a file's writes do not mix).
+timeout 120 tools/bench/fence_floor 16 400 2>&1 | cat >"$tmp/out"
+status=${PIPESTATUS[0]}
+if [ $status -ne 0 ] || [ "$(grep -c "^sample dfence_us [0-9]*\.[0-9]$" "$tmp/out")" -ne 6400 ] ||
+   [ "$(grep -c "^sample dfence_loop_us [0-9]*\.[0-9]$" "$tmp/out")" -ne 16 ] || [ "$(wc -l <"$tmp/out")" -ne 6416 ]; then
+  fail "fence_floor 16 400: exit status $status, want 0 and 16 x 400 fence lines and 16 loop lines, whole" "$tmp/out"
+else
+  echo "ok: fence_floor 16 400: 6,400 fence times and 16 loops, every line whole"
 fi
 
-for bad in "" "4" "x 1" "4 0" "4 1 0" "--one-node" "4 1 10 10"; do
+for bad in "" "4" "x 1" "4 0" "4 1 0" "--one-node" "--floor" "--floor 0" "4 1 10 10"; do
   # shellcheck disable=SC2086
   "$tool" $bad >"$tmp/out" 2>&1
   status=$?

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """tools/multinode/fence_cpu.py NODES RANKS_PER_NODE [FENCES]
    tools/multinode/fence_cpu.py --one-node RANKS [FENCES]
+   tools/multinode/fence_cpu.py --floor RANKS [FENCES]
 
 What one data fence across NODES nodes costs this machine in CPU, beside
 its wall time: demo.sh runs bench_client datafence twice, with 300 and with
@@ -24,11 +25,18 @@ bench_host (one server, no daemon, no network, no root needed): what the
 ranks' own fence costs, to set beside a fence of as many ranks across
 nodes.
 
+With --floor the same measure of tools/bench/fence_floor: RANKS processes
+that each write one 64-byte message to a parent and sleep on a futex word
+it shares with them, until it has read them all and wakes them at once.
+No PMIx: the system calls, wake-ups and context switches that any fence of
+RANKS processes on one node needs, the floor under --one-node's figures.
+
 Prints one line:
   cpu_us C user_us U sys_us S wall_us W busy B cpus N median_us M
 Needs root (network namespaces), as demo.sh. MULTINODE_CLIENT: the
 bench_client (default bazel-bin/tools/bench/bench_client); BENCH_HOST the
-bench_host of --one-node (default beside it).
+bench_host of --one-node (default beside it); FENCE_FLOOR the fence_floor
+of --floor (default beside it).
 """
 import os
 import resource
@@ -42,7 +50,8 @@ BASE = 300
 
 def usage(message):
     sys.stderr.write("fence_cpu.py: %s\nusage: fence_cpu.py NODES RANKS_PER_NODE [FENCES]\n"
-                     "       fence_cpu.py --one-node RANKS [FENCES]\n" % message)
+                     "       fence_cpu.py --one-node RANKS [FENCES]\n"
+                     "       fence_cpu.py --floor RANKS [FENCES]\n" % message)
     sys.exit(2)
 
 
@@ -67,7 +76,8 @@ def run(command, fences):
 
 def main():
     args = sys.argv[1:]
-    one_node = bool(args) and args[0] == "--one-node"
+    floor = bool(args) and args[0] == "--floor"
+    one_node = bool(args) and args[0] in ("--one-node", "--floor")
     if one_node:
         args = ["1"] + args[1:]
     if len(args) not in (2, 3):
@@ -82,13 +92,17 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     client = os.environ.get("MULTINODE_CLIENT", os.path.join(os.getcwd(), "bazel-bin/tools/bench/bench_client"))
     host = os.environ.get("BENCH_HOST", os.path.join(os.path.dirname(client), "bench_host"))
-    for program in [client] + ([host] if one_node else []):
+    floor_program = os.environ.get("FENCE_FLOOR", os.path.join(os.path.dirname(client), "fence_floor"))
+    needed = [floor_program] if floor else [client] + ([host] if one_node else [])
+    for program in needed:
         if not os.access(program, os.X_OK):
-            sys.stderr.write("fence_cpu.py: no %s (build //tools/bench:all, or set MULTINODE_CLIENT "
-                             "and BENCH_HOST)\n" % program)
+            sys.stderr.write("fence_cpu.py: no %s (build //tools/bench:all, or set MULTINODE_CLIENT, "
+                             "BENCH_HOST and FENCE_FLOOR)\n" % program)
             sys.exit(1)
     with tempfile.TemporaryDirectory(prefix="fence_cpu.") as tmp:
-        if one_node:
+        if floor:
+            command = [floor_program, str(per_node)]
+        elif one_node:
             command = [host, client, tmp, "datafence", str(per_node)]
         else:
             command = [os.path.join(here, "demo.sh"), str(nodes), str(per_node), client, "datafence"]
