@@ -85,7 +85,7 @@ more_cpu floor_eight floor_one "the floor of 8 ranks' fence costs more CPU than 
 # fence_floor itself: refuses what it cannot run, and a run's lines are
 # every rank's timed rounds and each rank's loop, whole: 16 ranks of 400
 # rounds each write more than a pipe takes at once (PIPE_BUF).
-for bad in "" "0 1" "1 0" "x 1" "5000 1" "1 1 1"; do
+for bad in "" "0 1" "1 0" "x 1" "5000 1" "1 1 x" "1 1 -1" "1 1 200000" "1 1 1 1"; do
   # shellcheck disable=SC2086
   tools/bench/fence_floor $bad >"$tmp/out" 2>&1
   status=$?
@@ -101,6 +101,15 @@ if [ $status -ne 0 ] || [ "$(grep -c "^sample dfence_us [0-9]*\.[0-9]$" "$tmp/ou
   fail "fence_floor 16 400: exit status $status, want 0 and 16 x 400 fence lines and 16 loop lines, whole" "$tmp/out"
 else
   echo "ok: fence_floor 16 400: 6,400 fence times and 16 loops, every line whole"
+fi
+# And with each rank polling for up to 1,000 µs before it sleeps.
+timeout 120 tools/bench/fence_floor 4 200 1000 2>&1 | cat >"$tmp/out"
+status=${PIPESTATUS[0]}
+if [ $status -ne 0 ] || [ "$(grep -c "^sample dfence_us [0-9]*\.[0-9]$" "$tmp/out")" -ne 800 ] ||
+   [ "$(grep -c "^sample dfence_loop_us [0-9]*\.[0-9]$" "$tmp/out")" -ne 4 ]; then
+  fail "fence_floor 4 200 1000: exit status $status, want 0 and 4 x 200 fence lines and 4 loop lines" "$tmp/out"
+else
+  echo "ok: fence_floor 4 200 1000 (polling): 800 fence times and 4 loops"
 fi
 
 for bad in "" "4" "x 1" "4 0" "4 1 0" "--one-node" "--floor" "--floor 0" "4 1 10 10"; do

@@ -59,6 +59,11 @@
  *                             the local peers string of all of them)
  *   datafence <n> <iters>     n clients: Put a 64-byte key, Commit, collecting
  *                             fence, iters times; every rank times every fence
+ *   datafence-bare <n> <iters>  no PMIx, no server: fence_floor (beside the
+ *                             client program) with n processes, each writing
+ *                             64 bytes to it and sleeping on one futex word
+ *                             it wakes, iters times: the samples datafence
+ *                             prints, the floor under its fence of n
  *   dmodex <n>                n clients: Put, Commit, a fence without data, then each
  *                             times a PMIx_Get of every other rank's key (direct modex)
  *   uds-rtt <iters>           no PMIx: one byte's round trip between this
@@ -401,11 +406,12 @@ static pid_t launch(const char *nspace, uint32_t rank, char *const args[]) {
     return pid;
 }
 
-/* bench_bare, beside the client program: no PMIx at all (ready-bare). */
-static void bare_path_of(char *out, size_t size) {
+/* A program beside the client program: bench_bare (ready-bare) or
+ * fence_floor (datafence-bare), neither of which uses PMIx. */
+static void sibling_path(char *out, size_t size, const char *name) {
     const char *slash = strrchr(client_path, '/');
     int dir = NULL == slash ? 0 : (int) (slash - client_path + 1);
-    snprintf(out, size, "%.*sbench_bare", dir, client_path);
+    snprintf(out, size, "%.*s%s", dir, client_path, name);
 }
 
 /* A process of bench_bare with this process's environment: no PMIx call,
@@ -572,6 +578,20 @@ int main(int argc, char **argv) {
         }
         return cpu_gaps(ms);
     }
+    if (0 == strcmp(mode, "datafence-bare")) {
+        /* The data fence's floor: fence_floor's N processes (a socket
+         * write and a futex wake-up each, no PMIx, no server), printing
+         * the samples datafence prints. */
+        if (argc < 6 || atoi(argv[4]) < 1 || atoi(argv[5]) < 1) {
+            fprintf(stderr, "bench_host: datafence-bare needs RANKS and FENCES of at least 1\n");
+            return 2;
+        }
+        char path[4096];
+        sibling_path(path, sizeof path, "fence_floor");
+        char *args[] = {path, argv[4], argv[5], NULL};
+        pid_t pid = fork_exec(path, args, environ);
+        return wait_all(&pid, 1);
+    }
 
     pmix_server_module_t module;
     memset(&module, 0, sizeof module);
@@ -652,7 +672,7 @@ int main(int argc, char **argv) {
         pipe_for_clients(ready_pipe, 1, "BENCH_READY_FD");
         pid_t *pids = bare ? calloc(n, sizeof(pid_t)) : prepare_job("bench.ready", n);
         char bare_path[4096];
-        if (bare) bare_path_of(bare_path, sizeof bare_path);
+        if (bare) sibling_path(bare_path, sizeof bare_path, "bench_bare");
         struct rusage self0, children0, self1, children1;
         getrusage(RUSAGE_SELF, &self0);
         getrusage(RUSAGE_CHILDREN, &children0);

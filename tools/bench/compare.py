@@ -262,6 +262,14 @@ def main():
               flush=True)
         run.both(["datafence", n, fence_rounds_iters(n, iters) if n <= 64 else max(1, iters // rounds)],
                  rounds, key="n%d" % n)
+    floor_n = max([n for n in dsizes if n <= 64] or [0]) if want("datafence") else 0
+    if floor_n:
+        # The same fence's floor on this machine: as many processes, no
+        # PMIx (fence_floor: a socket write and a futex wake-up each); run
+        # under each library's host alike, and pooled.
+        print("bench: the floor of a fence of %d processes, without PMIx" % floor_n, flush=True)
+        run.both(["datafence-bare", floor_n, fence_rounds_iters(floor_n, fence_iters)], rounds,
+                 key="f%d" % floor_n)
     if want("get"):
         print("bench: get", flush=True)
         run.both(["get", max(1, gets // rounds)], rounds)
@@ -460,7 +468,7 @@ def main():
                                                          "n/a" if ratio != ratio else "%.2f" % ratio, v))
         return lines
 
-    dfence_lines, rtt = data_fence_table(run, dsizes, verdict, misses)
+    dfence_lines, rtt, floor_text = data_fence_table(run, dsizes, verdict, misses, floor_n)
     rows.extend(memory_rows)
     lines = table(rows)
     host_lines = table(host_rows) if host_rows else []
@@ -559,6 +567,8 @@ def main():
         f.write("| N | PMIx-CXX median | OpenPMIx median | ratio | PMIx-CXX p99 | OpenPMIx p99 | ratio "
                 "| limit | distance | goal |\n|---|---|---|---|---|---|---|---|---|---|\n")
         f.write("\n".join(dfence_lines) + "\n\n")
+        if floor_text:
+            f.write(floor_text + "\n\n")
         f.write("![data-carrying fence against N](datafence.svg)\n")
         f.write("\n## Real hosts: mpirun and srun\n\n")
         if not host_parts:
@@ -742,10 +752,11 @@ def multinode_fences(a, short, tree, fence_iters):
 memory_rows = []  # filled by data_fence_table, reported with the other figures
 
 
-def data_fence_table(run, dsizes, verdict, misses):
-    """Rows of the data-carrying fence, printed and as Markdown; returns them
-    and the median Unix-socket round trip (both libraries' runs pooled: it
-    does not involve PMIx)."""
+def data_fence_table(run, dsizes, verdict, misses, floor_n=0):
+    """Rows of the data-carrying fence, printed and as Markdown; returns them,
+    the median Unix-socket round trip (both libraries' runs pooled: it
+    does not involve PMIx) and a sentence on the floor of the fence of
+    floor_n processes (fence_floor, pooled alike; empty without it)."""
     rtts = run.values("ours", "uds_rtt_us") + run.values("openpmix", "uds_rtt_us")
     rtt = statistics.median(rtts) if rtts else float("nan")
     print()
@@ -781,7 +792,30 @@ def data_fence_table(run, dsizes, verdict, misses):
             tm = statistics.median(t) if t else float("nan")
             memory_rows.append(("a client's resident set after %d-rank data fences and two Gets, median" % n,
                                 "kB", om, tm, "memory"))
-    return lines, rtt
+    return lines, rtt, floor_sentence(run, floor_n)
+
+
+def floor_sentence(run, n):
+    """What each library adds to the floor of a fence of n processes (the
+    same fence without PMIx: fence_floor's samples under both hosts,
+    pooled), printed, and returned as Markdown; empty when not run. Its
+    processes sleep without polling, where ours poll first: at a few ranks
+    ours can be the faster (a negative figure, no ratio)."""
+    floor = run.values("ours", "f%d.dfence_us" % n) + run.values("openpmix", "f%d.dfence_us" % n)
+    o = run.values("ours", "n%d.dfence_us" % n)
+    t = run.values("openpmix", "n%d.dfence_us" % n)
+    if not n or not floor or not o or not t:
+        return ""
+    base = statistics.median(floor)
+    added_o, added_t = statistics.median(o) - base, statistics.median(t) - base
+    text = ("The floor at N = %d: the same fence of %d processes without PMIx (`tools/bench/fence_floor`: "
+            "each writes 64 bytes to a parent over a Unix socket and sleeps, without polling, on a "
+            "futex word that the parent wakes once it has read them all), median %s. What each library adds to it: "
+            "PMIx-CXX %s, OpenPMIx %s (ratio %s)." % (
+                n, n, fmt(base, "µs"), fmt(added_o, "µs"), fmt(added_t, "µs"),
+                "%.2f" % (added_o / added_t) if added_t > 0 and added_o >= 0 else "n/a"))
+    print(text.replace("`", ""))
+    return text
 
 
 def data_fence_plot(run, dsizes, rtt):

@@ -26,6 +26,10 @@ grep -q "lost its CPU for more than 1 ms" "$TEST_TMPDIR/bench/report.md"
 grep -q "Other processes ran" "$TEST_TMPDIR/bench/report.md"
 grep -q "16 processes at once, each inits, Puts, Commits and fences: all ready" "$TEST_TMPDIR/bench/report.md"
 grep -q "time to all ready, 16 processes against 8" "$TEST_TMPDIR/bench/report.md"
+# The data fence's floor (fence_floor, beside the programs) ran and was set
+# beside both libraries' fence of as many ranks.
+grep -qE "^The floor at N = 4: .*median [0-9.]+ µs\. What each library adds to it: PMIx-CXX -?[0-9.]+ µs, OpenPMIx -?[0-9.]+ µs" \
+  "$TEST_TMPDIR/bench/report.md"
 # OpenPMIx's clients under our server and under its own (issue 35), and a
 # job mixing both libraries: one round of tiny sizes.
 /usr/bin/python3 "$bin/openpmix_clients.py" --bin "$bin" --short --rounds 1 >"$TEST_TMPDIR/openpmix_clients.md"
