@@ -15,7 +15,7 @@ set -uo pipefail
 multinode_setup fence_trace_test ftrace
 client=$PWD/tools/bench/bench_client
 export PMIXRUN_ARGS="--quiet --timeout 300"
-export MULTINODE_TAG=ftr$$
+export MULTINODE_TAG=ftr$(($$ % 100000))
 
 for ppn in 1 4; do
   dir=$tmp/trace$ppn

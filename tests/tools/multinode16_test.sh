@@ -12,7 +12,7 @@ set -uo pipefail
 . tests/tools/multinode_expect.sh
 multinode_setup multinode16_test mn16
 client=$PWD/tests/tools/multinode_client
-export MULTINODE_TAG=$(printf 'm16%x' $$)
+export MULTINODE_TAG=m16$(($$ % 100000))
 export MULTINODE_SUBNET=10.76.0
 
 run() {  # PROGRAM ARGS... on 16 nodes x 4 (PMIXRUN_ARGS, MULTINODE_KILL from the caller)

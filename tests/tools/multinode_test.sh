@@ -41,7 +41,7 @@ set -uo pipefail
 multinode_setup multinode_test mntest
 client=$PWD/tests/tools/multinode_client
 intruder=$PWD/tests/tools/intruder
-export MULTINODE_TAG=mnt$$  # the namespaces of this run (others may run beside it)
+export MULTINODE_TAG=mnt$(($$ % 100000))  # the namespaces of this run (others may run beside it)
 
 run() {  # NODES PER_NODE PROGRAM ARGS... (PMIXRUN_ARGS, MULTINODE_KILL from the caller)
   timeout 120 "$demo" "$@" >"$tmp/out" 2>&1

@@ -24,8 +24,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 bin=${CAF_RTT:-$here/../../bazel-bin/tools/multinode/caf_rtt}
 [ -x "$bin" ] || { echo "caf_rtt.sh: no $bin (bazel build //tools/multinode:caf_rtt)" >&2; exit 2; }
 . "$here/netns.sh"
-tag=rtt$$
-tag=${tag:0:8}
+tag=rtt$(($$ % 100000))
 trap netns_down EXIT
 netns_up "$tag" 2 10.78.0 || exit 1
 

@@ -83,7 +83,7 @@ if [ -n "$pin" ]; then
   if [ ${#cpus[@]} -eq 0 ]; then echo "$0: MULTINODE_PIN: no CPU in '$allowed'" >&2; exit 1; fi
 fi
 
-tag=${MULTINODE_TAG:-pmn$$}
+tag=${MULTINODE_TAG:-pmn$(($$ % 100000))}
 case "$tag" in *[!a-z0-9]* | "" | ?????????*) echo "$0: MULTINODE_TAG: 1 to 8 of [a-z0-9]" >&2; exit 2 ;; esac
 work=$(mktemp -d "/tmp/$tag.XXXXXX")
 daemon_pids=()
