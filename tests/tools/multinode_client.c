@@ -8,6 +8,10 @@
  *   multinode_client stall         ranks on the last node sleep 120 s; the others print
  *                                  "entering fence" and fence; a failed fence prints
  *                                  "fence failed: <status>" and exits 3
+ *   multinode_client paced ROUNDS MS
+ *                                  ROUNDS rounds of put, commit and collecting fence, MS ms
+ *                                  apart; every rank checks every other rank's value of the
+ *                                  last round (a job that lasts while a daemon is stopped)
  *   multinode_client fencebench ITERS BYTES
  *                                  ITERS collecting fences, each after a put of BYTES;
  *                                  rank 0 prints "fence_us <median> <min>"
@@ -377,6 +381,18 @@ int main(int argc, char **argv)
             fflush(stdout);
             code = rc == PMIX_SUCCESS ? 1 : 3;
         }
+    } else if (strcmp(mode, "paced") == 0 && argc >= 4) {
+        int rounds = atoi(argv[2]);
+        long ms = atol(argv[3]);
+        for (int k = 0; k < rounds && failures == 0; ++k) {
+            if (k > 0)
+                usleep((useconds_t) (ms * 1000));
+            put_and_commit(node, 0);
+            if ((rc = fence(1)) != PMIX_SUCCESS)
+                FAIL("fence %d: %s", k, PMIx_Error_string(rc));
+        }
+        if (failures == 0)
+            check_all(size);
     } else if (strcmp(mode, "fencebench") == 0 && argc >= 4) {
         int iters = atoi(argv[2]);
         size_t bytes = (size_t) atol(argv[3]);

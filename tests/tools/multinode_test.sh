@@ -101,6 +101,24 @@ expect "a node killed mid-fence" $st 1 "$tmp/out" '^entering fence rank [0-5]$' 
   "$tmp/out" 'exit status 1$' 1
 if [ "$took" -gt 20 ]; then fail "a node killed mid-fence: the job took $took s, want at most 20" "$tmp/out"; fi
 
+# A daemon that stops answering but keeps its connections open (SIGSTOP 2 s
+# in): the other daemons and the launcher hear no beat from it for 10 s
+# (tools/pmixd/liveness.hpp) and lose it; the fences waiting for it fail.
+start=$(date +%s)
+MULTINODE_STOP=3:2 PMIXRUN_ARGS="--timeout 100" run 4 2 "$client" stall; st=$?
+took=$(( $(date +%s) - start ))
+expect "a node stopped mid-fence" $st 1 "$tmp/out" '^entering fence rank [0-5]$' 6 \
+  "$tmp/out" '^fence failed: PMIX_ERR_UNREACH after [0-9.]+ s rank [0-5]$' 6 \
+  "$tmp/out" '^pmixrun: node node3 \(10\.77\.0\.4:[0-9]+\) is lost: its pmixd has not answered for 10 s' 1 \
+  "$tmp/out" 'exit status 1$' 1
+if [ "$took" -gt 60 ]; then fail "a node stopped mid-fence: the job took $took s, want at most 60" "$tmp/out"; fi
+
+# Stopped for 5 s in the middle of a job of 16 fences 0.5 s apart: less
+# than the 10 s of silence that loses a node, so the job goes on.
+MULTINODE_STOP=3:2:5 PMIXRUN_ARGS="--timeout 100" run 4 2 "$client" paced 16 500; st=$?
+expect "a node stopped for 5 s mid-job is not lost" $st 0 "$tmp/out" '^OK paced rank=[0-7] node=[0-3]$' 8 \
+  "$tmp/out" '^demo.sh: the pmixd of node3 goes on$' 1 "$tmp/out" 'is lost' 0 "$tmp/out" '^FAIL' 0
+
 PMIXRUN_ARGS="--timeout 60" run 4 1 "$client" abort 7; st=$?
 expect "abort on node 1 ends the job on every node" $st 7 \
   "$tmp/out" '^pmixrun: rank 1 of .* aborted with status 7: multinode_client aborts$' 1 "$tmp/out" 'job aborted' 1

@@ -32,6 +32,7 @@
 #include <string>
 #include <thread>
 
+#include "tests/tools/in_child.hpp"
 #include "tools/pmixd/credentials.hpp"
 #include "tools/pmixd/sigpipe_calls.hpp"
 
@@ -81,16 +82,7 @@ bool blocked_now(int sig) {
   return sigismember(&now, sig) == 1;
 }
 
-// Runs `body` in a forked child; its exit status (0: passed), or 128 + the
-// signal that ended it.
-int in_child(const std::function<int()>& body) {
-  std::fflush(nullptr);
-  const pid_t pid = ::fork();
-  if (pid == 0) ::_exit(body());
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
+using pmixd_test::in_child;
 
 using ping_atom = caf::atom_constant<caf::atom("sgping")>;
 using pong_atom = caf::atom_constant<caf::atom("sgpong")>;

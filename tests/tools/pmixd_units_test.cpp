@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "tools/pmixd/collective.hpp"
+#include "tools/pmixd/liveness.hpp"
 
 using pmixd::fence_algorithm;
 using pmixd::fence_engine;
@@ -236,5 +238,78 @@ TEST_SUITE("fence_engine") {
     CHECK(pmixd::parse_algorithm("tree", a));
     CHECK(a == fence_algorithm::tree);
     CHECK_FALSE(pmixd::parse_algorithm("ring", a));
+  }
+}
+
+// tools/pmixd/liveness.hpp: which peers have stopped answering, on a clock
+// the test moves by hand (checks every second, timeout 10 s).
+TEST_SUITE("liveness") {
+  using watch = pmixd::liveness<uint32_t>;
+  using std::chrono::milliseconds;
+  using std::chrono::seconds;
+
+  TEST_CASE("a peer is lost once, after more than the timeout of silence") {
+    watch w(seconds(1), seconds(10));
+    const auto t0 = watch::clock::time_point{} + seconds(1000);
+    w.heard(1, t0);
+    w.heard(2, t0);
+    std::vector<uint32_t> lost;
+    for (int s = 1; s <= 10; ++s) {
+      if (s % 3 == 0) w.heard(2, t0 + seconds(s));  // peer 2 keeps beating
+      auto silent = w.check(t0 + seconds(s));
+      lost.insert(lost.end(), silent.begin(), silent.end());
+    }
+    CHECK(lost.empty());  // exactly 10 s is not more than the timeout
+    CHECK(w.check(t0 + seconds(10) + milliseconds(900)) == std::vector<uint32_t>{1});
+    CHECK_FALSE(w.watched(1));
+    CHECK(w.watched(2));
+    CHECK(w.check(t0 + seconds(11) + milliseconds(800)).empty());  // lost once only
+  }
+
+  TEST_CASE("a peer heard now and then is never lost") {
+    watch w(seconds(1), seconds(10));
+    const auto t0 = watch::clock::time_point{} + seconds(1000);
+    w.heard(7, t0);
+    for (int s = 1; s <= 100; ++s) {
+      if (s % 9 == 0) w.heard(7, t0 + seconds(s));
+      CHECK(w.check(t0 + seconds(s)).empty());
+    }
+  }
+
+  TEST_CASE("a check that comes late judges no peer, and counts them all heard then") {
+    watch w(seconds(1), seconds(10));
+    const auto t0 = watch::clock::time_point{} + seconds(1000);
+    w.heard(1, t0);
+    CHECK(w.check(t0 + seconds(1)).empty());
+    // This process did not run for 30 s: its check is late, peer 1's beats
+    // may be unread in its socket.
+    CHECK(w.check(t0 + seconds(31)).empty());
+    CHECK(w.watched(1));
+    for (int s = 32; s <= 41; ++s) CHECK(w.check(t0 + seconds(s)).empty());
+    CHECK(w.check(t0 + seconds(42)) == std::vector<uint32_t>{1});  // 11 s after the late check
+  }
+
+  TEST_CASE("a check at most twice the interval after the one before is not late") {
+    watch w(seconds(1), seconds(10));
+    const auto t0 = watch::clock::time_point{} + seconds(1000);
+    w.heard(1, t0);
+    auto t = t0;
+    for (int k = 0; k < 5; ++k) {
+      t += seconds(2);
+      CHECK(w.check(t).empty());
+    }
+    CHECK(w.check(t + seconds(2)) == std::vector<uint32_t>{1});  // 12 s of silence
+  }
+
+  TEST_CASE("a forgotten peer, and one never heard, are not watched") {
+    watch w(seconds(1), seconds(10));
+    const auto t0 = watch::clock::time_point{} + seconds(1000);
+    w.heard(1, t0);
+    w.forget(1);
+    CHECK_FALSE(w.watched(1));
+    CHECK_FALSE(w.watched(5));
+    CHECK(w.check(t0 + seconds(1)).empty());
+    CHECK(w.check(t0 + seconds(2)).empty());
+    CHECK(w.check(t0 + seconds(60)).empty());
   }
 }

@@ -18,6 +18,8 @@
 #                        current folder, as in a Bazel test's runfiles)
 #   PMIXRUN_ARGS         more pmixrun options (e.g. "--fence doubling --map-by node --timeout 60")
 #   MULTINODE_KILL=K:S   kill node K's pmixd (SIGKILL) S seconds after the job started
+#   MULTINODE_STOP=K:S[:D] stop node K's pmixd (SIGSTOP) S seconds after the job started,
+#                        and let it go on (SIGCONT) D seconds later (never without D)
 #   MULTINODE_TAG        prefix of the namespaces and devices it makes (default pmn<pid>)
 #   MULTINODE_SUBNET     the first three octets of the nodes' addresses (default 10.77.0)
 #   MULTINODE_VERBOSE=1  the daemons' --verbose, and their logs printed at the end (they are
@@ -87,13 +89,15 @@ tag=${MULTINODE_TAG:-pmn$(($$ % 100000))}
 case "$tag" in *[!a-z0-9]* | "" | ?????????*) echo "$0: MULTINODE_TAG: 1 to 8 of [a-z0-9]" >&2; exit 2 ;; esac
 work=$(mktemp -d "/tmp/$tag.XXXXXX")
 daemon_pids=()
+stopper=""
 # shellcheck source=tools/multinode/netns.sh
 . "$(dirname "${BASH_SOURCE[0]}")/netns.sh"
 
 cleanup() {
   local status=$?
   set +e
-  for pid in "${daemon_pids[@]}"; do kill -TERM "$pid" 2>/dev/null; done
+  [ -n "$stopper" ] && kill "$stopper" 2>/dev/null
+  for pid in "${daemon_pids[@]}"; do kill -TERM "$pid" 2>/dev/null; kill -CONT "$pid" 2>/dev/null; done
   for _ in $(seq 50); do
     alive=0
     for pid in "${daemon_pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
@@ -120,8 +124,8 @@ if [ -n "${MULTINODE_AGENT:-}" ]; then
     echo "$0: MULTINODE_PIN needs the daemons started here, not MULTINODE_AGENT" >&2
     exit 2
   fi
-  if [ -n "${MULTINODE_KILL:-}" ]; then
-    echo "$0: MULTINODE_KILL needs the daemons started here, not MULTINODE_AGENT" >&2
+  if [ -n "${MULTINODE_KILL:-}${MULTINODE_STOP:-}" ]; then
+    echo "$0: MULTINODE_KILL and MULTINODE_STOP need the daemons started here, not MULTINODE_AGENT" >&2
     exit 2
   fi
   hosts=""
@@ -165,6 +169,24 @@ if [ -n "${MULTINODE_KILL:-}" ]; then
   victim=${MULTINODE_KILL%%:*}
   delay=${MULTINODE_KILL#*:}
   (sleep "$delay"; echo "demo.sh: killing the pmixd of node$victim" >&2; kill -KILL "${daemon_pids[$victim]}") &
+fi
+if [ -n "${MULTINODE_STOP:-}" ]; then
+  IFS=: read -r victim delay pause <<<"$MULTINODE_STOP"
+  case "$victim:$delay:${pause:-0}" in
+    *[!0-9:]* | :* | *::*) echo "$0: MULTINODE_STOP is K:S[:D] (whole numbers)" >&2; exit 2 ;;
+  esac
+  [ "$victim" -lt "$nodes" ] || { echo "$0: MULTINODE_STOP: no node $victim" >&2; exit 2; }
+  (
+    sleep "$delay"
+    echo "demo.sh: stopping the pmixd of node$victim" >&2
+    kill -STOP "${daemon_pids[$victim]}"
+    if [ -n "$pause" ]; then
+      sleep "$pause"
+      echo "demo.sh: the pmixd of node$victim goes on" >&2
+      kill -CONT "${daemon_pids[$victim]}"
+    fi
+  ) &
+  stopper=$!
 fi
 
 if [ -n "${MULTINODE_BEFORE:-}" ]; then

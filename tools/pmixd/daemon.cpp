@@ -22,8 +22,10 @@
 #include <mutex>
 #include <set>
 
+#include "caf_config.hpp"
 #include "collective.hpp"
 #include "fence_trace.hpp"
+#include "liveness.hpp"
 #include "tools/pmixrun/datastore.hpp"
 #include "tools/pmixrun/upcalls.hpp"
 #include "wire.hpp"
@@ -85,6 +87,8 @@ using upiof_atom = caf::atom_constant<caf::atom("upiof")>;
 using upstdin_atom = caf::atom_constant<caf::atom("upstdin")>;
 using pushed_atom = caf::atom_constant<caf::atom("pushed")>;
 using pushwait_atom = caf::atom_constant<caf::atom("pushwait")>;
+using beattick_atom = caf::atom_constant<caf::atom("beattick")>;
+using liveness_clock = std::chrono::steady_clock;
 
 void release_string(void* cbdata) { delete static_cast<std::string*>(cbdata); }
 
@@ -227,6 +231,9 @@ struct daemon_state {
   std::deque<std::string> ended_jobs;                            // the last 1024 ended here, oldest first
   uint64_t next_token = 1;
   uint64_t group_proposals = 0;
+  // The peers this daemon hears beats from: (session, node id), the
+  // session's launcher as launcher_node.
+  liveness<std::pair<std::string, uint32_t>> alive{beat_interval, peer_timeout};
   static const char* name;
 };
 const char* daemon_state::name = "pmixd";
@@ -661,19 +668,16 @@ void add_peer(self_ptr self, session& s, uint32_t n, caf::actor peer) {
   if (n >= s.peers.size() || s.peers[n]) return;
   s.peers[n] = std::move(peer);
   self->monitor(s.peers[n]);
+  self->state.alive.heard({s.name, n}, liveness_clock::now());
   peer_known(self, s);
 }
 
 // Connects to the daemon of node `n` of session `sname` and says hello.
 // Through CAF's OpenSSL module: the other daemon must hold the session key
-// too (credentials.hpp). A connection CAF drops with connection_timeout
-// before the other side's first bytes came is tried again (10 attempts in
-// all): CAF 0.17's BASP broker gives a connection it opens a "last seen"
-// time of zero until the other side's handshake arrives, so its next
-// heartbeat tick (every second) closes it if the TLS handshake is still
-// running then.
-void connect_peer(self_ptr self, const std::string& sname, uint32_t n, const std::string& host, uint16_t port,
-                  int attempt) {
+// too (credentials.hpp). The handshake may take as long as a loaded machine
+// makes it, up to the request's 30 s (no middleman connection timeout:
+// caf_config.hpp).
+void connect_peer(self_ptr self, const std::string& sname, uint32_t n, const std::string& host, uint16_t port) {
   auto mm = self->system().openssl_manager().actor_handle();
   self->request(mm, std::chrono::seconds(30), caf::connect_atom::value, host, port)
       .then(
@@ -684,15 +688,9 @@ void connect_peer(self_ptr self, const std::string& sname, uint32_t n, const std
             self->send(peer, hello_atom::value, sname, it->second.this_node, caf::actor_cast<caf::actor>(self));
             add_peer(self, it->second, n, peer);
           },
-          [self, sname, n, host, port, attempt](caf::error& e) {
+          [self, sname, n](caf::error& e) {
             auto it = self->state.sessions.find(sname);
             if (it == self->state.sessions.end()) return;
-            if (e == caf::sec::connection_timeout && attempt < 10) {
-              note(self, "the connection to node " + std::to_string(n) + " (" + it->second.daemons[n] +
-                             ") timed out in its handshake: trying again");
-              connect_peer(self, sname, n, host, port, attempt + 1);
-              return;
-            }
             it->second.failed = "cannot reach the daemon of node " + std::to_string(n) + " (" +
                                 it->second.daemons[n] + "): " + self->system().render(e);
             peer_known(self, it->second);
@@ -727,6 +725,7 @@ void begin_job(self_ptr self, job_plan plan) {
   s.peers.assign(plan.daemons.size(), caf::actor{});
   s.peers[plan.this_node] = caf::actor_cast<caf::actor>(self);
   self->monitor(plan.launcher);
+  st.alive.heard({sname, launcher_node}, liveness_clock::now());
   auto early = st.hellos.find(sname);
   if (early != st.hellos.end()) {
     auto hellos = std::move(early->second);
@@ -741,7 +740,7 @@ void begin_job(self_ptr self, job_plan plan) {
       peer_known(self, s);
       return;
     }
-    connect_peer(self, sname, n, host, port, 1);
+    connect_peer(self, sname, n, host, port);
   }
   peer_known(self, s);
 }
@@ -764,13 +763,40 @@ void forget_session_if_done(self_ptr self, const std::string& sname) {
   for (auto& p : it->second.peers)
     if (p && p != caf::actor_cast<caf::actor>(self)) self->demonitor(p);
   self->demonitor(it->second.launcher);
+  for (uint32_t n = 0; n < it->second.peers.size(); ++n) st.alive.forget({sname, n});
+  st.alive.forget({sname, launcher_node});
   st.sessions.erase(it);
+}
+
+// Every second: a beat to each peer and launcher of each session, and the
+// peers not heard from for peer_timeout lost (liveness.hpp).
+void beat(self_ptr self) {
+  auto& st = self->state;
+  for (auto& [name, s] : st.sessions) {
+    for (uint32_t n = 0; n < s.peers.size(); ++n)
+      if (n != s.this_node && s.peers[n] && s.lost.count(n) == 0)
+        self->send(s.peers[n], beat_atom::value, name, s.this_node);
+    if (s.launcher) self->send(s.launcher, beat_atom::value, name, s.this_node);
+  }
+  const std::string silent = " has not answered for " + std::to_string(peer_timeout.count()) + " s";
+  for (const auto& [sname, node] : st.alive.check(liveness_clock::now())) {
+    auto it = st.sessions.find(sname);
+    if (it == st.sessions.end()) continue;
+    if (node == launcher_node) {
+      warn(self, "the launcher of " + sname + silent + ": ending its processes");
+      st.cfg.hooks.terminate("the launcher does not answer");
+    } else if (it->second.lost.count(node) == 0) {
+      warn(self, "node " + std::to_string(node) + " (" + it->second.daemons[node] + ") of " + sname + silent);
+      lose_node(self, it->second, node);
+    }
+  }
 }
 
 caf::behavior daemon_actor(self_ptr self, daemon_config cfg) {
   fence_trace::open(cfg.name);
   self->state.cfg = std::move(cfg);
   self->set_default_handler(caf::drop);
+  self->delayed_send(self, beat_interval, beattick_atom::value);
   self->set_down_handler([self](caf::down_msg& dm) {
     auto& st = self->state;
     std::vector<std::string> launchers_gone;
@@ -804,6 +830,14 @@ caf::behavior daemon_actor(self_ptr self, daemon_config cfg) {
         it->second.deliver(rc, std::move(error));
         self->state.starts.erase(it);
         release_pushes(self, nspace, rc == PMIX_SUCCESS ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND);
+      },
+      [self](beat_atom, const std::string& sname, uint32_t node) {
+        auto& alive = self->state.alive;
+        if (alive.watched({sname, node})) alive.heard({sname, node}, liveness_clock::now());
+      },
+      [self](beattick_atom) {
+        beat(self);
+        self->delayed_send(self, beat_interval, beattick_atom::value);
       },
       [self](hello_atom, const std::string& sname, uint32_t node, caf::actor& peer) {
         auto it = self->state.sessions.find(sname);

@@ -33,7 +33,9 @@
 #include <thread>
 #include <vector>
 
+#include "caf_config.hpp"
 #include "credentials.hpp"
+#include "liveness.hpp"
 #include "protocol.hpp"
 #include "tls_guard.hpp"
 
@@ -45,6 +47,7 @@ using timeout_atom = caf::atom_constant<caf::atom("timeout")>;
 using giveup_atom = caf::atom_constant<caf::atom("giveup")>;
 using lost_atom = caf::atom_constant<caf::atom("lost")>;
 using stdinl_atom = caf::atom_constant<caf::atom("stdinl")>;
+using beattick_atom = caf::atom_constant<caf::atom("beattick")>;
 
 struct options {
   std::vector<std::string> daemons;
@@ -108,6 +111,7 @@ struct launcher_state {
   clock_type::time_point start;
   std::shared_ptr<std::promise<int>> result;
   std::shared_ptr<stdin_feed> input;
+  liveness<uint32_t> alive{beat_interval, peer_timeout};  // the daemons' beats, by node
   static const char* name;
 };
 const char* launcher_state::name = "pmixd-launcher";
@@ -333,6 +337,43 @@ void forward_stdin(self_ptr self, std::string bytes, bool end) {
   }
 }
 
+// Daemon `n` is lost (`why`): the operations that need it fail, and the job
+// ends.
+void lose_daemon(self_ptr self, uint32_t n, const char* why) {
+  auto& st = self->state;
+  if (st.lost.count(n) > 0) return;
+  st.lost.insert(n);
+  st.alive.forget(n);
+  for (auto it = st.outstanding.begin(); it != st.outstanding.end();)
+    it = it->second == n ? st.outstanding.erase(it) : std::next(it);
+  std::fprintf(stderr, "pmixrun: node %s (%s) is lost: %s; the operations that need it fail, and the job ends\n",
+               st.names[n].c_str(), st.opt.daemons[n].c_str(), why);
+  // The loss is the job's failure unless one came before it. A process
+  // that failed less than a second before failed of it: the daemons see
+  // the loss on their own connections, and a process whose fence one of
+  // them failed could end, and its end reach us, before our connection
+  // told us (multinode16_test, "a node of 16 killed mid-fence": the job
+  // ended with that process's status, 3). The other processes have 1 s
+  // to see their failed operations and end themselves; then they are
+  // terminated.
+  if (!st.first_failure ||
+      (st.process_failed_at && clock_type::now() - *st.process_failed_at < std::chrono::seconds(1)))
+    st.first_failure = 1;
+  st.losing = true;
+  self->delayed_send(self, std::chrono::seconds(1), lost_atom::value, n);
+  check_done(self);
+}
+
+// Every second: a beat to each daemon not lost, and the daemons not heard
+// from for peer_timeout lost (liveness.hpp).
+void beat(self_ptr self) {
+  auto& st = self->state;
+  for (uint32_t n = 0; n < st.daemons.size(); ++n)
+    if (st.lost.count(n) == 0) self->send(st.daemons[n], beat_atom::value, st.opt.nspace, launcher_node);
+  const std::string why = "its pmixd has not answered for " + std::to_string(peer_timeout.count()) + " s";
+  for (uint32_t n : st.alive.check(clock_type::now())) lose_daemon(self, n, why.c_str());
+}
+
 caf::behavior launcher_actor(self_ptr self, options opt, std::vector<caf::actor> daemons,
                              std::shared_ptr<std::promise<int>> result, std::shared_ptr<stdin_feed> input) {
   auto& st = self->state;
@@ -346,32 +387,11 @@ caf::behavior launcher_actor(self_ptr self, options opt, std::vector<caf::actor>
   st.node_of = map_ranks(st.opt.n, k, st.opt.by_node);
   self->set_default_handler(caf::drop);
   for (auto& d : st.daemons) self->monitor(d);
+  self->delayed_send(self, beat_interval, beattick_atom::value);
   self->set_down_handler([self](caf::down_msg& dm) {
     auto& st = self->state;
-    for (uint32_t n = 0; n < st.daemons.size(); ++n) {
-      if (st.daemons[n].address() != dm.source || st.lost.count(n) > 0) continue;
-      st.lost.insert(n);
-      for (auto it = st.outstanding.begin(); it != st.outstanding.end();)
-        it = it->second == n ? st.outstanding.erase(it) : std::next(it);
-      std::fprintf(stderr,
-                   "pmixrun: node %s (%s) is lost: its pmixd is gone; the operations that need it fail, "
-                   "and the job ends\n",
-                   st.names[n].c_str(), st.opt.daemons[n].c_str());
-      // The loss is the job's failure unless one came before it. A process
-      // that failed less than a second before failed of it: the daemons see
-      // the loss on their own connections, and a process whose fence one of
-      // them failed could end, and its end reach us, before our connection
-      // told us (multinode16_test, "a node of 16 killed mid-fence": the job
-      // ended with that process's status, 3). The other processes have 1 s
-      // to see their failed operations and end themselves; then they are
-      // terminated.
-      if (!st.first_failure ||
-          (st.process_failed_at && clock_type::now() - *st.process_failed_at < std::chrono::seconds(1)))
-        st.first_failure = 1;
-      st.losing = true;
-      self->delayed_send(self, std::chrono::seconds(1), lost_atom::value, n);
-      check_done(self);
-    }
+    for (uint32_t n = 0; n < st.daemons.size(); ++n)
+      if (st.daemons[n].address() == dm.source) lose_daemon(self, n, "its pmixd is gone");
   });
   // Names first, then the plans.
   auto named = std::make_shared<uint32_t>(0);
@@ -433,6 +453,19 @@ caf::behavior launcher_actor(self_ptr self, options opt, std::vector<caf::actor>
         return rp;
       },
       [self](stdinl_atom, std::string& bytes, bool end) { forward_stdin(self, std::move(bytes), end); },
+      [self](beat_atom, const std::string& sname, uint32_t node) {
+        auto& st = self->state;
+        // A daemon is watched from its first beat on: it beats once it has
+        // the job's plan (until then the bounds on the names and the job's
+        // start hold).
+        if (sname == st.opt.nspace && node < st.daemons.size() && st.lost.count(node) == 0)
+          st.alive.heard(node, clock_type::now());
+      },
+      [self](beattick_atom) {
+        if (self->state.finished) return;
+        beat(self);
+        self->delayed_send(self, beat_interval, beattick_atom::value);
+      },
       [self](timeout_atom) {
         if (self->state.finished) return;
         self->state.timed_out = true;

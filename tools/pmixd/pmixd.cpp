@@ -69,6 +69,7 @@
 #include <thread>
 #include <vector>
 
+#include "caf_config.hpp"
 #include "credentials.hpp"
 #include "daemon.hpp"
 #include "launcher.hpp"
@@ -107,26 +108,6 @@ std::string make_session_dir() {
   std::vector<char> buf(templ.begin(), templ.end());
   buf.push_back('\0');
   return ::mkdtemp(buf.data()) != nullptr ? std::string(buf.data()) : std::string();
-}
-
-// The CAF configuration of both sides: the sharing scheduler with 2 threads
-// (no idle spinning in a daemon: caf-0.17 notes), the middleman with
-// heartbeats, so that a peer that stops answering is dropped even when no
-// connection closes. The daemon adds its session key (use_credentials), the
-// launcher too once it has it.
-void configure(caf::actor_system_config& cfg) {
-  cfg.set("scheduler.policy", caf::atom("sharing"));
-  cfg.set("scheduler.max-threads", 2);
-  cfg.set("middleman.heartbeat-interval", caf::timespan{std::chrono::seconds(1)});
-  cfg.set("middleman.connection-timeout", caf::timespan{std::chrono::seconds(10)});
-  // No BASP worker: messages from other daemons are deserialized and
-  // delivered by the multiplexer thread itself, where the daemon actor (a
-  // broker, daemon.cpp) runs: a message between two daemon actors wakes no
-  // thread but the receiving multiplexer (docs/multinode.md, "Where a
-  // fence's time goes").
-  cfg.set("middleman.workers", 0);
-  cfg.load<caf::io::middleman>();
-  pmixd::add_types(cfg);
 }
 
 // The first IPv4 address of an interface that is up and not a loopback, or
@@ -345,7 +326,7 @@ int run_daemon(int argc, char** argv) {
   const std::string session_dir = make_session_dir();
 
   auto cfg = std::make_unique<caf::actor_system_config>();
-  configure(*cfg);
+  pmixd::configure(*cfg);
   pmixd::use_credentials(*cfg, creds);
   auto sys = std::make_unique<caf::actor_system>(*cfg);
   if (progress_fd >= 0 && !pmixd::drive_server(*sys, ::fcntl(progress_fd, F_DUPFD_CLOEXEC, 3))) {
@@ -597,7 +578,7 @@ int main(int argc, char** argv) {
   if (argc > 1 && std::strcmp(argv[1], "credentials") == 0) return make_credentials_dir(argc, argv);
   if (argc > 1 && std::strcmp(argv[1], "launch") == 0) {
     caf::actor_system_config cfg;
-    configure(cfg);
+    pmixd::configure(cfg);
     return pmixd::run_launcher(cfg, argc - 1, argv + 1);
   }
   return run_daemon(argc, argv);

@@ -64,6 +64,10 @@ using procend_atom = caf::atom_constant<caf::atom("procend")>;
 using iofpull_atom = caf::atom_constant<caf::atom("iofpull")>;
 using iofdata_atom = caf::atom_constant<caf::atom("iofdata")>;
 using stdin_atom = caf::atom_constant<caf::atom("stdin")>;
+// Every second between a session's daemons and its launcher (liveness.hpp):
+// session name, the sender's node id (the launcher: launcher_node).
+using beat_atom = caf::atom_constant<caf::atom("beat")>;
+constexpr uint32_t launcher_node = UINT32_MAX;
 
 // One app of a job: its ranks are consecutive, app after app.
 struct app_plan {
