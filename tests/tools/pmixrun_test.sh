@@ -25,6 +25,18 @@ check "4 ranks succeed" 0 $st "4 of 4 processes" "$tmp/err"
 timeout 120 $pmixrun -n 16 $demo --no-collect --rounds 2 >"$tmp/out" 2>"$tmp/err"; st=$?
 check "16 ranks with direct modex" 0 $st "16 of 16 processes" "$tmp/err"
 
+# A login shell's soft limit of 1,024 descriptors is too few for 300
+# processes (about 4 of pmixrun's each: it stopped at 252); pmixrun raises
+# it to the hard limit, as mpirun does. With the hard limit at 1,024 too it
+# says so before the job fails.
+timeout 300 /usr/bin/prlimit --nofile=1024:4096 $pmixrun -n 300 $demo >"$tmp/out" 2>"$tmp/err"; st=$?
+check "300 ranks under a soft limit of 1,024 descriptors (hard 4,096)" 0 $st "300 of 300 processes" "$tmp/err"
+timeout 300 /usr/bin/prlimit --nofile=1024:1024 $pmixrun -n 300 $demo >"$tmp/out" 2>"$tmp/err"; st=$?
+[ $st -ne 0 ] && [ $st -ne 124 ] &&
+  grep -q "^pmixrun: warning: 300 processes need about 1264 descriptors here, and this process may have 1024 " "$tmp/err" &&
+  echo "ok   under a hard limit of 1,024 the job fails without hanging, after a warning" ||
+  { echo "FAIL hard limit 1,024: status $st"; cat "$tmp/err"; failures=$((failures + 1)); }
+
 timeout 120 $pmixrun -n 4 $demo --abort-rank 1 >"$tmp/out" 2>"$tmp/err"; st=$?
 check "an abort's status is the job's" 42 $st "job aborted" "$tmp/err"
 

@@ -570,6 +570,14 @@ int main(int argc, char **argv) {
     const char *mode = argv[3];
     gethostname(hostname, sizeof hostname - 1);
     setvbuf(stdout, NULL, _IOLBF, 0);
+    /* Both servers hold a connection per client: 2,048 clients need more
+     * descriptors than a login shell's soft limit of 1,024 (mpirun raises
+     * its limit the same way). */
+    struct rlimit files;
+    if (0 == getrlimit(RLIMIT_NOFILE, &files) && files.rlim_cur < files.rlim_max) {
+        files.rlim_cur = files.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &files);
+    }
     if (0 == strcmp(mode, "cpu-gaps")) {
         const double ms = argc > 4 ? atof(argv[4]) : 0;
         if (ms <= 0) {

@@ -271,6 +271,9 @@ int run_daemon(int argc, char** argv) {
                  credentials_stdin ? "from stdin" : credentials_dir.c_str(), creds_error.c_str());
     return 2;
   }
+  // As many descriptors as the hard limit allows (the ranks of its node,
+  // the other daemons), before the TLS port's bounds read the limit.
+  pmixrun::raise_descriptor_limit();
   // The TLS port's bounds, and the key in memory (tls_guard.hpp).
   std::string guard_error;
   if (!pmixd::tls_guard::configure_from_env(guard_error) || !pmixd::tls_guard::hold(creds, guard_error)) {

@@ -1,6 +1,7 @@
 #include "host_thread.hpp"
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 
 #include <cerrno>
@@ -58,6 +59,17 @@ void stop_posting() {
   std::lock_guard<std::mutex> guard{mutex};
   stopped = true;
   tasks.clear();
+}
+
+unsigned long raise_descriptor_limit() {
+  rlimit lim{};
+  if (::getrlimit(RLIMIT_NOFILE, &lim) != 0) return 0;
+  if (lim.rlim_cur < lim.rlim_max) {
+    rlimit raised = lim;
+    raised.rlim_cur = lim.rlim_max;
+    if (::setrlimit(RLIMIT_NOFILE, &raised) == 0) lim = raised;
+  }
+  return static_cast<unsigned long>(lim.rlim_cur);
 }
 
 int take_host_signals(const char* program) {

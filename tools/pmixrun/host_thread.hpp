@@ -27,6 +27,18 @@ void set_host_thread(pthread_t thread, int wake_signal);
 // if the signalfd cannot be made.
 int take_host_signals(const char* program);
 
+// Raises this process's soft limit on descriptors to its hard limit, as
+// Open MPI's mpirun does: each process of a job holds about 4 of the host's
+// descriptors (its output pipes, its stdin, its connection), and a login
+// shell's soft limit of 1,024 stopped a job at about 250 processes. The
+// processes the host starts inherit the raised limit. Returns the soft
+// limit in force afterwards.
+unsigned long raise_descriptor_limit();
+
+// About how many descriptors a host needs for `processes` processes of its
+// own.
+inline unsigned long descriptors_for(unsigned long processes) { return 4 * processes + 64; }
+
 // Queues a task for the host thread (any thread may call this).
 void post(std::function<void()> task);
 

@@ -270,6 +270,11 @@ int main(int argc, char** argv) {
   }
   const auto start = clock_type::now();
   keep_standard_fds_open();
+  if (const auto fds = raise_descriptor_limit(); fds < descriptors_for(n))
+    std::fprintf(stderr,
+                 "pmixrun: warning: %u processes need about %lu descriptors here, and this process may "
+                 "have %lu (RLIMIT_NOFILE's hard limit: ulimit -Hn): the job may not start whole\n",
+                 n, descriptors_for(n), fds);
   // SIGCHLD, SIGINT and SIGTERM are taken synchronously by the main loop
   // (through a signalfd it polls with the output pipes), and SIGUSR1 wakes
   // it for posted tasks. SIGPIPE is blocked too: a write to a closed pipe
