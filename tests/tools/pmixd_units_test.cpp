@@ -276,17 +276,31 @@ TEST_SUITE("liveness") {
     }
   }
 
-  TEST_CASE("a check that comes late judges no peer, and counts them all heard then") {
+  TEST_CASE("a check that comes late does not count the time this process did not run") {
     watch w(seconds(1), seconds(10));
     const auto t0 = watch::clock::time_point{} + seconds(1000);
     w.heard(1, t0);
+    w.heard(2, t0);
     CHECK(w.check(t0 + seconds(1)).empty());
-    // This process did not run for 30 s: its check is late, peer 1's beats
-    // may be unread in its socket.
+    // This process did not run for 29 s: its check comes 30 s after the one
+    // before, and peer 1's beats may be unread in its socket. Of those 30 s
+    // one counts: 2 s of silence so far.
     CHECK(w.check(t0 + seconds(31)).empty());
     CHECK(w.watched(1));
-    for (int s = 32; s <= 41; ++s) CHECK(w.check(t0 + seconds(s)).empty());
-    CHECK(w.check(t0 + seconds(42)) == std::vector<uint32_t>{1});  // 11 s after the late check
+    w.heard(2, t0 + seconds(31));  // peer 2's beat was waiting
+    for (int s = 32; s <= 39; ++s) CHECK(w.check(t0 + seconds(s)).empty());
+    CHECK(w.check(t0 + seconds(40)) == std::vector<uint32_t>{1});  // 11 s watched
+    CHECK(w.watched(2));
+  }
+
+  TEST_CASE("a peer heard after the check before is not made more silent than it is") {
+    watch w(seconds(1), seconds(10));
+    const auto t0 = watch::clock::time_point{} + seconds(1000);
+    CHECK(w.check(t0).empty());
+    w.heard(1, t0 + seconds(20));  // heard while the next check was late
+    CHECK(w.check(t0 + seconds(21)).empty());
+    for (int s = 22; s <= 31; ++s) CHECK(w.check(t0 + seconds(s)).empty());
+    CHECK(w.check(t0 + seconds(32)) == std::vector<uint32_t>{1});
   }
 
   TEST_CASE("a check at most twice the interval after the one before is not late") {

@@ -12,11 +12,13 @@
 // side). Here a peer is watched from the moment its connection is made.
 //
 // A check that comes late, more than twice the interval after the one
-// before, judges no peer: this process itself was not running (stopped,
-// starved of CPU), and the peers' beats may be waiting unread in its
-// sockets. It counts every peer as heard at that check.
+// before, does not count the time this process itself was not running
+// (stopped, starved of CPU) as the peers' silence: their beats may be
+// waiting unread in its sockets. Every peer's silence is shortened by the
+// check's delay, so a peer is judged only on time this process watched.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <vector>
@@ -38,18 +40,17 @@ class liveness {
 
   bool watched(const Key& peer) const { return last_.count(peer) > 0; }
 
-  // Called every `interval`: the peers silent for longer than `timeout`,
-  // which are no longer watched; none if this check comes late.
+  // Called every `interval`: the peers silent for longer than `timeout`
+  // while this process watched, which are no longer watched.
   std::vector<Key> check(clock::time_point now) {
     std::vector<Key> silent;
-    const bool late = checked_ && now - last_check_ > 2 * interval_;
+    const auto delay = checked_ && now - last_check_ > 2 * interval_ ? now - last_check_ - interval_
+                                                                     : clock::duration::zero();
     checked_ = true;
     last_check_ = now;
     for (auto it = last_.begin(); it != last_.end();) {
-      if (late) {
-        it->second = now;
-        ++it;
-      } else if (now - it->second > timeout_) {
+      it->second = std::min(now, it->second + delay);
+      if (now - it->second > timeout_) {
         silent.push_back(it->first);
         it = last_.erase(it);
       } else {
