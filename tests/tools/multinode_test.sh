@@ -91,27 +91,27 @@ else
   fail "Open MPI allreduce: tests/hosts/mpi/allreduce was not built"
 fi
 
-# Node 3's ranks never reach the fence; its pmixd is killed 2 s in.
-start=$(date +%s)
-MULTINODE_KILL=3:2 PMIXRUN_ARGS="--timeout 100" run 4 2 "$client" stall; st=$?
-took=$(( $(date +%s) - start ))
-expect "a node killed mid-fence" $st 1 "$tmp/out" '^entering fence rank [0-5]$' 6 \
-  "$tmp/out" '^fence failed: PMIX_ERR_UNREACH after [0-9.]+ s rank [0-5]$' 6 \
-  "$tmp/out" '^pmixrun: node node3 \(10\.77\.0\.4:[0-9]+\) is lost: its pmixd is gone' 1 \
-  "$tmp/out" 'exit status 1$' 1
-if [ "$took" -gt 20 ]; then fail "a node killed mid-fence: the job took $took s, want at most 20" "$tmp/out"; fi
-
-# A daemon that stops answering but keeps its connections open (SIGSTOP 2 s
-# in): the other daemons and the launcher hear no beat from it for 10 s
-# (tools/pmixd/liveness.hpp) and lose it; the fences waiting for it fail.
-start=$(date +%s)
-MULTINODE_STOP=3:2 PMIXRUN_ARGS="--timeout 100" run 4 2 "$client" stall; st=$?
-took=$(( $(date +%s) - start ))
-expect "a node stopped mid-fence" $st 1 "$tmp/out" '^entering fence rank [0-5]$' 6 \
-  "$tmp/out" '^fence failed: PMIX_ERR_UNREACH after [0-9.]+ s rank [0-5]$' 6 \
-  "$tmp/out" '^pmixrun: node node3 \(10\.77\.0\.4:[0-9]+\) is lost: its pmixd has not answered for 10 s' 1 \
-  "$tmp/out" 'exit status 1$' 1
-if [ "$took" -gt 60 ]; then fail "a node stopped mid-fence: the job took $took s, want at most 60" "$tmp/out"; fi
+# lost_mid_fence NAME HOW REASON MAX_S: node 3's ranks never reach the
+# fence, and 2 s in its pmixd is killed (HOW: MULTINODE_KILL) or stopped
+# (MULTINODE_STOP: it keeps its connections open, and the other daemons and
+# the launcher hear no beat from it for 10 s, tools/pmixd/liveness.hpp).
+# The ranks of the other nodes fail with PMIX_ERR_UNREACH, pmixrun says
+# node 3 is lost and why (REASON), and the job ends within MAX_S seconds.
+lost_mid_fence() {
+  local name=$1 how=$2 reason=$3 max=$4 start took st
+  start=$(date +%s)
+  export "$how=3:2"
+  PMIXRUN_ARGS="--timeout 100" run 4 2 "$client" stall; st=$?
+  unset "$how"
+  took=$(( $(date +%s) - start ))
+  expect "$name" $st 1 "$tmp/out" '^entering fence rank [0-5]$' 6 \
+    "$tmp/out" '^fence failed: PMIX_ERR_UNREACH after [0-9.]+ s rank [0-5]$' 6 \
+    "$tmp/out" "^pmixrun: node node3 \\(10\\.77\\.0\\.4:[0-9]+\\) is lost: $reason" 1 \
+    "$tmp/out" 'exit status 1$' 1
+  if [ "$took" -gt "$max" ]; then fail "$name: the job took $took s, want at most $max" "$tmp/out"; fi
+}
+lost_mid_fence "a node killed mid-fence" MULTINODE_KILL "its pmixd is gone" 20
+lost_mid_fence "a node stopped mid-fence" MULTINODE_STOP "its pmixd has not answered for 10 s" 60
 
 # Stopped for 5 s in the middle of a job of 16 fences 0.5 s apart: less
 # than the 10 s of silence that loses a node, so the job goes on.
