@@ -668,7 +668,6 @@ void add_peer(self_ptr self, session& s, uint32_t n, caf::actor peer) {
   if (n >= s.peers.size() || s.peers[n]) return;
   s.peers[n] = std::move(peer);
   self->monitor(s.peers[n]);
-  self->state.alive.heard({s.name, n}, liveness_clock::now());
   peer_known(self, s);
 }
 
@@ -832,8 +831,16 @@ caf::behavior daemon_actor(self_ptr self, daemon_config cfg) {
         release_pushes(self, nspace, rc == PMIX_SUCCESS ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND);
       },
       [self](beat_atom, const std::string& sname, uint32_t node) {
-        auto& alive = self->state.alive;
-        if (alive.watched({sname, node})) alive.heard({sname, node}, liveness_clock::now());
+        // The launcher is watched from the job's plan on; another daemon
+        // from its first beat, which it sends once it has the plan too (a
+        // peer connected earlier is not judged on the time its plan took).
+        auto& st = self->state;
+        auto it = st.sessions.find(sname);
+        if (it == st.sessions.end()) return;
+        const auto& s = it->second;
+        const bool peer = node < s.peers.size() && node != s.this_node && s.peers[node] && s.lost.count(node) == 0;
+        if (peer || (node == launcher_node && st.alive.watched({sname, node})))
+          st.alive.heard({sname, node}, liveness_clock::now());
       },
       [self](beattick_atom) {
         beat(self);

@@ -9,7 +9,9 @@
 // zero): on a loaded machine, where a TLS handshake can take longer than the
 // one-second tick, a daemon failed to reach its peers ten times in a row and
 // the job failed with connection_timeout (multinode16_test, four runs side by
-// side). Here a peer is watched from the moment its connection is made.
+// side). Here a connection waits for its handshake, and a peer is watched
+// once it beats (a daemon once it has the job's plan; the launcher from the
+// plan on).
 //
 // A check that comes late, more than twice the interval after the one
 // before, does not count the time this process itself was not running
