@@ -40,7 +40,9 @@ CASES = {
     "get": ["get", 250],
     "dmodex16": ["dmodex", 16],
     "dmodex64": ["dmodex", 64],
+    "register": ["register-nspace", 10000],
     "hosted": ["register-hosted", 10000],
+    "local": ["register-local", 10000],
     "maps": ["register-maps", 100000, 6250],
 }
 
