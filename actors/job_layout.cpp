@@ -54,9 +54,14 @@ void add_if_absent_made(info_list& list, const char* key, Make make) {
 }
 
 // A little-endian 32-bit number (JobInfo.rank_index's and local_runs' fields).
+char* put_le32(char* at, std::uint32_t v) {
+  for (int k = 0; k < 4; ++k) at[k] = static_cast<char>((v >> (8 * k)) & 0xff);
+  return at + 4;
+}
+
 void append_le32(std::string& out, std::uint32_t v) {
-  const char bytes[4] = {static_cast<char>(v & 0xff), static_cast<char>((v >> 8) & 0xff),
-                         static_cast<char>((v >> 16) & 0xff), static_cast<char>((v >> 24) & 0xff)};
+  char bytes[4];
+  put_le32(bytes, v);
   out.append(bytes, 4);
 }
 
@@ -631,13 +636,9 @@ std::string serialize_job_info(const std::string& nspace, job_layout layout,
     const auto by_rank = [](const entry& a, const entry& b) { return a.rank < b.rank; };
     if (!std::is_sorted(entries.begin(), entries.end(), by_rank))
       std::stable_sort(entries.begin(), entries.end(), by_rank);
-    std::string index;
-    index.reserve(index_bytes);
-    for (const auto& e : entries) {
-      append_le32(index, e.rank);
-      append_le32(index, e.offset);
-      append_le32(index, e.length);
-    }
+    std::string index(index_bytes, '\0');
+    char* at = index.data();
+    for (const auto& e : entries) at = put_le32(put_le32(put_le32(at, e.rank), e.offset), e.length);
     protocol::append_length_delimited(out, wire::JobInfo::kRankIndexFieldNumber, index);
   }
   std::size_t from = 0;
