@@ -33,7 +33,9 @@
 #     Every daemon listens on its node's address only (and its PMIx server on loopback, for OpenPMIx).
 #     pmixrun --hosts hands the key over stdin (not on the command line) and leaves no key
 #     file behind. pmixd without a key, with a key others may read, or with garbage on stdin,
-#     and pmixrun --daemons without a key, refuse to start
+#     and pmixrun --daemons without a key, refuse to start, and both refuse a
+#     PMIX_CXX_DAEMON_PEER_TIMEOUT_S out of 2 to 3600. A node's pmixd stopped mid-fence
+#     (SIGSTOP) is lost once silent for that long; stopped 5 s of a paced job, it is not
 # Needs root and iproute2: it fails (does not skip) without them.
 set -uo pipefail
 # shellcheck source=tests/tools/multinode_expect.sh
@@ -97,7 +99,7 @@ fi
 # the launcher hear no beat from it for 10 s, tools/pmixd/liveness.hpp).
 # The ranks of the other nodes fail with PMIX_ERR_UNREACH, pmixrun says
 # node 3 is lost and why (REASON), and the job ends within MAX_S seconds.
-lost_mid_fence() {
+lost_mid_fence() {  # PMIX_CXX_DAEMON_PEER_TIMEOUT_S from the caller, if any
   local name=$1 how=$2 reason=$3 max=$4 start took st
   start=$(date +%s)
   export "$how=3:2"
@@ -111,7 +113,8 @@ lost_mid_fence() {
   if [ "$took" -gt "$max" ]; then fail "$name: the job took $took s, want at most $max" "$tmp/out"; fi
 }
 lost_mid_fence "a node killed mid-fence" MULTINODE_KILL "its pmixd is gone" 20
-lost_mid_fence "a node stopped mid-fence" MULTINODE_STOP "its pmixd has not answered for 10 s" 60
+PMIX_CXX_DAEMON_PEER_TIMEOUT_S=3 \
+  lost_mid_fence "a node stopped mid-fence, lost after 3 s" MULTINODE_STOP "its pmixd has not answered for 3 s" 60
 
 # Stopped for 5 s in the middle of a job of 16 fences 0.5 s apart: less
 # than the 10 s of silence that loses a node, so the job goes on.
@@ -283,9 +286,19 @@ timeout 10 "$PMIXD" --credentials "$tmp/openkey" --listen 127.0.0.1:0 >"$tmp/out
 expect "pmixd refuses a key others may read" $st 2 "$tmp/out" 'key.pem: the key must be readable by its owner only' 1
 echo "not a key" | timeout 10 "$PMIXD" --credentials-stdin --listen 127.0.0.1:0 >"$tmp/out" 2>&1; st=$?
 expect "pmixd refuses garbage on stdin" $st 2 "$tmp/out" '^pmixd: refusing to start: the session key from stdin: ' 1
+"$PMIXD" credentials "$tmp/newkey" >/dev/null
 timeout 10 "$PMIXRUN" --daemons 127.0.0.1:1 -n 1 /bin/true >"$tmp/out" 2>&1; st=$?
 expect "pmixrun --daemons without a key" $st 2 "$tmp/out" '^pmixrun: --daemons needs --credentials DIR' 1
-"$PMIXD" credentials "$tmp/newkey" >/dev/null
+for bad in 1 3601 ten; do
+  PMIX_CXX_DAEMON_PEER_TIMEOUT_S=$bad timeout 10 "$PMIXD" --credentials "$tmp/newkey" --listen 127.0.0.1:0 \
+    >"$tmp/out" 2>&1; st=$?
+  expect "pmixd refuses PMIX_CXX_DAEMON_PEER_TIMEOUT_S=$bad" $st 2 \
+    "$tmp/out" "^pmixd: refusing to start: PMIX_CXX_DAEMON_PEER_TIMEOUT_S='$bad' must be a number from 2 to 3600\$" 1
+  PMIX_CXX_DAEMON_PEER_TIMEOUT_S=$bad timeout 10 "$PMIXRUN" --daemons 127.0.0.1:1 --credentials "$tmp/newkey" \
+    -n 1 /bin/true >"$tmp/out" 2>&1; st=$?
+  expect "pmixrun --daemons refuses PMIX_CXX_DAEMON_PEER_TIMEOUT_S=$bad" $st 2 \
+    "$tmp/out" "^pmixrun: PMIX_CXX_DAEMON_PEER_TIMEOUT_S='$bad' must be a number from 2 to 3600\$" 1
+done
 if [ "$(stat -c %a "$tmp/newkey") $(stat -c %a "$tmp/newkey/key.pem") $(stat -c %a "$tmp/newkey/cert.pem")" != "700 600 600" ]; then
   fail "pmixd credentials: modes $(stat -c %a "$tmp/newkey" "$tmp/newkey/key.pem" "$tmp/newkey/cert.pem" | tr '\n' ' '), want 700 600 600"
 fi

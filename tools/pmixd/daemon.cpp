@@ -233,7 +233,7 @@ struct daemon_state {
   uint64_t group_proposals = 0;
   // The peers this daemon hears beats from: (session, node id), the
   // session's launcher as launcher_node.
-  liveness<std::pair<std::string, uint32_t>> alive{beat_interval, peer_timeout};
+  liveness<std::pair<std::string, uint32_t>> alive{beat_interval, peer_timeout()};
   static const char* name;
 };
 const char* daemon_state::name = "pmixd";
@@ -768,7 +768,7 @@ void forget_session_if_done(self_ptr self, const std::string& sname) {
 }
 
 // Every second: a beat to each peer and launcher of each session, and the
-// peers not heard from for peer_timeout lost (liveness.hpp).
+// peers not heard from for peer_timeout() lost (liveness.hpp).
 void beat(self_ptr self) {
   auto& st = self->state;
   for (auto& [name, s] : st.sessions) {
@@ -777,7 +777,7 @@ void beat(self_ptr self) {
         self->send(s.peers[n], beat_atom::value, name, s.this_node);
     if (s.launcher) self->send(s.launcher, beat_atom::value, name, s.this_node);
   }
-  const std::string silent = " has not answered for " + std::to_string(peer_timeout.count()) + " s";
+  const std::string silent = " has not answered for " + std::to_string(peer_timeout().count()) + " s";
   for (const auto& [sname, node] : st.alive.check(liveness_clock::now())) {
     auto it = st.sessions.find(sname);
     if (it == st.sessions.end()) continue;

@@ -111,7 +111,7 @@ struct launcher_state {
   clock_type::time_point start;
   std::shared_ptr<std::promise<int>> result;
   std::shared_ptr<stdin_feed> input;
-  liveness<uint32_t> alive{beat_interval, peer_timeout};  // the daemons' beats, by node
+  liveness<uint32_t> alive{beat_interval, peer_timeout()};  // the daemons' beats, by node
   static const char* name;
 };
 const char* launcher_state::name = "pmixd-launcher";
@@ -365,12 +365,12 @@ void lose_daemon(self_ptr self, uint32_t n, const char* why) {
 }
 
 // Every second: a beat to each daemon not lost, and the daemons not heard
-// from for peer_timeout lost (liveness.hpp).
+// from for peer_timeout() lost (liveness.hpp).
 void beat(self_ptr self) {
   auto& st = self->state;
   for (uint32_t n = 0; n < st.daemons.size(); ++n)
     if (st.lost.count(n) == 0) self->send(st.daemons[n], beat_atom::value, st.opt.nspace, launcher_node);
-  const std::string why = "its pmixd has not answered for " + std::to_string(peer_timeout.count()) + " s";
+  const std::string why = "its pmixd has not answered for " + std::to_string(peer_timeout().count()) + " s";
   for (uint32_t n : st.alive.check(clock_type::now())) lose_daemon(self, n, why.c_str());
 }
 
@@ -666,6 +666,10 @@ int run_job(caf::actor_system_config& cfg, const options& opt);
 }  // namespace
 
 int run_launcher(caf::actor_system_config& cfg, int argc, char** argv) {
+  if (std::string error; !configure_peer_timeout(error)) {
+    std::fprintf(stderr, "pmixrun: %s\n", error.c_str());
+    return 2;
+  }
   options opt;
   opt.nspace = "pmixrun." + std::to_string(::getpid()) + "." + std::to_string(::time(nullptr) % 100000);
   int i = 1;

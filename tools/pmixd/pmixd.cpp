@@ -276,7 +276,8 @@ int run_daemon(int argc, char** argv) {
   pmixrun::raise_descriptor_limit();
   // The TLS port's bounds, and the key in memory (tls_guard.hpp).
   std::string guard_error;
-  if (!pmixd::tls_guard::configure_from_env(guard_error) || !pmixd::tls_guard::hold(creds, guard_error)) {
+  if (!pmixd::tls_guard::configure_from_env(guard_error) || !pmixd::configure_peer_timeout(guard_error) ||
+      !pmixd::tls_guard::hold(creds, guard_error)) {
     std::fprintf(stderr, "pmixd: refusing to start: %s\n", guard_error.c_str());
     pmixd::remove_credentials(credentials_stdin ? creds : pmixd::credentials{});
     return 2;

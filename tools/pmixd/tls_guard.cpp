@@ -1,5 +1,7 @@
 #include "tools/pmixd/tls_guard.hpp"
 
+#include "tools/pmixd/caf_config.hpp"
+
 #include <dlfcn.h>
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
@@ -121,22 +123,6 @@ void take_and_close(int listener) {
   reserve_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   ++shed_no_room;
   if (fd < 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-}
-
-bool number_from_env(const char* name, unsigned long long low, unsigned long long high, unsigned long long& out,
-                     std::string& error) {
-  const char* text = std::getenv(name);
-  if (text == nullptr || *text == '\0') return true;
-  char* end = nullptr;
-  errno = 0;
-  const auto v = std::strtoull(text, &end, 10);
-  if (*end != '\0' || errno != 0 || v < low || v > high) {
-    error = std::string{name} + "='" + text + "' must be a number from " + std::to_string(low) + " to " +
-            std::to_string(high);
-    return false;
-  }
-  out = v;
-  return true;
 }
 
 template <class F>
