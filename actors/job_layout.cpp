@@ -612,9 +612,7 @@ std::string serialize_job_info(const std::string& nspace, job_layout layout,
       count == 0 ? 0 : protocol::header_size(wire::JobInfo::kRankIndexFieldNumber, index_bytes) + index_bytes;
   std::vector<entry> entries;
   entries.reserve(count);
-  std::vector<std::size_t> lengths;  // of the records, in the order written
-  lengths.reserve(count);
-  std::string records;
+  std::string records;  // the records, in `entries`' order
   std::size_t at = out.size() + index_field;  // where the next RankInfo field starts
   auto slice = layout.rank_data.cbegin();
   for (std::size_t k = 0; k < ranks.size(); ++k) {
@@ -624,7 +622,6 @@ std::string serialize_job_info(const std::string& nspace, job_layout layout,
     if (records.empty()) records.reserve(rec.size() * count * 5 / 4 + 4096);
     records += rec;
     const auto length = rec.size();
-    lengths.push_back(length);
     at += protocol::header_size(wire::JobInfo::kRanksFieldNumber, length);
     entries.push_back(entry{ranks[k], static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(length)});
     at += length;
@@ -633,19 +630,24 @@ std::string serialize_job_info(const std::string& nspace, job_layout layout,
   const bool indexed = count > 0 && at <= UINT32_MAX;
   out.reserve(at - (indexed ? 0 : index_field));
   if (indexed) {
+    // By rank (`entries` stays in the records' order for the copy below).
     const auto by_rank = [](const entry& a, const entry& b) { return a.rank < b.rank; };
-    if (!std::is_sorted(entries.begin(), entries.end(), by_rank))
-      std::stable_sort(entries.begin(), entries.end(), by_rank);
+    std::vector<entry> sorted;
+    if (!std::is_sorted(entries.begin(), entries.end(), by_rank)) {
+      sorted = entries;
+      std::stable_sort(sorted.begin(), sorted.end(), by_rank);
+    }
     std::string index(index_bytes, '\0');
     char* at = index.data();
-    for (const auto& e : entries) at = put_le32(put_le32(put_le32(at, e.rank), e.offset), e.length);
+    for (const auto& e : sorted.empty() ? entries : sorted)
+      at = put_le32(put_le32(put_le32(at, e.rank), e.offset), e.length);
     protocol::append_length_delimited(out, wire::JobInfo::kRankIndexFieldNumber, index);
   }
   std::size_t from = 0;
-  for (const auto length : lengths) {
+  for (const auto& e : entries) {
     protocol::append_length_delimited(out, wire::JobInfo::kRanksFieldNumber,
-                                      std::string_view{records}.substr(from, length));
-    from += length;
+                                      std::string_view{records}.substr(from, e.length));
+    from += e.length;
   }
   // With no rank written the buffer is what the job's items grew to: it is
   // held as long as the job, so at its size.
