@@ -1908,6 +1908,14 @@ caf::stateful_actor<peer_state, lean_actor>* current() { return peer_actor_impl:
 caf::behavior peer_behavior() {
   return caf::message_handler{
       [](transport::frame_atom, const std::string& payload) { on_frame(current(), payload); },
+      [](transport::frames_atom, const transport::frames_msg& batch) {
+        // Each frame as if it came in a message of its own.
+        auto* self = current();
+        for (const auto& payload : batch.frames) {
+          if (self->quitting()) return;
+          on_frame(self, payload);
+        }
+      },
       [](fault_replay_atom, const std::string& payload) { on_frame(current(), payload, true); },
       [](fault_flush_atom) {
         auto* self = current();

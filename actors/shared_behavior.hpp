@@ -55,6 +55,11 @@ class lean_actor : public caf::extend<caf::scheduled_actor, lean_actor>::with<ca
 
   explicit lean_actor(caf::actor_config& cfg) : extended_base(cfg) {}
 
+  // True once the actor has quit (CAF 0.17.6's quit() sets the first flag):
+  // what a handler of several requests in one message checks between them,
+  // as CAF would before the next message.
+  bool quitting() const { return getf(is_shutting_down_flag | is_terminated_flag); }
+
   void initialize() override {
     extended_base::initialize();
     setf(is_initialized_flag);

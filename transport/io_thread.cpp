@@ -26,6 +26,9 @@ constexpr std::uint64_t wake_tag = 0;
 constexpr std::uint64_t listener_tag = std::uint64_t{1} << 63;
 constexpr std::uint64_t timer_tag = listener_tag | 0xffffffffu;  // no listener has descriptor -1
 constexpr std::size_t read_chunk = 64 * 1024;
+// At most this many frames go to a peer actor in one message, so that one
+// client's burst of small frames is still handled in turns with the others.
+constexpr std::size_t most_batched = 64;
 
 }  // namespace
 
@@ -494,6 +497,7 @@ void io_thread::read_from(std::uint64_t id) {
   note_authenticated(e);
   char buf[read_chunk];
   std::string payload;
+  std::vector<std::string> frames;
   bool eof = false;
   // Read until EAGAIN so a level-triggered wakeup is not wasted. Whole
   // frames are taken from each read directly; only a partial one is kept
@@ -501,7 +505,7 @@ void io_thread::read_from(std::uint64_t id) {
   for (int round = 0; round < 16; ++round) {
     const auto n = ::recv(e.conn->fd(), buf, sizeof buf, 0);
     if (n > 0) {
-      if (!split(e, id, std::string_view{buf, static_cast<std::size_t>(n)}, payload)) {
+      if (!split(e, id, std::string_view{buf, static_cast<std::size_t>(n)}, payload, frames)) {
         eof = true;
         break;
       }
@@ -516,19 +520,31 @@ void io_thread::read_from(std::uint64_t id) {
     if (errno != EAGAIN && errno != EWOULDBLOCK) eof = true;
     break;
   }
+  // The frames read go before the end of the connection (drop's closed_atom).
+  deliver(e, frames);
   e.reader.release_if_drained();
   if (eof) drop(id, true);
 }
 
-bool io_thread::split(entry& e, std::uint64_t id, std::string_view data, std::string& payload) {
+void io_thread::deliver(entry& e, std::vector<std::string>& frames) {
+  if (frames.size() == 1)
+    caf::anon_send(e.peer, frame_atom::value, std::move(frames.front()));
+  else if (frames.size() > 1)
+    caf::anon_send(e.peer, frames_atom::value, frames_msg{std::move(frames)});
+  frames.clear();
+}
+
+bool io_thread::split(entry& e, std::uint64_t id, std::string_view data, std::string& payload,
+                      std::vector<std::string>& frames) {
   for (;;) {
     const auto st = e.reader.next_from(data, payload);
     if (st == protocol::frame_reader::status::need_more) return true;
     if (st == protocol::frame_reader::status::complete) {
       if (e.reader.openpmix() && !e.conn->openpmix()) e.conn->set_openpmix();
       e.heard = true;
-      caf::anon_send(e.peer, frame_atom::value, std::move(payload));
+      frames.push_back(std::move(payload));
       payload = std::string{};
+      if (frames.size() == most_batched) deliver(e, frames);
       continue;
     }
     log::error("io", "connection ", id, " (pid ", e.conn->credentials().pid, ") sent a frame of ",

@@ -108,7 +108,11 @@ class io_thread {
   void read_from(std::uint64_t id);
   // Hands the whole frames of `data` (after what the reader holds) to the
   // peer; false when one is over the limit (the connection is shut).
-  bool split(entry& e, std::uint64_t id, std::string_view data, std::string& payload);
+  bool split(entry& e, std::uint64_t id, std::string_view data, std::string& payload,
+             std::vector<std::string>& frames);
+  // Sends the frames split so far to the connection's peer actor: one
+  // frame_atom for one, one frames_atom for more.
+  static void deliver(entry& e, std::vector<std::string>& frames);
   void drop(std::uint64_t id, bool notify);
   void drain_commands();
   // Connections still in their handshake past their time are closed;
