@@ -321,14 +321,9 @@ void on_commit(self_ptr self, const wire::CommitRequest& req) {
   // value is in any other request.
   std::vector<std::pair<std::string, std::string>> items(static_cast<std::size_t>(req.data_size()));
   std::string error;
-  // Each item is rewritten on an arena whose first block is on the stack,
-  // one message for all of them: its parts cost no allocation.
-  protocol::stack_arena<1024> arena;
-  auto& item = arena.make<wire::ScopedInfo>();
   for (int k = 0; k < req.data_size(); ++k) {
     auto& [key, bytes] = items[static_cast<std::size_t>(k)];
-    if (!protocol::canonical_item(req.data(k), item, key, &error)) return protocol_error(self, "commit: " + error);
-    item.SerializeToString(&bytes);
+    if (!protocol::canonical_item(req.data(k), bytes, key, &error)) return protocol_error(self, "commit: " + error);
   }
   // What the data will weigh once these items are in (an item replaces
   // the one of its key), against the process's and its job's limits: over

@@ -2,6 +2,7 @@
 
 #include <pmix_common.h>
 
+#include "protocol/direct.hpp"
 #include "protocol/framing.hpp"
 
 namespace pmix::protocol {
@@ -261,13 +262,14 @@ bool from_wire(const wire::App& in, app& out, std::string* error) {
   return from_wire(in.info(), out.info, error);
 }
 
-bool canonical_item(const wire::ScopedInfo& in, wire::ScopedInfo& out, std::string& key,
+bool canonical_item(const wire::ScopedInfo& in, std::string& bytes, std::string& key,
                     std::string* error) {
   info item;
   if (!from_wire(in.info(), item, error)) return false;
-  out.Clear();
-  out.set_scope(in.scope());
-  to_wire(item, out.mutable_info());
+  // ScopedInfo: scope = 1, info = 2.
+  bytes.clear();
+  append_uint(bytes, 1, in.scope());
+  append_info(bytes, 2, item);
   key = std::move(item.key);
   return true;
 }

@@ -61,10 +61,12 @@ bool from_wire(const wire::App& in, app& out, std::string* error = nullptr);
 
 // A committed item as the server keeps and serves it to peers
 // (actors/peer_actor.cpp, on_commit): its info read and written again, so
-// that peers receive only what the library itself writes. False, with
-// `error`, when the info does not read (a payload that does not match its
-// type, ...). `key` is the item's key.
-bool canonical_item(const wire::ScopedInfo& in, wire::ScopedInfo& out, std::string& key,
+// that peers receive only what the library itself writes. `bytes` is the
+// serialized wire::ScopedInfo (written directly, protocol/direct.hpp: the
+// bytes protobuf would write). False, with `error`, when the info does not
+// read (a payload that does not match its type, ...). `key` is the item's
+// key.
+bool canonical_item(const wire::ScopedInfo& in, std::string& bytes, std::string& key,
                     std::string* error = nullptr);
 void to_wire(const pdata& d, wire::PData* out);
 

@@ -106,13 +106,17 @@ void keys_to_host(const google::protobuf::RepeatedPtrField<std::string>& in) {
 void commit_and_serve(const wire::CommitRequest& req) {
   std::map<std::string, wire::ScopedInfo> committed;
   for (const auto& sent : req.data()) {
-    wire::ScopedInfo item;
-    std::string key, error;
-    const bool ok = protocol::canonical_item(sent, item, key, &error);
+    std::string bytes, key, error;
+    const bool ok = protocol::canonical_item(sent, bytes, key, &error);
     info codec_item;
     FUZZ_CHECK(ok == protocol::from_wire(sent.info(), codec_item));
     if (!ok) return;  // the server closes the connection
     FUZZ_CHECK(key == codec_item.key);
+    // What it writes is what protobuf writes for the item it read.
+    wire::ScopedInfo item;
+    item.set_scope(sent.scope());
+    protocol::to_wire(codec_item, item.mutable_info());
+    FUZZ_CHECK(bytes == item.SerializeAsString());
     committed[key] = std::move(item);
   }
   wire::RankData data;
