@@ -1,7 +1,8 @@
 // The server's socket thread: one epoll loop that accepts connections on the
 // listening sockets, reads the peer's credentials (SO_PEERCRED), splits the
-// byte stream into frames and hands each frame to that connection's peer
-// actor. It never parses a frame and never calls user code.
+// byte stream into frames and hands them to that connection's peer actor
+// (the whole frames of one read in one message). It never parses a frame
+// and never calls user code.
 //
 // A frame larger than the maximum closes that one connection (with a log line);
 // other connections are untouched. docs/architecture.md has the flow.
