@@ -9,6 +9,7 @@
 #include <caf/atom.hpp>
 #include <caf/scoped_actor.hpp>
 #include <chrono>
+#include <utility>
 
 #include "actors/shared_behavior.hpp"
 
@@ -37,6 +38,19 @@ class probe final : public pmix::actors::lean_actor {
   caf::actor reporter_;
 };
 
+// What the probe says to `request`: quitting() before and after handling it
+// (both false when it never answers, with a failed check).
+template <class Atom>
+std::pair<bool, bool> ask(caf::scoped_actor& self, const caf::actor& p, Atom request) {
+  std::pair<bool, bool> said{false, false};
+  bool answered = false;
+  self->send(p, request);
+  self->receive([&](bool before, bool after) { said = {before, after}, answered = true; },
+                caf::after(std::chrono::seconds(30)) >> [] {});
+  CHECK(answered);
+  return said;
+}
+
 }  // namespace
 
 TEST_CASE("lean_actor::quitting: false while the actor runs, true right after it quits") {
@@ -44,18 +58,6 @@ TEST_CASE("lean_actor::quitting: false while the actor runs, true right after it
   caf::actor_system sys{cfg};
   caf::scoped_actor self{sys};
   auto p = sys.spawn<probe>(caf::actor_cast<caf::actor>(self));
-  bool before = true, after = true, answered = false;
-  self->send(p, stay_atom::value);
-  self->receive([&](bool b, bool a) { before = b, after = a, answered = true; },
-                caf::after(std::chrono::seconds(30)) >> [] {});
-  REQUIRE(answered);
-  CHECK_FALSE(before);
-  CHECK_FALSE(after);
-  answered = false;
-  self->send(p, go_atom::value);
-  self->receive([&](bool b, bool a) { before = b, after = a, answered = true; },
-                caf::after(std::chrono::seconds(30)) >> [] {});
-  REQUIRE(answered);
-  CHECK_FALSE(before);
-  CHECK(after);
+  CHECK(ask(self, p, stay_atom::value) == std::pair{false, false});
+  CHECK(ask(self, p, go_atom::value) == std::pair{false, true});
 }
