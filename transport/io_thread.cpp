@@ -497,7 +497,8 @@ void io_thread::read_from(std::uint64_t id) {
   note_authenticated(e);
   char buf[read_chunk];
   std::string payload;
-  std::vector<std::string> frames;
+  // Kept between reads: a read of one frame costs no allocation for it.
+  auto& frames = batch_;
   bool eof = false;
   // Read until EAGAIN so a level-triggered wakeup is not wasted. Whole
   // frames are taken from each read directly; only a partial one is kept

@@ -115,6 +115,8 @@ class io_thread {
   // frame_atom for one, one frames_atom for more.
   static void deliver(entry& e, std::vector<std::string>& frames);
   void drop(std::uint64_t id, bool notify);
+  // The whole frames of the read under way (read_from), not yet delivered.
+  std::vector<std::string> batch_;
   void drain_commands();
   // Connections still in their handshake past their time are closed;
   // returns the milliseconds until the next one is due (-1: none).
