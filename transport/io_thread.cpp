@@ -497,8 +497,6 @@ void io_thread::read_from(std::uint64_t id) {
   note_authenticated(e);
   char buf[read_chunk];
   std::string payload;
-  // Kept between reads: a read of one frame costs no allocation for it.
-  auto& frames = batch_;
   bool eof = false;
   // Read until EAGAIN so a level-triggered wakeup is not wasted. Whole
   // frames are taken from each read directly; only a partial one is kept
@@ -506,7 +504,7 @@ void io_thread::read_from(std::uint64_t id) {
   for (int round = 0; round < 16; ++round) {
     const auto n = ::recv(e.conn->fd(), buf, sizeof buf, 0);
     if (n > 0) {
-      if (!split(e, id, std::string_view{buf, static_cast<std::size_t>(n)}, payload, frames)) {
+      if (!split(e, id, std::string_view{buf, static_cast<std::size_t>(n)}, payload)) {
         eof = true;
         break;
       }
@@ -522,30 +520,29 @@ void io_thread::read_from(std::uint64_t id) {
     break;
   }
   // The frames read go before the end of the connection (drop's closed_atom).
-  deliver(e, frames);
+  deliver(e);
   e.reader.release_if_drained();
   if (eof) drop(id, true);
 }
 
-void io_thread::deliver(entry& e, std::vector<std::string>& frames) {
-  if (frames.size() == 1)
-    caf::anon_send(e.peer, frame_atom::value, std::move(frames.front()));
-  else if (frames.size() > 1)
-    caf::anon_send(e.peer, frames_atom::value, frames_msg{std::move(frames)});
-  frames.clear();
+void io_thread::deliver(entry& e) {
+  if (batch_.size() == 1)
+    caf::anon_send(e.peer, frame_atom::value, std::move(batch_.front()));
+  else if (batch_.size() > 1)
+    caf::anon_send(e.peer, frames_atom::value, frames_msg{std::move(batch_)});
+  batch_.clear();
 }
 
-bool io_thread::split(entry& e, std::uint64_t id, std::string_view data, std::string& payload,
-                      std::vector<std::string>& frames) {
+bool io_thread::split(entry& e, std::uint64_t id, std::string_view data, std::string& payload) {
   for (;;) {
     const auto st = e.reader.next_from(data, payload);
     if (st == protocol::frame_reader::status::need_more) return true;
     if (st == protocol::frame_reader::status::complete) {
       if (e.reader.openpmix() && !e.conn->openpmix()) e.conn->set_openpmix();
       e.heard = true;
-      frames.push_back(std::move(payload));
+      batch_.push_back(std::move(payload));
       payload = std::string{};
-      if (frames.size() == most_batched) deliver(e, frames);
+      if (batch_.size() == most_batched) deliver(e);
       continue;
     }
     log::error("io", "connection ", id, " (pid ", e.conn->credentials().pid, ") sent a frame of ",

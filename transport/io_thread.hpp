@@ -109,13 +109,13 @@ class io_thread {
   void read_from(std::uint64_t id);
   // Hands the whole frames of `data` (after what the reader holds) to the
   // peer; false when one is over the limit (the connection is shut).
-  bool split(entry& e, std::uint64_t id, std::string_view data, std::string& payload,
-             std::vector<std::string>& frames);
-  // Sends the frames split so far to the connection's peer actor: one
-  // frame_atom for one, one frames_atom for more.
-  static void deliver(entry& e, std::vector<std::string>& frames);
+  bool split(entry& e, std::uint64_t id, std::string_view data, std::string& payload);
+  // Sends the frames split so far (batch_) to the connection's peer actor:
+  // one frame_atom for one, one frames_atom for more.
+  void deliver(entry& e);
   void drop(std::uint64_t id, bool notify);
-  // The whole frames of the read under way (read_from), not yet delivered.
+  // The whole frames of the read under way (read_from), not yet delivered;
+  // kept between reads, so a read of one frame allocates nothing for it.
   std::vector<std::string> batch_;
   void drain_commands();
   // Connections still in their handshake past their time are closed;
