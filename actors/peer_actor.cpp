@@ -311,20 +311,29 @@ void on_connect(self_ptr self, std::uint64_t id, const wire::ConnectRequest& req
           });
 }
 
+// A commit's items, each as its key and the bytes the server keeps (a
+// ScopedInfo, written again: protocol::write_scoped_item).
+using commit_items = std::vector<std::pair<std::string, std::string>>;
+void keep_commit(self_ptr self, commit_items& items);
+
 void on_commit(self_ptr self, const wire::CommitRequest& req) {
-  auto& st = self->state;
   // Each item is read and written again before it is kept (all or none).
   // Kept as sent, an item whose value the clients' reader refuses, or with
   // unknown fields it refuses (groups), made every peer's fence and get of
   // this rank fail with PMIX_ERR_UNPACK_FAILURE (found by tests/fuzz
   // server_envelope). Such a commit is a protocol error, as a malformed
   // value is in any other request.
-  std::vector<std::pair<std::string, std::string>> items(static_cast<std::size_t>(req.data_size()));
+  commit_items items(static_cast<std::size_t>(req.data_size()));
   std::string error;
   for (int k = 0; k < req.data_size(); ++k) {
     auto& [key, bytes] = items[static_cast<std::size_t>(k)];
     if (!protocol::canonical_item(req.data(k), bytes, key, &error)) return protocol_error(self, "commit: " + error);
   }
+  keep_commit(self, items);
+}
+
+void keep_commit(self_ptr self, commit_items& items) {
+  auto& st = self->state;
   // What the data will weigh once these items are in (an item replaces
   // the one of its key), against the process's and its job's limits: over
   // either, the connection ends (a commit has no answer to refuse it with).
@@ -387,23 +396,30 @@ void on_hold_ended(self_ptr self) {
   if (was_ending && st.has_committed) answer_waiting_gets(self, PMIX_SUCCESS);
 }
 
+void send_fence(self_ptr self, std::uint64_t id, fence_msg& msg, bool board_wait, bool board_request);
+
 void on_fence(self_ptr self, std::uint64_t id, const wire::FenceRequest& req) {
-  auto& st = self->state;
   fence_msg msg;
-  msg.from = st.proc;
-  msg.uid = st.owner;
   msg.procs.reserve(static_cast<std::size_t>(req.procs_size()));
   for (const auto& p : req.procs()) msg.procs.push_back(protocol::from_wire(p));
-  if (msg.procs.empty()) msg.procs.push_back(proc_id{st.proc.nspace, rank_wildcard});
   std::string error;
   if (!protocol::from_wire(req.info(), msg.info, &error)) return protocol_error(self, error);
   msg.collect = req.collect_data();
+  send_fence(self, id, msg, req.board_wait(), req.board_request());
+}
+
+// `msg` holds the request's participants, directives and collect flag.
+void send_fence(self_ptr self, std::uint64_t id, fence_msg& msg, bool board_wait, bool board_request) {
+  auto& st = self->state;
+  msg.from = st.proc;
+  msg.uid = st.owner;
+  if (msg.procs.empty()) msg.procs.push_back(proc_id{st.proc.nspace, rank_wildcard});
   // A peer that committed nothing adds nothing to the collected data: the
   // clients take a collecting fence's participants as complete either way
   // (client::store::participants_complete).
   if (msg.collect && !st.committed.empty()) msg.data = st.rank_blob();
-  msg.board_wait = req.board_wait() && st.board_sent;
-  msg.board_request = req.board_request() && !st.board_asked && st.conn->passes_descriptors();
+  msg.board_wait = board_wait && st.board_sent;
+  msg.board_request = board_request && !st.board_asked && st.conn->passes_descriptors();
   st.board_asked = st.board_asked || msg.board_request;
   // Sent, not requested: the answer (on_fence_answer) comes only when the
   // reply is not on the board. The server actor never ends before this
@@ -970,6 +986,35 @@ void dispatch(self_ptr self, const wire::Envelope& e) {
   }
 }
 
+// A commit or a fence, the two requests of every fence, read without
+// protobuf's classes (protocol::read_request): false, having done nothing,
+// for any other frame and any such request that reader leaves to protobuf
+// (on_frame then parses it as before). Only for an active peer with no fault
+// plane: dispatch's checks of the phase and its fault points are not made.
+bool read_fence_request(self_ptr self, std::string_view payload) {
+  protocol::request req;
+  if (!protocol::read_request(payload, req)) return false;
+  if (req.kind == protocol::body::commit) {
+    std::vector<protocol::scoped_info> read;
+    if (!protocol::read_commit(req.message, read)) return false;
+    commit_items items(read.size());
+    for (std::size_t k = 0; k < read.size(); ++k) {
+      protocol::write_scoped_item(items[k].second, read[k].scope, read[k].item);
+      items[k].first = std::move(read[k].item.key);
+    }
+    keep_commit(self, items);
+    return true;
+  }
+  protocol::fence_request_data read;
+  if (!protocol::read_fence(req.message, read)) return false;
+  fence_msg msg;
+  msg.procs = std::move(read.procs);
+  msg.info = std::move(read.info);
+  msg.collect = read.collect_data;
+  send_fence(self, req.id, msg, read.board_wait, read.board_request);
+  return true;
+}
+
 // `replay`: a frame the fault plane already decided on (delayed,
 // duplicated or held back), handled without asking it again.
 void on_openpmix_frame(self_ptr self, const std::string& frame);
@@ -982,6 +1027,7 @@ void on_frame(self_ptr self, const std::string& payload, bool replay = false) {
   if (st.state == peer_state::phase::tombstone || !st.conn || st.conn->shut()) return;
   if (st.state == peer_state::phase::handshake && !st.openpmix) st.openpmix = st.conn->openpmix();
   if (st.openpmix) return on_openpmix_frame(self, payload);
+  if (!st.ctx->faults && st.state == peer_state::phase::active && read_fence_request(self, payload)) return;
   // The request is parsed on an arena whose first block is on the stack:
   // its parts cost no allocation and no destructor each (no handler keeps
   // a reference to them past this call).

@@ -266,10 +266,7 @@ bool canonical_item(const wire::ScopedInfo& in, std::string& bytes, std::string&
                     std::string* error) {
   info item;
   if (!from_wire(in.info(), item, error)) return false;
-  // ScopedInfo: scope = 1, info = 2.
-  bytes.clear();
-  append_uint(bytes, 1, in.scope());
-  append_info(bytes, 2, item);
+  write_scoped_item(bytes, in.scope(), item);
   key = std::move(item.key);
   return true;
 }

@@ -246,6 +246,13 @@ void append_value_body(std::string& out, const value& v) {
   value_body(c, v);
 }
 
+void write_scoped_item(std::string& out, std::uint32_t scope, const info& i) {
+  // ScopedInfo: scope = 1, info = 2.
+  out.clear();
+  append_uint(out, 1, scope);
+  append_info(out, 2, i);
+}
+
 void append_uint(std::string& out, int field_number, std::uint64_t v) {
   cursor c{out, opt_varint_size(field_number, v)};
   c.opt_varint(field_number, v);

@@ -27,6 +27,9 @@ void append_info(std::string& out, int field_number, const info& i);
 // The same for an info given as its parts.
 void append_info(std::string& out, int field_number, std::string_view key, const value& v,
                  std::uint32_t flags);
+// Replaces `out` with a wire::ScopedInfo of `scope` and `i` (a committed
+// item as the server keeps it).
+void write_scoped_item(std::string& out, std::uint32_t scope, const info& i);
 // Appends a varint field (uint32/uint64) unless it is 0, as proto3 does.
 void append_uint(std::string& out, int field_number, std::uint64_t v);
 

@@ -46,7 +46,7 @@ enum class msg : std::uint8_t {
   rank_data, modex, connect_request, connect_reply, finalize, commit, fence_request, fence_reply,
   get_request, get_reply, abort, status_reply, job_control, query, query_request, info_reply, event,
   publish, keys, pdata, lookup_reply, app, spawn, spawn_reply, connect_procs, connect_procs_reply, log,
-  host_request, iof_data, group_request, fence_board, commit_hold_end, envelope,
+  host_request, resource_unit, iof_data, group_request, fence_board, commit_hold_end, envelope,
 };
 
 // The message type of field `id` of an `m`; none for scalar and bytes fields.
@@ -91,7 +91,8 @@ msg child(msg m, std::uint32_t id) {
     case msg::spawn: return id == 1 ? msg::info : id == 2 ? msg::app : msg::none;
     case msg::connect_procs: return id == 1 ? msg::proc : id == 2 ? msg::info : msg::none;
     case msg::log: return id == 1 || id == 2 ? msg::info : msg::none;
-    case msg::host_request: return id == 3 ? msg::proc : id == 4 || id == 5 ? msg::info : msg::none;
+    case msg::host_request:
+      return id == 3 ? msg::proc : id == 4 || id == 5 ? msg::info : id == 9 ? msg::resource_unit : msg::none;
     case msg::iof_data: return id == 2 ? msg::proc : id == 5 ? msg::info : msg::none;
     case msg::group_request: return id == 3 || id == 5 ? msg::proc : id == 4 ? msg::info : msg::none;
     case msg::envelope:
@@ -392,6 +393,104 @@ bool parse_envelope(std::string payload, envelope& out) {
                f.id <= static_cast<std::uint32_t>(body::commit_hold_ended) && f.type == pb::delimited) {
       out.kind = static_cast<body>(f.id);
       out.message = f.bytes;
+    }
+  }
+  return r.ok();
+}
+
+namespace {
+// The fields of `m` that are repeated (may come more than once).
+bool repeated_field(msg m, std::uint32_t id) {
+  switch (m) {
+    case msg::commit: return id == 1;
+    case msg::fence_request: return id == 1 || id == 2;
+    case msg::data_array: return id == 2;
+    default: return false;
+  }
+}
+
+// well_formed, and no field of `m` or of a message in it that is not
+// repeated comes twice: the messages protobuf and this codec read alike.
+bool singly_formed(msg m, std::string_view in, int depth = 0) {
+  if (depth > max_message_depth) return false;
+  std::uint64_t seen = 0;
+  reader r{in};
+  field f;
+  while (r.next(f)) {
+    if (f.id < 64 && !repeated_field(m, f.id)) {
+      const auto bit = std::uint64_t{1} << f.id;
+      if ((seen & bit) != 0) return false;
+      seen |= bit;
+    }
+    if (f.type != pb::delimited) continue;
+    const auto c = child(m, f.id);
+    if (c != msg::none && !singly_formed(c, f.bytes, depth + 1)) return false;
+  }
+  return r.ok();
+}
+}  // namespace
+
+bool read_request(std::string_view payload, request& out) {
+  out = request{};
+  bool id_seen = false;
+  reader r{payload};
+  field f;
+  while (r.next(f)) {
+    if (f.id == 1) {
+      if (id_seen || f.type != pb::varint) return false;
+      id_seen = true;
+      out.id = f.number;
+    } else if (f.id == static_cast<std::uint32_t>(body::commit) || f.id == static_cast<std::uint32_t>(body::fence)) {
+      if (out.kind != body::none || f.type != pb::delimited) return false;
+      out.kind = static_cast<body>(f.id);
+      out.message = f.bytes;
+    } else {
+      return false;  // another body, or a field the server has no use for
+    }
+  }
+  if (!r.ok() || out.kind == body::none) return false;
+  // The body is a message of the Envelope: one level down, as protobuf counts.
+  return singly_formed(child(msg::envelope, static_cast<std::uint32_t>(out.kind)), out.message, 1);
+}
+
+bool read_commit(std::string_view message, std::vector<scoped_info>& out) {
+  out.clear();
+  reader r{message};
+  field f;
+  while (r.next(f)) {
+    if (f.id != 1 || f.type != pb::delimited) continue;
+    auto& item = out.emplace_back();
+    bool has_info = false;
+    reader sr{f.bytes};
+    field g;
+    while (sr.next(g)) {
+      if (g.id == 1 && g.type == pb::varint) {
+        item.scope = static_cast<std::uint32_t>(g.number);
+      } else if (g.id == 2 && g.type == pb::delimited) {
+        if (!read_info(g.bytes, item.item, nullptr, 0)) return false;
+        has_info = true;
+      }
+    }
+    // An item without its Info: protobuf's default one (no key, no value).
+    if (!sr.ok()) return false;
+    if (!has_info) item.item = info{};
+  }
+  return r.ok();
+}
+
+bool read_fence(std::string_view message, fence_request_data& out) {
+  out.procs.clear();
+  out.info.clear();
+  out.collect_data = out.board_wait = out.board_request = false;
+  reader r{message};
+  field f;
+  while (r.next(f)) {
+    if (f.id == 1 && f.type == pb::delimited) {
+      if (!read_proc(f.bytes, out.procs.emplace_back())) return false;
+    } else if (f.id == 2 && f.type == pb::delimited) {
+      if (!read_info(f.bytes, out.info.emplace_back(), nullptr, 0)) return false;
+    } else if (f.type == pb::varint && f.id >= 3 && f.id <= 5) {
+      (f.id == 3 ? out.collect_data : f.id == 4 ? out.board_wait : out.board_request) = f.number != 0;
     }
   }
   return r.ok();

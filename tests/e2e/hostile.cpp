@@ -135,4 +135,51 @@ pmix_status_t raw_finalize(int fd) {
   return reply.status_reply().status();
 }
 
+std::string commit_frame(const std::string& key, const std::string& text, bool value_in_two_parts) {
+  pmix::wire::Info item;
+  item.set_key(key);
+  item.mutable_value()->set_type(PMIX_STRING);
+  std::string info;
+  if (value_in_two_parts) {
+    info = item.SerializeAsString();
+    pmix::wire::Value payload;
+    payload.set_bytes(text);
+    pmix::protocol::append_length_delimited(info, 2, payload.SerializeAsString());  // Info.value again
+  } else {
+    item.mutable_value()->set_bytes(text);
+    info = item.SerializeAsString();
+  }
+  pmix::wire::ScopedInfo scoped;
+  scoped.set_scope(PMIX_GLOBAL);
+  std::string scoped_bytes = scoped.SerializeAsString();
+  pmix::protocol::append_length_delimited(scoped_bytes, 2, info);  // ScopedInfo.info
+  std::string commit;
+  pmix::protocol::append_length_delimited(commit, 1, scoped_bytes);  // CommitRequest.data
+  std::string envelope;
+  pmix::protocol::append_length_delimited(envelope, 13, commit);  // Envelope.commit
+  const auto n = static_cast<std::uint32_t>(envelope.size());
+  const char prefix[4] = {static_cast<char>(n >> 24), static_cast<char>(n >> 16), static_cast<char>(n >> 8),
+                          static_cast<char>(n)};
+  return std::string{prefix, 4} + envelope;
+}
+
+std::string fence_frame(std::uint64_t id, bool collect) {
+  pmix::wire::Envelope e;
+  e.set_id(id);
+  e.mutable_fence()->set_collect_data(collect);
+  return pmix::protocol::to_frame(e);
+}
+
+pmix_status_t raw_exchange(int fd, const std::string& frames) {
+  send_all(fd, frames);
+  pmix::protocol::frame_reader reader;
+  pmix::wire::Envelope reply;
+  if (!next_envelope(fd, reader, reply)) return PMIX_ERR_UNREACH;
+  switch (reply.body_case()) {
+    case pmix::wire::Envelope::kStatusReply: return reply.status_reply().status();
+    case pmix::wire::Envelope::kFenceReply: return reply.fence_reply().status();
+    default: return PMIX_ERR_UNPACK_FAILURE;
+  }
+}
+
 }  // namespace pmix::test

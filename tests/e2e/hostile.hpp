@@ -54,4 +54,18 @@ int raw_client(const pmix_proc_t& p);
 // between FINALIZE_CMD and the socket's drop).
 pmix_status_t raw_finalize(int fd);
 
+// The frame of a CommitRequest of one PMIX_STRING item (scope
+// PMIX_GLOBAL). `value_in_two_parts`: the Info's Value comes twice, its type
+// in the first and its payload in the second, which protobuf merges into one
+// (a frame the server leaves to protobuf: protocol::read_request).
+std::string commit_frame(const std::string& key, const std::string& text, bool value_in_two_parts = false);
+
+// The frame of a FenceRequest over the peer's whole namespace.
+std::string fence_frame(std::uint64_t id, bool collect);
+
+// Sends `frames` on a raw client's connection and reads the status of the
+// next reply (a StatusReply or FenceReply; PMIX_ERR_UNREACH if the
+// connection ends first).
+pmix_status_t raw_exchange(int fd, const std::string& frames);
+
 }  // namespace pmix::test

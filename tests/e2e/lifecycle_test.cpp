@@ -808,6 +808,32 @@ TEST_SUITE("lifecycle: races") {
     CHECK(contains(r0.output(), "fence:ranks=0 PMIX_SUCCESS"));
   }
 
+  TEST_CASE("[issue 40] commits the server reads itself and those it leaves to protobuf are kept alike, and a "
+            "fence serves both") {
+    // The server reads a commit or fence with the hand codec, and leaves to
+    // protobuf what that codec would read otherwise (actors/peer_actor.cpp,
+    // read_fence_request): here a commit whose value comes in two parts,
+    // which protobuf merges. Both commits and the fence go in one write, as
+    // a client's commit and fence do.
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("readers", 2, 2) == PMIX_SUCCESS);
+    pmix_proc_t p;
+    PMIX_LOAD_PROCID(&p, "readers", 0);
+    const int fd = raw_client(p);
+    REQUIRE(fd >= 0);
+    auto peer = launch("readers", 1, {script, "init", "fence:collect", "get:0:plain", "get:0:merged", "finalize"},
+                       dir.path());
+    CHECK(raw_exchange(fd, commit_frame("plain", "read directly") +
+                               commit_frame("merged", "read by protobuf", true) + fence_frame(7, true)) ==
+          PMIX_SUCCESS);
+    CHECK_MESSAGE(peer.exited_with(0), peer.errors());
+    CHECK_MESSAGE(contains(peer.output(), "get:0:plain PMIX_SUCCESS read directly"), peer.output());
+    CHECK_MESSAGE(contains(peer.output(), "get:0:merged PMIX_SUCCESS read by protobuf"), peer.output());
+    ::close(fd);
+  }
+
   TEST_CASE("[Peer states: Finalizing] a process that sent FINALIZE and keeps its socket counts in proc_cnt until the socket drops") {
     // A raw connection (tests/e2e/hostile.hpp): our client library closes
     // its socket as soon as PMIx_Finalize is answered.

@@ -14,6 +14,9 @@
 //  - those bytes parse back (protobuf + from_wire) to the same info;
 //  - the client's hand codec (protocol/messages.hpp) reads the same info
 //    from them, and refuses exactly the canonical messages from_wire refuses.
+// And per frame: a commit or fence the server reads with the hand codec
+// (protocol::read_request, before protobuf) is read exactly as protobuf and
+// the codec read it.
 #include <pmix.h>
 
 #include <cstdint>
@@ -26,6 +29,7 @@
 #include "protocol/messages.hpp"
 #include "tests/fuzz/c_walk.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
+#include "tests/protocol/server_reading.hpp"
 
 using namespace pmix;
 
@@ -244,6 +248,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(parsed);
     FUZZ_CHECK(hand.id == e.id());
     FUZZ_CHECK(static_cast<int>(hand.kind) == static_cast<int>(e.body_case()));
+  }
+  // The server reads a commit or fence with the hand codec first
+  // (read_fence_request): whatever it reads there, protobuf reads the same.
+  test::server_reading direct, by_protobuf;
+  if (test::directly(payload, direct)) {
+    FUZZ_CHECK(parsed);
+    FUZZ_CHECK(test::by_protobuf(payload, by_protobuf));
+    FUZZ_CHECK(test::same_reading(direct, by_protobuf));
   }
   if (!parsed) return 0;  // the server closes the connection
   handle(e);
