@@ -106,8 +106,13 @@ bool fence_book::compute_all_local(const fence_tracker& t) const {
 
 fence_tracker* fence_book::contribute(const fence_msg& msg, fence_tracker::reply_fn reply,
                                       pmix_status_t& status) {
-  auto key = std::make_pair(msg.tag, canonical(msg.procs));
-  auto& procs = key.second;
+  // The key is made in a member kept for it: assigning reuses its
+  // capacity, so a contribution to a known tracker allocates nothing here.
+  auto& key = lookup_;
+  key.first = msg.tag;
+  key.second.assign(msg.procs.begin(), msg.procs.end());
+  key.second = canonical(std::move(key.second));
+  const auto& procs = key.second;
   auto it = by_procs_.find(key);
   fence_tracker* t = nullptr;
   if (it == by_procs_.end()) {
@@ -124,7 +129,7 @@ fence_tracker* fence_book::contribute(const fence_msg& msg, fence_tracker::reply
     expect_locals(fresh);
     fresh.all_local = compute_all_local(fresh);
     const auto id = fresh.id;
-    by_procs_.emplace(std::move(key), id);
+    by_procs_.emplace(key, id);
     t = &trackers_.emplace(id, std::move(fresh)).first->second;
   } else {
     t = &trackers_.at(it->second);

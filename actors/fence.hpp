@@ -130,6 +130,7 @@ class fence_book {
   encode_fn encode_;
   board_fn boards_;
   std::map<std::pair<std::string, std::vector<proc_id>>, std::uint64_t> by_procs_;
+  std::pair<std::string, std::vector<proc_id>> lookup_;  // contribute's key, reused
   std::map<std::uint64_t, fence_tracker> trackers_;
   std::uint64_t next_id_ = 1;
   std::vector<bool> seen_;  // whole_namespace's ranks, reused

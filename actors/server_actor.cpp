@@ -421,10 +421,12 @@ void send_board(self_ptr self, const proc_id& from) {
 void on_fence(self_ptr self, fence_msg& msg) {
   auto& st = self->state;
   if (msg.board_request) send_board(self, msg.from);
-  auto rp = self->make_response_promise();
-  // No answer when the peer's client reads the reply on the board.
-  auto answer = [rp, id = msg.answer_id, all = msg.answer_on_board](const fence_result& r) mutable {
-    if (all || !r.on_board) rp.deliver(fence_answer_msg{id, r});
+  // The answer goes to the peer actor that sent the contribution (a
+  // message, not a response: the peer sent, it did not request), and none
+  // when the peer's client reads the reply on the board.
+  auto answer = [self, peer = caf::actor_cast<caf::actor>(self->current_sender()), id = msg.answer_id,
+                 all = msg.answer_on_board](const fence_result& r) {
+    if (all || !r.on_board) self->send(peer, fence_answer_msg{id, r});
   };
   pmix_status_t status = PMIX_SUCCESS;
   fence_tracker* t = nullptr;

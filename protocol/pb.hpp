@@ -3,8 +3,9 @@
 // messages with these instead of libprotobuf: loading libprotobuf-lite (and
 // with it libstdc++) cost every client process more than PMIx_Init itself
 // (docs/performance.md, "Client start-up cost"). The server keeps the generated
-// classes; tests/protocol/messages_test.cpp checks both sides agree byte for
-// byte.
+// classes, but for the commits and fences it reads with these
+// (protocol::read_request); tests/protocol/messages_test.cpp checks both
+// sides agree byte for byte.
 #pragma once
 
 #include <cstdint>
