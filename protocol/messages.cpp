@@ -471,8 +471,8 @@ bool read_commit(std::string_view message, std::vector<scoped_info>& out) {
         has_info = true;
       }
     }
-    // An item without its Info: protobuf's default one (no key, no value).
     if (!sr.ok()) return false;
+    // An item without its Info: protobuf's default one (no key, no value).
     if (!has_info) item.item = info{};
   }
   return r.ok();
