@@ -132,19 +132,39 @@ msg child(msg m, std::uint32_t id) {
   }
 }
 
+// The fields of `m` that are repeated (may come more than once), of the
+// messages a commit or a fence holds (read_request).
+bool repeated_field(msg m, std::uint32_t id) {
+  switch (m) {
+    case msg::commit: return id == 1;
+    case msg::fence_request: return id == 1 || id == 2;
+    case msg::data_array: return id == 2;
+    default: return false;
+  }
+}
+
 // Whether protobuf would parse `in` as an `m`: every field well formed, and
 // every message field too, recursively (protobuf parses each occurrence of a
 // field, also one a later oneof member replaces). The decoders below read
 // lazily, the last occurrence only: each public entry checks this first.
+// `once`: and no field that is not repeated comes twice, in `m` or in a
+// message in it (protobuf merges such occurrences, where the decoders keep
+// the last): the messages protobuf and this codec read alike.
 constexpr int max_message_depth = 100;  // protobuf's default recursion limit
-bool well_formed(msg m, std::string_view in, int depth = 0) {
+bool well_formed(msg m, std::string_view in, int depth = 0, bool once = false) {
   if (depth > max_message_depth) return false;
+  std::uint64_t seen = 0;
   reader r{in};
   field f;
   while (r.next(f)) {
+    if (once && f.id < 64 && !repeated_field(m, f.id)) {
+      const auto bit = std::uint64_t{1} << f.id;
+      if ((seen & bit) != 0) return false;
+      seen |= bit;
+    }
     if (f.type != pb::delimited) continue;
     const auto c = child(m, f.id);
-    if (c != msg::none && !well_formed(c, f.bytes, depth + 1)) return false;
+    if (c != msg::none && !well_formed(c, f.bytes, depth + 1, once)) return false;
   }
   return r.ok();
 }
@@ -398,38 +418,6 @@ bool parse_envelope(std::string payload, envelope& out) {
   return r.ok();
 }
 
-namespace {
-// The fields of `m` that are repeated (may come more than once).
-bool repeated_field(msg m, std::uint32_t id) {
-  switch (m) {
-    case msg::commit: return id == 1;
-    case msg::fence_request: return id == 1 || id == 2;
-    case msg::data_array: return id == 2;
-    default: return false;
-  }
-}
-
-// well_formed, and no field of `m` or of a message in it that is not
-// repeated comes twice: the messages protobuf and this codec read alike.
-bool singly_formed(msg m, std::string_view in, int depth = 0) {
-  if (depth > max_message_depth) return false;
-  std::uint64_t seen = 0;
-  reader r{in};
-  field f;
-  while (r.next(f)) {
-    if (f.id < 64 && !repeated_field(m, f.id)) {
-      const auto bit = std::uint64_t{1} << f.id;
-      if ((seen & bit) != 0) return false;
-      seen |= bit;
-    }
-    if (f.type != pb::delimited) continue;
-    const auto c = child(m, f.id);
-    if (c != msg::none && !singly_formed(c, f.bytes, depth + 1)) return false;
-  }
-  return r.ok();
-}
-}  // namespace
-
 bool read_request(std::string_view payload, request& out) {
   out = request{};
   bool id_seen = false;
@@ -450,7 +438,7 @@ bool read_request(std::string_view payload, request& out) {
   }
   if (!r.ok() || out.kind == body::none) return false;
   // The body is a message of the Envelope: one level down, as protobuf counts.
-  return singly_formed(child(msg::envelope, static_cast<std::uint32_t>(out.kind)), out.message, 1);
+  return well_formed(child(msg::envelope, static_cast<std::uint32_t>(out.kind)), out.message, 1, true);
 }
 
 bool read_commit(std::string_view message, std::vector<scoped_info>& out) {

@@ -157,10 +157,9 @@ std::string commit_frame(const std::string& key, const std::string& text, bool v
   pmix::protocol::append_length_delimited(commit, 1, scoped_bytes);  // CommitRequest.data
   std::string envelope;
   pmix::protocol::append_length_delimited(envelope, 13, commit);  // Envelope.commit
-  const auto n = static_cast<std::uint32_t>(envelope.size());
-  const char prefix[4] = {static_cast<char>(n >> 24), static_cast<char>(n >> 16), static_cast<char>(n >> 8),
-                          static_cast<char>(n)};
-  return std::string{prefix, 4} + envelope;
+  std::string frame;
+  pmix::protocol::append_frame(frame, envelope);
+  return frame;
 }
 
 std::string fence_frame(std::uint64_t id, bool collect) {
