@@ -6,6 +6,12 @@
 # --uninstall leaves nothing behind, in the prefix or outside it.
 set -euo pipefail
 root=$(pwd)
+# One at a time on this machine: each run puts its .pth into python3's one
+# site directory, where another run's (bazel test --runs_per_test) would
+# make `import pmix` find that run's module, and change the listing checked
+# at the end.
+exec 9> /tmp/pmix-cxx-install_test.lock
+flock 9
 scratch=$(mktemp -d /tmp/pmixinstall.XXXXXX)
 prefix=$scratch/opt/pmix   # two levels that do not exist yet
 site=$(/usr/bin/python3 -c 'import site; print(site.getsitepackages()[0])')
