@@ -482,6 +482,7 @@ PMIX_EXPORT pmix_status_t PMIx_tool_attach_to_server(pmix_proc_t* myproc, pmix_p
 
 // Deprecated in 4.x; OpenPMIx 4.2.2 still exports it as the same attach.
 PMIX_EXPORT pmix_status_t PMIx_tool_connect_to_server(pmix_proc_t* proc, pmix_info_t info[], size_t ninfo) {
+  if (on_library_thread()) return refuse_blocking("PMIx_tool_connect_to_server");  // its own name (spec 002)
   return PMIx_tool_attach_to_server(proc, nullptr, info, ninfo);
 }
 

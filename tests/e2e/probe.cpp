@@ -4,15 +4,30 @@
 #include <pmix_server.h>
 #include <pmix_tool.h>
 
+#include <atomic>
+#include <cstdio>
+
 namespace pmix::test {
 namespace {
 
+std::atomic<int> refused_handler_calls{0};
+
+// The handler of the refused PMIx_Register_event_handler: were it
+// registered after all, a later kRefusedHandlerCode event would run it, and
+// it says so on stdout (the clients' output) and in its count (a server's).
 void never_called(size_t, pmix_status_t, const pmix_proc_t*, pmix_info_t[], size_t, pmix_info_t*,
                   size_t, pmix_event_notification_cbfunc_fn_t cbfunc, void* cbdata) {
+  ++refused_handler_calls;
+  std::fputs("refused-handler ran\n", stdout);
+  std::fflush(stdout);
   cbfunc(PMIX_SUCCESS, nullptr, 0, nullptr, nullptr, cbdata);
 }
 
+void no_output(size_t, pmix_iof_channel_t, pmix_proc_t*, pmix_byte_object_t*, pmix_info_t[], size_t) {}
+
 }  // namespace
+
+int refused_handler_runs() { return refused_handler_calls.load(); }
 
 std::vector<std::pair<std::string, pmix_status_t>> call_every_blocking_form(const std::string& nspace) {
   std::vector<std::pair<std::string, pmix_status_t>> out;
@@ -74,18 +89,20 @@ std::vector<std::pair<std::string, pmix_status_t>> call_every_blocking_form(cons
   out.emplace_back("PMIx_Log", PMIx_Log(&pub, 1, nullptr, 0));
   PMIX_INFO_DESTRUCT(&pub);
   out.emplace_back("PMIx_Finalize", PMIx_Finalize(nullptr, 0));
-  pmix_status_t code = 4242;
+  pmix_status_t code = kRefusedHandlerCode;
   out.emplace_back("PMIx_Register_event_handler(NULL cbfunc)",
                    PMIx_Register_event_handler(&code, 1, nullptr, 0, never_called, nullptr, nullptr));
   out.emplace_back("PMIx_Deregister_event_handler(NULL cbfunc)",
                    PMIx_Deregister_event_handler(1, nullptr, nullptr));
   out.emplace_back("PMIx_Notify_event(NULL cbfunc)",
-                   PMIx_Notify_event(code, nullptr, PMIX_RANGE_PROC_LOCAL, nullptr, 0, nullptr, nullptr));
+                   PMIx_Notify_event(kRefusedNotifyCode, nullptr, PMIX_RANGE_PROC_LOCAL, nullptr, 0, nullptr,
+                                     nullptr));
   out.emplace_back("PMIx_tool_init", PMIx_tool_init(nullptr, nullptr, 0));
   out.emplace_back("PMIx_tool_finalize", PMIx_tool_finalize());
   pmix_info_t where;
   PMIX_INFO_LOAD(&where, PMIX_SERVER_NSPACE, nspace.c_str(), PMIX_STRING);
   out.emplace_back("PMIx_tool_attach_to_server", PMIx_tool_attach_to_server(nullptr, nullptr, &where, 1));
+  out.emplace_back("PMIx_tool_connect_to_server", PMIx_tool_connect_to_server(nullptr, &where, 1));
   PMIX_INFO_DESTRUCT(&where);
   pmix_proc_t server;
   PMIX_LOAD_PROCID(&server, nspace.c_str(), 0);
@@ -138,7 +155,22 @@ std::vector<std::pair<std::string, pmix_status_t>> call_every_blocking_form(cons
   out.emplace_back("PMIx_Resource_block", PMIx_Resource_block(PMIX_RESOURCE_BLOCK_DEFINE, block, &unit, 1, nullptr, 0));
   out.emplace_back("PMIx_server_IOF_flow_control(NULL cbfunc)",
                    PMIx_server_IOF_flow_control(nullptr, PMIX_FWD_STDIN_CHANNEL, true, nullptr, 0, nullptr, nullptr));
+  out.emplace_back("PMIx_server_setup_local_support(NULL cbfunc)",
+                   PMIx_server_setup_local_support(nspace.c_str(), &resource, 1, nullptr, nullptr));
   PMIX_INFO_DESTRUCT(&resource);
+  // Output forwarding and the fabric (the host's iof_pull, push_stdin and
+  // fabric up-calls).
+  out.emplace_back("PMIx_IOF_pull(NULL regcbfunc)",
+                   PMIx_IOF_pull(&p, 1, nullptr, 0, PMIX_FWD_STDOUT_CHANNEL, no_output, nullptr, nullptr));
+  pmix_byte_object_t input{const_cast<char*>("probe\n"), 6};
+  out.emplace_back("PMIx_IOF_push(NULL cbfunc)", PMIx_IOF_push(&p, 1, &input, nullptr, 0, nullptr, nullptr));
+  out.emplace_back("PMIx_IOF_deregister(NULL cbfunc)", PMIx_IOF_deregister(1, nullptr, 0, nullptr, nullptr));
+  pmix_fabric_t fabric;
+  PMIX_FABRIC_CONSTRUCT(&fabric);
+  char fabric_name[] = "probe.fabric";
+  fabric.name = fabric_name;
+  out.emplace_back("PMIx_Fabric_register", PMIx_Fabric_register(&fabric, nullptr, 0));
+  out.emplace_back("PMIx_Fabric_update", PMIx_Fabric_update(&fabric));
   // The blocking forms with no status: they must do nothing (checked by the
   // caller: the namespace and the rank are still there).
   PMIx_server_deregister_client(&p, nullptr, nullptr);
