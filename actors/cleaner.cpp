@@ -1,6 +1,9 @@
 #include "actors/cleaner.hpp"
 
+#include <system_error>
+
 #include "actors/context.hpp"
+#include "common/log.hpp"
 
 namespace pmix::actors {
 
@@ -33,9 +36,24 @@ cleaner::~cleaner() {
 void cleaner::submit(std::function<void()> job) {
   {
     std::lock_guard<std::mutex> guard{mutex_};
-    jobs_.push_back(std::move(job));
-    if (!thread_.joinable()) thread_ = std::thread([this] { work(); });
+    bool running = thread_.joinable();
+    if (!running) {
+      try {
+        thread_ = std::thread([this] { work(); });
+        running = true;
+      } catch (const std::system_error& e) {
+        // No thread to be had (RLIMIT_NPROC, memory): the job runs here,
+        // on the actor's thread, rather than an exception ending the actor
+        // with its epilog never run. The next job tries again.
+        log::warning("cleaner", "cannot start the cleanup thread (", e.what(), "): running an epilog in place");
+      }
+    }
+    if (running) {
+      jobs_.push_back(std::move(job));
+      job = nullptr;
+    }
   }
+  if (job) return job();
   wake_.notify_one();
 }
 

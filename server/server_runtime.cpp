@@ -31,6 +31,7 @@
 #include <chrono>
 #include <future>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #include "actors/cleaner.hpp"
@@ -407,8 +408,10 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
   rt->listeners_.clear();
   if (rt->openpmix_listener_ >= 0) rt->io_->add_either_listener(std::exchange(rt->openpmix_listener_, -1));
   if (!(rt->external_ ? rt->io_->open() : rt->io_->start())) {
-    error = std::string{"cannot start the socket thread: "} + std::strerror(errno);
-    return PMIX_ERR_INIT;
+    const int err = errno;
+    error = std::string{"cannot start the socket thread: "} + std::strerror(err);
+    // No thread to be had (RLIMIT_NPROC, memory) is the system's resources.
+    return err == EAGAIN || err == ENOMEM ? PMIX_ERR_OUT_OF_RESOURCE : PMIX_ERR_INIT;
   }
   {
     runtime* self = rt.get();
@@ -432,11 +435,19 @@ pmix_status_t runtime::start(const settings& s, const pmix_server_module_t* modu
     // binding is known below.
     std::promise<void> bound;
     auto bound_done = bound.get_future();
-    rt->loop_thread_ = std::thread([self, binding, &bound] {
-      if (binding) binding->bind_this_thread();
-      bound.set_value();
-      self->loop();
-    });
+    try {
+      rt->loop_thread_ = std::thread([self, binding, &bound] {
+        if (binding) binding->bind_this_thread();
+        bound.set_value();
+        self->loop();
+      });
+    } catch (const std::system_error& e) {
+      // The system gives no thread (RLIMIT_NPROC, memory): a failure like
+      // any other, undone by rt's destructor, not std::terminate in the
+      // host's process.
+      error = std::string{"cannot start the server's loop thread: "} + e.what();
+      return PMIX_ERR_OUT_OF_RESOURCE;
+    }
     bound_done.wait();
   }
   if (rt->binding_ && rt->binding_->failures() > 0 && s.bind_required && (!rt->external_ || rt->loop_)) {

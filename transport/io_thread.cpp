@@ -13,6 +13,7 @@
 #include <caf/send.hpp>
 #include <cerrno>
 #include <cstring>
+#include <system_error>
 
 #include "common/log.hpp"
 #include "common/progress.hpp"
@@ -75,7 +76,12 @@ bool io_thread::open() {
 
 bool io_thread::start() {
   if (!open()) return false;
-  thread_ = std::thread([this] { run(); });
+  try {
+    thread_ = std::thread([this] { run(); });
+  } catch (const std::system_error& e) {
+    errno = e.code().value();  // the caller reports it (EAGAIN: no thread to be had)
+    return false;
+  }
   return true;
 }
 

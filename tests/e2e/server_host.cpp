@@ -7,9 +7,12 @@
 // finalizes and prints "finalize <STATUS>". With $SERVER_HOST_QUERY set, the
 // host module has a query up-call that answers every key with the job's
 // namespace, so a tool can tell which server answered; without it there is
-// no module.
+// no module. With $SERVER_HOST_RETRY a failed init is followed by what it
+// left, the finalize answer and the same init again (below).
 #include <pmix.h>
+#include <dirent.h>
 #include <pmix_server.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -21,6 +24,18 @@
 #include <vector>
 
 namespace {
+
+// How many entries a directory of /proc has (this process's threads, its
+// descriptors), "." and ".." and the listing's own descriptor aside.
+std::size_t entries(const char* dir) {
+  std::size_t n = 0;
+  if (DIR* d = ::opendir(dir)) {
+    while (const auto* e = ::readdir(d))
+      if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) ++n;
+    ::closedir(d);
+  }
+  return std::string{dir} == "/proc/self/fd" && n > 0 ? n - 1 : n;
+}
 
 std::string query_answer = "(no job)";  // what every query key gets (SERVER_HOST_QUERY)
 
@@ -81,11 +96,30 @@ int main(int argc, char** argv) {
     const std::string spec = job;
     query_answer = spec.substr(0, spec.find(':'));
   }
+  if (std::getenv("SERVER_HOST_RETRY") != nullptr)
+    std::printf("before %zu %zu\n", entries("/proc/self/task"), entries("/proc/self/fd"));
   const auto rc =
       PMIx_server_init(with_query ? &module : nullptr, info.empty() ? nullptr : info.data(), info.size());
-  for (auto& d : info) PMIX_INFO_DESTRUCT(&d);
   std::printf("init %s\n", PMIx_Error_string(rc));
   std::fflush(stdout);
+  if (rc != PMIX_SUCCESS && std::getenv("SERVER_HOST_RETRY") != nullptr) {
+    // SERVER_HOST_RETRY: after a failed init, what it left ("left
+    // <threads> <descriptors>" of this process), the finalize answer, then
+    // RLIMIT_NPROC's soft limit raised to its hard one and the same init
+    // again (the caller may correct what was refused and call again).
+    std::printf("left %zu %zu\n", entries("/proc/self/task"), entries("/proc/self/fd"));
+    std::printf("finalize %s\n", PMIx_Error_string(PMIx_server_finalize()));
+    rlimit nproc{};
+    ::getrlimit(RLIMIT_NPROC, &nproc);
+    nproc.rlim_cur = nproc.rlim_max;
+    ::setrlimit(RLIMIT_NPROC, &nproc);
+    const auto again = PMIx_server_init(nullptr, info.empty() ? nullptr : info.data(), info.size());
+    std::printf("init %s\n", PMIx_Error_string(again));
+    if (again == PMIX_SUCCESS) std::printf("finalize %s\n", PMIx_Error_string(PMIx_server_finalize()));
+    for (auto& d : info) PMIX_INFO_DESTRUCT(&d);
+    return again == PMIX_SUCCESS ? 0 : 1;
+  }
+  for (auto& d : info) PMIX_INFO_DESTRUCT(&d);
   if (rc != PMIX_SUCCESS) return 1;
   // SERVER_HOST_JOB=<nspace>:<size>[:<uid>]: registers that job, every rank
   // here and registered for this user (or user <uid>, with the same gid),

@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -338,6 +339,39 @@ TEST_SUITE("server init: rendezvous files") {
     CHECK(contains(t.output(), "tool_init_system PMIX_SUCCESS"));
     CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
     CHECK_FALSE(exists(file));
+  }
+
+  TEST_CASE("[20.2.247.5] no thread to be had (RLIMIT_NPROC): PMIX_ERR_OUT_OF_RESOURCE, nothing left behind, and the same init succeeds once there is") {
+    // A host of user 65534 whose soft RLIMIT_NPROC leaves it no thread: the
+    // server's loop thread cannot start (std::terminate in the host's
+    // process, before). server_host prints what the failed init left and
+    // the finalize answer, raises the soft limit to the hard one and calls
+    // the same init again.
+    if (::getuid() != 0) FAIL("this test runs a host as another user: run it as root (CI does)");
+    temp_dir dir;
+    REQUIRE(::chmod(dir.path().c_str(), 0777) == 0);
+    const auto bin = stage_for_nobody(dir.path());
+    std::filesystem::copy_file(server_host, bin + "/server_host");
+    std::filesystem::copy_file(runfile("api/libpmix-server.so.2"), bin + "/libpmix-server.so.2");
+    const auto tmpdir = dir.path() + "/server";  // made by the server, removed at finalize
+    child host({"/usr/bin/prlimit", "--nproc=1:", bin + "/server_host", std::string{PMIX_SERVER_TMPDIR} + "=" + tmpdir},
+               environment_with({"SERVER_HOST_RETRY=1", "SERVER_HOST_STOP=/", "LD_LIBRARY_PATH=" + bin}), bin,
+               nobody);
+    CHECK_MESSAGE(host.exited_with(0), host.errors());
+    const auto out = host.output();
+    CAPTURE(out);
+    std::istringstream lines{out};
+    std::vector<std::string> got;
+    for (std::string line; std::getline(lines, line);) got.push_back(line);
+    REQUIRE(got.size() == 6);
+    CHECK(got[0].rfind("before ", 0) == 0);
+    CHECK(got[1] == "init PMIX_ERR_OUT_OF_RESOURCE");
+    CHECK(got[2] == "left " + got[0].substr(7));  // as many threads and descriptors as before
+    CHECK(got[3] == "finalize PMIX_ERR_INIT");
+    CHECK(got[4] == "init PMIX_SUCCESS");
+    CHECK(got[5] == "finalize PMIX_SUCCESS");
+    CHECK(contains(host.errors(), "cannot start the server's loop thread"));
+    CHECK_FALSE(exists(tmpdir));
   }
 
   TEST_CASE("[20.2.247.6.1] system and session support without tool support write no files") {
