@@ -70,6 +70,7 @@ struct tool_directives {
   std::string tmpdir, system_tmpdir;
   pid_t server_pid = 0;
   std::string server_nspace;
+  std::string attachment_file;  // PMIX_TOOL_ATTACHMENT_FILE: one contact file, named
   bool to_system = false, system_first = false;
   std::uint32_t retries = 0, delay_s = 0;
 };
@@ -128,6 +129,10 @@ pmix_status_t read_directives(const info_list& directives, bool launched, tool_d
       out.server_pid = static_cast<pid_t>(*p);
     } else if (d.key == PMIX_SERVER_NSPACE) {
       if (!text(d, out.server_nspace)) return PMIX_ERR_BAD_PARAM;
+    } else if (d.key == PMIX_TOOL_ATTACHMENT_FILE) {
+      // A server's contact file (a launcher's PMIX_LAUNCHER_RENDEZVOUS_FILE,
+      // or a tool file of its tmpdir), read as the search reads them.
+      if (!text(d, out.attachment_file)) return PMIX_ERR_BAD_PARAM;
     } else if (d.key == PMIX_CONNECT_TO_SYSTEM) {
       out.to_system = d.val.truthy();
     } else if (d.key == PMIX_CONNECT_SYSTEM_FIRST) {
@@ -142,8 +147,8 @@ pmix_status_t read_directives(const info_list& directives, bool launched, tool_d
   }
   // A launcher's environment names the server only when the directives
   // name none (as OpenPMIx: a tool told where to go goes there).
-  const bool named = !out.uri.empty() || out.server_pid != 0 || !out.server_nspace.empty() || out.to_system ||
-                     out.system_first;
+  const bool named = !out.uri.empty() || out.server_pid != 0 || !out.server_nspace.empty() ||
+                     !out.attachment_file.empty() || out.to_system || out.system_first;
   if (launched && !named) {
     // As a client finds its server (api/client_api.cpp): OpenPMIx's
     // variables alone name a server of OpenPMIx's, unless a Unix socket.
@@ -165,6 +170,7 @@ std::vector<std::string> candidate_files(const tool_directives& d) {
   const auto host = host_name();
   const std::string tool_prefix = d.tmpdir + "/pmix." + host + ".tool";
   const std::string system_file = d.system_tmpdir + "/pmix.sys." + host;
+  if (!d.attachment_file.empty()) return {d.attachment_file};
   if (d.server_pid > 0) return {tool_prefix + "." + std::to_string(d.server_pid)};
   if (!d.server_nspace.empty()) return {tool_prefix + "." + d.server_nspace};
   if (d.to_system) return {system_file};
@@ -223,7 +229,7 @@ using held_fn = std::function<bool(const proc_id&)>;
 // "Rendezvousing with a local server"].
 pmix_status_t rendezvous(const tool_directives& d, const info_list& info, const held_fn& held,
                          std::shared_ptr<client::session>& out, std::optional<proc_id>& already) {
-  const bool named = d.server_pid > 0 || !d.server_nspace.empty() || d.to_system;
+  const bool named = d.server_pid > 0 || !d.server_nspace.empty() || !d.attachment_file.empty() || d.to_system;
   pmix_status_t last = PMIX_ERR_UNREACH;
   for (std::uint32_t attempt = 0; attempt <= d.retries; ++attempt) {
     if (attempt > 0) std::this_thread::sleep_for(std::chrono::seconds(d.delay_s));
@@ -234,7 +240,8 @@ pmix_status_t rendezvous(const tool_directives& d, const info_list& info, const 
         // Absent is the usual case; a file that is there but untrusted is
         // someone else's, planted where a server's would be.
         struct stat there;
-        if (::lstat(file.c_str(), &there) == 0) log::warning("api", "tool: ignoring rendezvous file ", file, ": ", why);
+        if (::lstat(file.c_str(), &there) == 0 || file == d.attachment_file)
+          log::warning("api", "tool: ignoring rendezvous file ", file, ": ", why);
         continue;
       }
       if (!server::process_alive(c.pid)) continue;

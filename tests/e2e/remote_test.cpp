@@ -6,6 +6,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -102,21 +106,86 @@ TEST_SUITE("remote connections") {
     CHECK(tcp_addresses(contact(dir.path())) == std::vector<std::string>{"10.52.0.1"});
   }
 
-  TEST_CASE("[20.2.247.4.2] a tool tries the alternatives when the URI's address cannot be reached") {
+  TEST_CASE("[20.2.247.4.2] a tool finding the server by PID, namespace or file tries the alternatives when the URI's address cannot be reached") {
     temp_dir dir;
-    remote_server s(dir.path(), {});
+    const auto file = dir.path() + "/launcher.rv";
+    remote_server s(dir.path(), {{PMIX_SERVER_NSPACE, "alternatives"}, {PMIX_LAUNCHER_RENDEZVOUS_FILE, file}});
     REQUIRE(s.status == PMIX_SUCCESS);
     const auto c = contact(dir.path());
     const auto first = c.uri.substr(c.uri.find("tcp4://") + 7, c.uri.rfind(':') - c.uri.find("tcp4://") - 7);
     const std::string device = first == "10.51.0.1" ? "pa" : "pb";
+    // The Unix socket, which a tool tries before any TCP address, is taken
+    // away for the while: only the other TCP address can lead to the server.
+    std::string socket_path;
+    for (const auto& u : c.alt_uris)
+      if (const auto at = u.find(";uds://"); at != std::string::npos) socket_path = u.substr(at + 7);
+    REQUIRE_FALSE(socket_path.empty());
+    REQUIRE(::rename(socket_path.c_str(), (socket_path + ".away").c_str()) == 0);
     // Take the first address away: connecting to it now fails.
     REQUIRE(std::system(("ip addr del " + first + "/24 dev " + device).c_str()) == 0);
-    child t({script, "tool_init_pid:" + std::to_string(getpid()), "tool_finalize"},
+    const auto by_pid = "tool_init_pid:" + std::to_string(getpid());
+    child t({script, by_pid, "tool_finalize", "tool_init_ns:alternatives", "tool_finalize", "tool_init_file:" + file,
+             "tool_finalize"},
             environment_with({"PMIX_SERVER_TMPDIR=" + dir.path(), "PMIX_NAMESPACE=", "PMIX_SERVER_URI41="}),
             dir.path());
     CHECK_MESSAGE(t.exited_with(0), t.errors());
-    CHECK(contains(t.output(), "tool_init_pid:" + std::to_string(getpid()) + " PMIX_SUCCESS"));
+    const auto out = t.output();
+    CAPTURE(out);
+    CHECK(contains(out, by_pid + " PMIX_SUCCESS"));
+    CHECK(contains(out, "tool_init_ns:alternatives PMIX_SUCCESS"));
+    CHECK(contains(out, "tool_init_file:" + file + " PMIX_SUCCESS"));
     REQUIRE(std::system(("ip addr add " + first + "/24 dev " + device).c_str()) == 0);
+    REQUIRE(::rename((socket_path + ".away").c_str(), socket_path.c_str()) == 0);
+  }
+
+  TEST_CASE("[20.2.247.4.2 PMIX_SERVER_REMOTE_CONNECTIONS] false: no listener on a non-loopback interface") {
+    temp_dir dir;
+    bool yes = true, no = false;
+    pmix_info_t d[4];
+    PMIX_INFO_LOAD(&d[0], PMIX_SERVER_TMPDIR, dir.path().c_str(), PMIX_STRING);
+    PMIX_INFO_LOAD(&d[1], PMIX_SERVER_REMOTE_CONNECTIONS, &no, PMIX_BOOL);
+    PMIX_INFO_LOAD(&d[2], PMIX_SERVER_TOOL_SUPPORT, &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&d[3], PMIX_SERVER_ALLOW_FOREIGN_TOOLS, &yes, PMIX_BOOL);
+    REQUIRE(PMIx_server_init(nullptr, d, 4) == PMIX_SUCCESS);
+    // Only loopback addresses in the contact file, and no TCP socket
+    // listening on anything but loopback (/proc/net/tcp, state 0A).
+    for (const auto& a : tcp_addresses(contact(dir.path()))) CHECK(a == "127.0.0.1");
+    std::ifstream tcp("/proc/net/tcp");
+    std::string line;
+    std::getline(tcp, line);
+    int listeners = 0;
+    while (std::getline(tcp, line)) {
+      std::istringstream fields(line);
+      std::string slot, local, remote, state;
+      fields >> slot >> local >> remote >> state;
+      if (state != "0A") continue;
+      ++listeners;
+      CAPTURE(local);
+      CHECK(local.substr(0, 8) == "0100007F");  // 127.0.0.1, in the kernel's byte order
+    }
+    CHECK(listeners > 0);  // the loopback listener the contact file names
+    CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+    for (auto& i : d) PMIX_INFO_DESTRUCT(&i);
+  }
+
+  TEST_CASE("[20.2.247.5 PMIX_ERR_INIT] remote connections with both IP families disabled: nothing left behind, then a corrected init") {
+    temp_dir dir;
+    bool yes = true;
+    pmix_info_t d[5];
+    PMIX_INFO_LOAD(&d[0], PMIX_SERVER_TMPDIR, dir.path().c_str(), PMIX_STRING);
+    PMIX_INFO_LOAD(&d[1], PMIX_SERVER_REMOTE_CONNECTIONS, &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&d[2], PMIX_SERVER_TOOL_SUPPORT, &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&d[3], PMIX_TCP_DISABLE_IPV6, &yes, PMIX_BOOL);
+    PMIX_INFO_LOAD(&d[4], PMIX_TCP_DISABLE_IPV4, &yes, PMIX_BOOL);
+    CHECK(PMIx_server_init(nullptr, d, 5) == PMIX_ERR_INIT);
+    CHECK(std::filesystem::is_empty(dir.path()));
+    CHECK(PMIx_server_finalize() == PMIX_ERR_INIT);
+    // Corrected (IPv4 allowed again; the namespace's veths have no IPv6
+    // address), the same call succeeds.
+    CHECK(PMIx_server_init(nullptr, d, 4) == PMIX_SUCCESS);
+    CHECK_FALSE(tcp_addresses(contact(dir.path())).empty());
+    CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+    for (auto& i : d) PMIX_INFO_DESTRUCT(&i);
   }
 
   TEST_CASE("[20.2.247.5 PMIX_ERR_INIT] remote connections with no interface left to listen on") {

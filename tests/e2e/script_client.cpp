@@ -32,10 +32,10 @@
 //   tool_init[:ns=<nspace>][:rank=<r>][:standalone]   PMIx_tool_init with PMIX_SERVER_URI
 //                                 from $TEST_SERVER_URI (if set), or with
 //                                 PMIX_TOOL_DO_NOT_CONNECT; prints the identity
-//   tool_init_ns:<nspace> | tool_init_pid:<pid> | tool_init_system
+//   tool_init_ns:<nspace> | tool_init_pid:<pid> | tool_init_system | tool_init_file:<path>
 //                                 PMIx_tool_init finding the server's rendezvous
 //                                 file by PMIX_SERVER_NSPACE / PMIX_SERVER_PIDINFO /
-//                                 PMIX_CONNECT_TO_SYSTEM
+//                                 PMIX_CONNECT_TO_SYSTEM / PMIX_TOOL_ATTACHMENT_FILE
 //   xml_size                      the length of the job's PMIX_HWLOC_XML_V2
 //   tool_finalize
 //   repeat:<n>                    runs the remaining steps n times
@@ -515,10 +515,13 @@ int run(const std::vector<std::string>& steps) {
       const auto rc = PMIx_tool_init(&me, info.empty() ? nullptr : info.data(), info.size());
       say(step, rc, rc == PMIX_SUCCESS ? std::string{me.nspace} + " " + std::to_string(me.rank) : "");
       for (auto& x : info) PMIX_INFO_DESTRUCT(&x);
-    } else if (cmd == "tool_init_ns" || cmd == "tool_init_pid" || cmd == "tool_init_system") {
+    } else if (cmd == "tool_init_ns" || cmd == "tool_init_pid" || cmd == "tool_init_system" ||
+               cmd == "tool_init_file") {
       pmix_info_t info;
       if (cmd == "tool_init_ns") {
         PMIX_INFO_LOAD(&info, PMIX_SERVER_NSPACE, parts.at(1).c_str(), PMIX_STRING);
+      } else if (cmd == "tool_init_file") {
+        PMIX_INFO_LOAD(&info, PMIX_TOOL_ATTACHMENT_FILE, step.substr(step.find(':') + 1).c_str(), PMIX_STRING);
       } else if (cmd == "tool_init_pid") {
         pid_t pid = static_cast<pid_t>(std::atoi(parts.at(1).c_str()));
         PMIX_INFO_LOAD(&info, PMIX_SERVER_PIDINFO, &pid, PMIX_PID);

@@ -374,6 +374,39 @@ TEST_SUITE("server init: rendezvous files") {
     CHECK_FALSE(exists(tmpdir));
   }
 
+  TEST_CASE("[Tool-Side Teardown] a changed PMIX_SERVER_TMPDIR or PMIX_SYSTEM_TMPDIR counts at the next init, after a cycle that found the server") {
+    // Spec 004: tool finalize frees the tmpdir choices, so a surviving one
+    // cannot pin the previous cycle's directory. One tool process, cycles
+    // that succeed, then the variable names an empty directory: the next
+    // init must look there (and find nothing), then where it points again.
+    temp_dir dir, sys, empty;
+    directives d;
+    d.text(PMIX_SERVER_TMPDIR, dir.path()).text(PMIX_SYSTEM_TMPDIR, sys.path()).flag(PMIX_SERVER_TOOL_SUPPORT)
+        .flag(PMIX_SERVER_SYSTEM_SUPPORT);
+    REQUIRE(init(d) == PMIX_SUCCESS);
+    const auto by_pid = "tool_init_pid:" + std::to_string(getpid());
+    auto t = run_tool({"setenv:PMIX_SERVER_TMPDIR=" + dir.path(), by_pid, "tool_finalize",
+                       "setenv:PMIX_SERVER_TMPDIR=" + empty.path(), by_pid,
+                       "setenv:PMIX_SERVER_TMPDIR=" + dir.path(), by_pid, "tool_finalize",
+                       "setenv:PMIX_SYSTEM_TMPDIR=" + sys.path(), "tool_init_system", "tool_finalize",
+                       "setenv:PMIX_SYSTEM_TMPDIR=" + empty.path(), "tool_init_system",
+                       "setenv:PMIX_SYSTEM_TMPDIR=" + sys.path(), "tool_init_system", "tool_finalize"},
+                      dir.path());
+    CHECK_MESSAGE(t.exited_with(0), t.errors());
+    const auto out = t.output();
+    CAPTURE(out);
+    // Each init's step and status, in order.
+    std::vector<std::string> inits;
+    std::istringstream lines{out};
+    for (std::string line; std::getline(lines, line);)
+      if (line.rfind("tool_init", 0) == 0) inits.push_back(line.substr(0, line.find(' ', line.find(' ') + 1)));
+    const std::vector<std::string> want{by_pid + " PMIX_SUCCESS", by_pid + " PMIX_ERR_UNREACH",
+                                       by_pid + " PMIX_SUCCESS", "tool_init_system PMIX_SUCCESS",
+                                       "tool_init_system PMIX_ERR_UNREACH", "tool_init_system PMIX_SUCCESS"};
+    CHECK(inits == want);
+    CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
+  }
+
   TEST_CASE("[20.2.247.6.1] system and session support without tool support write no files") {
     temp_dir dir, sys;
     directives d;
@@ -452,6 +485,35 @@ TEST_SUITE("server init: rendezvous files") {
     CHECK(contains(c.alt_uris[0], ";uds://"));
     CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
     CHECK_FALSE(exists(dir.path() + "/a"));
+  }
+
+  TEST_CASE("[20.2.247.4.3 PMIX_LAUNCHER_RENDEZVOUS_FILE] a tool finds the launcher by that file (PMIX_TOOL_ATTACHMENT_FILE); a missing or untrusted file finds nothing") {
+    temp_dir dir, other;
+    const auto file = dir.path() + "/launcher.rv";
+    directives d;
+    d.text(PMIX_SERVER_TMPDIR, dir.path()).flag(PMIX_SERVER_TOOL_SUPPORT).text(PMIX_LAUNCHER_RENDEZVOUS_FILE, file);
+    REQUIRE(init(d) == PMIX_SUCCESS);
+    // The same contents in a file others may write: planted, not trusted.
+    const auto planted = other.path() + "/planted.rv";
+    {
+      std::ifstream in(file);
+      std::ofstream out(planted);
+      out << in.rdbuf();
+    }
+    REQUIRE(::chmod(planted.c_str(), 0666) == 0);
+    // The tool looks in an empty tmpdir: only the named file can lead it
+    // to the server.
+    auto t = run_tool({"tool_init_file:" + file, "tool_finalize", "tool_init_file:" + other.path() + "/none.rv",
+                       "tool_init_file:" + planted},
+                      dir.path(), {"PMIX_SERVER_TMPDIR=" + other.path()});
+    CHECK_MESSAGE(t.exited_with(0), t.errors());
+    const auto out = t.output();
+    CAPTURE(out);
+    CHECK(contains(out, "tool_init_file:" + file + " PMIX_SUCCESS"));
+    CHECK(contains(out, "tool_init_file:" + other.path() + "/none.rv PMIX_ERR_UNREACH"));
+    CHECK(contains(out, "tool_init_file:" + planted + " PMIX_ERR_UNREACH"));
+    CHECK(contains(t.errors(), "ignoring rendezvous file " + planted + ": writable by others"));
+    CHECK(PMIx_server_finalize() == PMIX_SUCCESS);
   }
 
   TEST_CASE("[20.2.247.6.1 PMIX_SERVER_ALLOW_FOREIGN_TOOLS] files 0644 and new directories 0755, subject to the umask; existing directories never changed") {
