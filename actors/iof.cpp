@@ -17,6 +17,14 @@ void iof_book::forget(const caf::actor& peer) {
               regs_.end());
 }
 
+void iof_book::forget_nspace(const std::string& nspace) {
+  for (auto& r : regs_)
+    r.procs.erase(std::remove_if(r.procs.begin(), r.procs.end(), [&](const proc_id& p) { return p.nspace == nspace; }),
+                  r.procs.end());
+  regs_.erase(std::remove_if(regs_.begin(), regs_.end(), [](const iof_registration& r) { return r.procs.empty(); }),
+              regs_.end());
+}
+
 std::vector<const iof_registration*> iof_book::wanting(const proc_id& source, pmix_iof_channel_t channel) const {
   std::vector<const iof_registration*> out;
   for (const auto& r : regs_) {

@@ -7,6 +7,7 @@
 #include <pmix_common.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "common/value.hpp"
@@ -27,6 +28,10 @@ class iof_book {
   bool remove(const caf::actor& peer, std::uint64_t ref);
   // Every registration of `peer` (it went away).
   void forget(const caf::actor& peer);
+  // The sources of namespace `nspace` (deregistered, spec 004: every
+  // I/O-forwarding registration naming it is pruned); a registration left
+  // with no source goes.
+  void forget_nspace(const std::string& nspace);
   // The registrations that want `channel` of `source`.
   std::vector<const iof_registration*> wanting(const proc_id& source, pmix_iof_channel_t channel) const;
   std::size_t size() const { return regs_.size(); }

@@ -2008,7 +2008,13 @@ caf::behavior peer_behavior() {
         auto* self = current();
         auto& st = self->state;
         if (msg.skip == caf::actor_cast<caf::actor>(self) || !can_send(self)) return;
-        if (st.state != peer_state::phase::active && st.state != peer_state::phase::finalizing) return;
+        // Spec 004: the finalized flag short-circuits every send path, also
+        // while the socket is still open (Finalizing): dropped and counted.
+        if (st.finalized) {
+          st.ctx->dropped_sends.fetch_add(1, std::memory_order_relaxed);
+          return;
+        }
+        if (st.state != peer_state::phase::active) return;
         if (st.openpmix) return send_openpmix_event(self, *msg.frame);
         if (!st.conn->send(*msg.frame))
           log::debug("peer", to_string(st.proc), ": write failed, event not delivered");

@@ -737,6 +737,7 @@ void on_deregister_nspace(self_ptr self, deregister_nspace_msg& msg) {
   for (auto d = st.departed.begin(); d != st.departed.end();)
     d = d->first.nspace == msg.nspace ? st.departed.erase(d) : std::next(d);
   forget_group_infos(st.groups, msg.nspace);
+  st.iof.forget_nspace(msg.nspace);  // pulls of its output (its own processes' pulls go with their peers)
   // Still linked while it winds down (its epilogs may take a while): if the
   // server goes first (finalize), so does it.
   auto done = msg.done;

@@ -11,9 +11,11 @@
 #include <caf/send.hpp>
 #include <caf/stateful_actor.hpp>
 #include <memory>
+#include <string>
 #include <tuple>
 #include <vector>
 
+#include "actors/nspace_actor.hpp"
 #include "actors/server_actor.hpp"
 #include "server/host_module.hpp"
 
@@ -64,6 +66,41 @@ caf::behavior fake_peer(caf::event_based_actor* self, std::shared_ptr<probe_log>
       [=](const fence_board_msg&) { ++log->boards; },
       [=](const release_msg&) {
         ++log->releases;
+        self->quit();
+      },
+  };
+}
+
+using let_go_atom = caf::atom_constant<caf::atom("letgo")>;
+
+// A fake peer that holds the answer to its release (as a peer whose epilog
+// still runs does) until the test sends it let_go_atom.
+caf::behavior holding_peer(caf::event_based_actor* self, std::shared_ptr<probe_log> log) {
+  auto held = std::make_shared<std::vector<caf::response_promise>>();
+  self->set_default_handler(caf::drop);
+  return {
+      [=](connect_msg msg, caf::actor server) {
+        msg.peer = caf::actor_cast<caf::actor>(self);
+        self->request(server, caf::infinite, std::move(msg))
+            .then([=](connect_result& r) { log->connects.push_back(r); });
+      },
+      [=](peer_finalize_msg msg, caf::actor rank) {
+        msg.peer = caf::actor_cast<caf::actor>(self);
+        self->request(rank, caf::infinite, std::move(msg))
+            .then([=](pmix_status_t st) { log->finalizes.push_back(st); });
+      },
+      [=](peer_lost_msg msg, caf::actor rank) {
+        msg.peer = caf::actor_cast<caf::actor>(self);
+        self->send(rank, std::move(msg));
+      },
+      [=](const release_msg&) -> caf::result<bool> {
+        ++log->releases;
+        held->push_back(self->make_response_promise());
+        return held->back();
+      },
+      [=](let_go_atom) {
+        for (auto& rp : *held) rp.deliver(true);
+        held->clear();
         self->quit();
       },
   };
@@ -289,6 +326,77 @@ TEST_SUITE("server_actor") {
 
     CHECK(f.call(deregister_nspace_msg{"job", nullptr}) == PMIX_SUCCESS);
     CHECK(log2->releases == 1);
+    CHECK(f.snapshot().nspaces.empty());
+  }
+
+  TEST_CASE("[Tombstone mechanics: the two counters] \"all local processes finalized\" runs once per namespace, "
+            "not again as deregistration walks the tombstoned ranks") {
+    fixture f;
+    REQUIRE(f.call(register_nspace_msg{"job", 2, single_node_job(2), nullptr}) == PMIX_SUCCESS);
+    for (rank_t r : {0u, 1u})
+      REQUIRE(f.call(register_client_msg{proc_id{"job", r}, 0, 0, nullptr, nullptr}) == PMIX_SUCCESS);
+    // The namespace actor itself: the server asks it for its view (the job
+    // the scheduler runs next).
+    caf::actor nspace;
+    {
+      caf::anon_send(f.server, snapshot_msg{make_reply<server_snapshot>([](pmix_status_t, server_snapshot) {})});
+      REQUIRE(f.sched->try_run_once());
+      auto& next = f.sched->next_job<caf::scheduled_actor>();
+      REQUIRE(std::string{next.name()} == nspace_state::name);
+      nspace = caf::actor_cast<caf::actor>(&next);
+      f.sched->run();
+    }
+    // Both ranks connect, finalize and drop their sockets: two tombstones.
+    std::vector<std::shared_ptr<probe_log>> logs;
+    std::vector<caf::actor> peers;
+    for (rank_t r : {0u, 1u}) {
+      logs.push_back(std::make_shared<probe_log>());
+      peers.push_back(f.sys->spawn(holding_peer, logs.back()));
+      caf::anon_send(peers.back(), connect_msg{proc_id{"job", r}, {0, 0, static_cast<pid_t>(200 + r)}, peer_role::client, {}, r + 1},
+                     f.server);
+      f.sched->run();
+      REQUIRE(logs.back()->connects.size() == 1);
+      REQUIRE(logs.back()->connects[0].status == PMIX_SUCCESS);
+    }
+    for (std::size_t k = 0; k < 2; ++k) {
+      caf::anon_send(peers[k], peer_finalize_msg{}, logs[k]->connects[0].rank);
+      f.sched->run();
+      caf::anon_send(peers[k], peer_lost_msg{{}, true}, logs[k]->connects[0].rank);
+      f.sched->run();
+    }
+    auto snap = f.snapshot();
+    const auto* ns = find_ns(snap, "job");
+    REQUIRE(ns != nullptr);
+    CHECK(ns->nfinalized == 2);
+    CHECK(find_rank(*ns, 0)->tombstones == 1);
+    CHECK(find_rank(*ns, 1)->tombstones == 1);
+    CHECK(ns->local_app_fini_fired);
+    CHECK(ns->local_app_fini_runs == 1);
+
+    // The namespace is deregistered. Its ranks free their tombstones, whose
+    // answers are held: the namespace is mid-teardown, every rank walked.
+    auto status = std::make_shared<pmix_status_t>(PMIX_ERR_TIMEOUT);
+    caf::anon_send(f.server, deregister_nspace_msg{"job", make_reply<no_result>([status](pmix_status_t st, no_result) {
+                     *status = st;
+                   })});
+    f.sched->run();
+    CHECK(*status == PMIX_ERR_TIMEOUT);  // not answered yet
+    CHECK(logs[0]->releases == 1);
+    CHECK(logs[1]->releases == 1);
+    auto during = std::make_shared<server_snapshot::nspace_view>();
+    during->local_app_fini_runs = -1;
+    f.sys->spawn([nspace, during](caf::event_based_actor* self) {
+      self->request(nspace, caf::infinite, view_msg{})
+          .then([during](server_snapshot::nspace_view& v) { *during = std::move(v); });
+    });
+    f.sched->run();
+    CHECK(during->name == "job");
+    CHECK(during->local_app_fini_fired);
+    CHECK(during->local_app_fini_runs == 1);  // the equality held for every rank walked: still once
+
+    for (const auto& p : peers) caf::anon_send(p, let_go_atom::value);
+    f.sched->run();
+    CHECK(*status == PMIX_SUCCESS);
     CHECK(f.snapshot().nspaces.empty());
   }
 

@@ -2,8 +2,10 @@
 // peers, clones, cycling, counters and the invariants. Test names cite the
 // spec's sections.
 #include <doctest/doctest.h>
+#include <poll.h>
 #include <signal.h>
 #include <pmix_server.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -955,6 +957,24 @@ TEST_SUITE("lifecycle: deregistration and clean slates") {
     CHECK(s.nspace("pair")->rank(1) == nullptr);  // registration and tombstone gone
     CHECK(s.nspace("pair")->rank(0) != nullptr);  // the rest of the job stays
     CHECK(s.actors == s.accounted_actors());
+    // A later process of the rank (the rank connected and finalized before:
+    // it had a tombstone) is refused: the rank no longer exists here
+    // (rank_actor.cpp, on_connect: no registration, PMIX_ERR_NOT_FOUND).
+    auto late = launch("pair", 1, {script, "init", "finalize"}, dir.path());
+    CHECK_MESSAGE(late.exited_with(0), late.errors());
+    CHECK_MESSAGE(contains(late.output(), "init PMIX_ERR_NOT_FOUND"), late.output());
+    CHECK(record().connected == 1);  // the host was never asked about it
+    s = take_snapshot();
+    REQUIRE(s.nspace("pair") != nullptr);
+    const auto* refused = s.nspace("pair")->rank(1);
+    CHECK((refused == nullptr || (refused->proc_cnt == 0 && refused->peers == 0 && !refused->registered)));
+    // "... unless the host re-registers it": then the same rank connects.
+    REQUIRE(PMIx_server_register_client(&p, getuid(), getgid(), nullptr, nullptr, nullptr) == PMIX_SUCCESS);
+    auto again = launch("pair", 1, {script, "init", "finalize"}, dir.path());
+    CHECK_MESSAGE(again.exited_with(0), again.errors());
+    CHECK_MESSAGE(contains(again.output(), "init PMIX_SUCCESS pair 1"), again.output());
+    CHECK(contains(again.output(), "finalize PMIX_SUCCESS"));
+    CHECK(record().connected == 2);
   }
 
   TEST_CASE("[Deregistering a Client] a blocking deregistration of a live client returns after its epilog ran; its "
@@ -987,6 +1007,182 @@ TEST_SUITE("lifecycle: deregistration and clean slates") {
     // Its connection was shut: the process's next call fails.
     CHECK_MESSAGE(c.exited_with(0), c.errors());
     CHECK_FALSE(contains(c.output(), "fence PMIX_SUCCESS"));
+  }
+
+  TEST_CASE("[Tombstoning the Peer on Finalize: on deregistration] ranks that never reconnect: their tombstones are "
+            "freed when the host deregisters the namespace") {
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    const auto empty = take_snapshot();  // the server actor alone
+    REQUIRE(empty.actors == empty.accounted_actors());
+    REQUIRE(register_job("once", 2, 2) == PMIX_SUCCESS);
+    auto r0 = launch("once", 0, {script, "init", "put:k=0", "commit", "fence", "finalize"}, dir.path());
+    auto r1 = launch("once", 1, {script, "init", "put:k=1", "commit", "fence", "finalize"}, dir.path());
+    CHECK_MESSAGE(r0.exited_with(0), r0.errors());
+    CHECK_MESSAGE(r1.exited_with(0), r1.errors());
+    REQUIRE(settled("once"));
+    auto s = take_snapshot();
+    const auto* ns = s.nspace("once");
+    for (pmix_rank_t r : {0u, 1u}) {
+      CAPTURE(r);
+      CHECK(ns->rank(r)->tombstones == 1);  // each rank holds its tombstone
+      CHECK(ns->rank(r)->peers == 1);
+    }
+    CHECK(ns->nfinalized == 2);
+    // The server, the namespace, two rank actors and two tombstones.
+    CHECK(s.actors == empty.actors + 5);
+    CHECK(deregister_job("once") == PMIX_SUCCESS);
+    // Nothing of the namespace is held any more: neither its ranks nor the
+    // tombstones (a tombstone kept anywhere would be an actor still running).
+    CHECK(eventually([&] {
+      const auto v = take_snapshot();
+      return v.nspaces.empty() && v.actors == empty.actors;
+    }));
+    s = take_snapshot();
+    CHECK(s.nspace("once") == nullptr);
+    CHECK(s.actors == s.accounted_actors());
+  }
+
+  TEST_CASE("[Deregistering the Namespace] a live client's IOF pull and heartbeat sensor go with its namespace, and so "
+            "does another job's pull of the namespace's output") {
+    // Spec 004: namespace deregistration releases the job's resources and
+    // prunes every I/O-forwarding registration that names the namespace.
+    temp_dir dir;
+    host_slots slots;
+    slots.iof = true;
+    server srv(dir.path(), slots);
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("pulled", 2, 2) == PMIX_SUCCESS);
+    REQUIRE(register_job("watcher", 1, 1) == PMIX_SUCCESS);
+    const std::string go = dir.path() + "/go";
+    auto c = launch("pulled", 0,
+                    {script, "init", "iof_pull:watcher:0:out", "heartbeat:600:1", "wait_file:" + go, "fence",
+                     "finalize"},
+                    dir.path());
+    auto w = launch("watcher", 0, {script, "init", "iof_pull:pulled:*:out", "wait_file:" + go, "finalize"},
+                    dir.path());
+    REQUIRE(wait_for_output(c, "heartbeat:600:1 PMIX_SUCCESS"));
+    REQUIRE(wait_for_output(w, "iof_pull:pulled:*:out PMIX_SUCCESS"));
+    auto s = take_snapshot();
+    CHECK(s.sensors == 1);
+    CHECK(s.iof_registrations == 2);
+    CHECK(deregister_job("pulled") == PMIX_SUCCESS);
+    // When the call returns: the sensor is stopped and neither pull remains:
+    // the one its process made (of the other job's output: it goes with the
+    // process's peer) nor the other job's, which names this namespace.
+    s = take_snapshot();
+    CHECK(s.nspace("pulled") == nullptr);
+    CHECK(s.sensors == 0);
+    CHECK(s.iof_registrations == 0);
+    std::fclose(std::fopen(go.c_str(), "w"));
+    CHECK_MESSAGE(c.exited_with(0), c.errors());
+    CHECK_FALSE(contains(c.output(), "fence PMIX_SUCCESS"));  // its connection was shut
+    CHECK_MESSAGE(w.exited_with(0), w.errors());
+    CHECK(contains(w.output(), "finalize PMIX_SUCCESS"));  // the other job is untouched
+  }
+
+  TEST_CASE("[State Ownership Summary: IOF requests pruned at client finalize] a puller that finalizes without "
+            "deregistering its pull leaves no IOF registration behind") {
+    temp_dir dir;
+    host_slots slots;
+    slots.iof = true;
+    server srv(dir.path(), slots);
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("puller", 2, 2) == PMIX_SUCCESS);
+    const std::string go = dir.path() + "/go";
+    auto c = launch("puller", 0, {script, "init", "iof_pull:puller:1:out", "wait_file:" + go, "finalize"},
+                    dir.path());
+    REQUIRE(wait_for_output(c, "iof_pull:puller:1:out PMIX_SUCCESS"));
+    CHECK(take_snapshot().iof_registrations == 1);
+    std::fclose(std::fopen(go.c_str(), "w"));
+    CHECK_MESSAGE(c.exited_with(0), c.errors());
+    CHECK(contains(c.output(), "finalize PMIX_SUCCESS"));
+    REQUIRE(settled("puller"));
+    CHECK(eventually([] { return take_snapshot().iof_registrations == 0; }));
+    const auto s = take_snapshot();
+    CHECK(s.iof_registrations == 0);
+    CHECK(s.nspace("puller")->rank(0)->tombstones == 1);  // pruned, while the peer is kept as a tombstone
+  }
+
+  TEST_CASE("[What finalize does not do: in-flight direct-modex requests] a get still waiting when its asker "
+            "finalizes cleanly is pruned, never answered") {
+    // The killed asker's case: "[Tombstone mechanics] a get whose asking
+    // process died is pruned with it". Here the asker finalizes.
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("nbget", 2, 2) == PMIX_SUCCESS);
+    const auto before = take_snapshot().dropped_sends;
+    const std::string go = dir.path() + "/go";
+    // Rank 0's second thread waits in PMIx_Get_nb for rank 1's data; rank 1
+    // has not started (the request waits at rank 1's actor).
+    auto r0 = launch("nbget", 0, {script, "init", "thread:get_nb:1:late", "wait_file:" + go, "finalize", "join"},
+                     dir.path());
+    REQUIRE(eventually([] {
+      const auto s = take_snapshot();
+      const auto* r = s.nspace("nbget")->rank(1);
+      return r != nullptr && r->actor && r->waiting_gets == 1;
+    }));
+    std::fclose(std::fopen(go.c_str(), "w"));
+    CHECK_MESSAGE(r0.exited_with(0), r0.errors());
+    CHECK_MESSAGE(contains(r0.output(), "finalize PMIX_SUCCESS"), r0.output());
+    REQUIRE(eventually([] {
+      const auto s = take_snapshot();
+      return s.nspace("nbget")->rank(0)->proc_cnt == 0 && s.nspace("nbget")->rank(0)->tombstones == 1;
+    }));
+    CHECK(eventually([] { return take_snapshot().nspace("nbget")->rank(1)->waiting_gets == 0; }));
+    // Rank 1 starts and commits the key: nothing is left to answer.
+    auto r1 = launch("nbget", 1, {script, "init", "put:late=x", "commit", "get:1:late", "finalize"}, dir.path());
+    CHECK_MESSAGE(r1.exited_with(0), r1.errors());
+    CHECK(contains(r1.output(), "get:1:late PMIX_SUCCESS x"));
+    CHECK(take_snapshot().dropped_sends == before);
+  }
+
+  TEST_CASE("[Tombstone mechanics: stranded] a fast re-init that connected before the old socket closed: the old "
+            "peer is freed at once when it closes, and the counters stay honest") {
+    // Raw connections (tests/e2e/hostile.hpp): the old process sent FINALIZE
+    // and still holds its socket when the rank's next process connects.
+    temp_dir dir;
+    server srv(dir.path());  // no PMIX_ALLOW_CLIENT_CLONES
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("reinit", 1, 1) == PMIX_SUCCESS);
+    pmix_proc_t p;
+    PMIX_LOAD_PROCID(&p, "reinit", 0);
+    const int old_fd = raw_client(p);
+    REQUIRE(old_fd >= 0);
+    REQUIRE(raw_finalize(old_fd) == PMIX_SUCCESS);
+    const int new_fd = raw_client(p);  // not a clone: the old process has finalized
+    REQUIRE(new_fd >= 0);
+    auto s = take_snapshot();
+    const auto* r = s.nspace("reinit")->rank(0);
+    CHECK(r->proc_cnt == 2);  // the old one is still Finalizing
+    CHECK(r->peers == 2);
+    CHECK(s.nspace("reinit")->nfinalized == 1);
+    ::close(old_fd);  // the socket-close is processed after the reconnect
+    REQUIRE(eventually([] { return take_snapshot().nspace("reinit")->rank(0)->proc_cnt == 1; }));
+    s = take_snapshot();
+    r = s.nspace("reinit")->rank(0);
+    CHECK(r->peers == 1);  // freed, not kept as a second object
+    CHECK(r->tombstones == 0);
+    CHECK(r->has_peerid == 1);  // the new process's peer, untouched
+    CHECK(s.nspace("reinit")->nfinalized == 0);  // its finalized count went with it
+    CHECK(counters_honest(*s.nspace("reinit")));
+    CHECK(eventually([] {
+      const auto v = take_snapshot();
+      return v.actors == v.accounted_actors();
+    }));
+    // The new process cycles on: one tombstone, counted once.
+    REQUIRE(raw_finalize(new_fd) == PMIX_SUCCESS);
+    ::close(new_fd);
+    REQUIRE(settled("reinit"));
+    s = take_snapshot();
+    r = s.nspace("reinit")->rank(0);
+    CHECK(r->peers == 1);
+    CHECK(r->tombstones == 1);
+    CHECK(s.nspace("reinit")->nfinalized == 1);
+    CHECK(s.nspace("reinit")->fired_runs == 1);
+    CHECK(counters_honest(*s.nspace("reinit")));
   }
 
   TEST_CASE("[Client-Side Teardown: stale mode flags] singleton and server cycles alternate in one process") {
@@ -1072,6 +1268,41 @@ TEST_SUITE("lifecycle: the tombstone short-circuit") {
     CHECK_MESSAGE(r0.exited_with(0), r0.errors());
     CHECK(contains(r0.output(), "get:0:late PMIX_SUCCESS x"));
     CHECK(dropped() == before);  // nothing was left to answer
+  }
+
+  TEST_CASE("[Tombstoning the Peer on Finalize: the finalized flag short-circuits every send path] a Finalizing "
+            "process is sent nothing after its finalize answer; a live one gets the same event") {
+    // Raw connections (tests/e2e/hostile.hpp) read what the server writes.
+    // Rank 0 sent FINALIZE and holds its socket open (Finalizing: finalized,
+    // sd >= 0); rank 1 is Active. The host notifies the whole namespace.
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("sc_event", 2, 2) == PMIX_SUCCESS);
+    pmix_proc_t p0, p1;
+    PMIX_LOAD_PROCID(&p0, "sc_event", 0);
+    PMIX_LOAD_PROCID(&p1, "sc_event", 1);
+    const int finalizing = raw_client(p0);
+    REQUIRE(finalizing >= 0);
+    const int live = raw_client(p1);
+    REQUIRE(live >= 0);
+    REQUIRE(raw_finalize(finalizing) == PMIX_SUCCESS);
+    const auto before = dropped();
+    pmix_proc_t source;
+    PMIX_LOAD_PROCID(&source, "sc_event", PMIX_RANK_WILDCARD);
+    REQUIRE(PMIx_Notify_event(4242, &source, PMIX_RANGE_NAMESPACE, nullptr, 0, nullptr, nullptr) == PMIX_SUCCESS);
+    // The positive control: the live process gets the event.
+    pollfd l{live, POLLIN, 0};
+    REQUIRE(::poll(&l, 1, 60000) == 1);
+    char buf[4096];
+    CHECK(::recv(live, buf, sizeof buf, 0) > 0);
+    // The Finalizing one gets nothing, not even a moment later (its copy was
+    // sent at the same time as the live one's).
+    pollfd f{finalizing, POLLIN, 0};
+    CHECK(::poll(&f, 1, 3000) == 0);
+    CHECK(eventually([&] { return dropped() == before + 1; }));  // dropped unsent, and counted
+    ::close(finalizing);
+    ::close(live);
   }
 
   TEST_CASE("[Tombstone mechanics] a connect reply for a participant that died after calling is dropped") {
