@@ -7,6 +7,7 @@
 #include <caf/actor_system_config.hpp>
 #include <caf/atom.hpp>
 #include <caf/event_based_actor.hpp>
+#include <caf/message_handler.hpp>
 #include <caf/scheduler/test_coordinator.hpp>
 #include <caf/send.hpp>
 #include <caf/stateful_actor.hpp>
@@ -34,10 +35,9 @@ struct probe_log {
   int releases = 0;
 };
 
-// Stands in for a peer actor: forwards requests and records the replies and
-// the release the rank actor sends when it frees this peer.
-caf::behavior fake_peer(caf::event_based_actor* self, std::shared_ptr<probe_log> log) {
-  self->set_default_handler(caf::drop);
+// What a stand-in peer forwards: its connect, finalize and loss, recording
+// the answers.
+caf::message_handler forwarding_peer(caf::event_based_actor* self, std::shared_ptr<probe_log> log) {
   return {
       [=](connect_msg msg, caf::actor server) {
         msg.peer = caf::actor_cast<caf::actor>(self);
@@ -53,6 +53,14 @@ caf::behavior fake_peer(caf::event_based_actor* self, std::shared_ptr<probe_log>
         msg.peer = caf::actor_cast<caf::actor>(self);
         self->send(rank, std::move(msg));
       },
+  };
+}
+
+// Stands in for a peer actor: forwards requests and records the replies and
+// the release the rank actor sends when it frees this peer.
+caf::behavior fake_peer(caf::event_based_actor* self, std::shared_ptr<probe_log> log) {
+  self->set_default_handler(caf::drop);
+  return forwarding_peer(self, log).or_else(
       [=](fence_msg msg, caf::actor server) { self->send(server, std::move(msg)); },
       [=](get_msg msg, caf::actor server) {
         msg.asker = self->address();
@@ -67,8 +75,7 @@ caf::behavior fake_peer(caf::event_based_actor* self, std::shared_ptr<probe_log>
       [=](const release_msg&) {
         ++log->releases;
         self->quit();
-      },
-  };
+      });
 }
 
 using let_go_atom = caf::atom_constant<caf::atom("letgo")>;
@@ -78,21 +85,7 @@ using let_go_atom = caf::atom_constant<caf::atom("letgo")>;
 caf::behavior holding_peer(caf::event_based_actor* self, std::shared_ptr<probe_log> log) {
   auto held = std::make_shared<std::vector<caf::response_promise>>();
   self->set_default_handler(caf::drop);
-  return {
-      [=](connect_msg msg, caf::actor server) {
-        msg.peer = caf::actor_cast<caf::actor>(self);
-        self->request(server, caf::infinite, std::move(msg))
-            .then([=](connect_result& r) { log->connects.push_back(r); });
-      },
-      [=](peer_finalize_msg msg, caf::actor rank) {
-        msg.peer = caf::actor_cast<caf::actor>(self);
-        self->request(rank, caf::infinite, std::move(msg))
-            .then([=](pmix_status_t st) { log->finalizes.push_back(st); });
-      },
-      [=](peer_lost_msg msg, caf::actor rank) {
-        msg.peer = caf::actor_cast<caf::actor>(self);
-        self->send(rank, std::move(msg));
-      },
+  return forwarding_peer(self, log).or_else(
       [=](const release_msg&) -> caf::result<bool> {
         ++log->releases;
         held->push_back(self->make_response_promise());
@@ -102,8 +95,7 @@ caf::behavior holding_peer(caf::event_based_actor* self, std::shared_ptr<probe_l
         for (auto& rp : *held) rp.deliver(true);
         held->clear();
         self->quit();
-      },
-  };
+      });
 }
 
 info_list single_node_job(std::uint32_t size) {
