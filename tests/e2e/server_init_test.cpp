@@ -355,8 +355,12 @@ TEST_SUITE("server init: rendezvous files") {
     std::filesystem::copy_file(runfile("api/libpmix-server.so.2"), bin + "/libpmix-server.so.2");
     const auto tmpdir = dir.path() + "/server";  // made by the server, removed at finalize
     child host({"/usr/bin/prlimit", "--nproc=1:", bin + "/server_host", std::string{PMIX_SERVER_TMPDIR} + "=" + tmpdir},
-               environment_with({"SERVER_HOST_RETRY=1", "SERVER_HOST_STOP=/", "LD_LIBRARY_PATH=" + bin}), bin,
-               nobody);
+               // The default mode, also in the pool variant of this test:
+               // with PMIX_CXX_LOOP=0 CAF's own threads start inside its
+               // actor system, which cannot be unwound (docs/server-init.md).
+               environment_with({"SERVER_HOST_RETRY=1", "SERVER_HOST_STOP=/", "LD_LIBRARY_PATH=" + bin,
+                                 "PMIX_CXX_LOOP="}),
+               bin, nobody);
     CHECK_MESSAGE(host.exited_with(0), host.errors());
     const auto out = host.output();
     CAPTURE(out);
