@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <iterator>
+#include <memory>
 
 #include "common/log.hpp"
 
@@ -45,7 +47,7 @@ struct remover {
     return false;
   }
   bool ignored(const std::string& name) const {
-    return std::find(item.ignore.begin(), item.ignore.end(), name) != item.ignore.end();
+    return item.ignore && std::find(item.ignore->begin(), item.ignore->end(), name) != item.ignore->end();
   }
   void remove_entry(int dirfd, const std::string& name, bool is_dir, const std::string& shown) {
     if (::unlinkat(dirfd, name.c_str(), is_dir ? AT_REMOVEDIR : 0) == 0) {
@@ -157,7 +159,26 @@ bool epilog::is_cleanup(const info_list& directives) {
          find(directives, PMIX_REGISTER_CLEANUP_DIR) != nullptr;
 }
 
+std::size_t epilog::weight(const info_list& directives) {
+  std::size_t total = 0;
+  for (const auto& d : directives) {
+    if (d.key != PMIX_REGISTER_CLEANUP && d.key != PMIX_REGISTER_CLEANUP_DIR && d.key != PMIX_CLEANUP_IGNORE) continue;
+    const auto* list = d.val.as_string();
+    if (list == nullptr) continue;
+    // Each name or path: its bytes (the commas stand for them) and 64 for
+    // the string and its place.
+    total += list->size() + 64 * (1 + static_cast<std::size_t>(std::count(list->begin(), list->end(), ',')));
+  }
+  return total;
+}
+
 pmix_status_t epilog::add(const info_list& directives, uid_t owner, std::string& error) {
+  const auto adds = weight(directives);
+  if (adds > max_weight || weight_ + adds > max_weight) {
+    error = "cleanup registrations would weigh " + std::to_string(weight_ + adds) + " bytes, more than the " +
+            std::to_string(max_weight) + " one process or job may register";
+    return PMIX_ERR_OUT_OF_RESOURCE;
+  }
   cleanup_item flags;
   flags.owner = owner;
   for (const auto& d : directives) {
@@ -170,7 +191,7 @@ pmix_status_t epilog::add(const info_list& directives, uid_t owner, std::string&
         error = "PMIX_CLEANUP_IGNORE must be a string";
         return PMIX_ERR_BAD_PARAM;
       }
-      flags.ignore = split_list(*names);
+      flags.ignore = std::make_shared<const std::vector<std::string>>(split_list(*names));
     }
   }
   std::vector<cleanup_item> added;
@@ -193,7 +214,8 @@ pmix_status_t epilog::add(const info_list& directives, uid_t owner, std::string&
       added.push_back(std::move(item));
     }
   }
-  items_.insert(items_.end(), added.begin(), added.end());
+  items_.insert(items_.end(), std::make_move_iterator(added.begin()), std::make_move_iterator(added.end()));
+  weight_ += adds;
   return PMIX_SUCCESS;
 }
 

@@ -11,6 +11,8 @@
 #include <pmix_common.h>
 #include <sys/types.h>
 
+#include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,7 +27,9 @@ struct cleanup_item {
   bool recursive = false;     // PMIX_CLEANUP_RECURSIVE: subdirectories too
   bool empty_only = false;    // PMIX_CLEANUP_EMPTY: only empty directories
   bool leave_topdir = false;  // PMIX_CLEANUP_LEAVE_TOPDIR
-  std::vector<std::string> ignore;  // PMIX_CLEANUP_IGNORE: names left alone
+  // PMIX_CLEANUP_IGNORE: names left alone; one list for every path of a
+  // registration (copied into each, a list of N names for N paths was N x N).
+  std::shared_ptr<const std::vector<std::string>> ignore;
 };
 
 class epilog {
@@ -37,6 +41,14 @@ class epilog {
   // wrong type; nothing is added then.
   pmix_status_t add(const info_list& directives, uid_t owner, std::string& error);
 
+  // What one process's or one job's cleanup registrations may weigh
+  // together: the paths' and ignored names' bytes, and 64 for each entry.
+  // An add that would pass it is refused (PMIX_ERR_OUT_OF_RESOURCE), and
+  // nothing of it is added: a client cannot make the server hold more.
+  static constexpr std::size_t max_weight = 4u << 20;
+  // What `directives` weigh by that measure (0: no cleanup directive).
+  static std::size_t weight(const info_list& directives);
+
   // Removes what was registered (once; later calls do nothing). Returns the
   // number of filesystem entries removed; failures are logged.
   std::size_t run();
@@ -46,6 +58,7 @@ class epilog {
 
  private:
   std::vector<cleanup_item> items_;
+  std::size_t weight_ = 0;
   bool done_ = false;
 };
 

@@ -4,6 +4,7 @@
 #include <caf/exit_reason.hpp>
 #include <caf/system_messages.hpp>
 
+#include "actors/epilog.hpp"
 #include "actors/job_layout.hpp"
 #include "actors/nspace_actor.hpp"
 #include "actors/upcall.hpp"
@@ -1791,7 +1792,18 @@ caf::behavior server_actor(caf::stateful_actor<server_state>* self, context_ptr 
       [=](register_epilog_msg& msg) -> caf::result<pmix_status_t> {
         auto it = self->state.nspaces.find(msg.nspace);
         if (it == self->state.nspaces.end()) return pmix_status_t{PMIX_ERR_NOT_FOUND};
-        if (!it->second.tool) it->second.epilogs.push_back(msg);
+        if (!it->second.tool) {
+          // Kept to hand a restarted namespace actor: within the bound the
+          // namespace's own epilog keeps (actors/epilog.hpp).
+          const auto adds = epilog::weight(msg.directives);
+          if (it->second.epilog_weight + adds > epilog::max_weight) {
+            log::error("server", msg.nspace, ": cleanup refused: the job's registrations would weigh more than ",
+                       epilog::max_weight, " bytes");
+            return pmix_status_t{PMIX_ERR_OUT_OF_RESOURCE};
+          }
+          it->second.epilogs.push_back(msg);
+          it->second.epilog_weight += adds;
+        }
         auto rp = self->make_response_promise();
         rp.delegate(it->second.actor, std::move(msg));
         return rp;

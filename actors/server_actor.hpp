@@ -51,6 +51,7 @@ struct server_state {
     int nlocalprocs = 0;
     std::shared_ptr<const std::string> job;
     std::vector<register_epilog_msg> epilogs;
+    std::size_t epilog_weight = 0;  // theirs, by epilog::weight: at most epilog::max_weight
     // Ranks with a live process (rank_state_msg): lost if the actor fails.
     // (A rank_map: a job's ranks take a vector's bytes, not a set node each.)
     rank_map<bool> live;

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "actors/epilog.hpp"
 
@@ -162,6 +163,44 @@ TEST_SUITE("epilog") {
     CHECK(e.empty());
     CHECK(epilog::is_cleanup(cleanup(PMIX_REGISTER_CLEANUP, "/x")));
     CHECK_FALSE(epilog::is_cleanup({flag(PMIX_CLEANUP_RECURSIVE)}));
+  }
+
+  TEST_CASE("what one process or job registers is bounded: a registration past epilog::max_weight is refused whole; "
+            "a registration's paths share one ignore list") {
+    // One frame of some 2 MiB: 250,000 paths and 250,000 ignored names. With
+    // the list copied into every path that was 62.5 billion strings.
+    std::string paths, names;
+    for (int k = 0; k < 250000; ++k) {
+      paths += k == 0 ? "/a" : ",/a";
+      names += k == 0 ? "n" : ",n";
+    }
+    epilog big;
+    std::string error;
+    CHECK(big.add(cleanup(PMIX_REGISTER_CLEANUP, paths, {info{PMIX_CLEANUP_IGNORE, value::string(names), 0}}), 0,
+                  error) == PMIX_ERR_OUT_OF_RESOURCE);
+    CHECK(error.find("more than the 4194304") != std::string::npos);
+    CHECK(big.empty());
+    // Many small registrations: accepted until together they would pass it,
+    // then refused (nothing of the refused one added); the weight counts
+    // each entry's bytes and 64 for it.
+    epilog many;
+    const std::string one = "/tmp/pmix-cleanup-bound-" + std::string(100, 'x');  // 124 bytes: 188 with its 64
+    const auto each = epilog::weight(cleanup(PMIX_REGISTER_CLEANUP, one));
+    CHECK(each == one.size() + 64);
+    std::size_t accepted = 0;
+    while (many.add(cleanup(PMIX_REGISTER_CLEANUP, one), 0, error) == PMIX_SUCCESS) ++accepted;
+    CHECK(accepted == epilog::max_weight / each);
+    CHECK(many.items().size() == accepted);
+    CHECK(error.find("more than") != std::string::npos);
+    // Within the bound, the paths of one registration share its ignore list.
+    epilog shared;
+    REQUIRE(shared.add(cleanup(PMIX_REGISTER_CLEANUP_DIR, "/x,/y,/z", {info{PMIX_CLEANUP_IGNORE, value::string("keep,this"), 0}}),
+                       0, error) == PMIX_SUCCESS);
+    REQUIRE(shared.items().size() == 3);
+    REQUIRE(shared.items()[0].ignore != nullptr);
+    CHECK(*shared.items()[0].ignore == std::vector<std::string>{"keep", "this"});
+    CHECK(shared.items()[1].ignore == shared.items()[0].ignore);
+    CHECK(shared.items()[2].ignore == shared.items()[0].ignore);
   }
 
   TEST_CASE("[issue 14.2] swapping a directory for a symbolic link while the epilog runs leads it nowhere") {
