@@ -17,6 +17,11 @@ void iof_book::forget(const caf::actor& peer) {
               regs_.end());
 }
 
+std::size_t iof_book::count(const caf::actor& peer) const {
+  return static_cast<std::size_t>(
+      std::count_if(regs_.begin(), regs_.end(), [&](const iof_registration& r) { return r.peer == peer; }));
+}
+
 void iof_book::forget_nspace(const std::string& nspace) {
   for (auto& r : regs_)
     r.procs.erase(std::remove_if(r.procs.begin(), r.procs.end(), [&](const proc_id& p) { return p.nspace == nspace; }),

@@ -35,6 +35,8 @@ class iof_book {
   // The registrations that want `channel` of `source`.
   std::vector<const iof_registration*> wanting(const proc_id& source, pmix_iof_channel_t channel) const;
   std::size_t size() const { return regs_.size(); }
+  // The registrations `peer` holds.
+  std::size_t count(const caf::actor& peer) const;
 
  private:
   std::vector<iof_registration> regs_;

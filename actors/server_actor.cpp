@@ -981,7 +981,9 @@ void on_upcall_result(self_ptr self, upcall_result& r) {
   } else if (auto i = st.iof_upcalls.find(r.id); i != st.iof_upcalls.end()) {
     auto [registration, rp] = std::move(i->second);
     st.iof_upcalls.erase(i);
-    if (r.status == PMIX_SUCCESS) st.iof.add(std::move(registration));
+    // A puller that left while its host decided (iof_forget_msg, below,
+    // emptied its registration's peer) keeps nothing.
+    if (r.status == PMIX_SUCCESS && registration.peer) st.iof.add(std::move(registration));
     rp.deliver(r.status);
   }
 }
@@ -993,6 +995,17 @@ caf::result<pmix_status_t> on_iof_pull(self_ptr self, iof_pull_msg& msg) {
   auto rp = self->make_response_promise();
   if (unseen(st, "PMIx_IOF_pull", msg.from, msg.uid, msg.procs) != nullptr) {
     rp.deliver(pmix_status_t{PMIX_ERR_NOT_FOUND});
+    return rp;
+  }
+  // Each pull is kept until its puller deregisters it or leaves, and every
+  // output is framed once for each: a process holds at most
+  // PMIX_CXX_MAX_REQUESTS of them, those its host still weighs included.
+  std::size_t held = st.iof.count(msg.peer);
+  for (const auto& [id, pending] : st.iof_upcalls) held += pending.first.peer == msg.peer ? 1 : 0;
+  if (held >= st.ctx->max_requests) {
+    log::error("server", "PMIx_IOF_pull: the process already holds ", held,
+               " output registrations (PMIX_CXX_MAX_REQUESTS): refused");
+    rp.deliver(pmix_status_t{PMIX_ERR_OUT_OF_RESOURCE});
     return rp;
   }
   const auto upcall = st.next_upcall++;
@@ -1818,7 +1831,12 @@ caf::behavior server_actor(caf::stateful_actor<server_state>* self, context_ptr 
       [=](const iof_deregister_msg& msg) -> pmix_status_t {
         return self->state.iof.remove(msg.peer, msg.ref) ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND;
       },
-      [=](const iof_forget_msg& msg) { self->state.iof.forget(msg.peer); },
+      [=](const iof_forget_msg& msg) {
+        auto& st = self->state;
+        st.iof.forget(msg.peer);
+        for (auto& [id, pending] : st.iof_upcalls)
+          if (pending.first.peer == msg.peer) pending.first.peer = nullptr;  // its host's answer adds nothing
+      },
       [=](host_task_msg& msg) {
         if (msg.run) msg.run();
       },

@@ -429,6 +429,40 @@ TEST_SUITE("host requests: forwarded output") {
     CHECK_FALSE(contains(text, "late"));
   }
 
+  TEST_CASE("what a process's output pulls make the server hold is bounded: a pull beyond PMIX_CXX_MAX_REQUESTS is "
+            "refused, the others serve") {
+    temp_dir dir;
+    host_slots slots;
+    slots.iof = true;
+    ::setenv("PMIX_CXX_MAX_REQUESTS", "2", 1);
+    server srv(dir.path(), slots);
+    ::unsetenv("PMIX_CXX_MAX_REQUESTS");
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("pulls", 2, 2) == PMIX_SUCCESS);
+    const std::string go = dir.path() + "/go";
+    auto puller = launch("pulls", 1,
+                         {script, "init", "iof_pull:pulls:0:out", "iof_pull:pulls:0:err", "iof_pull:pulls:*:out",
+                          "wait_file:" + go, "wait_iof:2", "finalize"},
+                         dir.path());
+    REQUIRE(wait_for_output(puller, "iof_pull:pulls:*:out"));
+    const auto before = puller.output();
+    CAPTURE(before);
+    CHECK(contains(before, "iof_pull:pulls:0:out PMIX_SUCCESS ref=0"));
+    CHECK(contains(before, "iof_pull:pulls:0:err PMIX_SUCCESS ref=1"));
+    CHECK(contains(before, "iof_pull:pulls:*:out PMIX_ERR_OUT_OF_RESOURCE"));
+    CHECK(srv.view().iof_registrations == 2);
+    // The host was not asked for the refused one.
+    CHECK(calls_starting("iof_pull: pulls." + std::to_string(PMIX_RANK_WILDCARD)).empty());
+    deliver("pulls", 0, PMIX_FWD_STDOUT_CHANNEL, "one");
+    deliver("pulls", 0, PMIX_FWD_STDERR_CHANNEL, "two");
+    std::fclose(std::fopen(go.c_str(), "w"));
+    CHECK_MESSAGE(puller.exited_with(0), puller.errors());
+    const std::string out = std::to_string(PMIX_FWD_STDOUT_CHANNEL), err = std::to_string(PMIX_FWD_STDERR_CHANNEL);
+    CHECK_MESSAGE(contains(puller.output(), "wait_iof:2 PMIX_SUCCESS " + out + "/pulls.0/one|" + err + "/pulls.0/two"),
+                  puller.output());
+    CHECK(eventually([&] { return srv.view().iof_registrations == 0; }));  // gone with the puller
+  }
+
   TEST_CASE("without the host's iof_pull a pull is not supported; a pull of nothing is refused") {
     temp_dir dir;
     server srv(dir.path());
