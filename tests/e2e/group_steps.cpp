@@ -182,10 +182,17 @@ bool run_group_step(const std::string& step, const std::vector<std::string>& par
     }
     say(step, rc, rc == PMIX_SUCCESS ? text : "");
   } else if (cmd == "group_leave" || cmd == "group_destruct") {
+    // group_destruct:<name>:timeout=<s>: with PMIX_TIMEOUT.
+    int seconds = 0;
+    if (cmd == "group_destruct" && parts.size() > 2 && parts[2].rfind("timeout=", 0) == 0)
+      seconds = std::atoi(parts[2].c_str() + 8);
+    pmix_info_t timeout;
+    PMIX_INFO_LOAD(&timeout, PMIX_TIMEOUT, &seconds, PMIX_INT);
     say(step,
         cmd == "group_leave" ? PMIx_Group_leave(name.c_str(), nullptr, 0)
-                             : PMIx_Group_destruct(name.c_str(), nullptr, 0),
+                             : PMIx_Group_destruct(name.c_str(), seconds > 0 ? &timeout : nullptr, seconds > 0 ? 1 : 0),
         "");
+    PMIX_INFO_DESTRUCT(&timeout);
   } else if (cmd == "group_leave_nb" || cmd == "group_destruct_nb") {
     answer a;
     say(step,

@@ -30,7 +30,7 @@ namespace pmix::test {
 //   group_join:<name>:<leader rank|->:<accept|decline> | group_join_nb:...
 //                                 PMIx_Group_join(_nb); prints the results
 //   group_leave:<name> | group_leave_nb:<name>        PMIx_Group_leave(_nb)
-//   group_destruct:<name> | group_destruct_nb:<name>  PMIx_Group_destruct(_nb)
+//   group_destruct:<name>[:timeout=<s>] | group_destruct_nb:<name>  PMIx_Group_destruct(_nb)
 //   group_cid:<member>            PMIx_Get(member, PMIX_GROUP_LOCAL_CID) qualified
 //                                 by the last context id returned; prints it
 //   group_get:<group>:<r>:<key>   PMIx_Get({group, r}, key); prints the string

@@ -653,8 +653,8 @@ TEST_SUITE("isolation between users") {
     CHECK(deregister_job("turned") == PMIX_SUCCESS);
   }
 
-  TEST_CASE("[issue 33.9] PMIX_TIMEOUT ends a fence, a get, a connect, a group construct, a waiting lookup and a "
-            "query, and leaves nothing behind: a late contribution starts afresh") {
+  TEST_CASE("[issue 33.9] PMIX_TIMEOUT ends a fence, a get, a connect, a disconnect, a group construct and destruct, "
+            "a waiting lookup and a query, and leaves nothing behind: a late contribution starts afresh") {
     temp_dir dir;
     host_slots slots;
     slots.publish = slots.query_held = true;  // a lookup with PMIX_WAIT, and queries, the host never answers
@@ -667,11 +667,14 @@ TEST_SUITE("isolation between users") {
       REQUIRE(register_job("timed", 2, 2) == PMIX_SUCCESS);
       REQUIRE(register_job("absent", 1, 1) == PMIX_SUCCESS);  // its process never starts
       const std::string script = runfile("tests/e2e/script_client");
-      // Rank 1 fences only once rank 0 has timed out of everything.
-      auto late = launch("timed", 1, {script, "init", "wait_file:" + go, "fence", "finalize"}, dir.path());
+      // Rank 1 makes group h with rank 0, then fences only once rank 0 has
+      // timed out of everything (h's destruct among it).
+      auto late = launch("timed", 1, {script, "init", "group_construct:h:0,1", "wait_file:" + go, "fence", "finalize"},
+                         dir.path());
       auto c = launch("timed", 0,
-                      {script, "init", "fence:timeout=1", "get_ns:absent:0:never:timeout=1",
-                       "connect:self,absent:timeout=1", "group_construct:g:0,1:timeout=1",
+                      {script, "init", "group_construct:h:0,1", "fence:timeout=1", "get_ns:absent:0:never:timeout=1",
+                       "connect:self,absent:timeout=1", "disconnect:self,absent:timeout=1",
+                       "group_construct:g:0,1:timeout=1", "group_destruct:h:timeout=1",
                        "lookup:nokey:wait:timeout=1", "query_ns:self:pmix.qry.ptable:timeout=1", "touch:" + go,
                        "fence", "finalize"},
                       dir.path());
@@ -693,7 +696,10 @@ TEST_SUITE("isolation between users") {
     CHECK(contains(out, "fence:timeout=1 PMIX_ERR_TIMEOUT"));
     CHECK(contains(out, "get_ns:absent:0:never:timeout=1 PMIX_ERR_TIMEOUT"));
     CHECK(contains(out, "connect:self,absent:timeout=1 PMIX_ERR_TIMEOUT"));
+    CHECK(contains(out, "disconnect:self,absent:timeout=1 PMIX_ERR_TIMEOUT"));
+    CHECK(contains(out, "group_construct:h:0,1 PMIX_SUCCESS"));
     CHECK(contains(out, "group_construct:g:0,1:timeout=1 PMIX_ERR_TIMEOUT"));
+    CHECK(contains(out, "group_destruct:h:timeout=1 PMIX_ERR_TIMEOUT"));
     CHECK(contains(out, "lookup:nokey:wait:timeout=1 PMIX_ERR_TIMEOUT"));
     CHECK(contains(out, "query_ns:self:pmix.qry.ptable:timeout=1 PMIX_ERR_TIMEOUT"));
     // The late contribution did not complete the fence that timed out: the
