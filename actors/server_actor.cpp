@@ -116,6 +116,7 @@ const char* name_of(collective kind) {
 bool is_group(collective kind) { return kind == collective::group_construct || kind == collective::group_destruct; }
 void advance_group(self_ptr self, collective kind, fence_tracker& t);
 void forget_group_infos(group_state& groups, const std::string& nspace);
+void forget_group_members(group_state& groups, const std::string& nspace);
 void member_died(self_ptr self, const proc_id& p);
 bool excuse_optional(self_ptr self, fence_tracker& t);
 caf::result<get_result> get_group_info(self_ptr self, const get_msg& msg, const info& qualifier);
@@ -738,6 +739,7 @@ void on_deregister_nspace(self_ptr self, deregister_nspace_msg& msg) {
   for (auto d = st.departed.begin(); d != st.departed.end();)
     d = d->first.nspace == msg.nspace ? st.departed.erase(d) : std::next(d);
   forget_group_infos(st.groups, msg.nspace);
+  forget_group_members(st.groups, msg.nspace);
   st.iof.forget_nspace(msg.nspace);  // pulls of its output (its own processes' pulls go with their peers)
   // Still linked while it winds down (its epilogs may take a while): if the
   // server goes first (finalize), so does it.
@@ -1281,6 +1283,24 @@ void forget_group_infos(group_state& groups, const std::string& nspace) {
     for (auto m = members.begin(); m != members.end();)
       m = m->first.nspace == nspace ? members.erase(m) : std::next(m);
     c = members.empty() ? groups.info_by_context.erase(c) : std::next(c);
+  }
+}
+
+// A deregistered namespace's processes leave every group (spec 004: nothing
+// that names the namespace remains); a group left with no member goes, its
+// name free again. (Destructs waiting for them fail with the namespace:
+// fail_naming.)
+void forget_group_members(group_state& groups, const std::string& nspace) {
+  const auto of_it = [&](const proc_id& p) { return p.nspace == nspace; };
+  for (auto g = groups.groups.begin(); g != groups.groups.end();) {
+    auto& r = g->second;
+    r.members.erase(std::remove_if(r.members.begin(), r.members.end(), of_it), r.members.end());
+    r.constructed.erase(std::remove_if(r.constructed.begin(), r.constructed.end(), of_it), r.constructed.end());
+    g = r.members.empty() ? groups.groups.erase(g) : std::next(g);
+  }
+  for (auto c = groups.pending_info.begin(); c != groups.pending_info.end();) {
+    for (auto m = c->second.begin(); m != c->second.end();) m = of_it(m->first) ? c->second.erase(m) : std::next(m);
+    c = c->second.empty() ? groups.pending_info.erase(c) : std::next(c);
   }
 }
 

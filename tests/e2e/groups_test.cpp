@@ -131,6 +131,31 @@ TEST_SUITE("groups") {
     CHECK(contains(out0, "group_destruct:g PMIX_SUCCESS\ngroup_destruct:g PMIX_ERR_NOT_FOUND"));
   }
 
+  TEST_CASE("a group goes with its members' namespace: after the deregistration its name is free (spec 004)") {
+    // Spec 004: nothing that names a deregistered namespace may remain. A
+    // group its processes made and never destructed used to stay for ever
+    // (a loop of such constructs grew the server without bound), its name
+    // taken (PMIX_ERR_EXISTS for any later job).
+    temp_dir dir;
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("first", 1, 1) == PMIX_SUCCESS);
+    REQUIRE(register_job("second", 1, 1) == PMIX_SUCCESS);
+    auto made = launch_script("first", 0, {"init", "group_construct:kept:0", "group_construct:kept:0", "finalize"},
+                              dir.path());
+    const auto before = finish(made);
+    CAPTURE(before);
+    CHECK(contains(before, "group_construct:kept:0 PMIX_SUCCESS id=kept members=0"));
+    CHECK(contains(before, "group_construct:kept:0 PMIX_ERR_EXISTS"));  // the name is taken while the group lives
+    REQUIRE(deregister_job("first") == PMIX_SUCCESS);
+    auto after = launch_script("second", 0, {"init", "group_construct:kept:0", "group_destruct:kept", "finalize"},
+                               dir.path());
+    const auto out = finish(after);
+    CAPTURE(out);
+    CHECK(contains(out, "group_construct:kept:0 PMIX_SUCCESS id=kept members=0"));
+    CHECK(contains(out, "group_destruct:kept PMIX_SUCCESS"));
+  }
+
   TEST_CASE("a construct spanning nodes goes to the host's group up-call, whose context ID the members get") {
     temp_dir dir;
     host_slots slots;
