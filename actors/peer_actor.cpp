@@ -50,7 +50,7 @@ using fault_replay_atom = caf::atom_constant<caf::atom("freplay")>;
 using fault_flush_atom = caf::atom_constant<caf::atom("fflush")>;
 // (request_timeout_atom, kind, envelope id): a request's PMIX_TIMEOUT passed.
 using request_timeout_atom = caf::atom_constant<caf::atom("reqtimeout")>;
-enum class timed : std::uint8_t { get, lookup, query };
+enum class timed : std::uint8_t { get, lookup, query, publish, unpublish };
 }  // namespace
 
 const char* peer_state::name = "pmix.peer";
@@ -711,10 +711,14 @@ void on_publish(self_ptr self, std::uint64_t id, const wire::PublishRequest& req
   std::string error;
   if (!protocol::from_wire(req.info(), info, &error)) return protocol_error(self, error);
   add_user(st, info);
+  const auto seconds = directives::timeout_seconds(info);
   const auto upcall = st.next_upcall++;
   if (!st.ctx->host->publish(st.proc, info, reply_to_actor(self->address(), st.ctx, upcall)))
     return send_status(self, id, PMIX_ERR_NOT_SUPPORTED);
   st.rare().upcalls.emplace(upcall, id);
+  // The host has PMIX_TIMEOUT too; the server answers when it passes
+  // whatever the host does (its late answer is dropped).
+  time_request(self, timed::publish, upcall, seconds);
 }
 
 void on_unpublish(self_ptr self, std::uint64_t id, const wire::KeysRequest& req) {
@@ -724,10 +728,12 @@ void on_unpublish(self_ptr self, std::uint64_t id, const wire::KeysRequest& req)
   if (!protocol::from_wire(req.info(), info, &error)) return protocol_error(self, error);
   add_user(st, info);
   const std::vector<std::string> keys(req.keys().begin(), req.keys().end());
+  const auto seconds = directives::timeout_seconds(info);
   const auto upcall = st.next_upcall++;
   if (!st.ctx->host->unpublish(st.proc, keys, info, reply_to_actor(self->address(), st.ctx, upcall)))
     return send_status(self, id, PMIX_ERR_NOT_SUPPORTED);
   st.rare().upcalls.emplace(upcall, id);
+  time_request(self, timed::unpublish, upcall, seconds);
 }
 
 void send_lookup_reply(self_ptr self, std::uint64_t id, pmix_status_t status, const std::vector<pdata>& data) {
@@ -1857,6 +1863,20 @@ void on_request_timeout(self_ptr self, std::uint8_t kind, std::uint64_t id) {
       if (!st.rare_if() || !finish_request(self, st.rare_if()->queries_out, id)) return;
       log::warning("peer", to_string(st.proc), ": PMIx_Query_info timed out (PMIX_TIMEOUT)");
       return send_info_reply(self, id, PMIX_ERR_TIMEOUT, {});
+    case timed::publish:
+    case timed::unpublish: {
+      // `id` is the up-call's: still waiting for the host?
+      auto* rare = st.rare_if();
+      if (rare == nullptr) return;
+      auto it = rare->upcalls.find(id);
+      if (it == rare->upcalls.end()) return;
+      const auto request = it->second;
+      rare->upcalls.erase(it);
+      log::warning("peer", to_string(st.proc), ": ",
+                   static_cast<timed>(kind) == timed::publish ? "PMIx_Publish" : "PMIx_Unpublish",
+                   " timed out (PMIX_TIMEOUT): the host did not answer");
+      return send_status(self, request, PMIX_ERR_TIMEOUT);
+    }
   }
 }
 

@@ -437,6 +437,22 @@ pmix_status_t on_query_held(pmix_proc_t* client, pmix_query_t* queries, size_t n
   return PMIX_SUCCESS;
 }
 
+pmix_status_t on_publish_held(const pmix_proc_t*, const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc,
+                              void* cbdata) {
+  std::lock_guard<std::mutex> guard{record().mutex};
+  record().dynamic_calls.push_back(keys_of("publish", info, ninfo));
+  record().held_ops.emplace_back(cbfunc, cbdata);
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t on_unpublish_held(const pmix_proc_t*, char**, const pmix_info_t info[], size_t ninfo,
+                                pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  std::lock_guard<std::mutex> guard{record().mutex};
+  record().dynamic_calls.push_back(keys_of("unpublish", info, ninfo));
+  record().held_ops.emplace_back(cbfunc, cbdata);
+  return PMIX_SUCCESS;
+}
+
 pmix_status_t on_allocate(const pmix_proc_t* client, pmix_alloc_directive_t directive, const pmix_info_t data[],
                           size_t ndata, pmix_info_cbfunc_t cbfunc, void* cbdata) {
   record_call("allocate: " + who(client) + " directive=" + std::to_string(directive) + " " +
@@ -669,6 +685,10 @@ pmix_server_module_t make_module(host_slots slots) {
     m.lookup = on_lookup;
     m.unpublish = on_unpublish;
   }
+  if (slots.publish_held) {
+    m.publish = on_publish_held;
+    m.unpublish = on_unpublish_held;
+  }
   if (slots.spawn) m.spawn = on_spawn;
   if (slots.connect) {
     m.connect = on_connect;
@@ -722,12 +742,15 @@ server::~server() {
   // What the host still holds is answered now, late (the server drops it).
   std::vector<std::pair<pmix_info_cbfunc_t, void*>> held;
   std::vector<host_record::waiting_lookup> lookups;
+  std::vector<std::pair<pmix_op_cbfunc_t, void*>> ops;
   {
     std::lock_guard<std::mutex> guard{record().mutex};
     held.swap(record().held_queries);
     lookups.swap(record().waiting);
+    ops.swap(record().held_ops);
   }
   for (auto& [cbfunc, cbdata] : held) cbfunc(PMIX_ERR_TIMEOUT, nullptr, 0, cbdata, nullptr, nullptr);
+  for (auto& [cbfunc, cbdata] : ops) cbfunc(PMIX_ERR_TIMEOUT, cbdata);
   for (auto& l : lookups) l.cbfunc(PMIX_ERR_NOT_FOUND, nullptr, 0, l.cbdata);
   if (status_ == PMIX_SUCCESS) PMIx_server_finalize();
 }

@@ -87,6 +87,8 @@ struct host_record {
   std::vector<waiting_lookup> waiting;
   // Queries held unanswered (host_slots::query_held).
   std::vector<std::pair<pmix_info_cbfunc_t, void*>> held_queries;
+  // Publishes and unpublishes held unanswered (host_slots::publish_held).
+  std::vector<std::pair<pmix_op_cbfunc_t, void*>> held_ops;
   // The info keys of each up-call, "<call>: key key ...", in order.
   std::vector<std::string> dynamic_calls;
   std::atomic<int> connects{0}, disconnects{0};
@@ -111,6 +113,9 @@ struct host_slots {
   bool job_control = false;  // answers every request with {"host.answer": "done"}
   bool notify = false;       // notify_event: records the event, answers PMIX_SUCCESS
   bool publish = false;      // publish / lookup (PMIX_WAIT too) / unpublish on host_record::store
+  // publish and unpublish (instead): recorded and held unanswered until the
+  // server object goes, which answers them then (late: the server drops them).
+  bool publish_held = false;
   bool spawn = false;        // spawn: registers "<requester>.spawn<k>" and launches the apps' processes
   bool connect = false;      // connect / disconnect: counted, answered PMIX_SUCCESS
   bool log = false;          // log: records each data entry, answers PMIX_SUCCESS

@@ -711,6 +711,37 @@ TEST_SUITE("isolation between users") {
     CHECK(contains(logged, "PMIx_Get of absent:0 timed out (PMIX_TIMEOUT)"));
   }
 
+  TEST_CASE("[issue 33.9] PMIX_TIMEOUT ends a publish and an unpublish the host never answers") {
+    // The timeout audit of 2026-12-08: the server handed PMIX_TIMEOUT to
+    // the host and timed nothing itself, so these waited for ever.
+    temp_dir dir;
+    host_slots slots;
+    slots.publish_held = true;
+    const std::string log_file = dir.path() + "/server.log";
+    std::string out;
+    {
+      capture_stderr capture{log_file};
+      server srv(dir.path(), slots);
+      REQUIRE(srv.status() == PMIX_SUCCESS);
+      REQUIRE(register_job("pub", 1, 1) == PMIX_SUCCESS);
+      auto c = launch("pub", 0,
+                      {runfile("tests/e2e/script_client"), "init", "publish:held=1:timeout=1",
+                       "unpublish:held:timeout=1", "finalize"},
+                      dir.path());
+      CHECK_MESSAGE(c.exited_with(0), c.errors());
+      out = c.output();
+      CHECK(deregister_job("pub") == PMIX_SUCCESS);
+    }  // the server object answers the held calls now, late: dropped
+    CAPTURE(out);
+    CHECK(contains(out, "publish:held=1:timeout=1 PMIX_ERR_TIMEOUT"));
+    CHECK(contains(out, "unpublish:held:timeout=1 PMIX_ERR_TIMEOUT"));
+    CHECK(contains(out, "finalize PMIX_SUCCESS"));
+    const auto logged = read_file(log_file);
+    CAPTURE(logged);
+    CHECK(contains(logged, "PMIx_Publish timed out (PMIX_TIMEOUT)"));
+    CHECK(contains(logged, "PMIx_Unpublish timed out (PMIX_TIMEOUT)"));
+  }
+
   TEST_CASE("[issue 33.8] a credential the server issues lives at most its cap, computed without overflow") {
     require_root();
     temp_dir dir;

@@ -67,13 +67,13 @@
 //   (a tool's several servers: tests/e2e/tool_steps.hpp)
 //   job_control:<key>=<text>      PMIx_Job_control with one string directive;
 //                                 prints the number of results
-//   publish:<key>=<text>[:ns]     PMIx_Publish (with PMIX_RANGE_NAMESPACE)
+//   publish:<key>=<text>[:ns][:timeout=<s>]  PMIx_Publish (with PMIX_RANGE_NAMESPACE, PMIX_TIMEOUT)
 //   lookup:<key>[:wait][:uid=<n>][:timeout=<s>][:garbage]  PMIx_Lookup (with
 //                                 PMIX_WAIT, with PMIX_USERID <n> among its directives;
 //                                 garbage: the pdata not constructed); prints
 //                                 "<value> from <nspace>.<rank>"
 //   lookup_nb:<key>               PMIx_Lookup_nb; waits for its callback
-//   unpublish:<key|*>             PMIx_Unpublish (*: all of this process's)
+//   unpublish:<key|*>[:timeout=<s>]  PMIx_Unpublish (*: all of this process's; PMIX_TIMEOUT)
 //   spawn:<n>:<prog>|<arg>|...    PMIx_Spawn of n processes; prints the namespace
 //   connect:<ns>,...[:timeout=<s>] | disconnect:<ns>,...
 //                                 PMIx_Connect / _Disconnect over every rank of
@@ -807,13 +807,19 @@ int run(const std::vector<std::string>& steps) {
     } else if (cmd == "publish") {
       const auto kv = parts.at(1);
       const auto eq = kv.find('=');
-      pmix_info_t info[2];
+      pmix_info_t info[3];
       PMIX_INFO_LOAD(&info[0], kv.substr(0, eq).c_str(), kv.substr(eq + 1).c_str(), PMIX_STRING);
       size_t n = 1;
-      if (parts.size() > 2 && parts[2] == "ns") {
-        pmix_data_range_t range = PMIX_RANGE_NAMESPACE;
-        PMIX_INFO_LOAD(&info[1], PMIX_RANGE, &range, PMIX_DATA_RANGE);
-        n = 2;
+      for (std::size_t k = 2; k < parts.size(); ++k) {
+        if (parts[k] == "ns") {
+          pmix_data_range_t range = PMIX_RANGE_NAMESPACE;
+          PMIX_INFO_LOAD(&info[n], PMIX_RANGE, &range, PMIX_DATA_RANGE);
+          ++n;
+        } else if (parts[k].rfind("timeout=", 0) == 0) {
+          const int seconds = std::atoi(parts[k].c_str() + 8);
+          PMIX_INFO_LOAD(&info[n], PMIX_TIMEOUT, &seconds, PMIX_INT);
+          ++n;
+        }
       }
       say(step, PMIx_Publish(info, n));
       for (size_t k = 0; k < n; ++k) PMIX_INFO_DESTRUCT(&info[k]);
@@ -858,7 +864,11 @@ int run(const std::vector<std::string>& steps) {
       say(step, rc == PMIX_SUCCESS ? p.status : rc, p.text);
     } else if (cmd == "unpublish") {
       char* keys[] = {const_cast<char*>(parts.at(1).c_str()), nullptr};
-      say(step, PMIx_Unpublish(parts.at(1) == "*" ? nullptr : keys, nullptr, 0));
+      pmix_info_t timeout;
+      const int seconds = parts.size() > 2 && parts[2].rfind("timeout=", 0) == 0 ? std::atoi(parts[2].c_str() + 8) : 0;
+      PMIX_INFO_LOAD(&timeout, PMIX_TIMEOUT, &seconds, PMIX_INT);
+      say(step, PMIx_Unpublish(parts.at(1) == "*" ? nullptr : keys, seconds > 0 ? &timeout : nullptr, seconds > 0 ? 1 : 0));
+      PMIX_INFO_DESTRUCT(&timeout);
     } else if (cmd == "spawn") {
       pmix_app_t app;
       PMIX_APP_CONSTRUCT(&app);
