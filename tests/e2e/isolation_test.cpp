@@ -742,6 +742,43 @@ TEST_SUITE("isolation between users") {
     CHECK(contains(logged, "PMIx_Unpublish timed out (PMIX_TIMEOUT)"));
   }
 
+  TEST_CASE("[issue 33.5] a process waits for at most PMIX_CXX_MAX_REQUESTS gets, a job for "
+            "PMIX_CXX_MAX_REQUESTS_JOB: the next are refused at once, the rest wait") {
+    // The resource audit of 2026-12-08: these two counts had no test (33.5
+    // above trips the request bytes only).
+    temp_dir dir;
+    scoped_env per_process{"PMIX_CXX_MAX_REQUESTS", "3"};
+    scoped_env per_job{"PMIX_CXX_MAX_REQUESTS_JOB", "5"};
+    server srv(dir.path());
+    REQUIRE(srv.status() == PMIX_SUCCESS);
+    REQUIRE(register_job("never", 1, 1) == PMIX_SUCCESS);
+    REQUIRE(register_job("askers", 2, 2) == PMIX_SUCCESS);
+    pmix_proc_t p0, p1;
+    PMIX_LOAD_PROCID(&p0, "askers", 0);
+    PMIX_LOAD_PROCID(&p1, "askers", 1);
+    const int a0 = raw_client(p0), a1 = raw_client(p1);
+    REQUIRE(a0 >= 0);
+    REQUIRE(a1 >= 0);
+    const auto waiting = [] {
+      const auto s = take_snapshot();
+      const auto* n = s.nspace("never");
+      return n != nullptr && n->rank(0) != nullptr ? n->rank(0)->waiting_gets : -1;
+    };
+    std::string frames;
+    for (int k = 0; k < 4; ++k) frames += get_frame(100 + k, "never", 0, "key");
+    // Rank 0: three wait, the fourth is refused (the process's limit).
+    send_all(a0, frames);
+    CHECK(reply_statuses(a0, 1) == std::map<int, int>{{PMIX_ERR_OUT_OF_RESOURCE, 1}});
+    CHECK(eventually([&] { return waiting() == 3; }));
+    // Rank 1: two more wait, then the job's five are taken: two refused.
+    send_all(a1, frames);
+    CHECK(reply_statuses(a1, 2) == std::map<int, int>{{PMIX_ERR_OUT_OF_RESOURCE, 2}});
+    CHECK(eventually([&] { return waiting() == 5; }));
+    ::close(a0);
+    ::close(a1);
+    CHECK(eventually([&] { return waiting() == 0; }));
+  }
+
   TEST_CASE("[issue 33.8] a credential the server issues lives at most its cap, computed without overflow") {
     require_root();
     temp_dir dir;
